@@ -1,0 +1,62 @@
+// ops.h — the differentiable operations a GPT needs.
+//
+// Every op allocates its output in the Arena it is given, computes the forward pass with a
+// kernel from core/src/kernels.h and, when an input requires grad (and grad mode is on),
+// attaches a Node whose backward closure accumulates (+=) into the inputs' gradients.
+// GPT-sized ops (linear, layernorm, attention, softmax + cross-entropy, gelu) are single
+// nodes with hand-written fused backward kernels.
+//
+// Shapes: B batch, T time, C channels, V vocab, NH heads, HS = C / NH head size.
+#pragma once
+
+#include <cstdint>
+
+#include "tinygpt/tensor.h"
+
+namespace nn {
+
+// out (B, T, C) = table[tokens]  with table (V, C), tokens (B, T)
+Tensor embedding(Arena& arena, const Tensor& table, const int32_t* tokens, int B, int T);
+
+// out (B, T, C) = x + pos[0:T]  with x (B, T, C), pos (maxT, C): learned positions, broadcast over B
+Tensor add_positional(Arena& arena, const Tensor& x, const Tensor& pos);
+
+// out = a + b  (same shape)
+Tensor add(Arena& arena, const Tensor& a, const Tensor& b);
+
+// out (M, N) = a (M, K) @ b (K, N)
+Tensor matmul(Arena& arena, const Tensor& a, const Tensor& b);
+
+// out (..., N) = x (..., K) @ w (K, N) + b (N);  b may be undefined (no bias)
+Tensor linear_lastdim(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b);
+
+// out (..., C) = (x - mean) / sqrt(var + eps) * gain + bias over the last dim
+Tensor layernorm_lastdim(Arena& arena, const Tensor& x, const Tensor& gain, const Tensor& bias, float eps = 1e-5f);
+
+// out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+Tensor gelu(Arena& arena, const Tensor& x);
+
+// out (..., C) = softmax over the last dim
+Tensor softmax_lastdim(Arena& arena, const Tensor& x);
+
+// scalar: mean over all positions of -log softmax(logits)[target];  logits (..., V), targets (numel / V)
+Tensor cross_entropy(Arena& arena, const Tensor& logits, const int32_t* targets);
+
+// Causal multi-head attention core, after the qkv projection:
+// qkv (B, T, 3C) -> out (B, T, C), out_i = sum_{j <= i} softmax_j(q_i . k_j / sqrt(HS)) v_j per head.
+// If att_probs is given it receives the (B, NH, T, T) probabilities (zero above the diagonal).
+Tensor causal_attention(Arena& arena, const Tensor& qkv, int n_head, Tensor* att_probs = nullptr);
+
+// The whole attention sublayer: qkv = x W_qkv + b_qkv; y = causal_attention(qkv); out = y W_proj + b_proj
+// x (B, T, C), w_qkv (C, 3C), b_qkv (3C), w_proj (C, C), b_proj (C)
+Tensor self_attention(Arena& arena, const Tensor& x, const Tensor& w_qkv, const Tensor& b_qkv, const Tensor& w_proj,
+                      const Tensor& b_proj, int n_head, Tensor* att_probs = nullptr);
+
+// The single-head case of self_attention (n_head = 1, head size = C).
+Tensor self_attention_1h(Arena& arena, const Tensor& x, const Tensor& w_qkv, const Tensor& b_qkv,
+                         const Tensor& w_proj, const Tensor& b_proj, Tensor* att_probs = nullptr);
+
+// A view with another shape and the same data; gradients flow back 1:1.
+Tensor reshape(Arena& arena, const Tensor& x, const Shape& shape);
+
+}  // namespace nn

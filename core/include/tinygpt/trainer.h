@@ -1,0 +1,121 @@
+// trainer.h — one training run: model + AdamW + corpus + schedule + loss history.
+//
+// This is the object the CLI and the WebAssembly binding drive: step(), evaluate(),
+// inspect(), generation, and checkpoints (checkpoint.h) that resume bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tinygpt/data.h"
+#include "tinygpt/model.h"
+#include "tinygpt/optim.h"
+#include "tinygpt/sample.h"
+#include "tinygpt/tensor.h"
+
+namespace train {
+
+struct TrainConfig {
+  int batch_size = 12;
+  float lr = 1e-3f;       // peak learning rate
+  float min_lr = 1e-4f;   // floor of the cosine decay
+  int warmup = 100;       // linear warmup steps
+  int steps = 2000;       // length of the schedule (training may continue past it at min_lr)
+  float weight_decay = 0.1f;
+  float beta1 = 0.9f;
+  float beta2 = 0.99f;
+  float eps = 1e-8f;
+  float grad_clip = 1.0f; // max global gradient norm; 0 = no clipping
+  int eval_batches = 20;  // validation batches per evaluate()
+
+  void validate() const;  // throws tinygpt::Error naming the bad field
+  bool operator==(const TrainConfig&) const = default;
+};
+
+// Default ceiling for the memory a run may plan to use (parameters, optimizer state and
+// activations); larger configurations are refused before anything is allocated.
+constexpr int64_t kDefaultMemoryLimit = int64_t(2) << 30;  // 2 GiB
+
+// Estimated bytes for training a model with this batch: parameters, gradients, AdamW
+// moments and the activations (and their gradients) of one step.
+int64_t estimate_training_bytes(const model::Config& model, int batch_size);
+
+struct ValPoint {
+  int64_t step;  // evaluated after this many steps
+  float loss;
+};
+
+// What the model computes for one context, for the UI: attention maps and predictions.
+struct Inspection {
+  int T = 0, L = 0, NH = 0;
+  std::vector<float> attention;  // (L, NH, T, T), rows sum to 1, zero above the diagonal
+  std::vector<float> probs;      // (T, V): p(next byte | bytes 0..t)
+};
+
+class Trainer {
+ public:
+  Trainer(const model::Config& model_config, const TrainConfig& train_config,
+          int64_t memory_limit = kDefaultMemoryLimit);
+
+  // The corpus to train on (moved in). Throws if it is empty or shorter than context + 1.
+  void set_corpus(std::vector<uint8_t> bytes);
+  bool has_corpus() const { return dataset_ != nullptr; }
+  const data::ByteDataset& dataset() const;
+  // Moves the corpus to another trainer (e.g. after loading a checkpoint) without a copy.
+  std::unique_ptr<data::ByteDataset> take_dataset() { return std::move(dataset_); }
+  void adopt_dataset(std::unique_ptr<data::ByteDataset> dataset);
+  // False when a checkpoint was loaded and the corpus given afterwards is not the one it was trained on.
+  bool corpus_matches_checkpoint() const;
+
+  // One optimizer step on a random batch; returns its loss (before the update).
+  // Throws (and leaves the parameters untouched) if the loss or gradients are not finite.
+  float step();
+  // Mean validation loss over eval_batches fixed batches; recorded in val_losses().
+  float evaluate();
+
+  int64_t steps_done() const { return step_; }
+  float learning_rate() const { return schedule_.lr_at(step_); }  // for the next step
+  float last_grad_norm() const { return last_grad_norm_; }
+  const std::vector<float>& train_losses() const { return train_losses_; }  // one per step
+  const std::vector<ValPoint>& val_losses() const { return val_losses_; }
+
+  Inspection inspect(const uint8_t* bytes, size_t n);  // the last block_size bytes of the text
+
+  std::vector<sample::Token> generate(const std::string& prompt, int n, const sample::Options& options) const {
+    return sample::generate(model_, prompt, n, options);
+  }
+
+  const model::Config& model_config() const { return model_.config(); }
+  const TrainConfig& train_config() const { return config_; }
+  model::TinyGPT& model() { return model_; }
+  const model::TinyGPT& model() const { return model_; }
+  optim::AdamW& optimizer() { return optimizer_; }
+  const optim::AdamW& optimizer() const { return optimizer_; }
+  size_t arena_bytes() const { return arena_.bytes_reserved(); }
+
+  // ---- checkpoints (format in checkpoint.h) ----
+  std::vector<uint8_t> save() const;
+  // A new trainer restored from a checkpoint; throws tinygpt::Error with a specific message if the
+  // bytes are not a valid checkpoint (the caller's current trainer is untouched).
+  static std::unique_ptr<Trainer> load(const uint8_t* bytes, size_t n, int64_t memory_limit = kDefaultMemoryLimit);
+
+ private:
+  friend struct CheckpointAccess;
+  model::TinyGPT model_;
+  TrainConfig config_;
+  optim::AdamW optimizer_;
+  optim::Schedule schedule_;
+  std::unique_ptr<data::ByteDataset> dataset_;
+  data::Rng::State data_rng_state_;  // used when a corpus is (re)attached
+  uint64_t checkpoint_fingerprint_ = 0;  // corpus of a loaded checkpoint (0 = none)
+  nn::Arena arena_;
+  data::Batch batch_;
+  int64_t step_ = 0;
+  float last_grad_norm_ = 0.0f;
+  std::vector<float> train_losses_;
+  std::vector<ValPoint> val_losses_;
+};
+
+}  // namespace train

@@ -1,0 +1,222 @@
+// gemm.cpp — packed, register-blocked single-precision matrix multiply.
+//
+// C (M, N) = [C +] op(A) (M, K) @ op(B) (K, N), written once against simd.h (GotoBLAS
+// structure, as in BLIS):
+//   for each NC-wide column block of B and KC-deep slice of K:
+//     pack B into NR-wide panels laid out [k][NR]          (shared by all threads)
+//     for each MC-high row block of A (split across threads):
+//       pack A into MR-high panels laid out [k][MR]        (per thread)
+//       for each (MR x NR) tile: the micro-kernel keeps the tile in MR * NR/W registers and
+//       streams one packed A column (MR broadcasts) and one packed B row (NR/W vectors) per k.
+// Packing turns the transposed variants that backward needs (dout @ W^T, inp^T @ dout)
+// into the same contiguous, unit-stride inner loop as the forward product.
+//
+// Rows of C are split across threads in MR-aligned ranges: every element of C is computed
+// by exactly one thread in a fixed order, so the result does not depend on the thread count.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels.h"
+#include "simd.h"
+#include "threadpool.h"
+
+namespace kernels {
+
+using simd::vf;
+using simd::W;
+
+namespace {
+
+constexpr int MR = 6;                      // rows of a register tile
+constexpr int NRV = (W == 1) ? 4 : 2;      // vectors per tile row
+constexpr int NR = NRV * W;                // columns of a register tile
+constexpr int KC = 256;                    // depth of a packed slice (A and B panels stay in L1/L2)
+constexpr int MC = 16 * MR;                // rows of A packed at once per thread
+constexpr int NC = 128 * NR;               // columns of B packed at once
+
+// op(A)(i, k) and op(B)(k, j) in terms of the stored matrices
+inline float a_at(const float* A, int lda, bool transA, int i, int k) { return transA ? A[k * lda + i] : A[i * lda + k]; }
+inline float b_at(const float* B, int ldb, bool transB, int k, int j) { return transB ? B[j * ldb + k] : B[k * ldb + j]; }
+
+// Pack rows [i0, i0 + mc) x cols [k0, k0 + kc) of op(A) into MR-row panels: pa[panel][k][MR].
+void pack_a(float* pa, const float* A, int lda, bool transA, int i0, int mc, int k0, int kc) {
+  for (int ir = 0; ir < mc; ir += MR) {
+    const int mr = std::min(MR, mc - ir);
+    float* dst = pa + ir * kc;
+    if (transA && mr == MR) {
+      for (int k = 0; k < kc; k++) std::memcpy(dst + k * MR, A + (k0 + k) * lda + i0 + ir, MR * sizeof(float));
+      continue;
+    }
+    for (int k = 0; k < kc; k++)
+      for (int i = 0; i < MR; i++) dst[k * MR + i] = i < mr ? a_at(A, lda, transA, i0 + ir + i, k0 + k) : 0.0f;
+  }
+}
+
+// Pack rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B) into NR-column panels: pb[panel][k][NR].
+void pack_b_panels(float* pb, const float* B, int ldb, bool transB, int k0, int kc, int j0, int nc, int p_begin,
+                   int p_end) {
+  for (int p = p_begin; p < p_end; p++) {
+    const int jr = p * NR, nr = std::min(NR, nc - jr);
+    float* dst = pb + jr * kc;
+    if (!transB && nr == NR) {
+      for (int k = 0; k < kc; k++) std::memcpy(dst + k * NR, B + (k0 + k) * ldb + j0 + jr, NR * sizeof(float));
+      continue;
+    }
+    for (int k = 0; k < kc; k++)
+      for (int j = 0; j < NR; j++) dst[k * NR + j] = j < nr ? b_at(B, ldb, transB, k0 + k, j0 + jr + j) : 0.0f;
+  }
+}
+
+// The register tile: C[0:mr, 0:nr] (+)= sum_k a[k][0:MR] (x) b[k][0:NR]
+inline void micro_kernel(int kc, const float* __restrict a, const float* __restrict b, float* C, int ldc,
+                         bool accumulate, int mr, int nr) {
+  vf acc[MR][NRV];
+  for (int i = 0; i < MR; i++)
+    for (int v = 0; v < NRV; v++) acc[i][v] = simd::zero();
+  for (int k = 0; k < kc; k++) {
+    vf bk[NRV];
+    for (int v = 0; v < NRV; v++) bk[v] = simd::load(b + k * NR + v * W);
+    for (int i = 0; i < MR; i++) {
+      const vf ai = simd::splat(a[k * MR + i]);
+      for (int v = 0; v < NRV; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
+    }
+  }
+  if (mr == MR && nr == NR) {
+    for (int i = 0; i < MR; i++)
+      for (int v = 0; v < NRV; v++) {
+        float* c = C + i * ldc + v * W;
+        simd::store(c, accumulate ? simd::load(c) + acc[i][v] : acc[i][v]);
+      }
+    return;
+  }
+  float tile[MR * NR];
+  for (int i = 0; i < MR; i++)
+    for (int v = 0; v < NRV; v++) simd::store(tile + i * NR + v * W, acc[i][v]);
+  for (int i = 0; i < mr; i++)
+    for (int j = 0; j < nr; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
+}
+
+// Per-thread A panels, and the shared B panels; grown on first use, then reused.
+thread_local std::vector<float> tl_packed_a;
+std::vector<float> g_packed_b;
+
+struct GemmJob {
+  bool transA, transB;
+  int M, N, K;
+  const float* A;
+  int lda;
+  const float* B;
+  int ldb;
+  float* C;
+  int ldc;
+  // the current (jc, pc) block
+  int jc, nc, pc, kc;
+  bool accumulate;
+};
+
+// Rows [row_begin, row_end) of C for the current block.
+void compute_rows(const GemmJob& g, int row_begin, int row_end) {
+  std::vector<float>& pa = tl_packed_a;
+  if (pa.size() < size_t(MC) * KC) pa.resize(size_t(MC) * KC);
+  for (int ic = row_begin; ic < row_end; ic += MC) {
+    const int mc = std::min(MC, row_end - ic);
+    pack_a(pa.data(), g.A, g.lda, g.transA, ic, mc, g.pc, g.kc);
+    for (int jr = 0; jr < g.nc; jr += NR) {
+      const int nr = std::min(NR, g.nc - jr);
+      const float* pb = g_packed_b.data() + jr * g.kc;
+      for (int ir = 0; ir < mc; ir += MR) {
+        const int mr = std::min(MR, mc - ir);
+        micro_kernel(g.kc, pa.data() + ir * g.kc, pb, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc, g.accumulate, mr,
+                     nr);
+      }
+    }
+  }
+}
+
+// Few rows (generation's one-token products): no packing, stream B once.
+// C[i, :] (+)= sum_k op(A)(i, k) * op(B)(k, :)
+void small_m(const GemmJob& g, int j_begin, int j_end) {
+  for (int i = 0; i < g.M; i++) {
+    float* c = g.C + i * g.ldc;
+    if (!g.transB) {
+      // axpy over rows of B: vectorised along N
+      int j = j_begin;
+      for (; j + 4 * W <= j_end; j += 4 * W) {
+        vf s0 = simd::zero(), s1 = s0, s2 = s0, s3 = s0;
+        for (int k = 0; k < g.K; k++) {
+          const vf a = simd::splat(a_at(g.A, g.lda, g.transA, i, k));
+          const float* b = g.B + k * g.ldb + j;
+          s0 = simd::fma(a, simd::load(b), s0);
+          s1 = simd::fma(a, simd::load(b + W), s1);
+          s2 = simd::fma(a, simd::load(b + 2 * W), s2);
+          s3 = simd::fma(a, simd::load(b + 3 * W), s3);
+        }
+        vf s[4] = {s0, s1, s2, s3};
+        for (int v = 0; v < 4; v++) {
+          float* cv = c + j + v * W;
+          simd::store(cv, g.accumulate ? simd::load(cv) + s[v] : s[v]);
+        }
+      }
+      for (; j < j_end; j++) {
+        float s = 0.0f;
+        for (int k = 0; k < g.K; k++) s += a_at(g.A, g.lda, g.transA, i, k) * g.B[k * g.ldb + j];
+        c[j] = g.accumulate ? c[j] + s : s;
+      }
+    } else {
+      // dot products with rows of B (stored N x K)
+      for (int j = j_begin; j < j_end; j++) {
+        const float* b = g.B + j * g.ldb;
+        float s = 0.0f;
+        int k = 0;
+        if (!g.transA) {
+          const float* a = g.A + i * g.lda;
+          vf acc = simd::zero();
+          for (; k + W <= g.K; k += W) acc = simd::fma(simd::load(a + k), simd::load(b + k), acc);
+          s = simd::hsum(acc);
+        }
+        for (; k < g.K; k++) s += a_at(g.A, g.lda, g.transA, i, k) * b[k];
+        c[j] = g.accumulate ? c[j] + s : s;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+           int ldc, bool accumulate) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    if (!accumulate)
+      for (int i = 0; i < M; i++) std::memset(C + i * ldc, 0, size_t(N) * sizeof(float));
+    return;
+  }
+  GemmJob g{transA, transB, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, accumulate};
+
+  if (M < 4) {
+    // split columns in W-aligned pieces
+    const int pieces = (N + 4 * W - 1) / (4 * W);
+    tp::parallel_for(pieces, [&](int b, int e, int) { small_m(g, b * 4 * W, std::min(N, e * 4 * W)); });
+    return;
+  }
+
+  const int m_tiles = (M + MR - 1) / MR;
+  for (int jc = 0; jc < N; jc += NC) {
+    const int nc = std::min(NC, N - jc);
+    for (int pc = 0; pc < K; pc += KC) {
+      const int kc = std::min(KC, K - pc);
+      g.jc = jc, g.nc = nc, g.pc = pc, g.kc = kc;
+      g.accumulate = accumulate || pc > 0;
+      const int n_panels = (nc + NR - 1) / NR;
+      const size_t need = size_t(n_panels) * NR * kc;
+      if (g_packed_b.size() < need) g_packed_b.resize(need);
+      tp::parallel_for(n_panels, [&](int b, int e, int) {
+        pack_b_panels(g_packed_b.data(), B, ldb, transB, pc, kc, jc, nc, b, e);
+      });
+      tp::parallel_for(m_tiles, [&](int b, int e, int) { compute_rows(g, b * MR, std::min(M, e * MR)); });
+    }
+  }
+}
+
+}  // namespace kernels

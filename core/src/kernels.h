@@ -1,0 +1,106 @@
+// kernels.h — every number-crunching loop of the model, in one place.
+//
+// Conventions (llm.c): outputs first, sizes last; a backward kernel takes d-prefixed
+// gradients and ACCUMULATES into them (+=). Shapes are in the comments:
+//   B batch, T time, C channels, V vocab, NH heads, HS = C / NH head size,
+//   N = B * T rows when the batch and time dimensions are flattened.
+//
+// kernels::   the production versions (SIMD via simd.h, split across the thread pool)
+// kernels::ref:: plain scalar loops with the same signatures: the test reference
+#pragma once
+
+#include <cstdint>
+
+namespace kernels {
+
+const char* simd_backend();  // "avx2", "sse2", "simd128", "neon" or "scalar"
+
+// ---- GEMM ----------------------------------------------------------------------------------
+// C (M, N) = [C +] op(A) (M, K) @ op(B) (K, N)
+// op(A) = A (stored M x K, row stride lda) or, with transA, A^T (A stored K x M).
+// op(B) = B (stored K x N, row stride ldb) or, with transB, B^T (B stored N x K).
+void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+           float* C, int ldc, bool accumulate);
+
+// ---- linear layer: out = inp @ weight + bias ---------------------------------------------
+// out (N, OC); inp (N, IC); weight (IC, OC); bias (OC) or nullptr
+void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int IC, int OC);
+// dinp (N, IC) += dout @ weight^T;  dweight (IC, OC) += inp^T @ dout;  dbias (OC) += sum_n dout
+// any of dinp / dweight / dbias may be nullptr (not wanted)
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, int N, int IC, int OC);
+
+// ---- LayerNorm over the last dim ---------------------------------------------------------
+// out (N, C) = (inp - mean) * rstd * weight + bias;  mean, rstd (N) are saved for backward
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                       const float* bias, int N, int C, float eps);
+void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                        const float* weight, const float* mean, const float* rstd, int N, int C);
+
+// ---- GELU (tanh approximation) -----------------------------------------------------------
+// out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+void gelu_forward(float* out, const float* inp, int64_t n);
+void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+
+// ---- softmax over the last dim -------------------------------------------------------------
+void softmax_forward(float* out, const float* inp, int N, int C);
+// dinp += out * (dout - <dout, out>)
+void softmax_backward(float* dinp, const float* out, const float* dout, int N, int C);
+
+// ---- fused softmax + cross-entropy ---------------------------------------------------------
+// losses (N) = -log softmax(logits)[target];  probs (N, V) saved for backward
+void crossentropy_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V);
+// dlogits (N, V) += dloss * (probs - onehot(target))   (dloss: d(total)/d(loss_n), same for all n)
+void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N, int V);
+
+// ---- causal multi-head self-attention (after the qkv projection) -------------------------
+// qkv (B, T, 3C) holds [q | k | v] per position, head h at channels h*HS .. h*HS+HS-1.
+// att (B, NH, T, T): softmax_j(q_i . k_j / sqrt(HS)) for j <= i, exactly 0 for j > i
+// out (B, T, C): out_i = sum_j att_ij v_j, heads side by side
+void attention_forward(float* out, float* att, const float* qkv, int B, int T, int C, int NH);
+// dqkv (B, T, 3C) += gradient through the attention given dout (B, T, C)
+void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C,
+                        int NH);
+
+// Decoding n new positions p0 .. p0+n-1 against a KV cache (generation):
+// q from qkv (n, 3C); keys and values of positions 0 .. p0+n-1 in k_cache, v_cache (T, C).
+// out (n, C): out_i = sum_{j <= p0+i} softmax_j(q_i . k_j / sqrt(HS)) v_j per head
+void attention_decode(float* out, const float* qkv, const float* k_cache, const float* v_cache, int p0, int n, int C,
+                      int NH);
+
+// ---- small vector ops ----------------------------------------------------------------------
+void add_forward(float* out, const float* a, const float* b, int64_t n);  // out = a + b
+void accumulate(float* dst, const float* src, int64_t n);                 // dst += src
+double sum_squares(const float* x, int64_t n);
+void scale(float* x, float s, int64_t n);
+
+// ---- AdamW (one flat loop over a parameter range) ----------------------------------------
+// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
+// p = p (1 - lr wd) - lr (m / bc1) / (sqrt(v / bc2) + eps)    with bc_i = 1 - b_i^t
+void adamw_update(float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1,
+                  float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2);
+
+namespace ref {
+void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+           float* C, int ldc, bool accumulate);
+void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int IC, int OC);
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, int N, int IC, int OC);
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* weight,
+                       const float* bias, int N, int C, float eps);
+void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                        const float* weight, const float* mean, const float* rstd, int N, int C);
+void gelu_forward(float* out, const float* inp, int64_t n);
+void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void softmax_forward(float* out, const float* inp, int N, int C);
+void softmax_backward(float* dinp, const float* out, const float* dout, int N, int C);
+void crossentropy_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V);
+void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N, int V);
+void attention_forward(float* out, float* att, const float* qkv, int B, int T, int C, int NH);
+void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C,
+                        int NH);
+void adamw_update(float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1,
+                  float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2);
+}  // namespace ref
+
+}  // namespace kernels

@@ -1,0 +1,277 @@
+// ops.cpp — forward pass + graph node for each op; the arithmetic is in kernels.cpp.
+#include "tinygpt/ops.h"
+
+#include <cstring>
+#include <string>
+
+#include "kernels.h"
+
+namespace nn {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& op, const std::string& what) { throw tinygpt::Error(op + ": " + what); }
+
+void require_defined(const char* op, const Tensor& t, const char* name) {
+  if (!t.defined()) fail(op, std::string(name) + " is undefined");
+}
+
+// Make `out` a graph node: record the parents and the closure that sends gradient to them.
+template <class F>
+void attach(Arena& arena, const Tensor& out, const char* op, std::initializer_list<Tensor> parents, F backward) {
+  Node* node = arena.make<Node>();
+  node->op = op;
+  node->out = out;
+  for (const Tensor& p : parents)
+    if (p.defined()) node->parents[node->n_parents++] = p;
+  node->backward = BackwardFn(backward);
+  out.impl()->requires_grad = true;
+  out.impl()->node = node;
+}
+
+bool any_wants_grad(std::initializer_list<Tensor> ts) {
+  for (const Tensor& t : ts)
+    if (wants_grad(t)) return true;
+  return false;
+}
+
+// grad pointer of a parent, or nullptr when it does not require grad
+inline float* grad_of(const Tensor& t) { return t.defined() && t.requires_grad() ? t.grad() : nullptr; }
+
+int32_t* copy_ints(Arena& arena, const int32_t* src, int64_t n) {
+  auto* dst = static_cast<int32_t*>(arena.alloc_bytes(size_t(n) * sizeof(int32_t)));
+  std::memcpy(dst, src, size_t(n) * sizeof(int32_t));
+  return dst;
+}
+
+Shape with_last(const Shape& s, int64_t last) {
+  Shape r = s;
+  r.dims[r.ndim - 1] = last;
+  return r;
+}
+
+}  // namespace
+
+Tensor embedding(Arena& arena, const Tensor& table, const int32_t* tokens, int B, int T) {
+  require_defined("embedding", table, "table");
+  if (table.shape().ndim != 2) fail("embedding", "table must be (V, C), got " + table.shape().str());
+  if (B <= 0 || T <= 0) fail("embedding", "B and T must be positive");
+  const int V = int(table.dim(0)), C = int(table.dim(1));
+  const int64_t N = int64_t(B) * T;
+  for (int64_t n = 0; n < N; n++)
+    if (tokens[n] < 0 || tokens[n] >= V)
+      fail("embedding", "token " + std::to_string(tokens[n]) + " is outside the vocabulary [0, " + std::to_string(V) + ")");
+  Tensor out = arena.tensor({B, T, C});  // (B, T, C)
+  for (int64_t n = 0; n < N; n++)
+    std::memcpy(out.data() + n * C, table.data() + int64_t(tokens[n]) * C, size_t(C) * sizeof(float));
+  if (wants_grad(table)) {
+    const int32_t* toks = copy_ints(arena, tokens, N);
+    attach(arena, out, "embedding", {table}, [=] {
+      // forward: out[n, :] = table[tokens[n], :]  ->  dtable[tokens[n], :] += dout[n, :]
+      for (int64_t n = 0; n < N; n++) kernels::accumulate(table.grad() + int64_t(toks[n]) * C, out.grad() + n * C, C);
+    });
+  }
+  return out;
+}
+
+Tensor add_positional(Arena& arena, const Tensor& x, const Tensor& pos) {
+  require_defined("add_positional", x, "x");
+  require_defined("add_positional", pos, "pos");
+  if (x.shape().ndim != 3 || pos.shape().ndim != 2 || x.dim(2) != pos.dim(1))
+    fail("add_positional", "expects x (B, T, C) and pos (maxT, C), got " + x.shape().str() + " and " + pos.shape().str());
+  const int B = int(x.dim(0)), T = int(x.dim(1)), C = int(x.dim(2));
+  if (T > pos.dim(0))
+    fail("add_positional", "sequence length " + std::to_string(T) + " exceeds the " + std::to_string(pos.dim(0)) + " learned positions");
+  Tensor out = arena.tensor(x.shape());  // (B, T, C)
+  for (int b = 0; b < B; b++)
+    kernels::add_forward(out.data() + int64_t(b) * T * C, x.data() + int64_t(b) * T * C, pos.data(), int64_t(T) * C);
+  if (any_wants_grad({x, pos})) {
+    attach(arena, out, "add_positional", {x, pos}, [=] {
+      // forward: out[b, t, :] = x[b, t, :] + pos[t, :]
+      for (int b = 0; b < B; b++) {
+        const float* dout_b = out.grad() + int64_t(b) * T * C;
+        if (float* dx = grad_of(x)) kernels::accumulate(dx + int64_t(b) * T * C, dout_b, int64_t(T) * C);
+        if (float* dpos = grad_of(pos)) kernels::accumulate(dpos, dout_b, int64_t(T) * C);
+      }
+    });
+  }
+  return out;
+}
+
+Tensor add(Arena& arena, const Tensor& a, const Tensor& b) {
+  require_defined("add", a, "a");
+  require_defined("add", b, "b");
+  if (a.shape() != b.shape()) fail("add", "shapes differ: " + a.shape().str() + " and " + b.shape().str());
+  Tensor out = arena.tensor(a.shape());
+  kernels::add_forward(out.data(), a.data(), b.data(), a.numel());
+  if (any_wants_grad({a, b})) {
+    const int64_t n = a.numel();
+    attach(arena, out, "add", {a, b}, [=] {
+      // forward: out = a + b  ->  da += dout, db += dout
+      if (float* da = grad_of(a)) kernels::accumulate(da, out.grad(), n);
+      if (float* db = grad_of(b)) kernels::accumulate(db, out.grad(), n);
+    });
+  }
+  return out;
+}
+
+Tensor matmul(Arena& arena, const Tensor& a, const Tensor& b) {
+  require_defined("matmul", a, "a");
+  require_defined("matmul", b, "b");
+  if (a.shape().ndim != 2 || b.shape().ndim != 2 || a.dim(1) != b.dim(0))
+    fail("matmul", "expects (M, K) @ (K, N), got " + a.shape().str() + " @ " + b.shape().str());
+  const int M = int(a.dim(0)), K = int(a.dim(1)), N = int(b.dim(1));
+  Tensor out = arena.tensor({M, N});  // (M, N)
+  kernels::sgemm(false, false, M, N, K, a.data(), K, b.data(), N, out.data(), N, false);
+  if (any_wants_grad({a, b})) {
+    attach(arena, out, "matmul", {a, b}, [=] {
+      // forward: out = a @ b  ->  da += dout @ b^T,  db += a^T @ dout
+      if (float* da = grad_of(a)) kernels::sgemm(false, true, M, K, N, out.grad(), N, b.data(), N, da, K, true);
+      if (float* db = grad_of(b)) kernels::sgemm(true, false, K, N, M, a.data(), K, out.grad(), N, db, N, true);
+    });
+  }
+  return out;
+}
+
+Tensor linear_lastdim(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b) {
+  require_defined("linear", x, "x");
+  require_defined("linear", w, "w");
+  if (w.shape().ndim != 2 || x.shape().ndim < 1 || x.shape().last() != w.dim(0))
+    fail("linear", "expects x (..., K) and w (K, N), got " + x.shape().str() + " and " + w.shape().str());
+  const int IC = int(w.dim(0)), OC = int(w.dim(1));
+  if (b.defined() && (b.shape().ndim != 1 || b.dim(0) != OC))
+    fail("linear", "bias must be (" + std::to_string(OC) + "), got " + b.shape().str());
+  const int N = int(x.numel() / IC);
+  Tensor out = arena.tensor(with_last(x.shape(), OC));  // (..., OC)
+  kernels::matmul_forward(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, N, IC, OC);
+  if (any_wants_grad({x, w, b})) {
+    attach(arena, out, "linear", {x, w, b}, [=] {
+      // forward: out = x @ w + b
+      kernels::matmul_backward(grad_of(x), grad_of(w), grad_of(b), out.grad(), x.data(), w.data(), N, IC, OC);
+    });
+  }
+  return out;
+}
+
+Tensor layernorm_lastdim(Arena& arena, const Tensor& x, const Tensor& gain, const Tensor& bias, float eps) {
+  require_defined("layernorm", x, "x");
+  require_defined("layernorm", gain, "gain");
+  require_defined("layernorm", bias, "bias");
+  const int C = int(x.shape().last());
+  if (gain.numel() != C || bias.numel() != C)
+    fail("layernorm", "gain and bias must have " + std::to_string(C) + " elements");
+  const int N = int(x.numel() / C);
+  Tensor out = arena.tensor(x.shape());  // (..., C)
+  float* mean = arena.alloc_floats(N);   // (N)
+  float* rstd = arena.alloc_floats(N);   // (N)
+  kernels::layernorm_forward(out.data(), mean, rstd, x.data(), gain.data(), bias.data(), N, C, eps);
+  if (any_wants_grad({x, gain, bias})) {
+    attach(arena, out, "layernorm", {x, gain, bias}, [=] {
+      // forward: out = (x - mean) * rstd * gain + bias
+      kernels::layernorm_backward(grad_of(x), grad_of(gain), grad_of(bias), out.grad(), x.data(), gain.data(), mean,
+                                  rstd, N, C);
+    });
+  }
+  return out;
+}
+
+Tensor gelu(Arena& arena, const Tensor& x) {
+  require_defined("gelu", x, "x");
+  Tensor out = arena.tensor(x.shape());
+  const int64_t n = x.numel();
+  kernels::gelu_forward(out.data(), x.data(), n);
+  if (wants_grad(x)) {
+    attach(arena, out, "gelu", {x}, [=] {
+      // forward: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      kernels::gelu_backward(x.grad(), x.data(), out.grad(), n);
+    });
+  }
+  return out;
+}
+
+Tensor softmax_lastdim(Arena& arena, const Tensor& x) {
+  require_defined("softmax", x, "x");
+  const int C = int(x.shape().last());
+  const int N = int(x.numel() / C);
+  Tensor out = arena.tensor(x.shape());
+  kernels::softmax_forward(out.data(), x.data(), N, C);
+  if (wants_grad(x)) {
+    attach(arena, out, "softmax", {x}, [=] {
+      // forward: out = softmax(x)  ->  dx += out * (dout - <dout, out>)
+      kernels::softmax_backward(x.grad(), out.data(), out.grad(), N, C);
+    });
+  }
+  return out;
+}
+
+Tensor cross_entropy(Arena& arena, const Tensor& logits, const int32_t* targets) {
+  require_defined("cross_entropy", logits, "logits");
+  const int V = int(logits.shape().last());
+  const int N = int(logits.numel() / V);
+  for (int n = 0; n < N; n++)
+    if (targets[n] < 0 || targets[n] >= V)
+      fail("cross_entropy", "target " + std::to_string(targets[n]) + " is outside [0, " + std::to_string(V) + ")");
+  float* losses = arena.alloc_floats(N);                 // (N)
+  float* probs = arena.alloc_floats(int64_t(N) * V);     // (N, V)
+  kernels::crossentropy_forward(losses, probs, logits.data(), targets, N, V);
+  double sum = 0.0;
+  for (int n = 0; n < N; n++) sum += losses[n];
+  Tensor out = arena.tensor(Shape{});  // scalar
+  out.data()[0] = float(sum / N);
+  if (wants_grad(logits)) {
+    const int32_t* tgt = copy_ints(arena, targets, N);
+    attach(arena, out, "cross_entropy", {logits}, [=] {
+      // forward: loss = mean_n -log p[n, y_n]  ->  dlogits[n, :] += dloss / N * (p[n, :] - onehot(y_n))
+      kernels::crossentropy_backward(logits.grad(), probs, tgt, out.grad()[0] / float(N), N, V);
+    });
+  }
+  return out;
+}
+
+Tensor causal_attention(Arena& arena, const Tensor& qkv, int n_head, Tensor* att_probs) {
+  require_defined("causal_attention", qkv, "qkv");
+  if (qkv.shape().ndim != 3 || qkv.dim(2) % 3 != 0)
+    fail("causal_attention", "qkv must be (B, T, 3C), got " + qkv.shape().str());
+  const int B = int(qkv.dim(0)), T = int(qkv.dim(1)), C = int(qkv.dim(2) / 3);
+  if (n_head <= 0 || C % n_head != 0)
+    fail("causal_attention", "width " + std::to_string(C) + " is not divisible by " + std::to_string(n_head) + " heads");
+  Tensor out = arena.tensor({B, T, C});             // (B, T, C)
+  Tensor att = arena.tensor({B, n_head, T, T});     // (B, NH, T, T)
+  kernels::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, n_head);
+  if (att_probs) *att_probs = att;
+  if (wants_grad(qkv)) {
+    attach(arena, out, "causal_attention", {qkv}, [=] {
+      kernels::attention_backward(qkv.grad(), out.grad(), qkv.data(), att.data(), B, T, C, n_head);
+    });
+  }
+  return out;
+}
+
+Tensor self_attention(Arena& arena, const Tensor& x, const Tensor& w_qkv, const Tensor& b_qkv, const Tensor& w_proj,
+                      const Tensor& b_proj, int n_head, Tensor* att_probs) {
+  Tensor qkv = linear_lastdim(arena, x, w_qkv, b_qkv);          // (B, T, 3C)
+  Tensor y = causal_attention(arena, qkv, n_head, att_probs);   // (B, T, C)
+  return linear_lastdim(arena, y, w_proj, b_proj);              // (B, T, C)
+}
+
+Tensor self_attention_1h(Arena& arena, const Tensor& x, const Tensor& w_qkv, const Tensor& b_qkv,
+                         const Tensor& w_proj, const Tensor& b_proj, Tensor* att_probs) {
+  return self_attention(arena, x, w_qkv, b_qkv, w_proj, b_proj, 1, att_probs);
+}
+
+Tensor reshape(Arena& arena, const Tensor& x, const Shape& shape) {
+  require_defined("reshape", x, "x");
+  if (shape.numel() != x.numel()) fail("reshape", "cannot view " + x.shape().str() + " as " + shape.str());
+  TensorImpl* v = arena.make<TensorImpl>();
+  v->data = x.data();  // shares storage: a view
+  v->shape = shape;
+  v->arena = &arena;
+  Tensor out(v);
+  if (wants_grad(x)) {
+    const int64_t n = x.numel();
+    attach(arena, out, "reshape", {x}, [=] { kernels::accumulate(x.grad(), out.grad(), n); });
+  }
+  return out;
+}
+
+}  // namespace nn

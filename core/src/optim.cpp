@@ -1,0 +1,46 @@
+// optim.cpp — AdamW, gradient clipping and the learning-rate schedule.
+#include "tinygpt/optim.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels.h"
+#include "tinygpt/error.h"
+
+namespace optim {
+
+AdamW::AdamW(int64_t num_params, const AdamWConfig& config, std::vector<DecaySegment> segments)
+    : config_(config), segments_(std::move(segments)), m_(size_t(num_params), 0.0f), v_(size_t(num_params), 0.0f) {
+  int64_t covered = 0;
+  for (const DecaySegment& s : segments_) {
+    if (s.offset != covered) throw tinygpt::Error("AdamW: decay segments must tile the parameters in order");
+    covered += s.count;
+  }
+  if (covered != num_params) throw tinygpt::Error("AdamW: decay segments do not cover every parameter");
+}
+
+void AdamW::step(float* params, const float* grads, float lr) {
+  t_++;
+  const float bc1 = 1.0f - std::pow(config_.beta1, float(t_));
+  const float bc2 = 1.0f - std::pow(config_.beta2, float(t_));
+  for (const DecaySegment& s : segments_) {
+    kernels::adamw_update(params + s.offset, grads + s.offset, m_.data() + s.offset, v_.data() + s.offset, s.count, lr,
+                          config_.beta1, config_.beta2, config_.eps, s.decay ? config_.weight_decay : 0.0f, bc1, bc2);
+  }
+}
+
+float clip_grad_norm(float* grads, int64_t n, float max_norm) {
+  const float norm = float(std::sqrt(kernels::sum_squares(grads, n)));
+  if (max_norm > 0.0f && norm > max_norm) kernels::scale(grads, max_norm / (norm + 1e-6f), n);
+  return norm;
+}
+
+float Schedule::lr_at(int64_t step) const {
+  if (step < warmup) return max_lr * float(step + 1) / float(warmup);
+  if (step >= total) return min_lr;
+  const double progress = double(step - warmup) / double(std::max(1, total - warmup));
+  const double coeff = 0.5 * (1.0 + std::cos(3.14159265358979323846 * progress));  // 1 -> 0
+  return float(min_lr + coeff * (max_lr - min_lr));
+}
+
+}  // namespace optim

@@ -1,0 +1,153 @@
+// sample.cpp — sampling from logits and KV-cached generation.
+#include "tinygpt/sample.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "tinygpt/error.h"
+
+namespace sample {
+
+using tinygpt::Error;
+
+void Options::validate(int block_size) const {
+  if (!(temperature >= 0.0f && temperature <= 100.0f)) throw Error("temperature must be between 0 and 100");
+  if (top_k < 0 || top_k > model::Config::vocab_size) throw Error("top-k must be between 0 (off) and 256");
+  if (!(top_p > 0.0f && top_p <= 1.0f)) throw Error("top-p must be in (0, 1] (1 = off)");
+  if (window_keep < 0 || window_keep > block_size)
+    throw Error("window_keep must be between 0 (= context " + std::to_string(block_size) + ") and the context");
+}
+
+namespace {
+// probs (V) = softmax(logits / temperature), computed in double for stable sums
+void softmax_t(float* probs, const float* logits, int V, float temperature) {
+  float maxv = logits[0];
+  for (int v = 1; v < V; v++) maxv = std::max(maxv, logits[v]);
+  double sum = 0.0;
+  for (int v = 0; v < V; v++) {
+    probs[v] = float(std::exp(double(logits[v] - maxv) / temperature));
+    sum += probs[v];
+  }
+  for (int v = 0; v < V; v++) probs[v] = float(probs[v] / sum);
+}
+}  // namespace
+
+int sample_logits(const float* logits, int V, const Options& o, data::Rng& rng, float* scratch) {
+  if (o.temperature <= 0.0f) {  // greedy: the first of the largest
+    return int(std::max_element(logits, logits + V) - logits);
+  }
+  float* probs = scratch;  // (V)
+  softmax_t(probs, logits, V, o.temperature);
+  const bool truncate = (o.top_k > 0 && o.top_k < V) || o.top_p < 1.0f;
+  if (!truncate) {
+    double r = rng.uniform(), cum = 0.0;
+    for (int v = 0; v < V; v++) {
+      cum += probs[v];
+      if (r < cum) return v;
+    }
+    return V - 1;  // rounding: r fell past the last bucket
+  }
+  // rank by probability (ties: lower byte first), keep top-k, then the top-p nucleus
+  int32_t order[256];
+  std::iota(order, order + V, 0);
+  std::sort(order, order + V, [&](int a, int b) { return probs[a] != probs[b] ? probs[a] > probs[b] : a < b; });
+  int keep = (o.top_k > 0 && o.top_k < V) ? o.top_k : V;
+  double kept_mass = 0.0;
+  for (int i = 0; i < keep; i++) kept_mass += probs[order[i]];
+  if (o.top_p < 1.0f) {
+    double cum = 0.0;
+    for (int i = 0; i < keep; i++) {
+      cum += probs[order[i]] / kept_mass;
+      if (cum >= o.top_p) {
+        keep = i + 1;
+        break;
+      }
+    }
+    kept_mass = 0.0;
+    for (int i = 0; i < keep; i++) kept_mass += probs[order[i]];
+  }
+  double r = rng.uniform() * kept_mass, cum = 0.0;
+  for (int i = 0; i < keep; i++) {
+    cum += probs[order[i]];
+    if (r < cum) return order[i];
+  }
+  return order[keep - 1];
+}
+
+Generator::Generator(const model::TinyGPT& model, const Options& options)
+    : model_(model), options_(options), rng_(options.seed) {
+  options_.validate(model.config().block_size);
+  if (options_.window_keep == 0) options_.window_keep = model.config().block_size;
+  model_.reset_cache(cache_);
+  context_.reserve(size_t(model.config().block_size));
+  probs_.resize(model::Config::vocab_size);
+  scratch_.resize(2 * model::Config::vocab_size);
+}
+
+void Generator::set_prompt(const uint8_t* bytes, size_t n) {
+  static const uint8_t kNewline = '\n';
+  if (n == 0) {
+    bytes = &kNewline;
+    n = 1;
+  }
+  const size_t T = size_t(model_.config().block_size);
+  const size_t start = n > T ? n - T : 0;
+  context_.assign(bytes + start, bytes + n);
+  model_.reset_cache(cache_);
+  logits_ = model_.decode(cache_, context_.data(), int(context_.size()));
+}
+
+void Generator::append(int32_t token) {
+  const int T = model_.config().block_size;
+  if (int(context_.size()) == T) {
+    // the window is full: rebuild the cache from the last window_keep bytes
+    const int keep = options_.window_keep;
+    context_.erase(context_.begin(), context_.end() - (keep - 1));
+    context_.push_back(token);
+    cache_.length = 0;
+    logits_ = model_.decode(cache_, context_.data(), int(context_.size()));
+    return;
+  }
+  context_.push_back(token);
+  logits_ = model_.decode(cache_, &context_.back(), 1);
+}
+
+Token Generator::next() {
+  if (!logits_) set_prompt(nullptr, 0);
+  const int V = model::Config::vocab_size;
+  softmax_t(probs_.data(), logits_, V, 1.0f);
+  Token tok;
+  const int chosen = sample_logits(logits_, V, options_, rng_, scratch_.data());
+  tok.byte = uint8_t(chosen);
+  tok.prob = probs_[size_t(chosen)];
+  // the five most likely bytes (ties: lower byte first)
+  int32_t top[5];
+  int n_top = 0;
+  for (int v = 0; v < V; v++) {
+    int pos = n_top;
+    while (pos > 0 && probs_[size_t(top[pos - 1])] < probs_[size_t(v)]) pos--;
+    if (pos >= 5) continue;
+    if (n_top < 5) n_top++;
+    for (int i = n_top - 1; i > pos; i--) top[i] = top[i - 1];
+    top[pos] = v;
+  }
+  for (int i = 0; i < 5; i++) {
+    tok.top_bytes[i] = uint8_t(top[i]);
+    tok.top_probs[i] = probs_[size_t(top[i])];
+  }
+  append(chosen);
+  return tok;
+}
+
+std::vector<Token> generate(const model::TinyGPT& model, const std::string& prompt, int n, const Options& options) {
+  if (n < 0) throw Error("the number of bytes to generate must be >= 0");
+  Generator gen(model, options);
+  gen.set_prompt(prompt);
+  std::vector<Token> out;
+  out.reserve(size_t(n));
+  for (int i = 0; i < n; i++) out.push_back(gen.next());
+  return out;
+}
+
+}  // namespace sample

@@ -1,0 +1,128 @@
+// simd.h — the one place that knows which vector instructions exist.
+//
+// Kernels are written once against this small vocabulary:
+//   vf            a vector of W floats
+//   load/store    unaligned memory access
+//   splat         broadcast a scalar
+//   + - * /       lane-wise arithmetic (GCC/Clang vector extensions)
+//   fma(a, b, c)  a * b + c (fused on AVX2+FMA; mul + add elsewhere: SIMD128 has no FMA)
+//   vmax, vmin, vsqrt, hsum, hmax, vexp, vtanh
+//
+// Backend selection is at compile time:
+//   AVX2 + FMA  -> 8 lanes   ("avx2")
+//   SIMD128     -> 4 lanes   ("simd128", Emscripten with -msimd128)
+//   SSE2        -> 4 lanes   ("sse2", the portable x86-64 default)
+//   NEON        -> 4 lanes   ("neon")
+//   otherwise   -> 1 lane    ("scalar", e.g. the wasm build without -msimd128)
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define TINYGPT_SIMD_AVX2 1
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+namespace simd {
+
+#if defined(TINYGPT_SIMD_AVX2)
+constexpr int W = 8;
+constexpr const char* kBackend = "avx2";
+#elif defined(__wasm_simd128__)
+constexpr int W = 4;
+constexpr const char* kBackend = "simd128";
+#elif defined(__SSE2__)
+constexpr int W = 4;
+constexpr const char* kBackend = "sse2";
+#elif defined(__ARM_NEON)
+constexpr int W = 4;
+constexpr const char* kBackend = "neon";
+#else
+constexpr int W = 1;
+constexpr const char* kBackend = "scalar";
+#endif
+
+// A vector of W floats and the matching vector of W int32 lanes.
+typedef float vf __attribute__((vector_size(W * 4)));
+typedef int32_t vi __attribute__((vector_size(W * 4)));
+
+inline vf load(const float* p) { vf v; std::memcpy(&v, p, sizeof v); return v; }
+inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
+inline vf splat(float x) { return vf{} + x; }
+inline vf zero() { return vf{}; }
+
+inline vf fma(vf a, vf b, vf c) {
+#if defined(TINYGPT_SIMD_AVX2)
+  return (vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+#else
+  return a * b + c;  // -ffp-contract=off keeps this a separate mul and add
+#endif
+}
+
+inline vi as_int(vf v) { vi r; std::memcpy(&r, &v, sizeof r); return r; }
+inline vf as_float(vi v) { vf r; std::memcpy(&r, &v, sizeof r); return r; }
+// mask ? a : b, where mask lanes are all-ones or all-zeros (as comparisons produce)
+inline vf select(vi mask, vf a, vf b) { return as_float((mask & as_int(a)) | (~mask & as_int(b))); }
+inline vf vmax(vf a, vf b) { return select(a > b, a, b); }
+inline vf vmin(vf a, vf b) { return select(a < b, a, b); }
+
+inline vf vsqrt(vf v) {
+#if defined(TINYGPT_SIMD_AVX2)
+  return (vf)_mm256_sqrt_ps((__m256)v);
+#elif defined(__wasm_simd128__)
+  return (vf)wasm_f32x4_sqrt((v128_t)v);
+#elif defined(__SSE2__)
+  return (vf)_mm_sqrt_ps((__m128)v);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+  return (vf)vsqrtq_f32((float32x4_t)v);
+#else
+  vf r;
+  for (int i = 0; i < W; i++) r[i] = std::sqrt(v[i]);
+  return r;
+#endif
+}
+
+inline float hsum(vf v) {
+  float s = 0.0f;
+  for (int i = 0; i < W; i++) s += v[i];
+  return s;
+}
+inline float hmax(vf v) {
+  float m = v[0];
+  for (int i = 1; i < W; i++) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
+// e^x, lane-wise, within ~2 ulp of expf for x in [-87.3, 88.7] (inputs are clamped to
+// that range, so exp(-inf) gives ~1e-38, not 0: harmless after a softmax's max-subtraction).
+// Cephes-style: x = n ln2 + r with |r| <= ln2/2, e^r by a degree-7 polynomial, 2^n by bits.
+inline vf vexp(vf x) {
+  x = vmin(vmax(x, splat(-87.3f)), splat(88.7f));
+  const vf magic = splat(12582912.0f);                 // 1.5 * 2^23: round to nearest
+  vf t = fma(x, splat(1.44269504088896341f), magic);   // x / ln2 + magic
+  vf n = t - magic;
+  vf r = fma(n, splat(-0.693359375f), x);              // ln2 split into hi + lo
+  r = fma(n, splat(2.12194440e-4f), r);
+  vf p = splat(1.9875691500e-4f);
+  p = fma(p, r, splat(1.3981999507e-3f));
+  p = fma(p, r, splat(8.3334519073e-3f));
+  p = fma(p, r, splat(4.1665795894e-2f));
+  p = fma(p, r, splat(1.6666665459e-1f));
+  p = fma(p, r, splat(5.0000001201e-1f));
+  p = fma(p, r * r, r) + splat(1.0f);
+  vi pow2n = (as_int(t) - as_int(magic) + 127) << 23;  // 2^n as float bits
+  return p * as_float(pow2n);
+}
+
+// tanh(u) = 1 - 2 / (e^{2u} + 1): saturates cleanly to +-1; absolute error ~1e-7 near 0.
+inline vf vtanh(vf u) { return splat(1.0f) - splat(2.0f) / (vexp(u + u) + splat(1.0f)); }
+
+}  // namespace simd

@@ -1,0 +1,31 @@
+// threadpool.h — persistent workers that split a kernel's loop into contiguous ranges.
+//
+// run(n, fn) calls fn(begin, end, thread) on every thread (the caller is thread 0) with
+// the ranges [t*n/P, (t+1)*n/P): the split depends only on n and the thread count P, so
+// results are bit-identical from run to run for a given P. Dispatch allocates nothing.
+// With one thread (the default in a build without threads) it is a plain function call.
+#pragma once
+
+#include <cstdint>
+
+namespace tp {
+
+using RangeFn = void (*)(void* ctx, int begin, int end, int thread);
+
+int num_threads();                  // threads that run() uses, including the caller
+void set_num_threads(int n);        // 1..max_threads(); starts or stops workers
+int max_threads();                  // hardware concurrency (1 where threads are unavailable)
+void run(int n, RangeFn fn, void* ctx);
+
+// Convenience wrapper for lambdas: parallel_for(n, [&](int begin, int end, int thread) {...})
+template <class F>
+void parallel_for(int n, F&& f) {
+  if (n <= 0) return;
+  if (num_threads() == 1 || n == 1) {
+    f(0, n, 0);
+    return;
+  }
+  run(n, [](void* ctx, int b, int e, int t) { (*static_cast<F*>(ctx))(b, e, t); }, &f);
+}
+
+}  // namespace tp

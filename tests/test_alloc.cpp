@@ -1,0 +1,38 @@
+// test_alloc.cpp — a steady-state training step makes no heap allocation: every buffer is
+// planned or pooled in the first steps and reused afterwards.
+#include <catch2/catch.hpp>
+
+#include "test_util.h"
+#include "tinygpt/runtime.h"
+#include "tinygpt/trainer.h"
+
+namespace {
+void check_no_allocations(int threads) {
+  tinygpt::set_num_threads(threads);
+  model::Config c;
+  c.n_layer = 2, c.n_head = 4, c.n_embd = 64, c.block_size = 32;
+  train::TrainConfig tc;
+  tc.batch_size = 6;
+  tc.steps = 20;
+  tc.warmup = 2;
+  train::Trainer t(c, tc);
+  std::vector<uint8_t> corpus(10000);
+  for (size_t i = 0; i < corpus.size(); i++) corpus[i] = uint8_t("abcdefgh ij\n"[i % 12]);
+  t.set_corpus(corpus);
+  for (int i = 0; i < 3; i++) t.step();  // warm-up: the arena and kernel scratch reach their size
+  t.evaluate();
+  const long before = testutil::allocations();
+  for (int i = 0; i < 5; i++) t.step();
+  t.evaluate();
+  const long after = testutil::allocations();
+  tinygpt::set_num_threads(1);
+  INFO("threads " << threads);
+  CHECK(after - before == 0);
+}
+}  // namespace
+
+TEST_CASE("a steady-state training step makes no heap allocation", "[alloc]") { check_no_allocations(1); }
+
+TEST_CASE("a steady-state step makes no heap allocation with two threads either", "[alloc][threads]") {
+  check_no_allocations(std::min(2, tinygpt::max_threads()));
+}

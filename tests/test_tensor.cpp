@@ -1,0 +1,99 @@
+// test_tensor.cpp — shapes, the arena, grad mode and the backward pass itself.
+#include <catch2/catch.hpp>
+
+#include "test_util.h"
+#include "tinygpt/ops.h"
+#include "tinygpt/tensor.h"
+
+
+TEST_CASE("row-major shapes count elements and print themselves", "[autograd]") {
+  nn::Shape s{2, 3, 4};
+  CHECK(s.numel() == 24);
+  CHECK(s[-1] == 4);
+  CHECK(s.str() == "(2, 3, 4)");
+  CHECK(nn::Shape{}.numel() == 1);
+  CHECK_THROWS_WITH((nn::Shape{1, 2, 3, 4, 5}), Catch::Contains("at most 4"));
+}
+
+TEST_CASE("a tensor used twice receives the sum of both gradients", "[autograd]") {
+  nn::Arena a;
+  nn::Tensor x = a.from({3}, {1, 2, 3}, true);
+  nn::Tensor w = a.from({3}, {0.5f, -1, 2});
+  nn::Tensor y = nn::add(a, x, x);  // y = 2x
+  testutil::weighted_sum(a, y, w).backward();
+  for (int i = 0; i < 3; i++) CHECK(x.grad()[i] == Approx(2 * w.data()[i]));
+}
+
+TEST_CASE("gradients flow through both branches of a diamond-shaped graph", "[autograd]") {
+  // z = x + gelu(x): both paths reach x, the topological order must run gelu's node before x is final
+  nn::Arena a;
+  nn::Tensor x = a.from({4}, {-1, 0, 0.5f, 2}, true);
+  nn::Tensor z = nn::add(a, x, nn::gelu(a, x));
+  nn::Tensor ones = a.from({4}, {1, 1, 1, 1});
+  testutil::weighted_sum(a, z, ones).backward();
+  for (int i = 0; i < 4; i++) {
+    const double v = x.data()[i], k = std::sqrt(2 / M_PI);
+    const double t = std::tanh(k * (v + 0.044715 * v * v * v));
+    const double dgelu = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * 0.044715 * v * v);
+    CHECK(x.grad()[i] == Approx(1 + dgelu).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("backward accumulates into leaf gradients across calls", "[autograd]") {
+  nn::Arena a;
+  nn::Tensor x = a.from({2}, {1, 2}, true);
+  nn::Tensor w = a.from({2}, {3, 4});
+  testutil::weighted_sum(a, x, w).backward();
+  testutil::weighted_sum(a, x, w).backward();
+  CHECK(x.grad()[0] == Approx(6));
+  CHECK(x.grad()[1] == Approx(8));
+}
+
+TEST_CASE("backward needs a scalar that requires grad", "[autograd]") {
+  nn::Arena a;
+  nn::Tensor x = a.from({2}, {1, 2}, true);
+  nn::Tensor y = nn::gelu(a, x);
+  CHECK_THROWS_WITH(y.backward(), Catch::Contains("scalar"));
+  nn::Tensor c = a.from({1}, {1}, false);
+  CHECK_THROWS_WITH(c.backward(), Catch::Contains("does not require grad"));
+}
+
+TEST_CASE("the no-grad guard builds no graph and restores the previous mode", "[autograd]") {
+  nn::Arena a;
+  nn::Tensor x = a.from({3}, {1, 2, 3}, true);
+  REQUIRE(nn::is_grad_enabled());
+  {
+    nn::GradMode no_grad(false);
+    CHECK_FALSE(nn::is_grad_enabled());
+    nn::Tensor y = nn::gelu(a, nn::add(a, x, x));
+    CHECK(y.node() == nullptr);
+    CHECK_FALSE(y.requires_grad());
+    {
+      nn::GradMode inner(true);
+      CHECK(nn::is_grad_enabled());
+    }
+    CHECK_FALSE(nn::is_grad_enabled());
+  }
+  CHECK(nn::is_grad_enabled());
+  nn::Tensor z = nn::gelu(a, x);
+  REQUIRE(z.node() != nullptr);
+  CHECK(std::string(z.node()->op) == "gelu");
+  CHECK(z.node()->n_parents == 1);
+}
+
+TEST_CASE("an arena reused for identical passes stops allocating after the first", "[autograd]") {
+  nn::Arena a(4096);  // small first chunk: the first pass spills over several chunks
+  auto pass = [&] {
+    a.reset();
+    nn::Tensor x = a.zeros({64, 64}, true);
+    nn::Tensor y = nn::gelu(a, nn::add(a, x, x));
+    testutil::weighted_sum(a, y, a.zeros({64, 64})).backward();
+  };
+  pass();
+  pass();  // the reset before this pass merges the chunks into one
+  const uint64_t after_two = a.chunk_allocations();
+  for (int i = 0; i < 5; i++) pass();
+  CHECK(a.chunk_allocations() == after_two);
+  a.reset();
+  CHECK(a.bytes_used() == 0);
+}

@@ -1,0 +1,105 @@
+// test_util.h — helpers shared by the Catch2 tests: heap-allocation counting, random
+// tensors, and the finite-difference gradient check.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tinygpt/ops.h"
+#include "tinygpt/rng.h"
+#include "tinygpt/tensor.h"
+
+namespace testutil {
+
+extern std::atomic<long> g_allocations;  // every operator new in the test binary (test_main.cpp)
+
+inline long allocations() { return g_allocations.load(); }
+
+inline std::vector<float> random_vector(size_t n, uint64_t seed, float scale = 1.0f) {
+  data::Rng rng(seed);
+  std::vector<float> v(n);
+  for (float& x : v) x = float(rng.normal()) * scale;
+  return v;
+}
+
+inline nn::Tensor random_tensor(nn::Arena& a, const nn::Shape& s, uint64_t seed, bool requires_grad = true,
+                                float scale = 1.0f) {
+  return a.from(s, random_vector(size_t(s.numel()), seed, scale), requires_grad);
+}
+
+// sum(out * w) as a graph node, built from reshape + matmul: a scalar whose gradient with
+// respect to out is w.
+inline nn::Tensor weighted_sum(nn::Arena& a, const nn::Tensor& out, const nn::Tensor& w) {
+  nn::Tensor row = nn::reshape(a, out, {1, out.numel()});
+  nn::Tensor col = nn::reshape(a, w, {w.numel(), 1});
+  return nn::reshape(a, nn::matmul(a, row, col), {});
+}
+
+struct GradCheckResult {
+  double max_abs_err = 0, max_rel_err = 0;
+  int checked = 0, failed = 0;
+  std::string worst;
+};
+
+// Finite-difference check of every input's gradient for loss = sum(build(arena) * w), w random.
+// Up to max_per_input elements of each input are checked (spread over the tensor).
+// An element passes when |analytic - numeric| <= atol + rtol * |numeric|.
+inline GradCheckResult check_gradients(const std::function<nn::Tensor(nn::Arena&)>& build,
+                                       const std::vector<nn::Tensor>& inputs, float eps, double atol, double rtol,
+                                       int max_per_input = 40, uint64_t seed = 7) {
+  GradCheckResult r;
+  nn::Arena arena;
+  nn::Tensor out = build(arena);
+  std::vector<float> w = random_vector(size_t(out.numel()), seed);
+  nn::Tensor wt = arena.from(out.shape(), w, false);
+  nn::Tensor loss = weighted_sum(arena, out, wt);
+  for (const nn::Tensor& x : inputs)
+    if (x.grad()) std::fill(x.grad(), x.grad() + x.numel(), 0.0f);
+  loss.backward();
+
+  // loss in double from a graph-free forward pass
+  auto eval = [&]() {
+    nn::GradMode no_grad(false);
+    nn::Arena tmp;
+    nn::Tensor o = build(tmp);
+    double s = 0.0;
+    for (int64_t i = 0; i < o.numel(); i++) s += double(o.data()[i]) * w[size_t(i)];
+    return s;
+  };
+  for (size_t k = 0; k < inputs.size(); k++) {
+    const nn::Tensor& x = inputs[k];
+    const int64_t n = x.numel();
+    const int64_t stride = std::max<int64_t>(1, n / max_per_input);
+    for (int64_t i = 0; i < n; i += stride) {
+      const float saved = x.data()[i];
+      x.data()[i] = saved + eps;
+      const double plus = eval();
+      x.data()[i] = saved - eps;
+      const double minus = eval();
+      x.data()[i] = saved;
+      const double numeric = (plus - minus) / (2.0 * double(eps));
+      const double analytic = x.grad()[i];
+      const double err = std::fabs(analytic - numeric);
+      const double rel = err / std::max(1e-6, std::fabs(numeric));
+      r.checked++;
+      r.max_abs_err = std::max(r.max_abs_err, err);
+      if (err > 1e-6) r.max_rel_err = std::max(r.max_rel_err, rel);
+      if (err > atol + rtol * std::fabs(numeric)) {
+        if (r.failed++ == 0) {
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "input %zu element %lld: analytic %.6g numeric %.6g", k, (long long)i,
+                        analytic, numeric);
+          r.worst = buf;
+        }
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace testutil
