@@ -172,39 +172,48 @@ int cmd_train(const Args& args) {
   const bool tty = isatty(fileno(stdout));
   const int64_t tokens_per_step = int64_t(tc.batch_size) * mc.block_size;
   const auto t_start = Clock::now();
-  auto t_window = t_start;
+  auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  // throughput counts training time only; evaluations are timed separately for the ETA
+  double window_train_s = 0.0, last_eval_s = 0.0, tok_per_s = 0.0;
   int64_t window_steps = 0;
-  double tok_per_s = 0.0;
   float last_val = NAN;
   double loss_sum = 0.0;
   int loss_n = 0;
   auto save = [&] {
-    if (out.empty()) return;
-    io::write_file(out, trainer->save());
+    if (!out.empty()) io::write_file(out, trainer->save());
   };
-  if (trainer->steps_done() == 0 && eval_every > 0) last_val = trainer->evaluate();
+  auto evaluate = [&] {
+    const auto t0 = Clock::now();
+    last_val = trainer->evaluate();
+    last_eval_s = seconds_since(t0);
+  };
+  if (trainer->steps_done() == 0 && eval_every > 0) {
+    evaluate();
+    std::printf("step      0/%d | val %.4f (ln 256 = 5.545)\n", tc.steps, last_val);
+  }
 
   while (trainer->steps_done() < tc.steps) {
+    const auto t0 = Clock::now();
     loss_sum += trainer->step();
+    window_train_s += seconds_since(t0);
     loss_n++;
     window_steps++;
     const int64_t s = trainer->steps_done();
     const bool do_eval = eval_every > 0 && (s % eval_every == 0 || s == tc.steps);
-    if (do_eval) last_val = trainer->evaluate();
+    if (do_eval) evaluate();
     if (s % log_every == 0 || do_eval || s == tc.steps) {
-      const auto now = Clock::now();
-      const double dt = std::chrono::duration<double>(now - t_window).count();
-      if (dt > 0) tok_per_s = double(window_steps * tokens_per_step) / dt;
-      t_window = now;
+      if (window_train_s > 0) tok_per_s = double(window_steps * tokens_per_step) / window_train_s;
+      window_train_s = 0;
       window_steps = 0;
-      const double elapsed = std::chrono::duration<double>(now - t_start).count();
-      const double eta = tok_per_s > 0 ? double((tc.steps - s) * tokens_per_step) / tok_per_s : NAN;
+      const int64_t evals_left = eval_every > 0 ? (tc.steps - s) / eval_every : 0;
+      const double eta = tok_per_s > 0 ? double((tc.steps - s) * tokens_per_step) / tok_per_s + evals_left * last_eval_s : NAN;
       char val[32] = "";
       if (std::isfinite(last_val)) std::snprintf(val, sizeof val, " | val %.4f", last_val);
       std::printf("%sstep %6lld/%d | loss %.4f%s | lr %.2e | %7.0f tok/s | %s %3.0f%% | %s elapsed, ETA %s%s",
                   tty ? "\r" : "", (long long)s, tc.steps, loss_sum / loss_n, val, trainer->learning_rate(), tok_per_s,
-                  progress_bar(double(s) / tc.steps).c_str(), 100.0 * s / tc.steps, format_duration(elapsed).c_str(),
-                  format_duration(eta).c_str(), tty && !do_eval ? "   " : "\n");
+                  progress_bar(double(s) / tc.steps).c_str(), 100.0 * s / tc.steps,
+                  format_duration(seconds_since(t_start)).c_str(), format_duration(eta).c_str(),
+                  tty && !do_eval ? "   " : "\n");
       std::fflush(stdout);
       loss_sum = 0;
       loss_n = 0;
@@ -212,7 +221,7 @@ int cmd_train(const Args& args) {
     if (save_every > 0 && s % save_every == 0) save();
   }
   if (tty) std::printf("\n");
-  const double total = std::chrono::duration<double>(Clock::now() - t_start).count();
+  const double total = seconds_since(t_start);
   if (std::isfinite(last_val)) std::printf("final val loss %.4f after %lld steps\n", last_val, (long long)trainer->steps_done());
   std::printf("trained in %s\n", format_duration(total).c_str());
   if (!out.empty()) {
