@@ -35,10 +35,10 @@ const char* kUsage =
     "  tinygpt train  [--data FILE] [--layers 4] [--heads 4] [--embd 128] [--ctx 64] [--batch 12]\n"
     "                 [--lr 1e-3] [--min-lr 1e-4] [--warmup 100] [--steps 2000] [--weight-decay 0.1]\n"
     "                 [--clip 1.0] [--eval-every 250] [--eval-batches 20] [--seed 1337] [--threads N]\n"
-    "                 [--out ckpt.bin] [--save-every N] [--resume ckpt.bin] [--log-every N]\n"
+    "                 [--out ckpt.bin] [--save-every N] [--resume ckpt.bin] [--until STEP] [--log-every N]\n"
     "  tinygpt sample --ckpt ckpt.bin [--prompt TEXT] [--tokens 500] [--temperature 1.0] [--top-k 0]\n"
     "                 [--top-p 1.0] [--seed 0] [--window-keep 0] [--threads N]\n"
-    "  tinygpt bench  [--threads N] [--steps 20]\n"
+    "  tinygpt bench  [--threads N] [--steps 20] [--config tiny|S|M|all]\n"
     "Without --data, train uses the built-in corpus (tiny Shakespeare).\n";
 
 // --name value pairs; flags listed in `allowed` only.
@@ -160,6 +160,11 @@ int cmd_train(const Args& args) {
   const int log_every = to_int(args.integer("log-every", 10), "log-every");
   const int save_every = to_int(args.integer("save-every", 0), "save-every");
   const std::string out = args.str("out", "");
+  // --until N stops this run at step N (default: the end of the schedule); a later --resume continues
+  const int64_t until = args.integer("until", tc.steps);
+  if (until < trainer->steps_done() || until > tc.steps)
+    throw Error("--until must be between the current step (" + std::to_string(trainer->steps_done()) + ") and --steps (" +
+                std::to_string(tc.steps) + ")");
   if (eval_every < 0 || log_every < 1 || save_every < 0) throw Error("--eval-every, --log-every, --save-every must be positive");
   const data::ByteDataset& ds = trainer->dataset();
   std::printf("model: %d layers, %d heads, width %d, context %d: %lld parameters\n", mc.n_layer, mc.n_head, mc.n_embd,
@@ -192,16 +197,16 @@ int cmd_train(const Args& args) {
     std::printf("step      0/%d | val %.4f (ln 256 = 5.545)\n", tc.steps, last_val);
   }
 
-  while (trainer->steps_done() < tc.steps) {
+  while (trainer->steps_done() < until) {
     const auto t0 = Clock::now();
     loss_sum += trainer->step();
     window_train_s += seconds_since(t0);
     loss_n++;
     window_steps++;
     const int64_t s = trainer->steps_done();
-    const bool do_eval = eval_every > 0 && (s % eval_every == 0 || s == tc.steps);
+    const bool do_eval = eval_every > 0 && (s % eval_every == 0 || s == until);
     if (do_eval) evaluate();
-    if (s % log_every == 0 || do_eval || s == tc.steps) {
+    if (s % log_every == 0 || do_eval || s == until) {
       if (window_train_s > 0) tok_per_s = double(window_steps * tokens_per_step) / window_train_s;
       window_train_s = 0;
       window_steps = 0;
@@ -274,14 +279,19 @@ int cmd_bench(const Args& args) {
   const int steps = to_int(args.integer("steps", 20), "steps");
   if (steps < 1) throw Error("--steps must be >= 1");
   std::vector<uint8_t> corpus = io::read_file(std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt");
-  const BenchConfig configs[] = {
-      {"tiny   (2L 2H 64w ctx32  b8)", 2, 2, 64, 32, 8},
-      {"S      (4L 4H 128w ctx64 b12)", 4, 4, 128, 64, 12},
-      {"M      (6L 6H 384w ctx256 b4)", 6, 6, 384, 256, 4},
+  const BenchConfig all[] = {
+      {"tiny", 2, 2, 64, 32, 8},
+      {"S", 4, 4, 128, 64, 12},
+      {"M", 6, 6, 384, 256, 4},
   };
+  const std::string only = args.str("config", "all");
+  std::vector<BenchConfig> configs;
+  for (const BenchConfig& b : all)
+    if (only == "all" || only == b.name) configs.push_back(b);
+  if (configs.empty()) throw Error("--config must be tiny, S, M or all");
   std::printf("tinygpt bench: %s kernels, %d thread(s), %d timed steps after 3 warm-up steps\n",
               tinygpt::simd_backend(), tinygpt::num_threads(), steps);
-  std::printf("%-30s %10s %12s %10s %14s\n", "config", "params", "train tok/s", "ms/step", "generate B/s");
+  std::printf("%-32s %10s %12s %10s %14s\n", "config", "params", "train tok/s", "ms/step", "generate B/s");
   for (const BenchConfig& b : configs) {
     model::Config mc;
     mc.n_layer = b.layers, mc.n_head = b.heads, mc.n_embd = b.embd, mc.block_size = b.ctx;
@@ -303,7 +313,9 @@ int cmd_bench(const Args& args) {
     const auto g0 = Clock::now();
     for (int i = 0; i < n_gen; i++) gen.next();
     const double gdt = std::chrono::duration<double>(Clock::now() - g0).count();
-    std::printf("%-30s %10lld %12.0f %10.2f %14.0f\n", b.name, (long long)t.model().num_parameters(), tok_s,
+    char name[64];
+    std::snprintf(name, sizeof name, "%-4s (%dL %dH %dw ctx%d b%d)", b.name, b.layers, b.heads, b.embd, b.ctx, b.batch);
+    std::printf("%-32s %10lld %12.0f %10.2f %14.0f\n", name, (long long)t.model().num_parameters(), tok_s,
                 1000.0 * dt / steps, n_gen / gdt);
     std::fflush(stdout);
   }
@@ -323,11 +335,11 @@ int main(int argc, char** argv) {
       return cmd_train(Args(argc, argv, 2,
                             {"data", "layers", "heads", "embd", "ctx", "batch", "lr", "min-lr", "warmup", "steps",
                              "weight-decay", "clip", "eval-every", "eval-batches", "seed", "threads", "out",
-                             "save-every", "resume", "log-every"}));
+                             "save-every", "resume", "until", "log-every"}));
     if (cmd == "sample")
       return cmd_sample(Args(argc, argv, 2,
                              {"ckpt", "prompt", "tokens", "temperature", "top-k", "top-p", "seed", "window-keep", "threads"}));
-    if (cmd == "bench") return cmd_bench(Args(argc, argv, 2, {"threads", "steps"}));
+    if (cmd == "bench") return cmd_bench(Args(argc, argv, 2, {"threads", "steps", "config"}));
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
       std::fputs(kUsage, stdout);
       return 0;

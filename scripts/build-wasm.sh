@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the WebAssembly variants into build/wasm-dist/ (tinygpt-<variant>.{js,wasm}).
+#   scripts/build-wasm.sh [simd] [scalar] [threads] [tests]   (default: simd scalar)
+# "tests" builds the Catch2 suite for Node (build/wasm-tests/tests/tinygpt_tests.cjs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# Debian's emscripten runs its JS optimizer under the system Node and needs this to find acorn.
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+variants=("$@")
+[ ${#variants[@]} -eq 0 ] && variants=(simd scalar)
+out="$PWD/build/wasm-dist"
+mkdir -p "$out"
+for v in "${variants[@]}"; do
+  case "$v" in
+    simd)    flags=(-DTINYGPT_WASM_SIMD=ON  -DTINYGPT_WASM_THREADS=OFF -DTINYGPT_BUILD_TESTS=OFF) ;;
+    scalar)  flags=(-DTINYGPT_WASM_SIMD=OFF -DTINYGPT_WASM_THREADS=OFF -DTINYGPT_BUILD_TESTS=OFF) ;;
+    threads) flags=(-DTINYGPT_WASM_SIMD=ON  -DTINYGPT_WASM_THREADS=ON  -DTINYGPT_BUILD_TESTS=OFF) ;;
+    tests)   flags=(-DTINYGPT_WASM_SIMD=ON  -DTINYGPT_WASM_THREADS=OFF -DTINYGPT_BUILD_TESTS=ON) ;;
+    *) echo "unknown variant '$v' (simd, scalar, threads, tests)" >&2; exit 2 ;;
+  esac
+  dir="build/wasm-$v"
+  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTINYGPT_BUILD_CLI=OFF -DTINYGPT_WASM_OUT="$out" "${flags[@]}" > "$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; exit 1; }
+  if [ "$v" = tests ]; then
+    cmake --build "$dir" -j2 --target tinygpt_tests
+  else
+    cmake --build "$dir" -j2 --target tinygpt_wasm
+  fi
+done
+ls -l "$out"
