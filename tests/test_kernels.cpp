@@ -35,6 +35,25 @@ void require_close(const std::vector<float>& got, const std::vector<float>& want
   CHECK(worst <= 1.0);
 }
 
+// Runs body once per SIMD backend this build carries (a portable x86-64 build: avx2 and sse2),
+// then restores the default.
+template <class F>
+void for_each_backend(F body) {
+  const std::string saved = kernels::simd_backend();
+  std::string all = kernels::available_backends(), name;
+  for (size_t i = 0; i <= all.size(); i++) {
+    if (i < all.size() && all[i] != ' ') {
+      name += all[i];
+      continue;
+    }
+    REQUIRE(kernels::use_backend(name));
+    INFO("backend " << name);
+    body();
+    name.clear();
+  }
+  kernels::use_backend(saved);
+}
+
 // Runs the same computation with 1 and 2 threads and checks the results are bit-identical.
 template <class F>
 void require_thread_independent(F compute) {
@@ -50,15 +69,19 @@ void require_thread_independent(F compute) {
 
 }  // namespace
 
-TEST_CASE("the SIMD backend is the one the compiler flags ask for", "[simd]") {
+TEST_CASE("the SIMD backend is the best one the build and the CPU offer", "[simd]") {
   const std::string b = kernels::simd_backend();
+  const std::string all = kernels::available_backends();
+  CHECK(all.rfind(b, 0) == 0);  // the first (best) of the available ones
 #if defined(__wasm_simd128__)
   CHECK(b == "simd128");
 #elif defined(__AVX2__) && defined(__FMA__)
   CHECK(b == "avx2");
-#elif defined(__SSE2__)
-  CHECK(b == "sse2");
+#elif defined(__x86_64__)
+  CHECK(all.find("sse2") != std::string::npos);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(b == "avx2");
 #endif
+  CHECK_FALSE(kernels::use_backend("no-such-backend"));
   CHECK(simd::W >= 1);
 }
 
@@ -77,168 +100,184 @@ TEST_CASE("vector exp and tanh agree with the C library", "[simd]") {
 }
 
 TEST_CASE("sgemm matches the scalar reference for every transpose and awkward sizes", "[simd]") {
-  for (int ta = 0; ta < 2; ta++)
-    for (int tb = 0; tb < 2; tb++)
-      for (int M : {1, 3, 16, 17, 65})
-        for (int N : {1, 15, 16, 17, 64})
-          for (int K : {1, 3, 63, 64, 300}) {  // 300 > the kernel's K block
-            const bool transA = ta, transB = tb;
-            const int lda = transA ? M : K, ldb = transB ? K : N;
-            std::vector<float> A = random_vector(size_t(M) * K, 1), B = random_vector(size_t(K) * N, 2);
-            std::vector<float> C0 = random_vector(size_t(M) * N, 3);
-            for (bool acc : {false, true}) {
-              std::vector<float> got = C0, want = C0;
-              kernels::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, got.data(), N, acc);
-              kernels::ref::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, want.data(), N, acc);
-              INFO("transA " << transA << " transB " << transB << " M " << M << " N " << N << " K " << K << " acc " << acc);
-              require_close(got, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm");
+  for_each_backend([&] {
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++)
+        for (int M : {1, 3, 16, 17, 65})
+          for (int N : {1, 15, 16, 17, 64})
+            for (int K : {1, 3, 63, 64, 300}) {  // 300 > the kernel's K block
+              const bool transA = ta, transB = tb;
+              const int lda = transA ? M : K, ldb = transB ? K : N;
+              std::vector<float> A = random_vector(size_t(M) * K, 1), B = random_vector(size_t(K) * N, 2);
+              std::vector<float> C0 = random_vector(size_t(M) * N, 3);
+              for (bool acc : {false, true}) {
+                std::vector<float> got = C0, want = C0;
+                kernels::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, got.data(), N, acc);
+                kernels::ref::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, want.data(), N, acc);
+                INFO("transA " << transA << " transB " << transB << " M " << M << " N " << N << " K " << K << " acc " << acc);
+                require_close(got, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm");
+              }
             }
-          }
+  });
 }
 
 TEST_CASE("matmul forward and backward match the reference", "[simd]") {
-  for (int n : kSizes) {
-    const int N = n, IC = 17, OC = n + 2;
-    std::vector<float> inp = random_vector(size_t(N) * IC, 1), w = random_vector(size_t(IC) * OC, 2),
-                       b = random_vector(size_t(OC), 3), dout = random_vector(size_t(N) * OC, 4);
-    std::vector<float> out(size_t(N) * OC), out_ref(out.size());
-    kernels::matmul_forward(out.data(), inp.data(), w.data(), b.data(), N, IC, OC);
-    kernels::ref::matmul_forward(out_ref.data(), inp.data(), w.data(), b.data(), N, IC, OC);
-    require_close(out, out_ref, 1e-5, 1e-5, "matmul_forward");
-    std::vector<float> dinp = random_vector(inp.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
-    std::vector<float> dinp_ref = dinp, dw_ref = dw, db_ref = db;
-    kernels::matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), N, IC, OC);
-    kernels::ref::matmul_backward(dinp_ref.data(), dw_ref.data(), db_ref.data(), dout.data(), inp.data(), w.data(), N, IC, OC);
-    require_close(dinp, dinp_ref, 1e-5, 1e-5, "dinp");
-    require_close(dw, dw_ref, 1e-5, 1e-5, "dweight");
-    require_close(db, db_ref, 1e-5, 1e-5, "dbias");
-  }
+  for_each_backend([&] {
+    for (int n : kSizes) {
+      const int N = n, IC = 17, OC = n + 2;
+      std::vector<float> inp = random_vector(size_t(N) * IC, 1), w = random_vector(size_t(IC) * OC, 2),
+                         b = random_vector(size_t(OC), 3), dout = random_vector(size_t(N) * OC, 4);
+      std::vector<float> out(size_t(N) * OC), out_ref(out.size());
+      kernels::matmul_forward(out.data(), inp.data(), w.data(), b.data(), N, IC, OC);
+      kernels::ref::matmul_forward(out_ref.data(), inp.data(), w.data(), b.data(), N, IC, OC);
+      require_close(out, out_ref, 1e-5, 1e-5, "matmul_forward");
+      std::vector<float> dinp = random_vector(inp.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
+      std::vector<float> dinp_ref = dinp, dw_ref = dw, db_ref = db;
+      kernels::matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), N, IC, OC);
+      kernels::ref::matmul_backward(dinp_ref.data(), dw_ref.data(), db_ref.data(), dout.data(), inp.data(), w.data(), N, IC, OC);
+      require_close(dinp, dinp_ref, 1e-5, 1e-5, "dinp");
+      require_close(dw, dw_ref, 1e-5, 1e-5, "dweight");
+      require_close(db, db_ref, 1e-5, 1e-5, "dbias");
+    }
+  });
 }
 
 TEST_CASE("layernorm forward and backward match the reference", "[simd]") {
-  for (int C : kSizes) {
-    const int N = 5;
-    std::vector<float> x = random_vector(size_t(N) * C, 1, 3.0f), w = random_vector(size_t(C), 2), b = random_vector(size_t(C), 3);
-    std::vector<float> y(x.size()), y_ref(x.size()), mean(N), rstd(N), mean_ref(N), rstd_ref(N);
-    kernels::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
-    kernels::ref::layernorm_forward(y_ref.data(), mean_ref.data(), rstd_ref.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
-    require_close(y, y_ref, 1e-5, 1e-4, "layernorm out");
-    require_close(rstd, rstd_ref, 1e-5, 1e-4, "rstd");
-    std::vector<float> dy = random_vector(x.size(), 4);
-    std::vector<float> dx = random_vector(x.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
-    std::vector<float> dx_ref = dx, dw_ref = dw, db_ref = db;
-    kernels::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C);
-    kernels::ref::layernorm_backward(dx_ref.data(), dw_ref.data(), db_ref.data(), dy.data(), x.data(), w.data(), mean.data(),
-                                     rstd.data(), N, C);
-    require_close(dx, dx_ref, 1e-5, 1e-4, "dinp");
-    require_close(dw, dw_ref, 1e-5, 1e-4, "dweight");
-    require_close(db, db_ref, 1e-5, 1e-5, "dbias");
-  }
+  for_each_backend([&] {
+    for (int C : kSizes) {
+      const int N = 5;
+      std::vector<float> x = random_vector(size_t(N) * C, 1, 3.0f), w = random_vector(size_t(C), 2), b = random_vector(size_t(C), 3);
+      std::vector<float> y(x.size()), y_ref(x.size()), mean(N), rstd(N), mean_ref(N), rstd_ref(N);
+      kernels::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
+      kernels::ref::layernorm_forward(y_ref.data(), mean_ref.data(), rstd_ref.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
+      require_close(y, y_ref, 1e-5, 1e-4, "layernorm out");
+      require_close(rstd, rstd_ref, 1e-5, 1e-4, "rstd");
+      std::vector<float> dy = random_vector(x.size(), 4);
+      std::vector<float> dx = random_vector(x.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
+      std::vector<float> dx_ref = dx, dw_ref = dw, db_ref = db;
+      kernels::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C);
+      kernels::ref::layernorm_backward(dx_ref.data(), dw_ref.data(), db_ref.data(), dy.data(), x.data(), w.data(), mean.data(),
+                                       rstd.data(), N, C);
+      require_close(dx, dx_ref, 1e-5, 1e-4, "dinp");
+      require_close(dw, dw_ref, 1e-5, 1e-4, "dweight");
+      require_close(db, db_ref, 1e-5, 1e-5, "dbias");
+    }
+  });
 }
 
 TEST_CASE("gelu forward and backward match the reference", "[simd]") {
-  for (int n : kSizes) {
-    std::vector<float> x = random_vector(size_t(n), 1, 3.0f), dy = random_vector(size_t(n), 2);
-    std::vector<float> y(x.size()), y_ref(x.size());
-    kernels::gelu_forward(y.data(), x.data(), n);
-    kernels::ref::gelu_forward(y_ref.data(), x.data(), n);
-    require_close(y, y_ref, 1e-6, 1e-5, "gelu");
-    std::vector<float> dx = random_vector(x.size(), 3), dx_ref = dx;
-    kernels::gelu_backward(dx.data(), x.data(), dy.data(), n);
-    kernels::ref::gelu_backward(dx_ref.data(), x.data(), dy.data(), n);
-    require_close(dx, dx_ref, 1e-6, 1e-5, "dgelu");
-  }
+  for_each_backend([&] {
+    for (int n : kSizes) {
+      std::vector<float> x = random_vector(size_t(n), 1, 3.0f), dy = random_vector(size_t(n), 2);
+      std::vector<float> y(x.size()), y_ref(x.size());
+      kernels::gelu_forward(y.data(), x.data(), n);
+      kernels::ref::gelu_forward(y_ref.data(), x.data(), n);
+      require_close(y, y_ref, 1e-6, 1e-5, "gelu");
+      std::vector<float> dx = random_vector(x.size(), 3), dx_ref = dx;
+      kernels::gelu_backward(dx.data(), x.data(), dy.data(), n);
+      kernels::ref::gelu_backward(dx_ref.data(), x.data(), dy.data(), n);
+      require_close(dx, dx_ref, 1e-6, 1e-5, "dgelu");
+    }
+  });
 }
 
 TEST_CASE("softmax and cross-entropy match the reference", "[simd]") {
-  for (int V : kSizes) {
-    const int N = 4;
-    std::vector<float> z = random_vector(size_t(N) * V, 1, 4.0f), dy = random_vector(z.size(), 2);
-    std::vector<float> p(z.size()), p_ref(z.size());
-    kernels::softmax_forward(p.data(), z.data(), N, V);
-    kernels::ref::softmax_forward(p_ref.data(), z.data(), N, V);
-    require_close(p, p_ref, 1e-7, 1e-5, "softmax");
-    std::vector<float> dz = random_vector(z.size(), 3), dz_ref = dz;
-    kernels::softmax_backward(dz.data(), p.data(), dy.data(), N, V);
-    kernels::ref::softmax_backward(dz_ref.data(), p.data(), dy.data(), N, V);
-    require_close(dz, dz_ref, 1e-6, 1e-5, "dsoftmax");
+  for_each_backend([&] {
+    for (int V : kSizes) {
+      const int N = 4;
+      std::vector<float> z = random_vector(size_t(N) * V, 1, 4.0f), dy = random_vector(z.size(), 2);
+      std::vector<float> p(z.size()), p_ref(z.size());
+      kernels::softmax_forward(p.data(), z.data(), N, V);
+      kernels::ref::softmax_forward(p_ref.data(), z.data(), N, V);
+      require_close(p, p_ref, 1e-7, 1e-5, "softmax");
+      std::vector<float> dz = random_vector(z.size(), 3), dz_ref = dz;
+      kernels::softmax_backward(dz.data(), p.data(), dy.data(), N, V);
+      kernels::ref::softmax_backward(dz_ref.data(), p.data(), dy.data(), N, V);
+      require_close(dz, dz_ref, 1e-6, 1e-5, "dsoftmax");
 
-    std::vector<int32_t> targets(N);
-    for (int n = 0; n < N; n++) targets[size_t(n)] = (n * 7) % V;
-    std::vector<float> losses(N), losses_ref(N);
-    kernels::crossentropy_forward(losses.data(), p.data(), z.data(), targets.data(), N, V);
-    kernels::ref::crossentropy_forward(losses_ref.data(), p_ref.data(), z.data(), targets.data(), N, V);
-    require_close(losses, losses_ref, 1e-6, 1e-5, "cross-entropy");
-    std::vector<float> dl = random_vector(z.size(), 4), dl_ref = dl;
-    kernels::crossentropy_backward(dl.data(), p.data(), targets.data(), 0.25f, N, V);
-    kernels::ref::crossentropy_backward(dl_ref.data(), p_ref.data(), targets.data(), 0.25f, N, V);
-    require_close(dl, dl_ref, 1e-6, 1e-5, "dlogits");
-  }
+      std::vector<int32_t> targets(N);
+      for (int n = 0; n < N; n++) targets[size_t(n)] = (n * 7) % V;
+      std::vector<float> losses(N), losses_ref(N);
+      kernels::crossentropy_forward(losses.data(), p.data(), z.data(), targets.data(), N, V);
+      kernels::ref::crossentropy_forward(losses_ref.data(), p_ref.data(), z.data(), targets.data(), N, V);
+      require_close(losses, losses_ref, 1e-6, 1e-5, "cross-entropy");
+      std::vector<float> dl = random_vector(z.size(), 4), dl_ref = dl;
+      kernels::crossentropy_backward(dl.data(), p.data(), targets.data(), 0.25f, N, V);
+      kernels::ref::crossentropy_backward(dl_ref.data(), p_ref.data(), targets.data(), 0.25f, N, V);
+      require_close(dl, dl_ref, 1e-6, 1e-5, "dlogits");
+    }
+  });
 }
 
 TEST_CASE("attention forward and backward match the reference for awkward T and head sizes", "[simd]") {
-  for (int T : kSizes)
-    for (int HS : {1, 3, 16, 17}) {
-      const int B = 2, NH = 2, C = NH * HS;
-      std::vector<float> qkv = random_vector(size_t(B) * T * 3 * C, uint64_t(T * 100 + HS)), dout = random_vector(size_t(B) * T * C, 9);
-      std::vector<float> out(size_t(B) * T * C), out_ref(out.size()), att(size_t(B) * NH * T * T), att_ref(att.size());
-      kernels::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
-      kernels::ref::attention_forward(out_ref.data(), att_ref.data(), qkv.data(), B, T, C, NH);
-      INFO("T " << T << " HS " << HS);
-      require_close(att, att_ref, 1e-6, 1e-5, "att");
-      require_close(out, out_ref, 1e-5, 1e-5, "attention out");
-      std::vector<float> dqkv = random_vector(qkv.size(), 10), dqkv_ref = dqkv;
-      kernels::attention_backward(dqkv.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
-      kernels::ref::attention_backward(dqkv_ref.data(), dout.data(), qkv.data(), att_ref.data(), B, T, C, NH);
-      require_close(dqkv, dqkv_ref, 1e-5, 1e-4, "dqkv");
-    }
+  for_each_backend([&] {
+    for (int T : kSizes)
+      for (int HS : {1, 3, 16, 17}) {
+        const int B = 2, NH = 2, C = NH * HS;
+        std::vector<float> qkv = random_vector(size_t(B) * T * 3 * C, uint64_t(T * 100 + HS)), dout = random_vector(size_t(B) * T * C, 9);
+        std::vector<float> out(size_t(B) * T * C), out_ref(out.size()), att(size_t(B) * NH * T * T), att_ref(att.size());
+        kernels::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+        kernels::ref::attention_forward(out_ref.data(), att_ref.data(), qkv.data(), B, T, C, NH);
+        INFO("T " << T << " HS " << HS);
+        require_close(att, att_ref, 1e-6, 1e-5, "att");
+        require_close(out, out_ref, 1e-5, 1e-5, "attention out");
+        std::vector<float> dqkv = random_vector(qkv.size(), 10), dqkv_ref = dqkv;
+        kernels::attention_backward(dqkv.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
+        kernels::ref::attention_backward(dqkv_ref.data(), dout.data(), qkv.data(), att_ref.data(), B, T, C, NH);
+        require_close(dqkv, dqkv_ref, 1e-5, 1e-4, "dqkv");
+      }
+  });
 }
 
 TEST_CASE("adamw update matches the reference", "[simd]") {
-  for (int n : kSizes) {
-    std::vector<float> p = random_vector(size_t(n), 1), g = random_vector(size_t(n), 2);
-    std::vector<float> m = random_vector(size_t(n), 3, 0.1f), v = random_vector(size_t(n), 4, 0.1f);
-    for (float& x : v) x = x * x;
-    std::vector<float> p_ref = p, m_ref = m, v_ref = v;
-    kernels::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.271f, 0.0297f);
-    kernels::ref::adamw_update(p_ref.data(), g.data(), m_ref.data(), v_ref.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f,
-                               0.271f, 0.0297f);
-    require_close(p, p_ref, 1e-7, 1e-6, "params");
-    require_close(m, m_ref, 1e-8, 1e-6, "m");
-    require_close(v, v_ref, 1e-8, 1e-6, "v");
-  }
+  for_each_backend([&] {
+    for (int n : kSizes) {
+      std::vector<float> p = random_vector(size_t(n), 1), g = random_vector(size_t(n), 2);
+      std::vector<float> m = random_vector(size_t(n), 3, 0.1f), v = random_vector(size_t(n), 4, 0.1f);
+      for (float& x : v) x = x * x;
+      std::vector<float> p_ref = p, m_ref = m, v_ref = v;
+      kernels::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.271f, 0.0297f);
+      kernels::ref::adamw_update(p_ref.data(), g.data(), m_ref.data(), v_ref.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f,
+                                 0.271f, 0.0297f);
+      require_close(p, p_ref, 1e-7, 1e-6, "params");
+      require_close(m, m_ref, 1e-8, 1e-6, "m");
+      require_close(v, v_ref, 1e-8, 1e-6, "v");
+    }
+  });
 }
 
 TEST_CASE("kernels give bit-identical results with one and two threads", "[simd][threads]") {
-  const int B = 3, T = 33, C = 24, NH = 3, N = B * T;
-  std::vector<float> x = random_vector(size_t(N) * C, 1), w = random_vector(size_t(C) * 3 * C, 2);
-  std::vector<float> qkv(size_t(N) * 3 * C);
-  kernels::ref::matmul_forward(qkv.data(), x.data(), w.data(), nullptr, N, C, 3 * C);
-  require_thread_independent([&] {
-    std::vector<float> out(size_t(N) * 3 * C);
-    kernels::matmul_forward(out.data(), x.data(), w.data(), nullptr, N, C, 3 * C);
-    return out;
-  });
-  require_thread_independent([&] {
-    std::vector<float> dx(x.size(), 0.0f), dw(w.size(), 0.0f);
-    kernels::matmul_backward(dx.data(), dw.data(), nullptr, qkv.data(), x.data(), w.data(), N, C, 3 * C);
-    dx.insert(dx.end(), dw.begin(), dw.end());
-    return dx;
-  });
-  require_thread_independent([&] {
-    std::vector<float> out(size_t(N) * C), att(size_t(B) * NH * T * T), dqkv(qkv.size(), 0.0f);
-    kernels::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
-    kernels::attention_backward(dqkv.data(), out.data(), qkv.data(), att.data(), B, T, C, NH);
-    out.insert(out.end(), dqkv.begin(), dqkv.end());
-    return out;
-  });
-  require_thread_independent([&] {
-    std::vector<float> y(x.size()), mean(N), rstd(N), dx(x.size(), 0.0f), dg(C, 0.0f), db(C, 0.0f);
-    std::vector<float> g = random_vector(size_t(C), 3), b = random_vector(size_t(C), 4);
-    kernels::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), g.data(), b.data(), N, C, 1e-5f);
-    kernels::layernorm_backward(dx.data(), dg.data(), db.data(), y.data(), x.data(), g.data(), mean.data(), rstd.data(), N, C);
-    y.insert(y.end(), dx.begin(), dx.end());
-    y.insert(y.end(), dg.begin(), dg.end());
-    return y;
+  for_each_backend([&] {
+    const int B = 3, T = 33, C = 24, NH = 3, N = B * T;
+    std::vector<float> x = random_vector(size_t(N) * C, 1), w = random_vector(size_t(C) * 3 * C, 2);
+    std::vector<float> qkv(size_t(N) * 3 * C);
+    kernels::ref::matmul_forward(qkv.data(), x.data(), w.data(), nullptr, N, C, 3 * C);
+    require_thread_independent([&] {
+      std::vector<float> out(size_t(N) * 3 * C);
+      kernels::matmul_forward(out.data(), x.data(), w.data(), nullptr, N, C, 3 * C);
+      return out;
+    });
+    require_thread_independent([&] {
+      std::vector<float> dx(x.size(), 0.0f), dw(w.size(), 0.0f);
+      kernels::matmul_backward(dx.data(), dw.data(), nullptr, qkv.data(), x.data(), w.data(), N, C, 3 * C);
+      dx.insert(dx.end(), dw.begin(), dw.end());
+      return dx;
+    });
+    require_thread_independent([&] {
+      std::vector<float> out(size_t(N) * C), att(size_t(B) * NH * T * T), dqkv(qkv.size(), 0.0f);
+      kernels::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
+      kernels::attention_backward(dqkv.data(), out.data(), qkv.data(), att.data(), B, T, C, NH);
+      out.insert(out.end(), dqkv.begin(), dqkv.end());
+      return out;
+    });
+    require_thread_independent([&] {
+      std::vector<float> y(x.size()), mean(N), rstd(N), dx(x.size(), 0.0f), dg(C, 0.0f), db(C, 0.0f);
+      std::vector<float> g = random_vector(size_t(C), 3), b = random_vector(size_t(C), 4);
+      kernels::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), g.data(), b.data(), N, C, 1e-5f);
+      kernels::layernorm_backward(dx.data(), dg.data(), db.data(), y.data(), x.data(), g.data(), mean.data(), rstd.data(), N, C);
+      y.insert(y.end(), dx.begin(), dx.end());
+      y.insert(y.end(), dg.begin(), dg.end());
+      return y;
+    });
   });
 }

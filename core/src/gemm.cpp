@@ -15,24 +15,40 @@
 // by exactly one thread in a fixed order, so the result does not depend on the thread count.
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
-#include "kernels.h"
-#include "simd.h"
+#include "kernels_isa.h"
 #include "threadpool.h"
 
-namespace kernels {
+namespace kernels::TINYGPT_ISA {
 
 using simd::vf;
 using simd::W;
 
 namespace {
 
-constexpr int MR = 6;                      // rows of a register tile
-constexpr int NRV = (W == 1) ? 4 : 2;      // vectors per tile row
+// The register tile (MR rows x NRV vectors) is sized to the register file: it must hold
+// MR*NRV accumulators, NRV B vectors, a broadcast and (without FMA) a product.
+//   AVX2+FMA, 16 ymm:           6 x 2 -> 12 accumulators + 2 + 1
+//   SIMD128 in V8, 16 xmm with one reserved as scratch: 2 x 4 -> 8 + 4 + 1 + 1
+//     (measured: 6 x 2 spills and reaches ~50% of the mul+add peak; 2 x 4 reaches ~90%)
+//   SSE2 (two-operand, needs copies): 4 x 2
+#if !defined(TINYGPT_GEMM_MR)
+#if defined(TINYGPT_SIMD_AVX2)
+#define TINYGPT_GEMM_MR 6
+#define TINYGPT_GEMM_NRV 2
+#elif defined(__wasm_simd128__)
+#define TINYGPT_GEMM_MR 2
+#define TINYGPT_GEMM_NRV 4
+#else
+#define TINYGPT_GEMM_MR 4
+#define TINYGPT_GEMM_NRV 2
+#endif
+#endif
+constexpr int MR = TINYGPT_GEMM_MR;        // rows of a register tile
+constexpr int NRV = TINYGPT_GEMM_NRV;      // vectors per tile row
 constexpr int NR = NRV * W;                // columns of a register tile
 constexpr int KC = 256;                    // depth of a packed slice (A and B panels stay in L1/L2)
-constexpr int MC = 16 * MR;                // rows of A packed at once per thread
+constexpr int MC = (96 / MR) * MR;         // rows of A packed at once per thread
 constexpr int NC = 128 * NR;               // columns of B packed at once
 
 // op(A)(i, k) and op(B)(k, j) in terms of the stored matrices
@@ -97,11 +113,8 @@ inline void micro_kernel(int kc, const float* __restrict a, const float* __restr
     for (int j = 0; j < nr; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
 }
 
-// Per-thread A panels, and the shared B panels; grown on first use, then reused.
-thread_local std::vector<float> tl_packed_a;
-std::vector<float> g_packed_b;
-
 struct GemmJob {
+  const float* packed_b;  // (NC/NR panels of KC x NR) for the current block
   bool transA, transB;
   int M, N, K;
   const float* A;
@@ -117,17 +130,16 @@ struct GemmJob {
 
 // Rows [row_begin, row_end) of C for the current block.
 void compute_rows(const GemmJob& g, int row_begin, int row_end) {
-  std::vector<float>& pa = tl_packed_a;
-  if (pa.size() < size_t(MC) * KC) pa.resize(size_t(MC) * KC);
+  float* pa = scratch(0, size_t(MC) * KC);  // this thread's A panels
   for (int ic = row_begin; ic < row_end; ic += MC) {
     const int mc = std::min(MC, row_end - ic);
-    pack_a(pa.data(), g.A, g.lda, g.transA, ic, mc, g.pc, g.kc);
+    pack_a(pa, g.A, g.lda, g.transA, ic, mc, g.pc, g.kc);
     for (int jr = 0; jr < g.nc; jr += NR) {
       const int nr = std::min(NR, g.nc - jr);
-      const float* pb = g_packed_b.data() + jr * g.kc;
+      const float* pb = g.packed_b + jr * g.kc;
       for (int ir = 0; ir < mc; ir += MR) {
         const int mr = std::min(MR, mc - ir);
-        micro_kernel(g.kc, pa.data() + ir * g.kc, pb, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc, g.accumulate, mr,
+        micro_kernel(g.kc, pa + ir * g.kc, pb, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc, g.accumulate, mr,
                      nr);
       }
     }
@@ -182,41 +194,59 @@ void small_m(const GemmJob& g, int j_begin, int j_end) {
   }
 }
 
-}  // namespace
-
-void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
-           int ldc, bool accumulate) {
-  if (M <= 0 || N <= 0) return;
-  if (K <= 0) {
-    if (!accumulate)
-      for (int i = 0; i < M; i++) std::memset(C + i * ldc, 0, size_t(N) * sizeof(float));
+// The whole product; `parallel` splits it across the thread pool (B panels in the shared
+// buffer), otherwise it runs on the calling thread with its own buffers (for kernels that are
+// themselves split across threads, such as attention).
+void gemm(const GemmJob& job, bool parallel) {
+  GemmJob g = job;
+  if (g.M <= 0 || g.N <= 0) return;
+  if (g.K <= 0) {
+    if (!g.accumulate)
+      for (int i = 0; i < g.M; i++) std::memset(g.C + i * g.ldc, 0, size_t(g.N) * sizeof(float));
     return;
   }
-  GemmJob g{transA, transB, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, accumulate};
-
-  if (M < 4) {
+  if (g.M < 4) {
     // split columns in W-aligned pieces
-    const int pieces = (N + 4 * W - 1) / (4 * W);
-    tp::parallel_for(pieces, [&](int b, int e, int) { small_m(g, b * 4 * W, std::min(N, e * 4 * W)); });
+    const int pieces = (g.N + 4 * W - 1) / (4 * W);
+    if (parallel)
+      tp::parallel_for(pieces, [&](int b, int e, int) { small_m(g, b * 4 * W, std::min(g.N, e * 4 * W)); });
+    else
+      small_m(g, 0, g.N);
     return;
   }
-
-  const int m_tiles = (M + MR - 1) / MR;
-  for (int jc = 0; jc < N; jc += NC) {
-    const int nc = std::min(NC, N - jc);
-    for (int pc = 0; pc < K; pc += KC) {
-      const int kc = std::min(KC, K - pc);
+  const bool accumulate = g.accumulate;
+  const int m_tiles = (g.M + MR - 1) / MR;
+  for (int jc = 0; jc < g.N; jc += NC) {
+    const int nc = std::min(NC, g.N - jc);
+    for (int pc = 0; pc < g.K; pc += KC) {
+      const int kc = std::min(KC, g.K - pc);
       g.jc = jc, g.nc = nc, g.pc = pc, g.kc = kc;
       g.accumulate = accumulate || pc > 0;
       const int n_panels = (nc + NR - 1) / NR;
-      const size_t need = size_t(n_panels) * NR * kc;
-      if (g_packed_b.size() < need) g_packed_b.resize(need);
-      tp::parallel_for(n_panels, [&](int b, int e, int) {
-        pack_b_panels(g_packed_b.data(), B, ldb, transB, pc, kc, jc, nc, b, e);
-      });
-      tp::parallel_for(m_tiles, [&](int b, int e, int) { compute_rows(g, b * MR, std::min(M, e * MR)); });
+      const size_t panels_size = size_t(n_panels) * NR * kc;
+      float* packed_b = parallel ? shared_scratch(panels_size) : scratch(2, panels_size);
+      g.packed_b = packed_b;
+      if (parallel) {
+        tp::parallel_for(n_panels, [&](int b, int e, int) { pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, b, e); });
+        tp::parallel_for(m_tiles, [&](int b, int e, int) { compute_rows(g, b * MR, std::min(g.M, e * MR)); });
+      } else {
+        pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, 0, n_panels);
+        compute_rows(g, 0, g.M);
+      }
     }
   }
 }
 
-}  // namespace kernels
+}  // namespace
+
+void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
+           int ldc, bool accumulate) {
+  gemm(GemmJob{nullptr, transA, transB, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, accumulate}, true);
+}
+
+void sgemm_serial(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                  float* C, int ldc, bool accumulate) {
+  gemm(GemmJob{nullptr, transA, transB, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, accumulate}, false);
+}
+
+}  // namespace kernels::TINYGPT_ISA

@@ -4,18 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
 
-#include "kernels.h"
-#include "simd.h"
+#include "kernels_isa.h"
 #include "threadpool.h"
 
-namespace kernels {
+namespace kernels::TINYGPT_ISA {
 
 using simd::vf;
 using simd::W;
 
-const char* simd_backend() { return simd::kBackend; }
+// defined below, used before (qualified lookup would otherwise reach the dispatching kernels::accumulate)
+void accumulate(float* dst, const float* src, int64_t n);
 
 namespace {
 constexpr int64_t kChunk = 4096;  // elements per task for elementwise kernels
@@ -318,62 +317,41 @@ void crossentropy_backward(float* dlogits, const float* probs, const int32_t* ta
 }
 
 // ---- attention -------------------------------------------------------------------------------
-// One task per (batch, head). For each head the keys (forward) or values (backward) are
-// first packed transposed, (HS, Tp) with Tp = T rounded up to W, so that a query's scores
-// against keys j .. j+W-1 are one vector FMA per head channel. Only j <= i is computed:
-// the masked half costs nothing.
+// One task per (batch, head); inside a task the products are small GEMMs on the calling
+// thread (sgemm_serial) over the head's strided slices of qkv. Causality is used by blocks
+// of kRowBlock query rows: rows [i0, i1) only meet keys [0, i1), so the masked upper triangle
+// is mostly never computed (for T = 64, a quarter of the full product is skipped).
 
 namespace {
-thread_local std::vector<float> tl_attn_scratch;
-
-float* attn_scratch(size_t n) {
-  if (tl_attn_scratch.size() < n) tl_attn_scratch.resize(n);
-  return tl_attn_scratch.data();
-}
-
-// kt (HS, Tp): kt[d * Tp + j] = src_j[d], src_j = base + j * stride; zero padding past T
-void pack_transposed(float* kt, const float* base, int stride, int T, int Tp, int HS) {
-  for (int j = 0; j < T; j++)
-    for (int d = 0; d < HS; d++) kt[d * Tp + j] = base[int64_t(j) * stride + d];
-  for (int d = 0; d < HS; d++)
-    for (int j = T; j < Tp; j++) kt[d * Tp + j] = 0.0f;
-}
-
-// s[j] = scale * (x . cols_j) for j in [0, n), columns of the packed (HS, Tp) matrix
-inline void scores_row(float* s, const float* x, const float* packed, int Tp, int HS, int n, float scale) {
-  const vf vscale = simd::splat(scale);
-  for (int j = 0; j < n; j += W) {
-    vf acc = simd::zero();
-    for (int d = 0; d < HS; d++) acc = simd::fma(simd::splat(x[d]), simd::load(packed + d * Tp + j), acc);
-    simd::store(s + j, acc * vscale);
-  }
-}
+constexpr int kRowBlock = 32;
+float* attn_scratch(size_t n) { return scratch(1, n); }
 }  // namespace
 
 void attention_forward(float* out, float* att, const float* qkv, int B, int T, int C, int NH) {
   const int HS = C / NH, C3 = 3 * C;
-  const int Tp = (T + W - 1) / W * W;
   const float scale = 1.0f / std::sqrt(float(HS));
   tp::parallel_for(B * NH, [&](int task_begin, int task_end, int) {
-    float* kt = attn_scratch(size_t(HS) * Tp + Tp);  // (HS, Tp) keys, then one score row
-    float* srow = kt + size_t(HS) * Tp;
     for (int task = task_begin; task < task_end; task++) {
       const int b = task / NH, h = task % NH;
-      const float* qkv_b = qkv + int64_t(b) * T * C3;
-      pack_transposed(kt, qkv_b + C + h * HS, C3, T, Tp, HS);
-      for (int i = 0; i < T; i++) {
-        const float* q_i = qkv_b + int64_t(i) * C3 + h * HS;
-        float* att_i = att + (int64_t(task) * T + i) * T;
-        const int n = i + 1;                       // keys 0..i are visible
-        scores_row(srow, q_i, kt, Tp, HS, n, scale);  // fills up to n rounded up to W
-        const float maxv = row_max(srow, n);
-        const float sum = exp_shift_sum(att_i, srow, maxv, n);
-        scale_row(att_i, 1.0f / sum, n);
-        std::memset(att_i + n, 0, size_t(T - n) * sizeof(float));  // the mask: j > i
+      const float* q = qkv + int64_t(b) * T * C3 + h * HS;  // (T, HS), row stride 3C
+      const float* k = q + C;
+      const float* v = q + 2 * C;
+      float* att_bh = att + int64_t(task) * T * T;         // (T, T)
+      float* out_bh = out + int64_t(b) * T * C + h * HS;   // (T, HS), row stride C
+      for (int i0 = 0; i0 < T; i0 += kRowBlock) {
+        const int i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
+        // s_ij = q_i . k_j  for the block's rows and keys [0, i1)
+        sgemm_serial(false, true, rows, i1, HS, q + int64_t(i0) * C3, C3, k, C3, att_bh + int64_t(i0) * T, T, false);
+        for (int i = i0; i < i1; i++) {
+          float* row = att_bh + int64_t(i) * T;
+          const int n = i + 1;  // keys 0..i are visible
+          scale_row(row, scale, n);
+          const float sum = exp_shift_sum(row, row, row_max(row, n), n);
+          scale_row(row, 1.0f / sum, n);
+          std::memset(row + n, 0, size_t(T - n) * sizeof(float));  // the mask: j > i
+        }
         // out_i = sum_j att_ij v_j
-        float* out_i = out + (int64_t(b) * T + i) * C + h * HS;
-        std::memset(out_i, 0, size_t(HS) * sizeof(float));
-        for (int j = 0; j < n; j++) axpy(out_i, att_i[j], qkv_b + int64_t(j) * C3 + 2 * C + h * HS, HS);
+        sgemm_serial(false, false, rows, HS, i1, att_bh + int64_t(i0) * T, T, v, C3, out_bh + int64_t(i0) * C, C, false);
       }
     }
   });
@@ -382,33 +360,46 @@ void attention_forward(float* out, float* att, const float* qkv, int B, int T, i
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C,
                         int NH) {
   const int HS = C / NH, C3 = 3 * C;
-  const int Tp = (T + W - 1) / W * W;
   const float scale = 1.0f / std::sqrt(float(HS));
   tp::parallel_for(B * NH, [&](int task_begin, int task_end, int) {
-    float* vt = attn_scratch(size_t(HS) * Tp + Tp);  // (HS, Tp) values, then one datt row
-    float* datt = vt + size_t(HS) * Tp;
+    float* ds = attn_scratch(size_t(T) * T);  // (T, T): datt, then ds in place
     for (int task = task_begin; task < task_end; task++) {
       const int b = task / NH, h = task % NH;
-      const float* qkv_b = qkv + int64_t(b) * T * C3;
-      float* dqkv_b = dqkv + int64_t(b) * T * C3;
-      pack_transposed(vt, qkv_b + 2 * C + h * HS, C3, T, Tp, HS);
-      for (int i = 0; i < T; i++) {
-        const float* att_i = att + (int64_t(task) * T + i) * T;
-        const float* dout_i = dout + (int64_t(b) * T + i) * C + h * HS;
-        const float* q_i = qkv_b + int64_t(i) * C3 + h * HS;
-        float* dq_i = dqkv_b + int64_t(i) * C3 + h * HS;
-        const int n = i + 1;
-        // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j,  dv_j += att_ij dout_i
-        scores_row(datt, dout_i, vt, Tp, HS, n, 1.0f);
-        const float d = dot(att_i, datt, n);
-        for (int j = 0; j < n; j++) {
-          axpy(dqkv_b + int64_t(j) * C3 + 2 * C + h * HS, att_i[j], dout_i, HS);
-          // forward: att_i = softmax(s_i)   ->  ds_ij = att_ij (datt_ij - sum_k att_ik datt_ik)
-          // forward: s_ij = scale q_i . k_j  ->  dq_i += scale ds_ij k_j,  dk_j += scale ds_ij q_i
-          const float ds = att_i[j] * (datt[j] - d) * scale;
-          axpy(dq_i, ds, qkv_b + int64_t(j) * C3 + C + h * HS, HS);
-          axpy(dqkv_b + int64_t(j) * C3 + C + h * HS, ds, q_i, HS);
+      const float* q = qkv + int64_t(b) * T * C3 + h * HS;  // (T, HS), row stride 3C
+      const float* k = q + C;
+      const float* v = q + 2 * C;
+      float* dq = dqkv + int64_t(b) * T * C3 + h * HS;
+      float* dk = dq + C;
+      float* dv = dq + 2 * C;
+      const float* att_bh = att + int64_t(task) * T * T;           // (T, T)
+      const float* dout_bh = dout + int64_t(b) * T * C + h * HS;   // (T, HS), row stride C
+      for (int i0 = 0; i0 < T; i0 += kRowBlock) {
+        const int i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
+        // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j
+        sgemm_serial(false, true, rows, i1, HS, dout_bh + int64_t(i0) * C, C, v, C3, ds + int64_t(i0) * T, T, false);
+        // forward: att_i = softmax(scale s_i)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)
+        for (int i = i0; i < i1; i++) {
+          const float* p = att_bh + int64_t(i) * T;
+          float* d = ds + int64_t(i) * T;
+          const int n = i + 1;
+          const float dotp = dot(p, d, n);
+          int j = 0;
+          const vf vd = simd::splat(dotp), vs = simd::splat(scale);
+          for (; j + W <= n; j += W) simd::store(d + j, simd::load(p + j) * (simd::load(d + j) - vd) * vs);
+          for (; j < n; j++) d[j] = p[j] * (d[j] - dotp) * scale;
+          std::memset(d + n, 0, size_t(i1 - n) * sizeof(float));  // masked: no gradient
         }
+        // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
+        sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
+      }
+      // Key blocks [j0, j1) collect from every query i >= j0 (rows below are masked):
+      //   dk_j += sum_i ds_ij q_i,   dv_j += sum_i att_ij dout_i
+      for (int j0 = 0; j0 < T; j0 += kRowBlock) {
+        const int j1 = std::min(T, j0 + kRowBlock), cols = j1 - j0, nq = T - j0;
+        sgemm_serial(true, false, cols, HS, nq, ds + int64_t(j0) * T + j0, T, q + int64_t(j0) * C3, C3,
+                     dk + int64_t(j0) * C3, C3, true);
+        sgemm_serial(true, false, cols, HS, nq, att_bh + int64_t(j0) * T + j0, T, dout_bh + int64_t(j0) * C, C,
+                     dv + int64_t(j0) * C3, C3, true);
       }
     }
   });
@@ -497,4 +488,16 @@ void adamw_update(float* params, const float* grads, float* m, float* v, int64_t
   });
 }
 
-}  // namespace kernels
+// ---- the table dispatch.cpp picks from --------------------------------------------------
+
+const KernelTable& table() {
+  static const KernelTable t = {
+      simd::kBackend,     &sgemm,           &matmul_forward,       &matmul_backward,       &layernorm_forward,
+      &layernorm_backward, &gelu_forward,   &gelu_backward,        &softmax_forward,       &softmax_backward,
+      &crossentropy_forward, &crossentropy_backward, &attention_forward, &attention_backward, &attention_decode,
+      &add_forward,       &accumulate,      &sum_squares,          &scale,                 &adamw_update,
+  };
+  return t;
+}
+
+}  // namespace kernels::TINYGPT_ISA

@@ -5,15 +5,23 @@
 //   B batch, T time, C channels, V vocab, NH heads, HS = C / NH head size,
 //   N = B * T rows when the batch and time dimensions are flattened.
 //
-// kernels::   the production versions (SIMD via simd.h, split across the thread pool)
-// kernels::ref:: plain scalar loops with the same signatures: the test reference
+// kernels::      the production versions (SIMD via simd.h, split across the thread pool);
+//                 they forward to the implementation for this CPU (dispatch.cpp)
+// kernels::ref::  plain scalar loops with the same signatures: the test reference
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace kernels {
 
-const char* simd_backend();  // "avx2", "sse2", "simd128", "neon" or "scalar"
+// The SIMD backend in use: "avx2", "sse2", "simd128", "neon" or "scalar". A portable x86-64
+// build carries a baseline (SSE2) and an AVX2+FMA copy of every kernel and picks the best
+// one the CPU supports when the program starts.
+const char* simd_backend();
+std::string available_backends();  // e.g. "avx2 sse2", best first
+// Switches to another compiled-in backend (for tests and benchmarks); false if unavailable.
+bool use_backend(const std::string& name);
 
 // ---- GEMM ----------------------------------------------------------------------------------
 // C (M, N) = [C +] op(A) (M, K) @ op(B) (K, N)

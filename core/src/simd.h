@@ -31,24 +31,34 @@
 #include <arm_neon.h>
 #endif
 
+// TINYGPT_ISA names the backend; it is also a namespace, so that one program can hold the
+// kernels compiled twice (baseline and AVX2, see kernels_isa.h) without their definitions
+// colliding.
+#if defined(TINYGPT_SIMD_AVX2)
+#define TINYGPT_ISA avx2
+#elif defined(__wasm_simd128__)
+#define TINYGPT_ISA simd128
+#elif defined(__SSE2__)
+#define TINYGPT_ISA sse2
+#elif defined(__ARM_NEON)
+#define TINYGPT_ISA neon
+#else
+#define TINYGPT_ISA scalar
+#endif
+#define TINYGPT_STR2(x) #x
+#define TINYGPT_STR(x) TINYGPT_STR2(x)
+
 namespace simd {
+inline namespace TINYGPT_ISA {
 
 #if defined(TINYGPT_SIMD_AVX2)
 constexpr int W = 8;
-constexpr const char* kBackend = "avx2";
-#elif defined(__wasm_simd128__)
+#elif defined(__wasm_simd128__) || defined(__SSE2__) || defined(__ARM_NEON)
 constexpr int W = 4;
-constexpr const char* kBackend = "simd128";
-#elif defined(__SSE2__)
-constexpr int W = 4;
-constexpr const char* kBackend = "sse2";
-#elif defined(__ARM_NEON)
-constexpr int W = 4;
-constexpr const char* kBackend = "neon";
 #else
 constexpr int W = 1;
-constexpr const char* kBackend = "scalar";
 #endif
+constexpr const char* kBackend = TINYGPT_STR(TINYGPT_ISA);
 
 // A vector of W floats and the matching vector of W int32 lanes.
 typedef float vf __attribute__((vector_size(W * 4)));
@@ -56,7 +66,19 @@ typedef int32_t vi __attribute__((vector_size(W * 4)));
 
 inline vf load(const float* p) { vf v; std::memcpy(&v, p, sizeof v); return v; }
 inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
-inline vf splat(float x) { return vf{} + x; }
+inline vf splat(float x) {
+#if defined(TINYGPT_SIMD_AVX2)
+  return (vf)_mm256_set1_ps(x);
+#elif defined(__wasm_simd128__)
+  return (vf)wasm_f32x4_splat(x);
+#elif defined(__SSE2__)
+  return (vf)_mm_set1_ps(x);
+#else
+  vf v;
+  for (int i = 0; i < W; i++) v[i] = x;
+  return v;
+#endif
+}
 inline vf zero() { return vf{}; }
 
 inline vf fma(vf a, vf b, vf c) {
@@ -125,4 +147,5 @@ inline vf vexp(vf x) {
 // tanh(u) = 1 - 2 / (e^{2u} + 1): saturates cleanly to +-1; absolute error ~1e-7 near 0.
 inline vf vtanh(vf u) { return splat(1.0f) - splat(2.0f) / (vexp(u + u) + splat(1.0f)); }
 
+}  // namespace TINYGPT_ISA
 }  // namespace simd

@@ -32,10 +32,13 @@ void set_num_threads(int n) {
 void run(int n, RangeFn fn, void* ctx) {
   if (n > 0) fn(ctx, 0, n, 0);
 }
+bool in_parallel_region() { return false; }
 
 #else
 
 namespace {
+
+thread_local bool tl_in_task = false;
 
 class Pool {
  public:
@@ -55,7 +58,7 @@ class Pool {
 
   void run(int n, RangeFn fn, void* ctx) {
     const int P = threads();
-    if (P == 1 || n == 1) {
+    if (P == 1 || n == 1 || tl_in_task) {
       fn(ctx, 0, n, 0);
       return;
     }
@@ -76,7 +79,9 @@ class Pool {
  private:
   void do_range(int t, int P) {
     int begin = int(int64_t(n_) * t / P), end = int(int64_t(n_) * (t + 1) / P);
+    tl_in_task = true;
     if (begin < end) fn_(ctx_, begin, end, t);
+    tl_in_task = false;
   }
 
   void worker_loop(int t, uint64_t seen) {
@@ -140,6 +145,8 @@ void run(int n, RangeFn fn, void* ctx) {
   if (n <= 0) return;
   pool().run(n, fn, ctx);
 }
+
+bool in_parallel_region() { return tl_in_task; }
 
 #endif
 

@@ -15,13 +15,16 @@ using RangeFn = void (*)(void* ctx, int begin, int end, int thread);
 int num_threads();                  // threads that run() uses, including the caller
 void set_num_threads(int n);        // 1..max_threads(); starts or stops workers
 int max_threads();                  // hardware concurrency (1 where threads are unavailable)
+// Runs fn over [0, n) split across the threads. Called from inside a running task (a kernel
+// that is itself split), it runs the whole range on the calling thread: no nesting, no deadlock.
 void run(int n, RangeFn fn, void* ctx);
+bool in_parallel_region();          // true inside a task started by run()
 
 // Convenience wrapper for lambdas: parallel_for(n, [&](int begin, int end, int thread) {...})
 template <class F>
 void parallel_for(int n, F&& f) {
   if (n <= 0) return;
-  if (num_threads() == 1 || n == 1) {
+  if (num_threads() == 1 || n == 1 || in_parallel_region()) {
     f(0, n, 0);
     return;
   }
