@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly variants into build/wasm-dist/ (tinygpt-<variant>.{js,wasm}).
-#   scripts/build-wasm.sh [simd] [scalar] [threads] [tests]   (default: simd scalar)
+#   scripts/build-wasm.sh [simd] [scalar] [threads] [threads-node] [tests]   (default: simd scalar)
+# "threads-node" is the threaded build for Node (tests, benchmarks): build/wasm-node/.
 # "tests" builds the Catch2 suite for Node (build/wasm-tests/tests/tinygpt_tests.cjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,11 +16,19 @@ for v in "${variants[@]}"; do
     simd)    flags=(-DTINYGPT_WASM_SIMD=ON  -DTINYGPT_WASM_THREADS=OFF -DTINYGPT_BUILD_TESTS=OFF) ;;
     scalar)  flags=(-DTINYGPT_WASM_SIMD=OFF -DTINYGPT_WASM_THREADS=OFF -DTINYGPT_BUILD_TESTS=OFF) ;;
     threads) flags=(-DTINYGPT_WASM_SIMD=ON  -DTINYGPT_WASM_THREADS=ON  -DTINYGPT_BUILD_TESTS=OFF) ;;
+    threads-node) flags=(-DTINYGPT_WASM_SIMD=ON -DTINYGPT_WASM_THREADS=ON -DTINYGPT_WASM_NODE=ON -DTINYGPT_BUILD_TESTS=OFF) ;;
     tests)   flags=(-DTINYGPT_WASM_SIMD=ON  -DTINYGPT_WASM_THREADS=OFF -DTINYGPT_BUILD_TESTS=ON) ;;
-    *) echo "unknown variant '$v' (simd, scalar, threads, tests)" >&2; exit 2 ;;
+    *) echo "unknown variant '$v' (simd, scalar, threads, threads-node, tests)" >&2; exit 2 ;;
   esac
   dir="build/wasm-$v"
-  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTINYGPT_BUILD_CLI=OFF -DTINYGPT_WASM_OUT="$out" "${flags[@]}" > "$dir.configure.log" 2>&1 \
+  dest="$out"
+  if [ "$v" = threads-node ]; then
+    # its own folder with a CommonJS package.json: the project's says "type": "module"
+    dest="$PWD/build/wasm-node"
+    mkdir -p "$dest"
+    echo '{ "type": "commonjs" }' > "$dest/package.json"
+  fi
+  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTINYGPT_BUILD_CLI=OFF -DTINYGPT_WASM_OUT="$dest" "${flags[@]}" > "$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; exit 1; }
   if [ "$v" = tests ]; then
     cmake --build "$dir" -j2 --target tinygpt_tests

@@ -26,7 +26,7 @@ export interface SampleOptions {
   topK?: number;          // 0 = off
   topP?: number;          // 1.0 = off
   seed?: number;          // 0
-  windowKeep?: number;    // 0 = context (exact sliding window); smaller rebuilds the cache less often
+  windowKeep?: number;    // 0 = context / 2 (default: rebuild the cache every half window); context = exact sliding window
 }
 
 export interface TrainResult {

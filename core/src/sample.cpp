@@ -16,7 +16,7 @@ void Options::validate(int block_size) const {
   if (top_k < 0 || top_k > model::Config::vocab_size) throw Error("top-k must be between 0 (off) and 256");
   if (!(top_p > 0.0f && top_p <= 1.0f)) throw Error("top-p must be in (0, 1] (1 = off)");
   if (window_keep < 0 || window_keep > block_size)
-    throw Error("window_keep must be between 0 (= context " + std::to_string(block_size) + ") and the context");
+    throw Error("window_keep must be between 0 (default: half the context) and the context (" + std::to_string(block_size) + ")");
 }
 
 namespace {
@@ -78,7 +78,7 @@ int sample_logits(const float* logits, int V, const Options& o, data::Rng& rng, 
 Generator::Generator(const model::TinyGPT& model, const Options& options)
     : model_(model), options_(options), rng_(options.seed) {
   options_.validate(model.config().block_size);
-  if (options_.window_keep == 0) options_.window_keep = model.config().block_size;
+  if (options_.window_keep == 0) options_.window_keep = std::max(1, model.config().block_size / 2);
   model_.reset_cache(cache_);
   context_.reserve(size_t(model.config().block_size));
   probs_.resize(model::Config::vocab_size);
