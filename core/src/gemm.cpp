@@ -209,7 +209,8 @@ void gemm(const GemmJob& job, bool parallel) {
     // split columns in W-aligned pieces
     const int pieces = (g.N + 4 * W - 1) / (4 * W);
     if (parallel)
-      tp::parallel_for(pieces, [&](int b, int e, int) { small_m(g, b * 4 * W, std::min(g.N, e * 4 * W)); });
+      tp::parallel_for(pieces, [&](int b, int e, int) { small_m(g, b * 4 * W, std::min(g.N, e * 4 * W)); },
+                       int64_t(g.M) * g.N * g.K);
     else
       small_m(g, 0, g.N);
     return;
@@ -227,8 +228,10 @@ void gemm(const GemmJob& job, bool parallel) {
       float* packed_b = parallel ? shared_scratch(panels_size) : scratch(2, panels_size);
       g.packed_b = packed_b;
       if (parallel) {
-        tp::parallel_for(n_panels, [&](int b, int e, int) { pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, b, e); });
-        tp::parallel_for(m_tiles, [&](int b, int e, int) { compute_rows(g, b * MR, std::min(g.M, e * MR)); });
+        tp::parallel_for(n_panels, [&](int b, int e, int) { pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, b, e); },
+                         int64_t(kc) * nc);
+        tp::parallel_for(m_tiles, [&](int b, int e, int) { compute_rows(g, b * MR, std::min(g.M, e * MR)); },
+                         int64_t(g.M) * nc * kc);
       } else {
         pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, 0, n_panels);
         compute_rows(g, 0, g.M);

@@ -22,7 +22,7 @@ constexpr int64_t kChunk = 4096;  // elements per task for elementwise kernels
 template <class F>
 void for_chunks(int64_t n, F&& f) {  // f(begin, end) over [0, n) in kChunk pieces
   const int tasks = int((n + kChunk - 1) / kChunk);
-  tp::parallel_for(tasks, [&](int b, int e, int) { f(b * kChunk, std::min(n, e * kChunk)); });
+  tp::parallel_for(tasks, [&](int b, int e, int) { f(b * kChunk, std::min(n, e * kChunk)); }, 8 * n);
 }
 
 // Row helpers (x has n floats)
@@ -87,7 +87,7 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   if (bias) {
     tp::parallel_for(N, [&](int b, int e, int) {
       for (int n = b; n < e; n++) std::memcpy(out + int64_t(n) * OC, bias, size_t(OC) * sizeof(float));
-    });
+    }, int64_t(N) * OC);
   }
   // out (N, OC) [+]= inp (N, IC) @ weight (IC, OC)
   sgemm(false, false, N, OC, IC, inp, IC, weight, OC, out, OC, bias != nullptr);
@@ -104,7 +104,7 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
     tp::parallel_for(pieces, [&](int b, int e, int) {
       const int c0 = b * 64, c1 = std::min(OC, e * 64);
       for (int n = 0; n < N; n++) accumulate(dbias + c0, dout + int64_t(n) * OC + c0, c1 - c0);
-    });
+    }, int64_t(N) * OC);
   }
 }
 
@@ -147,7 +147,7 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
       mean[n] = m;
       rstd[n] = s;
     }
-  });
+  }, int64_t(N) * C);
 }
 
 void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
@@ -190,7 +190,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
           dx[c] += s * (dxhat - dxhat_mean - xhat * dxhat_xhat_mean);
         }
       }
-    });
+    }, int64_t(N) * C);
   }
   if (dweight || dbias) {
     // reductions over rows, split by column ranges
@@ -213,7 +213,7 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
           if (dbias) dbias[c] += dy[c];
         }
       }
-    });
+    }, int64_t(N) * C);
   }
 }
 
@@ -271,7 +271,7 @@ void softmax_forward(float* out, const float* inp, int N, int C) {
       float sum = exp_shift_sum(y, x, row_max(x, C), C);
       scale_row(y, 1.0f / sum, C);
     }
-  });
+  }, int64_t(N) * C);
 }
 
 void softmax_backward(float* dinp, const float* out, const float* dout, int N, int C) {
@@ -287,7 +287,7 @@ void softmax_backward(float* dinp, const float* out, const float* dout, int N, i
         simd::store(dx + c, simd::fma(simd::load(y + c), simd::load(dy + c) - vd, simd::load(dx + c)));
       for (; c < C; c++) dx[c] += y[c] * (dy[c] - d);
     }
-  });
+  }, int64_t(N) * C);
 }
 
 // ---- cross-entropy ---------------------------------------------------------------------------
@@ -303,7 +303,7 @@ void crossentropy_forward(float* losses, float* probs, const float* logits, cons
       // -log p_y = log(sum) - (z_y - max): exact even where p_y underflows
       losses[n] = std::log(sum) - (z[targets[n]] - maxv);
     }
-  });
+  }, int64_t(N) * V);
 }
 
 void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N, int V) {
@@ -313,7 +313,7 @@ void crossentropy_backward(float* dlogits, const float* probs, const int32_t* ta
       axpy(dz, dloss, probs + int64_t(n) * V, V);
       dz[targets[n]] -= dloss;
     }
-  });
+  }, int64_t(N) * V);
 }
 
 // ---- attention -------------------------------------------------------------------------------
@@ -421,7 +421,7 @@ void attention_decode(float* out, const float* qkv, const float* k_cache, const 
         std::memset(out_i, 0, size_t(HS) * sizeof(float));
         for (int j = 0; j < visible; j++) axpy(out_i, s[j] / sum, v_cache + int64_t(j) * C + h * HS, HS);
       }
-  });
+  }, int64_t(n) * (p0 + n) * C);
 }
 
 // ---- small vector ops ------------------------------------------------------------------------

@@ -20,11 +20,16 @@ int max_threads();                  // hardware concurrency (1 where threads are
 void run(int n, RangeFn fn, void* ctx);
 bool in_parallel_region();          // true inside a task started by run()
 
-// Convenience wrapper for lambdas: parallel_for(n, [&](int begin, int end, int thread) {...})
+// Below this much work (about multiply-adds) a kernel runs on the calling thread: waking the
+// other threads would cost more than it saves (generation's one-token products, for example).
+constexpr int64_t kMinParallelWork = int64_t(1) << 15;
+
+// Convenience wrapper for lambdas: parallel_for(n, [&](int begin, int end, int thread) {...}, work)
+// `work` estimates the whole loop's cost in multiply-adds (default: always worth splitting).
 template <class F>
-void parallel_for(int n, F&& f) {
+void parallel_for(int n, F&& f, int64_t work = INT64_MAX) {
   if (n <= 0) return;
-  if (num_threads() == 1 || n == 1 || in_parallel_region()) {
+  if (num_threads() == 1 || n == 1 || work < kMinParallelWork || in_parallel_region()) {
     f(0, n, 0);
     return;
   }
