@@ -2,7 +2,7 @@
 # Builds the WebAssembly variants into build/wasm-dist/ (tinygpt-<variant>.{js,wasm}).
 #   scripts/build-wasm.sh [simd] [scalar] [threads] [threads-node] [tests]   (default: simd scalar)
 # "threads-node" is the threaded build for Node (tests, benchmarks): build/wasm-node/.
-# "tests" builds the Catch2 suite for Node (build/wasm-tests/tests/tinygpt_tests.cjs).
+# "tests" builds the Catch2 suite and kernels_bench for Node (build/wasm-tests/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Debian's emscripten runs its JS optimizer under the system Node and needs this to find acorn.
@@ -31,7 +31,7 @@ for v in "${variants[@]}"; do
   emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DTINYGPT_BUILD_CLI=OFF -DTINYGPT_WASM_OUT="$dest" "${flags[@]}" > "$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; exit 1; }
   if [ "$v" = tests ]; then
-    cmake --build "$dir" -j2 --target tinygpt_tests
+    cmake --build "$dir" -j2 --target tinygpt_tests kernels_bench
   else
     cmake --build "$dir" -j2 --target tinygpt_wasm
   fi

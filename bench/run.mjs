@@ -1,0 +1,114 @@
+// npm run bench — everything measured in one run on this machine:
+//   peaks (AVX2 FMA and SSE2 natively, SIMD128 mul+add in Node), GEMM GFLOP/s at the model's
+//   shapes (scalar reference, native SIMD, SIMD128 in Node), training tokens/s on config S for
+//   native / wasm-in-Node / PyTorch with 1 and 2 threads (ratio to PyTorch, % of peak), and
+//   generation bytes/s.
+// Needs: npm run build:native; scripts/build-wasm.sh simd threads-node tests;
+// PyTorch from Debian (python3-torch, ideally with libopenblas0-openmp) for the reference rows.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+import { cliPath, root, shakespeare, loadModule } from '../tests/wasm/helpers.mjs';
+
+const STEPS = Number(process.env.BENCH_STEPS || 20);
+const S = { layers: 4, heads: 4, width: 128, context: 64, batch: 12 };
+const tokensPerStep = S.batch * S.context;
+// training FLOPs per token: 6 x (matmul weights) + attention (QK^T and PV, causal, fwd + bwd)
+const matmulWeights = S.layers * 12 * S.width * S.width + S.width * 256;
+const flopsPerToken = 6 * matmulWeights + 6 * S.layers * S.context * S.width;
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+const need = (p, how) => { if (!fs.existsSync(p)) throw new Error(`missing ${p}: ${how}`); };
+need(cliPath, 'npm run build:native');
+const kernelsNative = path.join(root, 'build/native/kernels_bench');
+need(kernelsNative, 'npm run build:native');
+const kernelsWasm = path.join(root, 'build/wasm-tests/kernels_bench.cjs');
+need(kernelsWasm, 'scripts/build-wasm.sh tests');
+const threadsNode = path.join(root, 'build/wasm-node/tinygpt-threads-node.cjs');
+need(threadsNode, 'scripts/build-wasm.sh threads-node');
+
+console.log(`tinygpt bench — ${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(`config S: 4 layers, 4 heads, width 128, context 64, batch 12; ${(flopsPerToken / 1e6).toFixed(2)} MFLOP per trained token; ${STEPS} timed steps\n`);
+
+// ---- peaks and GEMM ----------------------------------------------------------------------------
+const nat = JSON.parse(run(kernelsNative, ['--json']));
+const wasmK = JSON.parse(run('node', ['--no-experimental-fetch', kernelsWasm, '--json']));
+const peak = {};
+for (const b of [...nat.backends, ...wasmK.backends]) peak[b.name] = b.peak_gflops;
+console.log('Peak, one thread (independent multiply-add chains, no memory traffic):');
+for (const [name, gf] of Object.entries(peak)) console.log(`  ${name.padEnd(8)} ${gf.toFixed(1).padStart(7)} GFLOP/s  (${name === 'avx2' ? 'FMA, 8 lanes' : 'mul + add, 4 lanes'}${name === 'simd128' ? ', V8 in Node' : ''})`);
+const gemmCols = [...nat.backends.map((b) => b.name), 'simd128'];
+console.log(`\nGEMM at the model's shapes, one thread: GFLOP/s (% of that backend's peak)`);
+console.log(`  ${'shape'.padEnd(30)} ${'scalar'.padStart(8)} ${gemmCols.map((c) => c.padStart(16)).join(' ')}`);
+for (let i = 0; i < nat.gemm.length; i++) {
+  const row = nat.gemm[i], w = wasmK.gemm[i];
+  const cells = gemmCols.map((c) => {
+    const gf = c === 'simd128' ? w.simd128 : row[c];
+    return `${gf.toFixed(1)} (${((100 * gf) / peak[c]).toFixed(0)}%)`.padStart(16);
+  });
+  console.log(`  ${row.shape.padEnd(30)} ${row.scalar.toFixed(1).padStart(8)} ${cells.join(' ')}`);
+}
+
+// ---- training and generation -------------------------------------------------------------------
+function nativeRow(threads) {
+  const out = run(cliPath, ['bench', '--config', 'S', '--threads', String(threads), '--steps', String(STEPS)]);
+  const cols = out.split('\n').find((l) => l.startsWith('S ')).trim().split(/\s+/);
+  const backend = /: (\S+) kernels/.exec(out)[1];
+  return { name: `native ${backend}`, threads, tokS: Number(cols[cols.length - 3]), genBS: Number(cols[cols.length - 1]), peak: peak[backend] };
+}
+
+function trainSession(M, threads) {
+  if (threads > 1 || M.maxThreads() > 1) M.setThreads(threads);
+  const s = new M.Session({ ...S, steps: 1000, warmup: 10 });
+  s.setCorpus(shakespeare);
+  s.train(3);
+  const r = s.train(STEPS);
+  const n = 4 * S.context + 64;
+  const t0 = performance.now();
+  s.generate(new TextEncoder().encode('\n'), n, { seed: 1 });
+  const genBS = n / ((performance.now() - t0) / 1000);
+  s.delete();
+  return { tokS: (STEPS * tokensPerStep) / (r.elapsedMs / 1000), genBS };
+}
+
+const rows = [];
+for (const t of [1, 2]) rows.push(nativeRow(t));
+{
+  const M = await loadModule('simd');
+  rows.push({ name: 'wasm simd128 (Node)', threads: 1, ...trainSession(M, 1), peak: peak.simd128 });
+}
+{
+  const require = createRequire(import.meta.url);
+  const create = require(threadsNode);
+  const M = await create({ wasmBinary: fs.readFileSync(threadsNode.replace(/\.cjs$/, '.wasm')) });
+  for (const t of [1, 2]) rows.push({ name: 'wasm simd128+pthreads (Node)', threads: t, ...trainSession(M, t), peak: peak.simd128 });
+}
+const torch = {};
+const hasTorch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
+if (hasTorch) {
+  for (const t of [1, 2]) {
+    const r = JSON.parse(run('/usr/bin/python3', [path.join(root, 'bench/pytorch_bench.py'), '--threads', String(t), '--steps', String(STEPS), '--json']));
+    torch[t] = r;
+    rows.push({ name: `PyTorch ${r.torch} (${path.basename(path.dirname(r.blas))})`, threads: t, tokS: r.tok_s, genBS: NaN, peak: peak.avx2 ?? peak.sse2 });
+  }
+} else {
+  console.log('\n(PyTorch rows skipped: /usr/bin/python3 has no torch; apt-get install python3-torch libopenblas0-openmp)');
+}
+
+console.log(`\nTraining on config S (and generation, default window), tokens/s:`);
+console.log(`  ${'build'.padEnd(40)} ${'threads'.padStart(7)} ${'train tok/s'.padStart(12)} ${'vs PyTorch'.padStart(11)} ${'% of peak'.padStart(10)} ${'generate B/s'.padStart(13)}`);
+for (const r of rows) {
+  const vs = torch[r.threads] ? `${(r.tokS / torch[r.threads].tok_s).toFixed(2)}x` : '-';
+  const pct = (100 * r.tokS * flopsPerToken) / (r.peak * 1e9 * r.threads);
+  const gen = Number.isFinite(r.genBS) ? r.genBS.toFixed(0) : '-';
+  console.log(`  ${r.name.padEnd(40)} ${String(r.threads).padStart(7)} ${r.tokS.toFixed(0).padStart(12)} ${vs.padStart(11)} ${pct.toFixed(0).padStart(9)}% ${gen.padStart(13)}`);
+}
+console.log(`\n% of peak = tok/s x ${(flopsPerToken / 1e6).toFixed(2)} MFLOP / (one-thread peak of the backend x threads); PyTorch rows against the AVX2 FMA peak.`);
+process.exit(0);
