@@ -1,0 +1,167 @@
+// corpus.ts — what a text file is made of, and whether the model can train on it.
+// Pure functions (unit-tested); the page runs `analyzeCorpus` in chunks so big files don't
+// freeze it.
+import { Utf8Counter } from './utf8';
+
+/** Files above this are refused before reading them: the corpus lives in JS and in wasm memory. */
+export const MAX_CORPUS_BYTES = 512 * 1024 * 1024;
+
+export interface CorpusStats {
+  size: number;
+  distinct: number;         // distinct byte values (of 256)
+  chars: number;            // valid UTF-8 characters
+  multibyte: number;        // of which longer than one byte
+  invalid: number;          // invalid or truncated UTF-8 sequences
+  nul: number;              // NUL bytes (a strong sign of a binary file)
+  lines: number;
+  fingerprint: string;      // the core's corpus fingerprint (FNV-1a 64, see CORE_FNV_BASIS), 16 hex digits
+  counts: Float64Array;     // (256) occurrences of each byte
+}
+
+/**
+ * The offset basis the core uses for its corpus fingerprint (core/src/data.cpp):
+ * 1469598103934665603 = 0x14650fb0739d0383. The standard FNV-1a 64 basis is
+ * 14695981039346656037 = 0xcbf29ce484222325; the core's constant lacks the last digit. It is
+ * still a good fingerprint, and checkpoints store it, so the page computes the same.
+ */
+export const CORE_FNV_BASIS = 0x14650fb0739d0383n;
+export const STANDARD_FNV_BASIS = 0xcbf29ce484222325n;
+
+/** FNV-1a 64 in two 32-bit halves (h = (h ^ b) * 0x100000001b3 mod 2^64). */
+export class Fnv1a64 {
+  private lo: number;
+  private hi: number;
+
+  constructor(basis: bigint = CORE_FNV_BASIS) {
+    this.lo = Number(basis & 0xffffffffn);
+    this.hi = Number(basis >> 32n);
+  }
+
+  update(bytes: Uint8Array): void {
+    let lo = this.lo, hi = this.hi;
+    for (let i = 0; i < bytes.length; i++) {
+      lo ^= bytes[i];
+      lo >>>= 0;
+      // (hi:lo) * (2^40 + 0x1b3) mod 2^64
+      const lo435 = lo * 0x1b3;
+      const carry = Math.floor(lo435 / 4294967296);
+      hi = (hi * 0x1b3 + carry + ((lo << 8) >>> 0)) >>> 0;
+      lo = lo435 >>> 0;
+    }
+    this.lo = lo;
+    this.hi = hi;
+  }
+
+  hex(): string {
+    return (this.hi >>> 0).toString(16).padStart(8, '0') + (this.lo >>> 0).toString(16).padStart(8, '0');
+  }
+}
+
+export class CorpusAnalyzer {
+  private size = 0;
+  private counts = new Float64Array(256);
+  private utf8 = new Utf8Counter();
+  private fnv = new Fnv1a64();
+  private lastByte = -1;
+
+  update(bytes: Uint8Array): void {
+    this.size += bytes.length;
+    const counts = this.counts;
+    for (let i = 0; i < bytes.length; i++) counts[bytes[i]]++;
+    this.utf8.update(bytes);
+    this.fnv.update(bytes);
+    if (bytes.length) this.lastByte = bytes[bytes.length - 1];
+  }
+
+  finish(): CorpusStats {
+    this.utf8.finish();
+    let distinct = 0;
+    for (let b = 0; b < 256; b++) if (this.counts[b] > 0) distinct++;
+    return {
+      size: this.size,
+      distinct,
+      chars: this.utf8.chars,
+      multibyte: this.utf8.multibyte,
+      invalid: this.utf8.invalid,
+      nul: this.counts[0],
+      lines: this.size === 0 ? 0 : this.counts[0x0a] + (this.lastByte === 0x0a ? 0 : 1),
+      fingerprint: this.fnv.hex(),
+      counts: this.counts,
+    };
+  }
+}
+
+export function analyzeBytes(bytes: Uint8Array): CorpusStats {
+  const a = new CorpusAnalyzer();
+  a.update(bytes);
+  return a.finish();
+}
+
+/** The same, in chunks, yielding to the event loop in between (for files of many megabytes). */
+export async function analyzeCorpus(
+  bytes: Uint8Array,
+  onProgress?: (fraction: number) => void,
+  chunk = 8 << 20,
+): Promise<CorpusStats> {
+  const a = new CorpusAnalyzer();
+  for (let i = 0; i < bytes.length; i += chunk) {
+    a.update(bytes.subarray(i, Math.min(bytes.length, i + chunk)));
+    if (bytes.length > chunk) {
+      onProgress?.(Math.min(1, (i + chunk) / bytes.length));
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  }
+  return a.finish();
+}
+
+export type CorpusProblem =
+  | { kind: 'empty'; message: string }
+  | { kind: 'tooLarge'; message: string }
+  | { kind: 'tooShort'; message: string }
+  | { kind: 'binary'; message: string };
+
+/** Checked from the file size alone, before reading anything. */
+export function checkSize(size: number, context: number): CorpusProblem | null {
+  if (size === 0) return { kind: 'empty', message: 'This file is empty: there is nothing to learn from. Choose a file with some text in it.' };
+  if (size > MAX_CORPUS_BYTES)
+    return {
+      kind: 'tooLarge',
+      message: `This file is ${formatMiB(size)}; the page accepts up to ${formatMiB(MAX_CORPUS_BYTES)} (the text is held in the ` +
+        'page and again in the model\'s memory). Use a shorter excerpt.',
+    };
+  if (size < context + 1)
+    return {
+      kind: 'tooShort',
+      message: `This file has ${size} byte${size === 1 ? '' : 's'}, fewer than context + 1 = ${context + 1}: every training ` +
+        'example is a window of context + 1 bytes. Use a longer text or a shorter context.',
+    };
+  return null;
+}
+
+/**
+ * Whether the bytes look like a binary file rather than text: any NUL byte, or more than 2% of
+ * the characters being invalid UTF-8. The model can still train on it ("train anyway").
+ */
+export function checkText(stats: CorpusStats): CorpusProblem | null {
+  const share = stats.invalid / Math.max(1, stats.chars + stats.invalid);
+  if (stats.nul > 0 || share > 0.02) {
+    const why: string[] = [];
+    if (stats.nul > 0) why.push(`${stats.nul.toLocaleString('en-US')} NUL byte${stats.nul === 1 ? '' : 's'}`);
+    if (stats.invalid > 0) why.push(`${(share * 100).toFixed(share < 0.1 ? 1 : 0)}% of it is not valid UTF-8`);
+    return {
+      kind: 'binary',
+      message: `This looks like a binary file, not UTF-8 text (${why.join('; ')}). The model reads bytes, so it can ` +
+        'still learn from it, but samples and previews will be mostly hex.',
+    };
+  }
+  return null;
+}
+
+function formatMiB(n: number): string {
+  return `${(n / (1 << 20)).toFixed(n < 10 << 20 ? 1 : 0)} MiB`;
+}
+
+/** Reads the first bytes of a file (to tell checkpoints from text). */
+export async function readHead(file: Blob, n = 8): Promise<Uint8Array> {
+  return new Uint8Array(await file.slice(0, n).arrayBuffer());
+}

@@ -1,0 +1,221 @@
+// protocol.ts — every message between the page and the training worker.
+//
+// Why a hand-written discriminated union and not Comlink: the worker is not a request/response
+// service. Once started it *pushes* a stream of events (progress after every slice, periodic
+// validation results, streamed sample chunks, autosave checkpoints) and it must stay responsive
+// to commands (pause, generate, inspect) between training slices. A union of plain messages
+// keeps that event stream explicit, lets TypeScript check both ends with one `switch`, and lets us
+// list exactly which ArrayBuffers are transferred (never copied) for each message — see
+// `transferables()` below. Comlink would need proxied callbacks for every stream and would hide
+// the transfer lists.
+import type { SampleOptions, SessionConfig } from '../../wasm/tinygpt';
+
+export type { SampleOptions, SessionConfig };
+
+/** The three builds of the core (build/wasm-dist/tinygpt-<variant>.js). */
+export type Variant = 'threads' | 'simd' | 'scalar';
+
+/** The knobs the page lets a person set: a fully specified SessionConfig. */
+export interface ModelSettings {
+  layers: number;
+  heads: number;
+  width: number;
+  context: number;
+  batch: number;
+  lr: number;
+  warmup: number;
+  steps: number;
+  weightDecay: number;
+  seed: number;
+}
+
+/** What the session reports about itself (`Session.config()`). */
+export type FullConfig = ModelSettings & { minLr: number; beta1: number; beta2: number; gradClip: number; evalBatches: number };
+
+export interface LossHistory {
+  train: Float32Array;     // one loss per step (step i+1 has train[i])
+  valSteps: Float64Array;  // steps at which validation ran
+  valLosses: Float32Array;
+}
+
+// ---------------------------------------------------------------- page → worker
+
+export type ToWorker =
+  /** Load the wasm module. `wasmBase` is the absolute URL of the folder with tinygpt-*.js. */
+  | { type: 'init'; wasmBase: string; variant?: Variant; maxThreads?: number }
+  /** Check a configuration with the core's own rules and estimate its size (no allocation). */
+  | { type: 'validate'; id: number; config: SessionConfig }
+  /** Give the worker the corpus (transferred). Replaces the current one, also in a live model. */
+  | { type: 'setCorpus'; bytes: ArrayBuffer; name: string }
+  /** Create a fresh model (GPT-2 init from config.seed) and AdamW state; the corpus is kept. */
+  | { type: 'create'; config: SessionConfig }
+  /** Train in slices until paused, or until `stopAt` steps (null: until paused). */
+  | { type: 'start'; evalEvery: number; stopAt: number | null }
+  | { type: 'pause' }
+  /** Drop the model (the corpus stays). */
+  | { type: 'reset' }
+  /** Validation loss now. */
+  | { type: 'evaluate' }
+  /** Stream `length` bytes after `prompt` (transferred) in chunks (sampleChunk messages). */
+  | { type: 'generate'; id: number; prompt: ArrayBuffer; length: number; options: SampleOptions }
+  | { type: 'stopGeneration'; id: number }
+  /** Attention maps and next-byte distributions for a text (transferred) or a slice of the corpus. */
+  | { type: 'inspect'; id: number; text: ArrayBuffer | null; corpusOffset?: number }
+  /** A checkpoint of the current model (the native CLI's format). */
+  | { type: 'save'; reason: CheckpointReason }
+  /** Replace the model with a checkpoint's (transferred). On failure the current model is untouched. */
+  | { type: 'load'; bytes: ArrayBuffer; reason: 'file' | 'resume'; name: string };
+
+export type CheckpointReason = 'autosave' | 'download';
+
+// ---------------------------------------------------------------- worker → page
+
+export interface Ready {
+  type: 'ready';
+  variant: Variant;
+  backend: string;          // the SIMD backend compiled in: 'simd128' or 'scalar'
+  threads: number;          // threads the kernels use
+  maxThreads: number;
+  crossOriginIsolated: boolean;
+  loadMs: number;           // time to fetch + compile + instantiate the module
+  fallbackReason?: string;  // why a faster variant was not used
+}
+
+export interface ModelInfo {
+  type: 'model';
+  reason: 'create' | 'load' | 'resume';
+  name?: string;            // file name of a loaded checkpoint
+  config: FullConfig;
+  parameters: number;
+  step: number;
+  history: LossHistory;
+  corpusMatches: boolean;   // false when a checkpoint was trained on another corpus
+  memoryBytes: number;
+}
+
+export interface Progress {
+  type: 'progress';
+  step: number;             // steps done after this slice
+  losses: Float32Array;     // one per step of the slice
+  tokensPerSec: number;     // the core's own timing of the slice
+  lr: number;               // learning rate of the next step
+  gradNorm: number;
+  sliceMs: number;          // wall time of the slice (training only)
+  memoryBytes: number;
+}
+
+export interface SampleChunk {
+  type: 'sampleChunk';
+  id: number;
+  bytes: Uint8Array;
+  probs: Float32Array;      // p(byte) under the model (temperature 1)
+  topBytes: Uint8Array;     // (n, 5)
+  topProbs: Float32Array;   // (n, 5)
+  done: boolean;
+  step: number;             // the model step that generated it
+}
+
+export interface InspectionMsg {
+  type: 'inspection';
+  id: number;
+  step: number;
+  bytes: Uint8Array;        // the T bytes inspected (the last `context` bytes of the text)
+  T: number;
+  L: number;
+  NH: number;
+  attention: Float32Array;  // (L, NH, T, T): rows sum to 1, zero above the diagonal
+  probs: Float32Array;      // (T, 256): p(next byte | bytes 0..t)
+}
+
+export type FromWorker =
+  | Ready
+  | { type: 'validation'; id: number; error: string; parameters: number; trainingBytes: number }
+  | { type: 'corpus'; name: string; size: number }
+  | ModelInfo
+  | { type: 'reset' }
+  | { type: 'state'; running: boolean; reason: 'started' | 'paused' | 'finished' | 'error'; step: number }
+  | Progress
+  | { type: 'evalResult'; step: number; loss: number }
+  | SampleChunk
+  | InspectionMsg
+  | { type: 'checkpoint'; reason: CheckpointReason; step: number; bytes: ArrayBuffer }
+  | { type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' };
+
+export type ToWorkerType = ToWorker['type'];
+export type FromWorkerType = FromWorker['type'];
+export type MessageOf<U extends { type: string }, T extends U['type']> = Extract<U, { type: T }>;
+
+/** The ArrayBuffers a message hands over (transferred, not copied). */
+export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  const add = (x: ArrayBuffer | ArrayBufferView | null | undefined) => {
+    if (!x) return;
+    const buf = ArrayBuffer.isView(x) ? x.buffer : x;
+    // a SharedArrayBuffer can't be transferred, and one buffer may not be listed twice
+    if (buf instanceof ArrayBuffer && !out.includes(buf)) out.push(buf);
+  };
+  switch (msg.type) {
+    case 'setCorpus':
+    case 'load':
+    case 'checkpoint':
+      add(msg.bytes);
+      break;
+    case 'generate':
+      add(msg.prompt);
+      break;
+    case 'inspect':
+      add(msg.text);
+      break;
+    case 'model':
+      add(msg.history.train);
+      add(msg.history.valSteps);
+      add(msg.history.valLosses);
+      break;
+    case 'progress':
+      add(msg.losses);
+      break;
+    case 'sampleChunk':
+      add(msg.bytes);
+      add(msg.probs);
+      add(msg.topBytes);
+      add(msg.topProbs);
+      break;
+    case 'inspection':
+      add(msg.bytes);
+      add(msg.attention);
+      add(msg.probs);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/** Minimal shape of a Worker / DedicatedWorkerGlobalScope for posting. */
+export interface PostTarget {
+  postMessage(message: unknown, transfer: Transferable[]): void;
+}
+
+/** Posts a message, transferring its buffers. */
+export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M): void {
+  target.postMessage(msg, transferables(msg));
+}
+
+const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
+  'init', 'validate', 'setCorpus', 'create', 'start', 'pause', 'reset', 'evaluate', 'generate',
+  'stopGeneration', 'inspect', 'save', 'load',
+]);
+
+/** Guards the worker against anything that is not one of our messages. */
+export function isToWorker(x: unknown): x is ToWorker {
+  return typeof x === 'object' && x !== null && typeof (x as { type?: unknown }).type === 'string' &&
+    toWorkerTypes.has((x as { type: string }).type);
+}
+
+/** The model settings in the session's config shape (every field explicit). */
+export function toSessionConfig(s: ModelSettings): SessionConfig {
+  return {
+    layers: s.layers, heads: s.heads, width: s.width, context: s.context, batch: s.batch,
+    lr: s.lr, warmup: s.warmup, steps: s.steps, weightDecay: s.weightDecay, seed: s.seed,
+  };
+}

@@ -1,0 +1,37 @@
+// sw-register.ts — registers sw.js (production builds only) and, on hosts that can't send
+// COOP/COEP headers, reloads the page once when the service worker takes control, so that the
+// page becomes cross-origin isolated (the coi-serviceworker technique). It never reloads a page
+// in which work has started: then it only reports that a reload would enable threads.
+
+const FLAG = 'tinygpt-coi-reload';
+
+export interface SwStatus {
+  registered: boolean;
+  message: string;
+}
+
+export async function registerServiceWorker(canReload: () => boolean, onHint: (text: string) => void): Promise<SwStatus> {
+  if (!import.meta.env.PROD || !('serviceWorker' in navigator) || !window.isSecureContext) {
+    return { registered: false, message: 'no service worker (development server or insecure context)' };
+  }
+  const maybeReload = () => {
+    if (window.crossOriginIsolated) return;
+    if (sessionStorage.getItem(FLAG)) return;          // tried once already: the host or browser prevents it
+    if (!canReload()) {
+      onHint('Reload the page to train with several threads (the offline cache is now installed).');
+      return;
+    }
+    sessionStorage.setItem(FLAG, '1');
+    window.location.reload();
+  };
+  try {
+    const reg = await navigator.serviceWorker.register(new URL('./sw.js', document.baseURI), { scope: './' });
+    if (window.crossOriginIsolated) sessionStorage.removeItem(FLAG);
+    // already installed but this load wasn't controlled (e.g. a hard reload): reload once under it
+    if (reg.active && !navigator.serviceWorker.controller) maybeReload();
+    navigator.serviceWorker.addEventListener('controllerchange', maybeReload);
+    return { registered: true, message: 'offline cache active' };
+  } catch (e) {
+    return { registered: false, message: `service worker not registered: ${e instanceof Error ? e.message : e}` };
+  }
+}

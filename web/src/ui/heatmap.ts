@@ -1,0 +1,85 @@
+// heatmap.ts — drawing an attention matrix (T query rows x T key columns) on a canvas.
+// The matrix is written once as a T x T image and scaled up without smoothing, so each weight
+// is one crisp square whatever T is. Above the diagonal (future bytes, masked) is drawn neutral.
+
+/** Viridis, sampled at 9 stops and interpolated into a 256-entry table. */
+const STOPS = [
+  [68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],
+  [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37],
+];
+const LUT = (() => {
+  const lut = new Uint8ClampedArray(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    const x = (i / 255) * (STOPS.length - 1);
+    const j = Math.min(STOPS.length - 2, Math.floor(x));
+    const f = x - j;
+    for (let c = 0; c < 3; c++) lut[i * 3 + c] = STOPS[j][c] * (1 - f) + STOPS[j + 1][c] * f;
+  }
+  return lut;
+})();
+
+/** Colour of a weight in [0, 1]; a square-root scale makes small weights visible. */
+export function weightColor(w: number): [number, number, number] {
+  const i = Math.max(0, Math.min(255, Math.round(Math.sqrt(Math.max(0, w)) * 255)));
+  return [LUT[i * 3], LUT[i * 3 + 1], LUT[i * 3 + 2]];
+}
+
+export function colorCss(w: number): string {
+  const [r, g, b] = weightColor(w);
+  return `rgb(${r} ${g} ${b})`;
+}
+
+/**
+ * Draws att[offset + q*T + k] for q, k < T into `canvas`, `size` CSS pixels square.
+ * `masked` is the colour of the upper triangle.
+ */
+export function drawAttention(canvas: HTMLCanvasElement, att: Float32Array, offset: number, T: number, size: number, masked: [number, number, number]): void {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.style.width = `${size}px`;
+  canvas.style.height = `${size}px`;
+  canvas.width = Math.round(size * dpr);
+  canvas.height = Math.round(size * dpr);
+  const img = new ImageData(T, T);
+  const d = img.data;
+  for (let q = 0; q < T; q++) {
+    for (let k = 0; k < T; k++) {
+      const p = (q * T + k) * 4;
+      const [r, g, b] = k <= q ? weightColor(att[offset + q * T + k]) : masked;
+      d[p] = r;
+      d[p + 1] = g;
+      d[p + 2] = b;
+      d[p + 3] = 255;
+    }
+  }
+  const small = document.createElement('canvas');
+  small.width = T;
+  small.height = T;
+  small.getContext('2d')!.putImageData(img, 0, 0);
+  const ctx = canvas.getContext('2d')!;
+  ctx.imageSmoothingEnabled = false;
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
+}
+
+/** Outlines query row q (and cell k) on an overlay canvas of the same size. */
+export function drawHighlight(overlay: HTMLCanvasElement, T: number, size: number, q: number | null, k: number | null, color: string): void {
+  const dpr = window.devicePixelRatio || 1;
+  overlay.style.width = `${size}px`;
+  overlay.style.height = `${size}px`;
+  if (overlay.width !== Math.round(size * dpr)) {
+    overlay.width = Math.round(size * dpr);
+    overlay.height = Math.round(size * dpr);
+  }
+  const ctx = overlay.getContext('2d')!;
+  ctx.clearRect(0, 0, overlay.width, overlay.height);
+  if (q === null) return;
+  const cell = overlay.width / T;
+  ctx.lineWidth = Math.max(1, dpr * 1.5);
+  ctx.strokeStyle = color;
+  ctx.strokeRect(0.5, q * cell + 0.5, (q + 1) * cell - 1, cell - 1);
+  if (k !== null) {
+    ctx.lineWidth = Math.max(1.5, dpr * 2);
+    ctx.strokeStyle = '#ffffff';
+    ctx.strokeRect(k * cell + 1, q * cell + 1, cell - 2, cell - 2);
+  }
+}

@@ -1,0 +1,448 @@
+// inspect-panel.ts — looking inside the model on one text: its tokens, the attention map of any
+// layer and head (or all of them), and how surprising each byte was to the model.
+import { formatProb } from '../format';
+import type { InspectionMsg } from '../protocol';
+import { byteLabel, byteRole, charLabel, hex, hexChip, segmentUtf8 } from '../utf8';
+import { clear, cssVar, h, panelHeader, setText } from './dom';
+import { colorCss, drawAttention, drawHighlight } from './heatmap';
+import { hideTooltip, showTooltip } from './tooltip';
+
+export type InspectSource = 'corpus' | 'prompt' | 'sample' | 'custom';
+
+export interface InspectHandlers {
+  /** The page sends the request (text or a corpus slice) to the worker. */
+  onRequest(source: InspectSource, customText: string): void;
+  onAnotherSlice(): void;
+  /** The panel scrolled into view. */
+  onVisible(): void;
+}
+
+const LN256 = Math.log(256);
+
+function parseRgb(css: string, fallback: [number, number, number]): [number, number, number] {
+  const m = /rgba?\((\d+)[ ,]+(\d+)[ ,]+(\d+)/.exec(css) ?? /#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(css);
+  if (!m) return fallback;
+  const base = css.startsWith('#') ? 16 : 10;
+  return [parseInt(m[1], base), parseInt(m[2], base), parseInt(m[3], base)];
+}
+
+export class InspectPanel {
+  readonly el: HTMLElement;
+  readonly source: HTMLSelectElement;
+  readonly live: HTMLInputElement;
+  private custom: HTMLTextAreaElement;
+  private sliceBtn: HTMLButtonElement;
+  private runBtn: HTMLButtonElement;
+  private layerSel: HTMLSelectElement;
+  private headSel: HTMLSelectElement;
+  private gridBtn: HTMLButtonElement;
+  private tokensEl: HTMLElement;
+  private lossEl: HTMLElement;
+  private lossSummary: HTMLElement;
+  private canvas: HTMLCanvasElement;
+  private overlay: HTMLCanvasElement;
+  private single: HTMLElement;
+  private grid: HTMLElement;
+  private note: HTMLElement;
+  private body: HTMLElement;
+  private data: InspectionMsg | null = null;
+  private cells: HTMLElement[] = [];
+  private labels: string[] = [];
+  private lossCells: HTMLElement[] = [];
+  private layer = 0;
+  private head = 0;
+  private showGrid = false;
+  private hoverQ: number | null = null;
+  private hoverK: number | null = null;
+  private size = 0;
+  visible = false;
+  losses: number[] = [];
+
+  constructor(private handlers: InspectHandlers) {
+    this.source = h('select', { id: 'inspect-source' },
+      h('option', { value: 'corpus' }, 'a slice of the corpus'),
+      h('option', { value: 'prompt' }, 'the sampling prompt'),
+      h('option', { value: 'sample' }, 'the last sample'),
+      h('option', { value: 'custom' }, 'your own text'));
+    this.custom = h('textarea', { id: 'inspect-text', rows: 2, hidden: true, placeholder: 'Type a text to look inside', spellcheck: 'false', 'aria-label': 'Text to look inside' });
+    this.sliceBtn = h('button', { type: 'button', id: 'btn-another-slice' }, 'Another slice');
+    this.runBtn = h('button', { type: 'button', id: 'btn-inspect', class: 'primary' }, 'Look inside');
+    this.live = h('input', { type: 'checkbox', id: 'inspect-live', checked: true });
+    this.layerSel = h('select', { id: 'inspect-layer' });
+    this.headSel = h('select', { id: 'inspect-head' });
+    this.gridBtn = h('button', { type: 'button', id: 'btn-all-heads', 'aria-pressed': 'false' }, 'All heads');
+    this.tokensEl = h('div', { id: 'inspect-tokens', class: 'token-strip', tabindex: '0', 'aria-label': 'Tokens; arrow keys pick the query token' });
+    this.lossEl = h('div', { id: 'token-loss', class: 'token-strip loss-strip', tabindex: '0', 'aria-label': 'Loss of each byte; arrow keys move' });
+    this.lossSummary = h('p', { id: 'loss-summary', class: 'muted small' });
+    this.canvas = h('canvas', { id: 'heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention map: rows are queries, columns are keys' });
+    this.overlay = h('canvas', { class: 'heatmap-overlay', 'aria-hidden': 'true' });
+    this.single = h('div', { class: 'heatmap-wrap' },
+      h('div', { class: 'axis-y small muted' }, 'query (the byte doing the looking) ↓'),
+      h('div', { class: 'heatmap-stack' }, this.canvas, this.overlay),
+      h('div', { class: 'axis-x small muted' }, 'key (an earlier byte it looks at) →'));
+    this.grid = h('div', { id: 'heads-grid', class: 'heads-grid', hidden: true });
+    this.note = h('p', { id: 'inspect-note', class: 'muted small', 'aria-live': 'polite' }, 'Train or load a model, then look inside.');
+    this.body = h('div', { class: 'inspect-body', hidden: true },
+      h('h3', { class: 'small-title' }, 'Tokens (bytes) — hover one to see where it looks'),
+      this.tokensEl,
+      h('div', { class: 'row' },
+        h('label', { for: 'inspect-layer' }, 'Layer'), this.layerSel,
+        h('label', { for: 'inspect-head' }, 'Head'), this.headSel, this.gridBtn,
+        h('span', { class: 'legend small' }, 'weight ', h('span', { class: 'legend-bar viridis' }), ' 0 → 1 (square-root scale); grey: the future, masked')),
+      this.single, this.grid,
+      h('h3', { class: 'small-title' }, 'How surprising each byte was'),
+      h('p', { class: 'muted small' }, 'Each byte is coloured by its loss, −ln p(byte | the bytes before it): the model\'s surprise at seeing it. ' +
+        'The first byte has nothing before it, so it is not predicted.'),
+      this.lossEl, this.lossSummary);
+    this.el = h('section', { id: 'inspect', class: 'card wide', 'aria-labelledby': 'inspect-title' },
+      panelHeader(5, 'Look inside', 'Attention is how each byte gathers information from the bytes before it. In every layer, ' +
+        'each head computes, for every byte (a row), weights over the earlier bytes (columns) that sum to 1, and mixes their vectors with them. ' +
+        'Heads often specialise: one looks at the previous byte, another at the start of the word or line.'),
+      h('div', { class: 'row' }, h('label', { for: 'inspect-source' }, 'Text:'), this.source, this.sliceBtn, this.runBtn,
+        h('label', { class: 'check' }, this.live, ' update while training')),
+      this.custom, this.note, this.body);
+    this.el.querySelector('h2')!.id = 'inspect-title';
+
+    this.source.addEventListener('change', () => {
+      this.custom.hidden = this.source.value !== 'custom';
+      this.sliceBtn.hidden = this.source.value !== 'corpus';
+      this.request();
+    });
+    this.sliceBtn.addEventListener('click', () => handlers.onAnotherSlice());
+    this.runBtn.addEventListener('click', () => this.request());
+    this.custom.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) this.request();
+    });
+    this.layerSel.addEventListener('change', () => this.select(Number(this.layerSel.value), this.head));
+    this.headSel.addEventListener('change', () => this.select(this.layer, Number(this.headSel.value)));
+    this.gridBtn.addEventListener('click', () => this.setGrid(!this.showGrid));
+    this.canvas.addEventListener('mousemove', (e) => this.onCanvasMove(e));
+    this.canvas.addEventListener('mouseleave', () => this.hover(null, null));
+    this.canvas.addEventListener('keydown', (e) => this.onCanvasKey(e));
+    this.canvas.addEventListener('blur', () => this.hover(null, null));
+    this.tokensEl.addEventListener('mouseover', (e) => {
+      const t = Number((e.target as HTMLElement).closest<HTMLElement>('[data-t]')?.dataset.t);
+      if (Number.isFinite(t)) this.hover(t, null, (e.target as HTMLElement).closest<HTMLElement>('[data-t]')!);
+    });
+    this.tokensEl.addEventListener('mouseleave', () => this.hover(null, null));
+    this.tokensEl.addEventListener('keydown', (e) => this.onStripKey(e, 'tokens'));
+    this.lossEl.addEventListener('mouseover', (e) => {
+      const c = (e.target as HTMLElement).closest<HTMLElement>('[data-t]');
+      if (c) this.showLossTip(Number(c.dataset.t), c);
+    });
+    this.lossEl.addEventListener('mouseleave', () => hideTooltip());
+    this.lossEl.addEventListener('keydown', (e) => this.onStripKey(e, 'loss'));
+    this.lossEl.addEventListener('blur', () => hideTooltip());
+    new IntersectionObserver((entries) => {
+      const was = this.visible;
+      this.visible = entries.some((e) => e.isIntersecting);
+      if (this.visible && !was) handlers.onVisible();
+    }).observe(this.el);
+    window.addEventListener('resize', () => this.draw());
+  }
+
+  request(): void {
+    this.handlers.onRequest(this.source.value as InspectSource, this.custom.value);
+  }
+
+  setEnabled(enabled: boolean, why: string): void {
+    this.runBtn.disabled = !enabled;
+    this.sliceBtn.disabled = !enabled;
+    if (!enabled) {
+      setText(this.note, why);
+      this.body.hidden = true;
+      this.data = null;
+    }
+  }
+
+  setNote(text: string): void {
+    setText(this.note, text);
+  }
+
+  show(d: InspectionMsg, truncatedFrom: number | null): void {
+    const first = !this.data || this.data.L !== d.L || this.data.NH !== d.NH;
+    this.data = d;
+    if (first) {
+      clear(this.layerSel);
+      clear(this.headSel);
+      for (let l = 0; l < d.L; l++) this.layerSel.append(h('option', { value: l }, String(l)));
+      for (let n = 0; n < d.NH; n++) this.headSel.append(h('option', { value: n }, String(n)));
+      this.layer = Math.min(this.layer, d.L - 1);
+      this.head = Math.min(this.head, d.NH - 1);
+      this.layerSel.value = String(this.layer);
+      this.headSel.value = String(this.head);
+    }
+    this.body.hidden = false;
+    setText(this.note, `${d.T} bytes, model at step ${d.step}` + (truncatedFrom !== null && truncatedFrom > d.T
+      ? ` (the last ${d.T} of ${truncatedFrom}: the model sees at most its context)` : ''));
+    this.renderTokens();
+    this.renderLoss();
+    this.draw();
+  }
+
+  private select(layer: number, head: number): void {
+    this.layer = layer;
+    this.head = head;
+    this.layerSel.value = String(layer);
+    this.headSel.value = String(head);
+    this.draw();
+  }
+
+  private setGrid(on: boolean): void {
+    this.showGrid = on;
+    this.gridBtn.setAttribute('aria-pressed', String(on));
+    setText(this.gridBtn, on ? 'One head' : 'All heads');
+    this.draw();
+  }
+
+  private masked(): [number, number, number] {
+    return parseRgb(cssVar('--masked'), [200, 200, 200]);
+  }
+
+  private draw(): void {
+    const d = this.data;
+    if (!d) return;
+    const T = d.T;
+    this.single.hidden = this.showGrid;
+    this.grid.hidden = !this.showGrid;
+    if (!this.showGrid) {
+      const avail = Math.max(160, Math.min(480, this.el.clientWidth - 80));
+      const cell = Math.max(1, Math.floor(avail / T));
+      this.size = cell * T;
+      drawAttention(this.canvas, d.attention, (this.layer * d.NH + this.head) * T * T, T, this.size, this.masked());
+      this.canvas.dataset.layer = String(this.layer);
+      this.canvas.dataset.head = String(this.head);
+      this.canvas.dataset.t = String(T);
+      this.canvas.dataset.drawn = String(Number(this.canvas.dataset.drawn ?? 0) + 1);
+      drawHighlight(this.overlay, T, this.size, this.hoverQ, this.hoverK, cssVar('--accent') || '#e0662a');
+    } else {
+      clear(this.grid);
+      this.grid.style.setProperty('--cols', String(d.NH));
+      const avail = Math.max(320, this.el.clientWidth - 60);
+      const size = Math.max(48, Math.min(160, Math.floor(avail / d.NH) - 12));
+      for (let l = 0; l < d.L; l++) {
+        for (let n = 0; n < d.NH; n++) {
+          const c = h('canvas', { 'aria-hidden': 'true' });
+          drawAttention(c, d.attention, (l * d.NH + n) * T * T, T, size, this.masked());
+          const b = h('button', { type: 'button', class: `head-cell${l === this.layer && n === this.head ? ' current' : ''}`, 'data-layer': l, 'data-head': n, 'aria-label': `Layer ${l}, head ${n}` },
+            c, h('span', { class: 'small' }, `L${l} H${n}`));
+          b.addEventListener('click', () => {
+            this.select(l, n);
+            this.setGrid(false);
+          });
+          this.grid.append(b);
+        }
+      }
+      this.grid.dataset.count = String(d.L * d.NH);
+    }
+    this.shadeTokens();
+  }
+
+  private label(t: number): string {
+    return this.labels[t] ?? byteLabel(this.data!.bytes[t]).text;
+  }
+
+  /**
+   * One cell per byte into `el`; the bytes of a multi-byte character are grouped under their
+   * glyph (or "invalid" for bytes that form no character). Also fills `labels`.
+   */
+  private renderStrip(el: HTMLElement, decorate: (cell: HTMLElement, t: number) => void): HTMLElement[] {
+    const d = this.data!;
+    clear(el);
+    const cells: HTMLElement[] = [];
+    const cell = (t: number, text: string, cls: string) => {
+      const c = h('span', { class: `cell ${cls}`, 'data-t': t }, text);
+      cells[t] = c;
+      decorate(c, t);
+      return c;
+    };
+    // final: false — a character cut off by the end of the text is shown as cut, not invalid
+    for (const seg of segmentUtf8(d.bytes, { final: false })) {
+      if (seg.kind === 'char' && seg.length === 1) {
+        this.labels[seg.start] = charLabel(seg.text);
+        el.append(cell(seg.start, charLabel(seg.text), 'ascii'));
+        continue;
+      }
+      const partial = seg.kind === 'bytes' && seg.partial;
+      const glyph = seg.kind === 'char' ? seg.text : partial ? 'cut' : 'invalid';
+      const title = seg.kind === 'char' ? `${seg.text}: ${seg.length} bytes` : partial
+        ? 'the start of a character cut off by the end of the text' : 'bytes that form no UTF-8 character here (e.g. the end of a character cut off at the start)';
+      const group = h('span', { class: `group${seg.kind === 'bytes' ? ' invalid' : ''}${partial ? ' partial' : ''}`, title },
+        h('span', { class: 'glyph' }, glyph));
+      const inner = h('span', { class: 'cells' });
+      for (let i = 0; i < seg.length; i++) {
+        const t = seg.start + i;
+        this.labels[t] = seg.kind === 'char' ? `${seg.text} ${i + 1}/${seg.length}` : hexChip([d.bytes[t]]);
+        inner.append(cell(t, hex(d.bytes[t]), 'hex'));
+      }
+      group.append(inner);
+      el.append(group);
+    }
+    return cells;
+  }
+
+  /** The token strip: attention of the hovered query is shown on it. */
+  private renderTokens(): void {
+    this.labels = [];
+    this.cells = this.renderStrip(this.tokensEl, () => undefined);
+  }
+
+  /** Shades the token cells by the attention of the hovered query (or clears them). */
+  private shadeTokens(): void {
+    const d = this.data;
+    if (!d) return;
+    const q = this.hoverQ;
+    const off = (this.layer * d.NH + this.head) * d.T * d.T;
+    for (let t = 0; t < this.cells.length; t++) {
+      const c = this.cells[t];
+      if (!c) continue;
+      c.classList.toggle('query', q === t);
+      if (q === null || t > q) {
+        c.style.removeProperty('--w');
+        c.style.removeProperty('background');
+        c.classList.toggle('future', q !== null && t > q);
+        continue;
+      }
+      c.classList.remove('future');
+      const w = d.attention[off + q * d.T + t];
+      c.style.background = colorCss(w);
+      c.style.setProperty('--w', w.toFixed(3));
+      c.classList.toggle('bright', Math.sqrt(w) > 0.6);
+    }
+  }
+
+  private hover(q: number | null, k: number | null, anchor?: HTMLElement): void {
+    this.hoverQ = q;
+    this.hoverK = k;
+    if (!this.showGrid && this.data) drawHighlight(this.overlay, this.data.T, this.size, q, k, cssVar('--accent') || '#e0662a');
+    this.shadeTokens();
+    if (q === null || !this.data) {
+      hideTooltip();
+      return;
+    }
+    const d = this.data;
+    const off = (this.layer * d.NH + this.head) * d.T * d.T + q * d.T;
+    const tip = h('div', { class: 'tip-attn' });
+    if (k !== null) {
+      const w = k <= q ? d.attention[off + k] : 0;
+      tip.append(h('div', { class: 'tip-title' }, `byte ${q} “${this.label(q)}” → byte ${k} “${this.label(k)}”`),
+        h('div', {}, k <= q ? `weight ${w.toFixed(4)}` : 'masked: a byte cannot look at the future'));
+    } else {
+      // the strongest few weights of this row
+      const row = Array.from({ length: q + 1 }, (_, t) => [t, d.attention[off + t]] as [number, number]).sort((a, b) => b[1] - a[1]).slice(0, 5);
+      tip.append(h('div', { class: 'tip-title' }, `byte ${q} “${this.label(q)}” looks at (layer ${this.layer}, head ${this.head}):`));
+      const list = h('ol', { class: 'alts' });
+      for (const [t, w] of row) list.append(h('li', {}, h('span', { class: 'alt-label' }, `${t} “${this.label(t)}”`), h('span', { class: 'bar', style: `--w:${(w * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, w.toFixed(3))));
+      tip.append(list);
+    }
+    if (anchor) showTooltip(tip, anchor.getBoundingClientRect());
+    else {
+      const r = this.canvas.getBoundingClientRect();
+      const cell = this.size / d.T;
+      const x = r.left + ((k ?? 0) + 1) * cell;
+      const y = r.top + (q + 1) * cell;
+      showTooltip(tip, { left: x + 8, right: x + 8, top: y - cell, bottom: y + 4 });
+    }
+  }
+
+  private onCanvasMove(e: MouseEvent): void {
+    const d = this.data;
+    if (!d) return;
+    const r = this.canvas.getBoundingClientRect();
+    const cell = r.width / d.T;
+    const k = Math.floor((e.clientX - r.left) / cell);
+    const q = Math.floor((e.clientY - r.top) / cell);
+    if (q < 0 || k < 0 || q >= d.T || k >= d.T) return this.hover(null, null);
+    if (q !== this.hoverQ || k !== this.hoverK) this.hover(q, k);
+  }
+
+  private onCanvasKey(e: KeyboardEvent): void {
+    const d = this.data;
+    if (!d) return;
+    let q = this.hoverQ ?? 0;
+    let k = this.hoverK ?? 0;
+    if (e.key === 'ArrowUp') q--;
+    else if (e.key === 'ArrowDown') q++;
+    else if (e.key === 'ArrowLeft') k--;
+    else if (e.key === 'ArrowRight') k++;
+    else if (e.key === 'Escape') return this.hover(null, null);
+    else return;
+    e.preventDefault();
+    q = Math.max(0, Math.min(d.T - 1, q));
+    k = Math.max(0, Math.min(q, k));
+    this.hover(q, k);
+  }
+
+  private onStripKey(e: KeyboardEvent, which: 'tokens' | 'loss'): void {
+    const d = this.data;
+    if (!d) return;
+    const cur = which === 'tokens' ? this.hoverQ ?? -1 : Number(this.lossEl.dataset.active ?? -1);
+    let t = cur;
+    if (e.key === 'ArrowRight') t = Math.min(d.T - 1, cur + 1);
+    else if (e.key === 'ArrowLeft') t = Math.max(0, cur < 0 ? d.T - 1 : cur - 1);
+    else if (e.key === 'Escape') {
+      if (which === 'tokens') this.hover(null, null);
+      hideTooltip();
+      return;
+    } else return;
+    e.preventDefault();
+    if (which === 'tokens') this.hover(t, null, this.cells[t]);
+    else {
+      this.lossEl.dataset.active = String(t);
+      this.showLossTip(t, this.lossCells[t]);
+    }
+  }
+
+  /** Per-byte loss from the inspection's next-byte distributions. */
+  private renderLoss(): void {
+    const d = this.data!;
+    clear(this.lossEl);
+    this.lossCells = [];
+    this.losses = [];
+    let sum = 0;
+    for (let t = 0; t < d.T; t++) {
+      const loss = t === 0 ? NaN : -Math.log(Math.max(1e-30, d.probs[(t - 1) * 256 + d.bytes[t]]));
+      this.losses.push(loss);
+      if (t > 0) sum += loss;
+    }
+    this.lossCells = this.renderStrip(this.lossEl, (c, t) => {
+      const loss = this.losses[t];
+      if (Number.isFinite(loss)) {
+        c.style.setProperty('--s', Math.min(1, loss / LN256).toFixed(3));
+        c.dataset.loss = loss.toFixed(4);
+      } else c.classList.add('unpredicted');
+    });
+    const mean = d.T > 1 ? sum / (d.T - 1) : NaN;
+    this.lossEl.dataset.mean = Number.isFinite(mean) ? mean.toFixed(4) : '';
+    let worst = 1;
+    for (let t = 2; t < d.T; t++) if (this.losses[t] > this.losses[worst]) worst = t;
+    setText(this.lossSummary, d.T > 1
+      ? `Mean loss ${mean.toFixed(3)} nats per byte (a blind guess: ${LN256.toFixed(2)}). Most surprising: byte ${worst} “${this.label(worst)}” at ${this.losses[worst].toFixed(2)}.`
+      : 'One byte: nothing to predict.');
+  }
+
+  private showLossTip(t: number, anchor: HTMLElement | undefined): void {
+    const d = this.data;
+    if (!d || !anchor) return;
+    const box = h('div', { class: 'tip-sample' });
+    const b = d.bytes[t];
+    if (t === 0) {
+      box.append(h('div', { class: 'tip-title' }, `byte 0 “${this.label(0)}”`), h('div', { class: 'muted' }, 'the first byte is not predicted'));
+    } else {
+      const p = d.probs[(t - 1) * 256 + b];
+      box.append(h('div', { class: 'tip-title' }, `byte ${t} “${this.label(t)}” (${hex(b)}, ${byteRole(b)})`),
+        h('div', {}, `p = ${formatProb(p)} · loss ${this.losses[t].toFixed(3)} nats`),
+        h('div', { class: 'tip-sub' }, 'what the model expected here:'));
+      const row = Array.from(d.probs.subarray((t - 1) * 256, t * 256));
+      const top = row.map((q, i) => [i, q] as [number, number]).sort((x, y) => y[1] - x[1]).slice(0, 5);
+      const list = h('ol', { class: 'alts' });
+      for (const [i, q] of top) {
+        const lab = byteLabel(i);
+        list.append(h('li', { class: i === b ? 'chosen' : '' }, h('span', { class: `alt-label ${lab.kind}` }, lab.text),
+          h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, formatProb(q))));
+      }
+      box.append(list);
+    }
+    showTooltip(box, anchor.getBoundingClientRect());
+  }
+}

@@ -1,0 +1,109 @@
+// train-panel.ts — start / pause / resume / reset, live numbers, the progress bar and the chart.
+import { formatCount, formatDuration, formatLoss, formatLr, formatRate } from '../format';
+import { LossChart } from './chart';
+import { h, panelHeader, setText } from './dom';
+
+export interface TrainHandlers {
+  onStartPause(): void;
+  onReset(): void;
+  onEvaluate(): void;
+}
+
+export interface TrainView {
+  step: number;
+  steps: number;              // length of the schedule
+  lastLoss: number | null;
+  smoothLoss: number | null;
+  valLoss: number | null;
+  valStep: number | null;
+  tokensPerSec: number;
+  lr: number | null;
+  gradNorm: number | null;
+  elapsedMs: number;
+  etaMs: number | null;
+  memoryBytes: number | null;
+}
+
+export class TrainPanel {
+  readonly el: HTMLElement;
+  readonly chart: LossChart;
+  private startBtn: HTMLButtonElement;
+  private resetBtn: HTMLButtonElement;
+  private evalBtn: HTMLButtonElement;
+  private status: HTMLElement;
+  private progress: HTMLProgressElement;
+  private progressLabel: HTMLElement;
+  private fields: Record<string, HTMLElement> = {};
+
+  constructor(h_: TrainHandlers) {
+    this.startBtn = h('button', { id: 'btn-start', type: 'button', class: 'primary big' }, 'Start');
+    this.resetBtn = h('button', { id: 'btn-reset', type: 'button' }, 'Reset');
+    this.evalBtn = h('button', { id: 'btn-evaluate', type: 'button', title: 'Measure the loss on the held-out 10% now' }, 'Validate now');
+    this.startBtn.addEventListener('click', () => h_.onStartPause());
+    this.resetBtn.addEventListener('click', () => h_.onReset());
+    this.evalBtn.addEventListener('click', () => h_.onEvaluate());
+    this.status = h('p', { id: 'train-status', class: 'status', role: 'status' }, 'Choose a text, then press Start.');
+    this.progress = h('progress', { id: 'train-progress', max: 1, value: 0, 'aria-label': 'Training progress' }) as HTMLProgressElement;
+    this.progressLabel = h('span', { class: 'progress-label' }, '');
+    const stat = (id: string, label: string, title: string) => {
+      const dd = h('dd', { id }, '—');
+      this.fields[id] = dd;
+      return h('div', { class: 'stat', title }, h('dt', {}, label), dd);
+    };
+    const chartHost = h('div', { id: 'loss-chart', class: 'chart', role: 'img', 'aria-label': 'Loss curves: training loss per step, its average, and validation loss' });
+    this.el = h('section', { id: 'train', class: 'card wide', 'aria-labelledby': 'train-title' },
+      panelHeader(3, 'Train', 'Each step shows the model a batch of windows, measures how badly it predicted every next byte ' +
+        '(cross-entropy loss, in nats: ln 256 ≈ 5.55 is a blind guess) and nudges all weights to do better. ' +
+        'Validation loss is measured on text the model never trains on: if it rises while training loss falls, the model is memorising.'),
+      h('div', { class: 'row controls' }, this.startBtn, this.resetBtn, this.evalBtn, this.status),
+      h('div', { class: 'progress-row' }, this.progress, this.progressLabel),
+      h('dl', { class: 'stats train-stats' },
+        stat('stat-step', 'Step', 'Optimizer steps done'),
+        stat('stat-loss', 'Train loss (avg)', 'Moving average of the training loss per step'),
+        stat('stat-val', 'Validation loss', 'Mean loss on held-out batches (lower is better)'),
+        stat('stat-tps', 'Tokens/s', 'Bytes of text processed per second (forward + backward + update)'),
+        stat('stat-elapsed', 'Elapsed', 'Training time of this run'),
+        stat('stat-eta', 'Remaining', 'Estimated time to the end of the schedule'),
+        stat('stat-lr', 'Learning rate', 'Warmup, then cosine decay'),
+        stat('stat-grad', 'Gradient norm', 'Size of the last gradient (clipped at 1.0)')),
+      chartHost);
+    this.el.querySelector('h2')!.id = 'train-title';
+    this.chart = new LossChart(chartHost);
+  }
+
+  setControls(o: { canStart: boolean; running: boolean; hasModel: boolean; busy: boolean; finished: boolean; startTitle: string }): void {
+    const label = o.running ? 'Pause' : !o.hasModel ? 'Start' : o.finished ? 'Train more' : 'Resume';
+    setText(this.startBtn, label);
+    this.startBtn.dataset.state = o.running ? 'running' : o.hasModel ? 'paused' : 'idle';
+    this.startBtn.disabled = o.busy || (!o.running && !o.canStart);
+    this.startBtn.title = o.startTitle;
+    this.resetBtn.disabled = !o.hasModel || o.busy;
+    this.evalBtn.disabled = !o.hasModel || o.busy;
+    this.el.classList.toggle('running', o.running);
+  }
+
+  setStatus(text: string): void {
+    setText(this.status, text);
+  }
+
+  update(v: TrainView): void {
+    const f = this.fields;
+    setText(f['stat-step'], `${formatCount(v.step)} / ${formatCount(v.steps)}`, v.step);
+    setText(f['stat-loss'], v.lastLoss === null ? '—' : formatLoss(v.smoothLoss ?? v.lastLoss), v.lastLoss ?? '');
+    f['stat-loss'].dataset.smooth = v.smoothLoss === null ? '' : String(v.smoothLoss);
+    f['stat-loss'].title = v.lastLoss === null ? '' : `last step: ${formatLoss(v.lastLoss)}; shown: moving average`;
+    if (v.valLoss === null) setText(f['stat-val'], '—', '');
+    else {
+      f['stat-val'].replaceChildren(formatLoss(v.valLoss), h('small', { title: 'measured after this many steps' }, ` @ ${formatCount(v.valStep ?? 0)}`));
+      f['stat-val'].dataset.value = String(v.valLoss);
+    }
+    setText(f['stat-tps'], formatRate(v.tokensPerSec), v.tokensPerSec ? Math.round(v.tokensPerSec) : '');
+    setText(f['stat-elapsed'], formatDuration(v.elapsedMs), Math.round(v.elapsedMs));
+    setText(f['stat-eta'], v.etaMs === null ? '—' : v.step >= v.steps ? 'done' : formatDuration(v.etaMs));
+    setText(f['stat-lr'], v.lr === null ? '—' : formatLr(v.lr));
+    setText(f['stat-grad'], v.gradNorm === null ? '—' : v.gradNorm.toFixed(3));
+    const frac = v.steps > 0 ? Math.min(1, v.step / v.steps) : 0;
+    this.progress.value = frac;
+    setText(this.progressLabel, `${(frac * 100).toFixed(frac < 0.1 ? 1 : 0)}%`);
+  }
+}

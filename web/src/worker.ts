@@ -1,0 +1,358 @@
+/// <reference lib="webworker" />
+// worker.ts — the one long-lived worker that owns the wasm module and its Session.
+//
+// Every wasm call is synchronous, so the worker trains in *slices*: enough steps for about
+// SLICE_MS, then it yields to its event loop (through a MessageChannel, which background tabs
+// don't throttle the way they throttle timers) so that pause, generate, inspect, save... are
+// handled between slices. Generation is streamed the same way, in chunks, and takes priority
+// over training while it runs, so a sample always comes from one fixed model.
+import type { Session, TinyGPTModule } from '../../wasm/tinygpt';
+import {
+  type FromWorker, type FullConfig, type SampleOptions, type ToWorker, type Variant,
+  isToWorker, post,
+} from './protocol';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+const SLICE_MS = 70;          // target wall time of one training slice
+const GEN_CHUNK_MS = 40;      // target wall time of one generation chunk
+
+let M: TinyGPTModule | null = null;
+let variant: Variant = 'scalar';
+let session: Session | null = null;
+let corpus: Uint8Array | null = null;     // kept to give a new session the same text
+let corpusName = '';
+
+let running = false;
+let loopActive = false;
+let evalEvery = 0;
+let stopAt: number | null = null;
+let msPerStep = 0;                         // moving average, sizes the slices
+
+interface Generation { id: number; remaining: number; chunk: number; msPerByte: number; step: number }
+let generation: Generation | null = null;
+
+const send = (msg: FromWorker) => post(self, msg);
+
+function fail(during: ToWorker['type'] | 'train', e: unknown, recoverable = true): void {
+  const message = e instanceof Error ? e.message : String(e);
+  send({ type: 'error', message, recoverable, during });
+}
+
+// ---------------------------------------------------------------- loading the module
+
+/** Tiny module with one SIMD128 instruction (i32x4.splat): does the engine accept SIMD? */
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+function detectVariant(): { variant: Variant; reason?: string } {
+  const simd = WebAssembly.validate(SIMD_PROBE);
+  if (self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' && simd) return { variant: 'threads' };
+  const why = !self.crossOriginIsolated
+    ? 'the page is not cross-origin isolated (no SharedArrayBuffer), so one thread'
+    : 'this browser lacks wasm threads';
+  return simd ? { variant: 'simd', reason: why } : { variant: 'scalar', reason: 'this browser has no WebAssembly SIMD' };
+}
+
+async function loadModule(wasmBase: string, v: Variant): Promise<TinyGPTModule> {
+  // The Emscripten loader tells a worker from the main thread by `importScripts`, which module
+  // workers lack; without it a threads build would busy-wait as if it were on the page's thread.
+  const g = self as unknown as { importScripts?: unknown };
+  if (typeof g.importScripts !== 'function') {
+    g.importScripts = () => { throw new Error('importScripts is not available in a module worker'); };
+  }
+  const url = new URL(`tinygpt-${v}.js`, wasmBase).href;
+  const mod = (await import(/* @vite-ignore */ url)) as { default: () => Promise<TinyGPTModule> };
+  return mod.default();
+}
+
+async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
+  const t0 = performance.now();
+  const detected = detectVariant();
+  let chosen: Variant = msg.variant ?? detected.variant;
+  let reason = msg.variant ? `variant ${msg.variant} requested` : detected.reason;
+  if (chosen === 'threads' && !self.crossOriginIsolated) {
+    chosen = 'simd';
+    reason = 'threads need a cross-origin isolated page';
+  }
+  try {
+    M = await loadModule(msg.wasmBase, chosen);
+  } catch (e) {
+    if (chosen === 'scalar') throw e;
+    const fallback: Variant = chosen === 'threads' && WebAssembly.validate(SIMD_PROBE) ? 'simd' : 'scalar';
+    reason = `the ${chosen} build failed to load (${e instanceof Error ? e.message : e})`;
+    chosen = fallback;
+    M = await loadModule(msg.wasmBase, chosen);
+  }
+  variant = chosen;
+  if (variant === 'threads') {
+    const want = Math.max(1, Math.min(navigator.hardwareConcurrency || 1, msg.maxThreads ?? 4, M.maxThreads()));
+    M.setThreads(want);
+  }
+  send({
+    type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: M.maxThreads(),
+    crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
+  });
+}
+
+// ---------------------------------------------------------------- model
+
+function needSession(): Session {
+  if (!session) throw new Error('no model yet: press Start to create one');
+  return session;
+}
+
+function describe(reason: 'create' | 'load' | 'resume', name?: string): void {
+  const s = needSession();
+  const h = s.history();
+  send({
+    type: 'model', reason, name, config: s.config() as FullConfig, parameters: s.numParameters(), step: s.step(),
+    history: h, corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: M!.memoryBytes(),
+  });
+}
+
+function stop(reason: 'paused' | 'finished' | 'error'): void {
+  if (!running) return;
+  running = false;
+  send({ type: 'state', running: false, reason, step: session ? session.step() : 0 });
+}
+
+function dropSession(): void {
+  stop('paused');
+  generation = null;
+  if (session) session.delete();
+  session = null;
+  msPerStep = 0;
+}
+
+// ---------------------------------------------------------------- the loop
+
+const channel = new MessageChannel();
+const wakers: Array<() => void> = [];
+channel.port1.onmessage = () => wakers.shift()?.();
+/** Lets queued messages run; not throttled in background tabs (unlike setTimeout). */
+const yieldToEvents = () => new Promise<void>((resolve) => {
+  wakers.push(resolve);
+  channel.port2.postMessage(0);
+});
+
+function ensureLoop(): void {
+  if (loopActive) return;
+  loopActive = true;
+  void (async () => {
+    try {
+      while (running || generation) {
+        if (generation) generateChunk();
+        else trainSlice();
+        await yieldToEvents();
+      }
+    } finally {
+      loopActive = false;
+    }
+  })();
+}
+
+function evaluateNow(): void {
+  const s = needSession();
+  const loss = s.evaluate();
+  send({ type: 'evalResult', step: s.step(), loss });
+}
+
+function trainSlice(): void {
+  const s = session;
+  if (!s) { stop('paused'); return; }
+  const step = s.step();
+  if (stopAt !== null && step >= stopAt) {
+    evaluateNow();
+    stop('finished');
+    return;
+  }
+  let k = msPerStep > 0 ? Math.round(SLICE_MS / msPerStep) : 1;
+  k = Math.max(1, Math.min(k, 1000));
+  if (stopAt !== null) k = Math.min(k, stopAt - step);
+  if (evalEvery > 0) k = Math.min(k, evalEvery - (step % evalEvery));  // land on validation steps
+  const t0 = performance.now();
+  let r;
+  try {
+    r = s.train(k);
+  } catch (e) {
+    fail('train', e);
+    stop('error');
+    return;
+  }
+  const sliceMs = performance.now() - t0;
+  const per = r.elapsedMs / k;
+  msPerStep = msPerStep > 0 ? 0.7 * msPerStep + 0.3 * per : per;
+  const cfg = s.config();
+  send({
+    type: 'progress', step: r.step, losses: r.losses, tokensPerSec: (k * cfg.batch * cfg.context) / (r.elapsedMs / 1000),
+    lr: r.lr, gradNorm: r.gradNorm, sliceMs, memoryBytes: M!.memoryBytes(),
+  });
+  if (evalEvery > 0 && r.step % evalEvery === 0) evaluateNow();
+  if (stopAt !== null && r.step >= stopAt) {
+    if (evalEvery <= 0 || r.step % evalEvery !== 0) evaluateNow();
+    stop('finished');
+  }
+}
+
+function generateChunk(): void {
+  const g = generation!;
+  const s = session;
+  if (!s) { generation = null; return; }
+  const n = Math.min(g.remaining, g.chunk);
+  const t0 = performance.now();
+  let r;
+  try {
+    r = s.generateNext(n);
+  } catch (e) {
+    generation = null;
+    fail('generate', e);
+    return;
+  }
+  const ms = performance.now() - t0;
+  g.remaining -= n;
+  g.msPerByte = ms / Math.max(1, n);
+  g.chunk = Math.max(4, Math.min(512, Math.round(GEN_CHUNK_MS / Math.max(0.01, g.msPerByte))));
+  const done = g.remaining <= 0;
+  send({ type: 'sampleChunk', id: g.id, ...r, done, step: g.step });
+  if (done) generation = null;
+}
+
+// ---------------------------------------------------------------- commands
+
+function inspect(msg: Extract<ToWorker, { type: 'inspect' }>): void {
+  const s = needSession();
+  const T = s.config().context;
+  let text: Uint8Array;
+  if (msg.text) text = new Uint8Array(msg.text);
+  else {
+    if (!corpus) throw new Error('no corpus to take a slice from');
+    const start = Math.max(0, Math.min(msg.corpusOffset ?? 0, corpus.length - T));
+    text = corpus.slice(start, start + T);
+  }
+  if (text.length === 0) throw new Error('give some text to look inside (at least one byte)');
+  const r = s.inspect(text);
+  const bytes = text.slice(text.length - r.T);
+  send({ type: 'inspection', id: msg.id, step: s.step(), bytes, T: r.T, L: r.L, NH: r.NH, attention: r.attention, probs: r.probs });
+}
+
+function handle(msg: ToWorker): void | Promise<void> {
+  if (msg.type === 'init') return init(msg);
+  if (!M) throw new Error('the module is still loading');
+  switch (msg.type) {
+    case 'validate': {
+      const error = M.validateConfig(msg.config);
+      let parameters = 0, trainingBytes = 0;
+      try {
+        ({ parameters, trainingBytes } = M.estimate(msg.config));
+      } catch { /* the error above says why */ }
+      send({ type: 'validation', id: msg.id, error, parameters, trainingBytes });
+      return;
+    }
+    case 'setCorpus': {
+      const bytes = new Uint8Array(msg.bytes);
+      if (session) session.setCorpus(bytes);  // throws (and keeps the old corpus) if too short
+      corpus = bytes;
+      corpusName = msg.name;
+      send({ type: 'corpus', name: corpusName, size: bytes.length });
+      return;
+    }
+    case 'create': {
+      dropSession();
+      const s = new M.Session(msg.config);
+      try {
+        if (corpus) s.setCorpus(corpus);
+      } catch (e) {
+        s.delete();
+        throw e;
+      }
+      session = s;
+      describe('create');
+      return;
+    }
+    case 'start': {
+      const s = needSession();
+      if (!s.hasCorpus()) throw new Error('no corpus: choose a text first');
+      evalEvery = msg.evalEvery;
+      stopAt = msg.stopAt;
+      if (!running) {
+        running = true;
+        send({ type: 'state', running: true, reason: 'started', step: s.step() });
+        // a first validation point at step 0 puts the starting loss (about ln 256 = 5.55) on the chart
+        if (s.step() === 0 && s.history().valSteps.length === 0) evaluateNow();
+      }
+      ensureLoop();
+      return;
+    }
+    case 'pause':
+      stop('paused');
+      return;
+    case 'reset':
+      dropSession();
+      send({ type: 'reset' });
+      return;
+    case 'evaluate':
+      evaluateNow();
+      return;
+    case 'generate': {
+      const s = needSession();
+      const options: SampleOptions = msg.options;
+      s.beginGeneration(new Uint8Array(msg.prompt), options);
+      generation = { id: msg.id, remaining: Math.max(0, msg.length), chunk: 8, msPerByte: 0, step: s.step() };
+      if (generation.remaining === 0) {
+        send({ type: 'sampleChunk', id: msg.id, bytes: new Uint8Array(0), probs: new Float32Array(0), topBytes: new Uint8Array(0), topProbs: new Float32Array(0), done: true, step: s.step() });
+        generation = null;
+        return;
+      }
+      ensureLoop();
+      return;
+    }
+    case 'stopGeneration':
+      if (generation && generation.id === msg.id) {
+        generation = null;
+        send({ type: 'sampleChunk', id: msg.id, bytes: new Uint8Array(0), probs: new Float32Array(0), topBytes: new Uint8Array(0), topProbs: new Float32Array(0), done: true, step: session ? session.step() : 0 });
+      }
+      return;
+    case 'inspect':
+      inspect(msg);
+      return;
+    case 'save': {
+      const s = needSession();
+      const bytes = s.save();
+      send({ type: 'checkpoint', reason: msg.reason, step: s.step(), bytes: bytes.buffer as ArrayBuffer });
+      return;
+    }
+    case 'load': {
+      const bytes = new Uint8Array(msg.bytes);
+      // Session.load leaves the session as it was on any error; without a session, a temporary one
+      // (default config) is made and dropped again if the checkpoint is refused.
+      const fresh = !session;
+      const s = session ?? new M.Session({});
+      try {
+        s.load(bytes);
+        if (fresh && corpus) s.setCorpus(corpus);
+      } catch (e) {
+        if (fresh) s.delete();
+        throw e;
+      }
+      stop('paused');
+      generation = null;
+      session = s;
+      msPerStep = 0;
+      describe(msg.reason === 'resume' ? 'resume' : 'load', msg.name);
+      return;
+    }
+  }
+}
+
+self.onmessage = (e: MessageEvent) => {
+  const msg = e.data as unknown;
+  if (!isToWorker(msg)) return;
+  try {
+    const r = handle(msg);
+    if (r) r.catch((err) => fail(msg.type, err, msg.type !== 'init'));
+  } catch (err) {
+    fail(msg.type, err, msg.type !== 'init');
+  }
+};

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+
+import { readHeader } from '../src/checkpoint';
+import { Fnv1a64, MAX_CORPUS_BYTES, STANDARD_FNV_BASIS, analyzeBytes, analyzeCorpus, checkSize, checkText } from '../src/corpus';
+import { loadScalar, shakespeare, wasmBuilt, whyNoWasm } from './wasm';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+describe('corpus statistics', () => {
+  it('counts bytes, distinct bytes, characters and lines of English text', () => {
+    const s = analyzeBytes(enc('abca\nbb\n'));
+    expect(s).toMatchObject({ size: 8, distinct: 4, chars: 8, multibyte: 0, invalid: 0, nul: 0, lines: 2 });
+  });
+
+  it('joins the bytes of Chinese text into characters', () => {
+    const s = analyzeBytes(enc('你好，世界！\n你好'));
+    expect(s.size).toBe(3 * 8 + 1);
+    expect(s.chars).toBe(9);
+    expect(s.multibyte).toBe(8);
+    expect(s.invalid).toBe(0);
+    expect(s.lines).toBe(2);
+  });
+
+  it('gives the same result in chunks as in one piece (sequences split across chunks)', async () => {
+    const bytes = enc('漢字かな交じり文 and some ASCII. '.repeat(50));
+    const whole = analyzeBytes(bytes);
+    const chunked = await analyzeCorpus(bytes, undefined, 7);
+    expect({ ...chunked, counts: null }).toEqual({ ...whole, counts: null });
+  });
+
+  it('computes FNV-1a 64 like the reference values (with the standard offset basis)', () => {
+    const h = (s: string) => {
+      const f = new Fnv1a64(STANDARD_FNV_BASIS);
+      f.update(enc(s));
+      return f.hex();
+    };
+    expect(h('')).toBe('cbf29ce484222325');
+    expect(h('a')).toBe('af63dc4c8601ec8c');
+    expect(h('foobar')).toBe('85944171f73967e8');
+    // the core's basis (see CORE_FNV_BASIS): "a" -> 0x44bd8ad473cd9906, checked with g++
+    const core = new Fnv1a64();
+    core.update(enc('a'));
+    expect(core.hex()).toBe('44bd8ad473cd9906');
+  });
+
+  it.skipIf(!wasmBuilt)(`has the fingerprint the core writes into checkpoints (${wasmBuilt ? 'scalar build' : whyNoWasm})`, async () => {
+    const M = await loadScalar();
+    const text = shakespeare();
+    const s = new M.Session({ layers: 1, heads: 1, width: 8, context: 8, batch: 1 });
+    s.setCorpus(text);
+    const head = readHeader(s.save())!;
+    s.delete();
+    expect(head.corpusSize).toBe(text.length);
+    expect(head.corpusFingerprint).toBe(analyzeBytes(text).fingerprint);
+  });
+});
+
+describe('refusing files', () => {
+  it('refuses empty, too large and too short files from their size', () => {
+    expect(checkSize(0, 64)?.kind).toBe('empty');
+    expect(checkSize(MAX_CORPUS_BYTES + 1, 64)?.kind).toBe('tooLarge');
+    expect(checkSize(64, 64)?.kind).toBe('tooShort');
+    expect(checkSize(64, 64)?.message).toContain('context + 1 = 65');
+    expect(checkSize(65, 64)).toBeNull();
+  });
+
+  it('flags binary files (NUL bytes or much invalid UTF-8) but not text', () => {
+    expect(checkText(analyzeBytes(enc('plain text, 中文 too')))).toBeNull();
+    const withNul = analyzeBytes(Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x41]));
+    expect(checkText(withNul)?.kind).toBe('binary');
+    expect(checkText(withNul)?.message).toContain('2 NUL bytes');
+    let seed = 7;
+    const noise = Uint8Array.from({ length: 4096 }, () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) | 0x80);
+    expect(checkText(analyzeBytes(noise))?.message).toMatch(/not valid UTF-8/);
+    // one stray Latin-1 byte in a long text is not "binary"
+    const mostly = new Uint8Array([...enc('a'.repeat(1000)), 0xe9, ...enc('b'.repeat(1000))]);
+    expect(checkText(analyzeBytes(mostly))).toBeNull();
+  });
+});

@@ -1,0 +1,60 @@
+import { MessageChannel } from 'node:worker_threads';
+
+import { describe, expect, it } from 'vitest';
+
+import { type FromWorker, type ToWorker, isToWorker, post, toSessionConfig, transferables } from '../src/protocol';
+import { PRESETS } from '../src/settings';
+
+describe('protocol', () => {
+  it('lists the buffers of every message that carries bytes, once each', () => {
+    const buf = new ArrayBuffer(8);
+    const cases: Array<[ToWorker | FromWorker, number]> = [
+      [{ type: 'setCorpus', bytes: buf, name: 'x' }, 1],
+      [{ type: 'load', bytes: buf, reason: 'file', name: 'x' }, 1],
+      [{ type: 'generate', id: 1, prompt: buf, length: 3, options: {} }, 1],
+      [{ type: 'inspect', id: 1, text: buf }, 1],
+      [{ type: 'inspect', id: 1, text: null, corpusOffset: 5 }, 0],
+      [{ type: 'checkpoint', reason: 'download', step: 3, bytes: buf }, 1],
+      [{ type: 'progress', step: 3, losses: new Float32Array(3), tokensPerSec: 1, lr: 1, gradNorm: 1, sliceMs: 1, memoryBytes: 1 }, 1],
+      [{ type: 'sampleChunk', id: 1, bytes: new Uint8Array(2), probs: new Float32Array(2), topBytes: new Uint8Array(10), topProbs: new Float32Array(10), done: false, step: 0 }, 4],
+      [{ type: 'inspection', id: 1, step: 0, bytes: new Uint8Array(2), T: 2, L: 1, NH: 1, attention: new Float32Array(4), probs: new Float32Array(512) }, 3],
+      [{ type: 'pause' }, 0],
+      [{ type: 'evalResult', step: 1, loss: 2 }, 0],
+    ];
+    for (const [msg, n] of cases) expect(transferables(msg), msg.type).toHaveLength(n);
+    // two views of one buffer: listed once
+    const shared = new ArrayBuffer(16);
+    const m: FromWorker = { type: 'sampleChunk', id: 1, bytes: new Uint8Array(shared, 0, 4), probs: new Float32Array(shared, 4, 1), topBytes: new Uint8Array(0), topProbs: new Float32Array(0), done: true, step: 0 };
+    expect(transferables(m).filter((b) => b === shared)).toHaveLength(1);
+  });
+
+  it('transfers (detaches) the buffers instead of copying them', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const bytes = new TextEncoder().encode('hello corpus');
+    const received = new Promise<ToWorker>((resolve) => {
+      port2.once('message', (m: ToWorker) => resolve(m));
+    });
+    post(port1 as unknown as { postMessage(m: unknown, t: Transferable[]): void }, { type: 'setCorpus', bytes: bytes.buffer, name: 'a.txt' });
+    expect(bytes.buffer.byteLength).toBe(0);       // detached on this side
+    const got = await received;
+    expect(got.type).toBe('setCorpus');
+    if (got.type === 'setCorpus') expect(new TextDecoder().decode(got.bytes)).toBe('hello corpus');
+    port1.close();
+    port2.close();
+  });
+
+  it('recognises its own messages only', () => {
+    expect(isToWorker({ type: 'pause' })).toBe(true);
+    expect(isToWorker({ type: 'start', evalEvery: 10, stopAt: null })).toBe(true);
+    expect(isToWorker({ type: 'progress' })).toBe(false);   // worker → page
+    expect(isToWorker({ type: 'bogus' })).toBe(false);
+    expect(isToWorker('pause')).toBe(false);
+    expect(isToWorker(null)).toBe(false);
+  });
+
+  it('turns settings into a session config with every field explicit', () => {
+    const c = toSessionConfig(PRESETS.small);
+    expect(c).toEqual({ layers: 4, heads: 4, width: 128, context: 64, batch: 12, lr: 1e-3, warmup: 100, steps: 2000, weightDecay: 0.1, seed: 1337 });
+    expect('evalEvery' in c).toBe(false);
+  });
+});

@@ -1,0 +1,114 @@
+// assets-plugin.ts — the files Vite must not touch, and the service worker.
+//
+// - wasm/: build/wasm-dist/* served (dev) and emitted (build) byte for byte under their own
+//   names. tinygpt-threads.worker.js imports ./tinygpt-threads.js by name, so nothing may be
+//   hashed, renamed or bundled.
+// - data/tinyshakespeare.txt: the built-in corpus, served and emitted from data/ (not copied
+//   into git).
+// - sw.js: web/src/sw.ts built as its own chunk at a fixed name, with the list of every output
+//   file (the offline cache) written into it, so any change to the site changes sw.js and the
+//   browser installs the new version.
+// - COOP/COEP headers on everything the dev server serves (Vite's `server.headers` does not
+//   cover responses of custom middleware).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Connect, Plugin } from 'vite';
+
+export const COI_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+const MIME: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface AssetOptions {
+  root: string;            // repository root
+  swEntry: string;         // web/src/sw.ts
+}
+
+export const WASM_FILES = [
+  'tinygpt-simd.js', 'tinygpt-simd.wasm',
+  'tinygpt-scalar.js', 'tinygpt-scalar.wasm',
+  'tinygpt-threads.js', 'tinygpt-threads.wasm', 'tinygpt-threads.worker.js',
+];
+
+export const MANIFEST_PLACEHOLDER = '__TINYGPT_PRECACHE_MANIFEST__';
+
+export function tinygptAssets(opts: AssetOptions): Plugin {
+  const wasmDir = path.join(opts.root, 'build/wasm-dist');
+  const corpus = path.join(opts.root, 'data/tinyshakespeare.txt');
+  // URL path (relative to the site root) -> file on disk
+  const files = new Map<string, string>([
+    ...WASM_FILES.map((f) => [`wasm/${f}`, path.join(wasmDir, f)] as [string, string]),
+    ['data/tinyshakespeare.txt', corpus],
+  ]);
+
+  const missing = () => [...files.values()].filter((f) => !fs.existsSync(f));
+
+  const serve: Connect.NextHandleFunction = (req, res, next) => {
+    const url = (req.url ?? '').split('?')[0];
+    const rel = decodeURIComponent(url).replace(/^\/+/, '');
+    const file = files.get(rel);
+    if (!file) return next();
+    fs.readFile(file, (err, data) => {
+      if (err) {
+        res.statusCode = 404;
+        res.end(`${rel} is missing: run scripts/build-wasm.sh simd scalar threads (${err.message})`);
+        return;
+      }
+      res.setHeader('Content-Type', MIME[path.extname(file)] ?? 'application/octet-stream');
+      res.setHeader('Cache-Control', 'no-cache');
+      for (const [k, v] of Object.entries(COI_HEADERS)) res.setHeader(k, v);
+      res.end(data);
+    });
+  };
+
+  let building = false;
+  return {
+    name: 'tinygpt-assets',
+    enforce: 'post',   // generateBundle after Vite's HTML plugin, so index.html is in the list
+    configResolved(config) {
+      building = config.command === 'build';
+    },
+    configureServer(server) {
+      const absent = missing();
+      if (absent.length) server.config.logger.warn(`tinygpt: missing ${absent.join(', ')} (run scripts/build-wasm.sh simd scalar threads)`);
+      server.middlewares.use(serve);
+    },
+    buildStart() {
+      if (!building) return;
+      const absent = missing();
+      if (absent.length) this.error(`missing ${absent.join(', ')}: run scripts/build-wasm.sh simd scalar threads`);
+      for (const [rel, file] of files) {
+        this.emitFile({ type: 'asset', fileName: rel, source: fs.readFileSync(file) });
+      }
+      this.emitFile({ type: 'chunk', id: opts.swEntry, fileName: 'sw.js' });
+    },
+    generateBundle(_options, bundle) {
+      if (!building) return;
+      const sw = bundle['sw.js'];
+      if (!sw || sw.type !== 'chunk') return this.error('sw.js was not built');
+      const list = Object.keys(bundle).filter((f) => f !== 'sw.js' && !f.endsWith('.map')).sort();
+      // the version is a hash of every file's name and contents, so sw.js changes with the site
+      let h = 2166136261;
+      const mix = (s: string | Uint8Array) => {
+        const b = typeof s === 'string' ? new TextEncoder().encode(s) : s;
+        for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 16777619) >>> 0;
+      };
+      for (const f of list) {
+        const item = bundle[f];
+        mix(f);
+        mix(item.type === 'chunk' ? item.code : typeof item.source === 'string' ? item.source : item.source);
+      }
+      const manifest = { version: h.toString(16).padStart(8, '0'), files: ['./', ...list] };
+      const literal = JSON.stringify(JSON.stringify(manifest));
+      const quoted = new RegExp(`(["'\`])${MANIFEST_PLACEHOLDER}\\1`);
+      if (!quoted.test(sw.code)) return this.error('sw.js has no manifest placeholder');
+      sw.code = sw.code.replace(quoted, literal);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Makes sure build/wasm-dist has the three builds the page loads (simd, scalar, threads).
+//   node web/tools/wasm.mjs           build the missing ones (quick when all exist: npm start)
+//   node web/tools/wasm.mjs --update  run scripts/build-wasm.sh for all three; CMake rebuilds only
+//                                     what changed (npm run build, so a site never ships stale wasm)
+// Without Emscripten, existing builds are used as they are, with a warning.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = path.join(root, 'build/wasm-dist');
+const files = {
+  simd: ['tinygpt-simd.js', 'tinygpt-simd.wasm'],
+  scalar: ['tinygpt-scalar.js', 'tinygpt-scalar.wasm'],
+  threads: ['tinygpt-threads.js', 'tinygpt-threads.wasm', 'tinygpt-threads.worker.js'],
+};
+const update = process.argv.includes('--update');
+const missing = Object.keys(files).filter((v) => files[v].some((f) => !fs.existsSync(path.join(dist, f))));
+const wanted = update ? Object.keys(files) : missing;
+if (wanted.length === 0) process.exit(0);
+
+const hasEmcc = spawnSync('sh', ['-c', 'command -v emcmake'], { stdio: 'ignore' }).status === 0;
+if (!hasEmcc) {
+  if (missing.length === 0) {
+    console.warn('wasm: Emscripten not found; using the existing builds in build/wasm-dist');
+    process.exit(0);
+  }
+  console.error(`wasm: missing ${missing.join(', ')} in build/wasm-dist and Emscripten is not installed ` +
+    '(apt-get install emscripten cmake, see README)');
+  process.exit(1);
+}
+console.log(`wasm: scripts/build-wasm.sh ${wanted.join(' ')}`);
+const r = spawnSync(path.join(root, 'scripts/build-wasm.sh'), wanted, { stdio: 'inherit', cwd: root });
+if (r.status !== 0) process.exit(r.status ?? 1);
+// another build may have removed files meanwhile (the script is safe to run again)
+const still = Object.keys(files).filter((v) => files[v].some((f) => !fs.existsSync(path.join(dist, f))));
+if (still.length) {
+  console.log(`wasm: ${still.join(', ')} disappeared during the build; building again`);
+  const again = spawnSync(path.join(root, 'scripts/build-wasm.sh'), still, { stdio: 'inherit', cwd: root });
+  process.exit(again.status ?? 1);
+}
