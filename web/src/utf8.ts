@@ -188,6 +188,18 @@ export function charLabel(text: string): string {
   return text;
 }
 
+/**
+ * How to show an alternative byte b at a position inside a character: if b completes the
+ * character begun by `prefix`, show that character ("光" rather than ⟨89⟩); otherwise the byte.
+ */
+export function alternativeLabel(prefix: number[], b: number): { text: string; kind: 'ascii' | 'space' | 'hex' | 'char' } {
+  if (prefix.length > 0) {
+    const segs = segmentUtf8([...prefix, b]);
+    if (segs.length === 1 && segs[0].kind === 'char') return { text: segs[0].text, kind: 'char' };
+  }
+  return byteLabel(b);
+}
+
 /** A short description of a byte's role in UTF-8 (for tooltips). */
 export function byteRole(b: number): string {
   if (b < 0x80) return b < 0x20 || b === 0x7f ? 'ASCII control byte' : 'ASCII';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { Utf8Counter, Utf8Stream, byteLabel, displayString, hexChip, segmentUtf8 } from '../src/utf8';
+import { Utf8Counter, Utf8Stream, alternativeLabel, byteLabel, displayString, hexChip, segmentUtf8 } from '../src/utf8';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const render = (bytes: ArrayLike<number>, final = true) =>
@@ -91,5 +91,15 @@ describe('joining bytes into characters', () => {
     expect(byteLabel(0x0a).text).toBe('↵');
     expect(byteLabel(0xe4)).toEqual({ text: '⟨e4⟩', kind: 'hex' });
     expect(byteLabel(0x07)).toEqual({ text: '⟨07⟩', kind: 'hex' });
+  });
+});
+
+describe('alternatives inside a character', () => {
+  it('shows the character an alternative byte would complete, else the byte', () => {
+    const guang = [...new TextEncoder().encode('光')];          // e5 85 89
+    expect(alternativeLabel(guang.slice(0, 2), 0x88)).toEqual({ text: '先', kind: 'char' });   // e5 85 88
+    expect(alternativeLabel(guang.slice(0, 1), 0x85).kind).toBe('hex');                       // still incomplete
+    expect(alternativeLabel([], 0x61)).toEqual({ text: 'a', kind: 'ascii' });
+    expect(alternativeLabel(guang.slice(0, 2), 0x41).kind).toBe('ascii');                     // breaks the character
   });
 });

@@ -2,7 +2,7 @@
 // layer and head (or all of them), and how surprising each byte was to the model.
 import { formatProb } from '../format';
 import type { InspectionMsg } from '../protocol';
-import { byteLabel, byteRole, charLabel, hex, hexChip, segmentUtf8 } from '../utf8';
+import { alternativeLabel, byteLabel, byteRole, charLabel, hex, hexChip, segmentUtf8 } from '../utf8';
 import { clear, cssVar, h, panelHeader, setText } from './dom';
 import { colorCss, drawAttention, drawHighlight } from './heatmap';
 import { hideTooltip, showTooltip } from './tooltip';
@@ -48,6 +48,7 @@ export class InspectPanel {
   private data: InspectionMsg | null = null;
   private cells: HTMLElement[] = [];
   private labels: string[] = [];
+  private charStart: number[] = [];   // for each byte, where its character starts (itself if none)
   private lossCells: HTMLElement[] = [];
   private layer = 0;
   private head = 0;
@@ -258,6 +259,7 @@ export class InspectPanel {
     };
     // final: false — a character cut off by the end of the text is shown as cut, not invalid
     for (const seg of segmentUtf8(d.bytes, { final: false })) {
+      for (let i = 0; i < seg.length; i++) this.charStart[seg.start + i] = seg.kind === 'char' ? seg.start : seg.start + i;
       if (seg.kind === 'char' && seg.length === 1) {
         this.labels[seg.start] = charLabel(seg.text);
         el.append(cell(seg.start, charLabel(seg.text), 'ascii'));
@@ -436,8 +438,9 @@ export class InspectPanel {
       const row = Array.from(d.probs.subarray((t - 1) * 256, t * 256));
       const top = row.map((q, i) => [i, q] as [number, number]).sort((x, y) => y[1] - x[1]).slice(0, 5);
       const list = h('ol', { class: 'alts' });
+      const prefix = Array.from(d.bytes.subarray(this.charStart[t] ?? t, t));
       for (const [i, q] of top) {
-        const lab = byteLabel(i);
+        const lab = alternativeLabel(prefix, i);
         list.append(h('li', { class: i === b ? 'chosen' : '' }, h('span', { class: `alt-label ${lab.kind}` }, lab.text),
           h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, formatProb(q))));
       }

@@ -4,7 +4,7 @@
 // shows the five bytes the model thought most likely at each of its positions.
 import { formatProb } from '../format';
 import type { SampleChunk, SampleOptions } from '../protocol';
-import { type Segment, Utf8Stream, byteLabel, byteRole, charLabel, hex, hexChip } from '../utf8';
+import { type Segment, Utf8Stream, alternativeLabel, byteRole, charLabel, hex, hexChip } from '../utf8';
 import { clear, h, panelHeader, setText } from './dom';
 import { hideTooltip, showTooltip } from './tooltip';
 
@@ -246,11 +246,12 @@ export class SamplePanel {
     for (let j = 0; j < len; j++) {
       const i = start + j;
       const list = h('ol', { class: 'alts' });
+      const prefix = bytes.slice(0, j);   // the bytes of this character before position j
       for (let r = 0; r < 5; r++) {
         const b = this.gen.topBytes[i * 5 + r];
         const q = this.gen.topProbs[i * 5 + r];
-        const lab = byteLabel(b);
-        list.append(h('li', { class: b === this.gen.bytes[i] ? 'chosen' : '', title: byteRole(b) },
+        const lab = alternativeLabel(prefix, b);
+        list.append(h('li', { class: b === this.gen.bytes[i] ? 'chosen' : '', title: `${hex(b)}: ${byteRole(b)}` },
           h('span', { class: `alt-label ${lab.kind}` }, lab.text),
           h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }),
           h('span', { class: 'alt-p' }, formatProb(q))));
