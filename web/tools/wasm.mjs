@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Makes sure build/wasm-dist has the three builds the page loads (simd, scalar, threads).
-//   node web/tools/wasm.mjs           build the missing ones (quick when all exist: npm start)
+//   node web/tools/wasm.mjs           build the missing ones (quick when all exist: npm start);
+//                                     succeeds if at least one single-threaded build is there
 //   node web/tools/wasm.mjs --update  run scripts/build-wasm.sh for all three; CMake rebuilds only
 //                                     what changed (npm run build, so a site never ships stale wasm)
 // Without Emscripten, existing builds are used as they are, with a warning.
@@ -30,6 +31,17 @@ if (!hasEmcc) {
   console.error(`wasm: missing ${missing.join(', ')} in build/wasm-dist and Emscripten is not installed ` +
     '(apt-get install emscripten cmake, see README)');
   process.exit(1);
+}
+if (!update) {
+  // npm start: build each missing variant on its own; the page falls back from threads to simd to
+  // scalar, so it can start as long as one single-threaded build exists
+  for (const v of wanted) {
+    console.log(`wasm: scripts/build-wasm.sh ${v}`);
+    const r = spawnSync(path.join(root, 'scripts/build-wasm.sh'), [v], { stdio: 'inherit', cwd: root });
+    if (r.status !== 0) console.warn(`wasm: building the ${v} variant failed; the page will use another one`);
+  }
+  const usable = ['simd', 'scalar'].some((v) => files[v].every((f) => fs.existsSync(path.join(dist, f))));
+  process.exit(usable ? 0 : 1);
 }
 console.log(`wasm: scripts/build-wasm.sh ${wanted.join(' ')}`);
 const r = spawnSync(path.join(root, 'scripts/build-wasm.sh'), wanted, { stdio: 'inherit', cwd: root });
