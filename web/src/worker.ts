@@ -213,7 +213,8 @@ function generateChunk(): void {
   const ms = performance.now() - t0;
   g.remaining -= n;
   g.msPerByte = ms / Math.max(1, n);
-  g.chunk = Math.max(4, Math.min(512, Math.round(GEN_CHUNK_MS / Math.max(0.01, g.msPerByte))));
+  // double the chunk at most (8, 16, 32, ...) up to about GEN_CHUNK_MS of work: text appears at once and then flows
+  g.chunk = Math.max(4, Math.min(512, g.chunk * 2, Math.round(GEN_CHUNK_MS / Math.max(0.01, g.msPerByte))));
   const done = g.remaining <= 0;
   send({ type: 'sampleChunk', id: g.id, ...r, done, step: g.step });
   if (done) generation = null;
