@@ -1,5 +1,5 @@
 // test_main.cpp — Catch2's main, plus a global operator new that counts heap allocations
-// (tests/test_util.h: AllocationCounter), so a test can assert that a training step allocates nothing.
+// (tests/test_util.h: testutil::allocations()), so a test can assert that a training step allocates nothing.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 

@@ -94,6 +94,7 @@ class Reader {
 
  private:
   void need(size_t k) {
+    // unreachable for well-formed sizes (checked before reading), kept as a guard
     if (pos_ + k > n_) throw Error("checkpoint is truncated: it ends at byte " + std::to_string(n_));
   }
   const uint8_t* p_;

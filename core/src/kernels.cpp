@@ -319,8 +319,8 @@ void crossentropy_backward(float* dlogits, const float* probs, const int32_t* ta
 // ---- attention -------------------------------------------------------------------------------
 // One task per (batch, head); inside a task the products are small GEMMs on the calling
 // thread (sgemm_serial) over the head's strided slices of qkv. Causality is used by blocks
-// of kRowBlock query rows: rows [i0, i1) only meet keys [0, i1), so the masked upper triangle
-// is mostly never computed (for T = 64, a quarter of the full product is skipped).
+// of kRowBlock query rows: rows [i0, i1) only meet keys [0, i1), so the blocks above the
+// diagonal are never computed (for T = 64: a quarter of the full product, half the masked part).
 
 namespace {
 constexpr int kRowBlock = 32;

@@ -8,7 +8,8 @@
 //   fma(a, b, c)  a * b + c (fused on AVX2+FMA; mul + add elsewhere: SIMD128 has no FMA)
 //   vmax, vmin, vsqrt, hsum, hmax, vexp, vtanh
 //
-// Backend selection is at compile time:
+// Each translation unit gets one backend at compile time; a portable x86-64 build compiles the
+// kernels twice (SSE2 and AVX2) and picks one at run time (kernels_isa.h, dispatch.cpp):
 //   AVX2 + FMA  -> 8 lanes   ("avx2")
 //   SIMD128     -> 4 lanes   ("simd128", Emscripten with -msimd128)
 //   SSE2        -> 4 lanes   ("sse2", the portable x86-64 default)

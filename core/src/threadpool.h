@@ -4,6 +4,8 @@
 // the ranges [t*n/P, (t+1)*n/P): the split depends only on n and the thread count P, so
 // results are bit-identical from run to run for a given P. Dispatch allocates nothing.
 // With one thread (the default in a build without threads) it is a plain function call.
+// The pool is one per process and not reentrant across callers: drive one training session
+// at a time (the CLI and the wasm module do).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +15,7 @@ namespace tp {
 using RangeFn = void (*)(void* ctx, int begin, int end, int thread);
 
 int num_threads();                  // threads that run() uses, including the caller
-void set_num_threads(int n);        // 1..max_threads(); starts or stops workers
+void set_num_threads(int n);        // 1..256 (more than max_threads() only oversubscribes); starts or stops workers
 int max_threads();                  // hardware concurrency (1 where threads are unavailable)
 // Runs fn over [0, n) split across the threads. Called from inside a running task (a kernel
 // that is itself split), it runs the whole range on the calling thread: no nesting, no deadlock.

@@ -173,6 +173,21 @@ for (const variant of variants) {
       s.delete();
     });
 
+    it('stops growing its memory after the first step', () => {
+      const s = new M.Session({ layers: 4, heads: 4, width: 128, context: 64, batch: 12, evalBatches: 2 });
+      s.setCorpus(shakespeare);
+      s.train(1);
+      s.evaluate();
+      s.train(1);  // the arena merges its chunks after the first pass
+      const after = M.memoryBytes();
+      s.train(5);
+      s.evaluate();
+      s.inspect(new TextEncoder().encode('To be, or not to be'));
+      s.train(5);
+      assert.equal(M.memoryBytes(), after);
+      s.delete();
+    });
+
     if (variant === 'simd') {
       it('takes a 100 MB corpus', () => {
         const big = new Uint8Array(100 * 1024 * 1024);

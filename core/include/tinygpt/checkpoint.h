@@ -14,8 +14,9 @@
 //                    (u64 step, f32 loss)[n_val_points]
 //   checksum         u32 CRC-32 (IEEE) of every byte before it
 //
-// Loading checks, in order: size and magic, version, header size, config validity, parameter
-// count against the config, total size, checksum, then every float for NaN/Inf. Each failure
+// Loading checks, in order: size and magic, version, header size, vocabulary, config validity,
+// parameter count against the config, history consistency (one loss per step, adam_t <= step,
+// validation points <= step + 1), total size, checksum, then every float for NaN/Inf. Each failure
 // throws tinygpt::Error with its own message; nothing is changed until everything passed.
 #pragma once
 

@@ -83,7 +83,8 @@ class TinyGPT {
   // x (B, T, C) + wpe[0:T]
   nn::Tensor add_positional(nn::Arena& arena, const nn::Tensor& x) const;
 
-  // Attention probabilities (B, NH, T, T) of layer l from the last forward_logits.
+  // Attention probabilities (B, NH, T, T) of layer l from the last forward_logits; they live
+  // in that call's arena, so they are valid until the arena is reset.
   nn::Tensor last_attention(int layer) const { return last_att_[size_t(layer)]; }
 
   // ---- incremental decoding with a KV cache (no graph, no arena) ----

@@ -70,7 +70,8 @@ class Trainer {
   bool corpus_matches_checkpoint() const;
 
   // One optimizer step on a random batch; returns its loss (before the update).
-  // Throws (and leaves the parameters untouched) if the loss or gradients are not finite.
+  // Throws (and leaves the parameters and optimizer state untouched) if the loss or gradients
+  // are not finite; the batch is consumed, so a retry trains on the next one.
   float step();
   // Mean validation loss over eval_batches fixed batches; recorded in val_losses().
   float evaluate();
