@@ -110,5 +110,21 @@ for (const r of rows) {
   const gen = Number.isFinite(r.genBS) ? r.genBS.toFixed(0) : '-';
   console.log(`  ${r.name.padEnd(40)} ${String(r.threads).padStart(7)} ${r.tokS.toFixed(0).padStart(12)} ${vs.padStart(11)} ${pct.toFixed(0).padStart(9)}% ${gen.padStart(13)}`);
 }
+// ---- memory --------------------------------------------------------------------------------------
+console.log('\nWasm memory (SIMD128 build in Node, a fresh module per model): after the first step and after 10 more');
+for (const [name, cfg] of [['S (4L 4H 128w ctx64 b12)', S], ['6L 6H 384w ctx256 b4', { layers: 6, heads: 6, width: 384, context: 256, batch: 4 }]]) {
+  const M = await loadModule('simd');
+  const est = M.estimate(cfg);
+  const s = new M.Session({ ...cfg, steps: 100, warmup: 5 });
+  s.setCorpus(shakespeare);
+  s.train(1);
+  const first = M.memoryBytes();
+  s.train(10);
+  s.evaluate();
+  const later = M.memoryBytes();
+  s.delete();
+  console.log(`  ${name.padEnd(28)} ${(est.parameters / 1e6).toFixed(2)}M params  estimate ${(est.trainingBytes / 2 ** 20).toFixed(0)} MiB  wasm memory ${(first / 2 ** 20).toFixed(0)} MiB -> ${(later / 2 ** 20).toFixed(0)} MiB${later === first ? ' (no growth)' : ''}`);
+}
+
 console.log(`\n% of peak = tok/s x ${(flopsPerToken / 1e6).toFixed(2)} MFLOP / (one-thread peak of the backend x threads); PyTorch rows against the AVX2 FMA peak.`);
 process.exit(0);

@@ -13,6 +13,8 @@ namespace testutil {
 std::atomic<long> g_allocations{0};
 }
 
+#if defined(TINYGPT_COUNT_ALLOCATIONS)
+
 void* operator new(std::size_t n) {
   testutil::g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n ? n : 1)) return p;
@@ -40,3 +42,4 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#endif  // TINYGPT_COUNT_ALLOCATIONS
