@@ -79,3 +79,9 @@ TEST_CASE("empty and too-short corpora are rejected with a clear message", "[dat
   CHECK_THROWS_WITH(d.sample_batch(1, 3), Catch::Contains("fewer than context + 1 = 4"));
   CHECK_THROWS_WITH(data::ByteDataset::from_file("/nonexistent/file.txt"), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("the corpus fingerprint is standard FNV-1a 64", "[data]") {
+  CHECK(data::ByteDataset({'a'}).fingerprint() == 0xaf63dc4c8601ec8cull);
+  const std::string foobar = "foobar";
+  CHECK(data::ByteDataset(std::vector<uint8_t>(foobar.begin(), foobar.end())).fingerprint() == 0x85944171f73967e8ull);
+}

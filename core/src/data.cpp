@@ -17,7 +17,7 @@ ByteDataset::ByteDataset(std::vector<uint8_t> bytes, uint64_t seed, double val_f
   const size_t n_val = size_t(double(bytes_.size()) * val_fraction);
   train_size_ = bytes_.size() - n_val;
   val_begin_ = train_size_;
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
   for (uint8_t b : bytes_) h = (h ^ b) * 1099511628211ull;
   fingerprint_ = h;
 }

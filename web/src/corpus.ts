@@ -14,25 +14,19 @@ export interface CorpusStats {
   invalid: number;          // invalid or truncated UTF-8 sequences
   nul: number;              // NUL bytes (a strong sign of a binary file)
   lines: number;
-  fingerprint: string;      // the core's corpus fingerprint (FNV-1a 64, see CORE_FNV_BASIS), 16 hex digits
+  fingerprint: string;      // the core's corpus fingerprint (FNV-1a 64), 16 hex digits
   counts: Float64Array;     // (256) occurrences of each byte
 }
 
-/**
- * The offset basis the core uses for its corpus fingerprint (core/src/data.cpp):
- * 1469598103934665603 = 0x14650fb0739d0383. The standard FNV-1a 64 basis is
- * 14695981039346656037 = 0xcbf29ce484222325; the core's constant lacks the last digit. It is
- * still a good fingerprint, and checkpoints store it, so the page computes the same.
- */
-export const CORE_FNV_BASIS = 0x14650fb0739d0383n;
-export const STANDARD_FNV_BASIS = 0xcbf29ce484222325n;
+/** The FNV-1a 64 offset basis, as in the core's corpus fingerprint (core/src/data.cpp). */
+export const FNV_BASIS = 0xcbf29ce484222325n;
 
 /** FNV-1a 64 in two 32-bit halves (h = (h ^ b) * 0x100000001b3 mod 2^64). */
 export class Fnv1a64 {
   private lo: number;
   private hi: number;
 
-  constructor(basis: bigint = CORE_FNV_BASIS) {
+  constructor(basis: bigint = FNV_BASIS) {
     this.lo = Number(basis & 0xffffffffn);
     this.hi = Number(basis >> 32n);
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { checkpointFileName, isCheckpoint, readHeader } from '../src/checkpoint';
 import { formatBytes, formatDuration, formatParams, formatProb } from '../src/format';
-import { loadScalar, shakespeare, wasmBuilt, whyNoWasm } from './wasm';
+import { loadScalar, shakespeare } from './wasm';
 
 describe('checkpoint files', () => {
   it('recognises the TGPTCKPT magic only', () => {
@@ -12,7 +12,7 @@ describe('checkpoint files', () => {
     expect(readHeader(new TextEncoder().encode('TGPTCKPT'))).toBeNull();
   });
 
-  it.skipIf(!wasmBuilt)(`reads config and step from a checkpoint the core wrote (${wasmBuilt ? 'scalar build' : whyNoWasm})`, async () => {
+  it('reads config and step from a checkpoint the core wrote (scalar wasm build)', async () => {
     const M = await loadScalar();
     const s = new M.Session({ layers: 2, heads: 2, width: 16, context: 8, batch: 2, seed: 3 });
     s.setCorpus(shakespeare().subarray(0, 5000));

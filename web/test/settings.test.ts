@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { toSessionConfig } from '../src/protocol';
 import { KNOBS, PRESETS, checkCorpusLength, normalise, parseSettings, presetOf, sameModel, toFormValues } from '../src/settings';
-import { loadScalar, wasmBuilt, whyNoWasm } from './wasm';
+import { loadScalar } from './wasm';
 
 describe('settings', () => {
   it('parses the form of every preset back to the preset', () => {
@@ -50,7 +50,7 @@ describe('settings', () => {
   });
 });
 
-describe.skipIf(!wasmBuilt)(`settings checked by the core (${wasmBuilt ? 'scalar build' : whyNoWasm})`, () => {
+describe('settings checked by the core (scalar wasm build)', () => {
   it('accepts every preset, S has the parameter count of config S, sizes grow', async () => {
     const M = await loadScalar();
     const est = Object.fromEntries(Object.entries(PRESETS).map(([n, p]) => {
