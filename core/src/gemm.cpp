@@ -206,11 +206,12 @@ void gemm(const GemmJob& job, bool parallel) {
     return;
   }
   if (g.M < 4) {
-    // split columns in W-aligned pieces
+    // split columns in W-aligned pieces; a few rows stream B once and are bound by memory and
+    // synchronisation, so only products of more than ~500k multiply-adds are split
     const int pieces = (g.N + 4 * W - 1) / (4 * W);
     if (parallel)
       tp::parallel_for(pieces, [&](int b, int e, int) { small_m(g, b * 4 * W, std::min(g.N, e * 4 * W)); },
-                       int64_t(g.M) * g.N * g.K);
+                       int64_t(g.M) * g.N * g.K / 16);
     else
       small_m(g, 0, g.N);
     return;

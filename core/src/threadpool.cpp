@@ -40,6 +40,14 @@ namespace {
 
 thread_local bool tl_in_task = false;
 
+// How long an idle worker polls for the next job before it sleeps (a few hundred microseconds:
+// the serial stretches between a step's parallel kernels are shorter, and waking a sleeping
+// thread costs tens of microseconds natively and more in a browser).
+#ifndef TINYGPT_POOL_SPINS
+#define TINYGPT_POOL_SPINS 200000
+#endif
+constexpr int kSpinsBeforeSleep = TINYGPT_POOL_SPINS;
+
 class Pool {
  public:
   ~Pool() { stop_workers(); }
@@ -90,7 +98,7 @@ class Pool {
       uint64_t g;
       int spins = 0;
       while ((g = generation_.load(std::memory_order_acquire)) == seen && !stop_.load(std::memory_order_acquire)) {
-        if (++spins < 20000) continue;
+        if (++spins < kSpinsBeforeSleep) continue;
         std::unique_lock<std::mutex> lock(mutex_);
         cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen || stop_.load(); });
       }

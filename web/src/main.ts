@@ -549,6 +549,8 @@ function onAnotherSlice(): void {
   requestInspect('corpus', '');
 }
 
+// Numbers change every slice; redrawing them 4 times a second is plenty, and painting is
+// what the page's main thread spends its time on while training (it shares the CPU).
 const renderTrain = throttle(() => {
   const m = state.model;
   const steps = m?.config.steps ?? state.settings?.steps ?? 0;
@@ -571,7 +573,7 @@ const renderTrain = throttle(() => {
   else if (!state.corpus) status = 'Choose a text, then press Start.';
   else status = 'Ready: Start creates a model with random weights and trains it.';
   trainPanel.setStatus(status);
-});
+}, 250);
 
 // ---------------------------------------------------------------- checkpoints and autosave
 
