@@ -229,7 +229,7 @@ client.on('reset', () => {
   void store?.deleteRun().catch(() => undefined);
   keepPanel.setStatus('Nothing saved yet.');
   onSettings(settingsPanel.read());
-  renderTrain();
+  drawTrain();
   refresh();
 });
 
@@ -245,7 +245,7 @@ client.on('state', (m) => {
     void autosave();
     refreshInspection();
   }
-  renderTrain();
+  drawTrain();
   refresh();
 });
 
@@ -551,7 +551,8 @@ function onAnotherSlice(): void {
 
 // Numbers change every slice; redrawing them 4 times a second is plenty, and painting is
 // what the page's main thread spends its time on while training (it shares the CPU).
-const renderTrain = throttle(() => {
+// State changes (pause, finish) draw at once through drawTrain.
+function drawTrain(): void {
   const m = state.model;
   const steps = m?.config.steps ?? state.settings?.steps ?? 0;
   const step = m?.step ?? 0;
@@ -573,7 +574,8 @@ const renderTrain = throttle(() => {
   else if (!state.corpus) status = 'Choose a text, then press Start.';
   else status = 'Ready: Start creates a model with random weights and trains it.';
   trainPanel.setStatus(status);
-}, 250);
+}
+const renderTrain = throttle(drawTrain, 250);
 
 // ---------------------------------------------------------------- checkpoints and autosave
 
