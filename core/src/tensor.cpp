@@ -129,6 +129,13 @@ void Arena::reset() {
   used_before_current_ = 0;
 }
 
+void Arena::reserve(size_t bytes) {
+  if (chunks_.empty() && bytes > 0) {
+    add_chunk(bytes);
+    current_ = 0;
+  }
+}
+
 size_t Arena::bytes_used() const { return used_before_current_ + offset_; }
 
 size_t Arena::bytes_reserved() const {

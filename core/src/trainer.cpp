@@ -66,7 +66,7 @@ Trainer::Trainer(const model::Config& model_config, const TrainConfig& train_con
       optimizer_(make_optimizer(model_, train_config)),
       schedule_{train_config.lr, train_config.min_lr, train_config.warmup, train_config.steps},
       data_rng_state_(data::Rng(model_config.seed ^ 0xDA7A5EEDull).state()),
-      arena_(size_t(4) << 20) {
+      arena_(size_t(1) << 20) {
   train_losses_.reserve(size_t(train_config.steps));
   val_losses_.reserve(64);
 }
@@ -94,10 +94,18 @@ bool Trainer::corpus_matches_checkpoint() const {
   return checkpoint_fingerprint_ == 0 || !dataset_ || dataset_->fingerprint() == checkpoint_fingerprint_;
 }
 
+// The arena gets one chunk sized by the (slightly pessimistic) estimate of a training step's
+// activations before anything uses it, so no later pass spills and memory never grows after
+// the first step (evaluation and inspection need less than training).
+void Trainer::reserve_arena() {
+  arena_.reserve(size_t(estimate_training_bytes(model_.config(), config_.batch_size) - model_.num_parameters() * 16));
+}
+
 float Trainer::step() {
   if (!dataset_) throw Error("no corpus: load a text before training");
   const int B = config_.batch_size, T = model_.config().block_size;
   dataset_->sample_batch(B, T, batch_);
+  reserve_arena();
   arena_.reset();
   model_.zero_grad();
   nn::Tensor loss = model_.loss(arena_, batch_.x.data(), batch_.y.data(), B, T);
@@ -116,6 +124,7 @@ float Trainer::step() {
 
 float Trainer::evaluate() {
   if (!dataset_) throw Error("no corpus: load a text before evaluating");
+  reserve_arena();
   nn::GradMode no_grad(false);
   const int B = config_.batch_size, T = model_.config().block_size;
   double sum = 0.0;
@@ -138,6 +147,7 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   const model::Config& mc = model_.config();
   const int T = int(std::min<size_t>(n, size_t(mc.block_size)));
   std::vector<int32_t> tokens(bytes + (n - size_t(T)), bytes + n);
+  reserve_arena();
   nn::GradMode no_grad(false);
   arena_.reset();
   nn::Tensor logits = model_.forward_logits(arena_, tokens.data(), 1, T);  // (1, T, V)

@@ -134,6 +134,10 @@ class Arena {
   // Forget everything allocated and keep the memory. When the last pass spilled over several
   // chunks they are merged into one, so the next identical pass allocates nothing.
   void reset();
+  // Makes sure the arena holds at least `bytes` in one chunk before its first use, so a pass
+  // whose size is known in advance never spills (and never needs merging, i.e. memory never
+  // grows after the first pass). No effect once memory is held.
+  void reserve(size_t bytes);
   size_t bytes_used() const;        // since the last reset
   size_t bytes_reserved() const;    // total held from the heap
   uint64_t chunk_allocations() const { return chunk_allocations_; }

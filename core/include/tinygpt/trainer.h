@@ -104,6 +104,7 @@ class Trainer {
 
  private:
   friend struct CheckpointAccess;
+  void reserve_arena();
   model::TinyGPT model_;
   TrainConfig config_;
   optim::AdamW optimizer_;
