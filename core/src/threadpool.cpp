@@ -47,6 +47,8 @@ thread_local bool tl_in_task = false;
 #define TINYGPT_POOL_SPINS 200000
 #endif
 constexpr int kSpinsBeforeSleep = TINYGPT_POOL_SPINS;
+// A job is cut into about this many chunks per thread.
+constexpr int kChunksPerThread = 4;
 
 class Pool {
  public:
@@ -73,22 +75,30 @@ class Pool {
     fn_ = fn;
     ctx_ = ctx;
     n_ = n;
+    chunk_ = std::max(1, n / (P * kChunksPerThread));
+    next_.store(0, std::memory_order_relaxed);
     pending_.store(P - 1, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
-    do_range(0, P);
-    // Wait for the workers' ranges (spin: they are short).
+    work(0);
+    // Wait for the workers' chunks (spin: they are short).
     while (pending_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   }
 
  private:
-  void do_range(int t, int P) {
-    int begin = int(int64_t(n_) * t / P), end = int(int64_t(n_) * (t + 1) / P);
+  // Takes chunks of the job until none is left. Chunks are handed out first come, first
+  // served, so a thread the OS preempted (a browser's other threads, another program) does not
+  // hold up the others at the next barrier.
+  void work(int t) {
     tl_in_task = true;
-    if (begin < end) fn_(ctx_, begin, end, t);
+    for (;;) {
+      const int begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
+      if (begin >= n_) break;
+      fn_(ctx_, begin, std::min(n_, begin + chunk_), t);
+    }
     tl_in_task = false;
   }
 
@@ -104,7 +114,7 @@ class Pool {
       }
       if (stop_.load(std::memory_order_acquire)) return;
       seen = g;
-      do_range(t, threads());
+      work(t);
       pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
@@ -124,6 +134,8 @@ class Pool {
   std::condition_variable cv_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
+  std::atomic<int> next_{0};  // first task index not yet taken
+  int chunk_ = 1;
   std::atomic<bool> stop_{false};
   RangeFn fn_ = nullptr;
   void* ctx_ = nullptr;

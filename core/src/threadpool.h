@@ -1,8 +1,11 @@
 // threadpool.h — persistent workers that split a kernel's loop into contiguous ranges.
 //
-// run(n, fn) calls fn(begin, end, thread) on every thread (the caller is thread 0) with
-// the ranges [t*n/P, (t+1)*n/P): the split depends only on n and the thread count P, so
-// results are bit-identical from run to run for a given P. Dispatch allocates nothing.
+// run(n, fn) covers the tasks [0, n) with calls fn(begin, end, thread) on all threads (the
+// caller is thread 0). The range is cut into chunks that idle threads take in turn, so a
+// thread that was preempted does not stall the others. Which thread runs a task never changes
+// what the task computes (kernels split their work so that every output is computed by one
+// task, in a fixed order; `thread` only picks scratch memory): results are bit-identical for
+// any thread count and any timing. Dispatch allocates nothing.
 // With one thread (the default in a build without threads) it is a plain function call.
 // The pool is one per process and not reentrant across callers: drive one training session
 // at a time (the CLI and the wasm module do).
