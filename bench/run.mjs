@@ -12,10 +12,9 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 import { cliPath, root, shakespeare, loadModule } from '../tests/wasm/helpers.mjs';
+import { S, nativeBench, sessionBench } from './measure.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS || 20);
-const S = { layers: 4, heads: 4, width: 128, context: 64, batch: 12 };
-const tokensPerStep = S.batch * S.context;
 // training FLOPs per token: 6 x (matmul weights) + attention (QK^T and PV, causal, fwd + bwd)
 const matmulWeights = S.layers * 12 * S.width * S.width + S.width * 256;
 const flopsPerToken = 6 * matmulWeights + 6 * S.layers * S.context * S.width;
@@ -58,37 +57,21 @@ for (let i = 0; i < nat.gemm.length; i++) {
 
 // ---- training and generation -------------------------------------------------------------------
 function nativeRow(threads) {
-  const out = run(cliPath, ['bench', '--config', 'S', '--threads', String(threads), '--steps', String(STEPS)]);
-  const cols = out.split('\n').find((l) => l.startsWith('S ')).trim().split(/\s+/);
-  const backend = /: (\S+) kernels/.exec(out)[1];
-  return { name: `native ${backend}`, threads, tokS: Number(cols[cols.length - 3]), genBS: Number(cols[cols.length - 1]), peak: peak[backend] };
-}
-
-function trainSession(M, threads) {
-  if (threads > 1 || M.maxThreads() > 1) M.setThreads(threads);
-  const s = new M.Session({ ...S, steps: 1000, warmup: 10 });
-  s.setCorpus(shakespeare);
-  s.train(3);
-  const r = s.train(STEPS);
-  const n = 4 * S.context + 64;
-  const t0 = performance.now();
-  s.generate(new TextEncoder().encode('\n'), n, { seed: 1 });
-  const genBS = n / ((performance.now() - t0) / 1000);
-  s.delete();
-  return { tokS: (STEPS * tokensPerStep) / (r.elapsedMs / 1000), genBS };
+  const r = nativeBench(threads, STEPS);
+  return { name: `native ${r.backend}`, threads, ...r, peak: peak[r.backend] };
 }
 
 const rows = [];
 for (const t of [1, 2]) rows.push(nativeRow(t));
 {
   const M = await loadModule('simd');
-  rows.push({ name: 'wasm simd128 (Node)', threads: 1, ...trainSession(M, 1), peak: peak.simd128 });
+  rows.push({ name: 'wasm simd128 (Node)', threads: 1, ...sessionBench(M, STEPS, 1), peak: peak.simd128 });
 }
 {
   const require = createRequire(import.meta.url);
   const create = require(threadsNode);
   const M = await create({ wasmBinary: fs.readFileSync(threadsNode.replace(/\.cjs$/, '.wasm')) });
-  for (const t of [1, 2]) rows.push({ name: 'wasm simd128+pthreads (Node)', threads: t, ...trainSession(M, t), peak: peak.simd128 });
+  for (const t of [1, 2]) rows.push({ name: 'wasm simd128+pthreads (Node)', threads: t, ...sessionBench(M, STEPS, t), peak: peak.simd128 });
 }
 const torch = {};
 const hasTorch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
