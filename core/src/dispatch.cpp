@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels_isa.h"
+#include "threadpool.h"
 
 namespace kernels {
 
@@ -57,11 +58,30 @@ bool use_backend(const std::string& name) {
   return false;
 }
 
+constexpr int kScratchSlots = 3;
+std::atomic<size_t> g_scratch_high[kScratchSlots];  // the largest size any thread asked for
+std::atomic<bool> g_scratch_grew{false};
+
 float* scratch(int slot, size_t n) {
-  thread_local std::vector<float> buffers[3];
+  thread_local std::vector<float> buffers[kScratchSlots];
   std::vector<float>& b = buffers[slot];
-  if (b.size() < n) b.resize(n);
+  if (b.size() < n) {
+    b.resize(n);
+    size_t high = g_scratch_high[slot].load(std::memory_order_relaxed);
+    while (n > high && !g_scratch_high[slot].compare_exchange_weak(high, n, std::memory_order_relaxed)) {
+    }
+    if (n > high) g_scratch_grew.store(true, std::memory_order_release);
+  }
   return b.data();
+}
+
+void share_scratch_sizes() {
+  if (!g_scratch_grew.exchange(false, std::memory_order_acq_rel)) return;
+  tp::run_on_each_thread(
+      [](void*, int, int, int) {
+        for (int slot = 0; slot < kScratchSlots; slot++) scratch(slot, g_scratch_high[slot].load(std::memory_order_relaxed));
+      },
+      nullptr);
 }
 
 float* shared_scratch(size_t n) {

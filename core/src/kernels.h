@@ -22,6 +22,11 @@ const char* simd_backend();
 std::string available_backends();  // e.g. "avx2 sse2", best first
 // Switches to another compiled-in backend (for tests and benchmarks); false if unavailable.
 bool use_backend(const std::string& name);
+// Gives every thread of the pool per-thread scratch memory as large as any thread has needed so
+// far. Which thread runs which task varies (chunks are taken first come, first served), so a
+// thread could otherwise meet a kernel's scratch need for the first time late in a run and
+// allocate then. Cheap when nothing grew; call it between steps (train::Trainer::step does).
+void share_scratch_sizes();
 
 // ---- GEMM ----------------------------------------------------------------------------------
 // C (M, N) = [C +] op(A) (M, K) @ op(B) (K, N)

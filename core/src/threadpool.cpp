@@ -33,6 +33,7 @@ void run(int n, RangeFn fn, void* ctx) {
   if (n > 0) fn(ctx, 0, n, 0);
 }
 bool in_parallel_region() { return false; }
+void run_on_each_thread(RangeFn fn, void* ctx) { fn(ctx, 0, 1, 0); }
 
 #else
 
@@ -66,7 +67,8 @@ class Pool {
     for (int t = 1; t < n; t++) workers_.emplace_back([this, t, now] { worker_loop(t, now); });
   }
 
-  void run(int n, RangeFn fn, void* ctx) {
+  // each_thread: every thread runs exactly the one task with its own index (n = threads)
+  void run(int n, RangeFn fn, void* ctx, bool each_thread = false) {
     const int P = threads();
     if (P == 1 || n == 1 || tl_in_task) {
       fn(ctx, 0, n, 0);
@@ -75,6 +77,7 @@ class Pool {
     fn_ = fn;
     ctx_ = ctx;
     n_ = n;
+    each_thread_ = each_thread;
     chunk_ = std::max(1, n / (P * kChunksPerThread));
     next_.store(0, std::memory_order_relaxed);
     pending_.store(P - 1, std::memory_order_relaxed);
@@ -94,6 +97,11 @@ class Pool {
   // hold up the others at the next barrier.
   void work(int t) {
     tl_in_task = true;
+    if (each_thread_) {
+      fn_(ctx_, t, t + 1, t);
+      tl_in_task = false;
+      return;
+    }
     for (;;) {
       const int begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
       if (begin >= n_) break;
@@ -136,6 +144,7 @@ class Pool {
   std::atomic<int> pending_{0};
   std::atomic<int> next_{0};  // first task index not yet taken
   int chunk_ = 1;
+  bool each_thread_ = false;
   std::atomic<bool> stop_{false};
   RangeFn fn_ = nullptr;
   void* ctx_ = nullptr;
@@ -167,6 +176,8 @@ void run(int n, RangeFn fn, void* ctx) {
 }
 
 bool in_parallel_region() { return tl_in_task; }
+
+void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn, ctx, true); }
 
 #endif
 

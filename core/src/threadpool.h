@@ -24,6 +24,8 @@ int max_threads();                  // hardware concurrency (1 where threads are
 // that is itself split), it runs the whole range on the calling thread: no nesting, no deadlock.
 void run(int n, RangeFn fn, void* ctx);
 bool in_parallel_region();          // true inside a task started by run()
+// Calls fn(ctx, t, t + 1, t) exactly once on every thread t (for per-thread housekeeping).
+void run_on_each_thread(RangeFn fn, void* ctx);
 
 // Below this much work (about multiply-adds) a kernel runs on the calling thread: waking the
 // other threads would cost more than it saves (generation's one-token products, for example).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels.h"
 #include "tinygpt/error.h"
 
 namespace train {
@@ -117,6 +118,7 @@ float Trainer::step() {
     throw Error("training diverged at step " + std::to_string(step_) + " (loss or gradient is not finite): lower the learning rate");
   last_grad_norm_ = norm;
   optimizer_.step(model_.params(), model_.grads(), schedule_.lr_at(step_));
+  kernels::share_scratch_sizes();  // so that no thread first meets a scratch need in a later step
   step_++;
   train_losses_.push_back(value);
   return value;
