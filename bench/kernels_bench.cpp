@@ -22,6 +22,8 @@
 #include "threadpool.h"
 #include "tinygpt/rng.h"
 
+using namespace tinygpt;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

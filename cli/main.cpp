@@ -21,6 +21,8 @@
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
 
+using namespace tinygpt;
+
 #ifndef TINYGPT_DATA_DIR
 #define TINYGPT_DATA_DIR "data"
 #endif

@@ -24,6 +24,7 @@ The pages follow these conventions, and this script enforces them.
 
 4. Symbols. An inline code span that starts with nn::, model::, optim::, data::, sample::,
    ckpt::, train::, kernels:: (or tp::, simd::, io::, tinygpt::) names something in core/.
+   Every namespace is nested in tinygpt::, and the pages name them relative to it.
    A trailing '(...)' is ignored; a span ending in '::' names a namespace. The leading
    components that are namespaces must be opened ('namespace x {' or 'namespace x::y {') by
    some file in core/; the remaining components must all occur as whole words in one core/
@@ -89,6 +90,9 @@ def load_core():
         namespaces = set()
         for m in re.finditer(r"\bnamespace\s+([A-Za-z_][\w:]*)\s*\{", text):
             name = m.group(1)
+            # every namespace is nested in tinygpt::; the docs name them relative to it (nn::gelu)
+            if name.startswith("tinygpt::"):
+                name = name[len("tinygpt::"):]
             parts = name.split("::")
             for k in range(1, len(parts) + 1):
                 namespaces.add("::".join(parts[:k]))

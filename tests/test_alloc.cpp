@@ -6,6 +6,8 @@
 #include "tinygpt/runtime.h"
 #include "tinygpt/trainer.h"
 
+using namespace tinygpt;
+
 namespace {
 void check_no_allocations(int threads) {
   tinygpt::set_num_threads(threads);

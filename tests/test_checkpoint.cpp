@@ -10,6 +10,8 @@
 #include "tinygpt/io.h"
 #include "tinygpt/trainer.h"
 
+using namespace tinygpt;
+
 namespace {
 
 // Byte offsets of header fields (checkpoint.h)

@@ -4,6 +4,8 @@
 #include "tinygpt/data.h"
 #include "tinygpt/error.h"
 
+using namespace tinygpt;
+
 TEST_CASE("bytes [2,1,3,0] make the walkthrough's pair x = [2,1,3], y = [1,3,0]", "[data][walkthrough]") {
   data::ByteDataset d({2, 1, 3, 0});
   data::Batch b = d.sample_batch(1, 3);  // the only window of 4 bytes

@@ -4,6 +4,8 @@
 #include "tinygpt/error.h"
 #include "tinygpt/trainer.h"
 
+using namespace tinygpt;
+
 namespace {
 std::string error_of(const model::Config& m, const train::TrainConfig& t = {},
                      int64_t limit = train::kDefaultMemoryLimit) {

@@ -12,6 +12,8 @@
 #include "test_util.h"
 #include "threadpool.h"
 
+using namespace tinygpt;
+
 using testutil::random_vector;
 
 namespace {

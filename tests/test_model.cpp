@@ -13,6 +13,8 @@
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
 
+using namespace tinygpt;
+
 
 namespace {
 

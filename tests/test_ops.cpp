@@ -7,6 +7,8 @@
 #include "test_util.h"
 #include "tinygpt/ops.h"
 
+using namespace tinygpt;
+
 using testutil::check_gradients;
 using testutil::random_tensor;
 

@@ -3,6 +3,8 @@
 
 #include "tinygpt/optim.h"
 
+using namespace tinygpt;
+
 
 TEST_CASE("AdamW's first two steps match the hand-computed values", "[optim]") {
   // two parameters: one with weight decay, one without; lr 0.1, betas (0.9, 0.99), wd 0.1

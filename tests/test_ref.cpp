@@ -30,6 +30,8 @@
 #include "tinygpt/optim.h"
 #include "tinygpt/tensor.h"
 
+using namespace tinygpt;
+
 namespace {
 
 // ---- tolerances ---------------------------------------------------------------------------

@@ -6,6 +6,8 @@
 #include "tinygpt/error.h"
 #include "tinygpt/sample.h"
 
+using namespace tinygpt;
+
 
 namespace {
 // logits for 256 bytes: bytes 'a'..'d' carry most of the mass

@@ -5,6 +5,8 @@
 #include "tinygpt/ops.h"
 #include "tinygpt/tensor.h"
 
+using namespace tinygpt;
+
 
 TEST_CASE("row-major shapes count elements and print themselves", "[autograd]") {
   nn::Shape s{2, 3, 4};

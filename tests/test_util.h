@@ -14,6 +14,8 @@
 #include "tinygpt/rng.h"
 #include "tinygpt/tensor.h"
 
+using namespace tinygpt;
+
 namespace testutil {
 
 extern std::atomic<long> g_allocations;  // every operator new in the test binary (test_main.cpp)

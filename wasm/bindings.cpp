@@ -19,6 +19,8 @@
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
 
+using namespace tinygpt;
+
 using emscripten::val;
 
 namespace {

@@ -8,7 +8,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/trainer.h"
 
-namespace train {
+namespace tinygpt::train {
 // The checkpoint code reads and restores the trainer's private state.
 struct CheckpointAccess {
   static const std::unique_ptr<data::ByteDataset>& dataset(const Trainer& t) { return t.dataset_; }
@@ -24,9 +24,9 @@ struct CheckpointAccess {
     t.val_losses_ = std::move(val_losses);
   }
 };
-}  // namespace train
+}  // namespace tinygpt::train
 
-namespace ckpt {
+namespace tinygpt::ckpt {
 
 using tinygpt::Error;
 using train::CheckpointAccess;
@@ -255,9 +255,9 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   return t;
 }
 
-}  // namespace ckpt
+}  // namespace tinygpt::ckpt
 
-namespace train {
+namespace tinygpt::train {
 
 std::vector<uint8_t> Trainer::save() const { return ckpt::serialize(*this); }
 
@@ -265,4 +265,4 @@ std::unique_ptr<Trainer> Trainer::load(const uint8_t* bytes, size_t n, int64_t m
   return ckpt::deserialize(bytes, n, memory_limit);
 }
 
-}  // namespace train
+}  // namespace tinygpt::train

@@ -5,7 +5,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
 
-namespace data {
+namespace tinygpt::data {
 
 using tinygpt::Error;
 
@@ -76,4 +76,4 @@ void ByteDataset::val_batch(int k, int B, int T, Batch& batch) const {
     window(begin + size_t(rng.below(starts)), T, &batch.x[size_t(b) * T], &batch.y[size_t(b) * T]);
 }
 
-}  // namespace data
+}  // namespace tinygpt::data

@@ -7,7 +7,7 @@
 #include "kernels_isa.h"
 #include "threadpool.h"
 
-namespace kernels {
+namespace tinygpt::kernels {
 
 #if defined(TINYGPT_WITH_AVX2)
 namespace avx2 {
@@ -142,4 +142,4 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, float
   active().adamw_update(p, g, m, v, n, lr, b1, b2, eps, wd, bc1, bc2);
 }
 
-}  // namespace kernels
+}  // namespace tinygpt::kernels

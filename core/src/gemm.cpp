@@ -19,7 +19,7 @@
 #include "kernels_isa.h"
 #include "threadpool.h"
 
-namespace kernels::TINYGPT_ISA {
+namespace tinygpt::kernels::TINYGPT_ISA {
 
 using simd::vf;
 using simd::W;
@@ -253,4 +253,4 @@ void sgemm_serial(bool transA, bool transB, int M, int N, int K, const float* A,
   gemm(GemmJob{nullptr, transA, transB, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, accumulate}, false);
 }
 
-}  // namespace kernels::TINYGPT_ISA
+}  // namespace tinygpt::kernels::TINYGPT_ISA

@@ -5,7 +5,7 @@
 
 #include "tinygpt/error.h"
 
-namespace io {
+namespace tinygpt::io {
 
 using tinygpt::Error;
 
@@ -34,4 +34,4 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
   }
 }
 
-}  // namespace io
+}  // namespace tinygpt::io

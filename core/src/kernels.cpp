@@ -8,7 +8,7 @@
 #include "kernels_isa.h"
 #include "threadpool.h"
 
-namespace kernels::TINYGPT_ISA {
+namespace tinygpt::kernels::TINYGPT_ISA {
 
 using simd::vf;
 using simd::W;
@@ -500,4 +500,4 @@ const KernelTable& table() {
   return t;
 }
 
-}  // namespace kernels::TINYGPT_ISA
+}  // namespace tinygpt::kernels::TINYGPT_ISA

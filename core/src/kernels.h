@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-namespace kernels {
+namespace tinygpt::kernels {
 
 // The SIMD backend in use: "avx2", "sse2", "simd128", "neon" or "scalar". A portable x86-64
 // build carries a baseline (SSE2) and an AVX2+FMA copy of every kernel and picks the best
@@ -116,4 +116,4 @@ void adamw_update(float* params, const float* grads, float* m, float* v, int64_t
                   float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2);
 }  // namespace ref
 
-}  // namespace kernels
+}  // namespace tinygpt::kernels

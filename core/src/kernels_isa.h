@@ -16,7 +16,7 @@
 #include "kernels.h"
 #include "simd.h"
 
-namespace kernels {
+namespace tinygpt::kernels {
 
 struct KernelTable {
   const char* backend;
@@ -58,4 +58,4 @@ void sgemm_serial(bool transA, bool transB, int M, int N, int K, const float* A,
 const KernelTable& table();
 }  // namespace TINYGPT_ISA
 
-}  // namespace kernels
+}  // namespace tinygpt::kernels

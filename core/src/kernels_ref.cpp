@@ -5,7 +5,7 @@
 
 #include "kernels.h"
 
-namespace kernels::ref {
+namespace tinygpt::kernels::ref {
 
 void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
            float* C, int ldc, bool accumulate) {
@@ -236,4 +236,4 @@ void adamw_update(float* params, const float* grads, float* m, float* v, int64_t
   }
 }
 
-}  // namespace kernels::ref
+}  // namespace tinygpt::kernels::ref

@@ -8,7 +8,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/rng.h"
 
-namespace model {
+namespace tinygpt::model {
 
 using tinygpt::Error;
 
@@ -225,4 +225,4 @@ const float* TinyGPT::decode(KVCache& c, const int32_t* tokens, int n) const {
   return c.logits.data();
 }
 
-}  // namespace model
+}  // namespace tinygpt::model

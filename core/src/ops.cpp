@@ -6,7 +6,7 @@
 
 #include "kernels.h"
 
-namespace nn {
+namespace tinygpt::nn {
 
 namespace {
 
@@ -274,4 +274,4 @@ Tensor reshape(Arena& arena, const Tensor& x, const Shape& shape) {
   return out;
 }
 
-}  // namespace nn
+}  // namespace tinygpt::nn

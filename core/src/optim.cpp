@@ -7,7 +7,7 @@
 #include "kernels.h"
 #include "tinygpt/error.h"
 
-namespace optim {
+namespace tinygpt::optim {
 
 AdamW::AdamW(int64_t num_params, const AdamWConfig& config, std::vector<DecaySegment> segments)
     : config_(config), segments_(std::move(segments)), m_(size_t(num_params), 0.0f), v_(size_t(num_params), 0.0f) {
@@ -43,4 +43,4 @@ float Schedule::lr_at(int64_t step) const {
   return float(min_lr + coeff * (max_lr - min_lr));
 }
 
-}  // namespace optim
+}  // namespace tinygpt::optim

@@ -7,7 +7,7 @@
 
 #include "tinygpt/error.h"
 
-namespace sample {
+namespace tinygpt::sample {
 
 using tinygpt::Error;
 
@@ -150,4 +150,4 @@ std::vector<Token> generate(const model::TinyGPT& model, const std::string& prom
   return out;
 }
 
-}  // namespace sample
+}  // namespace tinygpt::sample

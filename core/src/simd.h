@@ -49,7 +49,7 @@
 #define TINYGPT_STR2(x) #x
 #define TINYGPT_STR(x) TINYGPT_STR2(x)
 
-namespace simd {
+namespace tinygpt::simd {
 inline namespace TINYGPT_ISA {
 
 #if defined(TINYGPT_SIMD_AVX2)
@@ -149,4 +149,4 @@ inline vf vexp(vf x) {
 inline vf vtanh(vf u) { return splat(1.0f) - splat(2.0f) / (vexp(u + u) + splat(1.0f)); }
 
 }  // namespace TINYGPT_ISA
-}  // namespace simd
+}  // namespace tinygpt::simd

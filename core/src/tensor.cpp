@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace nn {
+namespace tinygpt::nn {
 
 // ---- Shape --------------------------------------------------------------------------------
 
@@ -204,4 +204,4 @@ void Tensor::backward() const {
   }
 }
 
-}  // namespace nn
+}  // namespace tinygpt::nn

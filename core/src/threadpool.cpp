@@ -20,7 +20,7 @@
 #define TINYGPT_NO_THREADS 1
 #endif
 
-namespace tp {
+namespace tinygpt::tp {
 
 #if defined(TINYGPT_NO_THREADS)
 
@@ -181,13 +181,5 @@ void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn
 
 #endif
 
-}  // namespace tp
+}  // namespace tinygpt::tp
 
-// ---- public runtime API (tinygpt/runtime.h) ------------------------------------------------
-
-namespace tinygpt {
-const char* simd_backend() { return kernels::simd_backend(); }
-int max_threads() { return tp::max_threads(); }
-int num_threads() { return tp::num_threads(); }
-void set_num_threads(int n) { tp::set_num_threads(n); }
-}  // namespace tinygpt

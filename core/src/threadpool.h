@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-namespace tp {
+namespace tinygpt::tp {
 
 using RangeFn = void (*)(void* ctx, int begin, int end, int thread);
 
@@ -43,4 +43,4 @@ void parallel_for(int n, F&& f, int64_t work = INT64_MAX) {
   run(n, [](void* ctx, int b, int e, int t) { (*static_cast<F*>(ctx))(b, e, t); }, &f);
 }
 
-}  // namespace tp
+}  // namespace tinygpt::tp

@@ -7,7 +7,7 @@
 #include "kernels.h"
 #include "tinygpt/error.h"
 
-namespace train {
+namespace tinygpt::train {
 
 using tinygpt::Error;
 
@@ -168,4 +168,4 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   return r;
 }
 
-}  // namespace train
+}  // namespace tinygpt::train

@@ -25,11 +25,11 @@
 #include <memory>
 #include <vector>
 
-namespace train {
+namespace tinygpt::train {
 class Trainer;
 }
 
-namespace ckpt {
+namespace tinygpt::ckpt {
 
 constexpr char kMagic[8] = {'T', 'G', 'P', 'T', 'C', 'K', 'P', 'T'};
 constexpr uint32_t kVersion = 1;
@@ -40,4 +40,4 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
 
 uint32_t crc32(const uint8_t* bytes, size_t n);
 
-}  // namespace ckpt
+}  // namespace tinygpt::ckpt

@@ -11,7 +11,7 @@
 
 #include "tinygpt/rng.h"
 
-namespace data {
+namespace tinygpt::data {
 
 struct Batch {
   int B = 0, T = 0;
@@ -58,4 +58,4 @@ class ByteDataset {
   uint64_t fingerprint_ = 0;
 };
 
-}  // namespace data
+}  // namespace tinygpt::data

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-namespace io {
+namespace tinygpt::io {
 
 std::vector<uint8_t> read_file(const std::string& path);  // throws tinygpt::Error
 // Writes to "<path>.tmp" and renames it over path, so a crash never leaves half a file.
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 
-}  // namespace io
+}  // namespace tinygpt::io

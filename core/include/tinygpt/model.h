@@ -23,7 +23,7 @@
 #include "tinygpt/ops.h"
 #include "tinygpt/tensor.h"
 
-namespace model {
+namespace tinygpt::model {
 
 struct Config {
   static constexpr int vocab_size = 256;  // bytes are tokens
@@ -116,4 +116,4 @@ class TinyGPT {
   std::vector<nn::Tensor> last_att_;  // (B, NH, T, T) per layer
 };
 
-}  // namespace model
+}  // namespace tinygpt::model

@@ -13,7 +13,7 @@
 
 #include "tinygpt/tensor.h"
 
-namespace nn {
+namespace tinygpt::nn {
 
 // out (B, T, C) = table[tokens]  with table (V, C), tokens (B, T)
 Tensor embedding(Arena& arena, const Tensor& table, const int32_t* tokens, int B, int T);
@@ -59,4 +59,4 @@ Tensor self_attention_1h(Arena& arena, const Tensor& x, const Tensor& w_qkv, con
 // A view with another shape and the same data; gradients flow back 1:1.
 Tensor reshape(Arena& arena, const Tensor& x, const Shape& shape);
 
-}  // namespace nn
+}  // namespace tinygpt::nn

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace optim {
+namespace tinygpt::optim {
 
 struct AdamWConfig {
   float beta1 = 0.9f;
@@ -62,4 +62,4 @@ struct Schedule {
   float lr_at(int64_t step) const;
 };
 
-}  // namespace optim
+}  // namespace tinygpt::optim

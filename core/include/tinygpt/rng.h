@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace data {
+namespace tinygpt::data {
 
 class Rng {
  public:
@@ -64,4 +64,4 @@ class Rng {
   State s_{};
 };
 
-}  // namespace data
+}  // namespace tinygpt::data

@@ -19,7 +19,7 @@
 #include "tinygpt/model.h"
 #include "tinygpt/rng.h"
 
-namespace sample {
+namespace tinygpt::sample {
 
 struct Options {
   float temperature = 1.0f;  // 0 = always the most likely byte
@@ -66,4 +66,4 @@ class Generator {
 // Convenience: n bytes after the prompt.
 std::vector<Token> generate(const model::TinyGPT& model, const std::string& prompt, int n, const Options& options);
 
-}  // namespace sample
+}  // namespace tinygpt::sample

@@ -22,7 +22,7 @@
 
 #include "tinygpt/error.h"
 
-namespace nn {
+namespace tinygpt::nn {
 
 constexpr int kMaxDims = 4;
 constexpr int kMaxParents = 4;
@@ -179,4 +179,4 @@ class GradMode {
 // True when an op should record a node for this input.
 inline bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad() && is_grad_enabled(); }
 
-}  // namespace nn
+}  // namespace tinygpt::nn

@@ -15,7 +15,7 @@
 #include "tinygpt/sample.h"
 #include "tinygpt/tensor.h"
 
-namespace train {
+namespace tinygpt::train {
 
 struct TrainConfig {
   int batch_size = 12;
@@ -120,4 +120,4 @@ class Trainer {
   std::vector<ValPoint> val_losses_;
 };
 
-}  // namespace train
+}  // namespace tinygpt::train
