@@ -4,12 +4,13 @@ import { spawnSync } from 'node:child_process';
 
 import { cliPath, shakespeare } from '../tests/wasm/helpers.mjs';
 
-export const S = { layers: 4, heads: 4, width: 128, context: 64, batch: 12 };
-export const tokensPerStep = S.batch * S.context;
+// preset S (the schema's defaults: 4 layers, 4 heads, n_embd 128, block_size 64, batch 12)
+export const S = { n_layer: 4, n_head: 4, n_embd: 128, block_size: 64, batch_size: 12 };
+export const tokensPerStep = S.batch_size * S.block_size;
 
-// `tinygpt bench --config S`: training tokens/s, generation bytes/s and the kernels it picked.
+// `tinygpt bench --preset S`: training tokens/s, generation bytes/s and the kernels it picked.
 export function nativeBench(threads, steps) {
-  const r = spawnSync(cliPath, ['bench', '--config', 'S', '--threads', String(threads), '--steps', String(steps)], { encoding: 'utf8' });
+  const r = spawnSync(cliPath, ['bench', '--preset', 'S', '--threads', String(threads), '--steps', String(steps)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`tinygpt bench failed:\n${r.stderr}${r.stdout}`);
   const cols = r.stdout.split('\n').find((l) => l.startsWith('S ')).trim().split(/\s+/);
   return { tokS: Number(cols[cols.length - 3]), genBS: Number(cols[cols.length - 1]), backend: /: (\S+) kernels/.exec(r.stdout)[1] };
@@ -19,14 +20,14 @@ export function nativeBench(threads, steps) {
 // windows' worth of bytes with the default window policy.
 export function sessionBench(M, steps, threads = 1) {
   if (threads > 1 || M.maxThreads() > 1) M.setThreads(threads);
-  const s = new M.Session({ ...S, steps: 1000, warmup: 10 });
+  const s = new M.Session({ ...S, max_iters: 1000, warmup_iters: 10, eval_interval: 0 });
   s.setCorpus(shakespeare);
-  s.train(3);
-  const r = s.train(steps);
-  const n = 4 * S.context + 64;
+  s.advance(3, 0);
+  const r = s.advance(steps, 0);
+  const n = 4 * S.block_size + 64;
   const t0 = performance.now();
   s.generate(new TextEncoder().encode('\n'), n, { seed: 1 });
   const genBS = n / ((performance.now() - t0) / 1000);
   s.delete();
-  return { tokS: (steps * tokensPerStep) / (r.elapsedMs / 1000), genBS, backend: M.backend() };
+  return { tokS: (steps * tokensPerStep) / (r.trainMs / 1000), genBS, backend: M.backend() };
 }

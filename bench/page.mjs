@@ -55,8 +55,8 @@ async function open(query, evalEvery = null) {
   await waitFor((d) => !!d.ready, 60_000);
   if (await page.isVisible('#resume-banner')) await page.click('#btn-discard');
   await page.click('#btn-shakespeare');
-  await page.click('[data-preset=small]');
-  if (evalEvery !== null) await page.fill('#knob-evalEvery', String(evalEvery));
+  await page.click('[data-preset=S]');
+  if (evalEvery !== null) await page.fill('#knob-eval_interval', String(evalEvery));
   await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled, null, { timeout: 60_000 });
   return dbg((d) => d.ready);
 }

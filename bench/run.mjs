@@ -16,8 +16,8 @@ import { S, nativeBench, sessionBench } from './measure.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS || 20);
 // training FLOPs per token: 6 x (matmul weights) + attention (QK^T and PV, causal, fwd + bwd)
-const matmulWeights = S.layers * 12 * S.width * S.width + S.width * 256;
-const flopsPerToken = 6 * matmulWeights + 6 * S.layers * S.context * S.width;
+const matmulWeights = S.n_layer * 12 * S.n_embd * S.n_embd + S.n_embd * 256;
+const flopsPerToken = 6 * matmulWeights + 6 * S.n_layer * S.block_size * S.n_embd;
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
@@ -95,14 +95,16 @@ for (const r of rows) {
 }
 // ---- memory --------------------------------------------------------------------------------------
 console.log('\nWasm memory (SIMD128 build in Node, a fresh module per model): after the first step and after 10 more');
-for (const [name, cfg] of [['S (4L 4H 128w ctx64 b12)', S], ['6L 6H 384w ctx256 b4', { layers: 6, heads: 6, width: 384, context: 256, batch: 4 }]]) {
+for (const preset of ['S', 'M']) {
   const M = await loadModule('simd');
-  const est = M.estimate(cfg);
-  const s = new M.Session({ ...cfg, steps: 100, warmup: 5 });
+  const cfg = M.presets().find((p) => p.name === preset).config;
+  const name = `${preset} (${cfg.n_layer}L ${cfg.n_head}H ${cfg.n_embd}w ctx${cfg.block_size} b${cfg.batch_size})`;
+  const est = M.checkConfig(cfg);
+  const s = new M.Session({ ...cfg, eval_interval: 0 });
   s.setCorpus(shakespeare);
-  s.train(1);
+  s.advance(1, 0);
   const first = M.memoryBytes();
-  s.train(10);
+  s.advance(10, 0);
   s.evaluate();
   const later = M.memoryBytes();
   s.delete();

@@ -10,8 +10,8 @@ The pages follow these conventions, and this script enforces them.
 1. Twins. Every docs/NAME.md has docs/NAME.zh-CN.md and vice versa. Each page links to its
    twin within its first five lines.
 
-2. Paths. An inline code span that starts with core/, tests/, wasm/ or cli/ names a file or a
-   directory of the repository (a '*' in it is a glob that must match something). It may end
+2. Paths. An inline code span that starts with core/, tests/, wasm/, cli/, web/, bench/, scripts/,
+   python/ or data/ names a file or a directory of the repository (a '*' in it is a glob that must match something). It may end
    in ':symbol' (the file:function form, e.g. `core/src/ops.cpp:nn::gelu`): then the symbol's
    last identifier must occur in that very file, and a qualified symbol is checked as in 4.
 
@@ -31,6 +31,11 @@ The pages follow these conventions, and this script enforces them.
    file that opens that namespace; when two or more remain, the first must be declared
    somewhere in core/ as a class or struct.
 
+6. Flags and knobs. In an inline code span that starts with -- or with "tinygpt ", every --flag
+   is a field of the config schema (a row of TINYGPT_CONFIG_FIELDS in core/include/tinygpt/config.h)
+   or an option of the CLI (an entry of an option table in cli/main.cpp). So a knob renamed in the
+   schema cannot survive in the docs under its old name.
+
 5. Links. A relative markdown link [text](target) to a file must point to an existing file;
    a '#anchor' on a link to a markdown page must match one of its headings (GitHub's rule:
    lower case, punctuation dropped, spaces turned into '-').
@@ -44,13 +49,13 @@ import sys
 DOCS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(DOCS)
 
-PATH_PREFIXES = ("core/", "tests/", "wasm/", "cli/")
+PATH_PREFIXES = ("core/", "tests/", "wasm/", "cli/", "web/", "bench/", "scripts/", "python/", "data/")
 SYMBOL_NAMESPACES = ("nn", "model", "optim", "data", "sample", "ckpt", "train", "kernels",
                      "tp", "simd", "io", "tinygpt")
 TEST_HEADERS = {"test", "tests", "测试"}
 
 errors = []
-counts = {"pages": 0, "paths": 0, "tests": 0, "sections": 0, "symbols": 0, "links": 0}
+counts = {"pages": 0, "paths": 0, "tests": 0, "sections": 0, "symbols": 0, "flags": 0, "links": 0}
 
 
 def error(page, line_no, message):
@@ -152,6 +157,8 @@ def check_symbol(page, line_no, symbol, in_file=None):
 
 def check_path(page, line_no, span):
     counts["paths"] += 1
+    if " " in span and ":" not in span:  # a command line: `scripts/build-wasm.sh tests`
+        span = span.split()[0]
     path, _, symbol = span.partition(":")
     symbol = symbol.strip()
     full = os.path.join(ROOT, path)
@@ -233,6 +240,24 @@ def split_row(line):
     return [c.strip() for c in cells]
 
 
+def load_flags():
+    """The config schema's field names and the CLI's option names."""
+    schema = set(re.findall(r"^\s*X\((\w+),", read(os.path.join(ROOT, "core/include/tinygpt/config.h")), re.M))
+    options = set(re.findall(r'\{"(\w+)", k[A-Z]', read(os.path.join(ROOT, "cli/main.cpp"))))
+    return schema, options
+
+
+SCHEMA_FIELDS, CLI_OPTIONS = load_flags()
+
+
+def check_flags(page, line_no, span):
+    for flag in re.findall(r"(?:^|\s)--([A-Za-z][\w-]*)", span):
+        counts["flags"] += 1
+        if flag in ("help",) or flag in SCHEMA_FIELDS or flag in CLI_OPTIONS:
+            continue
+        error(page, line_no, f"`{span}`: --{flag} is neither a config field (config.h) nor a CLI option (cli/main.cpp)")
+
+
 def check_page(page):
     counts["pages"] += 1
     lines = read(page).splitlines()
@@ -270,6 +295,8 @@ def check_page(page):
                 check_path(page, i, s)
             elif re.match(r"(%s)::" % "|".join(SYMBOL_NAMESPACES), s):
                 check_symbol(page, i, s)
+            elif s.startswith(("--", "tinygpt ")):
+                check_flags(page, i, s)
         for m in re.finditer(r"\[[^\]]*\]\(([^)\s]+)\)", line):
             target = m.group(1)
             if re.match(r"^[a-z]+:", target):

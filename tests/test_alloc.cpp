@@ -11,13 +11,12 @@ using namespace tinygpt;
 namespace {
 void check_no_allocations(int threads) {
   tinygpt::set_num_threads(threads);
-  model::Config c;
+  Config c;
   c.n_layer = 2, c.n_head = 4, c.n_embd = 64, c.block_size = 32;
-  train::TrainConfig tc;
-  tc.batch_size = 6;
-  tc.steps = 20;
-  tc.warmup = 2;
-  train::Trainer t(c, tc);
+  c.batch_size = 6;
+  c.max_iters = 20;
+  c.warmup_iters = 2;
+  train::Trainer t(c);
   std::vector<uint8_t> corpus(10000);
   for (size_t i = 0; i < corpus.size(); i++) corpus[i] = uint8_t("abcdefgh ij\n"[i % 12]);
   t.set_corpus(corpus);

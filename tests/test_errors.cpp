@@ -7,59 +7,61 @@
 using namespace tinygpt;
 
 namespace {
-std::string error_of(const model::Config& m, const train::TrainConfig& t = {},
-                     int64_t limit = train::kDefaultMemoryLimit) {
+std::string error_of(const Config& c, int64_t limit = kDefaultMemoryLimit) {
   try {
-    train::Trainer trainer(m, t, limit);
+    train::Trainer trainer(c, limit);
   } catch (const tinygpt::Error& e) {
     return e.what();
   }
   return "(no error)";
 }
-model::Config cfg(int L, int NH, int C, int T) {
-  model::Config c;
+Config cfg(int L, int NH, int C, int T) {
+  Config c;
   c.n_layer = L, c.n_head = NH, c.n_embd = C, c.block_size = T;
   return c;
 }
 }  // namespace
 
 TEST_CASE("a width not divisible by the head count is explained", "[errors]") {
-  CHECK_THAT(error_of(cfg(2, 3, 128, 64)), Catch::Contains("width 128 is not divisible by 3 heads"));
+  CHECK_THAT(error_of(cfg(2, 3, 128, 64)), Catch::Contains("n_embd 128 is not divisible by n_head 3"));
 }
 
-TEST_CASE("zero or negative sizes are refused, naming the field", "[errors]") {
-  CHECK_THAT(error_of(cfg(0, 4, 128, 64)), Catch::Contains("layers must be between 1"));
-  CHECK_THAT(error_of(cfg(2, 0, 128, 64)), Catch::Contains("heads must be between 1"));
-  CHECK_THAT(error_of(cfg(2, 4, -8, 64)), Catch::Contains("width (n_embd) must be between 1"));
-  CHECK_THAT(error_of(cfg(2, 4, 128, 0)), Catch::Contains("context (block_size) must be between 1"));
-  train::TrainConfig t;
-  t.batch_size = 0;
-  CHECK_THAT(error_of(cfg(2, 4, 128, 64), t), Catch::Contains("batch size must be between 1"));
-  t = {};
-  t.lr = -1;
-  CHECK_THAT(error_of(cfg(2, 4, 128, 64), t), Catch::Contains("learning rate must be in (0, 1]"));
-  t = {};
-  t.steps = 10;
-  t.warmup = 20;
-  CHECK_THAT(error_of(cfg(2, 4, 128, 64), t), Catch::Contains("warmup must be between 0 and steps"));
-  t = {};
-  t.beta2 = 1.0f;
-  CHECK_THAT(error_of(cfg(2, 4, 128, 64), t), Catch::Contains("beta2"));
+TEST_CASE("zero or negative sizes are refused, naming the field and its range", "[errors]") {
+  CHECK_THAT(error_of(cfg(0, 4, 128, 64)), Catch::Contains("n_layer must be in [1, 96] (got 0)"));
+  CHECK_THAT(error_of(cfg(2, 0, 128, 64)), Catch::Contains("n_head must be in [1, 128]"));
+  CHECK_THAT(error_of(cfg(2, 4, -8, 64)), Catch::Contains("n_embd must be in [1, 8192] (got -8)"));
+  CHECK_THAT(error_of(cfg(2, 4, 128, 0)), Catch::Contains("block_size must be in [1, 8192]"));
+  Config c = cfg(2, 4, 128, 64);
+  c.batch_size = 0;
+  CHECK_THAT(error_of(c), Catch::Contains("batch_size must be in [1, 4096]"));
+  c = cfg(2, 4, 128, 64);
+  c.learning_rate = -1;
+  CHECK_THAT(error_of(c), Catch::Contains("learning_rate must be in (0, 1]"));
+  c = cfg(2, 4, 128, 64);
+  c.max_iters = 10;
+  c.warmup_iters = 20;
+  CHECK_THAT(error_of(c), Catch::Contains("warmup_iters 20 is longer than max_iters 10"));
+  c = cfg(2, 4, 128, 64);
+  c.beta2 = 1.0f;
+  CHECK_THAT(error_of(c), Catch::Contains("beta2 must be in [0, 1)"));
+  c = cfg(2, 4, 128, 64);
+  c.min_lr = 0.5f;
+  CHECK_THAT(error_of(c), Catch::Contains("min_lr 0.5 is above learning_rate 0.001"));
 }
 
 TEST_CASE("a configuration larger than the memory limit is refused before allocating", "[errors]") {
   // context 8192 with batch 64: the attention maps alone are tens of GiB
-  train::TrainConfig t;
-  t.batch_size = 64;
-  const std::string e = error_of(cfg(12, 8, 512, 8192), t);
+  Config c = cfg(12, 8, 512, 8192);
+  c.batch_size = 64;
+  const std::string e = error_of(c);
   CHECK_THAT(e, Catch::Contains("MiB, more than the 2048 MiB allowed"));
-  CHECK_THAT(e, Catch::Contains("reduce the batch, context, width or layers"));
-  CHECK_THAT(error_of(cfg(2, 2, 64, 64), {}, 1 << 20), Catch::Contains("more than the 1 MiB allowed"));
-  CHECK(train::estimate_training_bytes(cfg(4, 4, 128, 64), 12) < (int64_t(200) << 20));
+  CHECK_THAT(e, Catch::Contains("reduce batch_size, block_size, n_embd or n_layer"));
+  CHECK_THAT(error_of(cfg(2, 2, 64, 64), 1 << 20), Catch::Contains("more than the 1 MiB allowed"));
+  CHECK(estimate_training_bytes(cfg(4, 4, 128, 64)) < (int64_t(200) << 20));
 }
 
 TEST_CASE("an empty corpus or one shorter than the context is refused", "[errors]") {
-  train::Trainer t(cfg(1, 1, 8, 16), {});
+  train::Trainer t(cfg(1, 1, 8, 16));
   CHECK_THROWS_WITH(t.set_corpus({}), Catch::Contains("corpus is empty"));
   CHECK_THROWS_WITH(t.set_corpus(std::vector<uint8_t>(16, 'a')), Catch::Contains("fewer than context + 1 = 17"));
   CHECK_FALSE(t.has_corpus());

@@ -18,8 +18,8 @@ using namespace tinygpt;
 
 namespace {
 
-model::Config small_config(int L = 2, int NH = 2, int C = 16, int T = 8, uint64_t seed = 1) {
-  model::Config c;
+Config small_config(int L = 2, int NH = 2, int C = 16, int T = 8, uint64_t seed = 1) {
+  Config c;
   c.n_layer = L, c.n_head = NH, c.n_embd = C, c.block_size = T, c.seed = seed;
   return c;
 }
@@ -30,6 +30,18 @@ std::vector<uint8_t> shakespeare() {
 }
 
 std::vector<int32_t> tokens_of(const std::string& s) { return std::vector<int32_t>(s.begin(), s.end()); }
+
+// The losses of the first `steps` steps of a run of config c with this batch size, on Shakespeare.
+std::vector<float> first_losses(Config c, int batch_size, int steps) {
+  c.batch_size = batch_size;
+  c.max_iters = steps;
+  c.warmup_iters = 1;
+  train::Trainer t(c);
+  t.set_corpus(shakespeare());
+  std::vector<float> losses;
+  for (int i = 0; i < steps; i++) losses.push_back(t.step());
+  return losses;
+}
 
 }  // namespace
 
@@ -44,7 +56,7 @@ TEST_CASE("the parameter table tiles one contiguous block with GPT-2 names", "[m
     offset += p.shape.numel();
   }
   CHECK(offset == m.num_parameters());
-  CHECK(m.num_parameters() == small_config(3, 2, 8, 5).num_parameters());
+  CHECK(m.num_parameters() == num_parameters(small_config(3, 2, 8, 5)));
   CHECK(m.param_info("h.2.attn.c_attn.weight").shape == nn::Shape{8, 24});
   CHECK(m.param_info("lm_head.weight").shape == nn::Shape{8, 256});
   CHECK(m.param("wpe").data() == m.params() + m.param_info("wpe").offset);
@@ -52,7 +64,7 @@ TEST_CASE("the parameter table tiles one contiguous block with GPT-2 names", "[m
 }
 
 TEST_CASE("initialisation follows GPT-2: N(0, 0.02), scaled residual projections, unit gains, zero biases", "[model]") {
-  model::Config c = small_config(4, 4, 64, 16);
+  Config c = small_config(4, 4, 64, 16);
   model::TinyGPT m(c);
   auto stats = [&](const std::string& name) {
     nn::Tensor p = m.param(name);
@@ -76,9 +88,8 @@ TEST_CASE("initialisation follows GPT-2: N(0, 0.02), scaled residual projections
 }
 
 TEST_CASE("the loss at initialisation is about ln(256) = 5.545", "[model]") {
-  model::Config c = small_config(4, 4, 128, 64, 1337);
-  train::TrainConfig tc;
-  train::Trainer t(c, tc);
+  Config c = small_config(4, 4, 128, 64, 1337);
+  train::Trainer t(c);
   t.set_corpus(shakespeare());
   CHECK(t.evaluate() == Approx(std::log(256.0)).margin(0.1));
 }
@@ -126,19 +137,18 @@ TEST_CASE("a tiny corpus is memorised (loss < 0.05)", "[model][train]") {
   // exactly one window of context + 1 bytes: every prediction is determined by its position,
   // so a model that memorises the text can drive the loss to zero
   const std::string text = "To be, or not to be, that is the question.";
-  model::Config c = small_config(2, 2, 32, int(text.size()) - 1, 7);
-  train::TrainConfig tc;
-  tc.batch_size = 4;
-  tc.lr = 1e-2f;
-  tc.min_lr = 1e-3f;
-  tc.warmup = 20;
-  tc.steps = 300;
-  tc.weight_decay = 0.0f;
-  train::Trainer t(c, tc);
+  Config c = small_config(2, 2, 32, int(text.size()) - 1, 7);
+  c.batch_size = 4;
+  c.learning_rate = 1e-2f;
+  c.min_lr = 1e-3f;
+  c.warmup_iters = 20;
+  c.max_iters = 300;
+  c.weight_decay = 0.0f;
+  train::Trainer t(c);
   t.set_corpus(std::vector<uint8_t>(text.begin(), text.end()));
-  for (int i = 0; i < tc.steps; i++) t.step();
+  for (int i = 0; i < c.max_iters; i++) t.step();
   const float final_loss = t.train_losses().back();
-  INFO("loss after " << tc.steps << " steps: " << final_loss << " (start " << t.train_losses().front() << ")");
+  INFO("loss after " << c.max_iters << " steps: " << final_loss << " (start " << t.train_losses().front() << ")");
   CHECK(t.train_losses().front() > 5.0f);
   CHECK(final_loss < 0.05f);
   // and greedy generation from the first byte reproduces the text
@@ -150,17 +160,7 @@ TEST_CASE("a tiny corpus is memorised (loss < 0.05)", "[model][train]") {
 }
 
 TEST_CASE("the same seed gives bit-identical losses; another seed does not", "[model][train]") {
-  auto run = [](uint64_t seed) {
-    train::TrainConfig tc;
-    tc.batch_size = 4;
-    tc.steps = 6;
-    tc.warmup = 2;
-    train::Trainer t(small_config(2, 2, 16, 16, seed), tc);
-    t.set_corpus(shakespeare());
-    std::vector<float> losses;
-    for (int i = 0; i < 6; i++) losses.push_back(t.step());
-    return losses;
-  };
+  auto run = [](uint64_t seed) { return first_losses(small_config(2, 2, 16, 16, seed), 4, 6); };
   const std::vector<float> a = run(11), b = run(11), c = run(12);
   CHECK(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
   CHECK(a != c);
@@ -169,14 +169,7 @@ TEST_CASE("the same seed gives bit-identical losses; another seed does not", "[m
 TEST_CASE("two threads train to the same losses as one thread", "[model][threads]") {
   auto run = [](int threads) {
     tinygpt::set_num_threads(threads);
-    train::TrainConfig tc;
-    tc.batch_size = 6;
-    tc.steps = 5;
-    tc.warmup = 1;
-    train::Trainer t(small_config(2, 4, 32, 32, 9), tc);
-    t.set_corpus(shakespeare());
-    std::vector<float> losses;
-    for (int i = 0; i < 5; i++) losses.push_back(t.step());
+    const std::vector<float> losses = first_losses(small_config(2, 4, 32, 32, 9), 6, 5);
     tinygpt::set_num_threads(1);
     return losses;
   };
@@ -239,8 +232,7 @@ TEST_CASE("generation past the context keeps using the last block_size bytes", "
 }
 
 TEST_CASE("inspection returns causal attention rows that sum to one and next-byte distributions", "[model]") {
-  train::TrainConfig tc;
-  train::Trainer t(small_config(3, 2, 16, 10, 8), tc);
+  train::Trainer t(small_config(3, 2, 16, 10, 8));
   const std::string text = "the quick brown fox";  // 19 bytes: the last 10 are used
   train::Inspection r = t.inspect(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   REQUIRE(r.T == 10);

@@ -148,7 +148,7 @@ const Fixture& fixture() {
 }
 
 struct Setup {
-  model::Config config;
+  Config config;
   int B = 0, T = 0;
   optim::Schedule schedule;
   optim::AdamWConfig adamw;
@@ -427,7 +427,7 @@ TEST_CASE("incremental decoding with the KV cache reproduces PyTorch's logits po
   load_params(m, fx);
   const std::vector<int32_t>& tokens = fx.ints("tokens");
   const std::vector<float>& want = fx.floats("logits");
-  const int V = model::Config::vocab_size;
+  const int V = model::kVocab;
   std::vector<float> got(want.size());
   model::KVCache cache;
   for (int b = 0; b < s.B; b++) {

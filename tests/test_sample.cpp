@@ -77,7 +77,7 @@ TEST_CASE("top-p keeps the smallest set whose probability reaches p", "[sample]"
 }
 
 TEST_CASE("generation is reproducible for a seed and reports the model's probabilities", "[sample]") {
-  model::Config c;
+  Config c;
   c.n_layer = 1, c.n_head = 2, c.n_embd = 16, c.block_size = 16, c.seed = 2;
   model::TinyGPT m(c);
   sample::Options o;
@@ -102,7 +102,7 @@ TEST_CASE("generation is reproducible for a seed and reports the model's probabi
 }
 
 TEST_CASE("impossible sampling options are rejected", "[sample][errors]") {
-  model::Config c;
+  Config c;
   c.n_layer = 1, c.n_head = 1, c.n_embd = 8, c.block_size = 8;
   model::TinyGPT m(c);
   sample::Options o;

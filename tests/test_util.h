@@ -104,4 +104,11 @@ inline GradCheckResult check_gradients(const std::function<nn::Tensor(nn::Arena&
   return r;
 }
 
+// A corpus of n numbered copies of a line ("<line> 0.\n<line> 1.\n..."), for tests that need text.
+inline std::vector<uint8_t> numbered_lines(const std::string& line, int n) {
+  std::string s;
+  for (int i = 0; i < n; i++) s += line + " " + std::to_string(i) + ".\n";
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
 }  // namespace testutil

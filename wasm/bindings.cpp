@@ -14,7 +14,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "tinygpt/checkpoint.h"
+#include "tinygpt/config.h"
 #include "tinygpt/error.h"
+#include "tinygpt/run.h"
 #include "tinygpt/runtime.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
@@ -35,7 +38,7 @@ auto guarded(F&& f) -> decltype(f()) {
       f();
     else
       return f();
-  } catch (const tinygpt::Error& e) {
+  } catch (const Error& e) {
     throw_js(e.what());
   } catch (const std::bad_alloc&) {
     throw_js("out of memory: the browser could not give the model more memory");
@@ -45,7 +48,7 @@ auto guarded(F&& f) -> decltype(f()) {
 }
 
 std::vector<uint8_t> bytes_from(const val& array, const char* what) {
-  if (!array.instanceof(val::global("Uint8Array"))) throw tinygpt::Error(std::string(what) + " must be a Uint8Array");
+  if (!array.instanceof(val::global("Uint8Array"))) throw Error(std::string(what) + " must be a Uint8Array");
   const size_t n = array["length"].as<size_t>();
   std::vector<uint8_t> bytes(n);
   // one bulk copy into wasm memory
@@ -58,68 +61,71 @@ val copy_to_js(const char* type, const T* data, size_t n) {
   return val::global(type).new_(emscripten::typed_memory_view(n, data));  // new X(view) copies
 }
 
-// Reads an optional field of a plain JS object, checking its type.
+// Reads an optional number field of a plain JS object (sampling options), checking its type.
 double number_field(const val& obj, const char* name, double fallback) {
   if (obj.isUndefined() || obj.isNull()) return fallback;
   val v = obj[name];
   if (v.isUndefined() || v.isNull()) return fallback;
-  if (v.typeOf().as<std::string>() != "number") throw tinygpt::Error(std::string("config.") + name + " must be a number");
+  if (v.typeOf().as<std::string>() != "number") throw Error(std::string(name) + " must be a number");
   const double x = v.as<double>();
-  if (!std::isfinite(x)) throw tinygpt::Error(std::string("config.") + name + " must be finite");
+  if (!std::isfinite(x)) throw Error(std::string(name) + " must be finite");
   return x;
 }
 
 int int_field(const val& obj, const char* name, int fallback) {
   const double x = number_field(obj, name, fallback);
-  if (x != std::floor(x) || x < -2147483648.0 || x > 2147483647.0)
-    throw tinygpt::Error(std::string("config.") + name + " must be an integer");
+  if (x != std::floor(x) || x < -2147483648.0 || x > 2147483647.0) throw Error(std::string(name) + " must be an integer");
   return int(x);
 }
 
-struct Configs {
-  model::Config model;
-  train::TrainConfig train;
-  int64_t memory_limit;
+// A config from a plain JS object keyed by the schema's names: { n_layer: 4, learning_rate: 1e-3, ... }.
+// Missing fields take the schema's defaults; an unknown key or a value of the wrong type is an error.
+// `memory_limit_mb` (not a config field: a limit of this session) may be given too.
+struct ConfigAndLimit {
+  Config config;
+  int64_t memory_limit = kDefaultMemoryLimit;
 };
 
-Configs parse_config(const val& c) {
-  Configs r;
-  r.model.n_layer = int_field(c, "layers", r.model.n_layer);
-  r.model.n_head = int_field(c, "heads", r.model.n_head);
-  r.model.n_embd = int_field(c, "width", r.model.n_embd);
-  r.model.block_size = int_field(c, "context", r.model.block_size);
-  r.model.seed = uint64_t(number_field(c, "seed", double(r.model.seed)));
-  r.train.batch_size = int_field(c, "batch", r.train.batch_size);
-  r.train.lr = float(number_field(c, "lr", r.train.lr));
-  r.train.min_lr = float(number_field(c, "minLr", r.train.lr / 10));
-  r.train.warmup = int_field(c, "warmup", r.train.warmup);
-  r.train.steps = int_field(c, "steps", r.train.steps);
-  r.train.weight_decay = float(number_field(c, "weightDecay", r.train.weight_decay));
-  r.train.beta1 = float(number_field(c, "beta1", r.train.beta1));
-  r.train.beta2 = float(number_field(c, "beta2", r.train.beta2));
-  r.train.grad_clip = float(number_field(c, "gradClip", r.train.grad_clip));
-  r.train.eval_batches = int_field(c, "evalBatches", r.train.eval_batches);
-  r.memory_limit = int64_t(number_field(c, "memoryLimitMB", double(train::kDefaultMemoryLimit >> 20))) << 20;
+// With `problems`, a bad field is recorded there (and skipped) instead of thrown.
+ConfigAndLimit parse_config(const val& obj, std::vector<ConfigProblem>* problems = nullptr) {
+  ConfigAndLimit r;
+  if (obj.isUndefined() || obj.isNull()) return r;
+  if (obj.typeOf().as<std::string>() != "object") throw Error("the config must be an object");
+  const val keys = val::global("Object").call<val>("keys", obj);
+  const int n = keys["length"].as<int>();
+  for (int i = 0; i < n; i++) {
+    const std::string key = keys[i].as<std::string>();
+    const val v = obj[key];
+    if (v.isUndefined() || v.isNull()) continue;
+    try {
+      const std::string type = v.typeOf().as<std::string>();
+      if (key == "memory_limit_mb") {
+        if (type != "number") throw Error("memory_limit_mb must be a number");
+        r.memory_limit = int64_t(v.as<double>()) << 20;
+        continue;
+      }
+      const FieldSpec& f = field(key);  // throws "unknown config field" with a suggestion
+      if (f.type == FieldType::choice) {
+        if (type != "string") throw Error(std::string(f.name) + " must be a string");
+        set_field_text(r.config, f, v.as<std::string>());
+      } else {
+        if (type != "number") throw Error(std::string(f.name) + " must be a number");
+        set_field(r.config, f, v.as<double>());
+      }
+    } catch (const Error& e) {
+      if (!problems) throw;
+      problems->push_back({key, e.what()});
+    }
+  }
   return r;
 }
 
-val config_to_js(const model::Config& m, const train::TrainConfig& t) {
+val config_to_js(const Config& c) {
   val o = val::object();
-  o.set("layers", m.n_layer);
-  o.set("heads", m.n_head);
-  o.set("width", m.n_embd);
-  o.set("context", m.block_size);
-  o.set("seed", double(m.seed));
-  o.set("batch", t.batch_size);
-  o.set("lr", t.lr);
-  o.set("minLr", t.min_lr);
-  o.set("warmup", t.warmup);
-  o.set("steps", t.steps);
-  o.set("weightDecay", t.weight_decay);
-  o.set("beta1", t.beta1);
-  o.set("beta2", t.beta2);
-  o.set("gradClip", t.grad_clip);
-  o.set("evalBatches", t.eval_batches);
+  for (const FieldSpec& f : config_schema()) {
+    if (f.type == FieldType::choice) o.set(f.name, field_text(c, f));
+    else o.set(f.name, f.get(c));
+  }
   return o;
 }
 
@@ -159,8 +165,9 @@ class Session {
  public:
   explicit Session(const val& config) {
     guarded([&] {
-      Configs c = parse_config(config);
-      trainer_ = std::make_unique<train::Trainer>(c.model, c.train, c.memory_limit);
+      ConfigAndLimit c = parse_config(config);
+      trainer_ = std::make_unique<train::Trainer>(c.config, c.memory_limit);
+      run_ = std::make_unique<Run>(*trainer_);
       memory_limit_ = c.memory_limit;
     });
   }
@@ -174,22 +181,47 @@ class Session {
   double corpusSize() const { return trainer_->has_corpus() ? double(trainer_->dataset().size()) : 0.0; }
   bool corpusMatchesCheckpoint() const { return trainer_->corpus_matches_checkpoint(); }
 
-  // k optimizer steps: {losses: Float32Array(k), elapsedMs, step, lr, gradNorm}
-  val train(int k) {
+  // The run loop (tinygpt::Run): at most maxSteps steps, returning after about budgetMs of wall
+  // time. {firstStep, step, losses: Float32Array, evals: [{step, loss, ms}], trainMs, tokensPerSec,
+  // lr, gradNorm, finished, etaSeconds, error}
+  val advance(double max_steps, double budget_ms) {
     return guarded([&] {
-      if (k < 1) throw tinygpt::Error("train(k) needs k >= 1");
-      std::vector<float> losses;
-      losses.reserve(size_t(k));
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < k; i++) losses.push_back(trainer_->step());
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (!(max_steps >= 1)) throw Error("advance(maxSteps, budgetMs) needs maxSteps >= 1");
+      const Slice sl = run_->advance(int64_t(std::min(max_steps, 1e15)), budget_ms > 0 ? budget_ms : 1e300);
+      val evals = val::array();
+      for (const Evaluation& e : sl.evals) {
+        val o = val::object();
+        o.set("step", double(e.step));
+        o.set("loss", e.loss);
+        o.set("ms", e.ms);
+        evals.call<void>("push", o);
+      }
       val r = val::object();
-      r.set("losses", copy_to_js("Float32Array", losses.data(), losses.size()));
-      r.set("elapsedMs", ms);
-      r.set("step", double(trainer_->steps_done()));
-      r.set("lr", trainer_->learning_rate());
-      r.set("gradNorm", trainer_->last_grad_norm());
+      r.set("firstStep", double(sl.first_step));
+      r.set("step", double(sl.step));
+      r.set("losses", copy_to_js("Float32Array", sl.losses.data(), sl.losses.size()));
+      r.set("evals", evals);
+      r.set("trainMs", sl.train_ms);
+      r.set("tokensPerSec", sl.tokens_per_s);
+      r.set("lr", sl.lr);
+      r.set("gradNorm", sl.grad_norm);
+      r.set("finished", sl.finished);
+      r.set("etaSeconds", sl.eta_s);
+      r.set("error", sl.error);
       return r;
+    });
+  }
+
+  // -1 = train until paused (the default past the end of the schedule)
+  double stopAt() const { return double(run_->stop_at()); }
+  void setStopAt(double step) {
+    guarded([&] { run_->set_stop_at(int64_t(step)); });
+  }
+  // eval_interval and eval_iters change at once; max_iters moves the end of the schedule.
+  void updateField(const std::string& name, double value) {
+    guarded([&] {
+      trainer_->update_field(name, value);
+      run_ = std::make_unique<Run>(*trainer_);  // the stop follows the schedule's new end
     });
   }
 
@@ -199,7 +231,7 @@ class Session {
 
   val generate(const val& prompt, int n, const val& options) {
     return guarded([&] {
-      if (n < 0) throw tinygpt::Error("the number of bytes to generate must be >= 0");
+      if (n < 0) throw Error("the number of bytes to generate must be >= 0");
       std::vector<uint8_t> p = bytes_from(prompt, "the prompt");
       sample::Generator gen(trainer_->model(), parse_sample_options(options));
       gen.set_prompt(p.data(), p.size());
@@ -223,10 +255,10 @@ class Session {
 
   val generateNext(int k) {
     return guarded([&] {
-      if (!generator_) throw tinygpt::Error("call beginGeneration() first");
+      if (!generator_) throw Error("call beginGeneration() first");
       if (generator_step_ != trainer_->steps_done())
-        throw tinygpt::Error("the model was trained since beginGeneration(): start a new generation");
-      if (k < 0) throw tinygpt::Error("generateNext(k) needs k >= 0");
+        throw Error("the model was trained since beginGeneration(): start a new generation");
+      if (k < 0) throw Error("generateNext(k) needs k >= 0");
       std::vector<sample::Token> toks;
       toks.reserve(size_t(k));
       for (int i = 0; i < k; i++) toks.push_back(generator_->next());
@@ -263,18 +295,19 @@ class Session {
       std::vector<uint8_t> b = bytes_from(bytes, "the checkpoint");
       std::unique_ptr<train::Trainer> t = train::Trainer::load(b.data(), b.size(), memory_limit_);
       if (trainer_->has_corpus()) {
-        const int ctx = t->model_config().block_size;
+        const int ctx = t->config().block_size;
         if (trainer_->dataset().size() < size_t(ctx) + 1)
-          throw tinygpt::Error("the current corpus is shorter than this checkpoint's context + 1 (" +
+          throw Error("the current corpus is shorter than this checkpoint's block_size + 1 (" +
                                std::to_string(ctx + 1) + " bytes)");
         t->adopt_dataset(trainer_->take_dataset());
       }
       generator_.reset();
       trainer_ = std::move(t);
+      run_ = std::make_unique<Run>(*trainer_);
     });
   }
 
-  val config() const { return config_to_js(trainer_->model_config(), trainer_->train_config()); }
+  val config() const { return config_to_js(trainer_->config()); }
   double step() const { return double(trainer_->steps_done()); }
   double learningRate() const { return trainer_->learning_rate(); }
   double numParameters() const { return double(trainer_->model().num_parameters()); }
@@ -298,44 +331,110 @@ class Session {
 
  private:
   std::unique_ptr<train::Trainer> trainer_;
+  std::unique_ptr<Run> run_;  // drives trainer_; rebuilt whenever trainer_ is replaced
   std::unique_ptr<sample::Generator> generator_;
   int64_t generator_step_ = 0;
-  int64_t memory_limit_ = train::kDefaultMemoryLimit;
+  int64_t memory_limit_ = kDefaultMemoryLimit;
 };
 
 // ---- module-level functions ------------------------------------------------------------------
 
-std::string backend() { return tinygpt::simd_backend(); }
+std::string backend() { return simd_backend(); }
 double memoryBytes() { return double(emscripten_get_heap_size()); }
-int maxThreads() { return tinygpt::max_threads(); }
-int numThreads() { return tinygpt::num_threads(); }
+int maxThreads() { return max_threads(); }
+int numThreads() { return num_threads(); }
 void setThreads(int n) {
-  guarded([&] { tinygpt::set_num_threads(n); });
+  guarded([&] { set_num_threads(n); });
 }
 
-// "" if the config is valid, else the core's message (for inline validation in the UI).
-std::string validateConfig(const val& config) {
-  try {
-    Configs c = parse_config(config);
-    c.model.validate();
-    c.train.validate();
-    const int64_t need = train::estimate_training_bytes(c.model, c.train.batch_size);
-    if (need > c.memory_limit)
-      return "this configuration needs about " + std::to_string(need >> 20) + " MiB, more than the " +
-             std::to_string(c.memory_limit >> 20) + " MiB allowed: reduce the batch, context, width or layers";
-    return "";
-  } catch (const tinygpt::Error& e) {
-    return e.what();
-  }
-}
-
-// {parameters, trainingBytes} for a config, computed without allocating the model.
-val estimate(const val& config) {
+// {problems: [{field, message}], parameters, trainingBytes} for a config, computed without
+// allocating the model: every out-of-range field and broken rule, and the memory limit.
+val checkConfig(const val& config) {
   return guarded([&] {
-    Configs c = parse_config(config);
+    val problems = val::array();
+    auto problem = [&](const std::string& field_name, const std::string& message) {
+      val p = val::object();
+      p.set("field", field_name);
+      p.set("message", message);
+      problems.call<void>("push", p);
+    };
     val o = val::object();
-    o.set("parameters", double(c.model.num_parameters()));
-    o.set("trainingBytes", double(train::estimate_training_bytes(c.model, c.train.batch_size)));
+    std::vector<ConfigProblem> found;
+    const ConfigAndLimit c = parse_config(config, &found);  // every field that can't be set
+    if (found.empty()) found = config_problems(c.config);    // then the ranges and the rules
+    if (found.empty()) {
+      const std::string memory = check_memory(c.config, c.memory_limit);
+      if (!memory.empty()) found.push_back({"batch_size", memory});
+    }
+    for (const ConfigProblem& p : found) problem(p.field, p.message);
+    o.set("problems", problems);
+    o.set("parameters", found.empty() ? double(num_parameters(c.config)) : 0.0);
+    o.set("trainingBytes", found.empty() ? double(estimate_training_bytes(c.config)) : 0.0);
+    return o;
+  });
+}
+
+// The schema (config.h) as an array of {name, type, default, min, max, minOpen, maxOpen, range,
+// kinds, group, label, help, choices}: the page builds its knobs from it.
+val configSchema() {
+  static const char* types[] = {"integer", "real", "choice"};
+  static const char* groups[] = {"model", "training", "run"};
+  val out = val::array();
+  for (const FieldSpec& f : config_schema()) {
+    val o = val::object();
+    o.set("name", std::string(f.name));
+    o.set("type", std::string(types[int(f.type)]));
+    if (f.type == FieldType::choice) o.set("default", f.choices.at(size_t(f.default_value)));
+    else o.set("default", f.default_value);
+    o.set("min", f.lo);
+    o.set("max", f.hi);
+    o.set("minOpen", f.lo_open);
+    o.set("maxOpen", f.hi_open);
+    o.set("range", std::string(f.range));
+    val kinds = val::array();
+    for (int k = 0; k < 32; k++)
+      if ((f.kinds >> k) & 1u) kinds.call<void>("push", std::string(model_kind_name(ModelKind(k))));
+    o.set("kinds", kinds);
+    o.set("group", std::string(groups[int(f.group)]));
+    o.set("label", std::string(f.label));
+    o.set("help", std::string(f.help));
+    val choices = val::array();
+    for (const std::string& c : f.choices) choices.call<void>("push", c);
+    o.set("choices", choices);
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// [{name, label, blurb, config}] — the same presets as `tinygpt train --preset`.
+val presetList() {
+  val out = val::array();
+  for (const Preset& p : presets()) {
+    val o = val::object();
+    o.set("name", std::string(p.name));
+    o.set("label", std::string(p.label));
+    o.set("blurb", std::string(p.blurb));
+    o.set("config", config_to_js(preset_config(p.name)));
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// What a checkpoint holds, from its header: {version, config, step, corpusFingerprint (16 hex
+// digits), corpusSize, parameters}. Throws the loader's message for a bad file.
+val describeCheckpoint(const val& bytes) {
+  return guarded([&] {
+    const std::vector<uint8_t> b = bytes_from(bytes, "the checkpoint");
+    const ckpt::Summary s = ckpt::describe(b.data(), b.size());
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)s.corpus_fingerprint);
+    val o = val::object();
+    o.set("version", s.version);
+    o.set("config", config_to_js(s.config));
+    o.set("step", double(s.step));
+    o.set("corpusFingerprint", std::string(hex));
+    o.set("corpusSize", double(s.corpus_size));
+    o.set("parameters", double(s.num_parameters));
     return o;
   });
 }
@@ -347,7 +446,10 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
       .function("hasCorpus", &Session::hasCorpus)
       .function("corpusSize", &Session::corpusSize)
       .function("corpusMatchesCheckpoint", &Session::corpusMatchesCheckpoint)
-      .function("train", &Session::train)
+      .function("advance", &Session::advance)
+      .function("stopAt", &Session::stopAt)
+      .function("setStopAt", &Session::setStopAt)
+      .function("updateField", &Session::updateField)
       .function("evaluate", &Session::evaluate)
       .function("generate", &Session::generate)
       .function("beginGeneration", &Session::beginGeneration)
@@ -365,6 +467,8 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
   emscripten::function("maxThreads", &maxThreads);
   emscripten::function("numThreads", &numThreads);
   emscripten::function("setThreads", &setThreads);
-  emscripten::function("validateConfig", &validateConfig);
-  emscripten::function("estimate", &estimate);
+  emscripten::function("checkConfig", &checkConfig);
+  emscripten::function("configSchema", &configSchema);
+  emscripten::function("presets", &presetList);
+  emscripten::function("describeCheckpoint", &describeCheckpoint);
 }

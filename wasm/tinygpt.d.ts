@@ -1,24 +1,64 @@
 // Types of the WebAssembly module built from wasm/bindings.cpp (build/wasm-dist/tinygpt-<variant>.js).
 // Every call is documented in wasm/README.md.
 
-/** Model and training settings. Every field is optional; missing fields take the defaults shown. */
+/**
+ * A run's configuration, keyed by the names of the one config schema (core/include/tinygpt/config.h;
+ * the same names as the CLI's flags). Every field is optional; missing fields take the schema's
+ * defaults (preset S). `configSchema()` describes every field; `presets()` gives whole configs.
+ */
 export interface SessionConfig {
-  layers?: number;        // 4
-  heads?: number;         // 4   (width must be divisible by heads)
-  width?: number;         // 128 (n_embd)
-  context?: number;       // 64  (block_size)
-  batch?: number;         // 12
-  lr?: number;            // 1e-3 peak learning rate
-  minLr?: number;         // lr / 10, floor of the cosine decay
-  warmup?: number;        // 100 linear warmup steps
-  steps?: number;         // 2000 length of the schedule
-  weightDecay?: number;   // 0.1
-  beta1?: number;         // 0.9
-  beta2?: number;         // 0.99
-  gradClip?: number;      // 1.0 (0 = off)
-  evalBatches?: number;   // 20 validation batches per evaluate()
-  seed?: number;          // 1337 initialisation and data order
-  memoryLimitMB?: number; // 2048: larger configurations are refused before allocating
+  model?: 'gpt';
+  n_layer?: number;        // 4
+  n_head?: number;         // 4   (n_embd must be divisible by n_head)
+  n_embd?: number;         // 128
+  block_size?: number;     // 64  context length
+  seed?: number;           // 1337 initialisation and data order
+  batch_size?: number;     // 12
+  learning_rate?: number;  // 1e-3 peak learning rate
+  min_lr?: number;         // 1e-4 floor of the cosine decay
+  warmup_iters?: number;   // 100 linear warmup steps
+  max_iters?: number;      // 2000 length of the schedule
+  weight_decay?: number;   // 0.1
+  beta1?: number;          // 0.9
+  beta2?: number;          // 0.99
+  eps?: number;            // 1e-8
+  grad_clip?: number;      // 1.0 (0 = off)
+  eval_interval?: number;  // 100 steps between validation losses (0 = only when asked)
+  eval_iters?: number;     // 20 validation batches per evaluation
+  memory_limit_mb?: number; // 2048: larger configurations are refused before allocating (not a config field)
+}
+
+export type FullConfig = Required<Omit<SessionConfig, 'memory_limit_mb'>>;
+
+/** One row of the config schema. */
+export interface FieldSpec {
+  name: keyof FullConfig;
+  type: 'integer' | 'real' | 'choice';
+  default: number | string;
+  min: number; max: number; minOpen: boolean; maxOpen: boolean;
+  range: string;           // "[1, 96]", "(0, 1]"
+  kinds: string[];         // model kinds that read the field
+  group: 'model' | 'training' | 'run';  // model: fixed at creation; training: optimizer and schedule; run: any time
+  label: string;
+  help: string;
+  choices: string[];       // choice fields only
+}
+
+export interface Preset { name: string; label: string; blurb: string; config: FullConfig }
+
+export interface ConfigCheck {
+  problems: { field: string; message: string }[];  // empty when the config is valid
+  parameters: number;      // 0 if invalid
+  trainingBytes: number;
+}
+
+export interface CheckpointSummary {
+  version: number;
+  config: FullConfig;
+  step: number;
+  corpusFingerprint: string;  // FNV-1a 64, 16 hex digits
+  corpusSize: number;
+  parameters: number;
 }
 
 export interface SampleOptions {
@@ -29,12 +69,19 @@ export interface SampleOptions {
   windowKeep?: number;    // 0 = context / 2 (default: rebuild the cache every half window); context = exact sliding window
 }
 
-export interface TrainResult {
-  losses: Float32Array;   // one per step, measured before the update
-  elapsedMs: number;
-  step: number;           // steps done after this call
-  lr: number;             // learning rate of the next step
-  gradNorm: number;       // global gradient norm of the last step, before clipping
+/** What one call of advance() did (tinygpt::Run::advance). */
+export interface Slice {
+  firstStep: number;       // steps done before the slice
+  step: number;            // steps done after it
+  losses: Float32Array;    // one per step, measured before the update
+  evals: { step: number; loss: number; ms: number }[];  // validation losses taken during the slice
+  trainMs: number;         // time spent in training steps
+  tokensPerSec: number;    // the slice's training throughput
+  lr: number;              // learning rate of the next step
+  gradNorm: number;        // global gradient norm of the last step, before clipping
+  finished: boolean;       // the run reached its stop
+  etaSeconds: number;      // to the stop at the current pace (-1: no stop, or not yet measured)
+  error: string;           // why the slice ended early ('' if it did not): the model diverged
 }
 
 export interface Generated {
@@ -61,7 +108,11 @@ export interface Session {
   hasCorpus(): boolean;
   corpusSize(): number;
   corpusMatchesCheckpoint(): boolean;
-  train(steps: number): TrainResult;
+  /** The run loop: at most maxSteps steps, returning after about budgetMs (0 = no time limit). */
+  advance(maxSteps: number, budgetMs: number): Slice;
+  stopAt(): number;                                   // -1 = no stop
+  setStopAt(step: number): void;                      // -1 = train until paused
+  updateField(name: 'eval_interval' | 'eval_iters' | 'max_iters', value: number): void;
   evaluate(): number;
   generate(prompt: Uint8Array, n: number, options?: SampleOptions): Generated;
   beginGeneration(prompt: Uint8Array, options?: SampleOptions): void;
@@ -69,7 +120,7 @@ export interface Session {
   inspect(text: Uint8Array): Inspection;
   save(): Uint8Array;
   load(checkpoint: Uint8Array): void;
-  config(): Required<Omit<SessionConfig, 'memoryLimitMB'>>;
+  config(): FullConfig;
   step(): number;
   learningRate(): number;
   numParameters(): number;
@@ -84,8 +135,10 @@ export interface TinyGPTModule {
   maxThreads(): number;
   numThreads(): number;
   setThreads(n: number): void;
-  validateConfig(config: SessionConfig): string;   // '' when valid, else the reason
-  estimate(config: SessionConfig): { parameters: number; trainingBytes: number };
+  checkConfig(config: SessionConfig): ConfigCheck;
+  configSchema(): FieldSpec[];
+  presets(): Preset[];
+  describeCheckpoint(bytes: Uint8Array): CheckpointSummary;
 }
 
 export interface ModuleOptions {

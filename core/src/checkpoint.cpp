@@ -2,8 +2,10 @@
 #include "tinygpt/checkpoint.h"
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "tinygpt/error.h"
 #include "tinygpt/trainer.h"
@@ -11,16 +13,18 @@
 namespace tinygpt::train {
 // The checkpoint code reads and restores the trainer's private state.
 struct CheckpointAccess {
-  static const std::unique_ptr<data::ByteDataset>& dataset(const Trainer& t) { return t.dataset_; }
   static data::Rng::State data_rng(const Trainer& t) { return t.dataset_ ? t.dataset_->rng_state() : t.data_rng_state_; }
   static uint64_t corpus_fingerprint(const Trainer& t) { return t.dataset_ ? t.dataset_->fingerprint() : t.checkpoint_fingerprint_; }
-  static void restore(Trainer& t, int64_t step, const data::Rng::State& rng, uint64_t fingerprint,
-                      std::vector<float> train_losses, std::vector<ValPoint> val_losses) {
+  static uint64_t corpus_size(const Trainer& t) { return t.dataset_ ? t.dataset_->size() : t.checkpoint_corpus_size_; }
+  static void restore(Trainer& t, int64_t step, const data::Rng::State& rng, uint64_t fingerprint, uint64_t corpus_size,
+                      const optim::Schedule& schedule, std::vector<float> train_losses, std::vector<ValPoint> val_losses) {
     t.step_ = step;
     t.data_rng_state_ = rng;
     t.checkpoint_fingerprint_ = fingerprint;
+    t.checkpoint_corpus_size_ = corpus_size;
+    t.schedule_ = schedule;
     t.train_losses_ = std::move(train_losses);
-    t.train_losses_.reserve(std::max<size_t>(t.train_losses_.size(), size_t(t.config_.steps)));
+    t.train_losses_.reserve(std::max<size_t>(t.train_losses_.size(), size_t(t.config_.max_iters)));
     t.val_losses_ = std::move(val_losses);
   }
 };
@@ -28,7 +32,6 @@ struct CheckpointAccess {
 
 namespace tinygpt::ckpt {
 
-using tinygpt::Error;
 using train::CheckpointAccess;
 
 uint32_t crc32(const uint8_t* bytes, size_t n) {
@@ -46,194 +49,414 @@ uint32_t crc32(const uint8_t* bytes, size_t n) {
   return c ^ 0xFFFFFFFFu;
 }
 
+bool has_magic(const uint8_t* bytes, size_t n) { return n >= 8 && std::memcmp(bytes, kMagic, 8) == 0; }
+
 namespace {
 
 class Writer {
  public:
   std::vector<uint8_t> out;
+  void u8(uint8_t v) { out.push_back(v); }
   void u32(uint32_t v) {
     for (int i = 0; i < 4; i++) out.push_back(uint8_t(v >> (8 * i)));
   }
   void u64(uint64_t v) {
     for (int i = 0; i < 8; i++) out.push_back(uint8_t(v >> (8 * i)));
   }
-  void f32(float f) {
-    uint32_t v;
-    std::memcpy(&v, &f, 4);
-    u32(v);
+  void f64(double d) {
+    uint64_t v;
+    std::memcpy(&v, &d, 8);
+    u64(v);
   }
-  void floats(const float* p, size_t n) {
-    for (size_t i = 0; i < n; i++) f32(p[i]);
+  void name(const std::string& s) {
+    u8(uint8_t(s.size()));
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  void int_field(const std::string& n, int64_t v) { name(n), u8('i'), u64(uint64_t(v)); }
+  void u64_field(const std::string& n, uint64_t v) { name(n), u8('u'), u64(v); }
+  void real_field(const std::string& n, double v) { name(n), u8('f'), f64(v); }
+  void text_field(const std::string& n, const std::string& v) {
+    name(n), u8('s'), u32(uint32_t(v.size()));
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  template <class T>
+  void raw(const T* p, size_t n) {  // little-endian hosts only (x86, wasm, arm64): checked below
+    const size_t at = out.size();
+    out.resize(at + n * sizeof(T));
+    if (n) std::memcpy(out.data() + at, p, n * sizeof(T));
   }
 };
+static_assert(std::endian::native == std::endian::little, "checkpoints are written by memcpy on little-endian hosts");
 
 class Reader {
  public:
-  Reader(const uint8_t* p, size_t n) : p_(p), n_(n) {}
+  Reader(const uint8_t* p, size_t n, size_t pos, const char* what) : p_(p), n_(n), pos_(pos), what_(what) {}
+  uint8_t u8() { return need(1), p_[pos_++]; }
   uint32_t u32() {
     need(4);
     uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= uint32_t(p_[pos_ + i]) << (8 * i);
+    for (int i = 0; i < 4; i++) v |= uint32_t(p_[pos_ + size_t(i)]) << (8 * i);
     pos_ += 4;
     return v;
   }
   uint64_t u64() {
-    uint64_t lo = u32();
+    const uint64_t lo = u32();
     return lo | (uint64_t(u32()) << 32);
   }
   float f32() {
-    uint32_t v = u32();
+    const uint32_t v = u32();
     float f;
     std::memcpy(&f, &v, 4);
     return f;
   }
-  void floats(float* dst, size_t n) {
-    for (size_t i = 0; i < n; i++) dst[i] = f32();
+  double f64() {
+    const uint64_t v = u64();
+    double d;
+    std::memcpy(&d, &v, 8);
+    return d;
+  }
+  std::string text(size_t len) {
+    need(len);
+    std::string s(reinterpret_cast<const char*>(p_ + pos_), len);
+    pos_ += len;
+    return s;
   }
   size_t pos() const { return pos_; }
 
  private:
   void need(size_t k) {
-    // unreachable for well-formed sizes (checked before reading), kept as a guard
-    if (pos_ + k > n_) throw Error("checkpoint is truncated: it ends at byte " + std::to_string(n_));
+    if (k > n_ || pos_ > n_ - k)
+      throw Error(std::string("checkpoint is truncated: ") + what_ + " goes past byte " + std::to_string(n_));
   }
   const uint8_t* p_;
   size_t n_;
-  size_t pos_ = 0;
+  size_t pos_;
+  const char* what_;
 };
 
-int32_t as_int(uint32_t v) { return v > 0x7FFFFFFFu ? -1 : int32_t(v); }
+int64_t as_count(uint64_t v) { return v > (uint64_t(1) << 62) ? -1 : int64_t(v); }
 
-}  // namespace
+// Where a section's elements are in the file.
+struct Span {
+  const uint8_t* data = nullptr;
+  uint64_t count = 0;
+};
 
-std::vector<uint8_t> serialize(const train::Trainer& t) {
-  const model::Config& mc = t.model_config();
-  const train::TrainConfig& tc = t.train_config();
-  const int64_t P = t.model().num_parameters();
-  Writer w;
-  w.out.reserve(kHeaderBytes + size_t(P) * 12 + t.train_losses().size() * 4 + t.val_losses().size() * 12 + 4);
-  w.out.insert(w.out.end(), kMagic, kMagic + 8);
-  w.u32(kVersion);
-  w.u32(uint32_t(mc.n_layer));
-  w.u32(uint32_t(mc.n_head));
-  w.u32(uint32_t(mc.n_embd));
-  w.u32(uint32_t(mc.block_size));
-  w.u32(uint32_t(model::Config::vocab_size));
-  w.u64(mc.seed);
-  w.u32(uint32_t(tc.batch_size));
-  w.f32(tc.lr);
-  w.f32(tc.min_lr);
-  w.u32(uint32_t(tc.warmup));
-  w.u32(uint32_t(tc.steps));
-  w.f32(tc.weight_decay);
-  w.f32(tc.beta1);
-  w.f32(tc.beta2);
-  w.f32(tc.eps);
-  w.f32(tc.grad_clip);
-  w.u32(uint32_t(tc.eval_batches));
-  w.u64(uint64_t(t.steps_done()));
-  w.u64(uint64_t(t.optimizer().t()));
-  for (uint64_t s : CheckpointAccess::data_rng(t)) w.u64(s);
-  const auto& ds = CheckpointAccess::dataset(t);
-  w.u64(CheckpointAccess::corpus_fingerprint(t));
-  w.u64(ds ? ds->size() : 0);
-  w.u64(uint64_t(P));
-  w.u64(t.train_losses().size());
-  w.u64(t.val_losses().size());
-  w.floats(t.model().params(), size_t(P));
-  w.floats(t.optimizer().m().data(), size_t(P));
-  w.floats(t.optimizer().v().data(), size_t(P));
-  w.floats(t.train_losses().data(), t.train_losses().size());
-  for (const train::ValPoint& p : t.val_losses()) {
-    w.u64(uint64_t(p.step));
-    w.f32(p.loss);
-  }
-  w.u32(crc32(w.out.data(), w.out.size()));
-  return std::move(w.out);
+// Everything a checkpoint holds, read and checked, whichever version wrote it.
+struct Contents {
+  uint32_t version = 0;
+  Config config;
+  int64_t step = 0, adam_t = 0;
+  data::Rng::State rng{};
+  uint64_t fingerprint = 0, corpus_size = 0;
+  optim::Schedule schedule;
+  Span params, adam_m, adam_v, train_losses;
+  std::vector<train::ValPoint> val;
+};
+
+optim::Schedule schedule_of(const Config& c) { return {c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters}; }
+
+void check_checksum(const uint8_t* bytes, size_t n) {
+  uint32_t stored = 0;
+  for (int i = 0; i < 4; i++) stored |= uint32_t(bytes[n - 4 + size_t(i)]) << (8 * i);
+  if (crc32(bytes, n - 4) != stored) throw Error("checkpoint is corrupt: its checksum does not match its contents");
 }
 
-std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int64_t memory_limit) {
-  if (n < 12 || std::memcmp(bytes, kMagic, 8) != 0) {
-    if (n >= 8 && std::memcmp(bytes, kMagic, 8) != 0)
-      throw Error("not a tinygpt checkpoint: the file does not start with the TGPTCKPT magic bytes");
-    throw Error("not a tinygpt checkpoint: the file is only " + std::to_string(n) + " bytes long");
-  }
-  Reader r(bytes + 8, n - 8);
-  const uint32_t version = r.u32();
-  if (version != kVersion)
-    throw Error("checkpoint version " + std::to_string(version) + " is not supported (this build reads version " +
-                std::to_string(kVersion) + ")");
-  if (n < kHeaderBytes)
-    throw Error("checkpoint is truncated: " + std::to_string(n) + " bytes, but the header alone is " +
-                std::to_string(kHeaderBytes));
-  model::Config mc;
-  mc.n_layer = as_int(r.u32());
-  mc.n_head = as_int(r.u32());
-  mc.n_embd = as_int(r.u32());
-  mc.block_size = as_int(r.u32());
-  const uint32_t vocab = r.u32();
-  mc.seed = r.u64();
-  train::TrainConfig tc;
-  tc.batch_size = as_int(r.u32());
-  tc.lr = r.f32();
-  tc.min_lr = r.f32();
-  tc.warmup = as_int(r.u32());
-  tc.steps = as_int(r.u32());
-  tc.weight_decay = r.f32();
-  tc.beta1 = r.f32();
-  tc.beta2 = r.f32();
-  tc.eps = r.f32();
-  tc.grad_clip = r.f32();
-  tc.eval_batches = as_int(r.u32());
-  const uint64_t step = r.u64();
-  const uint64_t adam_t = r.u64();
-  data::Rng::State rng;
-  for (uint64_t& s : rng) s = r.u64();
-  const uint64_t fingerprint = r.u64();
-  r.u64();  // corpus size: informational
-  const uint64_t n_params = r.u64();
-  const uint64_t n_train = r.u64();
-  const uint64_t n_val = r.u64();
-
-  if (vocab != uint32_t(model::Config::vocab_size))
-    throw Error("checkpoint has a vocabulary of " + std::to_string(vocab) + ", this build uses 256 bytes");
-  try {
-    mc.validate();
-    tc.validate();
-  } catch (const Error& e) {
-    throw Error(std::string("checkpoint has an invalid config: ") + e.what());
-  }
-  if (n_params != uint64_t(mc.num_parameters()))
-    throw Error("checkpoint holds " + std::to_string(n_params) + " parameters but its config (" +
-                std::to_string(mc.n_layer) + " layers, width " + std::to_string(mc.n_embd) + ", context " +
-                std::to_string(mc.block_size) + ") needs " + std::to_string(mc.num_parameters()));
-  if (n_train != step || adam_t > step)
-    throw Error("checkpoint is inconsistent: " + std::to_string(n_train) + " recorded losses for " +
-                std::to_string(step) + " steps");
-  if (n_val > step + 1) throw Error("checkpoint is inconsistent: more validation points than steps");
-  const uint64_t expected = kHeaderBytes + n_params * 12 + n_train * 4 + n_val * 12 + 4;
+void check_size(size_t n, uint64_t expected) {
   if (n < expected)
     throw Error("checkpoint is truncated: " + std::to_string(n) + " bytes, expected " + std::to_string(expected));
   if (n > expected)
     throw Error("checkpoint has " + std::to_string(n - expected) + " unexpected bytes after its end (expected " +
                 std::to_string(expected) + " bytes)");
-  uint32_t stored_crc = 0;
-  for (int i = 0; i < 4; i++) stored_crc |= uint32_t(bytes[n - 4 + i]) << (8 * i);
-  if (crc32(bytes, n - 4) != stored_crc) throw Error("checkpoint is corrupt: its checksum does not match its contents");
+}
 
-  // Everything checks out structurally: build the trainer, then fill it.
-  auto t = std::make_unique<train::Trainer>(mc, tc, memory_limit);
-  const size_t P = size_t(n_params);
-  r.floats(t->model().params(), P);
-  r.floats(t->optimizer().m().data(), P);
-  r.floats(t->optimizer().v().data(), P);
-  std::vector<float> train_losses(static_cast<size_t>(n_train));
-  r.floats(train_losses.data(), train_losses.size());
-  std::vector<train::ValPoint> val(static_cast<size_t>(n_val));
-  for (train::ValPoint& p : val) {
-    p.step = int64_t(r.u64());
-    p.loss = r.f32();
+void check_config(const Config& c) {
+  const std::vector<ConfigProblem> problems = config_problems(c);
+  if (!problems.empty()) throw Error("checkpoint has an invalid config: " + problems.front().message);
+}
+
+void check_history(const Contents& k, uint64_t n_params, uint64_t n_val) {
+  if (n_params != uint64_t(num_parameters(k.config)))
+    throw Error("checkpoint holds " + std::to_string(n_params) + " parameters but its config (n_layer " +
+                std::to_string(k.config.n_layer) + ", n_embd " + std::to_string(k.config.n_embd) + ", block_size " +
+                std::to_string(k.config.block_size) + ") needs " + std::to_string(num_parameters(k.config)));
+  if (k.step < 0 || k.train_losses.count != uint64_t(k.step) || k.adam_t < 0 || k.adam_t > k.step)
+    throw Error("checkpoint is inconsistent: " + std::to_string(k.train_losses.count) + " recorded losses for " +
+                std::to_string(k.step) + " steps");
+  if (n_val > uint64_t(k.step) + 1) throw Error("checkpoint is inconsistent: more validation points than steps");
+}
+
+// ---- version 1: a fixed header ---------------------------------------------------------------
+
+constexpr size_t kV1HeaderBytes = 8 + 4 + 5 * 4 + 8 + (4 + 2 * 4 + 2 * 4 + 5 * 4 + 4) + (8 + 8 + 4 * 8) + 16 + 24;
+
+Contents read_v1(const uint8_t* bytes, size_t n) {
+  if (n < kV1HeaderBytes)
+    throw Error("checkpoint is truncated: " + std::to_string(n) + " bytes, but the header alone is " +
+                std::to_string(kV1HeaderBytes));
+  Reader r(bytes, n, 12, "the header");
+  Contents k;
+  k.version = 1;
+  Config& c = k.config;
+  auto as_int = [](uint32_t v) { return v > 0x7FFFFFFFu ? -1 : int(v); };
+  c.n_layer = as_int(r.u32());
+  c.n_head = as_int(r.u32());
+  c.n_embd = as_int(r.u32());
+  c.block_size = as_int(r.u32());
+  const uint32_t vocab = r.u32();
+  c.seed = r.u64();
+  c.batch_size = as_int(r.u32());
+  c.learning_rate = r.f32();
+  c.min_lr = r.f32();
+  c.warmup_iters = as_int(r.u32());
+  c.max_iters = as_int(r.u32());
+  c.weight_decay = r.f32();
+  c.beta1 = r.f32();
+  c.beta2 = r.f32();
+  c.eps = r.f32();
+  c.grad_clip = r.f32();
+  c.eval_iters = as_int(r.u32());
+  k.step = as_count(r.u64());
+  k.adam_t = as_count(r.u64());
+  for (uint64_t& s : k.rng) s = r.u64();
+  k.fingerprint = r.u64();
+  k.corpus_size = r.u64();
+  const uint64_t n_params = r.u64(), n_train = r.u64(), n_val = r.u64();
+  if (vocab != 256) throw Error("checkpoint has a vocabulary of " + std::to_string(vocab) + ", this build uses 256 bytes");
+  check_config(c);
+  k.schedule = schedule_of(c);
+  k.train_losses.count = n_train;
+  check_history(k, n_params, n_val);
+  check_size(n, kV1HeaderBytes + n_params * 12 + n_train * 4 + n_val * 12 + 4);
+  check_checksum(bytes, n);
+  k.val.resize(size_t(n_val));
+  const uint8_t* p = bytes + kV1HeaderBytes;
+  k.params = {p, n_params};
+  k.adam_m = {p + n_params * 4, n_params};
+  k.adam_v = {p + n_params * 8, n_params};
+  k.train_losses = {p + n_params * 12, n_train};
+  Reader val(bytes, n, kV1HeaderBytes + n_params * 12 + n_train * 4, "the validation history");
+  for (train::ValPoint& v : k.val) {
+    v.step = as_count(val.u64());
+    v.loss = val.f32();
   }
+  return k;
+}
+
+// ---- version 2: named fields and sections ----------------------------------------------------
+
+struct Section {
+  std::string name;
+  char dtype;
+  uint64_t count, offset;
+};
+
+size_t dtype_size(char d) { return d == 'f' ? 4 : d == 'i' ? 8 : d == 'b' ? 1 : 0; }
+
+Contents read_v2(const uint8_t* bytes, size_t n) {
+  Reader r(bytes, n, 12, "the header");
+  const uint32_t header_bytes = r.u32();
+  if (header_bytes % 4 != 0 || header_bytes < 24 || header_bytes > n - 4)
+    throw Error("checkpoint is truncated or corrupt: its header claims " + std::to_string(header_bytes) +
+                " bytes in a file of " + std::to_string(n));
+  Reader h(bytes, header_bytes, 16, "the header");
+  Contents k;
+  k.version = 2;
+  bool have_step = false, have_adam = false, have_rng[4] = {}, have_fp = false;
+  const uint32_t n_fields = h.u32();
+  for (uint32_t i = 0; i < n_fields; i++) {
+    const std::string name = h.text(h.u8());
+    const char type = char(h.u8());
+    int64_t iv = 0;
+    double fv = 0.0;
+    std::string sv;
+    if (type == 'i' || type == 'u') iv = int64_t(h.u64());
+    else if (type == 'f') fv = h.f64();
+    else if (type == 's') sv = h.text(h.u32());
+    else throw Error("checkpoint field " + name + " has an unknown type code " + std::to_string(int(type)));
+    auto want = [&](char t) {
+      if (type != t) throw Error("checkpoint field " + name + " has type '" + type + "', expected '" + t + "'");
+    };
+    if (const FieldSpec* f = find_field(name)) {
+      const char expected = f->type == FieldType::choice ? 's' : f->type == FieldType::real ? 'f' : 'i';
+      want(expected);
+      try {
+        if (type == 's') set_field_text(k.config, *f, sv);
+        else set_field(k.config, *f, type == 'f' ? fv : double(iv));
+      } catch (const Error& e) {
+        throw Error(std::string("checkpoint has an invalid config: ") + e.what());
+      }
+    } else if (name == "step") {
+      want('i'), k.step = iv, have_step = true;
+    } else if (name == "adam_t") {
+      want('i'), k.adam_t = iv, have_adam = true;
+    } else if (name.rfind("data_rng.", 0) == 0 && name.size() == 10 && name[9] >= '0' && name[9] <= '3') {
+      want('u'), k.rng[size_t(name[9] - '0')] = uint64_t(iv), have_rng[name[9] - '0'] = true;
+    } else if (name == "corpus_fingerprint") {
+      want('u'), k.fingerprint = uint64_t(iv), have_fp = true;
+    } else if (name == "corpus_size") {
+      want('u'), k.corpus_size = uint64_t(iv);
+    } else if (name == "schedule_from_step") {
+      want('i'), k.schedule.from_step = iv;
+    } else if (name == "schedule_from_lr") {
+      want('f'), k.schedule.from_lr = float(fv);
+    } else {
+      throw Error("checkpoint sets '" + name + "', which this build of tinygpt does not know: it was written by a newer version");
+    }
+  }
+  if (!have_step || !have_adam || !have_fp || !(have_rng[0] && have_rng[1] && have_rng[2] && have_rng[3]))
+    throw Error("checkpoint is missing part of its state (step, adam_t, data_rng or corpus_fingerprint)");
+  check_config(k.config);
+  const optim::Schedule plain = schedule_of(k.config);
+  const int64_t from_step = k.schedule.from_step;
+  const float from_lr = k.schedule.from_lr;
+  k.schedule = plain;
+  k.schedule.from_step = from_step;
+  k.schedule.from_lr = from_lr;
+  if (from_step < 0 || from_step > k.step || !std::isfinite(from_lr))
+    throw Error("checkpoint is inconsistent: its schedule restarts at step " + std::to_string(from_step));
+
+  const uint32_t n_sections = h.u32();
+  std::vector<Section> sections;
+  const uint64_t payload = n - 4 - header_bytes;
+  for (uint32_t i = 0; i < n_sections; i++) {
+    Section s;
+    s.name = h.text(h.u8());
+    s.dtype = char(h.u8());
+    s.count = h.u64();
+    s.offset = h.u64();
+    const size_t size = dtype_size(s.dtype);
+    if (size == 0) throw Error("checkpoint section " + s.name + " has an unknown type code " + std::to_string(int(s.dtype)));
+    if (s.offset % 4 != 0 || s.count > payload / size || s.offset > payload - s.count * size)
+      throw Error("checkpoint is truncated or corrupt: section " + s.name + " (" + std::to_string(s.count) +
+                  " elements at byte " + std::to_string(s.offset) + ") lies outside the " + std::to_string(payload) +
+                  "-byte payload");
+    for (const Section& o : sections) {
+      if (o.name == s.name) throw Error("checkpoint has two sections called " + s.name);
+      const uint64_t a0 = s.offset, a1 = s.offset + s.count * size, b0 = o.offset, b1 = o.offset + o.count * dtype_size(o.dtype);
+      if (a0 < b1 && b0 < a1) throw Error("checkpoint is corrupt: sections " + o.name + " and " + s.name + " overlap");
+    }
+    sections.push_back(s);
+  }
+  auto section = [&](const char* name, char dtype) -> Span {
+    for (const Section& s : sections)
+      if (s.name == name) {
+        if (s.dtype != dtype) throw Error(std::string("checkpoint section ") + name + " has the wrong type");
+        return {bytes + header_bytes + s.offset, s.count};
+      }
+    throw Error(std::string("checkpoint has no section ") + name);
+  };
+  k.params = section("params", 'f');
+  k.adam_m = section("adam_m", 'f');
+  k.adam_v = section("adam_v", 'f');
+  k.train_losses = section("train_losses", 'f');
+  const Span val_steps = section("val_steps", 'i'), val_losses = section("val_losses", 'f');
+  if (k.adam_m.count != k.params.count || k.adam_v.count != k.params.count)
+    throw Error("checkpoint is inconsistent: the optimizer moments do not match the parameters in size");
+  if (val_steps.count != val_losses.count) throw Error("checkpoint is inconsistent: validation steps and losses differ in number");
+  check_history(k, k.params.count, val_steps.count);
+  check_checksum(bytes, n);
+  k.val.resize(size_t(val_steps.count));
+  for (size_t i = 0; i < k.val.size(); i++) {
+    int64_t step;
+    std::memcpy(&step, val_steps.data + 8 * i, 8);
+    std::memcpy(&k.val[i].loss, val_losses.data + 4 * i, 4);
+    k.val[i].step = step;
+  }
+  return k;
+}
+
+Contents read(const uint8_t* bytes, size_t n) {
+  if (n < 12 || !has_magic(bytes, n)) {
+    if (n >= 8 && !has_magic(bytes, n))
+      throw Error("not a tinygpt checkpoint: the file does not start with the TGPTCKPT magic bytes");
+    throw Error("not a tinygpt checkpoint: the file is only " + std::to_string(n) + " bytes long");
+  }
+  const uint32_t version = Reader(bytes, n, 8, "the header").u32();
+  if (version == 1) return read_v1(bytes, n);
+  if (version == 2) {
+    if (n < 24) throw Error("checkpoint is truncated: " + std::to_string(n) + " bytes");
+    return read_v2(bytes, n);
+  }
+  throw Error("checkpoint version " + std::to_string(version) + " is not supported (this build reads versions 1 and " +
+              std::to_string(kVersion) + ")");
+}
+
+void copy_floats(float* dst, const Span& s) {
+  if (s.count) std::memcpy(dst, s.data, size_t(s.count) * 4);
+}
+
+}  // namespace
+
+std::vector<uint8_t> serialize(const train::Trainer& t) {
+  const Config& c = t.config();
+  const size_t P = size_t(t.model().num_parameters());
+  Writer w;
+  w.out.insert(w.out.end(), kMagic, kMagic + 8);
+  w.u32(kVersion);
+  w.u32(0);  // header_bytes, filled in below
+  const std::vector<FieldSpec>& schema = config_schema();
+  w.u32(uint32_t(schema.size() + 10));
+  for (const FieldSpec& f : schema) {
+    if (f.type == FieldType::choice) w.text_field(f.name, field_text(c, f));
+    else if (f.type == FieldType::real) w.real_field(f.name, f.get(c));
+    else w.int_field(f.name, int64_t(f.get(c)));
+  }
+  const data::Rng::State rng = CheckpointAccess::data_rng(t);
+  w.int_field("step", t.steps_done());
+  w.int_field("adam_t", t.optimizer().t());
+  for (int i = 0; i < 4; i++) w.u64_field("data_rng." + std::to_string(i), rng[size_t(i)]);
+  w.u64_field("corpus_fingerprint", CheckpointAccess::corpus_fingerprint(t));
+  w.u64_field("corpus_size", CheckpointAccess::corpus_size(t));
+  w.int_field("schedule_from_step", t.schedule().from_step);
+  w.real_field("schedule_from_lr", t.schedule().from_lr);
+
+  const std::vector<train::ValPoint>& val = t.val_losses();
+  std::vector<int64_t> val_steps;
+  std::vector<float> val_losses;
+  for (const train::ValPoint& v : val) val_steps.push_back(v.step), val_losses.push_back(v.loss);
+  struct Out {
+    const char* name;
+    char dtype;
+    uint64_t count;
+    const void* data;
+  };
+  const Out sections[] = {
+      {"params", 'f', P, t.model().params()},
+      {"adam_m", 'f', P, t.optimizer().m().data()},
+      {"adam_v", 'f', P, t.optimizer().v().data()},
+      {"train_losses", 'f', t.train_losses().size(), t.train_losses().data()},
+      {"val_steps", 'i', val_steps.size(), val_steps.data()},  // 8-byte elements: keep 4-byte alignment below
+      {"val_losses", 'f', val_losses.size(), val_losses.data()},
+  };
+  w.u32(uint32_t(std::size(sections)));
+  uint64_t offset = 0;
+  for (const Out& s : sections) {
+    w.name(s.name);
+    w.u8(uint8_t(s.dtype));
+    w.u64(s.count);
+    w.u64(offset);
+    offset += s.count * dtype_size(s.dtype);
+  }
+  while (w.out.size() % 4) w.u8(0);
+  const uint32_t header_bytes = uint32_t(w.out.size());
+  for (int i = 0; i < 4; i++) w.out[12 + size_t(i)] = uint8_t(header_bytes >> (8 * i));
+  w.out.reserve(w.out.size() + offset + 4);
+  for (const Out& s : sections) w.raw(static_cast<const uint8_t*>(s.data), s.count * dtype_size(s.dtype));
+  w.u32(crc32(w.out.data(), w.out.size()));
+  return std::move(w.out);
+}
+
+std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int64_t memory_limit) {
+  Contents k = read(bytes, n);
+  // Everything checks out structurally: build the trainer, then fill it.
+  auto t = std::make_unique<train::Trainer>(k.config, memory_limit);
+  const size_t P = size_t(k.params.count);
+  copy_floats(t->model().params(), k.params);
+  copy_floats(t->optimizer().m().data(), k.adam_m);
+  copy_floats(t->optimizer().v().data(), k.adam_v);
+  std::vector<float> train_losses(size_t(k.train_losses.count));
+  copy_floats(train_losses.data(), k.train_losses);
   auto check_finite = [&](const float* p, size_t count, const char* what) {
     for (size_t i = 0; i < count; i++)
       if (!std::isfinite(p[i])) {
@@ -248,11 +471,24 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   check_finite(t->optimizer().m().data(), P, "the optimizer's first moments");
   check_finite(t->optimizer().v().data(), P, "the optimizer's second moments");
   check_finite(train_losses.data(), train_losses.size(), "the loss history");
-  for (const train::ValPoint& p : val)
+  for (const train::ValPoint& p : k.val)
     if (!std::isfinite(p.loss)) throw Error("checkpoint contains NaN or Inf values in the validation history");
-  t->optimizer().set_t(int64_t(adam_t));
-  CheckpointAccess::restore(*t, int64_t(step), rng, fingerprint, std::move(train_losses), std::move(val));
+  t->optimizer().set_t(k.adam_t);
+  CheckpointAccess::restore(*t, k.step, k.rng, k.fingerprint, k.corpus_size, k.schedule, std::move(train_losses),
+                            std::move(k.val));
   return t;
+}
+
+Summary describe(const uint8_t* bytes, size_t n) {
+  const Contents k = read(bytes, n);
+  Summary s;
+  s.version = k.version;
+  s.config = k.config;
+  s.step = k.step;
+  s.corpus_fingerprint = k.fingerprint;
+  s.corpus_size = k.corpus_size;
+  s.num_parameters = int64_t(k.params.count);
+  return s;
 }
 
 }  // namespace tinygpt::ckpt

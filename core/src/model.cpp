@@ -12,28 +12,9 @@ namespace tinygpt::model {
 
 using tinygpt::Error;
 
-void Config::validate() const {
-  auto check = [](bool ok, const std::string& msg) {
-    if (!ok) throw Error("invalid model config: " + msg);
-  };
-  check(n_layer >= 1 && n_layer <= 96, "layers must be between 1 and 96 (got " + std::to_string(n_layer) + ")");
-  check(n_head >= 1 && n_head <= 128, "heads must be between 1 and 128 (got " + std::to_string(n_head) + ")");
-  check(n_embd >= 1 && n_embd <= 8192, "width (n_embd) must be between 1 and 8192 (got " + std::to_string(n_embd) + ")");
-  check(block_size >= 1 && block_size <= 8192,
-        "context (block_size) must be between 1 and 8192 (got " + std::to_string(block_size) + ")");
-  check(n_embd % n_head == 0, "width " + std::to_string(n_embd) + " is not divisible by " + std::to_string(n_head) +
-                                  " heads (each head gets width / heads channels)");
-}
-
-int64_t Config::num_parameters() const {
-  const int64_t C = n_embd, V = vocab_size, L = n_layer;
-  const int64_t per_block = 2 * C + (C * 3 * C + 3 * C) + (C * C + C) + 2 * C + (C * 4 * C + 4 * C) + (4 * C * C + C);
-  return V * C + int64_t(block_size) * C + L * per_block + 2 * C + C * V + V;
-}
-
 TinyGPT::TinyGPT(const Config& config) : config_(config) {
-  config_.validate();
-  const int C = config_.n_embd, V = Config::vocab_size, L = config_.n_layer;
+  validate_config(config_);
+  const int C = config_.n_embd, V = kVocab, L = config_.n_layer;
 
   // 1) the table of named parameters (nanoGPT's order and names)
   auto entry = [&](const std::string& name, nn::Shape shape, bool decay) {
@@ -64,7 +45,7 @@ TinyGPT::TinyGPT(const Config& config) : config_(config) {
 
   // 2) one block for all parameters and one for all gradients
   const int64_t n = table_.back().offset + table_.back().shape.numel();
-  if (n != config_.num_parameters()) throw Error("internal: parameter table disagrees with num_parameters()");
+  if (n != tinygpt::num_parameters(config_)) throw Error("internal: parameter table disagrees with num_parameters()");
   try {
     params_.assign(size_t(n), 0.0f);
     grads_.assign(size_t(n), 0.0f);
@@ -176,13 +157,13 @@ void TinyGPT::reset_cache(KVCache& c) const {
   c.qkv.resize(T * 3 * C);
   c.y.resize(T * C);
   c.fc.resize(T * 4 * C);
-  c.logits.resize(Config::vocab_size);
+  c.logits.resize(kVocab);
   c.stats.resize(2 * T);
   c.length = 0;
 }
 
 const float* TinyGPT::decode(KVCache& c, const int32_t* tokens, int n) const {
-  const int C = config_.n_embd, V = Config::vocab_size, T = config_.block_size, NH = config_.n_head;
+  const int C = config_.n_embd, V = kVocab, T = config_.block_size, NH = config_.n_head;
   if (c.k.size() != size_t(config_.n_layer) * T * C) throw Error("decode: call reset_cache() first");
   if (n < 1 || c.length + n > T)
     throw Error("decode: " + std::to_string(n) + " more tokens do not fit in the context of " + std::to_string(T));

@@ -38,9 +38,22 @@ float clip_grad_norm(float* grads, int64_t n, float max_norm) {
 float Schedule::lr_at(int64_t step) const {
   if (step < warmup) return max_lr * float(step + 1) / float(warmup);
   if (step >= total) return min_lr;
-  const double progress = double(step - warmup) / double(std::max(1, total - warmup));
+  const int64_t start = std::max<int64_t>(warmup, from_step);
+  const float start_lr = from_step > 0 ? from_lr : max_lr;
+  if (step < start) return start_lr;  // unreachable for schedules made by extended()
+  const double progress = double(step - start) / double(std::max<int64_t>(1, total - start));
   const double coeff = 0.5 * (1.0 + std::cos(3.14159265358979323846 * progress));  // 1 -> 0
-  return float(min_lr + coeff * (max_lr - min_lr));
+  return float(min_lr + coeff * (start_lr - min_lr));
+}
+
+Schedule Schedule::extended(int64_t step, int new_total) const {
+  Schedule s = *this;
+  if (step > warmup) {
+    s.from_step = step;
+    s.from_lr = lr_at(step);
+  }
+  s.total = new_total;
+  return s;
 }
 
 }  // namespace tinygpt::optim

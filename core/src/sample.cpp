@@ -13,7 +13,7 @@ using tinygpt::Error;
 
 void Options::validate(int block_size) const {
   if (!(temperature >= 0.0f && temperature <= 100.0f)) throw Error("temperature must be between 0 and 100");
-  if (top_k < 0 || top_k > model::Config::vocab_size) throw Error("top-k must be between 0 (off) and 256");
+  if (top_k < 0 || top_k > model::kVocab) throw Error("top-k must be between 0 (off) and 256");
   if (!(top_p > 0.0f && top_p <= 1.0f)) throw Error("top-p must be in (0, 1] (1 = off)");
   if (window_keep < 0 || window_keep > block_size)
     throw Error("window_keep must be between 0 (default: half the context) and the context (" + std::to_string(block_size) + ")");
@@ -81,8 +81,8 @@ Generator::Generator(const model::TinyGPT& model, const Options& options)
   if (options_.window_keep == 0) options_.window_keep = std::max(1, model.config().block_size / 2);
   model_.reset_cache(cache_);
   context_.reserve(size_t(model.config().block_size));
-  probs_.resize(model::Config::vocab_size);
-  scratch_.resize(2 * model::Config::vocab_size);
+  probs_.resize(model::kVocab);
+  scratch_.resize(2 * model::kVocab);
 }
 
 void Generator::set_prompt(const uint8_t* bytes, size_t n) {
@@ -115,7 +115,7 @@ void Generator::append(int32_t token) {
 
 Token Generator::next() {
   if (!logits_) set_prompt(nullptr, 0);
-  const int V = model::Config::vocab_size;
+  const int V = model::kVocab;
   softmax_t(probs_.data(), logits_, V, 1.0f);
   Token tok;
   const int chosen = sample_logits(logits_, V, options_, rng_, scratch_.data());

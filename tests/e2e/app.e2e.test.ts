@@ -135,7 +135,7 @@ describe('tinygpt in the browser', () => {
     expect(await page.getAttribute('#runtime', 'data-variant')).toBe('threads');
     expect(await text('#runtime')).toContain('threads');
     // the presets show their size before anything starts
-    await page.waitForFunction(() => /params/.test(document.querySelector('[data-preset=small] .preset-est')?.textContent ?? ''));
+    await page.waitForFunction(() => /params/.test(document.querySelector('[data-preset=S] .preset-est')?.textContent ?? ''));
     expect(await text('#estimate')).toMatch(/parameters/);
     metrics.machine = { cpus: os.cpus().length, loadAverage1m: Number(os.loadavg()[0].toFixed(2)) };
     metrics.variant = ready.variant;
@@ -202,13 +202,13 @@ describe('tinygpt in the browser', () => {
     expect(await value('#corpus-bytes')).toBe(1_115_394);
     expect(await page.locator('#corpus-message').isHidden()).toBe(true);   // the page kept working
     await page.click('[data-preset=tiny]');
-    await setKnob('steps', 50);
-    await setKnob('evalEvery', 25);
+    await setKnob('max_iters', 50);
+    await setKnob('eval_interval', 25);
     // an impossible combination is explained inline and blocks Start
-    await setKnob('heads', 3);
-    await page.waitForFunction(() => /not divisible by 3 heads/.test(document.querySelector('#settings-error')?.textContent ?? ''));
+    await setKnob('n_head', 3);
+    await page.waitForFunction(() => /not divisible by n_head 3/.test(document.querySelector('#settings-error')?.textContent ?? ''));
     expect(await page.isDisabled('#btn-start')).toBe(true);
-    await setKnob('heads', 2);
+    await setKnob('n_head', 2);
     await page.waitForSelector('#settings-error', { state: 'hidden' });
     await waitStartEnabled();
     await page.click('#btn-start');
@@ -321,7 +321,7 @@ describe('tinygpt in the browser', () => {
 
     await page.click('#btn-reset');
     await waitDbg((d) => d.step === 0);
-    expect(await page.isEnabled('#knob-layers')).toBe(true);
+    expect(await page.isEnabled('#knob-n_layer')).toBe(true);
 
     // a damaged copy: the core's own message, and nothing changes
     const bad = ckpt.slice();
@@ -340,8 +340,8 @@ describe('tinygpt in the browser', () => {
     await dropFile(download.suggestedFilename(), ckpt, 'application/octet-stream');
     await waitDbg((d, s) => d.step === s, step);
     expect(await value('#stat-step')).toBe(step);
-    expect(await page.isDisabled('#knob-layers')).toBe(true);    // the checkpoint's settings, locked
-    expect(await page.inputValue('#knob-width')).toBe('64');
+    expect(await page.isDisabled('#knob-n_layer')).toBe(true);    // the checkpoint's settings, locked
+    expect(await page.inputValue('#knob-n_embd')).toBe('64');
     const evals2 = await count('evalResult');
     await page.click('#btn-evaluate');
     await page.waitForFunction((n) => ((window as any).__tinygpt.counts.evalResult ?? 0) > n, evals2);
@@ -379,7 +379,7 @@ describe('tinygpt in the browser', () => {
       await openPage(variant === 'threads' ? '' : '?variant=simd');
       if (await page.isVisible('#resume-banner')) await page.click('#btn-discard');
       await page.click('#btn-shakespeare');
-      await page.click('[data-preset=small]');
+      await page.click('[data-preset=S]');
       await waitStartEnabled();
       await page.click('#btn-start');
       await waitDbg((d) => d.step >= 1, undefined, 60_000);

@@ -35,32 +35,49 @@ export function tmpPath(name) {
   return path.join(dir, name);
 }
 
-// The header and loss history of a checkpoint.
+// The config, state and sections of a checkpoint, read from the layout described in
+// core/include/tinygpt/checkpoint.h (version 2) without the C++ code.
 export function readCheckpoint(bytes) {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const magic = new TextDecoder().decode(bytes.subarray(0, 8));
   if (magic !== 'TGPTCKPT') throw new Error('not a checkpoint');
   let o = 8;
+  const u8 = () => dv.getUint8(o++);
   const u32 = () => { const v = dv.getUint32(o, true); o += 4; return v; };
-  const f32 = () => { const v = dv.getFloat32(o, true); o += 4; return v; };
-  const u64 = () => { const v = Number(dv.getBigUint64(o, true)); o += 8; return v; };
+  const u64 = () => { const v = dv.getBigUint64(o, true); o += 8; return v; };
+  const text = (n) => { const t = new TextDecoder().decode(bytes.subarray(o, o + n)); o += n; return t; };
   const version = u32();
-  const model = { layers: u32(), heads: u32(), width: u32(), context: u32(), vocab: u32(), seed: u64() };
-  const train = {
-    batch: u32(), lr: f32(), minLr: f32(), warmup: u32(), steps: u32(), weightDecay: f32(),
-    beta1: f32(), beta2: f32(), eps: f32(), gradClip: f32(), evalBatches: u32(),
+  if (version !== 2) throw new Error(`checkpoint version ${version}: this reader knows version 2`);
+  const headerBytes = u32();
+  const fields = {};
+  for (let n = u32(), i = 0; i < n; i++) {
+    const name = text(u8());
+    const type = String.fromCharCode(u8());
+    if (type === 'i') { fields[name] = Number(dv.getBigInt64(o, true)); o += 8; }
+    else if (type === 'u') fields[name] = u64();
+    else if (type === 'f') { fields[name] = dv.getFloat64(o, true); o += 8; }
+    else if (type === 's') fields[name] = text(u32());
+    else throw new Error(`field ${name}: unknown type ${type}`);
+  }
+  const sections = {};
+  for (let n = u32(), i = 0; i < n; i++) {
+    const name = text(u8());
+    const dtype = String.fromCharCode(u8());
+    const count = Number(u64());
+    const offset = headerBytes + Number(u64());
+    sections[name] = { dtype, count, offset };
+  }
+  const floats = (name) => {
+    const s = sections[name];
+    const out = new Float32Array(s.count);
+    for (let i = 0; i < s.count; i++) out[i] = dv.getFloat32(s.offset + 4 * i, true);
+    return out;
   };
-  const step = u64();
-  const adamT = u64();
-  o += 32; // data generator state
-  const fingerprint = dv.getBigUint64(o, true); o += 8;
-  const corpusSize = u64();
-  const nParams = u64(), nTrain = u64(), nVal = u64();
-  const headerBytes = o;
-  o += nParams * 12;
-  const trainLosses = new Float32Array(nTrain);
-  for (let i = 0; i < nTrain; i++) trainLosses[i] = f32();
-  return { version, model, train, step, adamT, fingerprint, corpusSize, nParams, nVal, headerBytes, trainLosses };
+  return {
+    version, headerBytes, fields, sections, step: fields.step, adamT: fields.adam_t,
+    fingerprint: fields.corpus_fingerprint, corpusSize: Number(fields.corpus_size),
+    nParams: sections.params.count, trainLosses: floats('train_losses'), valLosses: floats('val_losses'),
+  };
 }
 
 export function relErr(a, b) {

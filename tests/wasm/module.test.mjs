@@ -10,9 +10,12 @@ import { loadModule, readCheckpoint, relErr, runCli, shakespeare, tmpPath, varia
 const enc = new TextEncoder();
 
 // A small model that trains in a second: used for native parity and checkpoints.
-const SMALL = { layers: 2, heads: 4, width: 64, context: 32, batch: 4, steps: 30, warmup: 5, lr: 3e-3, seed: 7 };
-const SMALL_CLI = ['--layers', '2', '--heads', '4', '--embd', '64', '--ctx', '32', '--batch', '4', '--steps', '30',
-  '--warmup', '5', '--lr', '3e-3', '--seed', '7', '--eval-every', '0', '--threads', '1'];
+const SMALL = {
+  n_layer: 2, n_head: 4, n_embd: 64, block_size: 32, batch_size: 4, max_iters: 30, warmup_iters: 5, learning_rate: 3e-3,
+  min_lr: 3e-4, seed: 7, eval_interval: 0,
+};
+// the same config as CLI flags: one name per knob in both places
+const SMALL_CLI = [...Object.entries(SMALL).map(([k, v]) => `--${k}=${v}`), '--threads', '1'];
 
 // Native reference runs, made once: 30 steps straight, and a checkpoint at step 20.
 let native;
@@ -40,7 +43,7 @@ for (const variant of variants) {
     });
 
     it('starts at a loss of about ln(256)', () => {
-      const s = new M.Session({ layers: 4, heads: 4, width: 128, context: 64, batch: 12, evalBatches: 4 });
+      const s = new M.Session({ eval_iters: 4 });  // config S
       s.setCorpus(shakespeare);
       assert.ok(Math.abs(s.evaluate() - Math.log(256)) < 0.1);
       s.delete();
@@ -49,7 +52,7 @@ for (const variant of variants) {
     it('follows the native core\'s losses for 20 steps within 1e-4 relative', (t) => {
       const s = new M.Session(SMALL);
       s.setCorpus(shakespeare);
-      const { losses } = s.train(20);
+      const { losses } = s.advance(20, 0);
       let worst = 0;
       for (let i = 0; i < 20; i++) {
         const e = relErr(losses[i], native.straight.trainLosses[i]);
@@ -65,24 +68,24 @@ for (const variant of variants) {
       s.setCorpus(shakespeare);
       s.load(native.at20Bytes);
       assert.equal(s.step(), 20);
-      assert.deepEqual(s.config().layers, 2);
+      assert.deepEqual(s.config().n_layer, 2);
       assert.ok(s.corpusMatchesCheckpoint());
       // continue 5 steps in wasm: close to what native did in steps 21..25
-      const first = s.train(5).losses;
+      const first = s.advance(5, 0).losses;
       for (let i = 0; i < 5; i++) assert.ok(relErr(first[i], native.straight.trainLosses[20 + i]) < 1e-4);
       const at25 = s.save();
-      const straight = s.train(5).losses;  // 26..30 without stopping
+      const straight = s.advance(5, 0).losses;  // 26..30 without stopping
       // save/load inside wasm: identical losses
       const t = new M.Session({});
       t.setCorpus(shakespeare);
       t.load(at25);
-      const resumed = t.train(5).losses;
+      const resumed = t.advance(5, 0).losses;
       assert.deepEqual(Array.from(resumed), Array.from(straight));
       // and the wasm checkpoint goes back to the native CLI, which finishes the schedule
       const path25 = tmpPath('at25.ckpt');
       fs.writeFileSync(path25, at25);
       const out30 = tmpPath('at30.ckpt');
-      runCli(['train', '--resume', path25, '--eval-every', '0', '--threads', '1', '--out', out30]);
+      runCli(['train', '--resume', path25, '--eval_interval', '0', '--threads', '1', '--out', out30]);
       const back = readCheckpoint(new Uint8Array(fs.readFileSync(out30)));
       assert.equal(back.step, 30);
       for (let i = 25; i < 30; i++) assert.ok(relErr(back.trainLosses[i], straight[i - 25]) < 1e-4);
@@ -92,21 +95,24 @@ for (const variant of variants) {
 
     it('throws Errors with clear messages and keeps working afterwards', () => {
       const bad = [
-        [{ heads: 3, width: 128 }, /width 128 is not divisible by 3 heads/],
-        [{ layers: 0 }, /layers must be between 1/],
-        [{ context: -4 }, /context \(block_size\) must be between 1/],
-        [{ layers: 'four' }, /config.layers must be a number/],
-        [{ batch: 2.5 }, /config.batch must be an integer/],
-        [{ layers: 48, width: 4096, heads: 32, context: 4096, batch: 64 }, /more than the 2048 MiB allowed/],
+        [{ n_head: 3, n_embd: 128 }, /n_embd 128 is not divisible by n_head 3/],
+        [{ n_layer: 0 }, /n_layer must be in \[1, 96\] \(got 0\)/],
+        [{ block_size: -4 }, /block_size must be in \[1, 8192\]/],
+        [{ n_layer: 'four' }, /n_layer must be a number/],
+        [{ batch_size: 2.5 }, /batch_size must be a whole number/],
+        [{ layers: 2 }, /unknown config field 'layers'/],
+        [{ n_layer: 48, n_embd: 4096, n_head: 32, block_size: 4096, batch_size: 64 }, /more than the 2048 MiB allowed/],
       ];
       for (const [config, message] of bad) {
         assert.throws(() => new M.Session(config), (e) => e instanceof Error && message.test(e.message));
-        assert.match(M.validateConfig(config), message);
+        const { problems } = M.checkConfig(config);
+        assert.ok(problems.length >= 1 && message.test(problems[0].message), `${JSON.stringify(config)}: ${JSON.stringify(problems)}`);
       }
-      assert.equal(M.validateConfig(SMALL), '');
+      assert.deepEqual(M.checkConfig({ n_head: 3, n_embd: 128 }).problems.map((p) => p.field), ['n_embd']);
+      assert.deepEqual(M.checkConfig(SMALL).problems, []);
 
       const s = new M.Session(SMALL);
-      assert.throws(() => s.train(1), /no corpus/);
+      assert.throws(() => s.advance(1, 0), /no corpus/);
       assert.throws(() => s.setCorpus(new Uint8Array(0)), /corpus is empty/);
       assert.throws(() => s.setCorpus(enc.encode('too short')), /fewer than context \+ 1 = 33/);
       assert.throws(() => s.setCorpus('not bytes'), /must be a Uint8Array/);
@@ -122,7 +128,7 @@ for (const variant of variants) {
       for (const [bytes, message] of corrupt) assert.throws(() => s.load(bytes), message);
       // still the same session, still training
       assert.equal(s.step(), 0);
-      const r = s.train(2);
+      const r = s.advance(2, 0);
       assert.equal(r.step, 2);
       assert.ok(Number.isFinite(r.losses[1]));
       s.delete();
@@ -131,7 +137,7 @@ for (const variant of variants) {
     it('generates reproducibly for a seed, streamed or at once', () => {
       const s = new M.Session(SMALL);
       s.setCorpus(shakespeare);
-      s.train(10);
+      s.advance(10, 0);
       const prompt = enc.encode('ROMEO:');
       const opts = { temperature: 0.9, topK: 40, topP: 0.95, seed: 5 };
       const a = s.generate(prompt, 60, opts);
@@ -144,7 +150,7 @@ for (const variant of variants) {
       s.beginGeneration(prompt, opts);
       const streamed = [...s.generateNext(25).bytes, ...s.generateNext(35).bytes];
       assert.deepEqual(streamed, Array.from(a.bytes));
-      s.train(1);
+      s.advance(1, 0);
       assert.throws(() => s.generateNext(1), /trained since beginGeneration/);
       s.delete();
     });
@@ -152,7 +158,7 @@ for (const variant of variants) {
     it('returns causal attention rows that sum to 1, as copies', () => {
       const s = new M.Session(SMALL);
       s.setCorpus(shakespeare);
-      s.train(3);
+      s.advance(3, 0);
       const r = s.inspect(enc.encode('First Citizen: Before we proceed'));
       assert.equal(r.T, 32);
       assert.equal(r.attention.length, 2 * 4 * 32 * 32);
@@ -174,15 +180,15 @@ for (const variant of variants) {
     });
 
     it('stops growing its memory after the first step', () => {
-      const s = new M.Session({ layers: 4, heads: 4, width: 128, context: 64, batch: 12, evalBatches: 2 });
+      const s = new M.Session({ eval_iters: 2, eval_interval: 0 });  // config S
       s.setCorpus(shakespeare);
       s.evaluate();  // evaluation first, as the page and the CLI do: it must not undersize anything
-      s.train(1);
+      s.advance(1, 0);
       const after = M.memoryBytes();
-      s.train(5);
+      s.advance(5, 0);
       s.evaluate();
       s.inspect(new TextEncoder().encode('To be, or not to be'));
-      s.train(5);
+      s.advance(5, 0);
       assert.equal(M.memoryBytes(), after);
       s.delete();
     });
@@ -191,10 +197,10 @@ for (const variant of variants) {
       it('takes a 100 MB corpus', () => {
         const big = new Uint8Array(100 * 1024 * 1024);
         for (let i = 0; i < big.length; i += shakespeare.length) big.set(shakespeare.subarray(0, Math.min(shakespeare.length, big.length - i)), i);
-        const s = new M.Session({ layers: 1, heads: 2, width: 32, context: 32, batch: 2 });
+        const s = new M.Session({ n_layer: 1, n_head: 2, n_embd: 32, block_size: 32, batch_size: 2, eval_interval: 0 });
         s.setCorpus(big);
         assert.equal(s.corpusSize(), big.length);
-        assert.ok(Number.isFinite(s.train(2).losses[1]));
+        assert.ok(Number.isFinite(s.advance(2, 0).losses[1]));
         assert.ok(M.memoryBytes() > 100 * 1024 * 1024);
         s.delete();
       });

@@ -7,7 +7,7 @@ const path = require('path');
 const root = path.resolve(__dirname, '../..');
 const modulePath = path.join(root, 'build/wasm-node/tinygpt-threads-node.cjs');
 const corpus = new Uint8Array(fs.readFileSync(path.join(root, 'data/tinyshakespeare.txt')));
-const CONFIG = { layers: 2, heads: 4, width: 64, context: 32, batch: 6, steps: 50, warmup: 5, seed: 3 };
+const CONFIG = { n_layer: 2, n_head: 4, n_embd: 64, block_size: 32, batch_size: 6, max_iters: 50, warmup_iters: 5, seed: 3, eval_interval: 0 };
 
 (async () => {
   const M = await require(modulePath)({ wasmBinary: fs.readFileSync(modulePath.replace(/\.cjs$/, '.wasm')) });
@@ -15,7 +15,7 @@ const CONFIG = { layers: 2, heads: 4, width: 64, context: 32, batch: 6, steps: 5
     M.setThreads(threads);
     const s = new M.Session(CONFIG);
     s.setCorpus(corpus);
-    const l = Array.from(s.train(8).losses);
+    const l = Array.from(s.advance(8, 0).losses);
     s.delete();
     return l;
   };

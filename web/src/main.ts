@@ -2,12 +2,12 @@
 // autosaves it to IndexedDB. The worker does all computing; this thread only draws.
 import './styles.css';
 
-import { checkpointFileName, isCheckpoint, readHeader } from './checkpoint';
+import { checkpointFileName, isCheckpoint } from './checkpoint';
 import { WorkerClient } from './client';
 import { type CorpusStats, analyzeCorpus, checkSize, checkText, readHead } from './corpus';
 import { formatCount, formatDuration, formatParams, formatRate } from './format';
-import { type FullConfig, type InspectionMsg, type Ready, type Variant, toSessionConfig } from './protocol';
-import { PRESETS, type PresetName, type UiSettings, checkCorpusLength, normalise } from './settings';
+import type { FieldSpec, FullConfig, InspectionMsg, Preset, Ready, Variant } from './protocol';
+import { checkCorpusLength, normalise } from './settings';
 import { type CorpusRef, type SavedRun, Store } from './store';
 import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
@@ -35,8 +35,9 @@ const state = {
   ready: null as Ready | null,
   corpus: null as CorpusState | null,
   pendingCorpus: null as CorpusState | null,
-  settings: { ...PRESETS.small } as UiSettings | null,
-  evalEvery: PRESETS.small.evalEvery,
+  schema: [] as FieldSpec[],      // the core's config schema and presets (sent with 'ready')
+  presets: [] as Preset[],
+  settings: null as FullConfig | null,
   verdict: null as (Verdict & { id: number }) | null,
   validateId: 0,
   model: null as ModelState | null,
@@ -52,7 +53,7 @@ const state = {
   lr: null as number | null,
   gradNorm: null as number | null,
   elapsedMs: 0,
-  msPerStep: 0,          // wall time per step (moving average), for the ETA
+  etaMs: null as number | null,  // to the end of the schedule (the core's run loop)
   lastTick: 0,
   memoryBytes: null as number | null,
   autosave: { inFlight: false, again: false, lastStep: -1 },
@@ -90,7 +91,7 @@ initMessages($('#messages'));
 const runtimeBadge = $('#runtime');
 
 const dataPanel = new DataPanel({ onFile: (f) => void handleFile(f), onBuiltin: () => void loadBuiltin() });
-const settingsPanel = new SettingsPanel(state.settings!, (s) => onSettings(s));
+const settingsPanel = new SettingsPanel((s) => onSettings(s));
 const trainPanel = new TrainPanel({ onStartPause, onReset, onEvaluate: () => client.send({ type: 'evaluate' }) });
 const samplePanel = new SamplePanel({
   onGenerate: (req) => {
@@ -130,18 +131,21 @@ client.on('ready', (m) => {
   runtimeBadge.title = `Training runs in a Web Worker on the ${m.variant} build of the C++ core ` +
     `(${m.backend} kernels, ${m.threads} thread${m.threads === 1 ? '' : 's'}; module loaded in ${m.loadMs.toFixed(0)} ms).` +
     (m.fallbackReason ? ` Not the threads build: ${m.fallbackReason}.` : '');
-  for (const name of Object.keys(PRESETS) as PresetName[]) {
-    const id = -(Object.keys(PRESETS).indexOf(name) + 1);  // negative ids: the presets' estimates
-    client.send({ type: 'validate', id, config: toSessionConfig(PRESETS[name]) });
-  }
+  state.schema = m.schema;
+  state.presets = m.presets;
+  const initial = state.model?.config ?? m.presets.find((p) => p.name === 'S')?.config ?? m.presets[0].config;
+  settingsPanel.build(m.schema, m.presets, normalise(m.schema, initial));
+  if (!state.model) state.settings = settingsPanel.read();
+  m.presets.forEach((p, i) => client.send({ type: 'validate', id: -(i + 1), config: p.config }));  // negative ids: the presets' estimates
+  lockSettings();
   requestValidation();
   refresh();
 });
 
 client.on('validation', (m) => {
   if (m.id < 0) {
-    const name = (Object.keys(PRESETS) as PresetName[])[-m.id - 1];
-    settingsPanel.setPresetVerdict(name, m);
+    const preset = state.presets[-m.id - 1];
+    if (preset) settingsPanel.setPresetVerdict(preset.name, m);
     return;
   }
   if (m.id !== state.validateId) return;
@@ -169,7 +173,7 @@ client.on('model', (m) => {
   state.creating = false;
   samplePanel.cancel('Stopped: the model was replaced.');
   state.model = { config: m.config, parameters: m.parameters, step: m.step };
-  state.finished = m.step >= m.config.steps;
+  state.finished = m.step >= m.config.max_iters;
   state.running = false;
   const h_ = m.history;
   trainPanel.chart.clear();
@@ -179,7 +183,7 @@ client.on('model', (m) => {
   state.valLoss = h_.valLosses.length ? h_.valLosses[h_.valLosses.length - 1] : null;
   state.valStep = h_.valSteps.length ? h_.valSteps[h_.valSteps.length - 1] : null;
   state.memoryBytes = m.memoryBytes;
-  state.msPerStep = 0;
+  state.etaMs = null;
   state.tokensPerSec = 0;
   state.lr = null;
   state.gradNorm = null;
@@ -192,10 +196,9 @@ client.on('model', (m) => {
     state.elapsedMs = loading?.run?.elapsedMs ?? 0;
     state.autosave.lastStep = m.step;
   }
-  const s: UiSettings = normalise({ ...m.config, evalEvery: loading?.run?.settings.evalEvery ?? state.evalEvery });
-  settingsPanel.set(s);
+  const s = normalise(state.schema, m.config);
+  if (settingsPanel.ready) settingsPanel.set(s);
   state.settings = s;
-  state.evalEvery = s.evalEvery;
   lockSettings();
   if (m.reason === 'load') {
     notify(`Loaded ${m.name ?? 'the checkpoint'}: ${describeModel(m.config)}, step ${formatCount(m.step)}.`, 'success');
@@ -223,7 +226,7 @@ client.on('reset', () => {
   state.lastLoss = state.valLoss = state.valStep = state.lr = state.gradNorm = null;
   state.elapsedMs = 0;
   state.tokensPerSec = 0;
-  state.msPerStep = 0;
+  state.etaMs = null;
   trainPanel.chart.clear();
   lockSettings();
   void store?.deleteRun().catch(() => undefined);
@@ -260,11 +263,9 @@ client.on('progress', (m) => {
   state.gradNorm = m.gradNorm;
   state.memoryBytes = m.memoryBytes;
   const now = performance.now();
-  const dt = now - state.lastTick;
+  state.elapsedMs += now - state.lastTick;
   state.lastTick = now;
-  state.elapsedMs += dt;
-  const per = dt / k;
-  state.msPerStep = state.msPerStep > 0 ? 0.9 * state.msPerStep + 0.1 * per : per;
+  state.etaMs = m.etaSeconds >= 0 ? m.etaSeconds * 1000 : null;  // the core's run loop estimates it
   if (!debug.timing.firstStepMs) debug.timing.firstStepMs = now;
   if (m.step - state.autosave.lastStep >= AUTOSAVE_EVERY) void autosave();
   maybeLiveInspect();
@@ -358,28 +359,32 @@ client.on('error', (m) => {
 
 // ---------------------------------------------------------------- settings
 
-function onSettings(s: UiSettings | null): void {
+function onSettings(s: FullConfig | null): void {
   if (state.model) {
-    // only "validate every" can change while a model exists; a running loop picks it up at once
-    if (s && s.evalEvery !== state.evalEvery) {
-      state.evalEvery = s.evalEvery;
-      if (state.running) sendStart();
+    // only the `run` fields (eval_interval, eval_iters) can change while a model exists; the core's
+    // run loop picks them up at its next slice
+    if (!s || !state.settings) return;
+    for (const f of state.schema.filter((x) => x.group === 'run')) {
+      const name = f.name as 'eval_interval' | 'eval_iters';
+      if (s[name] !== state.settings[name] && Number.isInteger(s[name]) && s[name] >= f.min && s[name] <= f.max) {
+        client.send({ type: 'update', name, value: s[name] });
+        state.settings = { ...state.settings, [name]: s[name] };
+        if (state.model) state.model.config = { ...state.model.config, [name]: s[name] };
+      }
     }
     return;
   }
   state.settings = s;
   state.verdict = null;
-  if (s) {
-    state.evalEvery = s.evalEvery;
-    requestValidation();
-  } else settingsPanel.setFieldProblem();
+  if (s) requestValidation();
+  else settingsPanel.setFieldProblem();
   refresh();
 }
 
 function requestValidation(): void {
   if (!state.ready || !state.settings || state.model) return;
   const id = ++state.validateId;
-  client.send({ type: 'validate', id, config: toSessionConfig(state.settings) });
+  client.send({ type: 'validate', id, config: state.settings });
 }
 
 function showVerdict(): void {
@@ -392,11 +397,12 @@ function showVerdict(): void {
 function lockSettings(): void {
   if (state.model) settingsPanel.setLocked(true, 'These are the settings of the current model. Reset to choose new ones (only "Validate every" can change now).');
   else settingsPanel.setLocked(false);
-  if (state.model) settingsPanel.setVerdict({ error: '', parameters: state.model.parameters, trainingBytes: state.verdict?.trainingBytes ?? 0 });
+  if (state.model) settingsPanel.setVerdict({ problems: [], parameters: state.model.parameters, trainingBytes: state.verdict?.trainingBytes ?? 0 });
 }
 
-function describeModel(c: Pick<FullConfig, 'layers' | 'heads' | 'width' | 'context'>): string {
-  return `${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.context}`;
+function describeModel(c: Partial<Pick<FullConfig, 'n_layer' | 'n_head' | 'n_embd' | 'block_size'>>): string {
+  if (c.n_layer === undefined) return 'a model';  // a run saved by an older version of the page
+  return `${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, context ${c.block_size}`;
 }
 
 // ---------------------------------------------------------------- corpus
@@ -415,7 +421,7 @@ async function handleFile(file: File): Promise<void> {
 }
 
 function currentContext(): number {
-  return state.model?.config.context ?? state.settings?.context ?? PRESETS.small.context;
+  return state.model?.config.block_size ?? state.settings?.block_size ?? 64;
 }
 
 async function loadTextFile(file: File): Promise<void> {
@@ -489,9 +495,8 @@ function onStartPause(): void {
     if (!s || !state.corpus) return;
     state.creating = true;
     state.pendingStart = true;
-    state.evalEvery = s.evalEvery;
     settingsPanel.setLocked(true, 'Creating the model…');
-    client.send({ type: 'create', config: toSessionConfig(s) });
+    client.send({ type: 'create', config: s });
     refresh();
     return;
   }
@@ -501,7 +506,7 @@ function onStartPause(): void {
 function sendStart(): void {
   if (!state.model) return;
   const { step, config } = state.model;
-  client.send({ type: 'start', evalEvery: state.evalEvery, stopAt: step < config.steps ? config.steps : null });
+  client.send({ type: 'start', stopAt: step < config.max_iters ? config.max_iters : -1 });
 }
 
 function onReset(): void {
@@ -543,7 +548,7 @@ function requestInspect(source: InspectSource, custom: string): void {
 
 function onAnotherSlice(): void {
   if (!state.corpus || !state.model) return;
-  const max = Math.max(0, state.corpus.stats.size - state.model.config.context);
+  const max = Math.max(0, state.corpus.stats.size - state.model.config.block_size);
   state.corpusOffset = Math.floor(Math.random() * (max + 1));
   inspectPanel.source.value = 'corpus';
   requestInspect('corpus', '');
@@ -554,12 +559,12 @@ function onAnotherSlice(): void {
 // State changes (pause, finish) draw at once through drawTrain.
 function drawTrain(): void {
   const m = state.model;
-  const steps = m?.config.steps ?? state.settings?.steps ?? 0;
+  const steps = m?.config.max_iters ?? state.settings?.max_iters ?? 0;
   const step = m?.step ?? 0;
   trainPanel.update({
     step, steps, lastLoss: state.lastLoss, smoothLoss: trainPanel.chart.smoothed(), valLoss: state.valLoss, valStep: state.valStep,
     tokensPerSec: state.tokensPerSec, lr: state.lr, gradNorm: state.gradNorm, elapsedMs: state.elapsedMs,
-    etaMs: state.msPerStep > 0 && step < steps ? (steps - step) * state.msPerStep : null, memoryBytes: state.memoryBytes,
+    etaMs: step < steps ? state.etaMs : null, memoryBytes: state.memoryBytes,
   });
   debug.step = step;
   debug.lastLoss = state.lastLoss;
@@ -569,7 +574,7 @@ function drawTrain(): void {
   if (!state.ready) status = 'Loading the model code…';
   else if (state.creating) status = 'Creating the model…';
   else if (state.running) status = `Training at ${formatRate(state.tokensPerSec)} tokens/s…`;
-  else if (m && state.finished) status = `Finished the schedule (${formatCount(m.config.steps)} steps). "Train more" continues at the final learning rate.`;
+  else if (m && state.finished) status = `Finished the schedule (${formatCount(m.config.max_iters)} steps). "Train more" continues at the final learning rate.`;
   else if (m) status = `Paused at step ${formatCount(step)}. ${formatParams(m.parameters)} parameters, trained for ${formatDuration(state.elapsedMs)}.`;
   else if (!state.corpus) status = 'Choose a text, then press Start.';
   else status = 'Ready: Start creates a model with random weights and trains it.';
@@ -598,8 +603,7 @@ async function loadCheckpointFile(file: File): Promise<void> {
     notify(`${file.name} is not a tinygpt checkpoint (it doesn't start with TGPTCKPT). The current model is unchanged.`, 'error');
     return;
   }
-  const head = readHeader(bytes);
-  if (head) notify(`Loading ${file.name}: ${describeModel(head)}, step ${formatCount(head.step)}…`, 'info', { id: 'loading', timeout: 3000 });
+  notify(`Loading ${file.name}…`, 'info', { id: 'loading', timeout: 3000 });
   state.loading = { name: file.name, reason: 'file' };
   client.send({ type: 'load', bytes: bytes.buffer as ArrayBuffer, reason: 'file', name: file.name });
 }
@@ -619,7 +623,7 @@ async function finishAutosave(step: number, bytes: ArrayBuffer): Promise<void> {
   try {
     if (!store || !corpus || !state.model) return;
     const run: SavedRun = {
-      id: 'current', savedAt: Date.now(), step, settings: normalise({ ...state.model.config, evalEvery: state.evalEvery }),
+      id: 'current', savedAt: Date.now(), step, settings: normalise(state.schema, state.model.config),
       checkpoint: bytes, corpus: corpus.ref, elapsedMs: state.elapsedMs, variant: state.ready?.variant ?? '',
     };
     await store.saveRun(run, [corpus.ref.id]);
@@ -654,7 +658,6 @@ async function resumeSaved(): Promise<void> {
     state.pendingCorpus = { ref: run.corpus, stats, preview: bytes.slice(0, 3000) };
     client.send({ type: 'setCorpus', bytes: bytes.buffer as ArrayBuffer, name: run.corpus.name });
     state.loading = { name: 'the saved run', reason: 'resume', run };
-    state.evalEvery = run.settings.evalEvery;
     client.send({ type: 'load', bytes: run.checkpoint, reason: 'resume', name: 'autosave' });
   } catch (e) {
     notify(`Could not resume the saved run: ${e instanceof Error ? e.message : e}`, 'error');
@@ -674,7 +677,7 @@ function refresh(): void {
   const m = state.model;
   const s = state.settings;
   const corpusErr = s ? checkCorpusLength(s, state.corpus?.stats.size ?? null) : '';
-  const settingsOk = !!s && !!state.verdict && state.verdict.id === state.validateId && !state.verdict.error && !corpusErr;
+  const settingsOk = !!s && !!state.verdict && state.verdict.id === state.validateId && state.verdict.problems.length === 0 && !corpusErr;
   const busy = state.creating || !!state.loading;
   const canStart = ready && !!state.corpus && (m ? true : settingsOk);
   const why = !ready ? 'The model code is still loading' : !state.corpus ? 'Choose a text first'
@@ -740,7 +743,7 @@ async function boot(): Promise<void> {
     saved = await store.loadRun();
     if (saved) {
       const c = saved.settings;
-      banner.show({ savedAt: saved.savedAt, step: saved.step, steps: c.steps, corpusName: saved.corpus.name, model: describeModel(c) });
+      banner.show({ savedAt: saved.savedAt, step: saved.step, steps: c.max_iters ?? 0, corpusName: saved.corpus.name, model: describeModel(c) });
       keepPanel.setStatus(`A saved run at step ${formatCount(saved.step)} is waiting (see the top of the page).`);
     }
   } catch (e) {

@@ -8,29 +8,12 @@
 // list exactly which ArrayBuffers are transferred (never copied) for each message — see
 // `transferables()` below. Comlink would need proxied callbacks for every stream and would hide
 // the transfer lists.
-import type { SampleOptions, SessionConfig } from '../../wasm/tinygpt';
+import type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig } from '../../wasm/tinygpt';
 
-export type { SampleOptions, SessionConfig };
+export type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig };
 
 /** The three builds of the core (build/wasm-dist/tinygpt-<variant>.js). */
 export type Variant = 'threads' | 'simd' | 'scalar';
-
-/** The knobs the page lets a person set: a fully specified SessionConfig. */
-export interface ModelSettings {
-  layers: number;
-  heads: number;
-  width: number;
-  context: number;
-  batch: number;
-  lr: number;
-  warmup: number;
-  steps: number;
-  weightDecay: number;
-  seed: number;
-}
-
-/** What the session reports about itself (`Session.config()`). */
-export type FullConfig = ModelSettings & { minLr: number; beta1: number; beta2: number; gradClip: number; evalBatches: number };
 
 export interface LossHistory {
   train: Float32Array;     // one loss per step (step i+1 has train[i])
@@ -49,8 +32,10 @@ export type ToWorker =
   | { type: 'setCorpus'; bytes: ArrayBuffer; name: string }
   /** Create a fresh model (GPT-2 init from config.seed) and AdamW state; the corpus is kept. */
   | { type: 'create'; config: SessionConfig }
-  /** Train in slices until paused, or until `stopAt` steps (null: until paused). */
-  | { type: 'start'; evalEvery: number; stopAt: number | null }
+  /** Train in slices (the core's run loop) until paused, or until `stopAt` steps (-1: until paused). */
+  | { type: 'start'; stopAt: number }
+  /** Change a field of a live run: eval_interval, eval_iters, or max_iters (extends the schedule). */
+  | { type: 'update'; name: 'eval_interval' | 'eval_iters' | 'max_iters'; value: number }
   | { type: 'pause' }
   /** Drop the model (the corpus stays). */
   | { type: 'reset' }
@@ -79,6 +64,8 @@ export interface Ready {
   crossOriginIsolated: boolean;
   loadMs: number;           // time to fetch + compile + instantiate the module
   fallbackReason?: string;  // why a faster variant was not used
+  schema: FieldSpec[];      // the config schema: the page builds its knobs from it
+  presets: Preset[];        // the same presets as the CLI's --preset
 }
 
 export interface ModelInfo {
@@ -93,14 +80,15 @@ export interface ModelInfo {
   memoryBytes: number;
 }
 
+/** One slice of the core's run loop (Session.advance). Its evaluations follow as evalResult messages. */
 export interface Progress {
   type: 'progress';
   step: number;             // steps done after this slice
   losses: Float32Array;     // one per step of the slice
-  tokensPerSec: number;     // the core's own timing of the slice
+  tokensPerSec: number;     // the core's own timing of the slice (training time only)
   lr: number;               // learning rate of the next step
   gradNorm: number;
-  sliceMs: number;          // wall time of the slice (training only)
+  etaSeconds: number;       // to the stop, evaluations included (-1: no stop or not measured yet)
   memoryBytes: number;
 }
 
@@ -129,7 +117,7 @@ export interface InspectionMsg {
 
 export type FromWorker =
   | Ready
-  | { type: 'validation'; id: number; error: string; parameters: number; trainingBytes: number }
+  | { type: 'validation'; id: number; problems: { field: string; message: string }[]; parameters: number; trainingBytes: number }
   | { type: 'corpus'; name: string; size: number }
   | ModelInfo
   | { type: 'reset' }
@@ -202,7 +190,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 }
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
-  'init', 'validate', 'setCorpus', 'create', 'start', 'pause', 'reset', 'evaluate', 'generate',
+  'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
   'stopGeneration', 'inspect', 'save', 'load',
 ]);
 
@@ -210,12 +198,4 @@ const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
 export function isToWorker(x: unknown): x is ToWorker {
   return typeof x === 'object' && x !== null && typeof (x as { type?: unknown }).type === 'string' &&
     toWorkerTypes.has((x as { type: string }).type);
-}
-
-/** The model settings in the session's config shape (every field explicit). */
-export function toSessionConfig(s: ModelSettings): SessionConfig {
-  return {
-    layers: s.layers, heads: s.heads, width: s.width, context: s.context, batch: s.batch,
-    lr: s.lr, warmup: s.warmup, steps: s.steps, weightDecay: s.weightDecay, seed: s.seed,
-  };
 }

@@ -7,7 +7,7 @@
 // kept.
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 
-import type { UiSettings } from './settings';
+import type { FullConfig } from './protocol';
 
 export interface CorpusRef {
   id: string;          // FNV-1a 64 fingerprint + size
@@ -20,7 +20,7 @@ export interface SavedRun {
   id: 'current';
   savedAt: number;
   step: number;
-  settings: UiSettings;
+  settings: FullConfig;   // older pages stored other names: read with care (see main.ts describeModel)
   checkpoint: ArrayBuffer;
   corpus: CorpusRef;
   elapsedMs: number;

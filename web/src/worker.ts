@@ -1,16 +1,13 @@
 /// <reference lib="webworker" />
 // worker.ts — the one long-lived worker that owns the wasm module and its Session.
 //
-// Every wasm call is synchronous, so the worker trains in *slices*: enough steps for about
-// SLICE_MS, then it yields to its event loop (through a MessageChannel, which background tabs
+// Every wasm call is synchronous, so the worker trains in *slices*: the core's run loop runs for
+// about SLICE_MS (Session.advance), then the worker yields to its event loop (through a MessageChannel, which background tabs
 // don't throttle the way they throttle timers) so that pause, generate, inspect, save... are
 // handled between slices. Generation is streamed the same way, in chunks, and takes priority
 // over training while it runs, so a sample always comes from one fixed model.
 import type { Session, TinyGPTModule } from '../../wasm/tinygpt';
-import {
-  type FromWorker, type FullConfig, type SampleOptions, type ToWorker, type Variant,
-  isToWorker, post,
-} from './protocol';
+import { type FromWorker, type SampleOptions, type ToWorker, type Variant, isToWorker, post } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -25,9 +22,6 @@ let corpusName = '';
 
 let running = false;
 let loopActive = false;
-let evalEvery = 0;
-let stopAt: number | null = null;
-let msPerStep = 0;                         // moving average, sizes the slices
 
 interface Generation { id: number; remaining: number; chunk: number; msPerByte: number; step: number }
 let generation: Generation | null = null;
@@ -93,6 +87,7 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   send({
     type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: M.maxThreads(),
     crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
+    schema: M.configSchema(), presets: M.presets(),
   });
 }
 
@@ -107,7 +102,7 @@ function describe(reason: 'create' | 'load' | 'resume', name?: string): void {
   const s = needSession();
   const h = s.history();
   send({
-    type: 'model', reason, name, config: s.config() as FullConfig, parameters: s.numParameters(), step: s.step(),
+    type: 'model', reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(),
     history: h, corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: M!.memoryBytes(),
   });
 }
@@ -123,7 +118,6 @@ function dropSession(): void {
   generation = null;
   if (session) session.delete();
   session = null;
-  msPerStep = 0;
 }
 
 // ---------------------------------------------------------------- the loop
@@ -159,41 +153,30 @@ function evaluateNow(): void {
   send({ type: 'evalResult', step: s.step(), loss });
 }
 
+// One slice of the core's run loop (tinygpt::Run: evaluation at step 0, every eval_interval
+// steps and at the stop; throughput; ETA), forwarded as it is.
 function trainSlice(): void {
   const s = session;
   if (!s) { stop('paused'); return; }
-  const step = s.step();
-  if (stopAt !== null && step >= stopAt) {
-    evaluateNow();
-    stop('finished');
-    return;
-  }
-  let k = msPerStep > 0 ? Math.round(SLICE_MS / msPerStep) : 1;
-  k = Math.max(1, Math.min(k, 1000));
-  if (stopAt !== null) k = Math.min(k, stopAt - step);
-  if (evalEvery > 0) k = Math.min(k, evalEvery - (step % evalEvery));  // land on validation steps
-  const t0 = performance.now();
   let r;
   try {
-    r = s.train(k);
+    r = s.advance(1e9, SLICE_MS);
   } catch (e) {
     fail('train', e);
     stop('error');
     return;
   }
-  const sliceMs = performance.now() - t0;
-  const per = r.elapsedMs / k;
-  msPerStep = msPerStep > 0 ? 0.7 * msPerStep + 0.3 * per : per;
-  const cfg = s.config();
-  send({
-    type: 'progress', step: r.step, losses: r.losses, tokensPerSec: (k * cfg.batch * cfg.context) / (r.elapsedMs / 1000),
-    lr: r.lr, gradNorm: r.gradNorm, sliceMs, memoryBytes: M!.memoryBytes(),
-  });
-  if (evalEvery > 0 && r.step % evalEvery === 0) evaluateNow();
-  if (stopAt !== null && r.step >= stopAt) {
-    if (evalEvery <= 0 || r.step % evalEvery !== 0) evaluateNow();
-    stop('finished');
+  if (r.losses.length) {
+    send({
+      type: 'progress', step: r.step, losses: r.losses, tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm,
+      etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(),
+    });
   }
+  for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss });
+  if (r.error) {
+    fail('train', new Error(r.error));
+    stop('error');
+  } else if (r.finished) stop('finished');
 }
 
 function generateChunk(): void {
@@ -224,7 +207,7 @@ function generateChunk(): void {
 
 function inspect(msg: Extract<ToWorker, { type: 'inspect' }>): void {
   const s = needSession();
-  const T = s.config().context;
+  const T = s.config().block_size;
   let text: Uint8Array;
   if (msg.text) text = new Uint8Array(msg.text);
   else {
@@ -243,12 +226,8 @@ function handle(msg: ToWorker): void | Promise<void> {
   if (!M) throw new Error('the module is still loading');
   switch (msg.type) {
     case 'validate': {
-      const error = M.validateConfig(msg.config);
-      let parameters = 0, trainingBytes = 0;
-      try {
-        ({ parameters, trainingBytes } = M.estimate(msg.config));
-      } catch { /* the error above says why */ }
-      send({ type: 'validation', id: msg.id, error, parameters, trainingBytes });
+      const { problems, parameters, trainingBytes } = M.checkConfig(msg.config);
+      send({ type: 'validation', id: msg.id, problems, parameters, trainingBytes });
       return;
     }
     case 'setCorpus': {
@@ -275,17 +254,17 @@ function handle(msg: ToWorker): void | Promise<void> {
     case 'start': {
       const s = needSession();
       if (!s.hasCorpus()) throw new Error('no corpus: choose a text first');
-      evalEvery = msg.evalEvery;
-      stopAt = msg.stopAt;
+      s.setStopAt(msg.stopAt);
       if (!running) {
         running = true;
         send({ type: 'state', running: true, reason: 'started', step: s.step() });
-        // a first validation point at step 0 puts the starting loss (about ln 256 = 5.55) on the chart
-        if (s.step() === 0 && s.history().valSteps.length === 0) evaluateNow();
       }
       ensureLoop();
       return;
     }
+    case 'update':
+      needSession().updateField(msg.name, msg.value);
+      return;
     case 'pause':
       stop('paused');
       return;
@@ -340,7 +319,6 @@ function handle(msg: ToWorker): void | Promise<void> {
       stop('paused');
       generation = null;
       session = s;
-      msPerStep = 0;
       describe(msg.reason === 'resume' ? 'resume' : 'load', msg.name);
       return;
     }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 
-import { readHeader } from '../src/checkpoint';
 import { Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize, checkText } from '../src/corpus';
 import { loadScalar, shakespeare } from './wasm';
 
@@ -42,9 +41,9 @@ describe('corpus statistics', () => {
   it('has the fingerprint the core writes into checkpoints (scalar wasm build)', async () => {
     const M = await loadScalar();
     const text = shakespeare();
-    const s = new M.Session({ layers: 1, heads: 1, width: 8, context: 8, batch: 1 });
+    const s = new M.Session({ n_layer: 1, n_head: 1, n_embd: 8, block_size: 8, batch_size: 1 });
     s.setCorpus(text);
-    const head = readHeader(s.save())!;
+    const head = M.describeCheckpoint(s.save());
     s.delete();
     expect(head.corpusSize).toBe(text.length);
     expect(head.corpusFingerprint).toBe(analyzeBytes(text).fingerprint);

@@ -2,8 +2,7 @@ import { MessageChannel } from 'node:worker_threads';
 
 import { describe, expect, it } from 'vitest';
 
-import { type FromWorker, type ToWorker, isToWorker, post, toSessionConfig, transferables } from '../src/protocol';
-import { PRESETS } from '../src/settings';
+import { type FromWorker, type ToWorker, isToWorker, post, transferables } from '../src/protocol';
 
 describe('protocol', () => {
   it('lists the buffers of every message that carries bytes, once each', () => {
@@ -15,7 +14,7 @@ describe('protocol', () => {
       [{ type: 'inspect', id: 1, text: buf }, 1],
       [{ type: 'inspect', id: 1, text: null, corpusOffset: 5 }, 0],
       [{ type: 'checkpoint', reason: 'download', step: 3, bytes: buf }, 1],
-      [{ type: 'progress', step: 3, losses: new Float32Array(3), tokensPerSec: 1, lr: 1, gradNorm: 1, sliceMs: 1, memoryBytes: 1 }, 1],
+      [{ type: 'progress', step: 3, losses: new Float32Array(3), tokensPerSec: 1, lr: 1, gradNorm: 1, etaSeconds: 1, memoryBytes: 1 }, 1],
       [{ type: 'sampleChunk', id: 1, bytes: new Uint8Array(2), probs: new Float32Array(2), topBytes: new Uint8Array(10), topProbs: new Float32Array(10), done: false, step: 0 }, 4],
       [{ type: 'inspection', id: 1, step: 0, bytes: new Uint8Array(2), T: 2, L: 1, NH: 1, attention: new Float32Array(4), probs: new Float32Array(512) }, 3],
       [{ type: 'pause' }, 0],
@@ -45,16 +44,11 @@ describe('protocol', () => {
 
   it('recognises its own messages only', () => {
     expect(isToWorker({ type: 'pause' })).toBe(true);
-    expect(isToWorker({ type: 'start', evalEvery: 10, stopAt: null })).toBe(true);
+    expect(isToWorker({ type: 'start', stopAt: -1 })).toBe(true);
+    expect(isToWorker({ type: 'update', name: 'eval_interval', value: 10 })).toBe(true);
     expect(isToWorker({ type: 'progress' })).toBe(false);   // worker → page
     expect(isToWorker({ type: 'bogus' })).toBe(false);
     expect(isToWorker('pause')).toBe(false);
     expect(isToWorker(null)).toBe(false);
-  });
-
-  it('turns settings into a session config with every field explicit', () => {
-    const c = toSessionConfig(PRESETS.small);
-    expect(c).toEqual({ layers: 4, heads: 4, width: 128, context: 64, batch: 12, lr: 1e-3, warmup: 100, steps: 2000, weightDecay: 0.1, seed: 1337 });
-    expect('evalEvery' in c).toBe(false);
   });
 });

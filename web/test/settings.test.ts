@@ -1,76 +1,90 @@
 import { describe, expect, it } from 'vitest';
 
-import { toSessionConfig } from '../src/protocol';
-import { KNOBS, PRESETS, checkCorpusLength, normalise, parseSettings, presetOf, sameModel, toFormValues } from '../src/settings';
+import { checkCorpusLength, knobsFor, normalise, parseSettings, presetOf, toFormValues } from '../src/settings';
 import { loadScalar } from './wasm';
 
-describe('settings', () => {
-  it('parses the form of every preset back to the preset', () => {
-    for (const [name, p] of Object.entries(PRESETS)) {
-      const { settings, errors } = parseSettings(toFormValues(p));
-      expect(errors).toEqual({});
-      expect(settings).toEqual(p);
-      expect(presetOf(settings!)).toBe(name);
+// Every knob of the page comes from the core's schema: these tests take the schema and the
+// presets from the module itself (scalar wasm build), as the page does.
+const core = async () => {
+  const M = await loadScalar();
+  const schema = M.configSchema();
+  const presets = M.presets();
+  return { M, schema, presets, knobs: knobsFor(schema, 'gpt') };
+};
+
+describe('settings from the core schema', () => {
+  it('the page has one knob per schema field of the model kind, named as in the schema and the CLI', async () => {
+    const { schema, knobs } = await core();
+    expect(knobs.map((k) => k.name)).toEqual(schema.filter((f) => f.type !== 'choice' && f.kinds.includes('gpt')).map((f) => f.name));
+    expect(knobs.map((k) => k.name)).toContain('n_layer');
+    expect(knobs.map((k) => k.name)).toContain('eval_interval');
+    for (const k of knobs) {
+      expect(k.label.length).toBeGreaterThan(0);
+      expect(k.help.length).toBeGreaterThan(10);
     }
   });
 
-  it('explains fields that are empty, not numbers, not whole, or too small', () => {
-    const raw = toFormValues(PRESETS.small);
-    const { settings, errors } = parseSettings({ ...raw, layers: '', heads: 'four', width: '12.5', batch: '0', lr: '0' });
+  it('parses the form of every preset back to the preset', async () => {
+    const { presets, knobs } = await core();
+    for (const p of presets) {
+      const { settings, errors } = parseSettings(knobs, p.config, toFormValues(knobs, p.config));
+      expect(errors).toEqual({});
+      expect(settings).toEqual(p.config);
+      expect(presetOf(knobs, presets, settings!)).toBe(p.name);
+    }
+  });
+
+  it('explains fields that are empty or not numbers; the core explains the rest per field', async () => {
+    const { M, presets, knobs } = await core();
+    const S = presets.find((p) => p.name === 'S')!.config;
+    const raw = toFormValues(knobs, S);
+    const { settings, errors } = parseSettings(knobs, S, { ...raw, n_layer: '', n_head: 'four' });
     expect(settings).toBeNull();
-    expect(errors).toEqual({
-      layers: 'Layers is empty',
-      heads: 'Heads must be a number',
-      width: 'Width must be a whole number',
-      batch: 'Batch must be at least 1',
-      lr: 'Learning rate must be above 0',
-    });
+    expect(errors).toEqual({ n_layer: 'Layers is empty', n_head: 'Heads must be a number' });
+    const parsed = parseSettings(knobs, S, { ...raw, n_embd: '12.5', batch_size: '0', n_head: '3' }).settings!;
+    const fields = M.checkConfig(parsed).problems.map((p) => p.field);
+    expect(fields).toEqual(['n_embd', 'batch_size']);  // the range problems first; the rules between fields after
+    expect(M.checkConfig({ ...S, n_head: 3 }).problems).toEqual([
+      { field: 'n_embd', message: 'n_embd 128 is not divisible by n_head 3 (each head gets n_embd / n_head channels)' },
+    ]);
   });
 
-  it('calls anything that differs from a preset custom', () => {
-    expect(presetOf({ ...PRESETS.small, seed: 1 })).toBe('custom');
+  it('calls anything that differs from a preset custom', async () => {
+    const { presets, knobs } = await core();
+    expect(presetOf(knobs, presets, { ...presets[1].config, seed: 1 })).toBe('custom');
   });
 
-  it('undoes float32 noise from the core', () => {
-    const n = normalise({ ...PRESETS.tiny, lr: 0.003000000026077032, weightDecay: 0.10000000149011612 });
-    expect(n.lr).toBe(0.003);
-    expect(n.weightDecay).toBe(0.1);
-    expect(presetOf(n)).toBe('tiny');
-    expect(sameModel(n, PRESETS.tiny)).toBe(true);
+  it('undoes float32 noise from the core', async () => {
+    const { schema, presets, knobs } = await core();
+    const tiny = presets.find((p) => p.name === 'tiny')!.config;
+    const n = normalise(schema, { ...tiny, learning_rate: 0.003000000026077032, weight_decay: 0.10000000149011612 });
+    expect(n.learning_rate).toBe(0.003);
+    expect(n.weight_decay).toBe(0.1);
+    expect(presetOf(knobs, presets, n)).toBe('tiny');
   });
 
-  it('needs a corpus of at least context + 1 bytes', () => {
-    expect(checkCorpusLength({ context: 64 }, null)).toBe('');
-    expect(checkCorpusLength({ context: 64 }, 65)).toBe('');
-    expect(checkCorpusLength({ context: 64 }, 64)).toMatch(/fewer than context \+ 1 = 65/);
+  it('needs a corpus of at least block_size + 1 bytes', () => {
+    expect(checkCorpusLength({ block_size: 64 }, null)).toBe('');
+    expect(checkCorpusLength({ block_size: 64 }, 65)).toBe('');
+    expect(checkCorpusLength({ block_size: 64 }, 64)).toMatch(/fewer than block_size \+ 1 = 65/);
   });
 
-  it('has a knob for every model setting', () => {
-    expect(KNOBS.map((k) => k.key).sort()).toEqual(Object.keys(PRESETS.small).sort());
-  });
-});
-
-describe('settings checked by the core (scalar wasm build)', () => {
-  it('accepts every preset, S has the parameter count of config S, sizes grow', async () => {
-    const M = await loadScalar();
-    const est = Object.fromEntries(Object.entries(PRESETS).map(([n, p]) => {
-      expect(M.validateConfig(toSessionConfig(p)), n).toBe('');
-      return [n, M.estimate(toSessionConfig(p))];
+  it('accepts every preset; S has the parameter count of config S; sizes grow', async () => {
+    const { M, presets } = await core();
+    const est = Object.fromEntries(presets.map((p) => {
+      const c = M.checkConfig(p.config);
+      expect(c.problems, p.name).toEqual([]);
+      return [p.name, c];
     }));
     // the estimate is what a real session has (about 0.87 M for config S)
-    const s = new M.Session(toSessionConfig(PRESETS.small));
-    expect(est.small.parameters).toBe(s.numParameters());
+    const s = new M.Session(presets.find((p) => p.name === 'S')!.config);
+    expect(est.S.parameters).toBe(s.numParameters());
     s.delete();
-    expect(est.small.parameters).toBeGreaterThan(800_000);
-    expect(est.small.parameters).toBeLessThan(900_000);
-    expect(est.tiny.parameters).toBeLessThan(est.small.parameters);
-    expect(est.small.parameters).toBeLessThan(est.medium.parameters);
-    expect(est.small.trainingBytes).toBeLessThan(est.medium.trainingBytes);
-  });
-
-  it('explains impossible combinations with its own words', async () => {
-    const M = await loadScalar();
-    expect(M.validateConfig(toSessionConfig({ ...PRESETS.small, heads: 3 }))).toMatch(/not divisible by 3 heads/);
-    expect(M.validateConfig(toSessionConfig({ ...PRESETS.small, layers: 96, width: 2048, heads: 16, batch: 64, context: 1024 }))).toMatch(/MiB/);
+    expect(est.S.parameters).toBeGreaterThan(800_000);
+    expect(est.S.parameters).toBeLessThan(900_000);
+    expect(est.tiny.parameters).toBeLessThan(est.S.parameters);
+    expect(est.S.parameters).toBeLessThan(est.M.parameters);
+    expect(est.S.trainingBytes).toBeLessThan(est.M.trainingBytes);
+    expect(M.checkConfig({ n_layer: 96, n_embd: 2048, n_head: 16, batch_size: 64, block_size: 1024 }).problems[0].message).toMatch(/MiB/);
   });
 });

@@ -1,20 +1,32 @@
 // checkpoint.h — one versioned, little-endian file that resumes a run exactly.
 //
-// Layout (version 1); u32/u64 little-endian integers, f32 IEEE-754 little-endian:
-//   magic            8 bytes  "TGPTCKPT"
-//   version          u32      1
-//   model config     u32 n_layer, n_head, n_embd, block_size, vocab_size; u64 seed
-//   train config     u32 batch_size; f32 lr, min_lr; u32 warmup, steps;
-//                    f32 weight_decay, beta1, beta2, eps, grad_clip; u32 eval_batches
-//   progress         u64 step, adam_t; u64 data_rng[4]
-//   corpus           u64 fingerprint (FNV-1a 64), u64 size in bytes
-//   counts           u64 n_params, n_train_losses, n_val_points
-//   payload          f32 params[n_params], adam_m[n_params], adam_v[n_params]
-//                    f32 train_losses[n_train_losses]
-//                    (u64 step, f32 loss)[n_val_points]
-//   checksum         u32 CRC-32 (IEEE) of every byte before it
+// Layout (version 2). Integers little-endian; f32/f64 IEEE-754 little-endian.
+//   magic          8 bytes  "TGPTCKPT"
+//   version        u32      2
+//   header_bytes   u32      bytes from the start of the file to the payload (a multiple of 4)
+//   fields         u32 count, then for each: u8 name length, name (ASCII), u8 type, value, where
+//                  type 'i' = i64, 'u' = u64, 'f' = f64, 's' = u32 length + UTF-8 bytes
+//   sections       u32 count, then for each: u8 name length, name, u8 dtype ('f' = f32,
+//                  'i' = i64, 'b' = u8), u64 element count, u64 offset in bytes from the payload start
+//   zero padding up to header_bytes
+//   payload        the sections, each starting at a multiple of 4 bytes, in any order, not overlapping
+//   checksum       u32 CRC-32 (IEEE) of every byte before it
 //
-// Loading checks, in order: size and magic, version, header size, vocabulary, config validity,
+// Fields: every field of the config schema under its own name (config.h; choices as 's', integers
+// as 'i', reals as 'f'), then the run's state:
+//   step, adam_t (i64); data_rng (four u64: data_rng.0 .. data_rng.3); corpus_fingerprint (u64,
+//   FNV-1a 64), corpus_size (u64); schedule_from_step (i64), schedule_from_lr (f64) (see
+//   optim::Schedule::extended).
+// Sections: params, adam_m, adam_v (f32, one per parameter, in the model's param_table order);
+//   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation.
+// A config field missing from a file takes the schema's default (files written before the field
+// existed); a config field this build does not know is refused (the file is from a newer build and
+// could mean something this one cannot do). Sections this build does not know are skipped.
+//
+// Version 1 files (a fixed binary header, read by read_v1 in checkpoint.cpp) still load.
+//
+// Loading checks, in order: size and magic, version, header structure (every length and offset in
+// bounds, sections inside the payload and not overlapping), the config (schema ranges and rules),
 // parameter count against the config, history consistency (one loss per step, adam_t <= step,
 // validation points <= step + 1), total size, checksum, then every float for NaN/Inf. Each failure
 // throws tinygpt::Error with its own message; nothing is changed until everything passed.
@@ -25,6 +37,8 @@
 #include <memory>
 #include <vector>
 
+#include "tinygpt/config.h"
+
 namespace tinygpt::train {
 class Trainer;
 }
@@ -32,11 +46,26 @@ class Trainer;
 namespace tinygpt::ckpt {
 
 constexpr char kMagic[8] = {'T', 'G', 'P', 'T', 'C', 'K', 'P', 'T'};
-constexpr uint32_t kVersion = 1;
-constexpr size_t kHeaderBytes = 8 + 4 + 5 * 4 + 8 + (4 + 2 * 4 + 2 * 4 + 5 * 4 + 4) + (8 + 8 + 4 * 8) + 16 + 24;
+constexpr uint32_t kVersion = 2;
 
 std::vector<uint8_t> serialize(const train::Trainer& trainer);
 std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int64_t memory_limit);
+
+// What a checkpoint holds, read from its header without building the model (for the page's
+// "Loading run.ckpt: 4 layers ..., step 750" and the CLI). Checks the structure and the checksum;
+// throws tinygpt::Error with the same messages as deserialize.
+struct Summary {
+  uint32_t version = 0;
+  Config config;
+  int64_t step = 0;
+  uint64_t corpus_fingerprint = 0;
+  uint64_t corpus_size = 0;
+  int64_t num_parameters = 0;
+};
+Summary describe(const uint8_t* bytes, size_t n);
+
+// True if the bytes start with the magic (the file claims to be a checkpoint).
+bool has_magic(const uint8_t* bytes, size_t n);
 
 uint32_t crc32(const uint8_t* bytes, size_t n);
 

@@ -20,23 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "tinygpt/config.h"
 #include "tinygpt/ops.h"
 #include "tinygpt/tensor.h"
 
 namespace tinygpt::model {
 
-struct Config {
-  static constexpr int vocab_size = 256;  // bytes are tokens
-  int n_layer = 4;
-  int n_head = 4;
-  int n_embd = 128;
-  int block_size = 64;  // context length: the number of learned positions
-  uint64_t seed = 1337; // weight initialisation
-
-  void validate() const;  // throws tinygpt::Error naming the bad field
-  int64_t num_parameters() const;
-  bool operator==(const Config&) const = default;
-};
+// Bytes are tokens.
+constexpr int kVocab = 256;
 
 struct ParamInfo {
   std::string name;   // GPT-2 / nanoGPT naming: "h.0.attn.c_attn.weight"

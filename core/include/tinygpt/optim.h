@@ -54,12 +54,19 @@ float clip_grad_norm(float* grads, int64_t n, float max_norm);
 
 // Learning rate at step s (0-based): linear warmup over `warmup` steps to max_lr, then cosine
 // decay to min_lr at step `total`, min_lr afterwards.
+// A schedule that was extended (or shortened) mid-run continues from where it was: from step
+// from_step on, the cosine decays from from_lr (the rate the old schedule had reached there) to
+// min_lr at the new total, so the learning rate never jumps.
 struct Schedule {
   float max_lr = 1e-3f;
   float min_lr = 1e-4f;
   int warmup = 100;
   int total = 2000;
+  int64_t from_step = 0;  // 0 = the plain warmup + cosine schedule
+  float from_lr = 0.0f;
   float lr_at(int64_t step) const;
+  // This schedule continued at `step` towards a new total (during warmup only the total changes).
+  Schedule extended(int64_t step, int new_total) const;
 };
 
 }  // namespace tinygpt::optim

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "tinygpt/config.h"
 #include "tinygpt/data.h"
+#include "tinygpt/error.h"
 #include "tinygpt/model.h"
 #include "tinygpt/optim.h"
 #include "tinygpt/sample.h"
@@ -17,30 +19,12 @@
 
 namespace tinygpt::train {
 
-struct TrainConfig {
-  int batch_size = 12;
-  float lr = 1e-3f;       // peak learning rate
-  float min_lr = 1e-4f;   // floor of the cosine decay
-  int warmup = 100;       // linear warmup steps
-  int steps = 2000;       // length of the schedule (training may continue past it at min_lr)
-  float weight_decay = 0.1f;
-  float beta1 = 0.9f;
-  float beta2 = 0.99f;
-  float eps = 1e-8f;
-  float grad_clip = 1.0f; // max global gradient norm; 0 = no clipping
-  int eval_batches = 20;  // validation batches per evaluate()
-
-  void validate() const;  // throws tinygpt::Error naming the bad field
-  bool operator==(const TrainConfig&) const = default;
+// Thrown by Trainer::step when the loss or the gradients are not finite (the model is left as it
+// was); other errors are the caller's (no corpus, ...).
+class Diverged : public Error {
+ public:
+  using Error::Error;
 };
-
-// Default ceiling for the memory a run may plan to use (parameters, optimizer state and
-// activations); larger configurations are refused before anything is allocated.
-constexpr int64_t kDefaultMemoryLimit = int64_t(2) << 30;  // 2 GiB
-
-// Estimated bytes for training a model with this batch: parameters, gradients, AdamW
-// moments and the activations (and their gradients) of one step.
-int64_t estimate_training_bytes(const model::Config& model, int batch_size);
 
 struct ValPoint {
   int64_t step;  // evaluated after this many steps
@@ -56,8 +40,9 @@ struct Inspection {
 
 class Trainer {
  public:
-  Trainer(const model::Config& model_config, const TrainConfig& train_config,
-          int64_t memory_limit = kDefaultMemoryLimit);
+  // Validates the config (and its memory estimate against memory_limit), then builds the model
+  // and the optimizer. Throws tinygpt::Error with the first problem.
+  explicit Trainer(const Config& config, int64_t memory_limit = kDefaultMemoryLimit);
 
   // The corpus to train on (moved in). Throws if it is empty or shorter than context + 1.
   void set_corpus(std::vector<uint8_t> bytes);
@@ -73,7 +58,7 @@ class Trainer {
   // Throws (and leaves the parameters and optimizer state untouched) if the loss or gradients
   // are not finite; the batch is consumed, so a retry trains on the next one.
   float step();
-  // Mean validation loss over eval_batches fixed batches; recorded in val_losses().
+  // Mean validation loss over eval_iters fixed batches; recorded in val_losses().
   float evaluate();
 
   int64_t steps_done() const { return step_; }
@@ -88,8 +73,13 @@ class Trainer {
     return sample::generate(model_, prompt, n, options);
   }
 
-  const model::Config& model_config() const { return model_.config(); }
-  const TrainConfig& train_config() const { return config_; }
+  const Config& config() const { return config_; }
+  const optim::Schedule& schedule() const { return schedule_; }
+  int64_t tokens_per_step() const { return int64_t(config_.batch_size) * config_.block_size; }
+  // Changes a field while the run exists: fields of the group `run` (eval_interval, eval_iters)
+  // take the value; max_iters moves the end of the schedule (optim::Schedule::extended: the
+  // learning rate continues from where it is); any other field is fixed and throws.
+  void update_field(std::string_view name, double value);
   model::TinyGPT& model() { return model_; }
   const model::TinyGPT& model() const { return model_; }
   optim::AdamW& optimizer() { return optimizer_; }
@@ -105,13 +95,14 @@ class Trainer {
  private:
   friend struct CheckpointAccess;
   void reserve_arena();
+  Config config_;
   model::TinyGPT model_;
-  TrainConfig config_;
   optim::AdamW optimizer_;
   optim::Schedule schedule_;
   std::unique_ptr<data::ByteDataset> dataset_;
   data::Rng::State data_rng_state_;  // used when a corpus is (re)attached
   uint64_t checkpoint_fingerprint_ = 0;  // corpus of a loaded checkpoint (0 = none)
+  uint64_t checkpoint_corpus_size_ = 0;
   nn::Arena arena_;
   data::Batch batch_;
   int64_t step_ = 0;

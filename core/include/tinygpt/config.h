@@ -1,0 +1,153 @@
+// config.h — the one configuration schema: every knob of a run, declared once.
+//
+// Each row of TINYGPT_CONFIG_FIELDS is one field:
+//   X(name, C++ type, default, range, model kinds, group, label, help)
+// `name` is the only name the field has: the C++ member of tinygpt::Config, the property of the
+// JavaScript config object, the CLI flag (--name), the key in checkpoint files and the
+// safetensors metadata. Where nanoGPT has a name for the knob, it is nanoGPT's.
+// `range` is an interval in the usual notation ("[1, 64]", "(0, 1]"); values outside it are
+// refused with a message that quotes it. `kinds` says which model kinds read the field.
+// `group` says when it can change: model (fixed when the model is created), training (the
+// optimizer and schedule; max_iters can be extended), run (the run loop's cadence, any time).
+//
+// Everything else is derived from the table: the Config struct and its defaults, validation
+// (per field, then the cross-field rules in validate_config), the checkpoint header, the CLI's
+// flags and help, the Embind conversion and configSchema() for the page's knobs.
+// Adding a knob = adding a row (and reading it where it matters).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tinygpt {
+
+// The model kinds the schema knows. A field lists the kinds it applies to.
+enum class ModelKind : int { gpt = 0 };
+constexpr uint32_t kKindGpt = 1u << int(ModelKind::gpt);
+constexpr uint32_t kAllKinds = kKindGpt;
+const char* model_kind_name(ModelKind kind);  // "gpt"
+
+enum class FieldGroup : int { model, training, run };
+
+// clang-format off
+#define TINYGPT_CONFIG_FIELDS(X)                                                                                       \
+  X(model,         ModelKind, ModelKind::gpt, "[0, 0]",       kAllKinds, model,    "Model",                            \
+    "gpt: a decoder-only language model that continues text")                                                          \
+  X(n_layer,       int,       4,        "[1, 96]",            kKindGpt,  model,    "Layers",                           \
+    "Transformer blocks stacked on each other")                                                                        \
+  X(n_head,        int,       4,        "[1, 128]",           kAllKinds, model,    "Heads",                            \
+    "attention heads per layer; n_embd is split between them")                                                         \
+  X(n_embd,        int,       128,      "[1, 8192]",          kAllKinds, model,    "Width",                            \
+    "size of each token's vector (must be divisible by n_head)")                                                       \
+  X(block_size,    int,       64,       "[1, 8192]",          kAllKinds, model,    "Context",                          \
+    "how many previous bytes the model sees (learned positions)")                                                      \
+  X(seed,          uint64_t,  1337,     "[0, 9007199254740991]", kAllKinds, model, "Seed",                             \
+    "random start and order of the data: same seed, same run")                                                         \
+  X(batch_size,    int,       12,       "[1, 4096]",          kAllKinds, training, "Batch",                            \
+    "windows of text per step")                                                                                        \
+  X(learning_rate, float,     1e-3f,    "(0, 1]",             kAllKinds, training, "Learning rate",                    \
+    "peak step size of AdamW, reached after warmup_iters")                                                             \
+  X(min_lr,        float,     1e-4f,    "[0, 1]",             kAllKinds, training, "Minimum learning rate",            \
+    "floor of the cosine decay (about learning_rate / 10)")                                                            \
+  X(warmup_iters,  int,       100,      "[0, 1000000000]",    kAllKinds, training, "Warmup",                           \
+    "steps of linear ramp-up of the learning rate")                                                                    \
+  X(max_iters,     int,       2000,     "[1, 1000000000]",    kAllKinds, training, "Steps",                            \
+    "length of the schedule: the cosine decay reaches min_lr at this step")                                            \
+  X(weight_decay,  float,     0.1f,     "[0, 10]",            kAllKinds, training, "Weight decay",                     \
+    "pulls weight matrices and embeddings towards zero (AdamW)")                                                       \
+  X(beta1,         float,     0.9f,     "[0, 1)",             kAllKinds, training, "Adam beta1",                       \
+    "decay of AdamW's first moment (momentum)")                                                                        \
+  X(beta2,         float,     0.99f,    "[0, 1)",             kAllKinds, training, "Adam beta2",                       \
+    "decay of AdamW's second moment")                                                                                  \
+  X(eps,           float,     1e-8f,    "(0, 1]",             kAllKinds, training, "Adam eps",                         \
+    "added to AdamW's denominator")                                                                                    \
+  X(grad_clip,     float,     1.0f,     "[0, 1000000]",       kAllKinds, training, "Gradient clip",                    \
+    "largest global gradient norm (0 = no clipping)")                                                                  \
+  X(eval_interval, int,       100,      "[0, 1000000000]",    kAllKinds, run,      "Validate every",                   \
+    "steps between validation losses (0 = only when asked)")                                                           \
+  X(eval_iters,    int,       20,       "[1, 10000]",         kAllKinds, run,      "Validation batches",               \
+    "batches averaged for one validation loss")
+// clang-format on
+
+struct Config {
+#define TINYGPT_CONFIG_MEMBER(name, type, def, range, kinds, group, label, help) type name = def;
+  TINYGPT_CONFIG_FIELDS(TINYGPT_CONFIG_MEMBER)
+#undef TINYGPT_CONFIG_MEMBER
+
+  bool operator==(const Config&) const = default;
+};
+
+// ---- the schema at run time ----------------------------------------------------------------
+
+enum class FieldType : int { integer, real, choice };
+
+struct FieldSpec {
+  const char* name;      // the field's one name (see the top of this file)
+  FieldType type;
+  double default_value;  // choices: the index of the default choice
+  double lo, hi;         // the range's bounds (choices: indices)
+  bool lo_open, hi_open; // "(" or ")" in the range
+  const char* range;     // the range as written in the table
+  uint32_t kinds;        // model kinds that read the field
+  FieldGroup group;
+  const char* label;     // a short label for a form
+  const char* help;      // one line
+  std::vector<std::string> choices;  // names of the choices (choice fields only)
+  double (*get)(const Config&);      // the value as a double (choices: the index)
+  void (*set)(Config&, double);      // stores a value already checked against the range
+};
+
+// Every field, in the table's order.
+const std::vector<FieldSpec>& config_schema();
+// The field called `name`, or nullptr.
+const FieldSpec* find_field(std::string_view name);
+// The field called `name`; throws tinygpt::Error "unknown config field 'x'" (with a suggestion).
+const FieldSpec& field(std::string_view name);
+
+// "" if v is a value of the field (an integer where one is needed, inside the range), else why not.
+std::string check_field_value(const FieldSpec& f, double v);
+// Checks and stores v; throws tinygpt::Error naming the field.
+void set_field(Config& c, const FieldSpec& f, double v);
+// Parses text (a number, or a choice's name) and stores it; throws tinygpt::Error naming the field.
+void set_field_text(Config& c, const FieldSpec& f, std::string_view text);
+// The value as text ("4", "0.001", "gpt").
+std::string field_text(const Config& c, const FieldSpec& f);
+bool applies_to(const FieldSpec& f, ModelKind kind);
+
+struct ConfigProblem {
+  std::string field;    // the field it is about (the first one, for a rule between two)
+  std::string message;  // a sentence that names the field(s) and what is allowed
+};
+// Every problem of the config: out-of-range fields, then the rules between fields
+// (n_embd divisible by n_head, min_lr <= learning_rate, warmup_iters <= max_iters).
+std::vector<ConfigProblem> config_problems(const Config& c);
+// Throws tinygpt::Error("invalid config: <first problem>") unless the config is valid.
+void validate_config(const Config& c);
+
+// Parameters of the model the config describes, without building it.
+int64_t num_parameters(const Config& c);
+// Estimated bytes for training: parameters, gradients, AdamW moments and the activations (and
+// their gradients) of one step.
+int64_t estimate_training_bytes(const Config& c);
+// Default ceiling for the memory a run may plan to use; larger configurations are refused before
+// anything is allocated.
+constexpr int64_t kDefaultMemoryLimit = int64_t(2) << 30;  // 2 GiB
+// "" if the estimate fits the limit, else a message that says how to make it fit.
+std::string check_memory(const Config& c, int64_t memory_limit);
+
+// ---- presets ---------------------------------------------------------------------------------
+
+struct Preset {
+  const char* name;   // what --preset and presets() call it: "tiny", "S", "M"
+  const char* label;  // for the page: "tiny", "small (S)", ...
+  const char* blurb;  // one line: what to expect
+  std::vector<std::pair<const char*, double>> values;  // fields that differ from the defaults
+};
+const std::vector<Preset>& presets();
+// The defaults with a preset's values applied; throws tinygpt::Error listing the presets if unknown.
+Config preset_config(std::string_view name);
+
+}  // namespace tinygpt

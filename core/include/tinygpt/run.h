@@ -1,0 +1,77 @@
+// run.h — the one training loop: what happens between steps, for the CLI and the page alike.
+//
+// A Run drives a Trainer in slices. advance() trains until a step budget or a time budget is
+// used up and returns what happened; the CLI prints it, the page's worker forwards it. The
+// policy lives here and nowhere else:
+//   - a validation loss at step 0 (the starting point of the chart, about ln 256 = 5.55), if the
+//     run has none yet;
+//   - a validation loss every eval_interval steps and at stop_at (the config's `run` fields can
+//     change between slices: Trainer::update_field);
+//   - stop at stop_at (by default the end of the schedule, max_iters; none when the run is already
+//     past it: "train more" continues at the final learning rate);
+//   - throughput from training time only (evaluations are timed apart), and an ETA to stop_at
+//     that includes the evaluations still to come.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tinygpt/trainer.h"
+
+namespace tinygpt {
+
+struct Evaluation {
+  int64_t step = 0;  // evaluated after this many steps
+  float loss = 0.0f; // mean validation loss
+  double ms = 0.0;   // how long it took
+};
+
+struct Slice {
+  int64_t first_step = 0;       // steps done before the slice
+  int64_t step = 0;             // steps done after it
+  std::vector<float> losses;    // (step - first_step) training losses, one per step
+  std::vector<Evaluation> evals;// evaluations made during the slice, in order
+  double train_ms = 0.0;        // time spent in training steps
+  double tokens_per_s = 0.0;    // this slice's training throughput (0 if no step ran)
+  float lr = 0.0f;              // learning rate of the next step
+  float grad_norm = 0.0f;       // global gradient norm of the last step, before clipping
+  bool finished = false;        // the run reached stop_at
+  double eta_s = -1.0;          // seconds to stop_at at the current pace (-1: no stop or unknown)
+  std::string error;            // why the slice stopped early ("" = it did not); the steps before it count
+};
+
+class Run {
+ public:
+  explicit Run(train::Trainer& trainer);
+
+  // The step at which the run stops: the end of the schedule unless the run is already past it
+  // (then -1: no stop). set_stop_at(-1) trains until paused; a value below the current step is
+  // refused (tinygpt::Error).
+  int64_t stop_at() const { return stop_at_; }
+  void set_stop_at(int64_t step);
+  bool finished() const { return stop_at_ >= 0 && trainer_.steps_done() >= stop_at_; }
+
+  // Trains at most max_steps steps, and stops early once budget_ms of wall time have passed
+  // (at least one step runs unless the run is finished). Evaluations happen where the policy
+  // above puts them. A step that diverges (train::Diverged: Trainer::step leaves the model as it
+  // was) ends the slice with Slice::error set; the steps before it are reported as usual. Other
+  // errors (no corpus, ...) propagate.
+  Slice advance(int64_t max_steps, double budget_ms = 1e300);
+
+  // Moving averages behind the ETA (0 until measured).
+  double ms_per_step() const { return ms_per_step_; }
+  double ms_per_eval() const { return ms_per_eval_; }
+  double eta_seconds() const;
+
+ private:
+  Evaluation evaluate();
+  bool due_for_evaluation(int64_t step) const;
+
+  train::Trainer& trainer_;
+  int64_t stop_at_ = -1;
+  double ms_per_step_ = 0.0;
+  double ms_per_eval_ = 0.0;
+};
+
+}  // namespace tinygpt

@@ -1,0 +1,241 @@
+// config.cpp — the schema table at run time, validation, sizes and presets (config.h).
+#include "tinygpt/config.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+
+#include "tinygpt/error.h"
+
+namespace tinygpt {
+
+const char* model_kind_name(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::gpt: return "gpt";
+  }
+  return "?";
+}
+
+namespace {
+
+template <class T>
+constexpr FieldType field_type() {
+  if constexpr (std::is_same_v<T, ModelKind>) return FieldType::choice;
+  else if constexpr (std::is_floating_point_v<T>) return FieldType::real;
+  else return FieldType::integer;
+}
+
+template <class T>
+std::vector<std::string> choices_of() {
+  if constexpr (std::is_same_v<T, ModelKind>) return {model_kind_name(ModelKind::gpt)};
+  else return {};
+}
+
+// "[1, 64]" -> bounds and openness. The table is written by us: a malformed range is a bug,
+// caught by the schema test at start-up of every test binary.
+void parse_range(FieldSpec& f) {
+  const std::string r = f.range;
+  const size_t comma = r.find(',');
+  if (r.size() < 5 || comma == std::string::npos || (r.front() != '[' && r.front() != '(') ||
+      (r.back() != ']' && r.back() != ')'))
+    throw Error(std::string("internal: malformed range for config field ") + f.name + ": " + r);
+  f.lo_open = r.front() == '(';
+  f.hi_open = r.back() == ')';
+  f.lo = std::strtod(r.c_str() + 1, nullptr);
+  f.hi = std::strtod(r.c_str() + comma + 1, nullptr);
+}
+
+std::vector<FieldSpec> build_schema() {
+  std::vector<FieldSpec> fields;
+#define TINYGPT_CONFIG_SPEC(NAME, TYPE, DEF, RANGE, KINDS, GROUP, LABEL, HELP)                                  \
+  {                                                                                                              \
+    FieldSpec f{#NAME, field_type<TYPE>(), double(DEF), 0, 0, false, false, RANGE, KINDS, FieldGroup::GROUP,   \
+                LABEL, HELP, choices_of<TYPE>(),                                                                 \
+                [](const Config& c) { return double(c.NAME); },                                                 \
+                [](Config& c, double v) { c.NAME = static_cast<TYPE>(v); }};                                     \
+    parse_range(f);                                                                                              \
+    fields.push_back(std::move(f));                                                                              \
+  }
+  TINYGPT_CONFIG_FIELDS(TINYGPT_CONFIG_SPEC)
+#undef TINYGPT_CONFIG_SPEC
+  return fields;
+}
+
+std::string format_number(double v) {
+  char buf[40];
+  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// The field whose name is closest (edit distance <= 3) to a misspelt one, for the error message.
+std::string closest_field(std::string_view name) {
+  auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); j++) row[j] = j;
+    for (size_t i = 1; i <= a.size(); i++) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); j++) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? size_t(0) : size_t(1))});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  size_t best_d = 4;
+  for (const FieldSpec& f : config_schema()) {
+    const size_t d = distance(name, f.name);
+    if (d < best_d) best_d = d, best = f.name;
+  }
+  return best;
+}
+
+}  // namespace
+
+const std::vector<FieldSpec>& config_schema() {
+  static const std::vector<FieldSpec> schema = build_schema();
+  return schema;
+}
+
+const FieldSpec* find_field(std::string_view name) {
+  for (const FieldSpec& f : config_schema())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+const FieldSpec& field(std::string_view name) {
+  if (const FieldSpec* f = find_field(name)) return *f;
+  const std::string near = closest_field(name);
+  throw Error("unknown config field '" + std::string(name) + "'" + (near.empty() ? "" : " (did you mean " + near + "?)"));
+}
+
+bool applies_to(const FieldSpec& f, ModelKind kind) { return (f.kinds >> int(kind)) & 1u; }
+
+std::string check_field_value(const FieldSpec& f, double v) {
+  const std::string name = f.name;
+  if (!std::isfinite(v)) return name + " must be a finite number";
+  if (f.type != FieldType::real && v != std::floor(v)) return name + " must be a whole number (got " + format_number(v) + ")";
+  const bool low = f.lo_open ? v <= f.lo : v < f.lo;
+  const bool high = f.hi_open ? v >= f.hi : v > f.hi;
+  if (low || high) {
+    if (f.type == FieldType::choice) return name + " has no choice number " + format_number(v);
+    return name + " must be in " + f.range + " (got " + format_number(v) + ")";
+  }
+  return "";
+}
+
+void set_field(Config& c, const FieldSpec& f, double v) {
+  const std::string problem = check_field_value(f, v);
+  if (!problem.empty()) throw Error(problem);
+  f.set(c, v);
+}
+
+void set_field_text(Config& c, const FieldSpec& f, std::string_view text) {
+  const std::string s(text);
+  if (f.type == FieldType::choice) {
+    for (size_t i = 0; i < f.choices.size(); i++)
+      if (s == f.choices[i]) return f.set(c, double(i));
+    std::string names;
+    for (const std::string& n : f.choices) names += (names.empty() ? "" : ", ") + n;
+    throw Error(std::string(f.name) + " must be one of " + names + " (got '" + s + "')");
+  }
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || errno == ERANGE)
+    throw Error(std::string(f.name) + " expects " + (f.type == FieldType::integer ? "a whole number" : "a number") +
+                ", got '" + s + "'");
+  set_field(c, f, v);
+}
+
+std::string field_text(const Config& c, const FieldSpec& f) {
+  const double v = f.get(c);
+  if (f.type == FieldType::choice) return f.choices.at(size_t(v));
+  if (f.type == FieldType::real) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.6g", v);  // the float as a person typed it
+    return buf;
+  }
+  return format_number(v);
+}
+
+std::vector<ConfigProblem> config_problems(const Config& c) {
+  std::vector<ConfigProblem> out;
+  for (const FieldSpec& f : config_schema()) {
+    std::string p = check_field_value(f, f.get(c));
+    if (!p.empty()) out.push_back({f.name, std::move(p)});
+  }
+  if (!out.empty()) return out;  // the rules below assume every field is in range
+  if (c.n_embd % c.n_head != 0)
+    out.push_back({"n_embd", "n_embd " + std::to_string(c.n_embd) + " is not divisible by n_head " +
+                                 std::to_string(c.n_head) + " (each head gets n_embd / n_head channels)"});
+  if (c.min_lr > c.learning_rate)
+    out.push_back({"min_lr", "min_lr " + format_number(c.min_lr) + " is above learning_rate " + format_number(c.learning_rate)});
+  if (c.warmup_iters > c.max_iters)
+    out.push_back({"warmup_iters", "warmup_iters " + std::to_string(c.warmup_iters) + " is longer than max_iters " +
+                                       std::to_string(c.max_iters)});
+  return out;
+}
+
+void validate_config(const Config& c) {
+  const std::vector<ConfigProblem> problems = config_problems(c);
+  if (!problems.empty()) throw Error("invalid config: " + problems.front().message);
+}
+
+int64_t num_parameters(const Config& c) {
+  const int64_t C = c.n_embd, V = 256, L = c.n_layer;
+  const int64_t per_block = 2 * C + (C * 3 * C + 3 * C) + (C * C + C) + 2 * C + (C * 4 * C + 4 * C) + (4 * C * C + C);
+  return V * C + int64_t(c.block_size) * C + L * per_block + 2 * C + C * V + V;
+}
+
+int64_t estimate_training_bytes(const Config& c) {
+  const int64_t B = c.batch_size, T = c.block_size, C = c.n_embd, NH = c.n_head, L = c.n_layer, V = 256;
+  const int64_t params = num_parameters(c) * 4;  // parameters, gradients, AdamW m and v
+  // activations of one step (floats): per block LN1, qkv, attention out, probabilities,
+  // projection, residual, LN2, fc, gelu, fc_proj, residual, LN statistics; then embeddings,
+  // final LN, logits and softmax probabilities.
+  const int64_t per_block = B * T * C * 18 + B * NH * T * T + 4 * B * T;
+  const int64_t acts = L * per_block + 3 * B * T * C + 2 * B * T * V + B * T;
+  return (params + 2 * acts) * int64_t(sizeof(float));  // activations and their gradients
+}
+
+std::string check_memory(const Config& c, int64_t memory_limit) {
+  const int64_t need = estimate_training_bytes(c);
+  if (need <= memory_limit) return "";
+  return "this configuration needs about " + std::to_string(need >> 20) + " MiB, more than the " +
+         std::to_string(memory_limit >> 20) + " MiB allowed: reduce batch_size, block_size, n_embd or n_layer";
+}
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> list = {
+      {"tiny", "tiny", "Learns letter pairs in seconds: for a first look and for tests.",
+       {{"n_layer", 2}, {"n_head", 2}, {"n_embd", 64}, {"block_size", 32}, {"batch_size", 8}, {"learning_rate", 3e-3},
+        {"min_lr", 3e-4}, {"warmup_iters", 20}, {"max_iters", 500}, {"eval_interval", 50}}},
+      {"S", "small (S)", "nanoGPT's CPU Shakespeare setting: words and names in a few minutes (val loss ~1.9 at 2000 steps).",
+       {}},
+      {"M", "medium (M)", "6 layers, width 384, context 256: 11M parameters; slow without threads or a GPU.",
+       {{"n_layer", 6}, {"n_head", 6}, {"n_embd", 384}, {"block_size", 256}, {"batch_size", 4}, {"learning_rate", 6e-4},
+        {"min_lr", 6e-5}, {"warmup_iters", 200}, {"max_iters", 4000}, {"eval_interval", 200}}},
+  };
+  return list;
+}
+
+Config preset_config(std::string_view name) {
+  for (const Preset& p : presets())
+    if (name == p.name) {
+      Config c;
+      for (const auto& [field_name, value] : p.values) set_field(c, field(field_name), value);
+      return c;
+    }
+  std::string names;
+  for (const Preset& p : presets()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  throw Error("unknown preset '" + std::string(name) + "' (presets: " + names + ")");
+}
+
+}  // namespace tinygpt

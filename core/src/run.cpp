@@ -1,0 +1,89 @@
+// run.cpp — the training loop's policy (run.h).
+#include "tinygpt/run.h"
+
+#include <chrono>
+#include <string>
+
+#include "tinygpt/error.h"
+
+namespace tinygpt {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+// Moving average that starts at the first sample.
+void blend(double& avg, double sample, double weight) { avg = avg > 0.0 ? (1.0 - weight) * avg + weight * sample : sample; }
+}  // namespace
+
+Run::Run(train::Trainer& trainer) : trainer_(trainer) {
+  const int64_t end = trainer_.config().max_iters;
+  stop_at_ = trainer_.steps_done() < end ? end : -1;
+}
+
+void Run::set_stop_at(int64_t step) {
+  if (step >= 0 && step < trainer_.steps_done())
+    throw Error("cannot stop at step " + std::to_string(step) + ": the run is already at step " +
+                std::to_string(trainer_.steps_done()));
+  stop_at_ = step;
+}
+
+bool Run::due_for_evaluation(int64_t step) const {
+  const int every = trainer_.config().eval_interval;
+  if (every <= 0) return false;
+  return step % every == 0 || step == stop_at_;
+}
+
+Evaluation Run::evaluate() {
+  const auto t0 = Clock::now();
+  Evaluation e;
+  e.loss = trainer_.evaluate();
+  e.step = trainer_.steps_done();
+  e.ms = ms_since(t0);
+  blend(ms_per_eval_, e.ms, 0.5);
+  return e;
+}
+
+double Run::eta_seconds() const {
+  if (stop_at_ < 0 || ms_per_step_ <= 0.0) return -1.0;
+  const int64_t now = trainer_.steps_done();
+  const int64_t left = std::max<int64_t>(0, stop_at_ - now);
+  const int every = trainer_.config().eval_interval;
+  // evaluations still to come: every multiple of eval_interval in (now, stop_at], plus stop_at itself
+  int64_t evals = 0;
+  if (every > 0 && left > 0) evals = stop_at_ / every - now / every + (stop_at_ % every != 0 ? 1 : 0);
+  return (double(left) * ms_per_step_ + double(evals) * ms_per_eval_) / 1000.0;
+}
+
+Slice Run::advance(int64_t max_steps, double budget_ms) {
+  Slice s;
+  s.first_step = trainer_.steps_done();
+  const auto t_start = Clock::now();
+  // the starting point of the loss curve
+  if (trainer_.steps_done() == 0 && trainer_.val_losses().empty() && trainer_.config().eval_interval > 0)
+    s.evals.push_back(evaluate());
+  int64_t done = 0;
+  while (done < max_steps && !finished()) {
+    const auto t0 = Clock::now();
+    try {
+      s.losses.push_back(trainer_.step());
+    } catch (const train::Diverged& e) {
+      s.error = e.what();  // the trainer's state is as before this step
+      break;
+    }
+    const double ms = ms_since(t0);
+    s.train_ms += ms;
+    blend(ms_per_step_, ms, 0.1);
+    done++;
+    if (due_for_evaluation(trainer_.steps_done())) s.evals.push_back(evaluate());
+    if (ms_since(t_start) >= budget_ms) break;
+  }
+  s.step = trainer_.steps_done();
+  if (s.train_ms > 0.0) s.tokens_per_s = double(done * trainer_.tokens_per_step()) / (s.train_ms / 1000.0);
+  s.lr = trainer_.learning_rate();
+  s.grad_norm = trainer_.last_grad_norm();
+  s.finished = finished();
+  s.eta_s = eta_seconds();
+  return s;
+}
+
+}  // namespace tinygpt

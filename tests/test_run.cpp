@@ -1,0 +1,220 @@
+// test_run.cpp — the one training loop (run.h), the schedule's extension and the config schema.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "tinygpt/config.h"
+#include "tinygpt/error.h"
+#include "tinygpt/optim.h"
+#include "tinygpt/run.h"
+#include "tinygpt/trainer.h"
+#include "test_util.h"
+
+using namespace tinygpt;
+
+namespace {
+
+std::vector<uint8_t> text() { return testutil::numbered_lines("All the world's a stage, and all the men and women merely players", 100); }
+
+Config tiny(int max_iters, int eval_interval) {
+  Config c;
+  c.n_layer = 1, c.n_head = 2, c.n_embd = 16, c.block_size = 16, c.batch_size = 2;
+  c.max_iters = max_iters;
+  c.warmup_iters = 2;
+  c.eval_interval = eval_interval;
+  c.eval_iters = 1;
+  return c;
+}
+
+std::vector<int64_t> eval_steps(const Slice& s) {
+  std::vector<int64_t> out;
+  for (const Evaluation& e : s.evals) out.push_back(e.step);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a run evaluates at step 0, every eval_interval steps and at its stop", "[run]") {
+  train::Trainer t(tiny(10, 4));
+  t.set_corpus(text());
+  Run run(t);
+  REQUIRE(run.stop_at() == 10);
+  Slice a = run.advance(3);
+  CHECK(a.first_step == 0);
+  CHECK(a.step == 3);
+  CHECK(a.losses.size() == 3);
+  CHECK(eval_steps(a) == std::vector<int64_t>{0});
+  CHECK(a.tokens_per_s > 0);
+  CHECK_FALSE(a.finished);
+  Slice b = run.advance(100);  // runs to the stop, not past it
+  CHECK(b.first_step == 3);
+  CHECK(b.step == 10);
+  CHECK(b.losses.size() == 7);
+  CHECK(eval_steps(b) == std::vector<int64_t>{4, 8, 10});
+  CHECK(b.finished);
+  CHECK(b.lr == Approx(t.config().min_lr));
+  // the trainer holds what the slices reported
+  REQUIRE(t.val_losses().size() == 4);
+  CHECK(t.val_losses()[3].step == 10);
+  CHECK(t.val_losses()[3].loss == b.evals.back().loss);
+  CHECK(std::memcmp(t.train_losses().data() + 3, b.losses.data(), 7 * sizeof(float)) == 0);
+  // a finished run does nothing more
+  Slice c = run.advance(5);
+  CHECK(c.losses.empty());
+  CHECK(c.finished);
+}
+
+TEST_CASE("the eval interval can change between slices; 0 turns evaluations off", "[run]") {
+  train::Trainer t(tiny(20, 0));
+  t.set_corpus(text());
+  Run run(t);
+  CHECK(eval_steps(run.advance(5)).empty());  // not even at step 0
+  t.update_field("eval_interval", 3);
+  CHECK(eval_steps(run.advance(5)) == std::vector<int64_t>{6, 9});
+  CHECK_THROWS_WITH(t.update_field("n_layer", 2), Catch::Contains("n_layer is fixed once the model exists"));
+  CHECK_THROWS_WITH(t.update_field("eval_interval", -1), Catch::Contains("eval_interval must be in [0, 1000000000]"));
+}
+
+TEST_CASE("a run stops at the end of the schedule and trains on past it only when asked", "[run]") {
+  train::Trainer t(tiny(4, 0));
+  t.set_corpus(text());
+  {
+    Run run(t);
+    CHECK(run.advance(100).step == 4);
+  }
+  Run past(t);  // a run made past the end of the schedule has no stop
+  CHECK(past.stop_at() == -1);
+  Slice s = past.advance(3);
+  CHECK(s.step == 7);
+  CHECK_FALSE(s.finished);
+  CHECK(s.eta_s == -1.0);
+  CHECK(s.lr == Approx(t.config().min_lr));  // at the final learning rate
+  past.set_stop_at(9);
+  CHECK(past.advance(100).step == 9);
+  CHECK_THROWS_WITH(past.set_stop_at(5), Catch::Contains("already at step 9"));
+}
+
+TEST_CASE("the run's ETA counts the steps and evaluations still to come", "[run]") {
+  train::Trainer t(tiny(50, 10));
+  t.set_corpus(text());
+  Run run(t);
+  const Slice s = run.advance(5);
+  REQUIRE(run.ms_per_step() > 0);
+  REQUIRE(run.ms_per_eval() > 0);
+  // 45 steps and the evaluations at 10, 20, 30, 40, 50
+  const double expected = (45 * run.ms_per_step() + 5 * run.ms_per_eval()) / 1000.0;
+  CHECK(s.eta_s == Approx(expected));
+}
+
+TEST_CASE("a failing step ends the slice with its reason and keeps the steps before it", "[run]") {
+  Config c = tiny(10, 0);
+  c.learning_rate = 1.0f;  // AdamW steps of size 1 blow the tiny model up within a few steps
+  c.min_lr = 1.0f;
+  c.grad_clip = 0.0f;
+  c.weight_decay = 0.0f;
+  train::Trainer t(c);
+  t.set_corpus(text());
+  Run run(t);
+  // run until something fails or the schedule ends; either way the report is consistent
+  Slice s;
+  do s = run.advance(1); while (s.error.empty() && !s.finished);
+  CHECK(t.train_losses().size() == size_t(t.steps_done()));
+  if (!s.error.empty()) {
+    CHECK_THAT(s.error, Catch::Contains("diverged"));
+    CHECK(s.step == t.steps_done());
+  }
+}
+
+TEST_CASE("extending the schedule continues the learning rate without a jump", "[run][optim]") {
+  const optim::Schedule s{1e-3f, 1e-4f, 10, 100};
+  SECTION("mid-decay: the cosine restarts from the current rate towards the new end") {
+    const optim::Schedule e = s.extended(60, 200);
+    CHECK(e.lr_at(60) == s.lr_at(60));
+    CHECK(e.lr_at(130) < e.lr_at(60));
+    CHECK(e.lr_at(130) > s.lr_at(99));
+    CHECK(e.lr_at(200) == Approx(1e-4f));
+    CHECK(e.lr_at(199) > e.lr_at(200));
+  }
+  SECTION("past the end: stays at the floor") {
+    const optim::Schedule e = s.extended(150, 300);
+    CHECK(e.lr_at(150) == Approx(1e-4f));
+    CHECK(e.lr_at(250) == Approx(1e-4f));
+  }
+  SECTION("during warmup: only the end moves") {
+    const optim::Schedule e = s.extended(5, 200);
+    CHECK(e.from_step == 0);
+    CHECK(e.lr_at(5) == s.lr_at(5));
+    CHECK(e.lr_at(10) == Approx(1e-3f));
+    CHECK(e.lr_at(105) == Approx(0.5f * (1e-3f + 1e-4f)));  // halfway through the new cosine
+  }
+  SECTION("through the trainer, and kept by a checkpoint") {
+    train::Trainer t(tiny(20, 0));
+    t.set_corpus(text());
+    for (int i = 0; i < 12; i++) t.step();
+    const float before = t.learning_rate();
+    t.update_field("max_iters", 40);
+    CHECK(t.learning_rate() == before);
+    CHECK(t.config().max_iters == 40);
+    CHECK_THROWS_WITH(t.update_field("max_iters", 12), Catch::Contains("must be above the steps already done (12)"));
+    const std::vector<uint8_t> b = t.save();
+    auto u = train::Trainer::load(b.data(), b.size());
+    CHECK(u->schedule().from_step == 12);
+    CHECK(u->schedule().from_lr == before);
+    u->adopt_dataset(t.take_dataset());
+    for (int i = 0; i < 28; i++) u->step();
+    CHECK(u->learning_rate() == Approx(t.config().min_lr));
+  }
+}
+
+TEST_CASE("the schema: one row per field, names unique, defaults valid", "[config]") {
+  std::set<std::string> names;
+  for (const FieldSpec& f : config_schema()) {
+    INFO(f.name);
+    CHECK(names.insert(f.name).second);
+    CHECK(check_field_value(f, f.default_value).empty());
+    CHECK(std::string(f.help).size() > 10);
+    CHECK(f.kinds != 0u);
+    CHECK(find_field(f.name) == &f);
+  }
+  CHECK(config_problems(Config{}).empty());
+  CHECK(names.count("n_layer") == 1);
+  CHECK(names.count("learning_rate") == 1);
+  CHECK_THROWS_WITH(field("n_layr"), Catch::Contains("unknown config field 'n_layr' (did you mean n_layer?)"));
+  CHECK_THROWS_WITH(field("width"), Catch::Contains("unknown config field 'width'"));
+}
+
+TEST_CASE("config fields parse from text, and refuse what their range does not allow", "[config]") {
+  Config c;
+  set_field_text(c, field("n_layer"), "6");
+  set_field_text(c, field("learning_rate"), "3e-4");
+  set_field_text(c, field("model"), "gpt");
+  CHECK(c.n_layer == 6);
+  CHECK(c.learning_rate == 3e-4f);
+  CHECK(field_text(c, field("learning_rate")) == "0.0003");
+  CHECK(field_text(c, field("model")) == "gpt");
+  CHECK_THROWS_WITH(set_field_text(c, field("n_layer"), "2.5"), Catch::Contains("n_layer must be a whole number"));
+  CHECK_THROWS_WITH(set_field_text(c, field("n_layer"), "four"), Catch::Contains("n_layer expects a whole number, got 'four'"));
+  CHECK_THROWS_WITH(set_field_text(c, field("learning_rate"), "0"), Catch::Contains("learning_rate must be in (0, 1] (got 0)"));
+  CHECK_THROWS_WITH(set_field_text(c, field("beta1"), "1"), Catch::Contains("beta1 must be in [0, 1) (got 1)"));
+  CHECK_THROWS_WITH(set_field_text(c, field("model"), "bert"), Catch::Contains("model must be one of gpt (got 'bert')"));
+  CHECK(c.n_layer == 6);  // a refused value changes nothing
+}
+
+TEST_CASE("presets are valid configs and the default config is preset S", "[config]") {
+  CHECK(preset_config("S") == Config{});
+  for (const Preset& p : presets()) {
+    INFO(p.name);
+    const Config c = preset_config(p.name);
+    CHECK(config_problems(c).empty());
+    CHECK(check_memory(c, kDefaultMemoryLimit).empty());
+  }
+  const Config m = preset_config("M");
+  CHECK(m.n_layer == 6);
+  CHECK(m.n_embd == 384);
+  CHECK(m.block_size == 256);
+  CHECK(num_parameters(m) > 10'000'000);
+  CHECK_THROWS_WITH(preset_config("XL"), Catch::Contains("unknown preset 'XL' (presets: tiny, S, M)"));
+}
