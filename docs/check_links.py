@@ -10,8 +10,8 @@ The pages follow these conventions, and this script enforces them.
 1. Twins. Every docs/NAME.md has docs/NAME.zh-CN.md and vice versa. Each page links to its
    twin within its first five lines.
 
-2. Paths. An inline code span that starts with core/, tests/, wasm/ or cli/ names a file or a
-   directory of the repository (a '*' in it is a glob that must match something). It may end
+2. Paths. An inline code span that starts with core/, tests/, wasm/, cli/ or python/ names a
+   file or a directory of the repository (a '*' in it is a glob that must match something). It may end
    in ':symbol' (the file:function form, e.g. `core/src/ops.cpp:nn::gelu`): then the symbol's
    last identifier must occur in that very file, and a qualified symbol is checked as in 4.
 
@@ -23,7 +23,8 @@ The pages follow these conventions, and this script enforces them.
    only such spans (or a dash). No other code span in the pages starts with a double quote.
 
 4. Symbols. An inline code span that starts with nn::, model::, optim::, data::, sample::,
-   ckpt::, train::, kernels:: (or tp::, simd::, io::, tinygpt::) names something in core/.
+   ckpt::, train::, kernels:: (or tp::, simd::, io::, json::, safetensors::, tinygpt::) names
+   something in core/.
    Every namespace is nested in tinygpt::, and the pages name them relative to it.
    A trailing '(...)' is ignored; a span ending in '::' names a namespace. The leading
    components that are namespaces must be opened ('namespace x {' or 'namespace x::y {') by
@@ -44,9 +45,9 @@ import sys
 DOCS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(DOCS)
 
-PATH_PREFIXES = ("core/", "tests/", "wasm/", "cli/")
+PATH_PREFIXES = ("core/", "tests/", "wasm/", "cli/", "python/")
 SYMBOL_NAMESPACES = ("nn", "model", "optim", "data", "sample", "ckpt", "train", "kernels",
-                     "tp", "simd", "io", "tinygpt")
+                     "tp", "simd", "io", "json", "safetensors", "tinygpt")
 TEST_HEADERS = {"test", "tests", "测试"}
 
 errors = []

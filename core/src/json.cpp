@@ -363,12 +363,14 @@ void write_value(std::string& out, const Value& v, int indent, int level) {
 
 Value::Value(double d) {
   if (!std::isfinite(d)) throw Error("JSON: cannot write a non-finite number (" + std::to_string(d) + ")");
-  // shortest text that reads back as the same double
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, d);
-  std::string text(buf, r.ptr);
-  // to_chars may write "1e+20"; JSON allows that. It never writes "inf"/"nan" for finite d.
-  v_ = Number{std::move(text)};
+  // the shortest %g text that reads back as the same double (Emscripten's libc++ has no
+  // floating-point std::to_chars); "C" locale, as in every tinygpt program
+  char buf[40];
+  for (int precision = 1; precision <= 17; precision++) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  v_ = Number{std::string(buf)};
 }
 
 Value Value::number_literal(std::string text) {
