@@ -40,7 +40,8 @@ def example():
 
 def run_tool(*args, stdin=None):
     if not TOOL:
-        raise unittest.SkipTest("TINYGPT_SAFETENSORS_TOOL is not set (CTest sets it)")
+        raise AssertionError("TINYGPT_SAFETENSORS_TOOL is not set: the path of build/native/tests/safetensors_tool "
+                             "(CTest sets it)")
     return subprocess.run([TOOL, *args], input=stdin, capture_output=True, text=True)
 
 
