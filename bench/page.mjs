@@ -13,6 +13,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
 
+import { chromiumPath } from '../scripts/chromium.mjs';
 import { root } from '../tests/wasm/helpers.mjs';
 
 if (!fs.existsSync(path.join(root, 'dist/index.html'))) throw new Error('dist/ is missing: run npm run build first');
@@ -33,7 +34,7 @@ const server = await preview({
 const base = `http://127.0.0.1:${port}/`;
 const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-bench-'));
 const ctx = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  executablePath: chromiumPath(),
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync'],

@@ -11,6 +11,8 @@ import zlib from 'node:zlib';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
+import { chromiumPath } from '../../scripts/chromium.mjs';
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
 const LN256 = Math.log(256);
@@ -99,7 +101,7 @@ beforeAll(async () => {
   fs.mkdirSync(artifacts, { recursive: true });
   userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-chromium-'));
   ctx = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],

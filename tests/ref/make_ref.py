@@ -7,9 +7,9 @@ AdamW of core/src/optim.cpp + kernels adamw_update), and writes tests/ref/gpt_re
 
 Run with Debian's interpreter (torch 1.13):   /usr/bin/python3 tests/ref/make_ref.py
 
-Layout conventions of TinyGPT (not torch.nn.Linear's): every weight matrix is stored
-(in, out) and applied as x @ W + b. Parameter names, order and shapes follow
-TinyGPT::param_table().
+The model (names, order, shapes, the forward pass) is python/tinygpt/model.py's, the package's one
+definition: every weight matrix is stored (in, out) and applied as x @ W + b (not torch.nn.Linear's
+layout). Parameter names, order and shapes follow TinyGPT::param_table().
 
 Fixture format (little-endian): magic b"TGREF001"; u32 record count; records of
   u32 name_len, name (utf-8), u32 dtype (0 = float32, 1 = int32), u32 ndim, u32 dims[ndim], raw data.
@@ -23,6 +23,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+# The model is python/tinygpt/model.py's (one definition of the forward pass in Python).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from tinygpt.model import Config, forward_logits as tinygpt_forward_logits, param_specs as tinygpt_param_specs  # noqa: E402
+
 # ---- configuration ---------------------------------------------------------------------------
 V = 256
 N_LAYER, N_HEAD, N_EMBD, BLOCK_SIZE = 2, 4, 32, 8
@@ -35,25 +39,7 @@ LR, MIN_LR, WARMUP, TOTAL = f32(1e-2), f32(1e-3), 3, 10
 BETA1, BETA2, EPS, WEIGHT_DECAY, GRAD_CLIP = f32(0.9), f32(0.99), f32(1e-8), f32(0.1), f32(1.0)
 
 
-def param_specs(L, C, block_size):
-    """(name, shape, decay) in TinyGPT::param_table() order (model.cpp constructor)."""
-    specs = [("wte", (V, C), True), ("wpe", (block_size, C), True)]
-    for l in range(L):
-        p = f"h.{l}."
-        specs += [
-            (p + "ln_1.weight", (C,), False), (p + "ln_1.bias", (C,), False),
-            (p + "attn.c_attn.weight", (C, 3 * C), True), (p + "attn.c_attn.bias", (3 * C,), False),
-            (p + "attn.c_proj.weight", (C, C), True), (p + "attn.c_proj.bias", (C,), False),
-            (p + "ln_2.weight", (C,), False), (p + "ln_2.bias", (C,), False),
-            (p + "mlp.c_fc.weight", (C, 4 * C), True), (p + "mlp.c_fc.bias", (4 * C,), False),
-            (p + "mlp.c_proj.weight", (4 * C, C), True), (p + "mlp.c_proj.bias", (C,), False),
-        ]
-    specs += [("ln_f.weight", (C,), False), ("ln_f.bias", (C,), False),
-              ("lm_head.weight", (C, V), True), ("lm_head.bias", (V,), False)]
-    return specs
-
-
-SPECS = param_specs(N_LAYER, N_EMBD, BLOCK_SIZE)
+SPECS = tinygpt_param_specs(Config(n_layer=N_LAYER, n_head=N_HEAD, n_embd=N_EMBD, block_size=BLOCK_SIZE))
 NAMES = [s[0] for s in SPECS]
 DECAY = {s[0]: s[2] for s in SPECS}
 
@@ -73,42 +59,9 @@ def init_params(gen, dtype=torch.float32):
     return params
 
 
-# ---- the model ---------------------------------------------------------------------------------
-def layernorm(x, g, b):
-    return F.layer_norm(x, (x.shape[-1],), g, b, eps=1e-5)
-
-
-def attention(qkv, n_head):
-    """qkv (B, T, 3C) = [q | k | v]; head h uses channels h*HS .. h*HS+HS-1 of each."""
-    Bq, Tq, C3 = qkv.shape
-    C = C3 // 3
-    HS = C // n_head
-    q, k, v = qkv.split(C, dim=-1)
-    q = q.view(Bq, Tq, n_head, HS).transpose(1, 2)  # (B, NH, T, HS)
-    k = k.view(Bq, Tq, n_head, HS).transpose(1, 2)
-    v = v.view(Bq, Tq, n_head, HS).transpose(1, 2)
-    att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(HS))  # (B, NH, T, T)
-    mask = torch.triu(torch.ones(Tq, Tq, dtype=torch.bool), diagonal=1)  # j > i
-    att = att.masked_fill(mask, float("-inf"))
-    att = torch.softmax(att, dim=-1)
-    y = att @ v  # (B, NH, T, HS)
-    return y.transpose(1, 2).contiguous().view(Bq, Tq, C)
-
-
+# ---- the model: tinygpt.model.forward_logits (python/tinygpt/model.py) ----------------------------
 def forward_logits(P, tokens):
-    Tq = tokens.shape[1]
-    x = P["wte"][tokens.long()] + P["wpe"][:Tq]  # (B, T, C)
-    for l in range(N_LAYER):
-        p = f"h.{l}."
-        h = layernorm(x, P[p + "ln_1.weight"], P[p + "ln_1.bias"])
-        qkv = h @ P[p + "attn.c_attn.weight"] + P[p + "attn.c_attn.bias"]
-        y = attention(qkv, N_HEAD)
-        x = x + (y @ P[p + "attn.c_proj.weight"] + P[p + "attn.c_proj.bias"])
-        h = layernorm(x, P[p + "ln_2.weight"], P[p + "ln_2.bias"])
-        h = F.gelu(h @ P[p + "mlp.c_fc.weight"] + P[p + "mlp.c_fc.bias"], approximate="tanh")
-        x = x + (h @ P[p + "mlp.c_proj.weight"] + P[p + "mlp.c_proj.bias"])
-    x = layernorm(x, P["ln_f.weight"], P["ln_f.bias"])
-    return x @ P["lm_head.weight"] + P["lm_head.bias"]  # (B, T, V)
+    return tinygpt_forward_logits(P, tokens, N_LAYER, N_HEAD)
 
 
 def loss_fn(P, tokens, targets):

@@ -1,0 +1,112 @@
+// safetensors.h — the safetensors format: a writer and a strict reader, and the model's
+// parameters as a safetensors file.
+//
+// Layout (huggingface/safetensors, "Format"):
+//   u64 N                little-endian: the header's length in bytes
+//   N bytes              UTF-8 JSON object:
+//                          {"NAME": {"dtype": "F32", "shape": [d0, d1, ...], "data_offsets": [BEGIN, END]},
+//                           ..., "__metadata__": {"key": "value", ...}}   (metadata optional, strings only)
+//                        padded with spaces so that the data starts at a multiple of 8 bytes
+//   data                 the tensors' bytes, little-endian, row-major, no strides; BEGIN/END are
+//                        relative to the start of this section, END one past the last byte
+//
+// The reader refuses, each with its own message (tinygpt::Error, "safetensors: ..."): a file
+// shorter than 8 bytes; a header length above 100,000,000 bytes (the reference's limit) or past the
+// end of the file; a header that is not UTF-8 JSON (json.h: position in the message), not an object,
+// or has duplicate keys; tensor entries that are not {dtype, shape, data_offsets} with the right
+// types; unknown dtypes; sub-byte dtypes (F4, F6_*: valid in the format, not supported here);
+// a byte count that disagrees with shape x dtype size (or overflows); offsets that leave a gap,
+// overlap, or run past the data (tensors sorted by offset must tile [0, data size) exactly, the
+// reference's rule); bytes after the last tensor; and files above Limits::max_file_bytes.
+//
+// The writer follows the reference byte for byte: tensors ordered by dtype (the reference's enum
+// order, last first: U64, I64, F64, C64, F32, ...) then name, compact JSON with "__metadata__" first (its keys sorted), each tensor's members in
+// the order dtype, shape, data_offsets, and space padding of the header to a multiple of 8.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tinygpt::model {
+class TinyGPT;
+}
+
+namespace tinygpt::safetensors {
+
+// The byte-sized dtypes of the format. (F4, F6_E2M3, F6_E3M2 pack several values per byte:
+// the reader names them and refuses them.)
+// In the reference's order (huggingface/safetensors Dtype), which its writer sorts by.
+enum class Dtype {
+  BOOL, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ,
+  I16, U16, F16, BF16, I32, U32, F32, C64, F64, I64, U64
+};
+
+const char* dtype_name(Dtype dtype);  // "F32", ...
+size_t dtype_size(Dtype dtype);       // bytes per element
+bool parse_dtype(const std::string& name, Dtype* out);  // false when the name is not one of the above
+
+using Metadata = std::map<std::string, std::string>;
+
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+
+struct Limits {
+  uint64_t max_header_bytes = kMaxHeaderBytes;
+  uint64_t max_file_bytes = uint64_t(1) << 32;  // 4 GiB: far above any tinygpt model (wasm32 can't hold more)
+};
+
+// A tensor in a parsed file: a view into the caller's buffer.
+struct TensorView {
+  std::string name;
+  Dtype dtype;
+  std::vector<uint64_t> shape;  // [] is a scalar; a 0 dimension is an empty tensor
+  const uint8_t* data;          // nbytes bytes, little-endian
+  size_t nbytes;
+  uint64_t begin, end;          // data_offsets as written
+  uint64_t numel() const;
+};
+
+struct File {
+  Metadata metadata;
+  std::vector<TensorView> tensors;  // in data order
+  size_t header_bytes = 0;          // N
+
+  const TensorView* find(const std::string& name) const;
+  const TensorView& at(const std::string& name) const;  // throws "safetensors: missing tensor 'NAME'"
+};
+
+// Validates everything listed above; the views point into bytes (keep it alive).
+File parse(const uint8_t* bytes, size_t n, const Limits& limits = {});
+
+// A tensor to write; data holds nbytes = numel * dtype_size bytes (little-endian).
+struct TensorData {
+  std::string name;
+  Dtype dtype;
+  std::vector<uint64_t> shape;
+  const void* data;
+  size_t nbytes;
+};
+
+// Throws for duplicate or empty names, the name "__metadata__", a byte count that disagrees with
+// the shape, or names and metadata that are not valid UTF-8.
+std::vector<uint8_t> serialize(const std::vector<TensorData>& tensors, const Metadata& metadata = {});
+
+// Whole files. read_file checks the size against limits.max_file_bytes before reading anything.
+std::vector<uint8_t> read_file(const std::string& path, const Limits& limits = {});
+void write_file(const std::string& path, const std::vector<TensorData>& tensors, const Metadata& metadata = {});
+
+// ---- the model's parameters ---------------------------------------------------------------------
+// One F32 tensor per entry of TinyGPT::param_table(), under its name and shape
+// ("h.0.attn.c_attn.weight", (C, 3C): the core's (in, out) layout), with `metadata` (the config,
+// by the caller) in "__metadata__".
+std::vector<uint8_t> serialize_model(const model::TinyGPT& model, const Metadata& metadata);
+
+// Copies every parameter of `model` from the file and returns the file's metadata. The file must
+// hold exactly the model's parameters (names, shapes, dtype F32) and nothing else, and every value
+// must be finite; otherwise it throws naming the first problem and the model is left unchanged.
+Metadata load_model(const File& file, model::TinyGPT& model);
+Metadata load_model(const uint8_t* bytes, size_t n, model::TinyGPT& model);
+
+}  // namespace tinygpt::safetensors
