@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Makes sure build/wasm-dist has the three builds the page loads (simd, scalar, threads).
+// Makes sure build/wasm-dist has the builds the page loads (the presets of CMakePresets.json marked
+// "page": simd, scalar, threads).
 //   node web/tools/wasm.mjs           build the missing ones (quick when all exist: npm start);
 //                                     succeeds if at least one single-threaded build is there
-//   node web/tools/wasm.mjs --update  run scripts/build-wasm.sh for all three; CMake rebuilds only
+//   node web/tools/wasm.mjs --update  run scripts/build-wasm.sh for each of them; CMake rebuilds only
 //                                     what changed (npm run build, so a site is built from the
 //                                     current core; see below for a variant that fails)
 // Without Emscripten, existing builds are used as they are, with a warning.
@@ -11,13 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { wasmVariants } from '../../scripts/wasm-variants.mjs';
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'build/wasm-dist');
-const files = {
-  simd: ['tinygpt-simd.js', 'tinygpt-simd.wasm'],
-  scalar: ['tinygpt-scalar.js', 'tinygpt-scalar.wasm'],
-  threads: ['tinygpt-threads.js', 'tinygpt-threads.wasm', 'tinygpt-threads.worker.js'],
-};
+// the variants the page loads and their files: CMakePresets.json, the one list of builds
+const files = Object.fromEntries(wasmVariants().filter((v) => v.page).map((v) => [v.name, v.files]));
 const update = process.argv.includes('--update');
 const missing = Object.keys(files).filter((v) => files[v].some((f) => !fs.existsSync(path.join(dist, f))));
 const wanted = update ? Object.keys(files) : missing;
