@@ -280,7 +280,16 @@ int cmd_train(const Args& args) {
     const Slice slice = run.advance(target - s0);
     for (const Evaluation& e : slice.evals)
       if (e.step == 0) std::printf("step      0/%d | val %.4f (ln 256 = 5.545)\n", c.max_iters, e.loss);
-    if (!slice.error.empty()) throw Error(slice.error);
+    for (const train::Rollback& r : slice.rollbacks)
+      std::printf("%s%s: rolled back to step %lld, learning rate now x%g\n", tty ? "\n" : "", r.reason.c_str(),
+                  (long long)r.restored_step, double(r.lr_scale));
+    if (!slice.error.empty()) {
+      if (!out.empty()) {
+        save();
+        std::printf("saved the last good state (step %lld) to %s\n", (long long)trainer->steps_done(), out.c_str());
+      }
+      throw Error(slice.error);
+    }
     const int64_t s = slice.step;
     const bool evaluated = !slice.evals.empty() && slice.evals.back().step == s && s > 0;
     if (evaluated) last_val = slice.evals.back().loss;

@@ -109,23 +109,84 @@ TEST_CASE("the run's ETA counts the steps and evaluations still to come", "[run]
   CHECK(s.eta_s == Approx(expected));
 }
 
-TEST_CASE("a failing step ends the slice with its reason and keeps the steps before it", "[run]") {
-  Config c = tiny(10, 0);
-  c.learning_rate = 1.0f;  // AdamW steps of size 1 blow the tiny model up within a few steps
+TEST_CASE("the NaN guard rolls a corrupted step back to the last good state at half the learning rate", "[run][guard]") {
+  auto make = [] {
+    auto t = std::make_unique<train::Trainer>(tiny(400, 0));
+    t->set_corpus(text());
+    return t;
+  };
+  auto reference = make();  // the same run, untouched, to step 100
+  for (int i = 0; i < 100; i++) reference->step();
+  auto t = make();
+  Run run(*t);
+  REQUIRE(run.advance(130).step == 130);
+  REQUIRE(t->good_state_step() == 100);
+  const float lr_before = t->learning_rate();
+  t->inject_nan_gradient();  // step 131's gradient is NaN, as a corrupted batch would give
+  const Slice s = run.advance(1);
+  REQUIRE(s.rollbacks.size() == 1);
+  CHECK(s.rollbacks[0].failed_step == 130);
+  CHECK(s.rollbacks[0].restored_step == 100);
+  CHECK(s.rollbacks[0].lr_scale == 0.5f);
+  CHECK_THAT(s.rollbacks[0].reason, Catch::Contains("diverged at step 131") && Catch::Contains("gradient norm is nan"));
+  CHECK(s.error.empty());
+  CHECK(s.first_step == 100);
+  CHECK(t->steps_done() == 100);
+  CHECK(t->train_losses().size() == 100);
+  // back at step 100 exactly: weights, moments and the data order of the untouched run
+  CHECK(std::memcmp(t->model().params(), reference->model().params(), size_t(t->model().num_parameters()) * 4) == 0);
+  CHECK(t->optimizer().m() == reference->optimizer().m());
+  CHECK(t->optimizer().t() == reference->optimizer().t());
+  CHECK(t->step() == reference->step());  // the same next batch
+  CHECK(t->learning_rate() < lr_before);
+  // the scale is part of the run: a checkpoint keeps it
+  const std::vector<uint8_t> b = t->save();
+  CHECK(train::Trainer::load(b.data(), b.size())->lr_scale() == 0.5f);
+}
+
+TEST_CASE("the NaN guard saves a run with an absurd learning rate", "[run][guard]") {
+  Config c = tiny(150, 0);
+  c.learning_rate = 1.0f;  // absurd: AdamW steps of size 1 send the loss far above a uniform guess
   c.min_lr = 1.0f;
+  c.warmup_iters = 0;
   c.grad_clip = 0.0f;
   c.weight_decay = 0.0f;
   train::Trainer t(c);
   t.set_corpus(text());
   Run run(t);
-  // run until something fails or the schedule ends; either way the report is consistent
-  Slice s;
-  do s = run.advance(1); while (s.error.empty() && !s.finished);
-  CHECK(t.train_losses().size() == size_t(t.steps_done()));
-  if (!s.error.empty()) {
-    CHECK_THAT(s.error, Catch::Contains("diverged"));
-    CHECK(s.step == t.steps_done());
+  std::vector<train::Rollback> rollbacks;
+  while (!run.finished()) {
+    const Slice s = run.advance(10);
+    rollbacks.insert(rollbacks.end(), s.rollbacks.begin(), s.rollbacks.end());
+    REQUIRE(s.error.empty());
   }
+  REQUIRE(!rollbacks.empty());
+  CHECK_THAT(rollbacks[0].reason, Catch::Contains("worse than 22.2 (4 x a uniform guess)"));
+  CHECK(rollbacks[0].restored_step == 0);
+  CHECK(rollbacks[0].lr_scale == 0.5f);
+  CHECK(t.lr_scale() == rollbacks.back().lr_scale);
+  // every loss the run kept is one that did not diverge
+  REQUIRE(t.train_losses().size() == 150);
+  for (float l : t.train_losses()) CHECK(l <= train::kDivergedLoss);
+}
+
+TEST_CASE("the NaN guard pauses the run after three rollbacks in a row", "[run][guard]") {
+  train::Trainer t(tiny(300, 0));
+  t.set_corpus(text());
+  Run run(t);
+  REQUIRE(run.advance(40).step == 40);
+  t.inject_nan_gradient(5);  // corrupted batches that keep coming
+  const Slice s = run.advance(100);
+  REQUIRE(s.rollbacks.size() == 3);
+  CHECK(s.rollbacks[2].lr_scale == 0.125f);
+  for (const train::Rollback& r : s.rollbacks) CHECK(r.restored_step == 0);
+  CHECK_THAT(s.error, Catch::Contains("training paused after 3 rollbacks in a row") && Catch::Contains("lower learning_rate"));
+  CHECK(t.steps_done() == 0);
+  CHECK(s.losses.empty());
+  // the next slice (the user pressed Start again) goes on from the good state
+  const Slice next = run.advance(3);
+  CHECK(next.rollbacks.size() == 2);  // the two corrupted batches still queued
+  CHECK(next.error.empty());
 }
 
 TEST_CASE("extending the schedule continues the learning rate without a jump", "[run][optim]") {

@@ -196,8 +196,18 @@ class Session {
         o.set("ms", e.ms);
         evals.call<void>("push", o);
       }
+      val rollbacks = val::array();
+      for (const train::Rollback& b : sl.rollbacks) {
+        val o = val::object();
+        o.set("failedStep", double(b.failed_step));
+        o.set("restoredStep", double(b.restored_step));
+        o.set("lrScale", b.lr_scale);
+        o.set("reason", b.reason);
+        rollbacks.call<void>("push", o);
+      }
       val r = val::object();
       r.set("firstStep", double(sl.first_step));
+      r.set("rollbacks", rollbacks);
       r.set("step", double(sl.step));
       r.set("losses", copy_to_js("Float32Array", sl.losses.data(), sl.losses.size()));
       r.set("evals", evals);
@@ -211,6 +221,9 @@ class Session {
       return r;
     });
   }
+
+  // Test hook (the page's e2e test of the NaN guard): the next n steps get a NaN gradient.
+  void injectNanGradient(int n) { trainer_->inject_nan_gradient(n); }
 
   // -1 = train until paused (the default past the end of the schedule)
   double stopAt() const { return double(run_->stop_at()); }
@@ -448,6 +461,7 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
       .function("corpusMatchesCheckpoint", &Session::corpusMatchesCheckpoint)
       .function("advance", &Session::advance)
       .function("stopAt", &Session::stopAt)
+      .function("injectNanGradient", &Session::injectNanGradient)
       .function("setStopAt", &Session::setStopAt)
       .function("updateField", &Session::updateField)
       .function("evaluate", &Session::evaluate)

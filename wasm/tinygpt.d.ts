@@ -81,7 +81,9 @@ export interface Slice {
   gradNorm: number;        // global gradient norm of the last step, before clipping
   finished: boolean;       // the run reached its stop
   etaSeconds: number;      // to the stop at the current pace (-1: no stop, or not yet measured)
-  error: string;           // why the slice ended early ('' if it did not): the model diverged
+  /** Diverged steps the NaN guard undid: the run went back to restoredStep at lrScale x the learning rate. */
+  rollbacks: { failedStep: number; restoredStep: number; lrScale: number; reason: string }[];
+  error: string;           // why the run paused ('' if it did not): three rollbacks in a row
 }
 
 export interface Generated {
@@ -113,6 +115,7 @@ export interface Session {
   stopAt(): number;                                   // -1 = no stop
   setStopAt(step: number): void;                      // -1 = train until paused
   updateField(name: 'eval_interval' | 'eval_iters' | 'max_iters', value: number): void;
+  injectNanGradient(steps: number): void;             // test hook: NaN gradients for the next steps
   evaluate(): number;
   generate(prompt: Uint8Array, n: number, options?: SampleOptions): Generated;
   beginGeneration(prompt: Uint8Array, options?: SampleOptions): void;

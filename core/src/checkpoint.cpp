@@ -17,15 +17,18 @@ struct CheckpointAccess {
   static uint64_t corpus_fingerprint(const Trainer& t) { return t.dataset_ ? t.dataset_->fingerprint() : t.checkpoint_fingerprint_; }
   static uint64_t corpus_size(const Trainer& t) { return t.dataset_ ? t.dataset_->size() : t.checkpoint_corpus_size_; }
   static void restore(Trainer& t, int64_t step, const data::Rng::State& rng, uint64_t fingerprint, uint64_t corpus_size,
-                      const optim::Schedule& schedule, std::vector<float> train_losses, std::vector<ValPoint> val_losses) {
+                      const optim::Schedule& schedule, float lr_scale, std::vector<float> train_losses,
+                      std::vector<ValPoint> val_losses) {
     t.step_ = step;
     t.data_rng_state_ = rng;
     t.checkpoint_fingerprint_ = fingerprint;
     t.checkpoint_corpus_size_ = corpus_size;
     t.schedule_ = schedule;
+    t.lr_scale_ = lr_scale;
     t.train_losses_ = std::move(train_losses);
     t.train_losses_.reserve(std::max<size_t>(t.train_losses_.size(), size_t(t.config_.max_iters)));
     t.val_losses_ = std::move(val_losses);
+    t.keep_good_state();  // the loaded state is the one a divergence rolls back to
   }
 };
 }  // namespace tinygpt::train
@@ -150,6 +153,7 @@ struct Contents {
   data::Rng::State rng{};
   uint64_t fingerprint = 0, corpus_size = 0;
   optim::Schedule schedule;
+  float lr_scale = 1.0f;  // halved by every rollback of the NaN guard
   Span params, adam_m, adam_v, train_losses;
   std::vector<train::ValPoint> val;
 };
@@ -300,6 +304,8 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
       want('i'), k.schedule.from_step = iv;
     } else if (name == "schedule_from_lr") {
       want('f'), k.schedule.from_lr = float(fv);
+    } else if (name == "lr_scale") {
+      want('f'), k.lr_scale = float(fv);
     } else {
       throw Error("checkpoint sets '" + name + "', which this build of tinygpt does not know: it was written by a newer version");
     }
@@ -315,6 +321,8 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
   k.schedule.from_lr = from_lr;
   if (from_step < 0 || from_step > k.step || !std::isfinite(from_lr))
     throw Error("checkpoint is inconsistent: its schedule restarts at step " + std::to_string(from_step));
+  if (!(k.lr_scale > 0.0f && k.lr_scale <= 1.0f))
+    throw Error("checkpoint is inconsistent: its learning-rate scale is " + std::to_string(k.lr_scale));
 
   const uint32_t n_sections = h.u32();
   std::vector<Section> sections;
@@ -396,7 +404,7 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
   w.u32(kVersion);
   w.u32(0);  // header_bytes, filled in below
   const std::vector<FieldSpec>& schema = config_schema();
-  w.u32(uint32_t(schema.size() + 10));
+  w.u32(uint32_t(schema.size() + 11));
   for (const FieldSpec& f : schema) {
     if (f.type == FieldType::choice) w.text_field(f.name, field_text(c, f));
     else if (f.type == FieldType::real) w.real_field(f.name, f.get(c));
@@ -410,6 +418,7 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
   w.u64_field("corpus_size", CheckpointAccess::corpus_size(t));
   w.int_field("schedule_from_step", t.schedule().from_step);
   w.real_field("schedule_from_lr", t.schedule().from_lr);
+  w.real_field("lr_scale", t.lr_scale());
 
   const std::vector<train::ValPoint>& val = t.val_losses();
   std::vector<int64_t> val_steps;
@@ -474,8 +483,8 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   for (const train::ValPoint& p : k.val)
     if (!std::isfinite(p.loss)) throw Error("checkpoint contains NaN or Inf values in the validation history");
   t->optimizer().set_t(k.adam_t);
-  CheckpointAccess::restore(*t, k.step, k.rng, k.fingerprint, k.corpus_size, k.schedule, std::move(train_losses),
-                            std::move(k.val));
+  CheckpointAccess::restore(*t, k.step, k.rng, k.fingerprint, k.corpus_size, k.schedule, k.lr_scale,
+                            std::move(train_losses), std::move(k.val));
   return t;
 }
 

@@ -196,7 +196,8 @@ int64_t num_parameters(const Config& c) {
 
 int64_t estimate_training_bytes(const Config& c) {
   const int64_t B = c.batch_size, T = c.block_size, C = c.n_embd, NH = c.n_head, L = c.n_layer, V = 256;
-  const int64_t params = num_parameters(c) * 4;  // parameters, gradients, AdamW m and v
+  // parameters, gradients, AdamW m and v, and the last good state (parameters, m, v) of the NaN guard
+  const int64_t params = num_parameters(c) * 7;
   // activations of one step (floats): per block LN1, qkv, attention out, probabilities,
   // projection, residual, LN2, fc, gelu, fc_proj, residual, LN statistics; then embeddings,
   // final LN, logits and softmax probabilities.

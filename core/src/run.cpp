@@ -1,6 +1,7 @@
 // run.cpp — the training loop's policy (run.h).
 #include "tinygpt/run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -67,9 +68,24 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
     try {
       s.losses.push_back(trainer_.step());
     } catch (const train::Diverged& e) {
-      s.error = e.what();  // the trainer's state is as before this step
-      break;
+      // the NaN guard: nothing reached the weights; go back to the last good state at half the
+      // learning rate, and stop asking after kMaxRollbacks in a row
+      const train::Rollback r = trainer_.roll_back(e.what());
+      s.rollbacks.push_back(r);
+      done++;  // an attempted step: a slice of one step ends here
+      const int64_t keep = std::max<int64_t>(0, r.restored_step - s.first_step);
+      if (s.losses.size() > size_t(keep)) s.losses.resize(size_t(keep));
+      while (!s.evals.empty() && s.evals.back().step > r.restored_step) s.evals.pop_back();
+      if (++rollbacks_in_a_row_ >= kMaxRollbacks) {
+        s.error = std::string(e.what()) + "; training paused after " + std::to_string(kMaxRollbacks) +
+                  " rollbacks in a row (the learning rate is now " + std::to_string(r.lr_scale).substr(0, 5) +
+                  " x the schedule's): lower learning_rate or raise grad_clip, then continue";
+        rollbacks_in_a_row_ = 0;
+        break;
+      }
+      continue;
     }
+    if (trainer_.good_state_step() == trainer_.steps_done()) rollbacks_in_a_row_ = 0;  // past a new good state
     const double ms = ms_since(t0);
     s.train_ms += ms;
     blend(ms_per_step_, ms, 0.1);
@@ -79,6 +95,7 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
   }
   s.step = trainer_.steps_done();
   if (s.train_ms > 0.0) s.tokens_per_s = double(done * trainer_.tokens_per_step()) / (s.train_ms / 1000.0);
+  if (!s.rollbacks.empty()) s.first_step = std::min(s.first_step, s.rollbacks.back().restored_step);
   s.lr = trainer_.learning_rate();
   s.grad_norm = trainer_.last_grad_norm();
   s.finished = finished();

@@ -2,6 +2,7 @@
 #include "tinygpt/trainer.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "kernels.h"
@@ -38,6 +39,7 @@ Trainer::Trainer(const Config& config, int64_t memory_limit)
       arena_(size_t(1) << 20) {
   train_losses_.reserve(size_t(config_.max_iters));
   val_losses_.reserve(64);
+  keep_good_state();  // a fresh run can always go back to its start
 }
 
 void Trainer::update_field(std::string_view name, double value) {
@@ -85,7 +87,7 @@ bool Trainer::corpus_matches_checkpoint() const {
 // activations before anything uses it, so no later pass spills and memory never grows after
 // the first step (evaluation and inspection need less than training).
 void Trainer::reserve_arena() {
-  arena_.reserve(size_t(estimate_training_bytes(config_) - model_.num_parameters() * 16));
+  arena_.reserve(size_t(estimate_training_bytes(config_) - model_.num_parameters() * 28));
 }
 
 float Trainer::step() {
@@ -99,15 +101,61 @@ float Trainer::step() {
   loss.backward();
   const float value = loss.item();
   const int64_t P = model_.num_parameters();
+  if (inject_nan_ > 0) {
+    model_.grads()[0] = NAN;
+    inject_nan_--;
+  }
   const float norm = optim::clip_grad_norm(model_.grads(), P, config_.grad_clip);
-  if (!std::isfinite(value) || !std::isfinite(norm))
-    throw Diverged("training diverged at step " + std::to_string(step_) + " (loss or gradient is not finite): lower the learning rate");
+  if (!std::isfinite(value) || !std::isfinite(norm) || value > kDivergedLoss) {
+    char what[96];
+    if (!std::isfinite(value)) std::snprintf(what, sizeof what, "the loss is %g", double(value));
+    else if (!std::isfinite(norm)) std::snprintf(what, sizeof what, "the gradient norm is %g", double(norm));
+    else std::snprintf(what, sizeof what, "the loss is %.1f, worse than %.1f (4 x a uniform guess)", double(value), double(kDivergedLoss));
+    throw Diverged("training diverged at step " + std::to_string(step_ + 1) + ": " + what);
+  }
   last_grad_norm_ = norm;
-  optimizer_.step(model_.params(), model_.grads(), schedule_.lr_at(step_));
+  optimizer_.step(model_.params(), model_.grads(), learning_rate());
   kernels::share_scratch_sizes();  // so that no thread first meets a scratch need in a later step
   step_++;
   train_losses_.push_back(value);
+  if (step_ % kGoodStateInterval == 0) keep_good_state();
   return value;
+}
+
+void Trainer::keep_good_state() {
+  const size_t P = size_t(model_.num_parameters());
+  if (good_.params.size() != P) {  // once, at the first snapshot
+    good_.params.resize(P);
+    good_.m.resize(P);
+    good_.v.resize(P);
+  }
+  std::memcpy(good_.params.data(), model_.params(), P * sizeof(float));
+  std::memcpy(good_.m.data(), optimizer_.m().data(), P * sizeof(float));
+  std::memcpy(good_.v.data(), optimizer_.v().data(), P * sizeof(float));
+  good_.step = step_;
+  good_.adam_t = optimizer_.t();
+  good_.rng = dataset_ ? dataset_->rng_state() : data_rng_state_;
+}
+
+Rollback Trainer::roll_back(const std::string& reason) {
+  if (good_.step < 0) throw Error("internal: no good state to roll back to");
+  Rollback r;
+  r.failed_step = step_;
+  const size_t P = good_.params.size();
+  std::memcpy(model_.params(), good_.params.data(), P * sizeof(float));
+  std::memcpy(optimizer_.m().data(), good_.m.data(), P * sizeof(float));
+  std::memcpy(optimizer_.v().data(), good_.v.data(), P * sizeof(float));
+  optimizer_.set_t(good_.adam_t);
+  step_ = good_.step;
+  if (dataset_) dataset_->set_rng_state(good_.rng);
+  else data_rng_state_ = good_.rng;
+  train_losses_.resize(size_t(step_));
+  while (!val_losses_.empty() && val_losses_.back().step > step_) val_losses_.pop_back();
+  lr_scale_ *= 0.5f;
+  r.restored_step = step_;
+  r.lr_scale = lr_scale_;
+  r.reason = reason;
+  return r;
 }
 
 float Trainer::evaluate() {

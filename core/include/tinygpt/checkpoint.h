@@ -16,7 +16,7 @@
 // as 'i', reals as 'f'), then the run's state:
 //   step, adam_t (i64); data_rng (four u64: data_rng.0 .. data_rng.3); corpus_fingerprint (u64,
 //   FNV-1a 64), corpus_size (u64); schedule_from_step (i64), schedule_from_lr (f64) (see
-//   optim::Schedule::extended).
+//   optim::Schedule::extended); lr_scale (f64, 1 unless the NaN guard halved it: train::Trainer::roll_back).
 // Sections: params, adam_m, adam_v (f32, one per parameter, in the model's param_table order);
 //   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation.
 // A config field missing from a file takes the schema's default (files written before the field

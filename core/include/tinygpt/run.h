@@ -10,7 +10,9 @@
 //   - stop at stop_at (by default the end of the schedule, max_iters; none when the run is already
 //     past it: "train more" continues at the final learning rate);
 //   - throughput from training time only (evaluations are timed apart), and an ETA to stop_at
-//     that includes the evaluations still to come.
+//     that includes the evaluations still to come;
+//   - the NaN guard: a diverged step never reaches the weights; the run rolls back to its last
+//     good state at half the learning rate, and pauses after three rollbacks in a row.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,7 @@ struct Evaluation {
 };
 
 struct Slice {
-  int64_t first_step = 0;       // steps done before the slice
+  int64_t first_step = 0;       // steps done before the slice (after a rollback: the step it went back to)
   int64_t step = 0;             // steps done after it
   std::vector<float> losses;    // (step - first_step) training losses, one per step
   std::vector<Evaluation> evals;// evaluations made during the slice, in order
@@ -38,8 +40,12 @@ struct Slice {
   float grad_norm = 0.0f;       // global gradient norm of the last step, before clipping
   bool finished = false;        // the run reached stop_at
   double eta_s = -1.0;          // seconds to stop_at at the current pace (-1: no stop or unknown)
-  std::string error;            // why the slice stopped early ("" = it did not); the steps before it count
+  std::vector<train::Rollback> rollbacks;  // diverged steps the NaN guard undid, in order
+  std::string error;            // why the run paused ("" = it did not); the steps before it count
 };
+
+// After this many rollbacks in a row (no new good state in between) the run pauses.
+constexpr int kMaxRollbacks = 3;
 
 class Run {
  public:
@@ -54,9 +60,11 @@ class Run {
 
   // Trains at most max_steps steps, and stops early once budget_ms of wall time have passed
   // (at least one step runs unless the run is finished). Evaluations happen where the policy
-  // above puts them. A step that diverges (train::Diverged: Trainer::step leaves the model as it
-  // was) ends the slice with Slice::error set; the steps before it are reported as usual. Other
-  // errors (no corpus, ...) propagate.
+  // above puts them. The NaN guard: a step that diverges (train::Diverged: nothing reached the
+  // weights) rolls the run back to its last good state at half the learning rate
+  // (Trainer::roll_back; reported in Slice::rollbacks, and the slice's losses and evaluations
+  // after that state are dropped); after kMaxRollbacks in a row the slice ends with Slice::error.
+  // Other errors (no corpus, ...) propagate.
   Slice advance(int64_t max_steps, double budget_ms = 1e300);
 
   // Moving averages behind the ETA (0 until measured).
@@ -72,6 +80,7 @@ class Run {
   int64_t stop_at_ = -1;
   double ms_per_step_ = 0.0;
   double ms_per_eval_ = 0.0;
+  int rollbacks_in_a_row_ = 0;
 };
 
 }  // namespace tinygpt

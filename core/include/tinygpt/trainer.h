@@ -19,12 +19,28 @@
 
 namespace tinygpt::train {
 
-// Thrown by Trainer::step when the loss or the gradients are not finite (the model is left as it
-// was); other errors are the caller's (no corpus, ...).
+// Thrown by Trainer::step when the step diverged (see Trainer::step); the model is left as it was.
+// Other errors are the caller's (no corpus, ...).
 class Diverged : public Error {
  public:
   using Error::Error;
 };
+
+// A step above this loss has diverged: 4 ln 256 ~ 22.2 nats is four times a uniform guess over the
+// bytes, which a model that is learning never comes near (a fresh one starts at ln 256 = 5.55).
+constexpr float kDivergedLoss = 22.18f;
+
+// How the run recovered from a diverged step (Trainer::roll_back).
+struct Rollback {
+  int64_t failed_step = 0;    // the step that diverged (0-based)
+  int64_t restored_step = 0;  // the run is back at this step: later losses were dropped
+  float lr_scale = 1.0f;      // the learning rate is now the schedule's times this
+  std::string reason;         // what went wrong, for the user
+};
+
+// Every this many steps the trainer keeps a copy of the parameters and optimizer state in memory,
+// the "last good state" a diverged run rolls back to.
+constexpr int kGoodStateInterval = 100;
 
 struct ValPoint {
   int64_t step;  // evaluated after this many steps
@@ -55,14 +71,21 @@ class Trainer {
   bool corpus_matches_checkpoint() const;
 
   // One optimizer step on a random batch; returns its loss (before the update).
-  // Throws (and leaves the parameters and optimizer state untouched) if the loss or gradients
-  // are not finite; the batch is consumed, so a retry trains on the next one.
+  // Throws Diverged (and leaves the parameters and optimizer state untouched) if the loss or the
+  // gradient norm is not finite or the loss is above kDivergedLoss; the batch is consumed.
   float step();
+  // After a Diverged step: back to the last good state (parameters, AdamW moments, step, data
+  // order, history) and half the learning rate from there on. The NaN guard of tinygpt::Run.
+  Rollback roll_back(const std::string& reason);
+  int64_t good_state_step() const { return good_.step; }
+  float lr_scale() const { return lr_scale_; }
+  // Test hook: the next `steps` steps get a NaN in their gradient, as corrupted batches would give.
+  void inject_nan_gradient(int steps = 1) { inject_nan_ = steps; }
   // Mean validation loss over eval_iters fixed batches; recorded in val_losses().
   float evaluate();
 
   int64_t steps_done() const { return step_; }
-  float learning_rate() const { return schedule_.lr_at(step_); }  // for the next step
+  float learning_rate() const { return schedule_.lr_at(step_) * lr_scale_; }  // for the next step
   float last_grad_norm() const { return last_grad_norm_; }
   const std::vector<float>& train_losses() const { return train_losses_; }  // one per step
   const std::vector<ValPoint>& val_losses() const { return val_losses_; }
@@ -105,8 +128,16 @@ class Trainer {
   uint64_t checkpoint_corpus_size_ = 0;
   nn::Arena arena_;
   data::Batch batch_;
+  void keep_good_state();
   int64_t step_ = 0;
   float last_grad_norm_ = 0.0f;
+  float lr_scale_ = 1.0f;     // halved by every rollback
+  int inject_nan_ = 0;
+  struct GoodState {          // the last good state, kept every kGoodStateInterval steps
+    std::vector<float> params, m, v;  // (P) each, allocated once
+    int64_t step = -1, adam_t = 0;
+    data::Rng::State rng{};
+  } good_;
   std::vector<float> train_losses_;
   std::vector<ValPoint> val_losses_;
 };
