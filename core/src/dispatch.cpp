@@ -141,5 +141,24 @@ void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, float
                   float wd, float bc1, float bc2) {
   active().adamw_update(p, g, m, v, n, lr, b1, b2, eps, wd, bc1, bc2);
 }
+// seq2seq kernels
+void mha_forward(float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
+                 const AttentionShape& s) {
+  active().mha_forward(out, att, q, k, v, key_pad, s);
+}
+void mha_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
+                  const float* att, const uint8_t* key_pad, const AttentionShape& s) {
+  active().mha_backward(dq, dk, dv, dout, q, k, v, att, key_pad, s);
+}
+void relu_forward(float* out, const float* inp, int64_t n) { active().relu_forward(out, inp, n); }
+void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) { active().relu_backward(dinp, inp, dout, n); }
+void crossentropy_ignore_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N,
+                                 int V) {
+  active().crossentropy_ignore_forward(losses, probs, logits, targets, N, V);
+}
+void crossentropy_ignore_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N,
+                                  int V) {
+  active().crossentropy_ignore_backward(dlogits, probs, targets, dloss, N, V);
+}
 
 }  // namespace tinygpt::kernels

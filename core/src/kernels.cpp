@@ -496,6 +496,9 @@ const KernelTable& table() {
       &layernorm_backward, &gelu_forward,   &gelu_backward,        &softmax_forward,       &softmax_backward,
       &crossentropy_forward, &crossentropy_backward, &attention_forward, &attention_backward, &attention_decode,
       &add_forward,       &accumulate,      &sum_squares,          &scale,                 &adamw_update,
+      // seq2seq kernels (kernels_seq2seq.cpp)
+      &mha_forward, &mha_backward, &relu_forward, &relu_backward, &crossentropy_ignore_forward,
+      &crossentropy_ignore_backward,
   };
   return t;
 }

@@ -93,6 +93,41 @@ void scale(float* x, float s, int64_t n);
 void adamw_update(float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1,
                   float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2);
 
+// ---- encoder-decoder (seq2seq) kernels: core/src/kernels_seq2seq.cpp -----------------------
+// General multi-head attention over separate query and key/value inputs, with an optional
+// causal mask and key-padding mask, as the encoder-decoder needs it (encoder self-attention,
+// decoder self-attention, cross-attention, and decoding against caches).
+// Head h uses channels h*HS .. h*HS+HS-1 of each q, k and v row. Rows are addressed with strides
+// so the same kernel reads a fused qkv (B, T, 3C), a separate q (B, Tq, C) and kv (B, Tk, 2C), or
+// a KV cache (rows, block_size, C).
+struct AttentionShape {
+  int B = 0, Tq = 0, Tk = 0, C = 0, NH = 0;
+  int q_row = 0, kv_row = 0;           // floats from one position to the next in q, and in k / v
+  int64_t q_batch = 0, kv_batch = 0;   // floats from one batch element to the next (kv_batch 0: shared keys)
+  bool causal = false;                 // query i sees keys j <= i + (Tk - Tq) (Tq == Tk: j <= i)
+};
+// out (B, Tq, C), att (B, NH, Tq, Tk):
+//   s_ij = q_i . k_j / sqrt(HS) + mask_ij,  mask_ij = -inf where key j is padding (key_pad[b, j] != 0)
+//   or, if causal, j > i + (Tk - Tq);  att_i = softmax(s_i);  out_i = sum_j att_ij v_j
+// key_pad (B, Tk) or nullptr. A row whose keys are all masked gets att = 0 and out = 0 (not NaN).
+void mha_forward(float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
+                 const AttentionShape& s);
+// dq (laid out like q) += ..., dk, dv (laid out like k, v) += ... given dout (B, Tq, C) and the
+// forward's att. Requires kv_batch != 0 (keys owned by one batch element each).
+void mha_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
+                  const float* att, const uint8_t* key_pad, const AttentionShape& s);
+
+// ReLU: out = max(x, 0);  backward: dinp += dout where inp > 0
+void relu_forward(float* out, const float* inp, int64_t n);
+void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+
+// Cross-entropy that skips rows whose target is negative (padding): losses[n] = 0 there and
+// probs row n is left untouched; otherwise as crossentropy_forward / crossentropy_backward.
+void crossentropy_ignore_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N,
+                                 int V);
+void crossentropy_ignore_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N,
+                                  int V);
+
 namespace ref {
 void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
            float* C, int ldc, bool accumulate);
@@ -114,6 +149,17 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
                         int NH);
 void adamw_update(float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1,
                   float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2);
+// seq2seq (core/src/kernels_seq2seq_ref.cpp)
+void mha_forward(float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
+                 const AttentionShape& s);
+void mha_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
+                  const float* att, const uint8_t* key_pad, const AttentionShape& s);
+void relu_forward(float* out, const float* inp, int64_t n);
+void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void crossentropy_ignore_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N,
+                                 int V);
+void crossentropy_ignore_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N,
+                                  int V);
 }  // namespace ref
 
 }  // namespace tinygpt::kernels

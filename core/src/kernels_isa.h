@@ -40,6 +40,13 @@ struct KernelTable {
   TINYGPT_KERNEL_FIELD(sum_squares)
   TINYGPT_KERNEL_FIELD(scale)
   TINYGPT_KERNEL_FIELD(adamw_update)
+  // seq2seq kernels (kernels_seq2seq.cpp)
+  TINYGPT_KERNEL_FIELD(mha_forward)
+  TINYGPT_KERNEL_FIELD(mha_backward)
+  TINYGPT_KERNEL_FIELD(relu_forward)
+  TINYGPT_KERNEL_FIELD(relu_backward)
+  TINYGPT_KERNEL_FIELD(crossentropy_ignore_forward)
+  TINYGPT_KERNEL_FIELD(crossentropy_ignore_backward)
 #undef TINYGPT_KERNEL_FIELD
 };
 
@@ -56,6 +63,17 @@ void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int ld
 void sgemm_serial(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                   float* C, int ldc, bool accumulate);
 const KernelTable& table();
+// defined in kernels_seq2seq.cpp (same ISA), listed in table()
+void mha_forward(float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
+                 const AttentionShape& s);
+void mha_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
+                  const float* att, const uint8_t* key_pad, const AttentionShape& s);
+void relu_forward(float* out, const float* inp, int64_t n);
+void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n);
+void crossentropy_ignore_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N,
+                                 int V);
+void crossentropy_ignore_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N,
+                                  int V);
 }  // namespace TINYGPT_ISA
 
 }  // namespace tinygpt::kernels

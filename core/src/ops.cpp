@@ -274,4 +274,123 @@ Tensor reshape(Arena& arena, const Tensor& x, const Shape& shape) {
   return out;
 }
 
+// ---- encoder-decoder ops -----------------------------------------------------------------------
+
+namespace {
+const uint8_t* copy_mask(Arena& arena, const uint8_t* mask, int64_t n) {
+  if (!mask) return nullptr;
+  auto* dst = static_cast<uint8_t*>(arena.alloc_bytes(size_t(n)));
+  std::memcpy(dst, mask, size_t(n));
+  return dst;
+}
+
+// a gradient buffer for an input that does not want one (the kernel writes all three)
+float* grad_or_sink(Arena& arena, const Tensor& t) {
+  return grad_of(t) ? t.grad() : arena.alloc_zeros(t.numel());
+}
+}  // namespace
+
+Tensor masked_attention(Arena& arena, const Tensor& qkv, int n_head, const AttentionMask& mask, Tensor* att_probs) {
+  require_defined("masked_attention", qkv, "qkv");
+  if (qkv.shape().ndim != 3 || qkv.dim(2) % 3 != 0)
+    fail("masked_attention", "qkv must be (B, T, 3C), got " + qkv.shape().str());
+  const int B = int(qkv.dim(0)), T = int(qkv.dim(1)), C = int(qkv.dim(2) / 3);
+  if (n_head <= 0 || C % n_head != 0)
+    fail("masked_attention", "width " + std::to_string(C) + " is not divisible by " + std::to_string(n_head) + " heads");
+  kernels::AttentionShape s;
+  s.B = B, s.Tq = T, s.Tk = T, s.C = C, s.NH = n_head;
+  s.q_row = s.kv_row = 3 * C;
+  s.q_batch = s.kv_batch = int64_t(T) * 3 * C;
+  s.causal = mask.causal;
+  const uint8_t* pad = copy_mask(arena, mask.key_pad, int64_t(B) * T);
+  Tensor out = arena.tensor({B, T, C});          // (B, T, C)
+  Tensor att = arena.tensor({B, n_head, T, T});  // (B, NH, T, T)
+  const float* q = qkv.data();
+  kernels::mha_forward(out.data(), att.data(), q, q + C, q + 2 * C, pad, s);
+  if (att_probs) *att_probs = att;
+  if (wants_grad(qkv)) {
+    attach(arena, out, "masked_attention", {qkv}, [=] {
+      const float* x = qkv.data();
+      float* dx = qkv.grad();
+      kernels::mha_backward(dx, dx + s.C, dx + 2 * s.C, out.grad(), x, x + s.C, x + 2 * s.C, att.data(), pad, s);
+    });
+  }
+  return out;
+}
+
+Tensor cross_attention(Arena& arena, const Tensor& q, const Tensor& kv, int n_head, const AttentionMask& mask,
+                       Tensor* att_probs) {
+  require_defined("cross_attention", q, "q");
+  require_defined("cross_attention", kv, "kv");
+  if (q.shape().ndim != 3 || kv.shape().ndim != 3 || q.dim(0) != kv.dim(0) || kv.dim(2) != 2 * q.dim(2))
+    fail("cross_attention", "expects q (B, Tq, C) and kv (B, Tk, 2C), got " + q.shape().str() + " and " +
+                                kv.shape().str());
+  const int B = int(q.dim(0)), Tq = int(q.dim(1)), Tk = int(kv.dim(1)), C = int(q.dim(2));
+  if (n_head <= 0 || C % n_head != 0)
+    fail("cross_attention", "width " + std::to_string(C) + " is not divisible by " + std::to_string(n_head) + " heads");
+  kernels::AttentionShape s;
+  s.B = B, s.Tq = Tq, s.Tk = Tk, s.C = C, s.NH = n_head;
+  s.q_row = C, s.kv_row = 2 * C;
+  s.q_batch = int64_t(Tq) * C, s.kv_batch = int64_t(Tk) * 2 * C;
+  s.causal = mask.causal;
+  const uint8_t* pad = copy_mask(arena, mask.key_pad, int64_t(B) * Tk);
+  Tensor out = arena.tensor({B, Tq, C});           // (B, Tq, C)
+  Tensor att = arena.tensor({B, n_head, Tq, Tk});  // (B, NH, Tq, Tk)
+  const float* k = kv.data();
+  kernels::mha_forward(out.data(), att.data(), q.data(), k, k + C, pad, s);
+  if (att_probs) *att_probs = att;
+  if (any_wants_grad({q, kv})) {
+    Arena* ar = &arena;
+    attach(arena, out, "cross_attention", {q, kv}, [=] {
+      float* dq = grad_or_sink(*ar, q);
+      float* dkv = grad_or_sink(*ar, kv);
+      const float* x = kv.data();
+      kernels::mha_backward(dq, dkv, dkv + s.C, out.grad(), q.data(), x, x + s.C, att.data(), pad, s);
+    });
+  }
+  return out;
+}
+
+Tensor relu(Arena& arena, const Tensor& x) {
+  require_defined("relu", x, "x");
+  Tensor out = arena.tensor(x.shape());
+  const int64_t n = x.numel();
+  kernels::relu_forward(out.data(), x.data(), n);
+  if (wants_grad(x)) {
+    attach(arena, out, "relu", {x}, [=] {
+      // forward: out = max(x, 0)  ->  dx += dout where x > 0
+      kernels::relu_backward(x.grad(), x.data(), out.grad(), n);
+    });
+  }
+  return out;
+}
+
+Tensor cross_entropy_ignore(Arena& arena, const Tensor& logits, const int32_t* targets) {
+  require_defined("cross_entropy_ignore", logits, "logits");
+  const int V = int(logits.shape().last());
+  const int N = int(logits.numel() / V);
+  int counted = 0;
+  for (int n = 0; n < N; n++) {
+    if (targets[n] >= V)
+      fail("cross_entropy_ignore", "target " + std::to_string(targets[n]) + " is outside [0, " + std::to_string(V) + ")");
+    counted += targets[n] >= 0;
+  }
+  float* losses = arena.alloc_floats(N);              // (N)
+  float* probs = arena.alloc_floats(int64_t(N) * V);  // (N, V); rows of ignored targets unused
+  kernels::crossentropy_ignore_forward(losses, probs, logits.data(), targets, N, V);
+  double sum = 0.0;
+  for (int n = 0; n < N; n++) sum += losses[n];  // ignored rows hold 0
+  Tensor out = arena.tensor(Shape{});  // scalar
+  out.data()[0] = counted ? float(sum / counted) : 0.0f;
+  if (wants_grad(logits)) {
+    const int32_t* tgt = copy_ints(arena, targets, N);
+    attach(arena, out, "cross_entropy_ignore", {logits}, [=] {
+      if (counted == 0) return;  // every target is padding: the loss is the constant 0
+      // forward: loss = mean over counted n of -log p[n, y_n]  ->  dlogits[n, :] += dloss / counted * (p[n, :] - onehot(y_n))
+      kernels::crossentropy_ignore_backward(logits.grad(), probs, tgt, out.grad()[0] / float(counted), N, V);
+    });
+  }
+  return out;
+}
+
 }  // namespace tinygpt::nn

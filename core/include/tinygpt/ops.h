@@ -59,4 +59,29 @@ Tensor self_attention_1h(Arena& arena, const Tensor& x, const Tensor& w_qkv, con
 // A view with another shape and the same data; gradients flow back 1:1.
 Tensor reshape(Arena& arena, const Tensor& x, const Shape& shape);
 
+// ---- encoder-decoder ops (model::Seq2Seq; docs/seq2seq_transformer.md) -----------------------
+// Masks for masked_attention and cross_attention. Masked scores get -inf before the softmax, so
+// their weights are exactly 0; a query whose keys are all masked gets zero weights and output.
+struct AttentionMask {
+  bool causal = false;               // query i sees keys j <= i only (decoder self-attention)
+  const uint8_t* key_pad = nullptr;  // (B, Tk) or nullptr: nonzero = a padding key no query sees (copied)
+};
+
+// Multi-head self-attention core with masks: qkv (B, T, 3C) -> out (B, T, C);
+// att_probs, if given, receives the (B, NH, T, T) weights.
+Tensor masked_attention(Arena& arena, const Tensor& qkv, int n_head, const AttentionMask& mask,
+                        Tensor* att_probs = nullptr);
+
+// Multi-head cross-attention core: queries q (B, Tq, C) from the decoder, keys and values
+// kv (B, Tk, 2C) = [k | v] from the encoder output -> out (B, Tq, C); att_probs (B, NH, Tq, Tk).
+Tensor cross_attention(Arena& arena, const Tensor& q, const Tensor& kv, int n_head, const AttentionMask& mask,
+                       Tensor* att_probs = nullptr);
+
+// out = max(x, 0)
+Tensor relu(Arena& arena, const Tensor& x);
+
+// scalar: mean of -log softmax(logits)[target] over the rows whose target is >= 0 (a negative
+// target marks padding and is ignored); 0 when every row is padding. logits (..., V), targets (numel / V)
+Tensor cross_entropy_ignore(Arena& arena, const Tensor& logits, const int32_t* targets);
+
 }  // namespace tinygpt::nn

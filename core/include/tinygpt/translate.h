@@ -1,0 +1,59 @@
+// translate.h — turning a source into a target with a model::Seq2Seq: greedy, sampled and
+// beam-search decoding on the KV cache (Seq2Seq::start_decoding / decode_step), and the
+// held-out evaluation (exact match, character error rate).
+//
+// Decoding starts from BOS and appends one token per step; the model may produce any byte or
+// EOS (never BOS or PAD). It stops at EOS or after max_len bytes: at that point only EOS can
+// still end the output, and if the model prefers another byte the output is returned unfinished.
+//
+// Beam search keeps the `beam` most likely partial outputs (total log-probability). At each step
+// every output in the beam may also end (with the probability of EOS there); an ended output is
+// ranked by its length-normalised score
+//   score = log p(output, EOS) / (bytes + 1)^length_penalty
+// (length_penalty 0: the plain log-probability, which favours short outputs; 1: the mean
+// log-probability per token). The search stops when no output still in the beam can beat the
+// best ended one (its log-probability can only fall, so its score is at most
+// log p / (max_len + 1)^length_penalty), or at max_len, and returns the best-ranked output.
+// beam = 1 is greedy decoding.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tinygpt/pairs.h"
+#include "tinygpt/seq2seq.h"
+
+namespace tinygpt::sample {
+
+struct TranslateOptions {
+  int max_len = 0;              // most output bytes; 0 = block_size - 1, the most the model can hold
+  int beam = 1;                 // beam width (1 = greedy or sampled)
+  float temperature = 0.0f;     // 0 = the most likely token; > 0 samples from softmax(logits / temperature) (beam 1)
+  int top_k = 0;                // sampling keeps the k most likely tokens (0 = all)
+  float length_penalty = 1.0f;  // beam ranking exponent (above)
+  uint64_t seed = 0;            // sampling generator
+  void validate(int block_size) const;  // throws tinygpt::Error
+};
+
+struct Translation {
+  std::string text;          // the output bytes (no EOS)
+  std::vector<float> probs;  // p(token | source, output so far) of each output byte, then of EOS if finished
+  double log_prob = 0.0;     // sum of log p over those tokens
+  double score = 0.0;        // beam ranking score (above); the log-probability for greedy and sampled outputs
+  bool finished = false;     // the output ended with EOS (false: stopped after max_len bytes)
+};
+
+// Throws tinygpt::Error for an empty source or one longer than block_size bytes.
+Translation translate(const model::Seq2Seq& model, const std::string& source, const TranslateOptions& options = {});
+
+// Greedy translations of many sources, decoded side by side (one row per source).
+std::vector<Translation> translate_greedy(const model::Seq2Seq& model, const std::vector<std::string>& sources,
+                                          int max_len = 0);
+
+// Greedy translations of the held-out pairs (the first max_pairs of them; 0 = all) scored
+// against their targets: exact match and character error rate.
+data::TranslationScore evaluate_translation(const model::Seq2Seq& model, const data::PairDataset& pairs,
+                                            int max_pairs = 0);
+
+}  // namespace tinygpt::sample

@@ -1,0 +1,252 @@
+// translate.cpp — greedy, sampled and beam-search decoding for model::Seq2Seq, and evaluation.
+#include "tinygpt/translate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "tinygpt/error.h"
+#include "tinygpt/rng.h"
+
+namespace tinygpt::sample {
+
+using tinygpt::Error;
+
+namespace {
+
+constexpr int V = model::Seq2SeqDims::vocab_size;
+
+// The tokens an output may contain: the 256 bytes and EOS.
+inline bool allowed(int v) { return v < 256 || v == data::kEos; }
+
+// logp (V) = log softmax(logits) over the allowed tokens (-inf elsewhere), in double
+void log_softmax_allowed(double* logp, const float* logits) {
+  double maxv = -INFINITY;
+  for (int v = 0; v < V; v++)
+    if (allowed(v)) maxv = std::max(maxv, double(logits[v]));
+  double sum = 0.0;
+  for (int v = 0; v < V; v++)
+    if (allowed(v)) sum += std::exp(double(logits[v]) - maxv);
+  const double lse = maxv + std::log(sum);
+  for (int v = 0; v < V; v++) logp[v] = allowed(v) ? double(logits[v]) - lse : -INFINITY;
+}
+
+// the most likely allowed token (ties: the lower token)
+int argmax_allowed(const double* logp) {
+  int best = 0;
+  for (int v = 1; v < V; v++)
+    if (logp[v] > logp[best]) best = v;
+  return best;
+}
+
+// a token drawn from softmax(logp / temperature) restricted to the top_k most likely
+int sample_allowed(const double* logp, float temperature, int top_k, data::Rng& rng) {
+  int order[V];
+  int n = 0;
+  for (int v = 0; v < V; v++)
+    if (allowed(v)) order[n++] = v;
+  std::sort(order, order + n, [&](int a, int b) { return logp[a] != logp[b] ? logp[a] > logp[b] : a < b; });
+  if (top_k > 0 && top_k < n) n = top_k;
+  double w[V], total = 0.0;
+  for (int i = 0; i < n; i++) total += w[i] = std::exp((logp[order[i]] - logp[order[0]]) / temperature);
+  double r = rng.uniform() * total;
+  for (int i = 0; i < n; i++) {
+    r -= w[i];
+    if (r < 0.0) return order[i];
+  }
+  return order[n - 1];
+}
+
+std::vector<int32_t> source_tokens(const std::string& source, int block_size) {
+  if (source.empty()) throw Error("translate: the source is empty");
+  if (source.size() > size_t(block_size))
+    throw Error("translate: the source has " + std::to_string(source.size()) + " bytes; this model reads at most " +
+                std::to_string(block_size));
+  return std::vector<int32_t>(reinterpret_cast<const uint8_t*>(source.data()),
+                              reinterpret_cast<const uint8_t*>(source.data()) + source.size());
+}
+
+double normalised(double log_prob, size_t tokens, float length_penalty) {
+  return log_prob / std::pow(double(std::max<size_t>(tokens, 1)), double(length_penalty));
+}
+
+Translation beam_search(const model::Seq2Seq& m, const std::vector<int32_t>& src, int max_len, int N,
+                        float length_penalty) {
+  model::Seq2SeqCache cache;
+  m.start_decoding(cache, src.data(), int(src.size()), N, /*shared_source=*/true);
+  const size_t rows = size_t(N);
+  std::vector<Translation> alive(rows), next(rows), ended;
+  std::vector<double> score(rows, -INFINITY);  // total log-probability of each row's output so far
+  score[0] = 0.0;  // every row starts with BOS; only one of them is a real hypothesis yet
+  std::vector<int32_t> tokens(rows, data::kBos);
+  std::vector<int> parent(rows);
+  std::vector<double> logp(rows * V);
+  struct Candidate {
+    double score;
+    int row, token;
+  };
+  std::vector<Candidate> cands;
+  // ends row r's output here: with EOS (its probability counted), or unfinished
+  auto end_row = [&](int r, bool with_eos) {
+    Translation t = alive[size_t(r)];
+    t.log_prob = score[size_t(r)];
+    if (with_eos) {
+      const double lp_eos = logp[size_t(r) * V + data::kEos];
+      t.probs.push_back(float(std::exp(lp_eos)));
+      t.log_prob += lp_eos;
+      t.finished = true;
+    }
+    t.score = normalised(t.log_prob, t.probs.size(), length_penalty);
+    ended.push_back(std::move(t));
+  };
+  const double longest = std::pow(double(max_len + 1), double(length_penalty));
+  for (int step = 0; step <= max_len; step++) {
+    const float* logits = m.decode_step(cache, tokens.data());  // (N, V)
+    cands.clear();
+    for (int r = 0; r < N; r++) {
+      if (score[size_t(r)] == -INFINITY) continue;
+      double* lp = &logp[size_t(r) * V];
+      log_softmax_allowed(lp, logits + size_t(r) * V);
+      if (step == max_len) {  // the last position: only EOS can end the output, if the model prefers it
+        end_row(r, argmax_allowed(lp) == data::kEos);
+        continue;
+      }
+      end_row(r, true);  // every hypothesis in the beam may end here
+      for (int v = 0; v < 256; v++) cands.push_back({score[size_t(r)] + lp[v], r, v});
+    }
+    if (step == max_len) break;
+    // the N best continuations by one byte (ties: lower row, then lower byte)
+    const size_t keep = std::min(cands.size(), rows);
+    std::partial_sort(cands.begin(), cands.begin() + keep, cands.end(), [](const Candidate& a, const Candidate& b) {
+      return a.score != b.score ? a.score > b.score : (a.row != b.row ? a.row < b.row : a.token < b.token);
+    });
+    double best_possible = -INFINITY;  // no hypothesis in the beam can score more than this when it ends
+    for (size_t k = 0; k < rows; k++) {
+      if (k < keep) {
+        const Candidate& c = cands[k];
+        Translation t = alive[size_t(c.row)];
+        t.probs.push_back(float(std::exp(logp[size_t(c.row) * V + c.token])));
+        t.text.push_back(char(uint8_t(c.token)));
+        next[k] = std::move(t);
+        parent[k] = c.row, tokens[k] = c.token, score[k] = c.score;
+        // log p only falls as the output grows; the longest output divides it the most
+        best_possible = std::max(best_possible, c.score / longest);
+      } else {  // fewer candidates than rows: the rest stay empty
+        parent[k] = 0, tokens[k] = data::kEos, score[k] = -INFINITY;
+      }
+    }
+    double best_ended = -INFINITY;
+    for (const Translation& t : ended) best_ended = std::max(best_ended, t.score);
+    if (keep == 0 || best_ended >= best_possible) break;
+    m.reorder_rows(cache, parent.data());
+    alive.swap(next);
+  }
+  // the best score; ties: the one that ended first
+  return *std::max_element(ended.begin(), ended.end(),
+                           [](const Translation& a, const Translation& b) { return a.score < b.score; });
+}
+
+}  // namespace
+
+void TranslateOptions::validate(int block_size) const {
+  if (max_len < 0 || max_len > block_size - 1)
+    throw Error("max_len must be between 0 (the model's limit) and " + std::to_string(block_size - 1));
+  if (beam < 1 || beam > 64) throw Error("beam width must be between 1 and 64");
+  if (!(temperature >= 0.0f && temperature <= 100.0f)) throw Error("temperature must be between 0 and 100");
+  if (temperature > 0.0f && beam > 1) throw Error("sampling (temperature > 0) and beam search exclude each other");
+  if (top_k < 0 || top_k > 257) throw Error("top-k must be between 0 (off) and 257");
+  if (!(length_penalty >= 0.0f && length_penalty <= 10.0f)) throw Error("length penalty must be between 0 and 10");
+}
+
+Translation translate(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o) {
+  const int block_size = m.dims().block_size;
+  o.validate(block_size);
+  const std::vector<int32_t> src = source_tokens(source, block_size);
+  const int max_len = o.max_len ? o.max_len : block_size - 1;
+  if (o.beam > 1) return beam_search(m, src, max_len, o.beam, o.length_penalty);
+
+  model::Seq2SeqCache cache;
+  m.start_decoding(cache, src.data(), int(src.size()), 1, false);
+  data::Rng rng(o.seed);
+  double logp[V];
+  Translation t;
+  int32_t token = data::kBos;
+  for (int step = 0; step <= max_len; step++) {
+    log_softmax_allowed(logp, m.decode_step(cache, &token));
+    const int v = o.temperature > 0.0f ? sample_allowed(logp, o.temperature, o.top_k, rng) : argmax_allowed(logp);
+    if (step == max_len && v != data::kEos) break;  // max_len bytes and no end: unfinished
+    t.probs.push_back(float(std::exp(logp[v])));
+    t.log_prob += logp[v];
+    if (v == data::kEos) {
+      t.finished = true;
+      break;
+    }
+    t.text.push_back(char(uint8_t(v)));
+    token = v;
+  }
+  t.score = t.log_prob;
+  return t;
+}
+
+std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::vector<std::string>& sources,
+                                          int max_len) {
+  const int block_size = m.dims().block_size;
+  if (max_len < 0 || max_len > block_size - 1)
+    throw Error("max_len must be between 0 (the model's limit) and " + std::to_string(block_size - 1));
+  if (max_len == 0) max_len = block_size - 1;
+  const int R = int(sources.size());
+  std::vector<Translation> out(sources.size());
+  if (R == 0) return out;
+  int S = 0;
+  for (const std::string& s : sources) S = std::max(S, int(source_tokens(s, block_size).size()));
+  std::vector<int32_t> src(size_t(R) * S, data::kPad);
+  for (int r = 0; r < R; r++)
+    for (size_t i = 0; i < sources[size_t(r)].size(); i++) src[size_t(r) * S + i] = uint8_t(sources[size_t(r)][i]);
+  model::Seq2SeqCache cache;
+  m.start_decoding(cache, src.data(), S, R, false);
+  std::vector<int32_t> tokens(size_t(R), data::kBos);
+  std::vector<bool> done(size_t(R), false);
+  double logp[V];
+  int left = R;
+  for (int step = 0; step <= max_len && left > 0; step++) {
+    const float* logits = m.decode_step(cache, tokens.data());
+    for (int r = 0; r < R; r++) {
+      if (done[size_t(r)]) continue;
+      Translation& t = out[size_t(r)];
+      log_softmax_allowed(logp, logits + size_t(r) * V);
+      const int v = argmax_allowed(logp);
+      if (step == max_len && v != data::kEos) {
+        done[size_t(r)] = true, left--;
+        continue;
+      }
+      t.probs.push_back(float(std::exp(logp[v])));
+      t.log_prob += logp[v];
+      t.score = t.log_prob;
+      if (v == data::kEos) {
+        t.finished = true;
+        done[size_t(r)] = true, left--;
+        continue;
+      }
+      t.text.push_back(char(uint8_t(v)));
+      tokens[size_t(r)] = v;
+    }
+  }
+  return out;
+}
+
+data::TranslationScore evaluate_translation(const model::Seq2Seq& m, const data::PairDataset& pairs, int max_pairs) {
+  const size_t n = max_pairs > 0 ? std::min(pairs.val_size(), size_t(max_pairs)) : pairs.val_size();
+  constexpr size_t kRows = 64;  // sources decoded side by side
+  data::TranslationScore score;
+  std::vector<std::string> sources;
+  for (size_t k0 = 0; k0 < n; k0 += kRows) {
+    const size_t k1 = std::min(n, k0 + kRows);
+    sources.clear();
+    for (size_t k = k0; k < k1; k++) sources.push_back(pairs.source(pairs.val_index(k)));
+    const std::vector<Translation> out = translate_greedy(m, sources);
+    for (size_t k = k0; k < k1; k++) score.add(out[k - k0].text, pairs.target(pairs.val_index(k)));
+  }
+  return score;
+}
+
+}  // namespace tinygpt::sample
