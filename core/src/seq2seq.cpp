@@ -200,6 +200,17 @@ void Seq2Seq::init_weights(uint64_t seed) {
   }
 }
 
+std::vector<optim::DecaySegment> Seq2Seq::decay_segments() const {
+  std::vector<optim::DecaySegment> segments;
+  for (const ParamInfo& p : table_) {
+    if (!segments.empty() && segments.back().decay == p.decay)
+      segments.back().count += p.shape.numel();  // merge runs: fewer, longer loops
+    else
+      segments.push_back({p.offset, p.shape.numel(), p.decay});
+  }
+  return segments;
+}
+
 void Seq2Seq::zero_grad() { std::memset(grads_.data(), 0, grads_.size() * sizeof(float)); }
 
 nn::Tensor Seq2Seq::last_attention(AttentionKind kind, int layer) const {

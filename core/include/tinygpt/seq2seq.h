@@ -31,6 +31,7 @@
 
 #include "tinygpt/model.h"
 #include "tinygpt/ops.h"
+#include "tinygpt/optim.h"
 #include "tinygpt/pairs.h"
 #include "tinygpt/tensor.h"
 
@@ -100,6 +101,8 @@ class Seq2Seq {
   // torch.nn.Transformer's reset); biases 0; LayerNorm gains 1.
   void init_weights(uint64_t seed);
   void zero_grad();
+  // Runs of the parameter block with one weight-decay setting, in order (for optim::AdamW).
+  std::vector<optim::DecaySegment> decay_segments() const;
 
   // The sinusoidal table (block_size, C).
   const float* positional_encoding() const { return pe_.data(); }
