@@ -1,7 +1,7 @@
 // test_seq2seq_train.cpp — the encoder-decoder learns: a tiny model trained on the built-in
 // "reverse" task (1 to 8 lowercase letters, backwards) translates held-out strings exactly.
 // The loop is the plain one a trainer runs: batch, loss, backward, clip, AdamW with warmup and
-// cosine decay. It takes a few seconds natively (2500 steps of a 46k-parameter model).
+// cosine decay. It takes a few seconds natively (3000 steps of a 46k-parameter model; 100% on five seeds).
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -21,7 +21,7 @@ TEST_CASE("a tiny seq2seq model learns to reverse strings: at least 99% exact ma
   REQUIRE(pairs.val_size() == 300u);
   model::Seq2Seq m(d);
   optim::AdamW opt(m.num_parameters(), {0.9f, 0.99f, 1e-8f, 0.1f}, m.decay_segments());
-  const int steps = 2500, B = 32;
+  const int steps = 3000, B = 32;
   const optim::Schedule schedule{5e-3f, 5e-4f, 100, steps};
   nn::Arena arena;
   arena.reserve(size_t(model::seq2seq_activation_bytes(d, B)));
