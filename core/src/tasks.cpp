@@ -79,8 +79,11 @@ const Modal kModals[] = {{"爱", "like to", "likes to"}, {"想", "want to", "wan
 
 std::string join(std::initializer_list<const char*> words) {
   std::string s;
-  for (const char* w : words)
-    if (*w) s += (s.empty() ? "" : " ") + std::string(w);
+  for (const char* w : words) {
+    if (!*w) continue;
+    if (!s.empty()) s += ' ';
+    s += w;
+  }
   return s;
 }
 
