@@ -123,6 +123,46 @@ int speed(int argc, char** argv) {
   return 0;
 }
 
+// Cross-attention of the last decoder layer, averaged over heads, summed over the bytes of each
+// source word and averaged over the bytes of each target word (words split at spaces; a source
+// without spaces is one word per byte): which source word each target word reads.
+void print_alignment(model::Seq2Seq& m, const std::string& src, const std::string& out) {
+  if (out.empty() || out.size() + 1 > size_t(m.dims().block_size)) return;
+  data::PairBatch b;
+  data::make_pair_batch(b, {src}, {out}, int(src.size()), int(out.size()) + 1);
+  nn::Arena arena;
+  nn::GradMode no_grad(false);
+  m.forward_logits(arena, b.src.data(), b.tgt_in.data(), 1, b.S, b.T);
+  const nn::Tensor att = m.last_attention(model::AttentionKind::cross, m.dims().n_dec_layer - 1);  // (1, NH, T, S)
+  const int NH = m.dims().n_head, T = b.T, S = b.S;
+  auto words = [](const std::string& s) {  // [begin, end) byte ranges
+    std::vector<std::pair<int, int>> w;
+    const bool spaced = s.find(' ') != std::string::npos;
+    int start = 0;
+    for (int i = 0; i <= int(s.size()); i++)
+      if (i == int(s.size()) || (spaced ? s[size_t(i)] == ' ' : true)) {
+        if (spaced ? i > start : i < int(s.size())) w.push_back(spaced ? std::pair{start, i} : std::pair{i, i + 1});
+        start = i + 1;
+      }
+    return w;
+  };
+  const auto sw = words(src), tw = words(out);
+  std::printf("    cross-attention, last layer (rows: output words, columns: source words)\n    %-12s", "");
+  for (const auto& [a, e] : sw) std::printf(" %8s", src.substr(size_t(a), size_t(e - a)).c_str());
+  std::printf("\n");
+  for (const auto& [ta, te] : tw) {
+    std::printf("    %-12s", out.substr(size_t(ta), size_t(te - ta)).c_str());
+    for (const auto& [sa, se] : sw) {
+      double w = 0;
+      for (int t = ta; t < te; t++)  // decoder row t produces output byte t
+        for (int h = 0; h < NH; h++)
+          for (int j = sa; j < se; j++) w += att.data()[(size_t(h) * T + size_t(t)) * S + size_t(j)];
+      std::printf(" %8.2f", w / (NH * (te - ta)));
+    }
+    std::printf("\n");
+  }
+}
+
 int learn(int argc, char** argv) {
   std::string task;
   int steps = 2000, B = 32, eval_every = 250, threads = tinygpt::max_threads();
@@ -183,12 +223,16 @@ int learn(int argc, char** argv) {
       loss_sum = 0, loss_n = 0;
     }
   }
-  for (const char* probe : {"我 爱 吃 火锅", "我 昨天 在 北京 吃 火锅", "stressed", "2024", "2024-03-15"}) {
-    const std::string src = probe;
-    if (src.size() > size_t(d.block_size)) continue;
+  // a few translations (beam 4) and, for the first of the task's held-out pairs and the seed's
+  // sentence, the cross-attention of the last decoder layer between words
+  std::vector<std::string> probes = {pairs.source(pairs.val_index(0))};
+  if (task == "zh-en") probes.insert(probes.begin(), "我 爱 吃 火锅");
+  for (const std::string& src : probes) {
     sample::TranslateOptions o;
     o.beam = 4;
-    std::printf("  %s -> %s\n", probe, sample::translate(run.model, src, o).text.c_str());
+    const std::string out = sample::translate(run.model, src, o).text;
+    std::printf("  %s -> %s\n", src.c_str(), out.c_str());
+    print_alignment(run.model, src, out);
   }
   return 0;
 }
