@@ -1,4 +1,4 @@
-// tinygpt — command-line front end to the core: train, config, sample, bench.
+// tinygpt — command-line front end to the core: train, config, sample, translate, bench.
 //
 // The knobs of `train` are the config schema's fields (core/include/tinygpt/config.h), each a flag
 // of the same name (--n_layer 4 or --n_layer=4); the training loop's policy is the core's Run
@@ -38,7 +38,7 @@ using Clock = std::chrono::steady_clock;
 // ---- options -----------------------------------------------------------------------------------
 
 // The flags of the commands other than the config fields, in one table: which commands take each.
-enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8 };
+enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16 };
 
 struct Option {
   const char* name;
@@ -49,22 +49,26 @@ struct Option {
 
 const Option kOptions[] = {
     {"preset", kTrain | kConfig | kBench, "NAME", "start from a preset (tiny, S, M; bench: or all); flags override it"},
-    {"data", kTrain, "FILE", "text to train on (default: the built-in tiny Shakespeare)"},
+    {"data", kTrain, "FILE", "a text to train on (gpt; default: tiny Shakespeare), or source<TAB>target pairs (seq2seq)"},
+    {"task", kTrain, "NAME", "seq2seq: a built-in task instead of --data (zh-en, reverse, numbers, dates)"},
+    {"task_seed", kTrain, "N", "seq2seq: the seed that generates the built-in task's pairs (default 1)"},
     {"out", kTrain, "FILE", "write a checkpoint here at the end (and every --save_interval steps)"},
     {"save_interval", kTrain, "N", "also save every N steps (0 = only at the end)"},
     {"resume", kTrain | kConfig, "FILE", "continue a checkpoint exactly; --max_iters extends its schedule"},
     {"until", kTrain, "STEP", "stop at this step (default: the end of the schedule); --resume continues"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
-    {"ckpt", kSample, "FILE", "the checkpoint to sample from (required)"},
+    {"ckpt", kSample | kTranslate, "FILE", "the checkpoint to sample or translate with (required)"},
+    {"beam", kTranslate, "N", "beam search with N hypotheses (default 1: greedy)"},
+    {"max_len", kTranslate, "N", "longest output in bytes (default: block_size - 1)"},
     {"prompt", kSample, "TEXT", "text to continue (default: a newline)"},
     {"tokens", kSample, "N", "bytes to generate (default 500)"},
-    {"temperature", kSample, "X", "1 = the model's distribution, 0 = always the likeliest byte (default 1)"},
-    {"top_k", kSample, "N", "sample from the N likeliest bytes only (0 = off)"},
+    {"temperature", kSample | kTranslate, "X", "1 = the model's distribution, 0 = always the likeliest byte (sample: default 1; translate: 0)"},
+    {"top_k", kSample | kTranslate, "N", "sample from the N likeliest bytes only (0 = off)"},
     {"top_p", kSample, "X", "sample from the smallest set with this much probability (1 = off)"},
-    {"seed", kSample, "N", "sampling seed (default 0)"},
+    {"seed", kSample | kTranslate, "N", "sampling seed (default 0)"},
     {"window_keep", kSample, "N", "bytes kept when the context window is full (0 = half the context)"},
     {"steps", kBench, "N", "timed training steps per preset (default 20)"},
-    {"threads", kTrain | kSample | kBench, "N", "threads for the kernels (default: all cores)"},
+    {"threads", kTrain | kSample | kTranslate | kBench, "N", "threads for the kernels (default: all cores)"},
 };
 
 std::string option_line(const std::string& flag, const std::string& help) {
@@ -116,6 +120,10 @@ std::string usage(const std::string& command) {
     s += "  tinygpt sample --ckpt FILE [--prompt TEXT] [--tokens N] [--temperature X] [--top_k N] [--top_p X] ...\n";
     if (command == "sample") s += options_text(kSample);
   }
+  if (command.empty() || command == "translate") {
+    s += "  tinygpt translate --ckpt FILE [--beam N] [TEXT ...]   (no TEXT: translates stdin line by line)\n";
+    if (command == "translate") s += options_text(kTranslate);
+  }
   if (command.empty() || command == "bench") {
     s += "  tinygpt bench [--preset NAME] [--steps N] [--threads N]\n";
     if (command == "bench") s += options_text(kBench);
@@ -128,6 +136,7 @@ std::string usage(const std::string& command) {
 // config fields). A value that was given twice is an error rather than a silent override.
 struct Args {
   std::map<std::string, std::string> values;
+  std::vector<std::string> positional;  // `translate TEXT ...`
   bool help = false;
 
   bool has(const std::string& k) const { return values.count(k) != 0; }
@@ -160,7 +169,11 @@ Args parse_args(int argc, char** argv, unsigned command, bool config_fields) {
       args.help = true;
       continue;
     }
-    if (a.rfind("--", 0) != 0) throw Error("unexpected argument '" + a + "' (flags start with --)");
+    if (a.rfind("--", 0) != 0) {
+      if (command != kTranslate) throw Error("unexpected argument '" + a + "' (flags start with --)");
+      args.positional.push_back(a);
+      continue;
+    }
     std::string name = a.substr(2), value;
     const size_t eq = name.find('=');
     if (eq != std::string::npos) {
@@ -229,15 +242,36 @@ std::unique_ptr<train::Trainer> make_trainer(const Args& args) {
   return t;
 }
 
+// The data of a run: --data FILE, or a built-in task (--task, seq2seq), or tiny Shakespeare (gpt).
+// Returns the bytes and a name for the log.
+std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKind kind) {
+  if (args.has("task")) {
+    if (args.has("data")) throw Error("--data and --task don't mix: give one");
+    if (kind != ModelKind::seq2seq) throw Error("--task NAME is a built-in translation task: use it with --model seq2seq");
+    const std::string name = args.str("task", "");
+    return {data::builtin_task(name, uint64_t(args.integer("task_seed", 1))), "built-in task " + name};
+  }
+  std::string path = args.str("data", "");
+  if (path.empty()) {
+    if (kind == ModelKind::seq2seq) {
+      std::string names;
+      for (const data::TaskInfo& t : data::builtin_tasks()) names += (names.empty() ? "" : ", ") + std::string(t.name);
+      throw Error("a seq2seq run needs pairs: --data pairs.tsv (source<TAB>target lines) or --task NAME (" + names + ")");
+    }
+    path = std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt";
+  }
+  std::vector<uint8_t> bytes = io::read_file(path);
+  if (bytes.empty()) throw Error("'" + path + "' is empty: give a file with some " + (kind == ModelKind::gpt ? "text" : "pairs") + " in it");
+  return {std::move(bytes), path};
+}
+
 int cmd_train(const Args& args) {
   set_threads(args);
-  const std::string data_path = args.str("data", std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt");
-  std::vector<uint8_t> corpus = io::read_file(data_path);
-  if (corpus.empty()) throw Error("'" + data_path + "' is empty: give a file with some text in it");
   std::unique_ptr<train::Trainer> trainer = make_trainer(args);
+  auto [corpus, data_name] = load_data(args, trainer->kind());
   trainer->set_corpus(std::move(corpus));
   if (!trainer->corpus_matches_checkpoint())
-    std::printf("warning: %s is not the corpus this checkpoint was trained on\n", data_path.c_str());
+    std::printf("warning: %s is not the data this checkpoint was trained on\n", data_name.c_str());
 
   Run run(*trainer);
   const Config& c = trainer->config();
@@ -254,11 +288,17 @@ int cmd_train(const Args& args) {
   if (log_every < 1 || save_every < 0) throw Error("--log_interval must be >= 1 and --save_interval >= 0");
   const std::string out = args.str("out", "");
 
-  const data::ByteDataset& ds = trainer->dataset();
-  std::printf("model: %d layers, %d heads, n_embd %d, block_size %d: %lld parameters\n", c.n_layer, c.n_head, c.n_embd,
-              c.block_size, (long long)trainer->model().num_parameters());
-  std::printf("data: %s, %zu bytes (%zu train, %zu val)%s\n", data_path.c_str(), ds.size(), ds.train_size(),
-              ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "");
+  if (trainer->kind() == ModelKind::gpt) {
+    const data::ByteDataset& ds = trainer->dataset();
+    std::printf("model: gpt, %d layers, %d heads, n_embd %d, block_size %d: %lld parameters\n", c.n_layer, c.n_head,
+                c.n_embd, c.block_size, (long long)trainer->num_parameters());
+    std::printf("data: %s, %zu bytes (%zu train, %zu val)%s\n", data_name.c_str(), ds.size(), ds.train_size(),
+                ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "");
+  } else {
+    std::printf("model: seq2seq, %d encoder + %d decoder layers, %d heads, n_embd %d, d_ff %d, block_size %d: %lld parameters\n",
+                c.n_enc_layer, c.n_dec_layer, c.n_head, c.n_embd, c.d_ff, c.block_size, (long long)trainer->num_parameters());
+    std::printf("data: %s: %s\n", data_name.c_str(), trainer->data_report().c_str());
+  }
   std::printf("training: batch %d, lr %.2g -> %.2g, warmup %d, schedule %d steps, stop at %lld, %d thread(s), %s kernels\n",
               c.batch_size, c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters, (long long)stop, num_threads(),
               simd_backend());
@@ -271,6 +311,14 @@ int cmd_train(const Args& args) {
   };
   // Each slice ends at the next log line, evaluation or save, so that a line shows exactly what
   // was measured at its step: a validation loss appears on the line of the step it was taken at.
+  const int vocab = trainer->kind() == ModelKind::gpt ? model::kVocab : data::kPairVocab;
+  // seq2seq evaluations also translate held-out pairs
+  auto metrics = [](const Evaluation& e) -> std::string {
+    if (!std::isfinite(e.exact_match)) return "";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " | exact %.1f%% CER %.1f%%", 100.0 * e.exact_match, 100.0 * e.cer);
+    return buf;
+  };
   auto next_multiple = [](int64_t step, long every) -> int64_t { return every > 0 ? (step / every + 1) * every : INT64_MAX; };
   float last_val = NAN;
   while (!run.finished()) {
@@ -279,7 +327,8 @@ int cmd_train(const Args& args) {
                                      next_multiple(s0, save_every), stop < 0 ? int64_t(INT64_MAX) : stop});
     const Slice slice = run.advance(target - s0);
     for (const Evaluation& e : slice.evals)
-      if (e.step == 0) std::printf("step      0/%d | val %.4f (ln 256 = 5.545)\n", c.max_iters, e.loss);
+      if (e.step == 0) std::printf("step      0/%d | val %.4f (ln %d = %.3f)%s\n", c.max_iters, e.loss, vocab, std::log(vocab),
+                                   metrics(e).c_str());
     for (const train::Rollback& r : slice.rollbacks)
       std::printf("%s%s: rolled back to step %lld, learning rate now x%g\n", tty ? "\n" : "", r.reason.c_str(),
                   (long long)r.restored_step, double(r.lr_scale));
@@ -297,8 +346,8 @@ int cmd_train(const Args& args) {
       double loss = 0;
       for (float l : slice.losses) loss += l;
       loss /= double(std::max<size_t>(1, slice.losses.size()));
-      char val[32] = "";
-      if (evaluated) std::snprintf(val, sizeof val, " | val %.4f", slice.evals.back().loss);
+      char val[96] = "";
+      if (evaluated) std::snprintf(val, sizeof val, " | val %.4f%s", slice.evals.back().loss, metrics(slice.evals.back()).c_str());
       const double fraction = stop > 0 ? double(s) / double(stop) : 1.0;
       std::printf("%sstep %6lld/%lld | loss %.4f%s | lr %.2e | %7.0f tok/s | %s %3.0f%% | %s elapsed, ETA %s%s",
                   tty ? "\r" : "", (long long)s, (long long)(stop < 0 ? s : stop), loss, val, slice.lr,
@@ -343,6 +392,8 @@ int cmd_sample(const Args& args) {
   if (!args.has("ckpt")) throw Error("sample needs --ckpt FILE (a checkpoint written by 'tinygpt train --out')");
   const std::vector<uint8_t> bytes = io::read_file(args.str("ckpt", ""));
   auto trainer = train::Trainer::load(bytes.data(), bytes.size());
+  if (trainer->kind() == ModelKind::seq2seq)
+    throw Error("this checkpoint is a seq2seq translation model: use 'tinygpt translate --ckpt FILE TEXT'");
   sample::Options o;
   o.temperature = float(args.number("temperature", 1.0));
   o.top_k = int(args.integer("top_k", 0));
@@ -364,6 +415,53 @@ int cmd_sample(const Args& args) {
   const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
   std::fflush(stdout);
   std::fprintf(stderr, "\n[%ld bytes in %.2f s: %.0f bytes/s]\n", n, dt, dt > 0 ? double(n) / dt : 0.0);
+  return 0;
+}
+
+// ---- translate -----------------------------------------------------------------------------------
+
+// Translates the arguments after the flags, or else every line of stdin: exactly one output line per
+// input line (an empty line gives an empty line), flushed at once, so it works in a pipe.
+int cmd_translate(const Args& args) {
+  const std::vector<std::string>& texts = args.positional;
+  set_threads(args);
+  if (!args.has("ckpt")) throw Error("translate needs --ckpt FILE (a seq2seq checkpoint written by 'tinygpt train --model seq2seq --out')");
+  const std::vector<uint8_t> bytes = io::read_file(args.str("ckpt", ""));
+  auto trainer = train::Trainer::load(bytes.data(), bytes.size());
+  if (trainer->kind() != ModelKind::seq2seq)
+    throw Error("this checkpoint is a language model (gpt): use 'tinygpt sample --ckpt FILE --prompt TEXT'");
+  sample::TranslateOptions o;
+  o.beam = int(args.integer("beam", 1));
+  o.temperature = float(args.number("temperature", 0.0));
+  o.top_k = int(args.integer("top_k", 0));
+  o.max_len = int(args.integer("max_len", 0));
+  o.seed = uint64_t(args.integer("seed", 0));
+  o.validate(trainer->config().block_size);
+  auto one = [&](const std::string& source) {
+    if (source.empty()) return std::string();
+    return trainer->translate(source, o).text;
+  };
+  if (!texts.empty()) {
+    for (const std::string& t : texts) std::printf("%s\n", one(t).c_str());
+    return 0;
+  }
+  std::string line;
+  int c;
+  while (true) {
+    line.clear();
+    while ((c = std::fgetc(stdin)) != EOF && c != '\n') line.push_back(char(c));
+    if (c == EOF && line.empty()) break;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF input
+    std::string out;
+    try {
+      out = one(line);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "tinygpt translate: %s\n", e.what());  // e.g. longer than block_size: an empty line keeps the count
+    }
+    std::printf("%s\n", out.c_str());
+    std::fflush(stdout);
+    if (c == EOF) break;
+  }
   return 0;
 }
 
@@ -416,7 +514,7 @@ int main(int argc, char** argv) {
   const std::string cmd = argc >= 2 ? argv[1] : "";
   if (cmd.empty() || cmd == "-h" || cmd == "--help" || cmd == "help") {
     const std::string topic = argc >= 3 ? argv[2] : "";
-    const bool known = topic == "train" || topic == "config" || topic == "sample" || topic == "bench";
+    const bool known = topic == "train" || topic == "config" || topic == "sample" || topic == "translate" || topic == "bench";
     std::fputs(usage(known ? topic : "").c_str(), cmd.empty() ? stderr : stdout);
     return cmd.empty() ? 2 : 0;
   }
@@ -430,6 +528,7 @@ int main(int argc, char** argv) {
       {"train", kTrain, true, cmd_train},
       {"config", kConfig, true, cmd_config},
       {"sample", kSample, false, cmd_sample},
+      {"translate", kTranslate, false, cmd_translate},
       {"bench", kBench, false, cmd_bench},
   };
   for (const CommandEntry& c : commands) {

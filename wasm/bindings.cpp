@@ -17,6 +17,7 @@
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
+#include "tinygpt/pairs.h"
 #include "tinygpt/run.h"
 #include "tinygpt/runtime.h"
 #include "tinygpt/sample.h"
@@ -178,7 +179,7 @@ class Session {
     });
   }
   bool hasCorpus() const { return trainer_->has_corpus(); }
-  double corpusSize() const { return trainer_->has_corpus() ? double(trainer_->dataset().size()) : 0.0; }
+  double corpusSize() const { return double(trainer_->corpus_size()); }
   bool corpusMatchesCheckpoint() const { return trainer_->corpus_matches_checkpoint(); }
 
   // The run loop (tinygpt::Run): at most maxSteps steps, returning after about budgetMs of wall
@@ -239,7 +240,7 @@ class Session {
   }
 
   double evaluate() {
-    return guarded([&] { return double(trainer_->evaluate()); });
+    return guarded([&] { return double(trainer_->evaluate().loss); });
   }
 
   val generate(const val& prompt, int n, const val& options) {
@@ -301,18 +302,29 @@ class Session {
     });
   }
 
-  // Replaces the model, optimizer and history with a checkpoint's; keeps the corpus.
+  // Replaces the model, optimizer and history with a checkpoint's; keeps the data when the model
+  // kind is the same (a checkpoint of the other kind starts without: give it a text or pairs).
   // On any error the session is exactly as before.
   void load(const val& bytes) {
     guarded([&] {
       std::vector<uint8_t> b = bytes_from(bytes, "the checkpoint");
       std::unique_ptr<train::Trainer> t = train::Trainer::load(b.data(), b.size(), memory_limit_);
-      if (trainer_->has_corpus()) {
-        const int ctx = t->config().block_size;
-        if (trainer_->dataset().size() < size_t(ctx) + 1)
-          throw Error("the current corpus is shorter than this checkpoint's block_size + 1 (" +
-                               std::to_string(ctx + 1) + " bytes)");
-        t->adopt_dataset(trainer_->take_dataset());
+      if (trainer_->has_corpus() && t->kind() == trainer_->kind()) {
+        if (t->kind() == ModelKind::gpt) {
+          const int ctx = t->config().block_size;
+          if (trainer_->corpus_size() < size_t(ctx) + 1)
+            throw Error("the current corpus is shorter than this checkpoint's block_size + 1 (" + std::to_string(ctx + 1) +
+                        " bytes)");
+          t->set_corpus(trainer_->take_corpus());  // moved, not copied: it can be 100 MB
+        } else {
+          std::vector<uint8_t> tsv = trainer_->take_corpus();
+          try {
+            t->set_corpus(tsv);  // a copy: parsing with the checkpoint's block_size may still refuse it
+          } catch (...) {
+            trainer_->set_corpus(std::move(tsv));
+            throw;
+          }
+        }
       }
       generator_.reset();
       trainer_ = std::move(t);
@@ -323,23 +335,80 @@ class Session {
   val config() const { return config_to_js(trainer_->config()); }
   double step() const { return double(trainer_->steps_done()); }
   double learningRate() const { return trainer_->learning_rate(); }
-  double numParameters() const { return double(trainer_->model().num_parameters()); }
+  double numParameters() const { return double(trainer_->num_parameters()); }
 
   // {train: Float32Array (one per step), valSteps: Float64Array, valLosses: Float32Array}
   val history() const {
     const auto& tl = trainer_->train_losses();
     const auto& vl = trainer_->val_losses();
     std::vector<double> steps;
-    std::vector<float> losses;
+    std::vector<float> losses, exact, cer;
     for (const train::ValPoint& p : vl) {
       steps.push_back(double(p.step));
       losses.push_back(p.loss);
+      exact.push_back(p.exact_match);
+      cer.push_back(p.cer);
     }
     val o = val::object();
     o.set("train", copy_to_js("Float32Array", tl.data(), tl.size()));
     o.set("valSteps", copy_to_js("Float64Array", steps.data(), steps.size()));
     o.set("valLosses", copy_to_js("Float32Array", losses.data(), losses.size()));
+    o.set("valExactMatch", copy_to_js("Float32Array", exact.data(), exact.size()));  // NaN for gpt
+    o.set("valCer", copy_to_js("Float32Array", cer.data(), cer.size()));
     return o;
+  }
+
+  // ---- seq2seq -----------------------------------------------------------------------------------
+
+  std::string kind() const { return model_kind_name(trainer_->kind()); }
+  // The TSV report of the pairs: how many, which lines were skipped and why ("" for gpt).
+  std::string dataReport() const { return trainer_->data_report(); }
+
+  // {text: Uint8Array, probs: Float32Array, logProb, score, finished}; options {beam, temperature,
+  // topK, maxLen, lengthPenalty, seed}.
+  val translate(const val& source, const val& options) {
+    return guarded([&] {
+      const std::vector<uint8_t> src = bytes_from(source, "the source");
+      sample::TranslateOptions o;
+      o.beam = int_field(options, "beam", o.beam);
+      o.temperature = float(number_field(options, "temperature", o.temperature));
+      o.top_k = int_field(options, "topK", o.top_k);
+      o.max_len = int_field(options, "maxLen", o.max_len);
+      o.length_penalty = float(number_field(options, "lengthPenalty", o.length_penalty));
+      o.seed = uint64_t(number_field(options, "seed", 0));
+      o.validate(trainer_->config().block_size);
+      const sample::Translation t = trainer_->translate(std::string(src.begin(), src.end()), o);
+      val r = val::object();
+      r.set("text", copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(t.text.data()), t.text.size()));
+      r.set("probs", copy_to_js("Float32Array", t.probs.data(), t.probs.size()));
+      r.set("logProb", t.log_prob);
+      r.set("score", t.score);
+      r.set("finished", t.finished);
+      return r;
+    });
+  }
+
+  // The model reading a source and a target: {S, T, Le, Ld, NH, src: Int32Array (S), tgtIn: Int32Array
+  // (T: BOS + target), encSelf (Le,NH,S,S), decSelf (Ld,NH,T,T), cross (Ld,NH,T,S), probs (T,259)}
+  val inspectTranslation(const val& source, const val& target) {
+    return guarded([&] {
+      const std::vector<uint8_t> src = bytes_from(source, "the source"), tgt = bytes_from(target, "the target");
+      const train::TranslationInspection r =
+          trainer_->inspect_translation(std::string(src.begin(), src.end()), std::string(tgt.begin(), tgt.end()));
+      val o = val::object();
+      o.set("S", r.S);
+      o.set("T", r.T);
+      o.set("Le", r.Le);
+      o.set("Ld", r.Ld);
+      o.set("NH", r.NH);
+      o.set("src", copy_to_js("Int32Array", r.src.data(), r.src.size()));
+      o.set("tgtIn", copy_to_js("Int32Array", r.tgt_in.data(), r.tgt_in.size()));
+      o.set("encSelf", copy_to_js("Float32Array", r.enc_self.data(), r.enc_self.size()));
+      o.set("decSelf", copy_to_js("Float32Array", r.dec_self.data(), r.dec_self.size()));
+      o.set("cross", copy_to_js("Float32Array", r.cross.data(), r.cross.size()));
+      o.set("probs", copy_to_js("Float32Array", r.probs.data(), r.probs.size()));
+      return o;
+    });
   }
 
  private:
@@ -358,6 +427,28 @@ int maxThreads() { return max_threads(); }
 int numThreads() { return num_threads(); }
 void setThreads(int n) {
   guarded([&] { set_num_threads(n); });
+}
+
+// The built-in translation tasks: [{name, description, pairs, longest}].
+val builtinTasks() {
+  val out = val::array();
+  for (const data::TaskInfo& t : data::builtin_tasks()) {
+    val o = val::object();
+    o.set("name", std::string(t.name));
+    o.set("description", std::string(t.description));
+    o.set("pairs", t.default_count);
+    o.set("longest", t.longest);
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// A built-in task's pairs as TSV bytes (the same bytes `tinygpt train --task NAME` trains on).
+val builtinTask(const std::string& name, double seed) {
+  return guarded([&] {
+    const std::vector<uint8_t> tsv = data::builtin_task(name, uint64_t(seed));
+    return copy_to_js("Uint8Array", tsv.data(), tsv.size());
+  });
 }
 
 // {problems: [{field, message}], parameters, trainingBytes} for a config, computed without
@@ -475,7 +566,11 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
       .function("step", &Session::step)
       .function("learningRate", &Session::learningRate)
       .function("numParameters", &Session::numParameters)
-      .function("history", &Session::history);
+      .function("history", &Session::history)
+      .function("kind", &Session::kind)
+      .function("dataReport", &Session::dataReport)
+      .function("translate", &Session::translate)
+      .function("inspectTranslation", &Session::inspectTranslation);
   emscripten::function("backend", &backend);
   emscripten::function("memoryBytes", &memoryBytes);
   emscripten::function("maxThreads", &maxThreads);
@@ -485,4 +580,6 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
   emscripten::function("configSchema", &configSchema);
   emscripten::function("presets", &presetList);
   emscripten::function("describeCheckpoint", &describeCheckpoint);
+  emscripten::function("builtinTasks", &builtinTasks);
+  emscripten::function("builtinTask", &builtinTask);
 }

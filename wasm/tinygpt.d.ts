@@ -7,8 +7,11 @@
  * defaults (preset S). `configSchema()` describes every field; `presets()` gives whole configs.
  */
 export interface SessionConfig {
-  model?: 'gpt';
-  n_layer?: number;        // 4
+  model?: 'gpt' | 'seq2seq';  // a language model, or the encoder-decoder that translates
+  n_layer?: number;        // 4   (gpt)
+  n_enc_layer?: number;    // 2   (seq2seq) encoder layers
+  n_dec_layer?: number;    // 2   (seq2seq) decoder layers
+  d_ff?: number;           // 256 (seq2seq) feed-forward width
   n_head?: number;         // 4   (n_embd must be divisible by n_head)
   n_embd?: number;         // 128
   block_size?: number;     // 64  context length
@@ -103,7 +106,39 @@ export interface History {
   train: Float32Array;     // one loss per step
   valSteps: Float64Array;  // steps at which validation ran
   valLosses: Float32Array;
+  valExactMatch: Float32Array;  // seq2seq: held-out exact match at each validation (NaN for gpt)
+  valCer: Float32Array;         // seq2seq: character error rate
 }
+
+export interface TranslateOptions {
+  beam?: number;           // 1 = greedy (or sampled with temperature > 0)
+  temperature?: number;    // 0 = the most likely token
+  topK?: number;           // 0 = all
+  maxLen?: number;         // 0 = block_size - 1
+  lengthPenalty?: number;  // beam ranking: log p / length^lengthPenalty
+  seed?: number;
+}
+
+export interface Translation {
+  text: Uint8Array;        // UTF-8 bytes, without EOS
+  probs: Float32Array;     // p of each output byte (then of EOS if finished)
+  logProb: number;
+  score: number;
+  finished: boolean;       // ended with EOS (false: stopped at maxLen)
+}
+
+/** The seq2seq model reading a source and a target. V = 259 (256 bytes + BOS, EOS, PAD). */
+export interface TranslationInspection {
+  S: number; T: number; Le: number; Ld: number; NH: number;
+  src: Int32Array;         // (S)
+  tgtIn: Int32Array;       // (T): BOS then the target bytes
+  encSelf: Float32Array;   // (Le, NH, S, S)
+  decSelf: Float32Array;   // (Ld, NH, T, T), causal
+  cross: Float32Array;     // (Ld, NH, T, S): target rows x source columns
+  probs: Float32Array;     // (T, 259)
+}
+
+export interface TaskInfo { name: string; description: string; pairs: number; longest: number }
 
 export interface Session {
   setCorpus(bytes: Uint8Array): void;
@@ -128,6 +163,10 @@ export interface Session {
   learningRate(): number;
   numParameters(): number;
   history(): History;
+  kind(): 'gpt' | 'seq2seq';
+  dataReport(): string;                               // seq2seq: pairs used and lines skipped, with line numbers
+  translate(source: Uint8Array, options?: TranslateOptions): Translation;          // seq2seq
+  inspectTranslation(source: Uint8Array, target: Uint8Array): TranslationInspection; // seq2seq
   delete(): void;          // frees the C++ object
 }
 
@@ -142,6 +181,8 @@ export interface TinyGPTModule {
   configSchema(): FieldSpec[];
   presets(): Preset[];
   describeCheckpoint(bytes: Uint8Array): CheckpointSummary;
+  builtinTasks(): TaskInfo[];
+  builtinTask(name: string, seed: number): Uint8Array;  // TSV bytes
 }
 
 export interface ModuleOptions {

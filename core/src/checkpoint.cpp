@@ -1,6 +1,7 @@
 // checkpoint.cpp — writing and validating the checkpoint format described in checkpoint.h.
 #include "tinygpt/checkpoint.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -13,9 +14,9 @@
 namespace tinygpt::train {
 // The checkpoint code reads and restores the trainer's private state.
 struct CheckpointAccess {
-  static data::Rng::State data_rng(const Trainer& t) { return t.dataset_ ? t.dataset_->rng_state() : t.data_rng_state_; }
-  static uint64_t corpus_fingerprint(const Trainer& t) { return t.dataset_ ? t.dataset_->fingerprint() : t.checkpoint_fingerprint_; }
-  static uint64_t corpus_size(const Trainer& t) { return t.dataset_ ? t.dataset_->size() : t.checkpoint_corpus_size_; }
+  static data::Rng::State data_rng(const Trainer& t) { return t.rng_state(); }
+  static uint64_t corpus_fingerprint(const Trainer& t) { return t.corpus_fingerprint(); }
+  static uint64_t corpus_size(const Trainer& t) { return t.has_corpus() ? t.corpus_size() : t.checkpoint_corpus_size_; }
   static void restore(Trainer& t, int64_t step, const data::Rng::State& rng, uint64_t fingerprint, uint64_t corpus_size,
                       const optim::Schedule& schedule, float lr_scale, std::vector<float> train_losses,
                       std::vector<ValPoint> val_losses) {
@@ -346,13 +347,19 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     }
     sections.push_back(s);
   }
-  auto section = [&](const char* name, char dtype) -> Span {
+  auto optional_section = [&](const char* name, char dtype) -> Span {
     for (const Section& s : sections)
       if (s.name == name) {
         if (s.dtype != dtype) throw Error(std::string("checkpoint section ") + name + " has the wrong type");
         return {bytes + header_bytes + s.offset, s.count};
       }
-    throw Error(std::string("checkpoint has no section ") + name);
+    return {};
+  };
+  auto section = [&](const char* name, char dtype) -> Span {
+    const Span s = optional_section(name, dtype);
+    if (!s.data && !std::any_of(sections.begin(), sections.end(), [&](const Section& x) { return x.name == name; }))
+      throw Error(std::string("checkpoint has no section ") + name);
+    return s;
   };
   k.params = section("params", 'f');
   k.adam_m = section("adam_m", 'f');
@@ -364,11 +371,17 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
   if (val_steps.count != val_losses.count) throw Error("checkpoint is inconsistent: validation steps and losses differ in number");
   check_history(k, k.params.count, val_steps.count);
   check_checksum(bytes, n);
+  // seq2seq runs also keep the translation metrics of every evaluation
+  const Span exact = optional_section("val_exact_match", 'f'), cer = optional_section("val_cer", 'f');
+  if ((exact.data && exact.count != val_steps.count) || (cer.data && cer.count != val_steps.count))
+    throw Error("checkpoint is inconsistent: validation metrics and losses differ in number");
   k.val.resize(size_t(val_steps.count));
   for (size_t i = 0; i < k.val.size(); i++) {
     int64_t step;
     std::memcpy(&step, val_steps.data + 8 * i, 8);
     std::memcpy(&k.val[i].loss, val_losses.data + 4 * i, 4);
+    if (exact.data) std::memcpy(&k.val[i].exact_match, exact.data + 4 * i, 4);
+    if (cer.data) std::memcpy(&k.val[i].cer, cer.data + 4 * i, 4);
     k.val[i].step = step;
   }
   return k;
@@ -398,7 +411,7 @@ void copy_floats(float* dst, const Span& s) {
 
 std::vector<uint8_t> serialize(const train::Trainer& t) {
   const Config& c = t.config();
-  const size_t P = size_t(t.model().num_parameters());
+  const size_t P = size_t(t.num_parameters());
   Writer w;
   w.out.insert(w.out.end(), kMagic, kMagic + 8);
   w.u32(kVersion);
@@ -422,23 +435,31 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
 
   const std::vector<train::ValPoint>& val = t.val_losses();
   std::vector<int64_t> val_steps;
-  std::vector<float> val_losses;
-  for (const train::ValPoint& v : val) val_steps.push_back(v.step), val_losses.push_back(v.loss);
+  std::vector<float> val_losses, val_exact, val_cer;
+  for (const train::ValPoint& v : val) {
+    val_steps.push_back(v.step), val_losses.push_back(v.loss);
+    val_exact.push_back(v.exact_match), val_cer.push_back(v.cer);
+  }
+  const bool metrics = c.model == ModelKind::seq2seq;
   struct Out {
     const char* name;
     char dtype;
     uint64_t count;
     const void* data;
   };
-  const Out sections[] = {
-      {"params", 'f', P, t.model().params()},
+  std::vector<Out> sections = {
+      {"params", 'f', P, t.params()},
       {"adam_m", 'f', P, t.optimizer().m().data()},
       {"adam_v", 'f', P, t.optimizer().v().data()},
       {"train_losses", 'f', t.train_losses().size(), t.train_losses().data()},
       {"val_steps", 'i', val_steps.size(), val_steps.data()},  // 8-byte elements: keep 4-byte alignment below
       {"val_losses", 'f', val_losses.size(), val_losses.data()},
   };
-  w.u32(uint32_t(std::size(sections)));
+  if (metrics) {
+    sections.push_back({"val_exact_match", 'f', val_exact.size(), val_exact.data()});
+    sections.push_back({"val_cer", 'f', val_cer.size(), val_cer.data()});
+  }
+  w.u32(uint32_t(sections.size()));
   uint64_t offset = 0;
   for (const Out& s : sections) {
     w.name(s.name);
@@ -461,7 +482,7 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   // Everything checks out structurally: build the trainer, then fill it.
   auto t = std::make_unique<train::Trainer>(k.config, memory_limit);
   const size_t P = size_t(k.params.count);
-  copy_floats(t->model().params(), k.params);
+  copy_floats(t->params(), k.params);
   copy_floats(t->optimizer().m().data(), k.adam_m);
   copy_floats(t->optimizer().v().data(), k.adam_v);
   std::vector<float> train_losses(size_t(k.train_losses.count));
@@ -470,13 +491,13 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
     for (size_t i = 0; i < count; i++)
       if (!std::isfinite(p[i])) {
         std::string where;
-        if (p == t->model().params())
-          for (const model::ParamInfo& info : t->model().param_table())
+        if (p == t->params())
+          for (const model::ParamInfo& info : t->param_table())
             if (int64_t(i) >= info.offset && int64_t(i) < info.offset + info.shape.numel()) where = " (in " + info.name + ")";
         throw Error(std::string("checkpoint contains NaN or Inf values in ") + what + " at index " + std::to_string(i) + where);
       }
   };
-  check_finite(t->model().params(), P, "the parameters");
+  check_finite(t->params(), P, "the parameters");
   check_finite(t->optimizer().m().data(), P, "the optimizer's first moments");
   check_finite(t->optimizer().v().data(), P, "the optimizer's second moments");
   check_finite(train_losses.data(), train_losses.size(), "the loss history");

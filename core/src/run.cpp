@@ -37,7 +37,10 @@ bool Run::due_for_evaluation(int64_t step) const {
 Evaluation Run::evaluate() {
   const auto t0 = Clock::now();
   Evaluation e;
-  e.loss = trainer_.evaluate();
+  const train::ValPoint v = trainer_.evaluate();
+  e.loss = v.loss;
+  e.exact_match = v.exact_match;
+  e.cer = v.cer;
   e.step = trainer_.steps_done();
   e.ms = ms_since(t0);
   blend(ms_per_eval_, e.ms, 0.5);

@@ -7,21 +7,161 @@
 
 #include "kernels.h"
 #include "tinygpt/error.h"
+#include "tinygpt/translate.h"
 
 namespace tinygpt::train {
 
 using tinygpt::Error;
 
-static optim::AdamW make_optimizer(const model::TinyGPT& m, const Config& c) {
+// ---- what depends on the model kind ------------------------------------------------------------
+
+class Learner {
+ public:
+  virtual ~Learner() = default;
+  virtual int64_t num_parameters() const = 0;
+  virtual float* params() = 0;
+  virtual float* grads() = 0;
+  virtual const std::vector<model::ParamInfo>& param_table() const = 0;
+  virtual void zero_grad() = 0;
+  // Parses bytes into the kind's dataset (throws with the reason); the generator starts at rng.
+  virtual void set_data(std::vector<uint8_t> bytes, const data::Rng::State& rng) = 0;
+  virtual bool has_data() const = 0;
+  virtual size_t data_size() const = 0;
+  virtual uint64_t data_fingerprint() const = 0;
+  virtual data::Rng::State data_rng() const = 0;
+  virtual void set_data_rng(const data::Rng::State& rng) = 0;
+  virtual std::vector<uint8_t> take_data() = 0;
+  virtual std::string data_report() const { return ""; }
+  // The loss of the next training batch (builds the graph), and of the k-th validation batch.
+  virtual nn::Tensor train_loss(nn::Arena& arena, int B) = 0;
+  virtual float val_loss(nn::Arena& arena, int k, int B) = 0;
+  virtual void metrics(ValPoint&, int max_pairs) const {}
+  virtual int64_t tokens_per_step(int B) const = 0;
+  virtual int64_t activation_bytes(int B) const = 0;
+};
+
+namespace {
+
+const char* kNoData[] = {"no corpus: load a text first", "no pairs: load a TSV of source<TAB>target lines or a built-in task first"};
+
+class GptLearner final : public Learner {
+ public:
+  explicit GptLearner(const Config& c) : model_(c), c_(c) {}
+  int64_t num_parameters() const override { return model_.num_parameters(); }
+  float* params() override { return model_.params(); }
+  float* grads() override { return model_.grads(); }
+  const std::vector<model::ParamInfo>& param_table() const override { return model_.param_table(); }
+  void zero_grad() override { model_.zero_grad(); }
+  void set_data(std::vector<uint8_t> bytes, const data::Rng::State& rng) override {
+    auto d = std::make_unique<data::ByteDataset>(std::move(bytes));
+    d->check_context(c_.block_size);
+    d->set_rng_state(rng);
+    data_ = std::move(d);
+  }
+  bool has_data() const override { return data_ != nullptr; }
+  size_t data_size() const override { return data_ ? data_->size() : 0; }
+  uint64_t data_fingerprint() const override { return data_ ? data_->fingerprint() : 0; }
+  data::Rng::State data_rng() const override { return data_->rng_state(); }
+  void set_data_rng(const data::Rng::State& rng) override { data_->set_rng_state(rng); }
+  std::vector<uint8_t> take_data() override {
+    std::vector<uint8_t> b = data_ ? data_->release() : std::vector<uint8_t>{};
+    data_.reset();
+    return b;
+  }
+  nn::Tensor train_loss(nn::Arena& arena, int B) override {
+    data_->sample_batch(B, c_.block_size, batch_);
+    return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size);
+  }
+  float val_loss(nn::Arena& arena, int k, int B) override {
+    data_->val_batch(k, B, c_.block_size, batch_);
+    return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size).item();
+  }
+  int64_t tokens_per_step(int B) const override { return int64_t(B) * c_.block_size; }
+  int64_t activation_bytes(int B) const override {
+    Config c = c_;
+    c.batch_size = B;
+    return estimate_training_bytes(c) - tinygpt::num_parameters(c) * 28;
+  }
+  model::TinyGPT model_;
+  std::unique_ptr<data::ByteDataset> data_;
+
+ private:
+  Config c_;
+  data::Batch batch_;
+};
+
+class Seq2SeqLearner final : public Learner {
+ public:
+  explicit Seq2SeqLearner(const Config& c) : model_(seq2seq_dims(c)), c_(c) {}
+  int64_t num_parameters() const override { return model_.num_parameters(); }
+  float* params() override { return model_.params(); }
+  float* grads() override { return model_.grads(); }
+  const std::vector<model::ParamInfo>& param_table() const override { return model_.param_table(); }
+  void zero_grad() override { model_.zero_grad(); }
+  void set_data(std::vector<uint8_t> bytes, const data::Rng::State& rng) override {
+    auto d = std::make_unique<data::PairDataset>(bytes, c_.block_size);
+    d->set_rng_state(rng);
+    data_ = std::move(d);
+    bytes_ = std::move(bytes);
+  }
+  bool has_data() const override { return data_ != nullptr; }
+  size_t data_size() const override { return bytes_.size(); }
+  uint64_t data_fingerprint() const override { return data_ ? data_->fingerprint() : 0; }
+  data::Rng::State data_rng() const override { return data_->rng_state(); }
+  void set_data_rng(const data::Rng::State& rng) override { data_->set_rng_state(rng); }
+  std::vector<uint8_t> take_data() override {
+    data_.reset();
+    return std::move(bytes_);
+  }
+  std::string data_report() const override { return data_ ? data_->report().summary() : ""; }
+  nn::Tensor train_loss(nn::Arena& arena, int B) override {
+    data_->sample_batch(B, batch_);
+    return model_.loss(arena, batch_);
+  }
+  float val_loss(nn::Arena& arena, int k, int B) override {
+    data_->val_batch(k, B, batch_);
+    return model_.loss(arena, batch_).item();
+  }
+  void metrics(ValPoint& v, int max_pairs) const override {
+    const data::TranslationScore score = sample::evaluate_translation(model_, *data_, max_pairs);
+    v.exact_match = float(score.exact_match());
+    v.cer = float(score.cer());
+  }
+  int64_t tokens_per_step(int B) const override {
+    // the tokens a batch holds: every source and target position (padding included)
+    const int S = data_ ? data_->max_source_len() : c_.block_size, T = data_ ? data_->max_target_len() + 1 : c_.block_size;
+    return int64_t(B) * (S + T);
+  }
+  int64_t activation_bytes(int B) const override { return model::seq2seq_activation_bytes(model_.dims(), B); }
+  model::Seq2Seq model_;
+  std::unique_ptr<data::PairDataset> data_;
+
+ private:
+  Config c_;
+  std::vector<uint8_t> bytes_;  // the TSV as given (the dataset keeps parsed pairs)
+  data::PairBatch batch_;
+};
+
+std::unique_ptr<Learner> make_learner(const Config& c) {
+  switch (c.model) {
+    case ModelKind::gpt: return std::make_unique<GptLearner>(c);
+    case ModelKind::seq2seq: return std::make_unique<Seq2SeqLearner>(c);
+  }
+  throw Error("internal: unknown model kind");
+}
+
+optim::AdamW make_optimizer(Learner& l, const Config& c) {
   std::vector<optim::DecaySegment> segments;
-  for (const model::ParamInfo& p : m.param_table()) {
+  for (const model::ParamInfo& p : l.param_table()) {
     if (!segments.empty() && segments.back().decay == p.decay)
       segments.back().count += p.shape.numel();  // merge runs: fewer, longer loops
     else
       segments.push_back({p.offset, p.shape.numel(), p.decay});
   }
-  return optim::AdamW(m.num_parameters(), {c.beta1, c.beta2, c.eps, c.weight_decay}, std::move(segments));
+  return optim::AdamW(l.num_parameters(), {c.beta1, c.beta2, c.eps, c.weight_decay}, std::move(segments));
 }
+
+}  // namespace
 
 static const Config& checked(const Config& c, int64_t memory_limit) {
   validate_config(c);
@@ -32,8 +172,8 @@ static const Config& checked(const Config& c, int64_t memory_limit) {
 
 Trainer::Trainer(const Config& config, int64_t memory_limit)
     : config_(checked(config, memory_limit)),
-      model_(config_),
-      optimizer_(make_optimizer(model_, config_)),
+      learner_(make_learner(config_)),
+      optimizer_(make_optimizer(*learner_, config_)),
       schedule_{config_.learning_rate, config_.min_lr, config_.warmup_iters, config_.max_iters},
       data_rng_state_(data::Rng(config_.seed ^ 0xDA7A5EEDull).state()),
       arena_(size_t(1) << 20) {
@@ -41,6 +181,26 @@ Trainer::Trainer(const Config& config, int64_t memory_limit)
   val_losses_.reserve(64);
   keep_good_state();  // a fresh run can always go back to its start
 }
+
+Trainer::~Trainer() = default;
+
+int64_t Trainer::num_parameters() const { return learner_->num_parameters(); }
+float* Trainer::params() { return learner_->params(); }
+const float* Trainer::params() const { return learner_->params(); }
+float* Trainer::grads() { return learner_->grads(); }
+const std::vector<model::ParamInfo>& Trainer::param_table() const { return learner_->param_table(); }
+int64_t Trainer::tokens_per_step() const { return learner_->tokens_per_step(config_.batch_size); }
+
+model::TinyGPT& Trainer::model() {
+  if (kind() != ModelKind::gpt) throw Error("this run's model is a seq2seq translation model, not a language model");
+  return static_cast<GptLearner&>(*learner_).model_;
+}
+const model::TinyGPT& Trainer::model() const { return const_cast<Trainer*>(this)->model(); }
+model::Seq2Seq& Trainer::seq2seq() {
+  if (kind() != ModelKind::seq2seq) throw Error("this run's model is a language model (gpt), not a seq2seq translation model");
+  return static_cast<Seq2SeqLearner&>(*learner_).model_;
+}
+const model::Seq2Seq& Trainer::seq2seq() const { return const_cast<Trainer*>(this)->seq2seq(); }
 
 void Trainer::update_field(std::string_view name, double value) {
   const FieldSpec& f = field(name);
@@ -61,51 +221,59 @@ void Trainer::update_field(std::string_view name, double value) {
 }
 
 const data::ByteDataset& Trainer::dataset() const {
-  if (!dataset_) throw Error("no corpus: load a text first");
-  return *dataset_;
+  const auto* d = kind() == ModelKind::gpt ? static_cast<const GptLearner&>(*learner_).data_.get() : nullptr;
+  if (!d) throw Error(kNoData[0]);
+  return *d;
+}
+
+const data::PairDataset& Trainer::pairs() const {
+  const auto* d = kind() == ModelKind::seq2seq ? static_cast<const Seq2SeqLearner&>(*learner_).data_.get() : nullptr;
+  if (!d) throw Error(kNoData[1]);
+  return *d;
 }
 
 void Trainer::set_corpus(std::vector<uint8_t> bytes) {
-  auto d = std::make_unique<data::ByteDataset>(std::move(bytes));
-  adopt_dataset(std::move(d));
+  if (bytes.empty()) throw Error(kind() == ModelKind::gpt ? "the corpus is empty" : "the pairs file is empty");
+  // sampling continues where this run's generator is (from the seed or a checkpoint)
+  if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
+  learner_->set_data(std::move(bytes), data_rng_state_);
 }
 
-void Trainer::adopt_dataset(std::unique_ptr<data::ByteDataset> dataset) {
-  if (!dataset) throw Error("no corpus given");
-  dataset->check_context(config_.block_size);
-  // sampling continues where this run's generator is (from the seed or a checkpoint)
-  if (dataset_) data_rng_state_ = dataset_->rng_state();
-  dataset->set_rng_state(data_rng_state_);
-  dataset_ = std::move(dataset);
+bool Trainer::has_corpus() const { return learner_->has_data(); }
+size_t Trainer::corpus_size() const { return learner_->data_size(); }
+uint64_t Trainer::corpus_fingerprint() const { return learner_->has_data() ? learner_->data_fingerprint() : checkpoint_fingerprint_; }
+std::string Trainer::data_report() const { return learner_->data_report(); }
+
+std::vector<uint8_t> Trainer::take_corpus() {
+  if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
+  return learner_->take_data();
 }
+
+data::Rng::State Trainer::rng_state() const { return learner_->has_data() ? learner_->data_rng() : data_rng_state_; }
 
 bool Trainer::corpus_matches_checkpoint() const {
-  return checkpoint_fingerprint_ == 0 || !dataset_ || dataset_->fingerprint() == checkpoint_fingerprint_;
+  return checkpoint_fingerprint_ == 0 || !learner_->has_data() || learner_->data_fingerprint() == checkpoint_fingerprint_;
 }
 
 // The arena gets one chunk sized by the (slightly pessimistic) estimate of a training step's
 // activations before anything uses it, so no later pass spills and memory never grows after
 // the first step (evaluation and inspection need less than training).
-void Trainer::reserve_arena() {
-  arena_.reserve(size_t(estimate_training_bytes(config_) - model_.num_parameters() * 28));
-}
+void Trainer::reserve_arena() { arena_.reserve(size_t(learner_->activation_bytes(config_.batch_size))); }
 
 float Trainer::step() {
-  if (!dataset_) throw Error("no corpus: load a text before training");
-  const int B = config_.batch_size, T = config_.block_size;
-  dataset_->sample_batch(B, T, batch_);
+  if (!learner_->has_data()) throw Error(kNoData[int(kind())]);
   reserve_arena();
   arena_.reset();
-  model_.zero_grad();
-  nn::Tensor loss = model_.loss(arena_, batch_.x.data(), batch_.y.data(), B, T);
+  learner_->zero_grad();
+  nn::Tensor loss = learner_->train_loss(arena_, config_.batch_size);
   loss.backward();
   const float value = loss.item();
-  const int64_t P = model_.num_parameters();
+  const int64_t P = learner_->num_parameters();
   if (inject_nan_ > 0) {
-    model_.grads()[0] = NAN;
+    learner_->grads()[0] = NAN;
     inject_nan_--;
   }
-  const float norm = optim::clip_grad_norm(model_.grads(), P, config_.grad_clip);
+  const float norm = optim::clip_grad_norm(learner_->grads(), P, config_.grad_clip);
   if (!std::isfinite(value) || !std::isfinite(norm) || value > kDivergedLoss) {
     char what[96];
     if (!std::isfinite(value)) std::snprintf(what, sizeof what, "the loss is %g", double(value));
@@ -114,7 +282,7 @@ float Trainer::step() {
     throw Diverged("training diverged at step " + std::to_string(step_ + 1) + ": " + what);
   }
   last_grad_norm_ = norm;
-  optimizer_.step(model_.params(), model_.grads(), learning_rate());
+  optimizer_.step(learner_->params(), learner_->grads(), learning_rate());
   kernels::share_scratch_sizes();  // so that no thread first meets a scratch need in a later step
   step_++;
   train_losses_.push_back(value);
@@ -123,18 +291,18 @@ float Trainer::step() {
 }
 
 void Trainer::keep_good_state() {
-  const size_t P = size_t(model_.num_parameters());
+  const size_t P = size_t(learner_->num_parameters());
   if (good_.params.size() != P) {  // once, at the first snapshot
     good_.params.resize(P);
     good_.m.resize(P);
     good_.v.resize(P);
   }
-  std::memcpy(good_.params.data(), model_.params(), P * sizeof(float));
+  std::memcpy(good_.params.data(), learner_->params(), P * sizeof(float));
   std::memcpy(good_.m.data(), optimizer_.m().data(), P * sizeof(float));
   std::memcpy(good_.v.data(), optimizer_.v().data(), P * sizeof(float));
   good_.step = step_;
   good_.adam_t = optimizer_.t();
-  good_.rng = dataset_ ? dataset_->rng_state() : data_rng_state_;
+  good_.rng = rng_state();
 }
 
 Rollback Trainer::roll_back(const std::string& reason) {
@@ -142,12 +310,12 @@ Rollback Trainer::roll_back(const std::string& reason) {
   Rollback r;
   r.failed_step = step_;
   const size_t P = good_.params.size();
-  std::memcpy(model_.params(), good_.params.data(), P * sizeof(float));
+  std::memcpy(learner_->params(), good_.params.data(), P * sizeof(float));
   std::memcpy(optimizer_.m().data(), good_.m.data(), P * sizeof(float));
   std::memcpy(optimizer_.v().data(), good_.v.data(), P * sizeof(float));
   optimizer_.set_t(good_.adam_t);
   step_ = good_.step;
-  if (dataset_) dataset_->set_rng_state(good_.rng);
+  if (learner_->has_data()) learner_->set_data_rng(good_.rng);
   else data_rng_state_ = good_.rng;
   train_losses_.resize(size_t(step_));
   while (!val_losses_.empty() && val_losses_.back().step > step_) val_losses_.pop_back();
@@ -158,27 +326,27 @@ Rollback Trainer::roll_back(const std::string& reason) {
   return r;
 }
 
-float Trainer::evaluate() {
-  if (!dataset_) throw Error("no corpus: load a text before evaluating");
+ValPoint Trainer::evaluate() {
+  if (!learner_->has_data()) throw Error(kNoData[int(kind())]);
   reserve_arena();
   nn::GradMode no_grad(false);
-  const int B = config_.batch_size, T = config_.block_size;
   double sum = 0.0;
   for (int k = 0; k < config_.eval_iters; k++) {
-    dataset_->val_batch(k, B, T, batch_);
     arena_.reset();
-    sum += model_.loss(arena_, batch_.x.data(), batch_.y.data(), B, T).item();
+    sum += learner_->val_loss(arena_, k, config_.batch_size);
   }
   arena_.reset();
-  const float loss = float(sum / config_.eval_iters);
+  ValPoint v{step_, float(sum / config_.eval_iters)};
+  learner_->metrics(v, config_.eval_iters * config_.batch_size);
   if (!val_losses_.empty() && val_losses_.back().step == step_)
-    val_losses_.back().loss = loss;
+    val_losses_.back() = v;
   else
-    val_losses_.push_back({step_, loss});
-  return loss;
+    val_losses_.push_back(v);
+  return v;
 }
 
 Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
+  model::TinyGPT& m = model();
   if (n == 0) throw Error("inspect: give at least one byte of text");
   const Config& mc = config_;
   const int T = int(std::min<size_t>(n, size_t(mc.block_size)));
@@ -186,7 +354,7 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   reserve_arena();
   nn::GradMode no_grad(false);
   arena_.reset();
-  nn::Tensor logits = model_.forward_logits(arena_, tokens.data(), 1, T);  // (1, T, V)
+  nn::Tensor logits = m.forward_logits(arena_, tokens.data(), 1, T);  // (1, T, V)
   Inspection r;
   r.T = T;
   r.L = mc.n_layer;
@@ -194,10 +362,54 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   const size_t per_layer = size_t(mc.n_head) * T * T;
   r.attention.resize(size_t(mc.n_layer) * per_layer);
   for (int l = 0; l < mc.n_layer; l++)
-    std::memcpy(r.attention.data() + l * per_layer, model_.last_attention(l).data(), per_layer * sizeof(float));
+    std::memcpy(r.attention.data() + l * per_layer, m.last_attention(l).data(), per_layer * sizeof(float));
   const int V = model::kVocab;
   nn::Tensor probs = nn::softmax_lastdim(arena_, logits);  // (1, T, V)
   r.probs.assign(probs.data(), probs.data() + size_t(T) * V);
+  arena_.reset();
+  return r;
+}
+
+std::vector<sample::Token> Trainer::generate(const std::string& prompt, int n, const sample::Options& options) const {
+  return sample::generate(model(), prompt, n, options);
+}
+
+sample::Translation Trainer::translate(const std::string& source, const sample::TranslateOptions& options) const {
+  return sample::translate(seq2seq(), source, options);
+}
+
+TranslationInspection Trainer::inspect_translation(const std::string& source, const std::string& target) {
+  model::Seq2Seq& m = seq2seq();
+  const int limit = config_.block_size;
+  if (source.empty()) throw Error("give a source text to look inside");
+  if (int(source.size()) > limit)
+    throw Error("the source is " + std::to_string(source.size()) + " bytes, longer than block_size (" + std::to_string(limit) + ")");
+  if (int(target.size()) + 1 > limit)
+    throw Error("the target is " + std::to_string(target.size()) + " bytes; at most block_size - 1 = " + std::to_string(limit - 1) + " fit");
+  TranslationInspection r;
+  r.S = int(source.size());
+  r.T = int(target.size()) + 1;
+  r.Le = config_.n_enc_layer;
+  r.Ld = config_.n_dec_layer;
+  r.NH = config_.n_head;
+  r.src.assign(source.begin(), source.end());
+  for (int32_t& t : r.src) t &= 0xFF;
+  r.tgt_in.push_back(data::kBos);
+  for (unsigned char ch : target) r.tgt_in.push_back(ch);
+  reserve_arena();
+  nn::GradMode no_grad(false);
+  arena_.reset();
+  nn::Tensor logits = m.forward_logits(arena_, r.src.data(), r.tgt_in.data(), 1, r.S, r.T);  // (1, T, V)
+  auto copy = [&](std::vector<float>& out, model::AttentionKind kind, int layers, int Tq, int Tk) {
+    const size_t per = size_t(r.NH) * Tq * Tk;
+    out.resize(size_t(layers) * per);
+    for (int l = 0; l < layers; l++) std::memcpy(out.data() + l * per, m.last_attention(kind, l).data(), per * sizeof(float));
+  };
+  copy(r.enc_self, model::AttentionKind::encoder_self, r.Le, r.S, r.S);
+  copy(r.dec_self, model::AttentionKind::decoder_self, r.Ld, r.T, r.T);
+  copy(r.cross, model::AttentionKind::cross, r.Ld, r.T, r.S);
+  nn::Tensor probs = nn::softmax_lastdim(arena_, logits);  // (1, T, V)
+  r.probs.assign(probs.data(), probs.data() + size_t(r.T) * data::kPairVocab);
   arena_.reset();
   return r;
 }

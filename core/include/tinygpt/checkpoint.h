@@ -18,7 +18,8 @@
 //   FNV-1a 64), corpus_size (u64); schedule_from_step (i64), schedule_from_lr (f64) (see
 //   optim::Schedule::extended); lr_scale (f64, 1 unless the NaN guard halved it: train::Trainer::roll_back).
 // Sections: params, adam_m, adam_v (f32, one per parameter, in the model's param_table order);
-//   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation.
+//   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation;
+//   seq2seq runs add val_exact_match and val_cer (f32, one per evaluation).
 // A config field missing from a file takes the schema's default (files written before the field
 // existed); a config field this build does not know is refused (the file is from a newer build and
 // could mean something this one cannot do). Sections this build does not know are skipped.

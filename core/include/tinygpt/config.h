@@ -25,29 +25,38 @@
 namespace tinygpt {
 
 // The model kinds the schema knows. A field lists the kinds it applies to.
-enum class ModelKind : int { gpt = 0 };
+//   gpt      the decoder-only TinyGPT (model.h), trained on a text
+//   seq2seq  the encoder-decoder Transformer of the seed (seq2seq.h), trained on source<TAB>target pairs
+enum class ModelKind : int { gpt = 0, seq2seq = 1 };
 constexpr uint32_t kKindGpt = 1u << int(ModelKind::gpt);
-constexpr uint32_t kAllKinds = kKindGpt;
-const char* model_kind_name(ModelKind kind);  // "gpt"
+constexpr uint32_t kKindSeq2Seq = 1u << int(ModelKind::seq2seq);
+constexpr uint32_t kAllKinds = kKindGpt | kKindSeq2Seq;
+const char* model_kind_name(ModelKind kind);  // "gpt", "seq2seq"
 
 enum class FieldGroup : int { model, training, run };
 
 // clang-format off
 #define TINYGPT_CONFIG_FIELDS(X)                                                                                       \
-  X(model,         ModelKind, ModelKind::gpt, "[0, 0]",       kAllKinds, model,    "Model",                            \
-    "gpt: a decoder-only language model that continues text")                                                          \
+  X(model,         ModelKind, ModelKind::gpt, "[0, 1]",       kAllKinds, model,    "Model",                            \
+    "gpt: a language model that continues text; seq2seq: an encoder-decoder that translates")                        \
   X(n_layer,       int,       4,        "[1, 96]",            kKindGpt,  model,    "Layers",                           \
     "Transformer blocks stacked on each other")                                                                        \
+  X(n_enc_layer,   int,       2,        "[1, 64]",            kKindSeq2Seq, model, "Encoder layers",                   \
+    "encoder layers: self-attention over the source, then a ReLU feed-forward")                                        \
+  X(n_dec_layer,   int,       2,        "[1, 64]",            kKindSeq2Seq, model, "Decoder layers",                   \
+    "decoder layers: causal self-attention, cross-attention to the source, feed-forward")                             \
+  X(d_ff,          int,       256,      "[1, 65536]",         kKindSeq2Seq, model, "Feed-forward width",               \
+    "hidden width of each layer's ReLU feed-forward network")                                                          \
   X(n_head,        int,       4,        "[1, 128]",           kAllKinds, model,    "Heads",                            \
     "attention heads per layer; n_embd is split between them")                                                         \
   X(n_embd,        int,       128,      "[1, 8192]",          kAllKinds, model,    "Width",                            \
     "size of each token's vector (must be divisible by n_head)")                                                       \
   X(block_size,    int,       64,       "[1, 8192]",          kAllKinds, model,    "Context",                          \
-    "how many previous bytes the model sees (learned positions)")                                                      \
+    "how many bytes the model sees at once (seq2seq: the longest source, and target + 1)")                            \
   X(seed,          uint64_t,  1337,     "[0, 9007199254740991]", kAllKinds, model, "Seed",                             \
     "random start and order of the data: same seed, same run")                                                         \
   X(batch_size,    int,       12,       "[1, 4096]",          kAllKinds, training, "Batch",                            \
-    "windows of text per step")                                                                                        \
+    "windows of text (or pairs) per step")                                                                             \
   X(learning_rate, float,     1e-3f,    "(0, 1]",             kAllKinds, training, "Learning rate",                    \
     "peak step size of AdamW, reached after warmup_iters")                                                             \
   X(min_lr,        float,     1e-4f,    "[0, 1]",             kAllKinds, training, "Minimum learning rate",            \
@@ -127,6 +136,12 @@ std::vector<ConfigProblem> config_problems(const Config& c);
 // Throws tinygpt::Error("invalid config: <first problem>") unless the config is valid.
 void validate_config(const Config& c);
 
+// The seq2seq model's dimensions from a config.
+namespace model {
+struct Seq2SeqDims;
+}
+model::Seq2SeqDims seq2seq_dims(const Config& c);
+
 // Parameters of the model the config describes, without building it.
 int64_t num_parameters(const Config& c);
 // Estimated bytes for training: parameters, gradients, AdamW moments and the activations (and
@@ -141,10 +156,10 @@ std::string check_memory(const Config& c, int64_t memory_limit);
 // ---- presets ---------------------------------------------------------------------------------
 
 struct Preset {
-  const char* name;   // what --preset and presets() call it: "tiny", "S", "M"
+  const char* name;   // what --preset and presets() call it: "tiny", "S", "M", "s2s-tiny", ...
   const char* label;  // for the page: "tiny", "small (S)", ...
   const char* blurb;  // one line: what to expect
-  std::vector<std::pair<const char*, double>> values;  // fields that differ from the defaults
+  std::vector<std::pair<const char*, const char*>> values;  // fields that differ from the defaults, as text
 };
 const std::vector<Preset>& presets();
 // The defaults with a preset's values applied; throws tinygpt::Error listing the presets if unknown.

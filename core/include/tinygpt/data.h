@@ -29,6 +29,8 @@ class ByteDataset {
   size_t train_size() const { return train_size_; }
   size_t val_size() const { return bytes_.size() - val_begin_; }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
+  // Gives the bytes back (the dataset is empty afterwards): a corpus moves to another trainer.
+  std::vector<uint8_t> release() { return std::move(bytes_); }
   // When the corpus is too short for a separate validation split of T + 1 bytes, validation
   // windows come from the end of the corpus and overlap training text.
   bool val_overlaps_train(int T) const;

@@ -15,6 +15,7 @@
 //     good state at half the learning rate, and pauses after three rollbacks in a row.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ namespace tinygpt {
 struct Evaluation {
   int64_t step = 0;  // evaluated after this many steps
   float loss = 0.0f; // mean validation loss
+  float exact_match = NAN, cer = NAN;  // seq2seq: held-out translations (train::ValPoint); NaN for gpt
   double ms = 0.0;   // how long it took
 };
 

@@ -1,9 +1,15 @@
-// trainer.h — one training run: model + AdamW + corpus + schedule + loss history.
+// trainer.h — one training run: model + AdamW + data + schedule + loss history.
 //
-// This is the object the CLI and the WebAssembly binding drive: step(), evaluate(),
-// inspect(), generation, and checkpoints (checkpoint.h) that resume bit for bit.
+// This is the object the run loop (run.h), the CLI and the WebAssembly binding drive: step(),
+// evaluate(), inspection, generation, and checkpoints (checkpoint.h) that resume bit for bit.
+// The model is of the kind the config names (Config::model): a decoder-only TinyGPT trained on a
+// text, or the encoder-decoder Seq2Seq trained on a TSV of pairs. Everything that depends on the
+// kind (the model, its data and batches, its loss and its metrics) sits behind one internal
+// interface (Learner, trainer.cpp); the optimizer, schedule, history, NaN guard and checkpoints
+// are the same code for both.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,7 +20,10 @@
 #include "tinygpt/error.h"
 #include "tinygpt/model.h"
 #include "tinygpt/optim.h"
+#include "tinygpt/pairs.h"
 #include "tinygpt/sample.h"
+#include "tinygpt/seq2seq.h"
+#include "tinygpt/translate.h"
 #include "tinygpt/tensor.h"
 
 namespace tinygpt::train {
@@ -44,7 +53,10 @@ constexpr int kGoodStateInterval = 100;
 
 struct ValPoint {
   int64_t step;  // evaluated after this many steps
-  float loss;
+  float loss;    // mean validation loss
+  // seq2seq: on held-out pairs translated greedily; NaN for gpt
+  float exact_match = NAN;  // fraction of outputs equal to the reference
+  float cer = NAN;          // character error rate: edit distance / reference length
 };
 
 // What the model computes for one context, for the UI: attention maps and predictions.
@@ -54,19 +66,41 @@ struct Inspection {
   std::vector<float> probs;      // (T, V): p(next byte | bytes 0..t)
 };
 
+// What the seq2seq model computes for one source and one target, for the UI.
+struct TranslationInspection {
+  int S = 0, T = 0, Le = 0, Ld = 0, NH = 0;
+  std::vector<int32_t> src, tgt_in;  // (S) the source tokens; (T) BOS + target
+  std::vector<float> enc_self;       // (Le, NH, S, S)
+  std::vector<float> dec_self;       // (Ld, NH, T, T): causal
+  std::vector<float> cross;          // (Ld, NH, T, S): which source tokens each target position reads
+  std::vector<float> probs;          // (T, V): p(next token | source, target so far), V = 259
+};
+
+class Learner;  // one model kind's model, data and batches (trainer.cpp)
+
 class Trainer {
  public:
   // Validates the config (and its memory estimate against memory_limit), then builds the model
   // and the optimizer. Throws tinygpt::Error with the first problem.
   explicit Trainer(const Config& config, int64_t memory_limit = kDefaultMemoryLimit);
 
-  // The corpus to train on (moved in). Throws if it is empty or shorter than context + 1.
+  ~Trainer();
+
+  ModelKind kind() const { return config_.model; }
+
+  // The data to train on (moved in): a text for gpt (throws if it is empty or shorter than
+  // block_size + 1), a TSV of source<TAB>target pairs for seq2seq (throws if no line is a usable
+  // pair; data_report() says which lines were skipped and why).
   void set_corpus(std::vector<uint8_t> bytes);
-  bool has_corpus() const { return dataset_ != nullptr; }
+  bool has_corpus() const;
+  size_t corpus_size() const;          // bytes, as given
+  uint64_t corpus_fingerprint() const; // FNV-1a 64 of the bytes
+  std::string data_report() const;     // seq2seq: the TSV report; gpt: ""
+  // Gives the corpus bytes back (e.g. to set them on a trainer made from a checkpoint): no copy.
+  std::vector<uint8_t> take_corpus();
+  // The datasets, for the kind that has one (throws otherwise).
   const data::ByteDataset& dataset() const;
-  // Moves the corpus to another trainer (e.g. after loading a checkpoint) without a copy.
-  std::unique_ptr<data::ByteDataset> take_dataset() { return std::move(dataset_); }
-  void adopt_dataset(std::unique_ptr<data::ByteDataset> dataset);
+  const data::PairDataset& pairs() const;
   // False when a checkpoint was loaded and the corpus given afterwards is not the one it was trained on.
   bool corpus_matches_checkpoint() const;
 
@@ -81,8 +115,9 @@ class Trainer {
   float lr_scale() const { return lr_scale_; }
   // Test hook: the next `steps` steps get a NaN in their gradient, as corrupted batches would give.
   void inject_nan_gradient(int steps = 1) { inject_nan_ = steps; }
-  // Mean validation loss over eval_iters fixed batches; recorded in val_losses().
-  float evaluate();
+  // Mean validation loss over eval_iters fixed batches (seq2seq: and exact match and CER of greedy
+  // translations of up to eval_iters x batch_size held-out pairs); recorded in val_losses().
+  ValPoint evaluate();
 
   int64_t steps_done() const { return step_; }
   float learning_rate() const { return schedule_.lr_at(step_) * lr_scale_; }  // for the next step
@@ -90,21 +125,31 @@ class Trainer {
   const std::vector<float>& train_losses() const { return train_losses_; }  // one per step
   const std::vector<ValPoint>& val_losses() const { return val_losses_; }
 
-  Inspection inspect(const uint8_t* bytes, size_t n);  // the last block_size bytes of the text
-
-  std::vector<sample::Token> generate(const std::string& prompt, int n, const sample::Options& options) const {
-    return sample::generate(model_, prompt, n, options);
-  }
+  // gpt: attention maps and next-byte distributions of the last block_size bytes of a text.
+  Inspection inspect(const uint8_t* bytes, size_t n);
+  std::vector<sample::Token> generate(const std::string& prompt, int n, const sample::Options& options) const;
+  // seq2seq: a translation, and the attention maps of the model reading a source and a target.
+  sample::Translation translate(const std::string& source, const sample::TranslateOptions& options) const;
+  TranslationInspection inspect_translation(const std::string& source, const std::string& target);
 
   const Config& config() const { return config_; }
   const optim::Schedule& schedule() const { return schedule_; }
-  int64_t tokens_per_step() const { return int64_t(config_.batch_size) * config_.block_size; }
+  int64_t tokens_per_step() const;  // gpt: batch x block_size; seq2seq: batch x (source + target length)
   // Changes a field while the run exists: fields of the group `run` (eval_interval, eval_iters)
   // take the value; max_iters moves the end of the schedule (optim::Schedule::extended: the
   // learning rate continues from where it is); any other field is fixed and throws.
   void update_field(std::string_view name, double value);
-  model::TinyGPT& model() { return model_; }
-  const model::TinyGPT& model() const { return model_; }
+  // The parameters and their gradients, one block each, whatever the kind (param_table() names them).
+  int64_t num_parameters() const;
+  float* params();
+  const float* params() const;
+  float* grads();
+  const std::vector<model::ParamInfo>& param_table() const;
+  // The model itself, for the kind that it is (throws tinygpt::Error otherwise).
+  model::TinyGPT& model();
+  const model::TinyGPT& model() const;
+  model::Seq2Seq& seq2seq();
+  const model::Seq2Seq& seq2seq() const;
   optim::AdamW& optimizer() { return optimizer_; }
   const optim::AdamW& optimizer() const { return optimizer_; }
   size_t arena_bytes() const { return arena_.bytes_reserved(); }
@@ -119,16 +164,15 @@ class Trainer {
   friend struct CheckpointAccess;
   void reserve_arena();
   Config config_;
-  model::TinyGPT model_;
+  std::unique_ptr<Learner> learner_;
   optim::AdamW optimizer_;
   optim::Schedule schedule_;
-  std::unique_ptr<data::ByteDataset> dataset_;
   data::Rng::State data_rng_state_;  // used when a corpus is (re)attached
   uint64_t checkpoint_fingerprint_ = 0;  // corpus of a loaded checkpoint (0 = none)
   uint64_t checkpoint_corpus_size_ = 0;
   nn::Arena arena_;
-  data::Batch batch_;
   void keep_good_state();
+  data::Rng::State rng_state() const;
   int64_t step_ = 0;
   float last_grad_norm_ = 0.0f;
   float lr_scale_ = 1.0f;     // halved by every rollback
