@@ -1,4 +1,4 @@
-// tinygpt — command-line front end to the core: train, config, sample, translate, bench.
+// tinygpt — command-line front end to the core: train, config, sample, translate, export, bench.
 //
 // The knobs of `train` are the config schema's fields (core/include/tinygpt/config.h), each a flag
 // of the same name (--n_layer 4 or --n_layer=4); the training loop's policy is the core's Run
@@ -22,6 +22,7 @@
 #include "tinygpt/io.h"
 #include "tinygpt/run.h"
 #include "tinygpt/runtime.h"
+#include "tinygpt/safetensors.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
 
@@ -38,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 // ---- options -----------------------------------------------------------------------------------
 
 // The flags of the commands other than the config fields, in one table: which commands take each.
-enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16 };
+enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16, kExport = 32 };
 
 struct Option {
   const char* name;
@@ -55,11 +56,14 @@ const Option kOptions[] = {
     {"out", kTrain, "FILE", "write a checkpoint here at the end (and every --save_interval steps)"},
     {"save_interval", kTrain, "N", "also save every N steps (0 = only at the end)"},
     {"resume", kTrain | kConfig, "FILE", "continue a checkpoint exactly; --max_iters extends its schedule"},
+    {"init", kTrain | kConfig, "FILE", "start a new run from a model file's weights and config (.safetensors: tinygpt export)"},
     {"until", kTrain, "STEP", "stop at this step (default: the end of the schedule); --resume continues"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
-    {"ckpt", kSample | kTranslate, "FILE", "the checkpoint to sample or translate with (required)"},
+    {"ckpt", kSample | kTranslate, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
     {"beam", kTranslate, "N", "beam search with N hypotheses (default 1: greedy)"},
     {"max_len", kTranslate, "N", "longest output in bytes (default: block_size - 1)"},
+    {"ckpt", kExport, "FILE", "the checkpoint to export (required)"},
+    {"out", kExport, "FILE", "the .safetensors file to write (required)"},
     {"prompt", kSample, "TEXT", "text to continue (default: a newline)"},
     {"tokens", kSample, "N", "bytes to generate (default 500)"},
     {"temperature", kSample | kTranslate, "X", "1 = the model's distribution, 0 = always the likeliest byte (sample: default 1; translate: 0)"},
@@ -109,11 +113,11 @@ std::string config_flags_text() {
 std::string usage(const std::string& command) {
   std::string s = "usage:\n";
   if (command.empty() || command == "train") {
-    s += "  tinygpt train [--preset NAME] [--data FILE] [--CONFIG_FIELD VALUE ...] [--out FILE] [--resume FILE] ...\n";
+    s += "  tinygpt train [--preset NAME] [--data FILE] [--CONFIG_FIELD VALUE ...] [--out FILE] [--resume FILE | --init MODEL] ...\n";
     if (command == "train") s += options_text(kTrain) + config_flags_text();
   }
   if (command.empty() || command == "config") {
-    s += "  tinygpt config [--preset NAME | --resume FILE] [--CONFIG_FIELD VALUE ...]   print the resolved config\n";
+    s += "  tinygpt config [--preset NAME | --resume FILE | --init MODEL] [--CONFIG_FIELD VALUE ...]   print the resolved config\n";
     if (command == "config") s += options_text(kConfig);
   }
   if (command.empty() || command == "sample") {
@@ -123,6 +127,10 @@ std::string usage(const std::string& command) {
   if (command.empty() || command == "translate") {
     s += "  tinygpt translate --ckpt FILE [--beam N] [TEXT ...]   (no TEXT: translates stdin line by line)\n";
     if (command == "translate") s += options_text(kTranslate);
+  }
+  if (command.empty() || command == "export") {
+    s += "  tinygpt export --ckpt FILE --out MODEL.safetensors   the weights, with the config in the metadata\n";
+    if (command == "export") s += options_text(kExport);
   }
   if (command.empty() || command == "bench") {
     s += "  tinygpt bench [--preset NAME] [--steps N] [--threads N]\n";
@@ -218,15 +226,46 @@ std::string progress_bar(double fraction, int width = 24) {
 
 // ---- train -------------------------------------------------------------------------------------
 
-// A new trainer from --preset and the config flags, or the --resume checkpoint with the flags
-// that may change on a live run applied to it.
-std::unique_ptr<train::Trainer> make_trainer(const Args& args) {
-  if (!args.has("resume")) {
-    Config c = preset_config(args.str("preset", "S"));
-    for (const auto& [name, value] : args.values)
-      if (const FieldSpec* f = find_field(name)) set_field_text(c, *f, value);
-    return std::make_unique<train::Trainer>(c);
+// A model file given to --init, parsed (bytes keeps the data its views point into).
+struct ModelFile {
+  std::vector<uint8_t> bytes;
+  safetensors::File file;
+};
+
+ModelFile read_model_file(const std::string& path) {
+  ModelFile m;
+  m.bytes = safetensors::read_file(path);
+  m.file = safetensors::parse(m.bytes.data(), m.bytes.size());
+  return m;
+}
+
+// The config of a new run: --preset (default S) or the --init model file's config, then the config
+// flags. With --init the fields that shape the model come from the file and cannot be given.
+Config new_run_config(const Args& args, const safetensors::File* init) {
+  if (init && (args.has("preset") || args.has("resume")))
+    throw Error("--init starts a new run from a model file: it does not mix with --preset or --resume");
+  Config c = init ? safetensors::config_from_metadata(init->metadata) : preset_config(args.str("preset", "S"));
+  for (const auto& [name, value] : args.values) {
+    const FieldSpec* f = find_field(name);
+    if (!f) continue;
+    if (init && f->group == FieldGroup::model && name != "seed")
+      throw Error("--" + name + ": with --init the model comes from the file (" + name + " " + field_text(c, *f) + ")");
+    set_field_text(c, *f, value);
   }
+  return c;
+}
+
+// A new trainer from --preset or --init and the config flags, or the --resume checkpoint with the
+// flags that may change on a live run applied to it.
+std::unique_ptr<train::Trainer> make_trainer(const Args& args) {
+  if (args.has("init")) {
+    const std::string path = args.str("init", "");
+    const ModelFile m = read_model_file(path);
+    auto t = safetensors::start_run(m.file, new_run_config(args, &m.file));
+    std::printf("initialised from %s\n", path.c_str());
+    return t;
+  }
+  if (!args.has("resume")) return std::make_unique<train::Trainer>(new_run_config(args, nullptr));
   if (args.has("preset")) throw Error("--preset and --resume don't mix: a resumed run keeps its own config");
   const std::string path = args.str("resume", "");
   const std::vector<uint8_t> bytes = io::read_file(path);
@@ -372,14 +411,17 @@ int cmd_train(const Args& args) {
 // The config a `train` with the same flags would use, one `name=value` line per field.
 int cmd_config(const Args& args) {
   Config c;
-  if (args.has("resume")) {
+  if (args.has("init")) {
+    const ModelFile m = read_model_file(args.str("init", ""));
+    c = new_run_config(args, &m.file);
+  } else if (args.has("resume")) {
     const std::vector<uint8_t> bytes = io::read_file(args.str("resume", ""));
     c = ckpt::describe(bytes.data(), bytes.size()).config;
+    for (const auto& [name, value] : args.values)
+      if (const FieldSpec* f = find_field(name)) set_field_text(c, *f, value);
   } else {
-    c = preset_config(args.str("preset", "S"));
+    c = new_run_config(args, nullptr);
   }
-  for (const auto& [name, value] : args.values)
-    if (const FieldSpec* f = find_field(name)) set_field_text(c, *f, value);
   validate_config(c);
   for (const FieldSpec& f : config_schema()) std::printf("%s=%s\n", f.name, field_text(c, f).c_str());
   return 0;
@@ -387,13 +429,28 @@ int cmd_config(const Args& args) {
 
 // ---- sample ------------------------------------------------------------------------------------
 
+// A checkpoint (recognised by its TGPTCKPT magic) or a .safetensors model file (tinygpt export,
+// python/tinygpt): a trainer holding its model.
+std::unique_ptr<train::Trainer> load_model_or_checkpoint(const std::string& path) {
+  const std::vector<uint8_t> bytes = io::read_file(path);
+  if (ckpt::has_magic(bytes.data(), bytes.size())) return train::Trainer::load(bytes.data(), bytes.size());
+  safetensors::File file;
+  try {
+    file = safetensors::parse(bytes.data(), bytes.size());
+  } catch (const Error& e) {
+    throw Error("'" + path + "' is neither a tinygpt checkpoint (it does not start with TGPTCKPT) nor a model file (" +
+                e.what() + ")");
+  }
+  return safetensors::start_run(file, safetensors::config_from_metadata(file.metadata));
+}
+
 int cmd_sample(const Args& args) {
   set_threads(args);
-  if (!args.has("ckpt")) throw Error("sample needs --ckpt FILE (a checkpoint written by 'tinygpt train --out')");
-  const std::vector<uint8_t> bytes = io::read_file(args.str("ckpt", ""));
-  auto trainer = train::Trainer::load(bytes.data(), bytes.size());
+  if (!args.has("ckpt"))
+    throw Error("sample needs --ckpt FILE (a checkpoint written by 'tinygpt train --out', or a .safetensors model file)");
+  auto trainer = load_model_or_checkpoint(args.str("ckpt", ""));
   if (trainer->kind() == ModelKind::seq2seq)
-    throw Error("this checkpoint is a seq2seq translation model: use 'tinygpt translate --ckpt FILE TEXT'");
+    throw Error("this is a seq2seq translation model: use 'tinygpt translate --ckpt FILE TEXT'");
   sample::Options o;
   o.temperature = float(args.number("temperature", 1.0));
   o.top_k = int(args.integer("top_k", 0));
@@ -425,11 +482,11 @@ int cmd_sample(const Args& args) {
 int cmd_translate(const Args& args) {
   const std::vector<std::string>& texts = args.positional;
   set_threads(args);
-  if (!args.has("ckpt")) throw Error("translate needs --ckpt FILE (a seq2seq checkpoint written by 'tinygpt train --model seq2seq --out')");
-  const std::vector<uint8_t> bytes = io::read_file(args.str("ckpt", ""));
-  auto trainer = train::Trainer::load(bytes.data(), bytes.size());
+  if (!args.has("ckpt"))
+    throw Error("translate needs --ckpt FILE (a seq2seq checkpoint written by 'tinygpt train --model seq2seq --out', or its export)");
+  auto trainer = load_model_or_checkpoint(args.str("ckpt", ""));
   if (trainer->kind() != ModelKind::seq2seq)
-    throw Error("this checkpoint is a language model (gpt): use 'tinygpt sample --ckpt FILE --prompt TEXT'");
+    throw Error("this is a language model (gpt): use 'tinygpt sample --ckpt FILE --prompt TEXT'");
   sample::TranslateOptions o;
   o.beam = int(args.integer("beam", 1));
   o.temperature = float(args.number("temperature", 0.0));
@@ -462,6 +519,23 @@ int cmd_translate(const Args& args) {
     std::fflush(stdout);
     if (c == EOF) break;
   }
+  return 0;
+}
+
+// ---- export ------------------------------------------------------------------------------------
+
+// The model of a checkpoint as a safetensors file, the config in its metadata (safetensors::export_model).
+int cmd_export(const Args& args) {
+  if (!args.has("ckpt") || !args.has("out"))
+    throw Error("export needs --ckpt FILE (a checkpoint) and --out FILE (the .safetensors file to write)");
+  const std::string in = args.str("ckpt", ""), out = args.str("out", "");
+  const std::vector<uint8_t> bytes = io::read_file(in);
+  if (!ckpt::has_magic(bytes.data(), bytes.size()))
+    throw Error("'" + in + "' is not a tinygpt checkpoint (it does not start with TGPTCKPT)");
+  const auto t = train::Trainer::load(bytes.data(), bytes.size());
+  io::write_file(out, safetensors::export_model(*t));
+  std::printf("exported %s (%s, step %lld, %lld parameters) to %s\n", in.c_str(), model_kind_name(t->kind()),
+              (long long)t->steps_done(), (long long)t->num_parameters(), out.c_str());
   return 0;
 }
 
@@ -514,7 +588,8 @@ int main(int argc, char** argv) {
   const std::string cmd = argc >= 2 ? argv[1] : "";
   if (cmd.empty() || cmd == "-h" || cmd == "--help" || cmd == "help") {
     const std::string topic = argc >= 3 ? argv[2] : "";
-    const bool known = topic == "train" || topic == "config" || topic == "sample" || topic == "translate" || topic == "bench";
+    const bool known = topic == "train" || topic == "config" || topic == "sample" || topic == "translate" ||
+                       topic == "export" || topic == "bench";
     std::fputs(usage(known ? topic : "").c_str(), cmd.empty() ? stderr : stdout);
     return cmd.empty() ? 2 : 0;
   }
@@ -529,6 +604,7 @@ int main(int argc, char** argv) {
       {"config", kConfig, true, cmd_config},
       {"sample", kSample, false, cmd_sample},
       {"translate", kTranslate, false, cmd_translate},
+      {"export", kExport, false, cmd_export},
       {"bench", kBench, false, cmd_bench},
   };
   for (const CommandEntry& c : commands) {

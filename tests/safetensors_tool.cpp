@@ -7,10 +7,16 @@
 //   safetensors_tool example OUT                the example file (every dtype, metadata with escapes)
 //   safetensors_tool model-init OUT L NH C T SEED   a core-initialised model (config in the metadata)
 //   safetensors_tool model-flat MODEL OUT       the model's parameter block as one tensor "params"
-//   safetensors_tool model-logits MODEL TOKENS OUT   logits "logits" (B, T, 256) of tokens "tokens" I32 (B, T)
+//   safetensors_tool model-logits MODEL TOKENS OUT   logits "logits" (B, T, 256) of tokens "tokens" I32 (B, T);
+//                                               MODEL: a model file or a checkpoint
+//   safetensors_tool ckpt-check-many < LIST     one checkpoint path a line: "ok" or "error: MESSAGE" (Trainer::load)
+//   safetensors_tool ckpt-batches CKPT DATA N OUT   the next N training batches of the checkpoint's data generator
+//                                               on corpus DATA ("x.K", "y.K" I32 (B, T)) and validation batches
+//                                               0 and 1 ("val_x.K", "val_y.K"), plus "rng" U64 (4): the state after
+//   safetensors_tool ckpt-lr CKPT MAX_ITERS N OUT   the learning rate of steps 0..N-1 ("lr" F32 (N)) after the schedule
+//                                               is moved to end at MAX_ITERS (Trainer::update_field; 0 = as it is)
 //
-// The model's config travels in the metadata as n_layer, n_head, n_embd, block_size (provisional
-// names, the same as python/tinygpt/model.py's Config.to_metadata).
+// A model file's config travels in its metadata under the schema's names (safetensors::config_metadata).
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -19,11 +25,13 @@
 #include <string>
 #include <vector>
 
+#include "tinygpt/checkpoint.h"
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
 #include "tinygpt/model.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/tensor.h"
+#include "tinygpt/trainer.h"
 
 using namespace tinygpt;
 namespace st = tinygpt::safetensors;
@@ -58,23 +66,18 @@ std::vector<st::TensorData> example(std::vector<std::vector<uint8_t>>& storage) 
 const st::Metadata kExampleMetadata = {
     {"format", "pt"}, {"note", "quote \" backslash \\ newline \n tab \t bell \x07 \xc3\xa9 \xe4\xb8\xad"}, {"\xc3\xa9", "key"}};
 
-Config config_of(const st::Metadata& meta) {
-  const auto get = [&](const char* key) {
-    const auto it = meta.find(key);
-    if (it == meta.end()) throw Error(std::string("the model file's metadata has no '") + key + "'");
-    return std::stoi(it->second);
-  };
-  Config c;
-  c.n_layer = get("n_layer"), c.n_head = get("n_head"), c.n_embd = get("n_embd"), c.block_size = get("block_size");
-  return c;
+// A trainer holding the model of a checkpoint or of a model file.
+std::unique_ptr<train::Trainer> load_trainer(const std::string& path) {
+  const std::vector<uint8_t> bytes = io::read_file(path);
+  if (ckpt::has_magic(bytes.data(), bytes.size())) return train::Trainer::load(bytes.data(), bytes.size());
+  const st::File file = st::parse(bytes.data(), bytes.size());
+  return st::start_run(file, st::config_from_metadata(file.metadata));
 }
 
-std::unique_ptr<model::TinyGPT> load_model(const std::string& path, std::vector<uint8_t>& bytes) {
-  bytes = st::read_file(path);
-  const st::File file = st::parse(bytes.data(), bytes.size());
-  auto m = std::make_unique<model::TinyGPT>(config_of(file.metadata));
-  st::load_model(file, *m);
-  return m;
+void put_ints(std::vector<st::TensorData>& out, std::vector<std::vector<int32_t>>& storage, const std::string& name,
+              const std::vector<int32_t>& v, int B, int T) {
+  storage.push_back(v);
+  out.push_back({name, st::Dtype::I32, {uint64_t(B), uint64_t(T)}, storage.back().data(), v.size() * 4});
 }
 
 int run(const std::vector<std::string>& a) {
@@ -118,22 +121,20 @@ int run(const std::vector<std::string>& a) {
     Config c;
     c.n_layer = std::stoi(a[2]), c.n_head = std::stoi(a[3]), c.n_embd = std::stoi(a[4]), c.block_size = std::stoi(a[5]);
     c.seed = std::stoull(a[6]);
-    model::TinyGPT m(c);
-    const st::Metadata meta = {{"format", "tinygpt"},          {"n_layer", a[2]},   {"n_head", a[3]},
-                               {"n_embd", a[4]},               {"block_size", a[5]}, {"vocab_size", "256"}};
-    io::write_file(a[1], st::serialize_model(m, meta));
+    const train::Trainer t(c);  // the core's initialisation from the seed
+    io::write_file(a[1], st::export_model(t));
     return 0;
   }
   if (cmd == "model-flat" && a.size() == 3) {
-    std::vector<uint8_t> bytes;
-    const auto m = load_model(a[1], bytes);
+    const auto t = load_trainer(a[1]);
+    const model::TinyGPT* m = &t->model();
     st::write_file(a[2], {{"params", st::Dtype::F32, {uint64_t(m->num_parameters())}, m->params(),
                            size_t(m->num_parameters()) * 4}});
     return 0;
   }
   if (cmd == "model-logits" && a.size() == 4) {
-    std::vector<uint8_t> model_bytes;
-    const auto m = load_model(a[1], model_bytes);
+    const auto t = load_trainer(a[1]);
+    model::TinyGPT* m = &t->model();
     const auto token_bytes = st::read_file(a[2]);
     const st::File tf = st::parse(token_bytes.data(), token_bytes.size());
     const st::TensorView& tv = tf.at("tokens");
@@ -148,6 +149,56 @@ int run(const std::vector<std::string>& a) {
     const nn::Tensor logits = m->forward_logits(arena, tokens.data(), B, T);  // (B, T, V)
     st::write_file(a[3], {{"logits", st::Dtype::F32, {uint64_t(B), uint64_t(T), 256}, logits.data(),
                            size_t(logits.numel()) * 4}});
+    return 0;
+  }
+  if (cmd == "ckpt-check-many" && a.size() == 1) {
+    std::string path;
+    while (std::getline(std::cin, path)) {
+      try {
+        const auto bytes = io::read_file(path);
+        train::Trainer::load(bytes.data(), bytes.size());
+        std::printf("ok\n");
+      } catch (const Error& e) {
+        std::string m = e.what();
+        for (char& c : m)
+          if (c == '\n') c = ' ';
+        std::printf("error: %s\n", m.c_str());
+      }
+    }
+    return 0;
+  }
+  if (cmd == "ckpt-batches" && a.size() == 5) {
+    const auto bytes = io::read_file(a[1]);
+    auto t = train::Trainer::load(bytes.data(), bytes.size());
+    t->set_corpus(io::read_file(a[2]));
+    std::unique_ptr<data::ByteDataset> ds = t->take_dataset();
+    const int B = t->config().batch_size, T = t->config().block_size, n = std::stoi(a[3]);
+    std::vector<st::TensorData> out;
+    std::vector<std::vector<int32_t>> storage;
+    storage.reserve(size_t(2 * n + 4));
+    data::Batch batch;
+    for (int k = 0; k < n; k++) {
+      ds->sample_batch(B, T, batch);
+      put_ints(out, storage, "x." + std::to_string(k), batch.x, B, T);
+      put_ints(out, storage, "y." + std::to_string(k), batch.y, B, T);
+    }
+    for (int k = 0; k < 2; k++) {
+      ds->val_batch(k, B, T, batch);
+      put_ints(out, storage, "val_x." + std::to_string(k), batch.x, B, T);
+      put_ints(out, storage, "val_y." + std::to_string(k), batch.y, B, T);
+    }
+    const data::Rng::State rng = ds->rng_state();
+    out.push_back({"rng", st::Dtype::U64, {4}, rng.data(), 32});
+    st::write_file(a[4], out);
+    return 0;
+  }
+  if (cmd == "ckpt-lr" && a.size() == 5) {
+    const auto bytes = io::read_file(a[1]);
+    auto t = train::Trainer::load(bytes.data(), bytes.size());
+    if (std::stoi(a[2]) > 0) t->update_field("max_iters", std::stod(a[2]));
+    std::vector<float> lr(size_t(std::stoi(a[3])));
+    for (size_t s = 0; s < lr.size(); s++) lr[s] = t->schedule().lr_at(int64_t(s));
+    st::write_file(a[4], {{"lr", st::Dtype::F32, {uint64_t(lr.size())}, lr.data(), lr.size() * 4}});
     return 0;
   }
   std::fprintf(stderr, "usage: see the top of tests/safetensors_tool.cpp\n");

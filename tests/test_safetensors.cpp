@@ -16,6 +16,7 @@
 #include "tinygpt/model.h"
 #include "tinygpt/rng.h"
 #include "tinygpt/safetensors.h"
+#include "tinygpt/trainer.h"
 
 using namespace tinygpt;
 namespace st = tinygpt::safetensors;
@@ -316,6 +317,86 @@ TEST_CASE("a safetensors file that does not fit the model is refused and changes
     a.params()[a.param_info("ln_f.bias").offset + 3] = saved;
   }
   CHECK(unchanged());
+}
+
+TEST_CASE("a model file carries every config field under its schema name", "[safetensors][config]") {
+  Config c = tiny_config();
+  c.learning_rate = 3e-3f, c.max_iters = 777, c.eval_interval = 0;
+  const train::Trainer m(c);
+  const auto bytes = st::export_model(m);
+  const st::File f = st::parse(bytes.data(), bytes.size());
+  CHECK(f.metadata.size() == config_schema().size() + 1);
+  for (const FieldSpec& field : config_schema()) CHECK(f.metadata.at(field.name) == field_text(c, field));
+  CHECK(f.metadata.at("format") == "pt");
+  CHECK(f.metadata.at("learning_rate") == "0.003");
+  CHECK(f.metadata.at("model") == "gpt");
+  CHECK(st::config_from_metadata(f.metadata) == c);
+}
+
+TEST_CASE("a model file's metadata is read like flags: defaults, refusals, other keys ignored", "[safetensors][config]") {
+  const auto error = [](const st::Metadata& m) -> std::string {
+    try {
+      st::config_from_metadata(m);
+    } catch (const tinygpt::Error& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  const st::Metadata shape = {{"n_layer", "2"}, {"n_head", "2"}, {"n_embd", "8"}, {"block_size", "8"}};
+  Config expected;
+  expected.n_layer = 2, expected.n_head = 2, expected.n_embd = 8, expected.block_size = 8;
+  st::Metadata with_other_keys = shape;
+  with_other_keys["format"] = "pt";
+  with_other_keys["written_by"] = "someone's tool";
+  CHECK(st::config_from_metadata(with_other_keys) == expected);  // the rest: the schema's defaults
+  st::Metadata m = shape;
+  m.erase("n_embd");
+  CHECK(error(m) == "safetensors: not a tinygpt model file: its metadata has no \"n_embd\" (tinygpt export writes the whole config there)");
+  m = shape, m["n_head"] = "3";
+  CHECK_THAT(error(m), Catch::Contains("the config in the file's metadata is invalid: n_embd 8 is not divisible by n_head 3"));
+  m = shape, m["learning_rate"] = "fast";
+  CHECK_THAT(error(m), Catch::Contains("learning_rate expects a number, got 'fast'"));
+  m = shape, m["model"] = "bert";
+  CHECK_THAT(error(m), Catch::Contains("model must be one of gpt (got 'bert')"));
+  m = shape, m["n_layer"] = "0";
+  CHECK_THAT(error(m), Catch::Contains("n_layer must be in [1, 96] (got 0)"));
+}
+
+TEST_CASE("a run started from a model file holds its weights at step 0", "[safetensors][train]") {
+  Config c = tiny_config();
+  const train::Trainer m(c);
+  const auto bytes = st::export_model(m);
+  const st::File f = st::parse(bytes.data(), bytes.size());
+  Config run = st::config_from_metadata(f.metadata);
+  run.seed = 99, run.max_iters = 300, run.learning_rate = 1e-4f;  // a new run: training fields and the data order may change
+  const auto t = st::start_run(f, run);
+  CHECK(t->steps_done() == 0);
+  CHECK(t->optimizer().t() == 0);
+  CHECK(t->config() == run);
+  CHECK(std::memcmp(t->params(), m.params(), size_t(m.num_parameters()) * 4) == 0);
+  Config wider = run;
+  wider.n_embd = 16;
+  CHECK_THROWS_WITH(st::start_run(f, wider),
+                    Catch::Contains("n_embd is 16 but the file's model has 8: the model's shape comes from the file"));
+}
+
+TEST_CASE("a seq2seq model file starts a seq2seq run with its weights", "[safetensors][train]") {
+  Config c = preset_config("s2s-tiny");
+  c.seed = 5;
+  const train::Trainer m(c);
+  const auto bytes = st::export_model(m);
+  const st::File f = st::parse(bytes.data(), bytes.size());
+  CHECK(f.metadata.at("model") == "seq2seq");
+  CHECK(st::config_from_metadata(f.metadata) == c);
+  const auto t = st::start_run(f, c);
+  CHECK(t->kind() == ModelKind::seq2seq);
+  CHECK(std::memcmp(t->params(), m.params(), size_t(m.num_parameters()) * 4) == 0);
+  // the fields that shape a seq2seq model are required, the gpt-only ones are not
+  st::Metadata meta = f.metadata;
+  meta.erase("n_layer");
+  CHECK(st::config_from_metadata(meta) == c);
+  meta.erase("d_ff");
+  CHECK_THROWS_WITH(st::config_from_metadata(meta), Catch::Contains("its metadata has no \"d_ff\""));
 }
 
 // Random damage to valid files: every outcome is either a parsed file whose views lie inside the

@@ -20,6 +20,7 @@
 #include "tinygpt/pairs.h"
 #include "tinygpt/run.h"
 #include "tinygpt/runtime.h"
+#include "tinygpt/safetensors.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
 
@@ -172,6 +173,10 @@ class Session {
       memory_limit_ = c.memory_limit;
     });
   }
+
+  // A session around a trainer made elsewhere (sessionFromSafetensors, at the end of this file).
+  Session(std::unique_ptr<train::Trainer> trainer, int64_t memory_limit)
+      : trainer_(std::move(trainer)), run_(std::make_unique<Run>(*trainer_)), memory_limit_(memory_limit) {}
 
   void setCorpus(const val& bytes) {
     guarded([&] {
@@ -582,4 +587,29 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
   emscripten::function("describeCheckpoint", &describeCheckpoint);
   emscripten::function("builtinTasks", &builtinTasks);
   emscripten::function("builtinTask", &builtinTask);
+}
+
+// ---- model files: a session from a .safetensors file ---------------------------------------------
+// A file written by `tinygpt export` or python/tinygpt (safetensors.h: the weights, the config in
+// the metadata) starts a new run: step 0, AdamW moments zero, the config from the file. The page
+// calls this when a dropped file starts with a safetensors header instead of TGPTCKPT.
+
+// {memory_limit_mb} as in the Session constructor. Throws the core's message for a file that is
+// not a tinygpt model file (safetensors::parse, config_from_metadata, load_model).
+Session* sessionFromSafetensors(const val& bytes, const val& options) {
+  return guarded([&] {
+    const std::vector<uint8_t> b = bytes_from(bytes, "the model file");
+    const safetensors::File file = safetensors::parse(b.data(), b.size());
+    const int64_t memory_limit = int64_t(number_field(options, "memory_limit_mb", double(kDefaultMemoryLimit >> 20))) << 20;
+    auto trainer = safetensors::start_run(file, safetensors::config_from_metadata(file.metadata), memory_limit);
+    return new Session(std::move(trainer), memory_limit);  // the caller (JS) owns it: session.delete()
+  });
+}
+
+Session* sessionFromSafetensorsDefaults(const val& bytes) { return sessionFromSafetensors(bytes, val::undefined()); }
+
+EMSCRIPTEN_BINDINGS(tinygpt_model_files) {
+  // two overloads: Embind calls need every argument, and the options are optional
+  emscripten::function("sessionFromSafetensors", &sessionFromSafetensorsDefaults, emscripten::allow_raw_pointers());
+  emscripten::function("sessionFromSafetensors", &sessionFromSafetensors, emscripten::allow_raw_pointers());
 }

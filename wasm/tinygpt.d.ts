@@ -183,6 +183,8 @@ export interface TinyGPTModule {
   describeCheckpoint(bytes: Uint8Array): CheckpointSummary;
   builtinTasks(): TaskInfo[];
   builtinTask(name: string, seed: number): Uint8Array;  // TSV bytes
+  /** A new run from a .safetensors model file (tinygpt export): its weights and config, step 0. The caller deletes it. */
+  sessionFromSafetensors(bytes: Uint8Array, options?: { memory_limit_mb?: number }): Session;
 }
 
 export interface ModuleOptions {

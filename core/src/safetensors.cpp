@@ -12,6 +12,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
 #include "tinygpt/model.h"
+#include "tinygpt/trainer.h"
 
 namespace tinygpt::safetensors {
 
@@ -301,19 +302,23 @@ void write_file(const std::string& path, const std::vector<TensorData>& tensors,
 
 // ---- the model's parameters -----------------------------------------------------------------------
 
-std::vector<uint8_t> serialize_model(const model::TinyGPT& model, const Metadata& metadata) {
+std::vector<uint8_t> serialize_params(const std::vector<model::ParamInfo>& table, const float* params,
+                                      const Metadata& metadata) {
   std::vector<TensorData> tensors;
-  for (const model::ParamInfo& p : model.param_table()) {
+  for (const model::ParamInfo& p : table) {
     std::vector<uint64_t> shape;
     for (int i = 0; i < p.shape.ndim; i++) shape.push_back(uint64_t(p.shape[i]));
-    tensors.push_back({p.name, Dtype::F32, shape, model.params() + p.offset, size_t(p.shape.numel()) * sizeof(float)});
+    tensors.push_back({p.name, Dtype::F32, shape, params + p.offset, size_t(p.shape.numel()) * sizeof(float)});
   }
   return serialize(tensors, metadata);
 }
 
-Metadata load_model(const File& file, model::TinyGPT& model) {
-  // check everything first: the model changes only when the whole file fits
-  const auto& table = model.param_table();
+std::vector<uint8_t> serialize_model(const model::TinyGPT& model, const Metadata& metadata) {
+  return serialize_params(model.param_table(), model.params(), metadata);
+}
+
+void load_params(const File& file, const std::vector<model::ParamInfo>& table, float* params) {
+  // check everything first: the parameters change only when the whole file fits
   for (const model::ParamInfo& p : table) {
     const TensorView* t = file.find(p.name);
     if (!t)
@@ -339,11 +344,73 @@ Metadata load_model(const File& file, model::TinyGPT& model) {
     }
   for (const model::ParamInfo& p : table) {
     const TensorView& t = file.at(p.name);
-    std::memcpy(model.params() + p.offset, t.data, t.nbytes);
+    std::memcpy(params + p.offset, t.data, t.nbytes);
   }
+}
+
+Metadata load_model(const File& file, model::TinyGPT& model) {
+  load_params(file, model.param_table(), model.params());
   return file.metadata;
 }
 
 Metadata load_model(const uint8_t* bytes, size_t n, model::TinyGPT& model) { return load_model(parse(bytes, n), model); }
+
+// ---- a model file -------------------------------------------------------------------------------
+
+Metadata config_metadata(const Config& config) {
+  Metadata m;
+  for (const FieldSpec& f : config_schema()) m[f.name] = field_text(config, f);
+  m["format"] = "pt";
+  return m;
+}
+
+bool required_in_model_file(const FieldSpec& f, ModelKind kind) {
+  const std::string_view name = f.name;
+  return f.group == FieldGroup::model && applies_to(f, kind) && name != "model" && name != "seed";
+}
+
+Config config_from_metadata(const Metadata& metadata) {
+  Config c;
+  const FieldSpec& kind_field = field("model");
+  if (const auto it = metadata.find(kind_field.name); it != metadata.end()) {
+    try {
+      set_field_text(c, kind_field, it->second);
+    } catch (const Error& e) {
+      fail(std::string("the config in the file's metadata is invalid: ") + e.what());
+    }
+  }
+  for (const FieldSpec& f : config_schema())
+    if (required_in_model_file(f, c.model) && !metadata.count(f.name))
+      fail(std::string("not a tinygpt model file: its metadata has no \"") + f.name +
+           "\" (tinygpt export writes the whole config there)");
+  for (const FieldSpec& f : config_schema()) {
+    const auto it = metadata.find(f.name);
+    if (it == metadata.end()) continue;
+    try {
+      set_field_text(c, f, it->second);
+    } catch (const Error& e) {
+      fail(std::string("the config in the file's metadata is invalid: ") + e.what());
+    }
+  }
+  const std::vector<ConfigProblem> problems = config_problems(c);
+  if (!problems.empty()) fail("the config in the file's metadata is invalid: " + problems.front().message);
+  return c;
+}
+
+std::vector<uint8_t> export_model(const train::Trainer& trainer) {
+  return serialize_params(trainer.param_table(), trainer.params(), config_metadata(trainer.config()));
+}
+
+std::unique_ptr<train::Trainer> start_run(const File& file, const Config& config, int64_t memory_limit) {
+  const Config from_file = config_from_metadata(file.metadata);
+  for (const FieldSpec& f : config_schema())
+    if (f.group == FieldGroup::model && f.name != std::string_view("seed") && applies_to(f, config.model) &&
+        f.get(config) != f.get(from_file))
+      fail(std::string(f.name) + " is " + field_text(config, f) + " but the file's model has " + field_text(from_file, f) +
+           ": the model's shape comes from the file");
+  auto trainer = std::make_unique<train::Trainer>(config, memory_limit);
+  load_params(file, trainer->param_table(), trainer->params());
+  return trainer;
+}
 
 }  // namespace tinygpt::safetensors

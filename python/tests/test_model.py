@@ -82,8 +82,11 @@ class ParameterLayout(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, r"tensor 'wte' has shape \[256, 16\], the model's is \[256, 8\]"):
                 small.load_state_from(tensors)
         self.assertTrue(torch.equal(small.flat(), before))
-        with self.assertRaisesRegex(ValueError, "invalid model config: width 10 is not divisible by 4 heads"):
+        # the core's words for the rule (config_problems), by the schema's names
+        with self.assertRaisesRegex(ValueError, r"invalid config: n_embd 10 is not divisible by n_head 4 \(each head"):
             TinyGPT(Config(n_layer=1, n_head=4, n_embd=10, block_size=4))
+        with self.assertRaisesRegex(ValueError, "invalid config: n_layer must be a whole number >= 1 \\(got 0\\)"):
+            TinyGPT(Config(n_layer=0, n_head=1, n_embd=4, block_size=4))
 
 
 class LogitsParity(unittest.TestCase):

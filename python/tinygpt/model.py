@@ -9,28 +9,37 @@
 Layout conventions of the core (not torch.nn.Linear's): every weight matrix is stored (in, out)
 and applied as x @ W + b; LayerNorm eps is 1e-5; GELU is the tanh approximation; positions are
 learned; the output head has its own weight and a bias (not tied to wte). Parameter names, shapes
-and order are those of TinyGPT::param_table() (param_specs below), so a state_dict's keys are the
-core's names and the flat parameter block of the core is the concatenation in that order.
+and order are those of TinyGPT::param_table() (tinygpt.layout.param_specs), so a state_dict's keys
+are the core's names and the flat parameter block of the core is the concatenation in that order.
+
+Config holds the four fields of the config schema (core/include/tinygpt/config.h) that shape the
+parameters, under the schema's names; the rest of a run's config travels with it as read from a
+checkpoint or a model file's metadata (TinyGPT.fields), never declared here.
 
 forward_logits() is the one definition of the forward pass in Python: TinyGPT.forward uses it,
 and so does tests/ref/make_ref.py (which writes the reference fixture of tests/test_ref.cpp).
 """
 import math
+from array import array
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from . import safetensors as st
+from .layout import VOCAB_SIZE, param_specs  # noqa: F401 (param_specs: part of this module's API)
 
-VOCAB_SIZE = 256  # bytes are tokens
 LN_EPS = 1e-5
+# The schema fields that shape the parameters (safetensors::kModelFileRequiredFields in the core).
+SHAPE_FIELDS = ("n_layer", "n_head", "n_embd", "block_size")
 
 
 @dataclass(frozen=True)
 class Config:
+    """The model's shape, under the config schema's names. The schema's ranges are the core's to
+    check (it refuses a file or checkpoint outside them); this checks what building the model needs."""
     n_layer: int = 4
     n_head: int = 4
     n_embd: int = 128
@@ -39,59 +48,48 @@ class Config:
     vocab_size = VOCAB_SIZE
 
     def validate(self):
-        """The core's model::Config::validate(), with its messages."""
-        def check(ok, msg):
-            if not ok:
-                raise ValueError("invalid model config: " + msg)
-        check(1 <= self.n_layer <= 96, f"layers must be between 1 and 96 (got {self.n_layer})")
-        check(1 <= self.n_head <= 128, f"heads must be between 1 and 128 (got {self.n_head})")
-        check(1 <= self.n_embd <= 8192, f"width (n_embd) must be between 1 and 8192 (got {self.n_embd})")
-        check(1 <= self.block_size <= 8192, f"context (block_size) must be between 1 and 8192 (got {self.block_size})")
-        check(self.n_embd % self.n_head == 0, f"width {self.n_embd} is not divisible by {self.n_head} heads "
-                                              "(each head gets width / heads channels)")
+        for name in SHAPE_FIELDS:
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"invalid config: {name} must be a whole number >= 1 (got {v!r})")
+        if self.n_embd % self.n_head != 0:  # the core's words (config_problems)
+            raise ValueError(f"invalid config: n_embd {self.n_embd} is not divisible by n_head {self.n_head} "
+                             "(each head gets n_embd / n_head channels)")
         return self
 
     def num_parameters(self) -> int:
         return sum(math.prod(shape) for _, shape, _ in param_specs(self))
 
-    # The config in a safetensors file's __metadata__ (strings). Provisional names, the same as the
-    # C++ side's test tool; the project's config schema will define the final set.
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, object]) -> "Config":
+        """From a checkpoint's config (tinygpt.checkpoint.Checkpoint.config) or a model file's
+        metadata (strings), by the schema's names; other fields are not the model's business."""
+        values = {}
+        for key in SHAPE_FIELDS:
+            if key not in fields:
+                raise ValueError(f"not a tinygpt model: its config has no \"{key}\" "
+                                 "(tinygpt export writes the whole config into the metadata)")
+            v = fields[key]
+            try:
+                values[key] = int(v) if isinstance(v, (int, str)) and not isinstance(v, bool) else None
+            except ValueError:
+                values[key] = None
+            if values[key] is None:
+                raise ValueError(f"invalid config: {key} expects a whole number, got '{v}'")
+        if str(fields.get("model", "gpt")) != "gpt":
+            raise ValueError(f"invalid config: model must be one of gpt (got '{fields['model']}')")
+        return cls(**values).validate()
+
     def to_metadata(self) -> Dict[str, str]:
-        return {"format": "tinygpt", "n_layer": str(self.n_layer), "n_head": str(self.n_head),
-                "n_embd": str(self.n_embd), "block_size": str(self.block_size), "vocab_size": str(VOCAB_SIZE)}
+        """The shape as model-file metadata (the core's field_text of these fields)."""
+        meta = {"model": "gpt"}
+        meta.update({name: str(getattr(self, name)) for name in SHAPE_FIELDS})
+        meta["format"] = "pt"
+        return meta
 
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, str]) -> "Config":
-        values = {}
-        for key in ("n_layer", "n_head", "n_embd", "block_size"):
-            if key not in metadata:
-                raise ValueError(f"the file's metadata has no '{key}' (a tinygpt model file names its config)")
-            try:
-                values[key] = int(metadata[key])
-            except ValueError:
-                raise ValueError(f"metadata '{key}' is {metadata[key]!r}, not an integer") from None
-        if int(metadata.get("vocab_size", VOCAB_SIZE)) != VOCAB_SIZE:
-            raise ValueError(f"vocabulary {metadata['vocab_size']}: tinygpt reads bytes (256)")
-        return cls(**values).validate()
-
-
-def param_specs(config: Config) -> List[Tuple[str, Tuple[int, ...], bool]]:
-    """(name, shape, decay) in TinyGPT::param_table() order (the model.cpp constructor)."""
-    C, V = config.n_embd, VOCAB_SIZE
-    specs = [("wte", (V, C), True), ("wpe", (config.block_size, C), True)]
-    for layer in range(config.n_layer):
-        p = f"h.{layer}."
-        specs += [
-            (p + "ln_1.weight", (C,), False), (p + "ln_1.bias", (C,), False),
-            (p + "attn.c_attn.weight", (C, 3 * C), True), (p + "attn.c_attn.bias", (3 * C,), False),
-            (p + "attn.c_proj.weight", (C, C), True), (p + "attn.c_proj.bias", (C,), False),
-            (p + "ln_2.weight", (C,), False), (p + "ln_2.bias", (C,), False),
-            (p + "mlp.c_fc.weight", (C, 4 * C), True), (p + "mlp.c_fc.bias", (4 * C,), False),
-            (p + "mlp.c_proj.weight", (4 * C, C), True), (p + "mlp.c_proj.bias", (C,), False),
-        ]
-    specs += [("ln_f.weight", (C,), False), ("ln_f.bias", (C,), False),
-              ("lm_head.weight", (C, V), True), ("lm_head.bias", (V,), False)]
-    return specs
+        return cls.from_fields(metadata)
 
 
 # ---- the forward pass, on a dict of parameters --------------------------------------------------
@@ -161,9 +159,12 @@ class TinyGPT(nn.Module):
     """The core's TinyGPT. named_parameters() / state_dict() yield the core's names, shapes and
     order (param_table), so flat() is the core's parameter block."""
 
-    def __init__(self, config: Config, seed: Optional[int] = None):
+    def __init__(self, config: Config, seed: Optional[int] = None, fields: Optional[Mapping[str, str]] = None):
         super().__init__()
         self.config = config.validate()
+        # the rest of the run's config, as field_text strings by schema name (from a checkpoint or a
+        # model file); written back into the metadata by save_safetensors
+        self.fields: Dict[str, str] = dict(fields or {})
         C, V = config.n_embd, VOCAB_SIZE
         self.wte = nn.Parameter(torch.zeros(V, C))
         self.wpe = nn.Parameter(torch.zeros(config.block_size, C))
@@ -205,6 +206,8 @@ class TinyGPT(nn.Module):
 
     @torch.no_grad()
     def load_flat(self, flat) -> "TinyGPT":
+        if isinstance(flat, (array, bytes, bytearray, memoryview)):  # a checkpoint's section: no per-element copy
+            flat = torch.frombuffer(bytearray(flat), dtype=torch.float32) if len(flat) else torch.zeros(0)
         flat = torch.as_tensor(flat, dtype=torch.float32).reshape(-1)
         n = self.config.num_parameters()
         if flat.numel() != n:
@@ -215,11 +218,17 @@ class TinyGPT(nn.Module):
             at += p.numel()
         return self
 
-    # ---- safetensors (the core's safetensors::serialize_model / load_model) ----
+    # ---- safetensors (the core's safetensors::export_model / load_model) ----
+    def metadata(self) -> Dict[str, str]:
+        """The model file's metadata: the run's config fields (self.fields) and the model's shape."""
+        meta = dict(self.fields)
+        meta.update(self.config.to_metadata())
+        return meta
+
     def save_safetensors(self, path: str, metadata: Optional[Mapping[str, str]] = None):
-        meta = dict(self.config.to_metadata())
+        meta = self.metadata()
         meta.update(metadata or {})
-        st.save_torch(path, {name: p.detach().float() for name, p in self.named_parameters()}, meta)
+        st.save_torch(path, {name: p.detach().float().cpu() for name, p in self.named_parameters()}, meta)
 
     @torch.no_grad()
     def load_state_from(self, tensors: Mapping[str, st.Tensor]):
@@ -247,5 +256,17 @@ class TinyGPT(nn.Module):
 
     @classmethod
     def from_safetensors(cls, path: str) -> "TinyGPT":
+        """A model file (tinygpt export, save_safetensors): the config from the metadata, by the
+        schema's names (the other fields are kept in .fields), the weights from the tensors."""
         tensors, metadata = st.load(path)
-        return cls(Config.from_metadata(metadata)).load_state_from(tensors)
+        fields = {k: v for k, v in metadata.items() if k != "format"}
+        return cls(Config.from_metadata(metadata), fields=fields).load_state_from(tensors)
+
+    @classmethod
+    def from_checkpoint(cls, ck) -> "TinyGPT":
+        """The model of a checkpoint (tinygpt.checkpoint.Checkpoint or a path to one)."""
+        from . import checkpoint
+        if isinstance(ck, str):
+            ck = checkpoint.load(ck)
+        fields = {name: ck.field_text(name) for name in ck.config}
+        return cls(Config.from_fields(ck.config), fields=fields).load_flat(ck.params)

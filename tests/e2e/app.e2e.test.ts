@@ -2,6 +2,7 @@
 // reload. Steps run in order on one page. Screenshots of the main states go to test-artifacts/,
 // measurements (tokens/s of config S, load-to-first-step time, variant, payload sizes) to
 // test-artifacts/e2e-metrics.json and the log.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -338,6 +339,21 @@ describe('tinygpt in the browser', () => {
     expect(await lastError()).toMatch(/Could not load foreign\.ckpt: .+/);
     expectErrors = false;
     expect(await dbg((d) => d.step)).toBe(0);
+
+    // the same weights as a .safetensors model file (tinygpt export): a new run from them, at step 0
+    const exported = path.join(artifacts, 'exported.safetensors');
+    execFileSync(path.join(root, 'build/native/tinygpt'), ['export', '--ckpt', path.join(artifacts, 'downloaded.ckpt'), '--out', exported]);
+    const models = await count('model');
+    await dropFile('exported.safetensors', new Uint8Array(fs.readFileSync(exported)), 'application/octet-stream');
+    await page.waitForFunction((n) => ((window as any).__tinygpt.counts.model ?? 0) > n, models);
+    expect(await dbg((d) => d.step)).toBe(0);
+    expect(await page.isDisabled('#knob-n_layer')).toBe(true);    // the file's settings, locked
+    expect(await page.inputValue('#knob-n_embd')).toBe('64');
+    const evals1 = await count('evalResult');
+    await page.click('#btn-evaluate');
+    await page.waitForFunction((n) => ((window as any).__tinygpt.counts.evalResult ?? 0) > n, evals1);
+    expect(await value('#stat-val')).toBe(val);                  // the checkpoint's weights: its validation loss
+    await shot('10a-safetensors-loaded');
 
     await dropFile(download.suggestedFilename(), ckpt, 'application/octet-stream');
     await waitDbg((d, s) => d.step === s, step);

@@ -2,7 +2,7 @@
 // autosaves it to IndexedDB. The worker does all computing; this thread only draws.
 import './styles.css';
 
-import { checkpointFileName, isCheckpoint } from './checkpoint';
+import { checkpointFileName, isCheckpoint, isSafetensors } from './checkpoint';
 import { WorkerClient } from './client';
 import { type CorpusStats, analyzeCorpus, checkSize, checkText, readHead } from './corpus';
 import { formatCount, formatDuration, formatParams, formatRate } from './format';
@@ -331,7 +331,8 @@ client.on('error', (m) => {
       lockSettings();
       notify(`Could not create the model: ${m.message}`, 'error');
       break;
-    case 'load': {
+    case 'load':
+    case 'loadSafetensors': {
       const l = state.loading;
       state.loading = null;
       if (l?.reason === 'resume') notify(`Could not resume the saved run: ${m.message}`, 'error');
@@ -411,12 +412,13 @@ async function handleFile(file: File): Promise<void> {
   hideTooltip();
   let head: Uint8Array;
   try {
-    head = await readHead(file, 8);
+    head = await readHead(file, 16);
   } catch (e) {
     dataPanel.showProblem(`Can't read ${file.name}`, String(e instanceof Error ? e.message : e), 'read');
     return;
   }
   if (isCheckpoint(head)) return loadCheckpointFile(file);
+  if (isSafetensors(head, file.size)) return loadModelFile(file);
   return loadTextFile(file);
 }
 
@@ -600,12 +602,28 @@ async function loadCheckpointFile(file: File): Promise<void> {
     return;
   }
   if (!isCheckpoint(bytes)) {
+    if (isSafetensors(bytes, bytes.length)) return loadModelFile(file);
     notify(`${file.name} is not a tinygpt checkpoint (it doesn't start with TGPTCKPT). The current model is unchanged.`, 'error');
     return;
   }
   notify(`Loading ${file.name}…`, 'info', { id: 'loading', timeout: 3000 });
   state.loading = { name: file.name, reason: 'file' };
   client.send({ type: 'load', bytes: bytes.buffer as ArrayBuffer, reason: 'file', name: file.name });
+}
+
+// A .safetensors model file (tinygpt export, python/tinygpt): a new run from its weights and config.
+async function loadModelFile(file: File): Promise<void> {
+  hideTooltip();
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await file.arrayBuffer();
+  } catch (e) {
+    notify(`Can't read ${file.name}: ${e instanceof Error ? e.message : e}`, 'error');
+    return;
+  }
+  notify(`Loading ${file.name}…`, 'info', { id: 'loading', timeout: 3000 });
+  state.loading = { name: file.name, reason: 'file' };
+  client.send({ type: 'loadSafetensors', bytes, name: file.name });
 }
 
 async function autosave(): Promise<void> {

@@ -49,7 +49,9 @@ export type ToWorker =
   /** A checkpoint of the current model (the native CLI's format). */
   | { type: 'save'; reason: CheckpointReason }
   /** Replace the model with a checkpoint's (transferred). On failure the current model is untouched. */
-  | { type: 'load'; bytes: ArrayBuffer; reason: 'file' | 'resume'; name: string };
+  | { type: 'load'; bytes: ArrayBuffer; reason: 'file' | 'resume'; name: string }
+  /** Start a new run from a .safetensors model file (transferred): its weights and config, step 0; the corpus is kept. */
+  | { type: 'loadSafetensors'; bytes: ArrayBuffer; name: string };
 
 export type CheckpointReason = 'autosave' | 'download';
 
@@ -145,6 +147,7 @@ export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {
   switch (msg.type) {
     case 'setCorpus':
     case 'load':
+    case 'loadSafetensors':
     case 'checkpoint':
       add(msg.bytes);
       break;
@@ -191,7 +194,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
   'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
-  'stopGeneration', 'inspect', 'save', 'load',
+  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors',
 ]);
 
 /** Guards the worker against anything that is not one of our messages. */

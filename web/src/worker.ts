@@ -322,6 +322,20 @@ function handle(msg: ToWorker): void | Promise<void> {
       describe(msg.reason === 'resume' ? 'resume' : 'load', msg.name);
       return;
     }
+    case 'loadSafetensors': {
+      // a new session from the file (the core checks it); the current one stays until it succeeded
+      const s = M.sessionFromSafetensors(new Uint8Array(msg.bytes));
+      try {
+        if (corpus) s.setCorpus(corpus);
+      } catch (e) {
+        s.delete();
+        throw e;
+      }
+      dropSession();
+      session = s;
+      describe('load', msg.name);
+      return;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { checkpointFileName, isCheckpoint } from '../src/checkpoint';
+import { checkpointFileName, isCheckpoint, isSafetensors } from '../src/checkpoint';
 import { formatBytes, formatDuration, formatParams, formatProb } from '../src/format';
 import { loadScalar, shakespeare } from './wasm';
 
@@ -9,6 +9,25 @@ describe('checkpoint files', () => {
     expect(isCheckpoint(new TextEncoder().encode('TGPTCKPT....'))).toBe(true);
     expect(isCheckpoint(new TextEncoder().encode('TGPTCKP'))).toBe(false);
     expect(isCheckpoint(new TextEncoder().encode('First Citizen:'))).toBe(false);
+  });
+
+  it('recognises a safetensors header: a length within the limit and the file, then a JSON object', () => {
+    const file = (n: bigint, rest: string) => {
+      const b = new Uint8Array(8 + rest.length);
+      new DataView(b.buffer).setBigUint64(0, n, true);
+      b.set(new TextEncoder().encode(rest), 8);
+      return b;
+    };
+    expect(isSafetensors(file(2n, '{}'))).toBe(true);
+    expect(isSafetensors(file(40n, '{"__metadata__":{"n_layer":"2"}}'), 48)).toBe(true);
+    expect(isSafetensors(file(6n, ' \n\t{} '))).toBe(true);          // JSON whitespace first, as the format allows
+    expect(isSafetensors(file(40n, '{"a":1}'), 20)).toBe(false);      // the header would run past the end of the file
+    expect(isSafetensors(file(100_000_001n, '{}'))).toBe(false);      // above the format's limit
+    expect(isSafetensors(file(1n, '{'))).toBe(false);
+    expect(isSafetensors(file(8n, '[1,2,3] '))).toBe(false);          // JSON, but not an object
+    expect(isSafetensors(new TextEncoder().encode('First Citizen:\nBefore'))).toBe(false);
+    expect(isSafetensors(new TextEncoder().encode('TGPTCKPT\u0002\u0000\u0000\u0000'))).toBe(false);
+    expect(isSafetensors(new Uint8Array(8))).toBe(false);
   });
 
   it('the core describes a checkpoint it wrote (scalar wasm build)', async () => {

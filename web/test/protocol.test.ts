@@ -10,6 +10,7 @@ describe('protocol', () => {
     const cases: Array<[ToWorker | FromWorker, number]> = [
       [{ type: 'setCorpus', bytes: buf, name: 'x' }, 1],
       [{ type: 'load', bytes: buf, reason: 'file', name: 'x' }, 1],
+      [{ type: 'loadSafetensors', bytes: new ArrayBuffer(8), name: 'model.safetensors' }, 1],
       [{ type: 'generate', id: 1, prompt: buf, length: 3, options: {} }, 1],
       [{ type: 'inspect', id: 1, text: buf }, 1],
       [{ type: 'inspect', id: 1, text: null, corpusOffset: 5 }, 0],
@@ -46,6 +47,7 @@ describe('protocol', () => {
     expect(isToWorker({ type: 'pause' })).toBe(true);
     expect(isToWorker({ type: 'start', stopAt: -1 })).toBe(true);
     expect(isToWorker({ type: 'update', name: 'eval_interval', value: 10 })).toBe(true);
+    expect(isToWorker({ type: 'loadSafetensors', bytes: new ArrayBuffer(0), name: 'm.safetensors' })).toBe(true);
     expect(isToWorker({ type: 'progress' })).toBe(false);   // worker → page
     expect(isToWorker({ type: 'bogus' })).toBe(false);
     expect(isToWorker('pause')).toBe(false);

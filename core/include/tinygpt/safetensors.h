@@ -28,10 +28,17 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <memory>
 #include <vector>
+
+#include "tinygpt/config.h"
 
 namespace tinygpt::model {
 class TinyGPT;
+struct ParamInfo;
+}
+namespace tinygpt::train {
+class Trainer;
 }
 
 namespace tinygpt::safetensors {
@@ -98,15 +105,50 @@ std::vector<uint8_t> read_file(const std::string& path, const Limits& limits = {
 void write_file(const std::string& path, const std::vector<TensorData>& tensors, const Metadata& metadata = {});
 
 // ---- the model's parameters ---------------------------------------------------------------------
-// One F32 tensor per entry of TinyGPT::param_table(), under its name and shape
-// ("h.0.attn.c_attn.weight", (C, 3C): the core's (in, out) layout), with `metadata` (the config,
-// by the caller) in "__metadata__".
+// One F32 tensor per entry of a param_table (TinyGPT's, Seq2Seq's: any kind's), under its name and
+// shape ("h.0.attn.c_attn.weight", (C, 3C): the core's (in, out) layout), with `metadata` (the
+// config, by the caller) in "__metadata__". params is the contiguous block the table describes.
+std::vector<uint8_t> serialize_params(const std::vector<model::ParamInfo>& table, const float* params,
+                                      const Metadata& metadata);
 std::vector<uint8_t> serialize_model(const model::TinyGPT& model, const Metadata& metadata);
 
-// Copies every parameter of `model` from the file and returns the file's metadata. The file must
-// hold exactly the model's parameters (names, shapes, dtype F32) and nothing else, and every value
-// must be finite; otherwise it throws naming the first problem and the model is left unchanged.
+// Copies every parameter of the table from the file into params. The file must hold exactly the
+// table's parameters (names, shapes, dtype F32) and nothing else, and every value must be finite;
+// otherwise it throws naming the first problem and params is left unchanged.
+void load_params(const File& file, const std::vector<model::ParamInfo>& table, float* params);
+// load_params into the model; returns the file's metadata.
 Metadata load_model(const File& file, model::TinyGPT& model);
 Metadata load_model(const uint8_t* bytes, size_t n, model::TinyGPT& model);
+
+// ---- a model file: the parameters and the config of the run --------------------------------------
+// What `tinygpt export` writes and the CLI (`sample`/`translate --ckpt`, `train --init`), the page
+// (a dropped .safetensors) and python/tinygpt read: the run's parameters (serialize_params, any
+// model kind) and, in "__metadata__", every field of the config schema under its own name as
+// field_text writes it ("n_layer": "4", "learning_rate": "0.001", "model": "gpt"), plus
+// "format": "pt" (what the PyTorch ecosystem's loaders look for). The run's state (step, AdamW
+// moments, data order) is not in it: a model file starts a new run; a checkpoint continues one.
+Metadata config_metadata(const Config& config);
+
+// True for the metadata keys a model file of this kind must have: the fields of the group `model`
+// that apply to the kind (they shape the parameters), except `model` (default gpt) and `seed` (the
+// data order of a new run). Every other field takes the schema's default when missing.
+bool required_in_model_file(const FieldSpec& field, ModelKind kind);
+
+// The config a model file's metadata describes: the schema's defaults, then every key that is a
+// schema field, parsed like a flag (set_field_text); keys that are not fields are ignored (tools add
+// their own, e.g. "format"). Throws tinygpt::Error ("safetensors: ...") when a required field is
+// missing, a value is refused, or the config breaks a rule (config_problems).
+Config config_from_metadata(const Metadata& metadata);
+
+// The trainer's parameters with config_metadata(its config): what `tinygpt export` writes.
+std::vector<uint8_t> export_model(const train::Trainer& trainer);
+
+// A new run of `config` (step 0, AdamW moments zero, data order from config.seed) whose model starts
+// from the file's parameters. The model fields of `config` that apply to its kind must equal those
+// of the file's metadata (callers start from config_from_metadata and change training or run fields
+// and the seed only). Throws tinygpt::Error naming the first problem (a model field that differs, a
+// tensor that does not fit (load_params), the memory limit); nothing is kept on error.
+std::unique_ptr<train::Trainer> start_run(const File& file, const Config& config,
+                                          int64_t memory_limit = kDefaultMemoryLimit);
 
 }  // namespace tinygpt::safetensors

@@ -15,7 +15,7 @@ export class KeepPanel {
   constructor(handlers: KeepHandlers) {
     this.downloadBtn = h('button', { id: 'btn-download', type: 'button' }, 'Download checkpoint');
     this.downloadBtn.addEventListener('click', () => handlers.onDownload());
-    const input = h('input', { type: 'file', id: 'ckpt-file', class: 'visually-hidden', accept: '.ckpt,.bin,application/octet-stream' });
+    const input = h('input', { type: 'file', id: 'ckpt-file', class: 'visually-hidden', accept: '.ckpt,.bin,.safetensors,application/octet-stream' });
     input.addEventListener('change', () => {
       const f = input.files?.[0];
       if (f) handlers.onLoadFile(f);
@@ -32,7 +32,8 @@ export class KeepPanel {
     this.el = h('section', { id: 'keep', class: 'card', 'aria-labelledby': 'keep-title' },
       panelHeader(6, 'Keep your work', 'The run is saved in this browser every few hundred steps and whenever you pause, so a reload ' +
         'can resume it exactly. A checkpoint file holds the weights, the optimizer state and the loss history, in the same format ' +
-        'as the command-line tool (tinygpt train --resume file.ckpt). Drop one on the page to load it.'),
+        'as the command-line tool (tinygpt train --resume file.ckpt). Drop one on the page to load it, or a .safetensors model ' +
+        '(tinygpt export) to start a new run from its weights.'),
       h('div', { class: 'row' }, this.downloadBtn, load, input),
       this.status);
     this.el.querySelector('h2')!.id = 'keep-title';

@@ -1,0 +1,114 @@
+"""tinygpt.data — the core's batch sampler in Python, bit for bit (core/include/tinygpt/rng.h,
+core/src/data.cpp), so a run continues in PyTorch on exactly the windows the core would have drawn.
+
+    Rng          xoshiro256** (SplitMix64 seeding), below(n) by rejection of the short last bucket
+    ByteDataset  the corpus's bytes: the last 10% are validation; a training window starts at
+                 rng.below(train_size - T) and is x = bytes[s : s+T], y = bytes[s+1 : s+T+1];
+                 the k-th validation batch comes from its own generator, Rng(0x5EED * 1000003 + k)
+    fingerprint  FNV-1a 64 of the bytes (what checkpoints record as corpus_fingerprint)
+
+Standard library only; batches() returns torch tensors when asked.
+"""
+from typing import List, Sequence, Tuple
+
+MASK64 = (1 << 64) - 1
+VAL_FRACTION = 0.1
+
+
+def _rotl(x: int, k: int) -> int:
+    return ((x << k) | (x >> (64 - k))) & MASK64
+
+
+class Rng:
+    """xoshiro256**: data::Rng. Its whole state is four 64-bit words (a checkpoint's data_rng)."""
+
+    def __init__(self, seed: int = 0, state: Sequence[int] = None):
+        if state is not None:
+            self.s = [int(w) & MASK64 for w in state]
+            if len(self.s) != 4:
+                raise ValueError("an Rng state is four 64-bit words")
+        else:
+            self.reseed(seed)
+
+    def reseed(self, seed: int):
+        self.s = []
+        seed &= MASK64
+        for _ in range(4):  # SplitMix64
+            seed = (seed + 0x9E3779B97F4A7C15) & MASK64
+            z = seed
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            self.s.append(z ^ (z >> 31))
+
+    def state(self) -> Tuple[int, int, int, int]:
+        return tuple(self.s)
+
+    def next_u64(self) -> int:
+        s = self.s
+        result = (_rotl((s[1] * 5) & MASK64, 7) * 9) & MASK64
+        t = (s[1] << 17) & MASK64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = _rotl(s[3], 45)
+        return result
+
+    def below(self, n: int) -> int:
+        """Uniform in [0, n), unbiased: draws again while x falls in the short last bucket."""
+        limit = MASK64 - MASK64 % n
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % n
+
+
+def fingerprint(data: bytes) -> int:
+    """FNV-1a 64 (ByteDataset::fingerprint)."""
+    h = 14695981039346656037
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & MASK64
+    return h
+
+
+class ByteDataset:
+    """data::ByteDataset: the corpus, its split, and the window starts of training and validation batches."""
+
+    def __init__(self, data: bytes):
+        if not data:
+            raise ValueError("the corpus is empty: give a file with some text in it")
+        self.data = bytes(data)
+        n_val = int(len(self.data) * VAL_FRACTION)  # size_t(double(size) * 0.1), as the core
+        self.train_size = len(self.data) - n_val
+        self.val_begin = self.train_size
+
+    def check_context(self, T: int):
+        if len(self.data) < T + 1:
+            raise ValueError(f"the corpus has {len(self.data)} bytes, fewer than context + 1 = {T + 1}: "
+                             "use a longer text or a shorter context")
+
+    def train_starts(self, rng: Rng, B: int, T: int) -> List[int]:
+        """The B window starts of the next training batch (sample_batch); advances rng."""
+        self.check_context(T)
+        span = self.train_size if self.train_size >= T + 1 else len(self.data)  # short corpora: all of it
+        return [rng.below(span - T) for _ in range(B)]
+
+    def val_starts(self, k: int, B: int, T: int) -> List[int]:
+        """The B window starts of the k-th validation batch (val_batch): the same every time."""
+        self.check_context(T)
+        begin = self.val_begin
+        if len(self.data) - begin < T + 1:
+            begin = len(self.data) - T - 1
+        rng = Rng(0x5EED * 1000003 + k)
+        return [begin + rng.below(len(self.data) - begin - T) for _ in range(B)]
+
+    def windows(self, starts: Sequence[int], T: int):
+        """x, y as int64 torch tensors (len(starts), T): y is x shifted by one byte."""
+        import torch
+        if not starts:
+            empty = torch.zeros(0, T, dtype=torch.long)
+            return empty, empty.clone()
+        buf = torch.frombuffer(bytearray(b"".join(self.data[s:s + T + 1] for s in starts)), dtype=torch.uint8)
+        w = buf.view(len(starts), T + 1).long()
+        return w[:, :-1].contiguous(), w[:, 1:].contiguous()
