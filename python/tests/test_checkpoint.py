@@ -202,6 +202,29 @@ class Refusals(Fixture):
         self.assertEqual(C.load(new).step, 6)
 
 
+class OtherModelKinds(unittest.TestCase):
+    def test_a_seq2seq_checkpoint_is_read_and_written_as_the_cores_bytes_but_not_trained(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s2s.ckpt")
+            cli("train", "--preset", "s2s-tiny", "--task", "reverse", "--max_iters", 20, "--warmup_iters", 5,
+                "--eval_interval", 10, "--eval_iters", 2, "--threads", 1, "--out", path)
+            with open(path, "rb") as f:
+                raw = f.read()
+            ck = C.parse(raw)
+            self.assertEqual(ck.kind(), "seq2seq")
+            # its translation metrics are sections the gpt runs do not have: carried, in order
+            self.assertEqual([(name, t, len(a)) for name, t, a in ck.extra_sections],
+                             [("val_exact_match", "f", len(ck.val_steps)), ("val_cer", "f", len(ck.val_steps))])
+            self.assertEqual(C.serialize(ck), raw)
+            with self.assertRaisesRegex(ValueError, "a seq2seq run: tinygpt.trainer continues gpt runs"):
+                Trainer(ck, b"abc\tcba\n" * 100)
+            with self.assertRaisesRegex(ValueError, "this is a seq2seq model: tinygpt.model is the gpt kind"):
+                TinyGPT.from_checkpoint(ck)
+            exported = os.path.join(tmp, "s2s.safetensors")
+            cli("export", "--ckpt", path, "--out", exported)
+            self.assertEqual(st.load(exported)[1], ck.metadata())
+
+
 # ---- model files: tinygpt export, the CLI and Python both ways -----------------------------------
 
 class ModelFiles(Fixture):

@@ -13,14 +13,17 @@ Fields: every field of the config schema under its own name, then the run's stat
 data_rng.0 .. data_rng.3, corpus_fingerprint, corpus_size, schedule_from_step, schedule_from_lr,
 lr_scale (1 unless the core's NaN guard halved the learning rate).
 Sections: params, adam_m, adam_v (f32, the core's flat parameter block: tinygpt.layout.param_specs
-order), train_losses (f32, one per step), val_steps (i64) and val_losses (f32).
+order for gpt), train_losses (f32, one per step), val_steps (i64) and val_losses (f32); seq2seq runs
+add val_exact_match and val_cer (f32). Sections beyond the six every run has are carried through
+unchanged (Checkpoint.extra_sections), in their order.
 
 The config is taken from the file as it is: its field names, order and types come from the
 checkpoint (the schema, core/include/tinygpt/config.h, is the one place that declares them), and
 serialize() writes them back unchanged, so a checkpoint read and written again is the same bytes.
 Reading checks what the core's loader checks (ckpt::deserialize in core/src/checkpoint.cpp), in
 the same order and with the same messages, except the config's ranges, which only the schema knows:
-the core checks them when it loads the file. Version 1 files (before the schema) are refused with
+the core checks them when it loads the file, and for model kinds other than gpt the parameter
+layout (Python knows gpt's, tinygpt.layout). Version 1 files (before the schema) are refused with
 the command that rewrites them.
 
 Standard library only (numpy, when present, checks the floats for NaN and Inf faster).
@@ -82,6 +85,8 @@ class Checkpoint:
     val_steps: array = field(default_factory=lambda: array("q"))    # int64
     val_losses: array = field(default_factory=lambda: array("f"))   # float32
     lr_scale: float = 1.0                    # the learning rate is the schedule's times this (NaN guard)
+    # other sections, in the file's order: (name, dtype code, array), e.g. seq2seq's val_exact_match
+    extra_sections: List[Tuple[str, str, array]] = field(default_factory=list)
     version: int = VERSION
 
     # ---- the config ----
@@ -107,7 +112,11 @@ class Checkpoint:
             raise CheckpointError(f"checkpoint has no config field {missing[0]} (the model's shape is read from the file)")
         return SimpleNamespace(**{n: int(self.config[n]) for n in _SHAPE_FIELDS})
 
+    def kind(self) -> str:
+        return str(self.config.get("model", "gpt"))
+
     def num_parameters(self) -> int:
+        """The parameters of the gpt model the config describes (the layout Python knows)."""
         return layout.num_parameters(self.shape())
 
     def validation(self) -> List[Tuple[int, float]]:
@@ -244,16 +253,15 @@ def parse(data) -> Checkpoint:
         schedule_from_lr=float(state.get("schedule_from_lr", 0.0)), lr_scale=float(state.get("lr_scale", 1.0)),
         params=array("f"), adam_m=array("f"), adam_v=array("f"), train_losses=array("f"))
     # the config: what the reader can check without the schema (the core checks the ranges on load)
-    shape = ck.shape()
-    for name in _SHAPE_FIELDS:
+    gpt = ck.kind() == "gpt"
+    shape = ck.shape() if gpt else None
+    for name in _SHAPE_FIELDS if gpt else ():
         if config_types[name] != "i" or getattr(shape, name) < 1:
             raise CheckpointError(f"checkpoint has an invalid config: {name} must be a whole number >= 1 "
                                   f"(got {config[name]!r})")
-    if shape.n_embd % shape.n_head != 0:
+    if gpt and shape.n_embd % shape.n_head != 0:
         raise CheckpointError(f"checkpoint has an invalid config: n_embd {shape.n_embd} is not divisible by n_head "
                               f"{shape.n_head} (each head gets n_embd / n_head channels)")
-    if config.get("model", "gpt") != "gpt":
-        raise CheckpointError(f"checkpoint has an invalid config: model must be one of gpt (got '{config['model']}')")
     if ck.schedule_from_step < 0 or ck.schedule_from_step > ck.step or not math.isfinite(ck.schedule_from_lr):
         raise CheckpointError(f"checkpoint is inconsistent: its schedule restarts at step {ck.schedule_from_step}")
     scale = _f32(ck.lr_scale)
@@ -295,7 +303,7 @@ def parse(data) -> Checkpoint:
         raise CheckpointError("checkpoint is inconsistent: the optimizer moments do not match the parameters in size")
     if spans["val_steps"][1] != spans["val_losses"][1]:
         raise CheckpointError("checkpoint is inconsistent: validation steps and losses differ in number")
-    expected = layout.num_parameters(shape)
+    expected = layout.num_parameters(shape) if gpt else n_params  # other kinds: the core checks the count
     if n_params != expected:
         raise CheckpointError(f"checkpoint holds {n_params} parameters but its config (n_layer {shape.n_layer}, "
                               f"n_embd {shape.n_embd}, block_size {shape.block_size}) needs {expected}")
@@ -308,14 +316,27 @@ def parse(data) -> Checkpoint:
     if zlib.crc32(buf[:n - 4]) != stored:
         raise CheckpointError("checkpoint is corrupt: its checksum does not match its contents")
 
+    # seq2seq runs keep the translation metrics of every evaluation
+    for name in ("val_exact_match", "val_cer"):
+        if name in sections:
+            t, count, _ = sections[name]
+            if t != "f":
+                raise CheckpointError(f"checkpoint section {name} has the wrong type")
+            if count != spans["val_steps"][1]:
+                raise CheckpointError("checkpoint is inconsistent: validation metrics and losses differ in number")
+
     for name, dtype in SECTIONS:
         at, count = spans[name]
         setattr(ck, name, _section_array(buf, dtype, at, count))
+    known = {name for name, _ in SECTIONS}
+    for name, (t, count, offset) in sections.items():  # in the file's order
+        if name not in known:
+            ck.extra_sections.append((name, t, _section_array(buf, t, header_bytes + offset, count)))
     for name, what in (("params", "the parameters"), ("adam_m", "the optimizer's first moments"),
                        ("adam_v", "the optimizer's second moments"), ("train_losses", "the loss history")):
         i = _first_non_finite(getattr(ck, name))
         if i >= 0:
-            where = f" (in {layout.tensor_at(shape, i)})" if name == "params" else ""
+            where = f" (in {layout.tensor_at(shape, i)})" if name == "params" and gpt else ""
             raise CheckpointError(f"checkpoint contains NaN or Inf values in {what} at index {i}{where}")
     if _first_non_finite(ck.val_losses) >= 0:
         raise CheckpointError("checkpoint contains NaN or Inf values in the validation history")
@@ -354,7 +375,7 @@ def _field(out: bytearray, name: str, t: str, value: Value):
 
 def serialize(ck: Checkpoint) -> bytes:
     """The checkpoint as the core writes it (ckpt::serialize): same fields, order and bytes."""
-    P = ck.num_parameters()
+    P = ck.num_parameters() if ck.kind() == "gpt" else len(ck.params)
     if not (len(ck.params) == len(ck.adam_m) == len(ck.adam_v) == P):
         raise CheckpointError(f"params, adam_m and adam_v must each hold the model's {P} values "
                               f"(got {len(ck.params)}, {len(ck.adam_m)}, {len(ck.adam_v)})")
@@ -373,15 +394,17 @@ def serialize(ck: Checkpoint) -> bytes:
     state.update({f"data_rng.{i}": ck.data_rng[i] for i in range(4)})
     for name, t in STATE_FIELDS:
         _field(out, name, t, state[name])
+    sections = [(name, dtype, getattr(ck, name)) for name, dtype in SECTIONS] + list(ck.extra_sections)
     arrays = []
-    for name, dtype in SECTIONS:
-        a = getattr(ck, name)
+    for name, dtype, a in sections:
+        if dtype not in _ARRAY_CODE:
+            raise CheckpointError(f"section {name} has type code {dtype!r}; expected 'f', 'i' or 'b'")
         if not isinstance(a, array) or a.typecode != _ARRAY_CODE[dtype]:
             a = array(_ARRAY_CODE[dtype], a)
         arrays.append(a)
-    out += struct.pack("<I", len(SECTIONS))
+    out += struct.pack("<I", len(sections))
     offset = 0
-    for (name, dtype), a in zip(SECTIONS, arrays):
+    for (name, dtype, _), a in zip(sections, arrays):
         _name(out, name)
         out += dtype.encode("ascii") + struct.pack("<QQ", len(a), offset)
         offset += len(a) * _DTYPE_SIZE[dtype]

@@ -32,7 +32,7 @@ from . import safetensors as st
 from .layout import VOCAB_SIZE, param_specs  # noqa: F401 (param_specs: part of this module's API)
 
 LN_EPS = 1e-5
-# The schema fields that shape the parameters (safetensors::kModelFileRequiredFields in the core).
+# The schema fields that shape a gpt model's parameters (safetensors::required_in_model_file in the core).
 SHAPE_FIELDS = ("n_layer", "n_head", "n_embd", "block_size")
 
 
@@ -64,6 +64,8 @@ class Config:
     def from_fields(cls, fields: Mapping[str, object]) -> "Config":
         """From a checkpoint's config (tinygpt.checkpoint.Checkpoint.config) or a model file's
         metadata (strings), by the schema's names; other fields are not the model's business."""
+        if str(fields.get("model", "gpt")) != "gpt":  # the only kind with a PyTorch twin here
+            raise ValueError(f"this is a {fields['model']} model: tinygpt.model is the gpt kind (TinyGPT) only")
         values = {}
         for key in SHAPE_FIELDS:
             if key not in fields:
@@ -76,8 +78,6 @@ class Config:
                 values[key] = None
             if values[key] is None:
                 raise ValueError(f"invalid config: {key} expects a whole number, got '{v}'")
-        if str(fields.get("model", "gpt")) != "gpt":
-            raise ValueError(f"invalid config: model must be one of gpt (got '{fields['model']}')")
         return cls(**values).validate()
 
     def to_metadata(self) -> Dict[str, str]:

@@ -41,8 +41,11 @@ from .optim import Schedule, clip_grad_norm, f32, make_adamw, moments, set_lr
 # from the core's), and the CTest test python_knows_every_schema_field compares these names with
 # `tinygpt config`, so a new schema row cannot be forgotten.
 FIELDS: Dict[str, str] = {
-    "model": "the model kind: gpt is TinyGPT (tinygpt.model)",
+    "model": "the model kind: gpt is TinyGPT (tinygpt.model); seq2seq runs are refused (no PyTorch twin yet)",
     "n_layer": "the model's shape",
+    "n_enc_layer": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
+    "n_dec_layer": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
+    "d_ff": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
     "n_head": "the model's shape",
     "n_embd": "the model's shape",
     "block_size": "the model's shape and the window length T",
@@ -90,6 +93,9 @@ class Trainer:
         if unknown:
             raise ValueError(f"the checkpoint sets '{unknown[0]}', which tinygpt.trainer does not know: it was "
                              "written by a newer tinygpt (update python/tinygpt)")
+        if ck.config.get("model", "gpt") != "gpt":
+            raise ValueError(f"this checkpoint is a {ck.config['model']} run: tinygpt.trainer continues gpt runs "
+                             "(the decoder-only TinyGPT of tinygpt.model) only")
         missing = [name for name in FIELDS if name not in ck.config]
         if missing:
             raise ValueError(f"the checkpoint has no config field '{missing[0]}' (written before it existed): "

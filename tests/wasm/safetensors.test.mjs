@@ -29,8 +29,16 @@ before(() => {
   runCli(['train', '--preset', 'tiny', '--data', corpus, '--max_iters', '30', '--warmup_iters', '5', '--eval_iters', '2',
     '--threads', '1', '--out', ckpt]);
   const out = runCli(['export', '--ckpt', ckpt, '--out', model]);
-  assert.match(out, /exported .* \(step 30: 2 layers, 2 heads, n_embd 64, block_size 32/);
-  native = { ckpt: new Uint8Array(fs.readFileSync(ckpt)), model: new Uint8Array(fs.readFileSync(model)) };
+  assert.match(out, /exported .* \(gpt, step 30, 135168 parameters\) to /);
+  const s2s = tmpPath('s2s.ckpt');
+  const s2sModel = tmpPath('s2s.safetensors');
+  runCli(['train', '--preset', 's2s-tiny', '--task', 'reverse', '--max_iters', '10', '--warmup_iters', '2', '--eval_iters', '1',
+    '--threads', '1', '--out', s2s]);
+  runCli(['export', '--ckpt', s2s, '--out', s2sModel]);
+  native = {
+    ckpt: new Uint8Array(fs.readFileSync(ckpt)), model: new Uint8Array(fs.readFileSync(model)),
+    seq2seq: new Uint8Array(fs.readFileSync(s2sModel)),
+  };
 });
 
 for (const variant of variantsBuilt()) {
@@ -59,6 +67,14 @@ for (const variant of variantsBuilt()) {
       assert.equal(r.step, 5);
       assert.equal(r.evals[0].step, 0);
       assert.ok(r.evals[0].loss < 4.0, `starts from trained weights: ${r.evals[0].loss} (random weights: ~5.5)`);
+      s.delete();
+    });
+
+    it('starts a seq2seq session from an exported seq2seq model', () => {
+      const s = M.sessionFromSafetensors(native.seq2seq);
+      assert.equal(s.config().model, 'seq2seq');
+      assert.equal(s.step(), 0);
+      assert.ok(s.translate(enc.encode('abc'), {}).text instanceof Uint8Array);
       s.delete();
     });
 

@@ -326,6 +326,8 @@ function handle(msg: ToWorker): void | Promise<void> {
       // a new session from the file (the core checks it); the current one stays until it succeeded
       const s = M.sessionFromSafetensors(new Uint8Array(msg.bytes));
       try {
+        const kind = s.config().model as string;
+        if (kind !== 'gpt') throw new Error(`this is a ${kind} model; the page trains gpt language models (the CLI translates with it: tinygpt translate --ckpt FILE)`);
         if (corpus) s.setCorpus(corpus);
       } catch (e) {
         s.delete();
