@@ -159,6 +159,19 @@ class TrainDDP(unittest.TestCase):
         self.assertEqual((kept.step, kept.lr_scale), (100, 0.125))
         self.assertEqual(bytes(kept.params), bytes(ck.params))
 
+    def test_a_run_at_step_0_gets_its_starting_validation_loss_as_in_the_cli(self):
+        fresh, ours, core = (os.path.join(self.tmp, n) for n in ("fresh.ckpt", "fresh_py.ckpt", "fresh_cli.ckpt"))
+        cli("train", "--preset", "tiny", "--data", self.corpus, "--until", 0, "--eval_iters", 2, "--out", fresh)
+        self.assertEqual(C.load(fresh).validation(), [])
+        code, stdout, err = train_ddp_here("--resume", fresh, "--data", self.corpus, "--until", 2, "--threads", 1,
+                                           "--out", ours)
+        self.assertEqual(code, 0, err)
+        self.assertIn("step      0/500 | val 5.5", stdout)
+        cli("train", "--resume", fresh, "--data", self.corpus, "--until", 2, "--threads", 1, "--out", core)
+        (s0, ours0), (c0, core0) = C.load(ours).validation()[0], C.load(core).validation()[0]
+        self.assertEqual((s0, c0), (0, 0))
+        self.assertLessEqual(abs(ours0 - core0), 1e-5)
+
     def test_bad_requests_are_refused_before_any_process_starts(self):
         for args, message in [
             (("--nproc", 9), "9 processes cannot share a batch of 7 windows: use at most 7"),

@@ -123,6 +123,8 @@ def train(args, rank: int, world: int, device: str) -> None:
             ckpt_io.save(args.out, t.to_checkpoint())
 
     from .trainer import MAX_ROLLBACKS, Diverged
+    if t.step_count == 0 and not t.val and int(c["eval_interval"]) > 0:  # the curve's starting point, as Run::advance
+        say(f"step      0/{c['max_iters']} | val {t.evaluate():.4f} (ln 256 = 5.545)")
     t_start = t_log = time.time()
     losses: List[float] = []
     rollbacks_in_a_row = 0
