@@ -338,6 +338,7 @@ class Session {
   }
 
   val config() const { return config_to_js(trainer_->config()); }
+  train::Trainer& trainer() { return *trainer_; }  // for the WebGPU block at the end of this file
   double step() const { return double(trainer_->steps_done()); }
   double learningRate() const { return trainer_->learning_rate(); }
   double numParameters() const { return double(trainer_->num_parameters()); }
@@ -612,4 +613,148 @@ EMSCRIPTEN_BINDINGS(tinygpt_model_files) {
   // two overloads: Embind calls need every argument, and the options are optional
   emscripten::function("sessionFromSafetensors", &sessionFromSafetensorsDefaults, emscripten::allow_raw_pointers());
   emscripten::function("sessionFromSafetensors", &sessionFromSafetensors, emscripten::allow_raw_pointers());
+}
+
+// ==== WebGPU backend (docs/webgpu.md) =============================================================
+// The core's plan of a GPU step, and the host's half of a run whose steps execute on the GPU: the
+// Session's trainer keeps the corpus, its sampling generator, the history and the checkpoint
+// format (core/include/tinygpt/gpu_host.h). Arrays of parameters and moments are in the plan's
+// GPU layout. Self-contained: it only needs Session::trainer().
+#include "tinygpt/gpu_host.h"
+
+namespace {
+
+template <class T>
+std::vector<T> vector_from(const val& array, const char* type, size_t n, const char* what) {
+  if (!array.instanceof(val::global(type)) || array["length"].as<size_t>() != n)
+    throw tinygpt::Error(std::string(what) + " must be a " + type + " of " + std::to_string(n) + " elements");
+  std::vector<T> v(n);
+  val(emscripten::typed_memory_view(n, v.data())).call<void>("set", array);
+  return v;
+}
+
+std::string gpu_plan_json(Session& s) {
+  return guarded([&] { return gpu::to_json(gpu::plan_for(s.trainer())); });
+}
+
+val gpu_export_state(Session& s) {
+  return guarded([&] {
+    const gpu::State st = gpu::export_state(s.trainer(), gpu::plan_for(s.trainer()));
+    val o = val::object();
+    o.set("params", copy_to_js("Float32Array", st.params.data(), st.params.size()));
+    o.set("m", copy_to_js("Float32Array", st.m.data(), st.m.size()));
+    o.set("v", copy_to_js("Float32Array", st.v.data(), st.v.size()));
+    o.set("step", double(st.step));
+    o.set("adamT", double(st.adam_t));
+    return o;
+  });
+}
+
+void gpu_import_state(Session& s, const val& params, const val& m, const val& v, double adam_t, bool good_state) {
+  guarded([&] {
+    const gpu::Plan plan = gpu::plan_for(s.trainer());
+    const size_t n = size_t(plan.gpu_params);
+    gpu::import_state(s.trainer(), plan, vector_from<float>(params, "Float32Array", n, "params").data(),
+                      vector_from<float>(m, "Float32Array", n, "m").data(),
+                      vector_from<float>(v, "Float32Array", n, "v").data(), int64_t(adam_t), good_state);
+  });
+}
+
+val gpu_next_batches(Session& s, int k) {
+  return guarded([&] {
+    const train::Trainer& t = s.trainer();
+    std::vector<int32_t> out(size_t(std::max(k, 0)) * 2 * t.config().batch_size * t.config().block_size);
+    gpu::next_batches(s.trainer(), k, out.data());
+    return copy_to_js("Int32Array", out.data(), out.size());
+  });
+}
+
+val gpu_step_scalars(Session& s, double step, double adam_t, int k) {
+  return guarded([&] {
+    if (k < 1 || step < 0 || adam_t < 0) throw tinygpt::Error("gpuStepScalars: step, adamT >= 0 and k >= 1");
+    std::vector<float> out(static_cast<size_t>(3 * k));
+    gpu::step_scalars(s.trainer(), int64_t(step), int64_t(adam_t), k, out.data());
+    return copy_to_js("Float32Array", out.data(), out.size());
+  });
+}
+
+val gpu_val_batches(Session& s) {
+  return guarded([&] {
+    const train::Trainer& t = s.trainer();
+    std::vector<int32_t> out(size_t(t.config().eval_iters) * 2 * t.config().batch_size * t.config().block_size);
+    gpu::val_batches(t, out.data());
+    return copy_to_js("Int32Array", out.data(), out.size());
+  });
+}
+
+void gpu_record_steps(Session& s, const val& losses, const val& grad_norms) {
+  guarded([&] {
+    const size_t k = losses["length"].as<size_t>();
+    const std::vector<float> l = vector_from<float>(losses, "Float32Array", k, "losses");
+    const std::vector<float> g = vector_from<float>(grad_norms, "Float32Array", k, "gradient norms");
+    gpu::record_steps(s.trainer(), l.data(), g.data(), int(k));
+  });
+}
+
+double gpu_record_eval(Session& s, const val& losses) {
+  return guarded([&] {
+    const size_t n = losses["length"].as<size_t>();
+    const std::vector<float> l = vector_from<float>(losses, "Float32Array", n, "losses");
+    return double(gpu::record_eval(s.trainer(), l.data(), int(n)));
+  });
+}
+
+// After a diverged step: back to the trainer's last good state at half the learning rate.
+val gpu_roll_back(Session& s, const std::string& reason) {
+  return guarded([&] {
+    const train::Rollback r = s.trainer().roll_back(reason);
+    val o = val::object();
+    o.set("failedStep", double(r.failed_step));
+    o.set("restoredStep", double(r.restored_step));
+    o.set("lrScale", r.lr_scale);
+    o.set("reason", r.reason);
+    return o;
+  });
+}
+
+// The sampling options as the CPU's Generator resolves them (validated; windowKeep 0 -> half the context).
+val gpu_sample_options(Session& s, const val& options) {
+  return guarded([&] {
+    sample::Options o = parse_sample_options(options);
+    const int T = s.trainer().config().block_size;
+    o.validate(T);
+    if (o.window_keep == 0) o.window_keep = std::max(1, T / 2);
+    val r = val::object();
+    r.set("temperature", o.temperature);
+    r.set("topK", o.top_k);
+    r.set("topP", o.top_p);
+    r.set("seed", double(o.seed));
+    r.set("windowKeep", o.window_keep);
+    return r;
+  });
+}
+
+val gpu_sample_draws(double seed, double start, int k) {
+  return guarded([&] {
+    if (k < 0 || start < 0) throw tinygpt::Error("gpuSampleDraws: start and k must be >= 0");
+    std::vector<float> draws(static_cast<size_t>(k));
+    gpu::sample_draws(uint64_t(seed), int64_t(start), k, draws.data());
+    return copy_to_js("Float32Array", draws.data(), draws.size());
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(tinygpt_gpu) {
+  emscripten::function("gpuPlan", &gpu_plan_json);
+  emscripten::function("gpuExportState", &gpu_export_state);
+  emscripten::function("gpuImportState", &gpu_import_state);
+  emscripten::function("gpuNextBatches", &gpu_next_batches);
+  emscripten::function("gpuStepScalars", &gpu_step_scalars);
+  emscripten::function("gpuValBatches", &gpu_val_batches);
+  emscripten::function("gpuRecordSteps", &gpu_record_steps);
+  emscripten::function("gpuRecordEval", &gpu_record_eval);
+  emscripten::function("gpuRollBack", &gpu_roll_back);
+  emscripten::function("gpuSampleOptions", &gpu_sample_options);
+  emscripten::function("gpuSampleDraws", &gpu_sample_draws);
 }

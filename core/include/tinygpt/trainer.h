@@ -26,6 +26,10 @@
 #include "tinygpt/translate.h"
 #include "tinygpt/tensor.h"
 
+namespace tinygpt::gpu {
+struct TrainerAccess;  // gpu_host.cpp: steps computed on a GPU
+}
+
 namespace tinygpt::train {
 
 // Thrown by Trainer::step when the step diverged (see Trainer::step); the model is left as it was.
@@ -162,6 +166,7 @@ class Trainer {
 
  private:
   friend struct CheckpointAccess;
+  friend struct gpu::TrainerAccess;
   void reserve_arena();
   Config config_;
   std::unique_ptr<Learner> learner_;

@@ -1,0 +1,141 @@
+// gpu_plan.h — the training step (and evaluation, inspection, KV-cached decoding) of TinyGPT as
+// a schedule of GPU kernels over buffer regions, built once per configuration.
+//
+// The model's structure is defined once, here in the core: an executor (the WebGPU backend in
+// web/src/gpu/) only creates the buffers, compiles the kernels named below and dispatches the
+// ops in order. It does no model arithmetic of its own. See docs/webgpu.md.
+//
+// Buffers hold 4-byte elements (f32, or u32 for tokens and the state words). A region is
+// (buffer, offset, count) in elements; every offset is a multiple of kAlign (256 bytes, the
+// WebGPU storage-offset alignment), so each region binds on its own.
+//
+// The parameter block on the GPU is laid out differently from the CPU's (model.h): the tensors
+// that get weight decay come first, then the others, each padded to kAlign, so AdamW is one
+// flat dispatch with one boundary (ParamSlot maps the two layouts; padding stays zero).
+//
+// Kernels (args in binding order; "=" writes, "+=" accumulates, "rw" both; dims are u32, scalars f32):
+//   embedding_forward       out(N,C)= tokens(N) wte(V,C) wpe(maxT,C)         dims N T C
+//   embedding_backward      dwte(V,C)= dwpe(maxT,C)= dout(N,C) tokens(N)      dims B T C V
+//   layernorm_forward       out(N,C)= mean(N)= rstd(N)= inp weight bias       dims N C        scalars eps
+//   layernorm_backward      dinp(N,C)=/+= dout inp weight mean rstd           dims N C accumulate
+//   layernorm_backward_params dweight(C)= dbias(C)= dout inp mean rstd        dims N C
+//   matmul                  out(M,N) A B bias? res? aux? dbias?=               dims M N K transA transB accumulate epilogue
+//                                                                              has_bias has_res has_aux has_dbias (added by the builder)
+//                           out = [out +] op(A)(M,K) @ op(B)(K,N) [+ bias(N)] [+ res(M,N)]; epilogue 1: aux = pre,
+//                           out = gelu(pre) (aux optional); epilogue 2: out = (...) * gelu'(aux);
+//                           dbias = column sums of op(B) (a bias gradient beside its weight gradient)
+//   attention_forward       out(B,T,C)= lse(B,NH,T)= qkv(B,T,3C)               dims B T C NH
+//   attention_backward_q    dqkv(B,T,3C)=[q part] dsum(B,NH,T)= dout out qkv lse   dims B T C NH
+//   attention_backward_kv   dqkv(B,T,3C)=[k,v parts] dout qkv lse dsum          dims B T C NH
+//   attention_probs         att(B,NH,T,T)= qkv lse                             dims B T C NH
+//   crossentropy            logits(N,V) rw losses(N)= targets(N)               dims N V write_grad  scalars dloss
+//                           (write_grad: logits become dloss * (softmax - onehot))
+//   mean_loss               state rw losses(N)                                 dims N slot
+//   softmax                 out(N,V)= inp(N,V)                                 dims N V
+//   grad_norm_partials      partials(G)= grads(n)                              dims n G
+//   optimizer_scalars       state rw partials(G) step_scalars(3)               dims G   scalars max_norm diverged_loss
+//                           (the norm, the clip scale; copies the host's lr, 1 - beta1^t, 1 - beta2^t; halts on
+//                           a diverged step as Trainer::step defines it, else advances step and adam_t)
+//   adamw                   params rw m rw v rw grads state                    dims n n_decay   scalars beta1 beta2 eps weight_decay
+//   embedding_decode        out(1,C)= window(T) state wte wpe                  dims C
+//   matvec                  out(., N) x(., K) W(K,N) bias? state ln_w? ln_b?   dims K N in_row out_row accumulate gelu
+//                                                                              has_bias has_ln (added)   scalars eps
+//                           (in_row / out_row 1: the row is state[gen_len] - 1, else row 0; with ln_w, ln_b the
+//                           row is LayerNorm'ed first)
+//   attention_decode        out(1,C)= cache(T,3C) state scores(NH,T)           dims T C NH
+//   sample                  out_log rw window rw state rw logits(V) draws options   dims T V
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tinygpt/config.h"
+#include "tinygpt/model.h"
+
+namespace tinygpt::gpu {
+
+constexpr int64_t kAlign = 64;  // elements (256 bytes)
+
+enum class DType { f32, u32 };
+
+struct Buffer {
+  std::string name;
+  int64_t elements = 0;
+  DType dtype = DType::f32;
+};
+
+struct Region {
+  int buffer = -1;  // -1: no argument (the kernel skips it)
+  int64_t offset = 0, count = 0;
+  bool defined() const { return buffer >= 0; }
+};
+
+struct Op {
+  std::string kernel;
+  std::string label;  // what it computes, e.g. "h.1.mlp.c_fc forward"
+  std::vector<Region> args;
+  std::vector<uint32_t> dims;
+  std::vector<float> scalars;
+};
+
+struct ParamSlot {
+  std::string name;
+  int64_t cpu_offset, gpu_offset, count;
+  bool decay;
+};
+
+// Words of the "state" buffer (u32; the f32 ones are bit patterns).
+enum StateSlot : int {
+  kStep = 0,        // u32 optimizer steps done (the schedule's step)
+  kAdamT = 1,       // u32 AdamW updates done
+  kHalted = 2,      // u32 1 once a step diverged (Trainer::step's test): later updates are skipped
+  kLr = 3,          // f32 learning rate of the last update (from the host: optim::Schedule)
+  kClipScale = 4,   // f32 gradient scale of the last update (1 = not clipped)
+  kBc1 = 5,         // f32 1 - beta1^t
+  kBc2 = 6,         // f32 1 - beta2^t
+  kLoss = 7,        // f32 mean training loss of the last step
+  kGradNorm = 8,    // f32 global gradient norm of the last step (before clipping)
+  kEvalLoss = 9,    // f32 mean loss of the last evaluation batch
+  kGenLen = 10,     // u32 decoding: positions in the KV cache (= bytes in the window)
+  kGenCount = 11,   // u32 decoding: bytes sampled in the current chunk
+  kStateWords = 16,
+};
+
+// Words written per sampled byte to the decode output log.
+constexpr int kSampleRecordWords = 12;  // byte, prob (f32), top-5 bytes, top-5 probs (f32)
+// Bytes per generation chunk the decode buffers hold.
+constexpr int kMaxChunk = 256;
+
+struct Plan {
+  Config config;        // the run's (model and optimizer fields)
+  int batch_size = 0;   // B
+  int head_size = 0;    // HS
+  int64_t num_params = 0;      // CPU layout
+  int64_t gpu_params = 0;      // padded GPU layout (elements of params, grads, adam_m, adam_v)
+  int64_t decay_params = 0;    // [0, decay_params) of the GPU layout gets weight decay
+  std::vector<Buffer> buffers;
+  std::vector<ParamSlot> params;
+  std::map<std::string, Region> io;                 // regions the host writes or reads
+  std::map<std::string, std::vector<Op>> programs;  // "train", "eval", "inspect", "prefill", "decode", "sample"
+
+  int buffer_index(const std::string& name) const;  // throws if unknown
+  // CPU layout (model.h) <-> GPU layout
+  std::vector<float> to_gpu_layout(const float* cpu) const;
+  void to_cpu_layout(const float* gpu, float* cpu) const;
+};
+
+// The plan for training the model of this config (its param_table()) with its batch and optimizer
+// settings. Throws tinygpt::Error if the configuration is invalid.
+Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table);
+
+// The plan as JSON (what the WebAssembly module hands to the executor):
+// {"version":1, "model":{...}, "batch":B, "headSize":HS, "align":64, "numParams", "gpuParams", "decayParams",
+//  "stateWords":16, "state":{"step":0,...}, "sampleRecordWords":12, "maxChunk":256,
+//  "buffers":[{"name","elements","type":"f32"|"u32"}], "params":[{"name","cpu","gpu","count","decay"}],
+//  "io":{"name":[buffer,offset,count]}, "programs":{"train":[{"kernel","label","args":[[b,o,c]|null],
+//  "dims":[...],"scalars":[f32 bit patterns as u32]}], ...}}
+std::string to_json(const Plan& plan);
+
+}  // namespace tinygpt::gpu

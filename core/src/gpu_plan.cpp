@@ -1,0 +1,531 @@
+// gpu_plan.cpp — TinyGPT's step as a schedule of GPU kernels (gpu_plan.h).
+//
+// The forward pass below is model.cpp's forward_logits, op for op; the backward pass is the
+// autograd graph of that forward in reverse (ops.cpp's backward closures), with the gradient of
+// every parameter written (=) by exactly one op, so no step needs to zero the gradients.
+#include "tinygpt/gpu_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "tinygpt/error.h"
+#include "tinygpt/trainer.h"  // kDivergedLoss
+
+namespace tinygpt::gpu {
+
+using tinygpt::Error;
+
+namespace {
+
+int64_t aligned(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+class Builder {
+ public:
+  explicit Builder(Plan& plan) : plan_(plan) {}
+
+  // A buffer of its own for every region: WebGPU validates usage per buffer, so an op may not
+  // read one region of a buffer while it writes another. (Offsets stay 0; kAlign still holds.)
+  Region take(const std::string& name, int64_t count, DType dtype = DType::f32) {
+    for (const Buffer& b : plan_.buffers)
+      if (b.name == name) throw Error("internal: two GPU buffers named " + name);
+    plan_.buffers.push_back({name, aligned(std::max<int64_t>(count, 1)), dtype});
+    return Region{int(plan_.buffers.size()) - 1, 0, count};
+  }
+
+  // Label prefix of the ops that follow (the layer they belong to, e.g. "h.1.").
+  void at(const std::string& prefix) { prefix_ = prefix; }
+
+  // Appends an op (out of line, with initializer lists: the dozens of call sites stay small).
+  void op(std::vector<Op>& prog, const char* kernel, const char* what, std::initializer_list<Region> regions,
+          std::initializer_list<uint32_t> dim_list, std::initializer_list<float> scalars = {}) {
+    const std::string label = prefix_ + what;
+    std::vector<Region> args(regions);
+    std::vector<uint32_t> dims(dim_list);
+    auto need = [&](size_t arg, int64_t count) {
+      if (args[arg].defined() && args[arg].count != count)
+        throw Error("internal: " + label + ": argument " + std::to_string(arg) + " has " +
+                    std::to_string(args[arg].count) + " elements, the op needs " + std::to_string(count));
+    };
+    const std::string k = kernel;
+    if (k == "matmul") {  // out, A, B, bias, res, aux, dbias; dims M N K transA transB accumulate epilogue
+      const int64_t M = dims[0], N = dims[1], K = dims[2];
+      args.resize(7);
+      need(0, M * N), need(1, M * K), need(2, K * N), need(3, N), need(4, M * N), need(5, M * N), need(6, N);
+      for (size_t a : {3, 4, 5, 6}) dims.push_back(args[a].defined() ? 1 : 0);  // has_bias has_res has_aux has_dbias
+    } else if (k == "matvec") {  // out, x, W, bias, state, ln_w, ln_b; dims K N in_row out_row accumulate gelu
+      args.resize(7);
+      need(2, int64_t(dims[0]) * dims[1]), need(3, dims[1]), need(5, dims[0]), need(6, dims[0]);
+      dims.push_back(args[3].defined() ? 1 : 0);  // has_bias
+      dims.push_back(args[5].defined() ? 1 : 0);  // has_ln (scalars: eps)
+    }
+    prog.push_back({k, label, std::move(args), std::move(dims), std::vector<float>(scalars)});
+  }
+
+ private:
+  Plan& plan_;
+  std::string prefix_;
+};
+
+constexpr Region kNone{};
+
+struct Layer {
+  Region ln1_w, ln1_b, qkv_w, qkv_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, fcproj_w, fcproj_b;
+};
+
+struct Params {
+  Region wte, wpe, lnf_w, lnf_b, lm_w, lm_b;
+  std::vector<Layer> h;
+};
+
+// Saved activations of one layer's forward (what its backward reads).
+struct LayerActs {
+  Region x;                        // (N, C) the block's input
+  Region ln1, ln1_mean, ln1_rstd;  // (N, C), (N), (N)
+  Region qkv;                      // (N, 3C)
+  Region atty, lse;                // (N, C), (B, NH, T)
+  Region xmid;                     // (N, C) after the attention sublayer
+  Region ln2, ln2_mean, ln2_rstd;  // (N, C), (N), (N)
+  Region fc_pre, fc;               // (N, 4C) before and after GELU
+};
+
+struct ForwardActs {
+  std::vector<LayerActs> layers;
+  Region x_final;                  // (N, C) the last block's output
+  Region lnf, lnf_mean, lnf_rstd;  // (N, C), (N), (N)
+  Region logits;                   // (N, V)
+};
+
+struct ForwardSpec {
+  int B = 1, T = 1;
+  std::string buffer_prefix;        // activations go to buffers named prefix + ...
+  bool keep = true;                 // keep every layer's activations (training); else reuse one set
+  std::vector<Region> qkv_dest;     // per layer: write qkv here (the KV cache) instead of a new region
+  std::vector<Region> att_probs;    // per layer: also write the attention probabilities (B, NH, T, T)
+  bool logits = true;               // compute logits for every row
+};
+
+Params param_regions(const Plan& plan, int params_buf, int L) {
+  auto find = [&](const std::string& name) {
+    for (const ParamSlot& p : plan.params)
+      if (p.name == name) return Region{params_buf, p.gpu_offset, p.count};
+    throw Error("internal: no parameter " + name);
+  };
+  Params P;
+  P.wte = find("wte");
+  P.wpe = find("wpe");
+  for (int l = 0; l < L; l++) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    P.h.push_back({find(p + "ln_1.weight"), find(p + "ln_1.bias"), find(p + "attn.c_attn.weight"),
+                   find(p + "attn.c_attn.bias"), find(p + "attn.c_proj.weight"), find(p + "attn.c_proj.bias"),
+                   find(p + "ln_2.weight"), find(p + "ln_2.bias"), find(p + "mlp.c_fc.weight"),
+                   find(p + "mlp.c_fc.bias"), find(p + "mlp.c_proj.weight"), find(p + "mlp.c_proj.bias")});
+  }
+  P.lnf_w = find("ln_f.weight");
+  P.lnf_b = find("ln_f.bias");
+  P.lm_w = find("lm_head.weight");
+  P.lm_b = find("lm_head.bias");
+  return P;
+}
+
+Params with_buffer(Params p, int buf) {
+  auto set = [&](Region& r) { r.buffer = buf; };
+  for (Region* r : {&p.wte, &p.wpe, &p.lnf_w, &p.lnf_b, &p.lm_w, &p.lm_b}) set(*r);
+  for (Layer& l : p.h)
+    for (Region* r : {&l.ln1_w, &l.ln1_b, &l.qkv_w, &l.qkv_b, &l.proj_w, &l.proj_b, &l.ln2_w, &l.ln2_b, &l.fc_w,
+                      &l.fc_b, &l.fcproj_w, &l.fcproj_b})
+      set(*r);
+  return p;
+}
+
+constexpr float kEps = 1e-5f;  // LayerNorm (ops.h's default)
+
+// model.cpp's forward_logits as ops: tokens (B, T) -> logits (B, T, V).
+ForwardActs forward(Builder& b, std::vector<Op>& prog, const Params& P, const Config& mc, const ForwardSpec& s,
+                    Region tokens) {
+  const uint32_t B = uint32_t(s.B), T = uint32_t(s.T), C = uint32_t(mc.n_embd), NH = uint32_t(mc.n_head);
+  const uint32_t V = uint32_t(model::kVocab), N = B * T;
+  const int64_t NC = int64_t(N) * C;
+  const std::string pre = s.buffer_prefix;
+  ForwardActs out;
+  Region x = b.take(pre + "x", NC);
+  b.op(prog, "embedding_forward", "wte[tokens] + wpe", {x, tokens, P.wte, P.wpe}, {N, T, C});
+  // with keep == false one set of regions serves every layer (inference)
+  LayerActs shared;
+  for (size_t l = 0; l < P.h.size(); l++) {
+    const Layer& w = P.h[l];
+    const std::string name = "h." + std::to_string(l);
+    LayerActs a;
+    const bool fresh = s.keep || l == 0;
+    const std::string at = pre + (s.keep ? name : std::string("layer")) + ".";
+    if (fresh) {
+      a.ln1 = b.take(at + "ln_1", NC), a.ln1_mean = b.take(at + "ln_1.mean", N), a.ln1_rstd = b.take(at + "ln_1.rstd", N);
+      a.qkv = s.qkv_dest.empty() ? b.take(at + "qkv", 3 * NC) : kNone;
+      a.atty = b.take(at + "attn", NC), a.lse = b.take(at + "attn.lse", int64_t(B) * NH * T);
+      a.xmid = b.take(at + "x_mid", NC);
+      a.ln2 = b.take(at + "ln_2", NC), a.ln2_mean = b.take(at + "ln_2.mean", N), a.ln2_rstd = b.take(at + "ln_2.rstd", N);
+      a.fc_pre = s.keep ? b.take(at + "fc.pre", 4 * NC) : kNone;
+      a.fc = b.take(at + "fc", 4 * NC);
+      if (!s.keep) shared = a;
+    } else {
+      a = shared;
+    }
+    a.x = x;
+    if (!s.qkv_dest.empty()) a.qkv = s.qkv_dest[l];
+    b.at(name + ".");
+    // attention sublayer: x = x + proj(attention(qkv(LN1(x))))
+    b.op(prog, "layernorm_forward", "ln_1", {a.ln1, a.ln1_mean, a.ln1_rstd, x, w.ln1_w, w.ln1_b}, {N, C},
+         {kEps});
+    b.op(prog, "matmul", "attn.c_attn forward", {a.qkv, a.ln1, w.qkv_w, w.qkv_b, kNone, kNone},
+         {N, 3 * C, C, 0, 0, 0, 0});
+    b.op(prog, "attention_forward", "attn causal attention", {a.atty, a.lse, a.qkv}, {B, T, C, NH});
+    if (!s.att_probs.empty())
+      b.op(prog, "attention_probs", "attn probabilities", {s.att_probs[l], a.qkv, a.lse}, {B, T, C, NH});
+    b.op(prog, "matmul", "attn.c_proj forward + residual", {a.xmid, a.atty, w.proj_w, w.proj_b, x, kNone},
+         {N, C, C, 0, 0, 0, 0});
+    // MLP sublayer: x = x + fc_proj(gelu(fc(LN2(x))))
+    b.op(prog, "layernorm_forward", "ln_2", {a.ln2, a.ln2_mean, a.ln2_rstd, a.xmid, w.ln2_w, w.ln2_b},
+         {N, C}, {kEps});
+    b.op(prog, "matmul", "mlp.c_fc forward + gelu", {a.fc, a.ln2, w.fc_w, w.fc_b, kNone, a.fc_pre},
+         {N, 4 * C, C, 0, 0, 0, 1});
+    // the block's output: a new region when training; the input's region otherwise (dead by now)
+    Region x_out = s.keep ? b.take(pre + name + ".out", NC) : x;
+    b.op(prog, "matmul", "mlp.c_proj forward + residual", {x_out, a.fc, w.fcproj_w, w.fcproj_b, a.xmid, kNone},
+         {N, C, 4 * C, 0, 0, 0, 0});
+    out.layers.push_back(a);
+    x = x_out;
+  }
+  b.at("");
+  out.x_final = x;
+  out.lnf = b.take(pre + "ln_f", NC), out.lnf_mean = b.take(pre + "ln_f.mean", N), out.lnf_rstd = b.take(pre + "ln_f.rstd", N);
+  b.op(prog, "layernorm_forward", "ln_f", {out.lnf, out.lnf_mean, out.lnf_rstd, x, P.lnf_w, P.lnf_b}, {N, C}, {kEps});
+  if (s.logits) {
+    out.logits = b.take(pre + "logits", int64_t(N) * V);
+    b.op(prog, "matmul", "lm_head forward", {out.logits, out.lnf, P.lm_w, P.lm_b, kNone, kNone}, {N, V, C, 0, 0, 0, 0});
+  }
+  return out;
+}
+
+// The gradients of the forward above, for a mean cross-entropy over the N positions.
+void backward(Builder& b, std::vector<Op>& prog, const Params& P, const Params& G, const Config& mc, int B_,
+              int T_, const ForwardActs& f, Region tokens) {
+  const uint32_t B = uint32_t(B_), T = uint32_t(T_), C = uint32_t(mc.n_embd), NH = uint32_t(mc.n_head);
+  const uint32_t V = uint32_t(model::kVocab), N = B * T;
+  const int64_t NC = int64_t(N) * C;
+  const Region dres = b.take("grad.residual", NC);  // (N, C) gradient of the residual stream
+  const Region dln = b.take("grad.ln", NC);         // (N, C) gradient of a LayerNorm's output
+  const Region dqkv = b.take("grad.qkv", 3 * NC);   // (N, 3C)
+  const Region datty = b.take("grad.attn", NC);     // (N, C)
+  const Region dfc = b.take("grad.fc", 4 * NC);     // (N, 4C) gradient of the GELU's input
+  const Region dsum = b.take("grad.attn.dsum", int64_t(B) * NH * T);  // (B, NH, T) rowsum(dout * out)
+  const Region& dlogits = f.logits;          // the cross-entropy kernel wrote them in place
+
+  // logits = lnf @ lm_w + lm_b
+  b.op(prog, "matmul", "lm_head backward: dinp", {dln, dlogits, P.lm_w, kNone, kNone, kNone}, {N, C, V, 0, 1, 0, 0});
+  b.op(prog, "matmul", "lm_head backward: dweight, dbias", {G.lm_w, f.lnf, dlogits, kNone, kNone, kNone, G.lm_b},
+       {C, V, N, 1, 0, 0, 0});
+  // lnf = LN(x_final)
+  b.op(prog, "layernorm_backward", "ln_f backward", {dres, dln, f.x_final, P.lnf_w, f.lnf_mean, f.lnf_rstd}, {N, C, 0});
+  b.op(prog, "layernorm_backward_params", "ln_f backward: params", {G.lnf_w, G.lnf_b, dln, f.x_final, f.lnf_mean, f.lnf_rstd},
+       {N, C});
+  for (size_t li = P.h.size(); li-- > 0;) {
+    const Layer& w = P.h[li];
+    const Layer& g = G.h[li];
+    const LayerActs& a = f.layers[li];
+    b.at("h." + std::to_string(li) + ".");
+    // x_out = xmid + gelu(fc_pre) @ fcproj_w + fcproj_b;  fc_pre = ln2 @ fc_w + fc_b
+    b.op(prog, "matmul", "mlp.c_proj backward: dinp + gelu backward",
+         {dfc, dres, w.fcproj_w, kNone, kNone, a.fc_pre}, {N, 4 * C, C, 0, 1, 0, 2});
+    b.op(prog, "matmul", "mlp.c_proj backward: dweight, dbias",
+         {g.fcproj_w, a.fc, dres, kNone, kNone, kNone, g.fcproj_b}, {4 * C, C, N, 1, 0, 0, 0});
+    b.op(prog, "matmul", "mlp.c_fc backward: dinp", {dln, dfc, w.fc_w, kNone, kNone, kNone}, {N, C, 4 * C, 0, 1, 0, 0});
+    b.op(prog, "matmul", "mlp.c_fc backward: dweight, dbias", {g.fc_w, a.ln2, dfc, kNone, kNone, kNone, g.fc_b},
+         {C, 4 * C, N, 1, 0, 0, 0});
+    // ln2 = LN(xmid): the residual's gradient gains the LayerNorm's
+    b.op(prog, "layernorm_backward", "ln_2 backward", {dres, dln, a.xmid, w.ln2_w, a.ln2_mean, a.ln2_rstd},
+         {N, C, 1});
+    b.op(prog, "layernorm_backward_params", "ln_2 backward: params",
+         {g.ln2_w, g.ln2_b, dln, a.xmid, a.ln2_mean, a.ln2_rstd}, {N, C});
+    // xmid = x + atty @ proj_w + proj_b
+    b.op(prog, "matmul", "attn.c_proj backward: dinp", {datty, dres, w.proj_w, kNone, kNone, kNone},
+         {N, C, C, 0, 1, 0, 0});
+    b.op(prog, "matmul", "attn.c_proj backward: dweight, dbias",
+         {g.proj_w, a.atty, dres, kNone, kNone, kNone, g.proj_b}, {C, C, N, 1, 0, 0, 0});
+    // atty = causal_attention(qkv)
+    b.op(prog, "attention_backward_q", "attn backward: dq", {dqkv, dsum, datty, a.atty, a.qkv, a.lse},
+         {B, T, C, NH});
+    b.op(prog, "attention_backward_kv", "attn backward: dk, dv", {dqkv, datty, a.qkv, a.lse, dsum}, {B, T, C, NH});
+    // qkv = ln1 @ qkv_w + qkv_b
+    b.op(prog, "matmul", "attn.c_attn backward: dinp", {dln, dqkv, w.qkv_w, kNone, kNone, kNone},
+         {N, C, 3 * C, 0, 1, 0, 0});
+    b.op(prog, "matmul", "attn.c_attn backward: dweight, dbias",
+         {g.qkv_w, a.ln1, dqkv, kNone, kNone, kNone, g.qkv_b}, {C, 3 * C, N, 1, 0, 0, 0});
+    b.op(prog, "layernorm_backward", "ln_1 backward", {dres, dln, a.x, w.ln1_w, a.ln1_mean, a.ln1_rstd}, {N, C, 1});
+    b.op(prog, "layernorm_backward_params", "ln_1 backward: params",
+         {g.ln1_w, g.ln1_b, dln, a.x, a.ln1_mean, a.ln1_rstd}, {N, C});
+  }
+  b.at("");
+  // x = wte[tokens] + wpe[0:T]
+  b.op(prog, "embedding_backward", "wte, wpe backward", {G.wte, G.wpe, dres, tokens}, {B, T, C, V});
+}
+
+}  // namespace
+
+int Plan::buffer_index(const std::string& name) const {
+  for (size_t i = 0; i < buffers.size(); i++)
+    if (buffers[i].name == name) return int(i);
+  throw Error("gpu plan: no buffer named '" + name + "'");
+}
+
+std::vector<float> Plan::to_gpu_layout(const float* cpu) const {
+  std::vector<float> gpu(size_t(gpu_params), 0.0f);
+  for (const ParamSlot& p : params)
+    std::copy(cpu + p.cpu_offset, cpu + p.cpu_offset + p.count, gpu.begin() + p.gpu_offset);
+  return gpu;
+}
+
+void Plan::to_cpu_layout(const float* gpu, float* cpu) const {
+  for (const ParamSlot& p : params) std::copy(gpu + p.gpu_offset, gpu + p.gpu_offset + p.count, cpu + p.cpu_offset);
+}
+
+Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
+  validate_config(mc);
+  const Config& tc = mc;  // the optimizer's fields
+  if (table.empty() || table.front().name != "wte") throw Error("gpu plan: the parameter table is not TinyGPT's");
+  Plan plan;
+  plan.config = mc;
+  plan.batch_size = mc.batch_size;
+  plan.head_size = mc.n_embd / mc.n_head;
+  Builder b(plan);
+  const int L = mc.n_layer, T = mc.block_size, C = mc.n_embd, NH = mc.n_head, V = model::kVocab;
+  const int B = tc.batch_size;
+  const int64_t N = int64_t(B) * T;
+
+  // parameters: the CPU table, re-laid out decay-first and aligned
+  int64_t at = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (const model::ParamInfo& p : table) {
+      if (p.decay != (pass == 0)) continue;
+      plan.params.push_back({p.name, p.offset, at, p.shape.numel(), p.decay});
+      at += aligned(p.shape.numel());
+    }
+    if (pass == 0) plan.decay_params = at;
+  }
+  plan.num_params = num_parameters(mc);
+  if (table.back().offset + table.back().shape.numel() != plan.num_params)
+    throw Error("gpu plan: the parameter table does not match the model config");
+  plan.gpu_params = at;
+  const int params_buf = b.take("params", plan.gpu_params).buffer;
+  const int grads_buf = b.take("grads", plan.gpu_params).buffer;
+  const int m_buf = b.take("adam_m", plan.gpu_params).buffer;
+  const int v_buf = b.take("adam_v", plan.gpu_params).buffer;
+  const Params P = param_regions(plan, params_buf, L);
+  const Params G = with_buffer(P, grads_buf);
+
+  const Region state = b.take("state", kStateWords, DType::u32);
+  plan.io["state"] = state;
+  plan.io["params"] = {params_buf, 0, plan.gpu_params};
+  plan.io["adam_m"] = {m_buf, 0, plan.gpu_params};
+  plan.io["adam_v"] = {v_buf, 0, plan.gpu_params};
+
+  // ---- train and eval: a (B, T) batch ----
+  const Region x_tokens = b.take("tokens", N, DType::u32), y_tokens = b.take("targets", N, DType::u32);
+  plan.io["tokens"] = x_tokens;
+  plan.io["targets"] = y_tokens;
+  // per step from the host (the core's optim::Schedule and AdamW, exactly): lr, 1 - beta1^t, 1 - beta2^t
+  const Region step_scalars = b.take("step.scalars", 3);
+  plan.io["step.scalars"] = step_scalars;
+  const Region losses = b.take("losses", N);
+  // partial sums of the gradient norm: one workgroup per 64Ki gradients, at most 256
+  const uint32_t G_parts = uint32_t(std::clamp<int64_t>(plan.gpu_params / 65536, 1, 256));
+  const Region partials = b.take("grad_norm.partials", G_parts);
+
+  // the forward pass is shared by train and eval (same regions)
+  std::vector<Op> forward_ops;
+  ForwardSpec fs;
+  fs.B = B, fs.T = T, fs.buffer_prefix = "acts.";
+  const ForwardActs fw = forward(b, forward_ops, P, mc, fs, x_tokens);
+  std::vector<Op>& train = plan.programs["train"];
+  train = forward_ops;
+  b.op(train, "crossentropy", "softmax + cross-entropy, forward and backward", {fw.logits, losses, y_tokens},
+       {uint32_t(N), uint32_t(V), 1}, {1.0f / float(N)});
+  b.op(train, "mean_loss", "mean loss", {state, losses}, {uint32_t(N), uint32_t(kLoss)});
+  backward(b, train, P, G, mc, B, T, fw, x_tokens);
+  b.op(train, "grad_norm_partials", "gradient norm: partial sums", {partials, {grads_buf, 0, plan.gpu_params}},
+       {uint32_t(plan.gpu_params), G_parts});
+  b.op(train, "optimizer_scalars", "gradient norm, clip scale; this step's learning rate and bias corrections",
+       {state, partials, step_scalars}, {G_parts}, {tc.grad_clip, train::kDivergedLoss});
+  b.op(train, "adamw", "AdamW",
+       {{params_buf, 0, plan.gpu_params}, {m_buf, 0, plan.gpu_params}, {v_buf, 0, plan.gpu_params},
+        {grads_buf, 0, plan.gpu_params}, state},
+       {uint32_t(plan.gpu_params), uint32_t(plan.decay_params)}, {tc.beta1, tc.beta2, tc.eps, tc.weight_decay});
+
+  // eval: the same forward over the training arena, loss only
+  std::vector<Op>& eval = plan.programs["eval"];
+  eval = forward_ops;
+  b.op(eval, "crossentropy", "softmax + cross-entropy", {fw.logits, losses, y_tokens}, {uint32_t(N), uint32_t(V), 0},
+       {1.0f / float(N)});
+  b.op(eval, "mean_loss", "mean loss", {state, losses}, {uint32_t(N), uint32_t(kEvalLoss)});
+
+  // ---- inspect: one sequence of up to T bytes (padded to T; causal, so padding changes nothing) ----
+  std::vector<Op>& inspect = plan.programs["inspect"];
+  const Region ins_tokens = b.take("inspect.tokens", T, DType::u32);
+  plan.io["inspect.tokens"] = ins_tokens;
+  ForwardSpec is;
+  is.B = 1, is.T = T, is.buffer_prefix = "inspect.", is.keep = false;
+  for (int l = 0; l < L; l++) {
+    is.att_probs.push_back(b.take("inspect.attention." + std::to_string(l), int64_t(NH) * T * T));  // (NH, T, T)
+    plan.io["inspect.attention." + std::to_string(l)] = is.att_probs.back();
+  }
+  const ForwardActs fi = forward(b, inspect, P, mc, is, ins_tokens);
+  const Region ins_probs = b.take("inspect.probs", int64_t(T) * V);
+  b.op(inspect, "softmax", "next-byte probabilities", {ins_probs, fi.logits}, {uint32_t(T), uint32_t(V)});
+  plan.io["inspect.probs"] = ins_probs;
+
+  // ---- decoding with a KV cache ----
+  const Region window = b.take("decode.window", T, DType::u32);  // (T) the bytes in the window
+  const Region out_log = b.take("decode.out", int64_t(kMaxChunk) * kSampleRecordWords, DType::u32);
+  const Region draws = b.take("decode.draws", kMaxChunk);  // uniform numbers, one per sampled byte
+  const Region options = b.take("decode.options", 4);      // temperature, top_k, top_p, window_keep
+  const Region logits = b.take("decode.logits", V);        // (V) after the last position
+  plan.io["decode.window"] = window;
+  plan.io["decode.out"] = out_log;
+  plan.io["decode.draws"] = draws;
+  plan.io["decode.options"] = options;
+  plan.io["decode.logits"] = logits;
+  std::vector<Region> cache;  // per layer (T, 3C): the qkv rows of every position; k and v are the cache
+  for (int l = 0; l < L; l++) cache.push_back(b.take("decode.cache." + std::to_string(l), int64_t(T) * 3 * C));
+
+  // prefill: the whole window (gen_len bytes, padded to T) through the model; logits of row gen_len - 1
+  std::vector<Op>& prefill = plan.programs["prefill"];
+  ForwardSpec ps;
+  ps.B = 1, ps.T = T, ps.buffer_prefix = "prefill.", ps.keep = false, ps.qkv_dest = cache, ps.logits = false;
+  const ForwardActs fp = forward(b, prefill, P, mc, ps, window);
+  b.op(prefill, "matvec", "lm_head at the last position", {logits, fp.lnf, P.lm_w, P.lm_b, state},
+       {uint32_t(C), uint32_t(V), 1, 0, 0, 0});
+
+  // decode: one more byte at position gen_len - 1 (already in the window)
+  std::vector<Op>& decode = plan.programs["decode"];
+  const Region x1 = b.take("decode.x", C);
+  const Region y1 = b.take("decode.attn", C), fc1 = b.take("decode.fc", 4 * C);
+  const Region scores = b.take("decode.attn.scores", int64_t(NH) * T);
+  const uint32_t uC = uint32_t(C);
+  // each LayerNorm is folded into the matvec after it (one row: every workgroup normalises it)
+  b.op(decode, "embedding_decode", "wte[byte] + wpe[position]", {x1, window, state, P.wte, P.wpe}, {uC});
+  for (int l = 0; l < L; l++) {
+    const Layer& w = P.h[size_t(l)];
+    b.at("h." + std::to_string(l) + ".");
+    b.op(decode, "matvec", "ln_1 + attn.c_attn -> KV cache", {cache[size_t(l)], x1, w.qkv_w, w.qkv_b, state, w.ln1_w, w.ln1_b},
+         {uC, 3 * uC, 0, 1, 0, 0}, {kEps});
+    b.op(decode, "attention_decode", "attn over the cache", {y1, cache[size_t(l)], state, scores},
+         {uint32_t(T), uC, uint32_t(NH)});
+    b.op(decode, "matvec", "attn.c_proj + residual", {x1, y1, w.proj_w, w.proj_b, state}, {uC, uC, 0, 0, 1, 0});
+    b.op(decode, "matvec", "ln_2 + mlp.c_fc + gelu", {fc1, x1, w.fc_w, w.fc_b, state, w.ln2_w, w.ln2_b},
+         {uC, 4 * uC, 0, 0, 0, 1}, {kEps});
+    b.op(decode, "matvec", "mlp.c_proj + residual", {x1, fc1, w.fcproj_w, w.fcproj_b, state}, {4 * uC, uC, 0, 0, 1, 0});
+  }
+  b.at("");
+  b.op(decode, "matvec", "ln_f + lm_head", {logits, x1, P.lm_w, P.lm_b, state, P.lnf_w, P.lnf_b}, {uC, uint32_t(V), 0, 0, 0, 0},
+       {kEps});
+
+  // sample: one byte from the logits; appends it to the window (or starts a new window of window_keep bytes)
+  b.op(plan.programs["sample"], "sample", "sample a byte", {out_log, window, state, logits, draws, options},
+       {uint32_t(T), uint32_t(V)});
+  return plan;
+}
+
+// ---- JSON ---------------------------------------------------------------------------------
+
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r + "\"";
+}
+
+// A float as its IEEE-754 bit pattern: exact, and no float formatting code in the wasm module.
+std::string float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return std::to_string(u);
+}
+
+std::string region_json(const Region& r) {
+  if (!r.defined()) return "null";
+  return "[" + std::to_string(r.buffer) + "," + std::to_string(r.offset) + "," + std::to_string(r.count) + "]";
+}
+
+}  // namespace
+
+std::string to_json(const Plan& p) {
+  // plain appends (no iostreams, no temporaries): this is part of the page's wasm payload
+  std::string o;
+  auto str = [&](const std::string& v) { o += quoted(v); };
+  auto num = [&](int64_t v) { o += std::to_string(v); };
+  auto key = [&](const char* k) {
+    if (o.back() != '{' && o.back() != '[') o += ',';
+    o += '"';
+    o += k;
+    o += "\":";
+  };
+  auto field = [&](const char* k, int64_t v) { key(k), num(v); };
+  auto list = [&](const auto& items, auto&& item) {
+    o += '[';
+    for (size_t i = 0; i < items.size(); i++) {
+      if (i) o += ',';
+      item(items[i]);
+    }
+    o += ']';
+  };
+  o += '{';
+  field("version", 1);
+  key("model"), o += '{';
+  field("n_layer", p.config.n_layer), field("n_head", p.config.n_head), field("n_embd", p.config.n_embd);
+  field("block_size", p.config.block_size), field("vocab_size", model::kVocab);
+  o += '}';
+  field("batch", p.batch_size), field("headSize", p.head_size), field("align", kAlign);
+  field("numParams", p.num_params), field("gpuParams", p.gpu_params), field("decayParams", p.decay_params);
+  field("stateWords", kStateWords), field("sampleRecordWords", kSampleRecordWords), field("maxChunk", kMaxChunk);
+  key("state"), o += '{';
+  field("step", kStep), field("adamT", kAdamT), field("halted", kHalted), field("lr", kLr);
+  field("clipScale", kClipScale), field("loss", kLoss), field("gradNorm", kGradNorm), field("evalLoss", kEvalLoss);
+  field("genLen", kGenLen), field("genCount", kGenCount);
+  o += '}';
+  key("buffers"), list(p.buffers, [&](const Buffer& b) {
+    o += '{';
+    key("name"), str(b.name);
+    field("elements", b.elements);
+    key("type"), o += b.dtype == DType::u32 ? "\"u32\"" : "\"f32\"";
+    o += '}';
+  });
+  key("params"), list(p.params, [&](const ParamSlot& s) {
+    o += '{';
+    key("name"), str(s.name);
+    field("cpu", s.cpu_offset), field("gpu", s.gpu_offset), field("count", s.count);
+    key("decay"), o += s.decay ? "true" : "false";
+    o += '}';
+  });
+  key("io"), o += '{';
+  for (const auto& [name, r] : p.io) key(name.c_str()), o += region_json(r);
+  o += '}';
+  key("programs"), o += '{';
+  for (const auto& [name, ops] : p.programs) {
+    key(name.c_str()), list(ops, [&](const Op& op) {
+      o += '{';
+      key("kernel"), str(op.kernel);
+      key("label"), str(op.label);
+      key("args"), list(op.args, [&](const Region& r) { o += region_json(r); });
+      key("dims"), list(op.dims, [&](uint32_t d) { num(d); });
+      key("scalars"), list(op.scalars, [&](float f) { o += float_bits(f); });
+      o += '}';
+    });
+  }
+  o += "}}";
+  return o;
+}
+
+}  // namespace tinygpt::gpu

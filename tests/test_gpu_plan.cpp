@@ -1,0 +1,276 @@
+// test_gpu_plan.cpp — the GPU plan's structure (every region in bounds and aligned, every
+// gradient written exactly once, the layouts) and the host's half of a GPU run (batches, history,
+// state) against the Trainer. The kernels themselves run in tests/webgpu (Node, SwiftShader).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <algorithm>
+#include <set>
+
+#include "tinygpt/checkpoint.h"
+#include "tinygpt/error.h"
+#include "tinygpt/gpu_host.h"
+#include "tinygpt/rng.h"
+
+using namespace tinygpt;
+
+namespace {
+
+std::vector<uint8_t> corpus() {
+  std::string s;
+  for (int i = 0; i < 200; i++) s += "Now is the winter of our discontent, line " + std::to_string(i) + ".\n";
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+std::unique_ptr<train::Trainer> make_trainer(int layers = 2, int heads = 2, int width = 24, int context = 12, int batch = 3) {
+  Config c;
+  c.n_layer = layers, c.n_head = heads, c.n_embd = width, c.block_size = context, c.seed = 5;
+  c.batch_size = batch;
+  c.max_iters = 20;
+  c.warmup_iters = 4;
+  c.eval_iters = 2;
+  auto t = std::make_unique<train::Trainer>(c);
+  t->set_corpus(corpus());
+  return t;
+}
+
+// Arguments a kernel writes (the rest it only reads), by position: gpu_plan.h's table.
+std::vector<int> written_args(const std::string& kernel) {
+  if (kernel == "embedding_backward" || kernel == "layernorm_backward_params") return {0, 1};
+  if (kernel == "layernorm_forward") return {0, 1, 2};
+  if (kernel == "attention_forward" || kernel == "attention_backward_q" || kernel == "crossentropy") return {0, 1};
+  if (kernel == "adamw") return {0, 1, 2};
+  if (kernel == "matmul") return {0, 5, 6};
+  if (kernel == "sample") return {0, 1, 2};
+  if (kernel == "attention_decode") return {0, 3};
+  return {0};
+}
+
+}  // namespace
+
+TEST_CASE("every region of the GPU plan lies in its buffer at an aligned offset", "[gpu]") {
+  for (auto shape : {std::array<int, 5>{2, 2, 24, 12, 3}, std::array<int, 5>{1, 1, 8, 5, 1}, std::array<int, 5>{3, 4, 32, 17, 2}}) {
+    auto t = make_trainer(shape[0], shape[1], shape[2], shape[3], shape[4]);
+    const gpu::Plan plan = gpu::plan_for(*t);
+    auto check = [&](const gpu::Region& r, const std::string& where) {
+      if (!r.defined()) return;
+      INFO(where);
+      REQUIRE(r.buffer < int(plan.buffers.size()));
+      CHECK(r.offset % gpu::kAlign == 0);
+      CHECK(r.count >= 1);
+      CHECK(r.offset + r.count <= plan.buffers[size_t(r.buffer)].elements);
+    };
+    for (const auto& [name, r] : plan.io) check(r, "io " + name);
+    size_t ops = 0;
+    for (const auto& [name, prog] : plan.programs)
+      for (const gpu::Op& op : prog) {
+        for (const gpu::Region& r : op.args) check(r, name + ": " + op.label);
+        CHECK(op.dims.size() <= 16);
+        CHECK(op.scalars.size() <= 8);
+        // WebGPU validates usage per buffer: arguments that share a buffer are all read, or all
+        // written (then disjoint)
+        const std::vector<int> w = written_args(op.kernel);
+        auto writes = [&](size_t a) { return std::find(w.begin(), w.end(), int(a)) != w.end(); };
+        for (size_t a = 0; a < op.args.size(); a++)
+          for (size_t c = a + 1; c < op.args.size(); c++) {
+            const gpu::Region &x = op.args[a], &y = op.args[c];
+            if (!x.defined() || !y.defined() || x.buffer != y.buffer) continue;
+            INFO(op.label << " args " << a << " and " << c);
+            CHECK(writes(a) == writes(c));
+            if (writes(a)) CHECK((x.offset + x.count <= y.offset || y.offset + y.count <= x.offset));
+          }
+        ops++;
+      }
+    CHECK(ops > 0);
+    for (const char* p : {"train", "eval", "inspect", "prefill", "decode", "sample"}) CHECK(plan.programs.count(p) == 1);
+  }
+}
+
+TEST_CASE("the training step writes every parameter's gradient exactly once", "[gpu]") {
+  auto t = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*t);
+  const int grads = plan.buffer_index("grads");
+  std::vector<int> writes(size_t(plan.gpu_params), 0);
+  for (const gpu::Op& op : plan.programs.at("train"))
+    for (int w : written_args(op.kernel)) {
+      const gpu::Region& r = op.args[size_t(w)];
+      if (!r.defined() || r.buffer != grads) continue;
+      for (int64_t i = r.offset; i < r.offset + r.count; i++) writes[size_t(i)]++;
+    }
+  for (const gpu::ParamSlot& p : plan.params)
+    for (int64_t i = p.gpu_offset; i < p.gpu_offset + p.count; i++) {
+      INFO(p.name);
+      REQUIRE(writes[size_t(i)] == 1);
+    }
+  // the padding between tensors is never written: it stays zero, and so do its AdamW updates
+  int64_t written = 0;
+  for (int w : writes) written += w;
+  CHECK(written == plan.num_params);
+}
+
+TEST_CASE("the GPU parameter layout puts decayed tensors first and round-trips the CPU layout", "[gpu]") {
+  auto t = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*t);
+  CHECK(plan.num_params == t->model().num_parameters());
+  CHECK(plan.params.size() == t->model().param_table().size());
+  for (const gpu::ParamSlot& p : plan.params) {
+    INFO(p.name);
+    CHECK(p.gpu_offset % gpu::kAlign == 0);
+    CHECK((p.decay ? p.gpu_offset + p.count <= plan.decay_params : p.gpu_offset >= plan.decay_params));
+    CHECK(p.decay == t->model().param_info(p.name).decay);
+  }
+  const std::vector<float> gpu_layout = plan.to_gpu_layout(t->model().params());
+  REQUIRE(int64_t(gpu_layout.size()) == plan.gpu_params);
+  std::vector<float> back(size_t(plan.num_params), -1.0f);
+  plan.to_cpu_layout(gpu_layout.data(), back.data());
+  for (int64_t i = 0; i < plan.num_params; i++) REQUIRE(back[size_t(i)] == t->model().params()[i]);
+  const gpu::ParamSlot& wte = plan.params.front();
+  CHECK(wte.name == "wte");
+  CHECK(gpu_layout[size_t(wte.gpu_offset + 5)] == t->model().params()[5]);
+}
+
+TEST_CASE("the plan's JSON names every program and buffer", "[gpu]") {
+  auto t = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*t);
+  const std::string json = gpu::to_json(plan);
+  CHECK(json.rfind("{\"version\":1,", 0) == 0);
+  for (const auto& [name, prog] : plan.programs) CHECK(json.find("\"" + name + "\":[") != std::string::npos);
+  for (const gpu::Buffer& b : plan.buffers) CHECK(json.find("\"name\":\"" + b.name + "\"") != std::string::npos);
+  CHECK(json.find("\"label\":\"h.1.mlp.c_fc forward + gelu\"") != std::string::npos);
+}
+
+TEST_CASE("next_batches hands out the batches step() would have trained on", "[gpu]") {
+  auto gpu_run = make_trainer();
+  auto cpu_run = make_trainer();
+  const int B = 3, T = 12, n = B * T;
+  std::vector<int32_t> batches(size_t(2 * 2 * n));
+  gpu::next_batches(*gpu_run, 2, batches.data());
+  // the CPU run's data generator, sampled the same way, gives the same windows
+  data::ByteDataset probe(corpus());
+  probe.set_rng_state(cpu_run->dataset().rng_state());
+  for (int k = 0; k < 2; k++) {
+    data::Batch b = probe.sample_batch(B, T);
+    for (int i = 0; i < n; i++) {
+      REQUIRE(batches[size_t(2 * n * k + i)] == b.x[size_t(i)]);
+      REQUIRE(batches[size_t(2 * n * k + n + i)] == b.y[size_t(i)]);
+    }
+  }
+  cpu_run->step();
+  cpu_run->step();
+  CHECK(gpu_run->dataset().rng_state() == cpu_run->dataset().rng_state());
+}
+
+TEST_CASE("steps recorded from a GPU read like steps trained on the CPU, in history and checkpoint", "[gpu]") {
+  auto cpu_run = make_trainer();
+  const float l0 = cpu_run->step(), l1 = cpu_run->step();
+  auto gpu_run = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*gpu_run);
+  std::vector<int32_t> batches(size_t(2 * 2 * 3 * 12));
+  gpu::next_batches(*gpu_run, 2, batches.data());
+  const float losses[2] = {l0, l1}, norms[2] = {0.5f, cpu_run->last_grad_norm()};
+  gpu::record_steps(*gpu_run, losses, norms, 2);
+  // the "GPU" computed what the CPU did: bring its state over
+  const gpu::State s = gpu::export_state(*cpu_run, plan);
+  CHECK(s.step == 2);
+  CHECK(s.adam_t == 2);
+  gpu::import_state(*gpu_run, plan, s.params.data(), s.m.data(), s.v.data(), s.adam_t, true);
+  CHECK(gpu_run->steps_done() == 2);
+  CHECK(gpu_run->last_grad_norm() == cpu_run->last_grad_norm());
+  CHECK(gpu_run->save() == cpu_run->save());  // byte for byte, corpus generator included
+  // and both continue identically
+  CHECK(gpu_run->step() == cpu_run->step());
+}
+
+TEST_CASE("a diverged step from the GPU stops the history at the step before it", "[gpu]") {
+  auto t = make_trainer();
+  const float losses[3] = {5.0f, std::numeric_limits<float>::quiet_NaN(), 4.0f};
+  const float norms[3] = {1.0f, 1.0f, 1.0f};
+  REQUIRE_THROWS_AS(gpu::record_steps(*t, losses, norms, 3), train::Diverged);
+  CHECK(t->steps_done() == 1);
+  CHECK(t->train_losses().size() == 1);
+  // Trainer::step's messages, at the step that diverged (1-based, as the CPU counts it)
+  REQUIRE_THROWS_WITH(gpu::record_steps(*t, losses + 1, norms, 1), "training diverged at step 2: the loss is nan");
+  const float inf_norm[1] = {std::numeric_limits<float>::infinity()};
+  REQUIRE_THROWS_WITH(gpu::record_steps(*t, losses, inf_norm, 1), "training diverged at step 2: the gradient norm is inf");
+  const float huge[1] = {30.0f};
+  REQUIRE_THROWS_WITH(gpu::record_steps(*t, huge, norms, 1), Catch::Contains("the loss is 30.0, worse than 22.2"));
+  CHECK(t->steps_done() == 1);
+}
+
+TEST_CASE("an evaluation on the GPU is recorded like Trainer::evaluate", "[gpu]") {
+  auto cpu_run = make_trainer();
+  const float cpu = cpu_run->evaluate().loss;
+  auto gpu_run = make_trainer();
+  // the validation batches are evaluate()'s: run them through the CPU model to get their losses
+  const int B = 3, T = 12, n = B * T;
+  std::vector<int32_t> batches(size_t(2 * 2 * n));
+  gpu::val_batches(*gpu_run, batches.data());
+  float losses[2];
+  for (int k = 0; k < 2; k++) {
+    nn::Arena arena;
+    nn::GradMode no_grad(false);
+    losses[k] = gpu_run->model().loss(arena, batches.data() + 2 * n * k, batches.data() + 2 * n * k + n, B, T).item();
+  }
+  CHECK(gpu::record_eval(*gpu_run, losses, 2) == cpu);
+  REQUIRE(gpu_run->val_losses().size() == 1);
+  CHECK(gpu_run->val_losses()[0].step == 0);
+  CHECK_THROWS_WITH(gpu::record_eval(*gpu_run, losses, 1), Catch::Contains("expected 2"));
+}
+
+TEST_CASE("import_state refuses state that cannot be the GPU's", "[gpu]") {
+  auto t = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*t);
+  gpu::State s = gpu::export_state(*t, plan);
+  CHECK_THROWS_WITH(gpu::import_state(*t, plan, s.params.data(), s.m.data(), s.v.data(), 3, false),
+                    Catch::Contains("do not fit 0 recorded steps"));
+  s.m[size_t(plan.params.back().gpu_offset)] = std::numeric_limits<float>::quiet_NaN();
+  CHECK_THROWS_WITH(gpu::import_state(*t, plan, s.params.data(), s.m.data(), s.v.data(), 0, false),
+                    Catch::Contains("non-finite"));
+}
+
+TEST_CASE("the sampling draws are the numbers the CPU generator draws", "[gpu]") {
+  float draws[5];
+  gpu::sample_draws(99, 2, 5, draws);
+  data::Rng rng(99);
+  rng.uniform();
+  rng.uniform();
+  for (float d : draws) CHECK(d == float(rng.uniform()));
+}
+
+TEST_CASE("the host's step scalars are the learning rate and bias corrections the CPU step uses", "[gpu]") {
+  auto t = make_trainer();
+  float s[3 * 3];
+  gpu::step_scalars(*t, 3, 2, 3, s);
+  for (int i = 0; i < 3; i++) {
+    CHECK(s[3 * i] == t->schedule().lr_at(3 + i));
+    CHECK(s[3 * i + 1] == 1.0f - std::pow(0.9f, float(3 + i)));
+    CHECK(s[3 * i + 2] == 1.0f - std::pow(0.99f, float(3 + i)));
+  }
+  float first[3];
+  gpu::step_scalars(*t, 0, 0, 1, first);
+  CHECK(first[0] == t->learning_rate());  // the next step's, as Trainer::step takes it
+  CHECK(first[0] == t->config().learning_rate / 4);  // step 0 of a 4-step warmup
+}
+
+TEST_CASE("a GPU run's imported state is the good state a rollback returns to", "[gpu]") {
+  auto cpu_run = make_trainer();
+  for (int i = 0; i < 3; i++) cpu_run->step();
+  auto gpu_run = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*gpu_run);
+  std::vector<int32_t> batches(size_t(3 * 2 * 3 * 12));
+  gpu::next_batches(*gpu_run, 3, batches.data());
+  gpu::record_steps(*gpu_run, cpu_run->train_losses().data(), std::vector<float>(3, 0.5f).data(), 3);
+  const gpu::State s = gpu::export_state(*cpu_run, plan);
+  gpu::import_state(*gpu_run, plan, s.params.data(), s.m.data(), s.v.data(), s.adam_t, true);
+  CHECK(gpu_run->good_state_step() == 3);
+  // a later diverged step rolls back there, with the corpus generator where it was
+  std::vector<int32_t> more(size_t(2 * 3 * 12));
+  gpu::next_batches(*gpu_run, 1, more.data());
+  const float nan[1] = {std::numeric_limits<float>::quiet_NaN()}, one[1] = {1.0f};
+  CHECK_THROWS_AS(gpu::record_steps(*gpu_run, nan, one, 1), train::Diverged);
+  const train::Rollback r = gpu_run->roll_back("test");
+  CHECK(r.restored_step == 3);
+  CHECK(gpu_run->dataset().rng_state() == cpu_run->dataset().rng_state());
+  CHECK(gpu_run->learning_rate() == cpu_run->learning_rate() / 2);
+}

@@ -1,0 +1,534 @@
+// executor.ts — runs the core's GPU plan with WebGPU: creates the device, the buffers and the
+// pipelines once per configuration, then records one command buffer per training step. It does
+// no model arithmetic: the plan (from the C++ core) says which kernel runs over which regions.
+//
+// Results come back asynchronously: train() submits its steps at once and returns a promise of
+// their losses, mapped from a small buffer after the GPU is done, so the caller can submit the
+// next slice before the last one's losses arrive. No step reads anything else back.
+import { GpuBackendError } from './errors';
+import { KERNELS, MAX_HEAD_SIZE, opFlops, type KernelConsts } from './kernels';
+import { ioRegion, type GpuPlan, type PlanOp, type Region } from './plan';
+
+const UNIFORM_SLOT = 256; // bytes per op: 16 u32 dims + 8 f32 scalars, at the uniform-offset alignment
+const UNIFORM_BYTES = 96;
+// GPUBufferUsage / GPUMapMode values (the WebGPU spec's; spelled out so this module loads before
+// Dawn's globals are installed in Node)
+const GB = { MAP_READ: 0x0001, COPY_SRC: 0x0004, COPY_DST: 0x0008, UNIFORM: 0x0040, STORAGE: 0x0080 };
+const MAP_READ_MODE = 0x0001;
+
+interface CompiledOp {
+  op: PlanOp;
+  pipeline: GPUComputePipeline;
+  bindGroup: GPUBindGroup;
+  grid: [number, number, number];
+}
+
+export interface ExecutorOptions {
+  gpu?: GPU; // navigator.gpu, or Dawn's GPU object in Node
+  adapter?: GPUAdapter; // an adapter not yet used for a device
+  device?: GPUDevice; // a device to share (tests); not destroyed by destroy()
+}
+
+export interface GpuState {
+  params: Float32Array; // GPU layout (plan.gpuParams)
+  m: Float32Array;
+  v: Float32Array;
+  step: number;
+  adamT: number;
+}
+
+export interface TrainResult {
+  losses: Float32Array; // one per submitted step (the ones after a halt were not applied)
+  gradNorms: Float32Array;
+  stepAfter: number; // the GPU's step counter after the last of them
+  halted: boolean; // a step had a non-finite loss or gradient: no update since
+  elapsedMs: number;
+}
+
+export interface GenerationOptions {
+  temperature: number;
+  topK: number;
+  topP: number;
+  windowKeep: number; // resolved (1 .. block_size)
+}
+
+export interface GeneratedChunk {
+  bytes: Uint8Array;
+  probs: Float32Array;
+  topBytes: Uint8Array; // (k, 5)
+  topProbs: Float32Array; // (k, 5)
+}
+
+export interface Inspection {
+  T: number;
+  L: number;
+  NH: number;
+  attention: Float32Array; // (L, NH, T, T)
+  probs: Float32Array; // (T, V)
+}
+
+export interface OpProfile {
+  label: string;
+  kernel: string;
+  ms: number;
+  gflops: number;
+}
+
+// Pipelines by device and kernel source: executors on one device (a new plan after loading a
+// checkpoint, the tests) share them instead of compiling again.
+const pipelineCache = new WeakMap<GPUDevice, Map<string, Promise<GPUComputePipeline>>>();
+
+export class GpuExecutor {
+  readonly plan: GpuPlan;
+  readonly device: GPUDevice;
+  readonly adapterName: string;
+  private readonly buffers: GPUBuffer[];
+  private readonly programs = new Map<string, CompiledOp[]>();
+  private readonly consts: KernelConsts;
+  private lost: string | null = null;
+  private uncaptured: string | null = null;
+  private gen: { len: number; keep: number } | null = null;
+  private haltPending = false;
+
+  private constructor(plan: GpuPlan, device: GPUDevice, adapterName: string, buffers: GPUBuffer[], private readonly ownsDevice: boolean) {
+    this.plan = plan;
+    this.device = device;
+    this.adapterName = adapterName;
+    this.buffers = buffers;
+    this.consts = { HS: plan.headSize };
+    device.lost.then((info) => {
+      this.lost = info.message || info.reason || 'the GPU device was lost';
+    });
+    device.onuncapturederror = (e) => {
+      this.uncaptured ??= e.error.message;
+    };
+  }
+
+  static async create(plan: GpuPlan, options: ExecutorOptions = {}): Promise<GpuExecutor> {
+    let adapter: GPUAdapter | null = null;
+    if (!options.device) {
+      const gpu = options.gpu ?? (globalThis.navigator as Navigator | undefined)?.gpu;
+      if (!gpu && !options.adapter) throw new GpuBackendError('unavailable', 'WebGPU is not available in this browser');
+      adapter = options.adapter ?? (await gpu!.requestAdapter({ powerPreference: 'high-performance' }));
+      if (!adapter) throw new GpuBackendError('unavailable', 'WebGPU found no GPU adapter');
+    }
+    const info = adapter?.info ?? options.device?.adapterInfo;
+    const adapterName = [info?.vendor, info?.architecture, info?.device, info?.description]
+      .filter((s) => s).join(' ') || 'unknown adapter';
+
+    // what the plan needs of the device
+    if (plan.headSize > MAX_HEAD_SIZE)
+      throw new GpuBackendError('limits', `head size ${plan.headSize} is above the ${MAX_HEAD_SIZE} the WebGPU kernels support: use more heads`);
+    const L = adapter?.limits ?? options.device!.limits;
+    const bufferBytes = Math.max(...plan.buffers.map((b) => b.elements * 4));
+    let bindingBytes = 0;
+    let maxGrid = 0;
+    for (const ops of Object.values(plan.programs))
+      for (const op of ops) {
+        for (const r of op.args) if (r) bindingBytes = Math.max(bindingBytes, r[2] * 4);
+        maxGrid = Math.max(maxGrid, ...kernelDef(op.kernel).grid(op.dims, { HS: plan.headSize }));
+      }
+    const mib = (n: number) => `${Math.ceil(n / 2 ** 20)} MiB`;
+    if (bufferBytes > L.maxBufferSize)
+      throw new GpuBackendError('limits', `the model needs a ${mib(bufferBytes)} GPU buffer; this GPU allows ${mib(L.maxBufferSize)}`);
+    if (bindingBytes > L.maxStorageBufferBindingSize)
+      throw new GpuBackendError('limits', `the model binds ${mib(bindingBytes)} at once; this GPU allows ${mib(L.maxStorageBufferBindingSize)}`);
+    if (maxGrid > L.maxComputeWorkgroupsPerDimension)
+      throw new GpuBackendError('limits', `a kernel needs ${maxGrid} workgroups in one dimension; this GPU allows ${L.maxComputeWorkgroupsPerDimension}: use a smaller batch`);
+    if (L.maxStorageBuffersPerShaderStage < 7)
+      throw new GpuBackendError('limits', 'this GPU binds fewer than 7 storage buffers per kernel');
+
+    let device = options.device;
+    if (!device) {
+      try {
+        // ask for no more than the plan needs (at least WebGPU's defaults)
+        device = await adapter!.requestDevice({
+          requiredLimits: {
+            maxBufferSize: Math.min(L.maxBufferSize, Math.max(bufferBytes, 256 * 2 ** 20)),
+            maxStorageBufferBindingSize: Math.min(L.maxStorageBufferBindingSize, Math.max(bindingBytes, 128 * 2 ** 20)),
+          },
+        });
+      } catch (e) {
+        throw new GpuBackendError('unavailable', `WebGPU could not create a device: ${(e as Error).message}`);
+      }
+    }
+
+    // buffers (zero-filled by WebGPU: the parameter padding stays zero)
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    const buffers = plan.buffers.map((b) =>
+      device.createBuffer({ label: b.name, size: Math.max(256, b.elements * 4), usage: GB.STORAGE | GB.COPY_SRC | GB.COPY_DST }));
+    const invalid = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    const total = plan.buffers.reduce((s, b) => s + b.elements * 4, 0);
+    if (oom || invalid) {
+      buffers.forEach((b) => b.destroy());
+      if (!options.device) device.destroy();
+      throw new GpuBackendError('out-of-memory', `the GPU could not allocate ${mib(total)} for the model: ${(oom ?? invalid)!.message}`);
+    }
+    const exec = new GpuExecutor(plan, device, adapterName, buffers, !options.device);
+    try {
+      await exec.build();
+    } catch (e) {
+      exec.destroy();
+      throw e;
+    }
+    return exec;
+  }
+
+  // Pipelines (one per kernel and variant), the ops' uniform blocks and bind groups.
+  private async build(): Promise<void> {
+    const device = this.device;
+    let pipelines = pipelineCache.get(device);
+    if (!pipelines) pipelineCache.set(device, (pipelines = new Map()));
+    const pipeline = (kernel: string, variant: string) => {
+      const key = `${kernel}:${variant}:${this.consts.HS}`;
+      let p = pipelines.get(key);
+      if (!p) {
+        const code = kernelDef(kernel).source(this.consts, variant);
+        const module = device.createShaderModule({ label: key, code });
+        p = device.createComputePipelineAsync({ label: key, layout: 'auto', compute: { module, entryPoint: 'main' } })
+          .catch(async (e: Error) => {
+            const info = await module.getCompilationInfo();
+            const errors = info.messages.filter((m) => m.type === 'error').map((m) => `${m.lineNum}:${m.linePos} ${m.message}`);
+            throw new GpuBackendError('pipeline', `kernel ${key} failed to build: ${errors.join('; ') || e.message}`);
+          });
+        pipelines!.set(key, p);
+      }
+      return p;
+    };
+    const names = Object.keys(this.plan.programs);
+    const allOps = names.flatMap((n) => this.plan.programs[n]);
+    const uniforms = device.createBuffer({ label: 'op parameters', size: Math.max(1, allOps.length) * UNIFORM_SLOT, usage: GB.UNIFORM | GB.COPY_DST });
+    const data = new ArrayBuffer(allOps.length * UNIFORM_SLOT);
+    const dummies = new Map<number, GPUBuffer>(); // one per argument position: unused arguments never alias
+    const dummy = (i: number) => {
+      let d = dummies.get(i);
+      if (!d) dummies.set(i, (d = device.createBuffer({ label: `unused argument ${i}`, size: 256, usage: GB.STORAGE })));
+      return d;
+    };
+    device.pushErrorScope('validation');
+    let slot = 0;
+    for (const name of names) {
+      const compiled: CompiledOp[] = [];
+      for (const op of this.plan.programs[name]) {
+        const def = kernelDef(op.kernel);
+        if (op.args.length !== def.args.length)
+          throw new GpuBackendError('internal', `${op.label}: ${op.kernel} takes ${def.args.length} arguments, the plan gives ${op.args.length}`);
+        if (op.dims.length > 16 || op.scalars.length > 8) throw new GpuBackendError('internal', `${op.label}: too many dims or scalars`);
+        new Uint32Array(data, slot * UNIFORM_SLOT, 16).set(op.dims);
+        new Uint32Array(data, slot * UNIFORM_SLOT + 64, 8).set(op.scalars); // f32 bit patterns
+        const p = await pipeline(op.kernel, def.variant ? def.variant(op.dims) : '');
+        const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: uniforms, offset: slot * UNIFORM_SLOT, size: UNIFORM_BYTES } }];
+        op.args.forEach((r: Region, i) => {
+          entries.push({
+            binding: i + 1,
+            resource: r ? { buffer: this.buffers[r[0]], offset: r[1] * 4, size: Math.max(1, r[2]) * 4 } : { buffer: dummy(i) },
+          });
+        });
+        compiled.push({ op, pipeline: p, bindGroup: device.createBindGroup({ label: op.label, layout: p.getBindGroupLayout(0), entries }), grid: def.grid(op.dims, this.consts) });
+        slot++;
+      }
+      this.programs.set(name, compiled);
+    }
+    device.queue.writeBuffer(uniforms, 0, data);
+    const err = await device.popErrorScope();
+    if (err) throw new GpuBackendError('internal', `binding the plan failed: ${err.message}`);
+  }
+
+  // ---- basics ----
+
+  private check(): void {
+    if (this.lost !== null) throw new GpuBackendError('device-lost', `the GPU device was lost: ${this.lost}`);
+    if (this.uncaptured !== null) throw new GpuBackendError('internal', `WebGPU error: ${this.uncaptured}`);
+  }
+
+  private buffer(r: Region): GPUBuffer {
+    return this.buffers[r![0]];
+  }
+
+  // Dispatches a program's ops into a compute pass.
+  private encode(pass: GPUComputePassEncoder, program: string): void {
+    for (const c of this.programs.get(program)!) {
+      pass.setPipeline(c.pipeline);
+      pass.setBindGroup(0, c.bindGroup);
+      pass.dispatchWorkgroups(c.grid[0], c.grid[1], c.grid[2]);
+    }
+  }
+
+  // Runs a program on its own (inspect, prefill; tests run single ops).
+  run(program: string): void {
+    this.check();
+    this.submitProgram(program);
+  }
+
+  private submitProgram(program: string): void {
+    const enc = this.device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    this.encode(pass, program);
+    pass.end();
+    this.device.queue.submit([enc.finish()]);
+  }
+
+  write(region: Region | string, data: ArrayBufferView, elementOffset = 0): void {
+    const r = typeof region === 'string' ? ioRegion(this.plan, region) : region!;
+    if (data.byteLength / 4 + elementOffset > r[2]) throw new Error(`write: ${data.byteLength / 4} elements do not fit region of ${r[2]}`);
+    this.device.queue.writeBuffer(this.buffer(r), (r[1] + elementOffset) * 4, data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
+  }
+
+  private writeState(slot: number, value: number): void {
+    this.write('state', new Uint32Array([value]), slot);
+  }
+
+  private async mapped(staging: GPUBuffer): Promise<ArrayBuffer> {
+    try {
+      await staging.mapAsync(MAP_READ_MODE);
+    } catch (e) {
+      this.check();
+      throw new GpuBackendError('device-lost', `reading from the GPU failed: ${(e as Error).message}`);
+    }
+    const copy = staging.getMappedRange().slice(0);
+    staging.unmap();
+    staging.destroy();
+    this.check();
+    return copy;
+  }
+
+  // Copies regions into one staging buffer and maps it once.
+  async read(regions: Region[]): Promise<ArrayBuffer[]> {
+    this.check();
+    const total = regions.reduce((s, r) => s + r![2] * 4, 0);
+    const staging = this.device.createBuffer({ size: Math.max(4, total), usage: GB.MAP_READ | GB.COPY_DST });
+    const enc = this.device.createCommandEncoder();
+    let at = 0;
+    for (const r of regions) {
+      enc.copyBufferToBuffer(this.buffer(r), r![1] * 4, staging, at, r![2] * 4);
+      at += r![2] * 4;
+    }
+    this.device.queue.submit([enc.finish()]);
+    const all = await this.mapped(staging);
+    at = 0;
+    return regions.map((r) => {
+      const part = all.slice(at, at + r![2] * 4);
+      at += r![2] * 4;
+      return part;
+    });
+  }
+
+  dispatchCount(program: string): number {
+    return this.programs.get(program)?.length ?? 0;
+  }
+
+  // ---- state ----
+
+  uploadState(s: GpuState): void {
+    this.check();
+    const n = this.plan.gpuParams;
+    if (s.params.length !== n || s.m.length !== n || s.v.length !== n) throw new Error(`uploadState: expected ${n} floats each`);
+    this.write('params', s.params);
+    this.write('adam_m', s.m);
+    this.write('adam_v', s.v);
+    const state = new Uint32Array(this.plan.stateWords);
+    state[this.plan.state.step] = s.step;
+    state[this.plan.state.adamT] = s.adamT;
+    this.write('state', state);
+    this.haltPending = false;
+  }
+
+  async downloadState(): Promise<GpuState & { halted: boolean }> {
+    const [p, m, v, st] = await this.read(['params', 'adam_m', 'adam_v', 'state'].map((n) => ioRegion(this.plan, n)));
+    const state = new Uint32Array(st);
+    return {
+      params: new Float32Array(p), m: new Float32Array(m), v: new Float32Array(v),
+      step: state[this.plan.state.step], adamT: state[this.plan.state.adamT], halted: state[this.plan.state.halted] !== 0,
+    };
+  }
+
+  // ---- training and evaluation ----
+
+  // k steps on k batches (each x (B, T) then y (B, T) as the core's gpuNextBatches lays them out)
+  // with each step's learning rate and bias corrections (the core's gpuStepScalars: 3 floats a
+  // step): one command buffer per step; the losses are read back once, after the last.
+  train(batches: Int32Array, scalars: Float32Array, k: number): Promise<TrainResult> {
+    this.check();
+    const n = this.plan.batch * this.plan.model.block_size;
+    if (k < 1 || batches.length !== k * 2 * n) throw new Error(`train: expected ${k} batches of 2 x ${n} tokens`);
+    if (scalars.length !== 3 * k) throw new Error(`train: expected 3 scalars for each of ${k} steps`);
+    if (this.haltPending) {
+      this.writeState(this.plan.state.halted, 0);
+      this.haltPending = false;
+    }
+    const stateR = ioRegion(this.plan, 'state');
+    const lossAt = (stateR[1] + this.plan.state.loss) * 4;
+    if (this.plan.state.gradNorm !== this.plan.state.loss + 1) throw new Error('train: loss and gradient norm are not adjacent state words');
+    const staging = this.device.createBuffer({ size: k * 8 + 16, usage: GB.MAP_READ | GB.COPY_DST });
+    const t0 = performance.now();
+    for (let i = 0; i < k; i++) {
+      this.write('tokens', batches.subarray(2 * n * i, 2 * n * i + n));
+      this.write('targets', batches.subarray(2 * n * i + n, 2 * n * (i + 1)));
+      this.write('step.scalars', scalars.subarray(3 * i, 3 * i + 3));
+      const enc = this.device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      this.encode(pass, 'train');
+      pass.end();
+      enc.copyBufferToBuffer(this.buffer(stateR), lossAt, staging, i * 8, 8);
+      if (i === k - 1) enc.copyBufferToBuffer(this.buffer(stateR), stateR[1] * 4, staging, k * 8, 16);
+      this.device.queue.submit([enc.finish()]);
+    }
+    return this.mapped(staging).then((buf) => {
+      const f = new Float32Array(buf, 0, 2 * k);
+      const tail = new Uint32Array(buf, k * 8, 4);
+      const halted = tail[this.plan.state.halted] !== 0;
+      if (halted) this.haltPending = true;
+      return {
+        losses: f.filter((_, i) => i % 2 === 0), gradNorms: f.filter((_, i) => i % 2 === 1),
+        stepAfter: tail[this.plan.state.step], halted, elapsedMs: performance.now() - t0,
+      };
+    });
+  }
+
+  // The mean loss of each batch (laid out like train's), without training.
+  evaluate(batches: Int32Array, count: number): Promise<Float32Array> {
+    this.check();
+    const n = this.plan.batch * this.plan.model.block_size;
+    if (batches.length !== count * 2 * n) throw new Error(`evaluate: expected ${count} batches of 2 x ${n} tokens`);
+    const stateR = ioRegion(this.plan, 'state');
+    const staging = this.device.createBuffer({ size: Math.max(4, count * 4), usage: GB.MAP_READ | GB.COPY_DST });
+    for (let i = 0; i < count; i++) {
+      this.write('tokens', batches.subarray(2 * n * i, 2 * n * i + n));
+      this.write('targets', batches.subarray(2 * n * i + n, 2 * n * (i + 1)));
+      const enc = this.device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      this.encode(pass, 'eval');
+      pass.end();
+      enc.copyBufferToBuffer(this.buffer(stateR), (stateR[1] + this.plan.state.evalLoss) * 4, staging, i * 4, 4);
+      this.device.queue.submit([enc.finish()]);
+    }
+    return this.mapped(staging).then((b) => new Float32Array(b));
+  }
+
+  // ---- inspection ----
+
+  // Attention maps and next-byte probabilities of one sequence of 1..block_size tokens.
+  async inspect(tokens: Uint8Array): Promise<Inspection> {
+    this.check();
+    const Tb = this.plan.model.block_size, L = this.plan.model.n_layer, NH = this.plan.model.n_head, V = this.plan.model.vocab_size;
+    const T = tokens.length;
+    if (T < 1 || T > Tb) throw new Error(`inspect: 1 to ${Tb} tokens, got ${T}`);
+    const padded = new Uint32Array(Tb); // causal: the padding does not change rows 0..T-1
+    padded.set(tokens);
+    this.write('inspect.tokens', padded);
+    this.submitProgram('inspect');
+    const regions = [...Array(L).keys()].map((l) => ioRegion(this.plan, `inspect.attention.${l}`));
+    const parts = await this.read([...regions, ioRegion(this.plan, 'inspect.probs')]);
+    const attention = new Float32Array(L * NH * T * T);
+    for (let l = 0; l < L; l++) {
+      const a = new Float32Array(parts[l]); // (NH, Tb, Tb)
+      for (let h = 0; h < NH; h++)
+        for (let i = 0; i < T; i++)
+          attention.set(a.subarray((h * Tb + i) * Tb, (h * Tb + i) * Tb + T), ((l * NH + h) * T + i) * T);
+    }
+    const probs = new Float32Array(parts[L]).slice(0, T * V);
+    return { T, L, NH, attention, probs };
+  }
+
+  // ---- generation with the KV cache ----
+
+  // Fills the cache from a context of 1..block_size bytes (the caller picks them, as sample.cpp's
+  // Generator::set_prompt does).
+  startGeneration(context: Uint8Array, o: GenerationOptions): void {
+    this.check();
+    const T = this.plan.model.block_size;
+    if (context.length < 1 || context.length > T) throw new Error(`startGeneration: 1 to ${T} bytes of context`);
+    if (!(o.windowKeep >= 1 && o.windowKeep <= T)) throw new Error('startGeneration: windowKeep must be resolved to 1..block_size');
+    const window = new Uint32Array(T);
+    window.set(context);
+    this.write('decode.window', window);
+    this.write('decode.options', new Float32Array([o.temperature, o.topK, o.topP, o.windowKeep]));
+    this.writeState(this.plan.state.genLen, context.length);
+    this.submitProgram('prefill');
+    this.gen = { len: context.length, keep: o.windowKeep };
+  }
+
+  // The next k bytes (k <= plan.maxChunk); draws: one uniform number per byte (null when greedy).
+  // The window policy mirrors sample.cpp's Generator::append: when the window is full the
+  // sample kernel keeps its last windowKeep - 1 bytes and the new one, and the cache is rebuilt.
+  async generate(k: number, draws: Float32Array | null): Promise<GeneratedChunk> {
+    this.check();
+    if (!this.gen) throw new Error('generate: call startGeneration first');
+    if (k < 1 || k > this.plan.maxChunk) throw new Error(`generate: 1 to ${this.plan.maxChunk} bytes per chunk`);
+    if (draws) this.write('decode.draws', draws.subarray(0, k));
+    this.writeState(this.plan.state.genCount, 0);
+    const T = this.plan.model.block_size;
+    const enc = this.device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    for (let i = 0; i < k; i++) {
+      this.encode(pass, 'sample');
+      if (this.gen.len === T) {
+        this.gen.len = this.gen.keep;
+        this.encode(pass, 'prefill');
+      } else {
+        this.gen.len++;
+        this.encode(pass, 'decode');
+      }
+    }
+    pass.end();
+    const W = this.plan.sampleRecordWords;
+    const out = ioRegion(this.plan, 'decode.out');
+    const staging = this.device.createBuffer({ size: k * W * 4, usage: GB.MAP_READ | GB.COPY_DST });
+    enc.copyBufferToBuffer(this.buffer(out), out[1] * 4, staging, 0, k * W * 4);
+    this.device.queue.submit([enc.finish()]);
+    const buf = await this.mapped(staging);
+    const u = new Uint32Array(buf), f = new Float32Array(buf);
+    const r: GeneratedChunk = { bytes: new Uint8Array(k), probs: new Float32Array(k), topBytes: new Uint8Array(5 * k), topProbs: new Float32Array(5 * k) };
+    for (let i = 0; i < k; i++) {
+      r.bytes[i] = u[i * W];
+      r.probs[i] = f[i * W + 1];
+      for (let j = 0; j < 5; j++) {
+        r.topBytes[i * 5 + j] = u[i * W + 2 + j];
+        r.topProbs[i * 5 + j] = f[i * W + 7 + j];
+      }
+    }
+    return r;
+  }
+
+  // ---- measurement (bench) ----
+
+  // Wall time of each op of a program, each dispatched `reps` times in its own submission.
+  // It runs ops out of order: the buffers hold garbage afterwards (upload the state again).
+  async profile(program: string, reps: number): Promise<OpProfile[]> {
+    const out: OpProfile[] = [];
+    for (const c of this.programs.get(program)!) {
+      const enc = this.device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      pass.setPipeline(c.pipeline);
+      pass.setBindGroup(0, c.bindGroup);
+      for (let r = 0; r < reps; r++) pass.dispatchWorkgroups(c.grid[0], c.grid[1], c.grid[2]);
+      pass.end();
+      await this.device.queue.onSubmittedWorkDone();
+      const t0 = performance.now();
+      this.device.queue.submit([enc.finish()]);
+      await this.device.queue.onSubmittedWorkDone();
+      const ms = (performance.now() - t0) / reps;
+      out.push({ label: c.op.label, kernel: c.op.kernel, ms, gflops: opFlops(c.op.kernel, c.op.dims, this.consts) / (ms * 1e6) });
+    }
+    this.check();
+    return out;
+  }
+
+  async idle(): Promise<void> {
+    await this.device.queue.onSubmittedWorkDone();
+    this.check();
+  }
+
+  destroy(): void {
+    this.buffers.forEach((b) => b.destroy());
+    if (this.ownsDevice) this.device.destroy();
+  }
+}
+
+function kernelDef(name: string) {
+  const def = KERNELS[name];
+  if (!def) throw new GpuBackendError('internal', `the plan names an unknown kernel '${name}'`);
+  return def;
+}

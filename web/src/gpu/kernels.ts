@@ -1,0 +1,922 @@
+// kernels.ts — the WGSL kernels the core's GPU plan names (core/include/tinygpt/gpu_plan.h lists
+// each one's arguments, dims and scalars; the binding order here is the plan's argument order).
+//
+// Every kernel is deterministic: each output element is computed by one invocation in a fixed
+// order, and reductions are fixed-shape trees in workgroup memory. No float atomics, so the same
+// seed gives the same bits on the same GPU.
+//
+// Binding 0 is the op's uniform block: 16 u32 dims, then 8 f32 scalars. Bindings 1.. are the
+// plan's arguments (storage buffers, each bound at its region's offset).
+
+export interface KernelConsts {
+  HS: number; // head size C / NH
+}
+
+export interface KernelDef {
+  // the storage arguments: 'r' read-only, 'rw' read-write; 'u32' marks u32 arrays (else f32)
+  args: string[];
+  source(c: KernelConsts, variant: string): string;
+  // a pipeline variant chosen by the op's dims (matmul's transposes); '' when there is one
+  variant?(dims: number[]): string;
+  grid(dims: number[], c: KernelConsts): [number, number, number];
+}
+
+const MAX_GRID = 65535;
+
+// Rows spread over x and y when there are more than one dimension allows.
+function rowsGrid(n: number): [number, number, number] {
+  return n <= MAX_GRID ? [Math.max(n, 1), 1, 1] : [MAX_GRID, Math.ceil(n / MAX_GRID), 1];
+}
+// Grid-stride loops: enough workgroups of 256 to cover n once, at most 4096.
+function flatGrid(n: number): [number, number, number] {
+  return [Math.max(1, Math.min(4096, Math.ceil(n / 256))), 1, 1];
+}
+
+// Attention tiles: key tiles of BC rows of K and V fit the 16 KiB of workgroup memory
+// that every WebGPU device has; query tiles for the dk/dv kernel likewise (Q, dO, lse, D).
+export function attentionTiles(HS: number): { BC: number; RQ: number } {
+  return {
+    BC: Math.max(1, Math.min(64, Math.floor(2048 / HS))),
+    RQ: Math.max(1, Math.min(64, Math.floor(4096 / (2 * HS + 2)))),
+  };
+}
+export const MAX_HEAD_SIZE = 256;
+
+const PRELUDE = /* wgsl */ `
+struct Params { d: array<vec4<u32>, 4>, s: array<vec4<f32>, 2> }
+@group(0) @binding(0) var<uniform> P: Params;
+fn dim(i: u32) -> u32 { return P.d[i >> 2u][i & 3u]; }
+fn scalar(i: u32) -> f32 { return P.s[i >> 2u][i & 3u]; }
+fn row_of(wid: vec3<u32>, nwg: vec3<u32>) -> u32 { return wid.x + wid.y * nwg.x; }
+fn is_finite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }
+const GELU_SCALE: f32 = 0.7978845608028654; // sqrt(2 / pi)
+// tanh(u) is exactly +-1 in f32 beyond |u| = 10; clamping keeps exp-based tanh from inf / inf
+fn tanh_safe(u: f32) -> f32 { return tanh(clamp(u, -10.0, 10.0)); }
+fn gelu(x: f32) -> f32 {
+  return 0.5 * x * (1.0 + tanh_safe(GELU_SCALE * (x + 0.044715 * x * x * x)));
+}
+fn gelu_grad(x: f32) -> f32 {
+  let t = tanh_safe(GELU_SCALE * (x + 0.044715 * x * x * x));
+  let du_dx = GELU_SCALE * (1.0 + 3.0 * 0.044715 * x * x);
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du_dx;
+}
+`;
+
+// A sum and a max over a workgroup of WG invocations in a fixed order, so always the same bits:
+// 16 invocations each combine WG / 16 values, then every invocation combines those 16. Three
+// barriers (a halving tree takes 2 log2 WG + 1, and barriers are what software GPUs pay most for).
+function reductions(WG: number): string {
+  const step = (op: (a: string, b: string) => string) => /* wgsl */ `
+  red[lid] = v;
+  workgroupBarrier();
+  if (lid < 16u) {
+    var s = red[lid];
+    for (var k = 1u; k < ${WG / 16}u; k++) { s = ${op('s', `red[lid + 16u * k]`)}; }
+    red16[lid] = s;
+  }
+  workgroupBarrier();
+  var r = red16[0];
+  for (var k = 1u; k < 16u; k++) { r = ${op('r', 'red16[k]')}; }
+  workgroupBarrier();
+  return r;`;
+  return /* wgsl */ `
+var<workgroup> red: array<f32, ${WG}>;
+var<workgroup> red16: array<f32, 16>;
+fn wg_sum(lid: u32, v: f32) -> f32 {${step((a, b) => `${a} + ${b}`)}
+}
+fn wg_max(lid: u32, v: f32) -> f32 {${step((a, b) => `max(${a}, ${b})`)}
+}
+`;
+}
+
+function bindings(args: string[], names: string[]): string {
+  return args
+    .map((a, i) => {
+      const rw = a.startsWith('rw');
+      const type = a.endsWith('u32') ? 'u32' : 'f32';
+      return `@group(0) @binding(${i + 1}) var<storage, ${rw ? 'read_write' : 'read'}> ${names[i]}: array<${type}>;`;
+    })
+    .join('\n');
+}
+
+function kernel(args: string[], names: string[], body: string, extra = ''): (c: KernelConsts, v: string) => string {
+  return () => PRELUDE + bindings(args, names) + extra + body;
+}
+
+// ---- embeddings -------------------------------------------------------------------------------
+
+const embedding_forward: KernelDef = {
+  args: ['rw', 'r u32', 'r', 'r'],
+  source: kernel(['rw', 'r u32', 'r', 'r'], ['out', 'tokens', 'wte', 'wpe'], /* wgsl */ `
+// out[n, c] = wte[tokens[n], c] + wpe[n % T, c]      out (N, C)
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let N = dim(0u); let T = dim(1u); let C = dim(2u);
+  for (var i = gid.x; i < N * C; i += nwg.x * 256u) {
+    let n = i / C; let c = i % C;
+    out[i] = wte[tokens[n] * C + c] + wpe[(n % T) * C + c];
+  }
+}`),
+  grid: (d) => flatGrid(d[0] * d[2]),
+};
+
+const embedding_backward: KernelDef = {
+  args: ['rw', 'rw', 'r', 'r u32'],
+  source: kernel(['rw', 'rw', 'r', 'r u32'], ['dwte', 'dwpe', 'dout', 'tokens'], /* wgsl */ `
+// Without atomics: workgroup row v < V gathers the positions whose token is v (in order, as the
+// CPU's embedding backward accumulates them); row V + t sums position t over the batch.
+var<workgroup> tok: array<u32, 256>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let B = dim(0u); let T = dim(1u); let C = dim(2u); let V = dim(3u); let N = B * T;
+  let r = wid.y;
+  let c = wid.x * 64u + lid;
+  if (r < V) {
+    var acc = 0.0;
+    for (var n0 = 0u; n0 < N; n0 += 256u) {
+      for (var i = lid; i < 256u; i += 64u) {
+        var t = 0xffffffffu;
+        if (n0 + i < N) { t = tokens[n0 + i]; }
+        tok[i] = t;
+      }
+      workgroupBarrier();
+      let m = min(256u, N - n0);
+      if (c < C) {
+        for (var i = 0u; i < m; i++) {
+          if (tok[i] == r) { acc += dout[(n0 + i) * C + c]; }
+        }
+      }
+      workgroupBarrier();
+    }
+    if (c < C) { dwte[r * C + c] = acc; }
+  } else if (c < C) {
+    let t = r - V;
+    var acc = 0.0;
+    for (var b = 0u; b < B; b++) { acc += dout[(b * T + t) * C + c]; }
+    dwpe[t * C + c] = acc;
+  }
+}`),
+  grid: (d) => [Math.ceil(d[2] / 64), d[3] + d[1], 1],
+};
+
+// ---- LayerNorm -------------------------------------------------------------------------------
+
+const layernorm_forward: KernelDef = {
+  args: ['rw', 'rw', 'rw', 'r', 'r', 'r'],
+  source: kernel(['rw', 'rw', 'rw', 'r', 'r', 'r'], ['out', 'mean', 'rstd', 'inp', 'weight', 'bias'], /* wgsl */ `
+// out (N, C) = (inp - mean) * rstd * weight + bias; one workgroup per row
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let N = dim(0u); let C = dim(1u); let eps = scalar(0u);
+  let row = row_of(wid, nwg);
+  if (row >= N) { return; }
+  let x = row * C;
+  var s = 0.0;
+  for (var c = lid; c < C; c += 128u) { s += inp[x + c]; }
+  let m = wg_sum(lid, s) / f32(C);
+  var q = 0.0;
+  for (var c = lid; c < C; c += 128u) { let d = inp[x + c] - m; q += d * d; }
+  let rs = 1.0 / sqrt(wg_sum(lid, q) / f32(C) + eps);
+  for (var c = lid; c < C; c += 128u) { out[x + c] = (inp[x + c] - m) * rs * weight[c] + bias[c]; }
+  if (lid == 0u) { mean[row] = m; rstd[row] = rs; }
+}`, reductions(128)),
+  grid: (d) => rowsGrid(d[0]),
+};
+
+const layernorm_backward: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r', 'r'],
+  source: kernel(['rw', 'r', 'r', 'r', 'r', 'r'], ['dinp', 'dout', 'inp', 'weight', 'mean', 'rstd'], /* wgsl */ `
+// xhat = (x - mean) rstd; dxhat = dout * weight
+// dinp (N, C) [+]= rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let N = dim(0u); let C = dim(1u); let accumulate = dim(2u) != 0u;
+  let row = row_of(wid, nwg);
+  if (row >= N) { return; }
+  let x = row * C; let m = mean[row]; let rs = rstd[row];
+  var a = 0.0; var b = 0.0;
+  for (var c = lid; c < C; c += 128u) {
+    let dxhat = dout[x + c] * weight[c];
+    a += dxhat;
+    b += dxhat * (inp[x + c] - m) * rs;
+  }
+  let dxhat_mean = wg_sum(lid, a) / f32(C);
+  let dxhat_xhat_mean = wg_sum(lid, b) / f32(C);
+  for (var c = lid; c < C; c += 128u) {
+    let xhat = (inp[x + c] - m) * rs;
+    let g = rs * (dout[x + c] * weight[c] - dxhat_mean - xhat * dxhat_xhat_mean);
+    if (accumulate) { dinp[x + c] += g; } else { dinp[x + c] = g; }
+  }
+}`, reductions(128)),
+  grid: (d) => rowsGrid(d[0]),
+};
+
+// Column sums over N rows: 32 columns x 8 row groups per workgroup, combined in a fixed order.
+function columnSums(args: string[], names: string[], head: string, accumulate: string, store: string): KernelDef {
+  return {
+    args,
+    source: kernel(args, names, /* wgsl */ `
+var<workgroup> part0: array<f32, 256>;
+var<workgroup> part1: array<f32, 256>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  ${head}
+  let col = lid % 32u; let group = lid / 32u;
+  let c = wid.x * 32u + col;
+  var s0 = 0.0; var s1 = 0.0;
+  if (c < C) {
+    for (var n = group; n < N; n += 8u) { ${accumulate} }
+  }
+  part0[lid] = s0; part1[lid] = s1;
+  workgroupBarrier();
+  if (group == 0u && c < C) {
+    var t0 = 0.0; var t1 = 0.0;
+    for (var g = 0u; g < 8u; g++) { t0 += part0[g * 32u + col]; t1 += part1[g * 32u + col]; }
+    ${store}
+  }
+}`),
+    grid: (d) => [Math.ceil(d[1] / 32), 1, 1],
+  };
+}
+
+const layernorm_backward_params = columnSums(
+  ['rw', 'rw', 'r', 'r', 'r', 'r'], ['dweight', 'dbias', 'dout', 'inp', 'mean', 'rstd'],
+  'let N = dim(0u); let C = dim(1u);',
+  'let dy = dout[n * C + c]; s0 += dy * (inp[n * C + c] - mean[n]) * rstd[n]; s1 += dy;',
+  'dweight[c] = t0; dbias[c] = t1;');
+
+// ---- GEMM -------------------------------------------------------------------------------------
+
+const matmul: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r', 'rw', 'rw'],
+  variant: (d) => `${d[3]}${d[4]}`,
+  source: (_c, variant) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r', 'rw', 'rw'], ['out', 'A', 'Bm', 'bias', 'res', 'aux', 'dbias']) + /* wgsl */ `
+// out (M, N) = [out +] op(A) (M, K) @ op(B) (K, N) [+ bias (N)] [+ res (M, N)], then the epilogue;
+// with dbias, also dbias (N) = sum over k of op(B) (a linear layer's bias gradient, next to its
+// weight gradient: the first row of workgroups sums the B tiles it loads anyway, in k order).
+// op(A) = A (M, K) or, transposed, A stored (K, M); op(B) = B (K, N) or B stored (N, K).
+// 64 x 64 output tiles, 16-deep slices of K in workgroup memory, 4 x 4 outputs per invocation.
+const TRANS_A = ${variant[0] === '1'};
+const TRANS_B = ${variant[1] === '1'};
+var<workgroup> As: array<f32, 1024>; // [k][i]
+var<workgroup> Bs: array<f32, 1024>; // [k][j]
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let M = dim(0u); let N = dim(1u); let K = dim(2u);
+  let accumulate = dim(5u) != 0u; let epilogue = dim(6u);
+  let has_bias = dim(7u) != 0u; let has_res = dim(8u) != 0u; let has_aux = dim(9u) != 0u;
+  let sum_columns = dim(10u) != 0u && wid.y == 0u && lid < 16u;
+  var column_sums = vec4<f32>();
+  let row0 = wid.y * 64u; let col0 = wid.x * 64u;
+  let tx = lid % 16u; let ty = lid / 16u;
+  // rows ty + 16 r, columns tx + 16 c: acc_r[c]
+  var acc0 = vec4<f32>(); var acc1 = vec4<f32>(); var acc2 = vec4<f32>(); var acc3 = vec4<f32>();
+  for (var k0 = 0u; k0 < K; k0 += 16u) {
+    for (var r = 0u; r < 4u; r++) {
+      let e = lid + r * 256u;
+      // A tile (64 rows i, 16 k): contiguous loads along the stored row
+      var i: u32; var ka: u32;
+      if (TRANS_A) { i = e % 64u; ka = e / 64u; } else { ka = e % 16u; i = e / 16u; }
+      var a = 0.0;
+      if (row0 + i < M && k0 + ka < K) {
+        if (TRANS_A) { a = A[(k0 + ka) * M + row0 + i]; } else { a = A[(row0 + i) * K + k0 + ka]; }
+      }
+      As[ka * 64u + i] = a;
+      var j: u32; var kb: u32;
+      if (TRANS_B) { kb = e % 16u; j = e / 16u; } else { j = e % 64u; kb = e / 64u; }
+      var b = 0.0;
+      if (col0 + j < N && k0 + kb < K) {
+        if (TRANS_B) { b = Bm[(col0 + j) * K + k0 + kb]; } else { b = Bm[(k0 + kb) * N + col0 + j]; }
+      }
+      Bs[kb * 64u + j] = b;
+    }
+    workgroupBarrier();
+    if (sum_columns) {
+      for (var k = 0u; k < 16u; k++) {
+        let bk = k * 64u + tx;
+        column_sums += vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
+      }
+    }
+    for (var k = 0u; k < 16u; k++) {
+      let a = k * 64u + ty;
+      let bk = k * 64u + tx;
+      let b = vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
+      acc0 += As[a] * b;
+      acc1 += As[a + 16u] * b;
+      acc2 += As[a + 32u] * b;
+      acc3 += As[a + 48u] * b;
+    }
+    workgroupBarrier();
+  }
+  if (sum_columns) {
+    for (var c = 0u; c < 4u; c++) {
+      if (col0 + tx + 16u * c < N) { dbias[col0 + tx + 16u * c] = column_sums[c]; }
+    }
+  }
+  let acc = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  for (var r = 0u; r < 4u; r++) {
+    let i = row0 + ty + 16u * r;
+    for (var c = 0u; c < 4u; c++) {
+      let j = col0 + tx + 16u * c;
+      if (i < M && j < N) {
+        let idx = i * N + j;
+        var v = acc[r][c];
+        if (has_bias) { v += bias[j]; }
+        if (has_res) { v = res[idx] + v; }
+        if (accumulate) { v = out[idx] + v; }
+        if (epilogue == 1u) {
+          if (has_aux) { aux[idx] = v; }
+          v = gelu(v);
+        } else if (epilogue == 2u) {
+          v = v * gelu_grad(aux[idx]);
+        }
+        out[idx] = v;
+      }
+    }
+  }
+}`,
+  grid: (d) => [Math.ceil(d[1] / 64), Math.ceil(d[0] / 64), 1],
+};
+
+// ---- attention (flash-style: tiles of keys stream through workgroup memory) -----------------
+
+function attentionHead(HS: number): string {
+  const { BC, RQ } = attentionTiles(HS);
+  return /* wgsl */ `
+const HS: u32 = ${HS}u;
+const BC: u32 = ${BC}u;
+const RQ: u32 = ${RQ}u;
+`;
+}
+
+const attention_forward: KernelDef = {
+  args: ['rw', 'rw', 'r'],
+  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r'], ['out', 'lse', 'qkv']) + attentionHead(c.HS) + /* wgsl */ `
+// One invocation per query row i of a 64-row tile of head h: online softmax over the keys j <= i.
+// out_i = sum_j softmax_j(q_i . k_j / sqrt(HS)) v_j;  lse_i = log sum_j exp(q_i . k_j / sqrt(HS))
+var<workgroup> Ks: array<f32, BC * HS>;
+var<workgroup> Vs: array<f32, BC * HS>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
+  let b = wid.y / NH; let h = wid.y % NH;
+  let i = wid.x * 64u + lid;
+  let valid = i < T;
+  let C3 = 3u * C;
+  let scale = 1.0 / sqrt(f32(HS));
+  var q: array<f32, HS>;
+  var o: array<f32, HS>;
+  if (valid) { for (var d = 0u; d < HS; d++) { q[d] = qkv[(b * T + i) * C3 + h * HS + d]; } }
+  var m = -3.0e38; var l = 0.0;
+  let last = min(T, wid.x * 64u + 64u) - 1u;
+  for (var k0 = 0u; k0 <= last; k0 += BC) {
+    for (var e = lid; e < BC * HS; e += 64u) {
+      let j = k0 + e / HS; let d = e % HS;
+      var kv = 0.0; var vv = 0.0;
+      if (j < T) { kv = qkv[(b * T + j) * C3 + C + h * HS + d]; vv = qkv[(b * T + j) * C3 + 2u * C + h * HS + d]; }
+      Ks[e] = kv; Vs[e] = vv;
+    }
+    workgroupBarrier();
+    if (valid && i >= k0) {
+      let n = min(BC, i + 1u - k0);
+      var s: array<f32, BC>;
+      var tile_max = -3.0e38;
+      for (var jj = 0u; jj < n; jj++) {
+        var dot = 0.0;
+        for (var d = 0u; d < HS; d++) { dot += q[d] * Ks[jj * HS + d]; }
+        s[jj] = dot * scale;
+        tile_max = max(tile_max, s[jj]);
+      }
+      let m_new = max(m, tile_max);
+      let corr = exp(m - m_new);
+      l *= corr;
+      for (var d = 0u; d < HS; d++) { o[d] *= corr; }
+      for (var jj = 0u; jj < n; jj++) {
+        let p = exp(s[jj] - m_new);
+        l += p;
+        for (var d = 0u; d < HS; d++) { o[d] += p * Vs[jj * HS + d]; }
+      }
+      m = m_new;
+    }
+    workgroupBarrier();
+  }
+  if (valid) {
+    for (var d = 0u; d < HS; d++) { out[(b * T + i) * C + h * HS + d] = o[d] / l; }
+    lse[(b * NH + h) * T + i] = m + log(l);
+  }
+}`,
+  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
+};
+
+const attention_backward_q: KernelDef = {
+  args: ['rw', 'rw', 'r', 'r', 'r', 'r'],
+  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dsum', 'dout', 'out', 'qkv', 'lse']) +
+    attentionHead(c.HS) + /* wgsl */ `
+// One invocation per query row i: D_i = dout_i . out_i, then over the keys j <= i
+//   p = exp(q_i . k_j * scale - lse_i),  ds = p (dout_i . v_j - D_i),  dq_i = scale sum_j ds k_j
+var<workgroup> Ks: array<f32, BC * HS>;
+var<workgroup> Vs: array<f32, BC * HS>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
+  let b = wid.y / NH; let h = wid.y % NH;
+  let i = wid.x * 64u + lid;
+  let valid = i < T;
+  let C3 = 3u * C;
+  let scale = 1.0 / sqrt(f32(HS));
+  var q: array<f32, HS>;
+  var g: array<f32, HS>;
+  var dq: array<f32, HS>;
+  var D = 0.0; var lse_i = 0.0;
+  if (valid) {
+    for (var d = 0u; d < HS; d++) {
+      q[d] = qkv[(b * T + i) * C3 + h * HS + d];
+      g[d] = dout[(b * T + i) * C + h * HS + d];
+      D += g[d] * out[(b * T + i) * C + h * HS + d];
+    }
+    lse_i = lse[(b * NH + h) * T + i];
+    dsum[(b * NH + h) * T + i] = D;
+  }
+  let last = min(T, wid.x * 64u + 64u) - 1u;
+  for (var k0 = 0u; k0 <= last; k0 += BC) {
+    for (var e = lid; e < BC * HS; e += 64u) {
+      let j = k0 + e / HS; let d = e % HS;
+      var kv = 0.0; var vv = 0.0;
+      if (j < T) { kv = qkv[(b * T + j) * C3 + C + h * HS + d]; vv = qkv[(b * T + j) * C3 + 2u * C + h * HS + d]; }
+      Ks[e] = kv; Vs[e] = vv;
+    }
+    workgroupBarrier();
+    if (valid && i >= k0) {
+      let n = min(BC, i + 1u - k0);
+      for (var jj = 0u; jj < n; jj++) {
+        var s = 0.0; var dp = 0.0;
+        for (var d = 0u; d < HS; d++) { s += q[d] * Ks[jj * HS + d]; dp += g[d] * Vs[jj * HS + d]; }
+        let ds = exp(s * scale - lse_i) * (dp - D) * scale;
+        for (var d = 0u; d < HS; d++) { dq[d] += ds * Ks[jj * HS + d]; }
+      }
+    }
+    workgroupBarrier();
+  }
+  if (valid) { for (var d = 0u; d < HS; d++) { dqkv[(b * T + i) * C3 + h * HS + d] = dq[d]; } }
+}`,
+  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
+};
+
+const attention_backward_kv: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r'],
+  source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dout', 'qkv', 'lse', 'dsum']) +
+    attentionHead(c.HS) + /* wgsl */ `
+// One invocation per key row j of a 64-row tile; tiles of queries i >= j stream through:
+//   dv_j = sum_i p_ij dout_i,  dk_j = scale sum_i p_ij (dout_i . v_j - D_i) q_i
+var<workgroup> Qs: array<f32, RQ * HS>;
+var<workgroup> Gs: array<f32, RQ * HS>;
+var<workgroup> Ls: array<f32, RQ>;
+var<workgroup> Ds: array<f32, RQ>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
+  let b = wid.y / NH; let h = wid.y % NH;
+  let j0 = wid.x * 64u;
+  let j = j0 + lid;
+  let valid = j < T;
+  let C3 = 3u * C;
+  let scale = 1.0 / sqrt(f32(HS));
+  var k: array<f32, HS>;
+  var v: array<f32, HS>;
+  var dk: array<f32, HS>;
+  var dv: array<f32, HS>;
+  if (valid) {
+    for (var d = 0u; d < HS; d++) {
+      k[d] = qkv[(b * T + j) * C3 + C + h * HS + d];
+      v[d] = qkv[(b * T + j) * C3 + 2u * C + h * HS + d];
+    }
+  }
+  for (var q0 = j0; q0 < T; q0 += RQ) {
+    for (var e = lid; e < RQ * HS; e += 64u) {
+      let i = q0 + e / HS; let d = e % HS;
+      var qv = 0.0; var gv = 0.0;
+      if (i < T) { qv = qkv[(b * T + i) * C3 + h * HS + d]; gv = dout[(b * T + i) * C + h * HS + d]; }
+      Qs[e] = qv; Gs[e] = gv;
+    }
+    for (var e = lid; e < RQ; e += 64u) {
+      let i = q0 + e;
+      var lv = 0.0; var dv_ = 0.0;
+      if (i < T) { lv = lse[(b * NH + h) * T + i]; dv_ = dsum[(b * NH + h) * T + i]; }
+      Ls[e] = lv; Ds[e] = dv_;
+    }
+    workgroupBarrier();
+    if (valid) {
+      for (var ii = 0u; ii < RQ; ii++) {
+        let i = q0 + ii;
+        if (i < T && i >= j) {
+          var s = 0.0; var dp = 0.0;
+          for (var d = 0u; d < HS; d++) { s += Qs[ii * HS + d] * k[d]; dp += Gs[ii * HS + d] * v[d]; }
+          let p = exp(s * scale - Ls[ii]);
+          let ds = p * (dp - Ds[ii]) * scale;
+          for (var d = 0u; d < HS; d++) {
+            dv[d] += p * Gs[ii * HS + d];
+            dk[d] += ds * Qs[ii * HS + d];
+          }
+        }
+      }
+    }
+    workgroupBarrier();
+  }
+  if (valid) {
+    for (var d = 0u; d < HS; d++) {
+      dqkv[(b * T + j) * C3 + C + h * HS + d] = dk[d];
+      dqkv[(b * T + j) * C3 + 2u * C + h * HS + d] = dv[d];
+    }
+  }
+}`,
+  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
+};
+
+const attention_probs: KernelDef = {
+  args: ['rw', 'r', 'r'],
+  source: (c) => PRELUDE + bindings(['rw', 'r', 'r'], ['att', 'qkv', 'lse']) + attentionHead(c.HS) + /* wgsl */ `
+// att (B, NH, T, T): exp(q_i . k_j * scale - lse_i) for j <= i, 0 above the diagonal
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
+  let C3 = 3u * C;
+  let scale = 1.0 / sqrt(f32(HS));
+  for (var idx = gid.x; idx < B * NH * T * T; idx += nwg.x * 256u) {
+    let j = idx % T; let i = (idx / T) % T; let bh = idx / (T * T);
+    let b = bh / NH; let h = bh % NH;
+    var p = 0.0;
+    if (j <= i) {
+      var s = 0.0;
+      for (var d = 0u; d < HS; d++) { s += qkv[(b * T + i) * C3 + h * HS + d] * qkv[(b * T + j) * C3 + C + h * HS + d]; }
+      p = exp(s * scale - lse[bh * T + i]);
+    }
+    att[idx] = p;
+  }
+}`,
+  grid: (d) => flatGrid(d[0] * d[3] * d[1] * d[1]),
+};
+
+// ---- softmax and cross-entropy ----------------------------------------------------------------
+
+const crossentropy: KernelDef = {
+  args: ['rw', 'rw', 'r u32'],
+  source: kernel(['rw', 'rw', 'r u32'], ['logits', 'losses', 'targets'], /* wgsl */ `
+// losses[n] = log sum_v exp(z_v - max) - (z_y - max); with write_grad the row of logits becomes
+// dloss * (softmax(z) - onehot(y))
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let N = dim(0u); let V = dim(1u); let write_grad = dim(2u) != 0u; let dloss = scalar(0u);
+  let row = row_of(wid, nwg);
+  if (row >= N) { return; }
+  let z = row * V;
+  let y = targets[row];
+  let zy = logits[z + y];
+  var mx = -3.0e38;
+  for (var v = lid; v < V; v += 256u) { mx = max(mx, logits[z + v]); }
+  mx = wg_max(lid, mx);
+  var s = 0.0;
+  for (var v = lid; v < V; v += 256u) { s += exp(logits[z + v] - mx); }
+  let sum = wg_sum(lid, s);
+  if (lid == 0u) { losses[row] = log(sum) - (zy - mx); }
+  if (write_grad) {
+    for (var v = lid; v < V; v += 256u) {
+      let p = exp(logits[z + v] - mx) / sum;
+      logits[z + v] = dloss * (p - select(0.0, 1.0, v == y));
+    }
+  }
+}`, reductions(256)),
+  grid: (d) => rowsGrid(d[0]),
+};
+
+const softmax: KernelDef = {
+  args: ['rw', 'r'],
+  source: kernel(['rw', 'r'], ['out', 'inp'], /* wgsl */ `
+// out (N, V) = softmax over the last dim
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let N = dim(0u); let V = dim(1u);
+  let row = row_of(wid, nwg);
+  if (row >= N) { return; }
+  let z = row * V;
+  var mx = -3.0e38;
+  for (var v = lid; v < V; v += 256u) { mx = max(mx, inp[z + v]); }
+  mx = wg_max(lid, mx);
+  var s = 0.0;
+  for (var v = lid; v < V; v += 256u) { s += exp(inp[z + v] - mx); }
+  let sum = wg_sum(lid, s);
+  for (var v = lid; v < V; v += 256u) { out[z + v] = exp(inp[z + v] - mx) / sum; }
+}`, reductions(256)),
+  grid: (d) => rowsGrid(d[0]),
+};
+
+const mean_loss: KernelDef = {
+  args: ['rw u32', 'r'],
+  source: kernel(['rw u32', 'r'], ['state', 'losses'], /* wgsl */ `
+// state[slot] = mean of the N losses
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) lid: u32) {
+  let N = dim(0u); let slot = dim(1u);
+  var s = 0.0;
+  for (var i = lid; i < N; i += 256u) { s += losses[i]; }
+  let total = wg_sum(lid, s);
+  if (lid == 0u) { state[slot] = bitcast<u32>(total / f32(N)); }
+}`, reductions(256)),
+  grid: () => [1, 1, 1],
+};
+
+// ---- optimizer ---------------------------------------------------------------------------------
+
+// The state words (gpu_plan.h StateSlot).
+const STATE = /* wgsl */ `
+const STEP = 0u; const ADAM_T = 1u; const HALTED = 2u; const LR = 3u; const CLIP_SCALE = 4u;
+const BC1 = 5u; const BC2 = 6u; const LOSS = 7u; const GRAD_NORM = 8u; const GEN_LEN = 10u; const GEN_COUNT = 11u;
+`;
+
+const grad_norm_partials: KernelDef = {
+  args: ['rw', 'r'],
+  source: kernel(['rw', 'r'], ['partials', 'grads'], /* wgsl */ `
+// partials[g] = sum of squares of the gradients g*256 + lid + k*G*256
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let n = dim(0u); let G = dim(1u);
+  var s = 0.0;
+  for (var i = wid.x * 256u + lid; i < n; i += G * 256u) { let g = grads[i]; s += g * g; }
+  let total = wg_sum(lid, s);
+  if (lid == 0u) { partials[wid.x] = total; }
+}`, reductions(256)),
+  grid: (d) => [d[1], 1, 1],
+};
+
+const optimizer_scalars: KernelDef = {
+  args: ['rw u32', 'r', 'r'],
+  source: kernel(['rw u32', 'r', 'r'], ['state', 'partials', 'step_scalars'], STATE + /* wgsl */ `
+// The global gradient norm and the clip scale; this step's learning rate and bias corrections come
+// from the host (the core's optim::Schedule and AdamW, exactly). A diverged step (Trainer::step's
+// test: a non-finite loss or norm, a loss above train::kDivergedLoss) halts the run: no later
+// update applies until the host clears the flag.
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) lid: u32) {
+  let G = dim(0u); let max_norm = scalar(0u); let diverged_loss = scalar(1u);
+  var s = 0.0;
+  for (var i = lid; i < G; i += 256u) { s += partials[i]; }
+  let sum = wg_sum(lid, s);
+  if (lid != 0u) { return; }
+  let norm = sqrt(sum);
+  state[GRAD_NORM] = bitcast<u32>(norm);
+  let loss = bitcast<f32>(state[LOSS]);
+  if (state[HALTED] != 0u || !is_finite(norm) || !is_finite(loss) || loss > diverged_loss) {
+    state[HALTED] = 1u;
+    return;
+  }
+  var clip = 1.0;
+  if (max_norm > 0.0 && norm > max_norm) { clip = max_norm / (norm + 1e-6); }
+  state[CLIP_SCALE] = bitcast<u32>(clip);
+  state[LR] = bitcast<u32>(step_scalars[0]);
+  state[BC1] = bitcast<u32>(step_scalars[1]);
+  state[BC2] = bitcast<u32>(step_scalars[2]);
+  state[STEP] += 1u;
+  state[ADAM_T] += 1u;
+}`, reductions(256)),
+  grid: () => [1, 1, 1],
+};
+
+const adamw: KernelDef = {
+  args: ['rw', 'rw', 'rw', 'r', 'r u32'],
+  source: kernel(['rw', 'rw', 'rw', 'r', 'r u32'], ['params', 'm', 'v', 'grads', 'state'], STATE + /* wgsl */ `
+// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  g = grad * clip scale
+// p = p (1 - lr wd) - lr (m / bc1) / (sqrt(v / bc2) + eps), wd only on [0, n_decay)
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let n = dim(0u); let n_decay = dim(1u);
+  let beta1 = scalar(0u); let beta2 = scalar(1u); let eps = scalar(2u); let weight_decay = scalar(3u);
+  if (state[HALTED] != 0u) { return; }
+  let lr = bitcast<f32>(state[LR]); let clip = bitcast<f32>(state[CLIP_SCALE]);
+  let bc1 = bitcast<f32>(state[BC1]); let bc2 = bitcast<f32>(state[BC2]);
+  for (var i = gid.x; i < n; i += nwg.x * 256u) {
+    let g = grads[i] * clip;
+    let mi = beta1 * m[i] + (1.0 - beta1) * g;
+    let vi = beta2 * v[i] + (1.0 - beta2) * g * g;
+    m[i] = mi; v[i] = vi;
+    let wd = select(0.0, weight_decay, i < n_decay);
+    params[i] = params[i] * (1.0 - lr * wd) - lr * (mi / bc1) / (sqrt(vi / bc2) + eps);
+  }
+}`),
+  grid: (d) => flatGrid(d[0]),
+};
+
+// ---- decoding ------------------------------------------------------------------------------------
+
+const embedding_decode: KernelDef = {
+  args: ['rw', 'r u32', 'r u32', 'r', 'r'],
+  source: kernel(['rw', 'r u32', 'r u32', 'r', 'r'], ['out', 'window', 'state', 'wte', 'wpe'], STATE + /* wgsl */ `
+// out (C) = wte[window[p]] + wpe[p], p = gen_len - 1 (the byte just appended)
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let C = dim(0u);
+  let p = state[GEN_LEN] - 1u;
+  let c = gid.x;
+  if (c < C) { out[c] = wte[window[p] * C + c] + wpe[p * C + c]; }
+}`),
+  grid: (d) => [Math.ceil(d[0] / 256), 1, 1],
+};
+
+const matvec: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r u32', 'r', 'r'],
+  source: kernel(['rw', 'r', 'r', 'r', 'r u32', 'r', 'r'], ['out', 'x', 'W', 'bias', 'state', 'ln_w', 'ln_b'], STATE + reductions(256) + /* wgsl */ `
+// out_row (N) = [out_row +] xn (K) @ W (K, N) [+ bias], then [gelu]; xn = x_row, or with ln_w / ln_b
+// LayerNorm(x_row) (every workgroup normalises the one row itself: a dispatch less). A row index of
+// mode 1 is gen_len - 1. 32 columns x 8 slices of K per workgroup, summed in a fixed order.
+var<workgroup> part: array<f32, 256>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let K = dim(0u); let N = dim(1u);
+  let accumulate = dim(4u) != 0u; let apply_gelu = dim(5u) != 0u; let has_bias = dim(6u) != 0u;
+  let has_ln = dim(7u) != 0u; let eps = scalar(0u);
+  let p = state[GEN_LEN] - 1u;
+  let x0 = select(0u, p, dim(2u) != 0u) * K;
+  let o0 = select(0u, p, dim(3u) != 0u) * N;
+  var m = 0.0; var rs = 1.0;
+  if (has_ln) {
+    var s = 0.0;
+    for (var k = lid; k < K; k += 256u) { s += x[x0 + k]; }
+    m = wg_sum(lid, s) / f32(K);
+    var q = 0.0;
+    for (var k = lid; k < K; k += 256u) { let d = x[x0 + k] - m; q += d * d; }
+    rs = 1.0 / sqrt(wg_sum(lid, q) / f32(K) + eps);
+  }
+  let col = lid % 32u; let slice = lid / 32u;
+  let j = wid.x * 32u + col;
+  var s = 0.0;
+  if (j < N) {
+    if (has_ln) {
+      for (var k = slice; k < K; k += 8u) { s += ((x[x0 + k] - m) * rs * ln_w[k] + ln_b[k]) * W[k * N + j]; }
+    } else {
+      for (var k = slice; k < K; k += 8u) { s += x[x0 + k] * W[k * N + j]; }
+    }
+  }
+  part[lid] = s;
+  workgroupBarrier();
+  if (slice == 0u && j < N) {
+    var v = 0.0;
+    for (var g = 0u; g < 8u; g++) { v += part[g * 32u + col]; }
+    if (has_bias) { v += bias[j]; }
+    if (accumulate) { v = out[o0 + j] + v; }
+    if (apply_gelu) { v = gelu(v); }
+    out[o0 + j] = v;
+  }
+}`),
+  grid: (d) => [Math.ceil(d[1] / 32), 1, 1],
+};
+
+const attention_decode: KernelDef = {
+  args: ['rw', 'r', 'r u32', 'rw'],
+  source: (c) => PRELUDE + bindings(['rw', 'r', 'r u32', 'rw'], ['out', 'cache', 'state', 'scores']) + STATE +
+    attentionHead(c.HS) + reductions(64) + /* wgsl */ `
+// Head h (one workgroup) of the newest position p = gen_len - 1 against the cached keys and
+// values 0..p: out (C) = sum_j softmax_j(q . k_j / sqrt(HS)) v_j
+var<workgroup> newest: u32;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let T = dim(0u); let C = dim(1u);
+  let h = wid.x;
+  if (lid == 0u) { newest = state[GEN_LEN] - 1u; }
+  let p = workgroupUniformLoad(&newest);
+  let C3 = 3u * C;
+  let scale = 1.0 / sqrt(f32(HS));
+  var mx = -3.0e38;
+  for (var j = lid; j <= p; j += 64u) {
+    var s = 0.0;
+    for (var d = 0u; d < HS; d++) { s += cache[p * C3 + h * HS + d] * cache[j * C3 + C + h * HS + d]; }
+    scores[h * T + j] = s * scale;
+    mx = max(mx, s * scale);
+  }
+  mx = wg_max(lid, mx);
+  var sum = 0.0;
+  for (var j = lid; j <= p; j += 64u) {
+    let e = exp(scores[h * T + j] - mx);
+    scores[h * T + j] = e;
+    sum += e;
+  }
+  sum = wg_sum(lid, sum);
+  storageBarrier();
+  for (var d = lid; d < HS; d += 64u) {
+    var acc = 0.0;
+    for (var j = 0u; j <= p; j++) { acc += scores[h * T + j] * cache[j * C3 + 2u * C + h * HS + d]; }
+    out[h * HS + d] = acc / sum;
+  }
+}`,
+  grid: (d) => [d[2], 1, 1],
+};
+
+const sample: KernelDef = {
+  args: ['rw u32', 'rw u32', 'rw u32', 'r', 'r', 'r'],
+  source: kernel(['rw u32', 'rw u32', 'rw u32', 'r', 'r', 'r'], ['out_log', 'window', 'state', 'logits', 'draws', 'options'],
+    STATE + reductions(256) + /* wgsl */ `
+// One byte from softmax(logits / temperature), restricted to the top_k likeliest and then to the
+// smallest set reaching top_p (sample.cpp's sample_logits), with the host's uniform number draws[count].
+// Logs the byte, its temperature-1 probability and the five likeliest bytes; appends the byte
+// to the window, or, when the window is full, keeps its last window_keep - 1 bytes and the new one.
+var<workgroup> p1: array<f32, 256>;  // temperature-1 probabilities
+var<workgroup> pt: array<f32, 256>;  // sampling probabilities
+var<workgroup> order: array<u32, 256>;
+var<workgroup> chosen: u32;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) v: u32) {
+  let T = dim(0u); let V = dim(1u);
+  let temperature = options[0]; let top_k = u32(options[1]); let top_p = options[2]; let keep = u32(options[3]);
+  let count = state[GEN_COUNT];
+  let rec = count * 12u;
+  let z = logits[v];
+  let mx = wg_max(v, z);
+  let e = exp(z - mx);
+  let s = wg_sum(v, e);
+  p1[v] = e / s;
+  workgroupBarrier();
+  // ranks (ties: lower byte first) by probability, and by logit for the greedy choice
+  var rank1 = 0u; var rank_z = 0u;
+  for (var u = 0u; u < V; u++) {
+    if (p1[u] > p1[v] || (p1[u] == p1[v] && u < v)) { rank1++; }
+    let zu = logits[u];
+    if (zu > z || (zu == z && u < v)) { rank_z++; }
+  }
+  if (rank1 < 5u) { out_log[rec + 2u + rank1] = v; out_log[rec + 7u + rank1] = bitcast<u32>(p1[v]); }
+  let greedy = temperature <= 0.0;
+  var et = 0.0;
+  if (!greedy) { et = exp((z - mx) / temperature); }
+  let st = wg_sum(v, et);
+  pt[v] = et / st;
+  if (greedy && rank_z == 0u) { chosen = v; }
+  workgroupBarrier();
+  let truncate = (top_k > 0u && top_k < V) || top_p < 1.0;
+  if (!greedy && truncate) {
+    var rank_t = 0u;
+    for (var u = 0u; u < V; u++) { if (pt[u] > pt[v] || (pt[u] == pt[v] && u < v)) { rank_t++; } }
+    order[rank_t] = v;
+  }
+  workgroupBarrier();
+  if (v != 0u) { return; }
+  if (!greedy) {
+    let r = draws[count];
+    if (!truncate) {
+      var c = V - 1u; var cum = 0.0;
+      for (var u = 0u; u < V; u++) { cum += pt[u]; if (r < cum) { c = u; break; } }
+      chosen = c;
+    } else {
+      var n = V;
+      if (top_k > 0u && top_k < V) { n = top_k; }
+      var mass = 0.0;
+      for (var i = 0u; i < n; i++) { mass += pt[order[i]]; }
+      if (top_p < 1.0) {
+        var cum = 0.0;
+        for (var i = 0u; i < n; i++) {
+          cum += pt[order[i]] / mass;
+          if (cum >= top_p) { n = i + 1u; break; }
+        }
+        mass = 0.0;
+        for (var i = 0u; i < n; i++) { mass += pt[order[i]]; }
+      }
+      let rm = r * mass;
+      var c = order[n - 1u]; var cum = 0.0;
+      for (var i = 0u; i < n; i++) { cum += pt[order[i]]; if (rm < cum) { c = order[i]; break; } }
+      chosen = c;
+    }
+  }
+  let byte = chosen;
+  out_log[rec] = byte;
+  out_log[rec + 1u] = bitcast<u32>(p1[byte]);
+  let len = state[GEN_LEN];
+  if (len == T) {
+    for (var i = 0u; i + 1u < keep; i++) { window[i] = window[T - keep + 1u + i]; }
+    window[keep - 1u] = byte;
+    state[GEN_LEN] = keep;
+  } else {
+    window[len] = byte;
+    state[GEN_LEN] = len + 1u;
+  }
+  state[GEN_COUNT] = count + 1u;
+}`),
+  grid: () => [1, 1, 1],
+};
+
+export const KERNELS: Record<string, KernelDef> = {
+  embedding_forward, embedding_backward, layernorm_forward, layernorm_backward, layernorm_backward_params,
+  matmul, attention_forward, attention_backward_q, attention_backward_kv, attention_probs,
+  crossentropy, mean_loss, softmax, grad_norm_partials, optimizer_scalars, adamw,
+  embedding_decode, matvec, attention_decode, sample,
+};
+
+// Floating-point operations of an op, for the benchmark's GFLOP/s (multiply-add = 2).
+export function opFlops(kernel: string, d: number[], c: KernelConsts): number {
+  switch (kernel) {
+    case 'matmul': return 2 * d[0] * d[1] * d[2];
+    case 'matvec': return 2 * d[0] * d[1];
+    case 'attention_forward': return 2 * 2 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
+    case 'attention_backward_q': return 2 * 3 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
+    case 'attention_backward_kv': return 2 * 4 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
+    default: return 0;
+  }
+}
