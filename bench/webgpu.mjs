@@ -42,7 +42,9 @@ const info = adapter.info;
 const adapterName = [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ');
 const software = /swiftshader|llvmpipe|lavapipe/i.test(adapterName);
 const timed = (arg('time') ?? (software ? 'tiny' : configs.join(','))).split(',');
+const timestamps = adapter.features.has('timestamp-query');
 const device = await adapter.requestDevice({
+  requiredFeatures: timestamps ? ['timestamp-query'] : [],
   requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize, maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize },
 });
 console.log(`WebGPU bench on ${adapterName}${software ? ' (software: timings on tiny only)' : ''}`);
@@ -77,7 +79,7 @@ for (const name of configs) {
     const t1 = performance.now();
     await g.generate(new TextEncoder().encode('\n'), n, { seed: 1 });
     console.log(`  generation: ${n} bytes in ${((performance.now() - t1) / 1000).toFixed(2)} s: ${Math.round(n / ((performance.now() - t1) / 1000))} bytes/s (default window)`);
-    const prof = await g.executor.profile('train', software ? 1 : 20);
+    const prof = await g.executor.profile('train', software ? 2 : 20);
     const byKernel = new Map();
     for (const p of prof) {
       const k = byKernel.get(p.kernel) ?? { ms: 0, flops: 0, n: 0 };
@@ -86,7 +88,7 @@ for (const name of configs) {
       k.flops += p.gflops * p.ms * 1e6;
       byKernel.set(p.kernel, k);
     }
-    console.log('  per kernel (each dispatched alone; wall time per dispatch includes submission):');
+    console.log(`  per kernel (${timestamps ? 'GPU timestamps around each op, dispatched alone' : 'wall time of a submission per op'}):`);
     for (const [k, v] of [...byKernel].sort((a, b) => b[1].ms - a[1].ms))
       console.log(`    ${k.padEnd(26)} ${String(v.n).padStart(3)} ops ${v.ms.toFixed(2).padStart(9)} ms` +
         (v.flops > 0 ? `  ${(v.flops / (v.ms * 1e6)).toFixed(2).padStart(8)} GFLOP/s` : ''));

@@ -494,26 +494,52 @@ export class GpuExecutor {
 
   // ---- measurement (bench) ----
 
-  // Wall time of each op of a program, each dispatched `reps` times in its own submission.
-  // It runs ops out of order: the buffers hold garbage afterwards (upload the state again).
+  // Time of each op of a program, dispatched `reps` times in a compute pass of its own: from GPU
+  // timestamps when the device has 'timestamp-query' (request it when creating the device), else
+  // the wall time of a submission each. It runs ops out of order: the buffers hold garbage
+  // afterwards (upload the state again).
   async profile(program: string, reps: number): Promise<OpProfile[]> {
-    const out: OpProfile[] = [];
-    for (const c of this.programs.get(program)!) {
-      const enc = this.device.createCommandEncoder();
-      const pass = enc.beginComputePass();
+    const ops = this.programs.get(program)!;
+    const out = (c: CompiledOp, ms: number): OpProfile => ({
+      label: c.op.label, kernel: c.op.kernel, ms, gflops: opFlops(c.op.kernel, c.op.dims, this.consts) / (ms * 1e6),
+    });
+    const dispatch = (pass: GPUComputePassEncoder, c: CompiledOp) => {
       pass.setPipeline(c.pipeline);
       pass.setBindGroup(0, c.bindGroup);
       for (let r = 0; r < reps; r++) pass.dispatchWorkgroups(c.grid[0], c.grid[1], c.grid[2]);
+    };
+    if (this.device.features.has('timestamp-query')) {
+      const querySet = this.device.createQuerySet({ type: 'timestamp', count: 2 * ops.length });
+      const resolved = this.device.createBuffer({ size: 16 * ops.length, usage: 0x0200 /* QUERY_RESOLVE */ | GB.COPY_SRC });
+      const staging = this.device.createBuffer({ size: 16 * ops.length, usage: GB.MAP_READ | GB.COPY_DST });
+      const enc = this.device.createCommandEncoder();
+      ops.forEach((c, i) => {
+        const pass = enc.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } });
+        dispatch(pass, c);
+        pass.end();
+      });
+      enc.resolveQuerySet(querySet, 0, 2 * ops.length, resolved, 0);
+      enc.copyBufferToBuffer(resolved, 0, staging, 0, 16 * ops.length);
+      this.device.queue.submit([enc.finish()]);
+      const t = new BigUint64Array(await this.mapped(staging));
+      querySet.destroy();
+      resolved.destroy();
+      return ops.map((c, i) => out(c, Number(t[2 * i + 1] - t[2 * i]) / 1e6 / reps));
+    }
+    const result: OpProfile[] = [];
+    for (const c of ops) {
+      const enc = this.device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      dispatch(pass, c);
       pass.end();
       await this.device.queue.onSubmittedWorkDone();
       const t0 = performance.now();
       this.device.queue.submit([enc.finish()]);
       await this.device.queue.onSubmittedWorkDone();
-      const ms = (performance.now() - t0) / reps;
-      out.push({ label: c.op.label, kernel: c.op.kernel, ms, gflops: opFlops(c.op.kernel, c.op.dims, this.consts) / (ms * 1e6) });
+      result.push(out(c, (performance.now() - t0) / reps));
     }
     this.check();
-    return out;
+    return result;
   }
 
   async idle(): Promise<void> {
