@@ -41,8 +41,9 @@ const ctx = await chromium.launchPersistentContext(userDataDir, {
   viewport: { width: 1280, height: 900 },
 });
 const page = ctx.pages()[0] ?? (await ctx.newPage());
-// Runs fn(window.__tinygpt, arg) in the page (fn is sent as source: it cannot close over locals).
-const dbg = (fn, arg) => page.evaluate(({ src, arg }) => (0, eval)(`(${src})`)(window.__tinygpt, arg), { src: fn.toString(), arg });
+// Runs fn(state, arg) in the page on the page store's state (window.__tinygpt.get()); fn is sent
+// as source: it cannot close over locals.
+const dbg = (fn, arg) => page.evaluate(({ src, arg }) => (0, eval)(`(${src})`)(window.__tinygpt.get(), arg), { src: fn.toString(), arg });
 async function waitFor(pred, timeoutMs, arg) {
   const t0 = Date.now();
   while (!(await dbg(pred, arg))) {

@@ -27,6 +27,7 @@ const metrics: Record<string, unknown> = {};
 
 // ---------------------------------------------------------------- helpers
 
+/** The page's store (web/src/app/state.ts RunState): `window.__tinygpt.get()`. The fields the tests read. */
 interface Debug {
   ready: { variant: string; backend: string; threads: number; crossOriginIsolated: boolean; loadMs: number } | null;
   step: number;
@@ -42,11 +43,11 @@ interface Debug {
 }
 
 const dbg = <T>(fn: (d: Debug) => T): Promise<T> =>
-  page.evaluate(`(${fn.toString()})(window.__tinygpt)`) as Promise<T>;
+  page.evaluate(`(${fn.toString()})(window.__tinygpt.get())`) as Promise<T>;
 
-/** Waits until pred(window.__tinygpt, arg) holds in the page (pred is sent as source: no closures, pass `arg`). */
+/** Waits until pred(the store's state, arg) holds in the page (pred is sent as source: no closures, pass `arg`). */
 async function waitDbg<A = undefined>(pred: (d: Debug, arg: A) => boolean, arg?: A, timeout = 30_000): Promise<void> {
-  await page.waitForFunction(`(${pred.toString()})(window.__tinygpt, ${JSON.stringify(arg ?? null)})`, null, { timeout, polling: 50 });
+  await page.waitForFunction(`(${pred.toString()})(window.__tinygpt.get(), ${JSON.stringify(arg ?? null)})`, null, { timeout, polling: 50 });
 }
 
 const count = (type: string) => dbg((d) => d.counts).then((c) => c[type] ?? 0);
@@ -313,7 +314,7 @@ describe('tinygpt in the browser', () => {
   it('restores the same loss from a downloaded checkpoint dropped back in; refuses damaged files', async () => {
     const evals = await count('evalResult');
     await page.click('#btn-evaluate');
-    await page.waitForFunction((n) => ((window as any).__tinygpt.counts.evalResult ?? 0) > n, evals);
+    await page.waitForFunction((n) => ((window as any).__tinygpt.get().counts.evalResult ?? 0) > n, evals);
     const step = await value('#stat-step');
     const val = await value('#stat-val');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-download')]);
@@ -362,7 +363,7 @@ describe('tinygpt in the browser', () => {
     expect(await page.inputValue('#knob-n_embd')).toBe('64');
     const evals2 = await count('evalResult');
     await page.click('#btn-evaluate');
-    await page.waitForFunction((n) => ((window as any).__tinygpt.counts.evalResult ?? 0) > n, evals2);
+    await page.waitForFunction((n) => ((window as any).__tinygpt.get().counts.evalResult ?? 0) > n, evals2);
     const val2 = await value('#stat-val');
     expect(val2).toBe(val);                                      // same weights, same fixed validation batches
     metrics.checkpoint = { step, valLoss: val, bytes: ckpt.length };

@@ -4,9 +4,8 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
+import type { LossHistory } from '../app/history';
 import { cssVar } from './dom';
-
-const EMA = 0.9;   // about the last 10 steps
 
 export class LossChart {
   private u: uPlot | null = null;
@@ -14,8 +13,9 @@ export class LossChart {
   private train: (number | null)[] = [null];
   private ema: (number | null)[] = [null];
   private val: (number | null)[] = [null];
-  private emaState = 0;
-  private emaCount = 0;
+  private source: LossHistory | null = null;   // what is drawn, and how much of it
+  private trainSeen = 0;
+  private valSeen = 0;
   private dirty = false;
   private lastDraw = 0;
   private observer: ResizeObserver;
@@ -71,38 +71,34 @@ export class LossChart {
     }
   }
 
-  clear(): void {
-    this.x = [0];
-    this.train = [null];
-    this.ema = [null];
-    this.val = [null];
-    this.emaState = 0;
-    this.emaCount = 0;
-    this.schedule(true);
-  }
-
-  /** Losses of steps first, first+1, ... (step numbers start at 1). */
-  appendTrain(first: number, losses: ArrayLike<number>): void {
-    this.grow(first + losses.length - 1);
-    for (let i = 0; i < losses.length; i++) {
-      const l = losses[i];
-      this.train[first + i] = l;
-      this.emaState = EMA * this.emaState + (1 - EMA) * l;
-      this.emaCount++;
-      this.ema[first + i] = this.emaState / (1 - Math.pow(EMA, this.emaCount));
+  /** Draws a history: what was added since the last call, or all of it if it is another one. */
+  sync(h: LossHistory): void {
+    const replaced = h !== this.source;
+    if (replaced) {
+      this.source = h;
+      this.trainSeen = this.valSeen = 0;
+      this.x = [0];
+      this.train = [null];
+      this.ema = [null];
+      this.val = [null];
+      if (h.train.length === 0 && h.valSteps.length === 0) {
+        this.schedule(true);
+        return;
+      }
     }
-    this.schedule();
-  }
-
-  addVal(step: number, loss: number): void {
-    this.grow(step);
-    this.val[step] = loss;
-    this.schedule();
-  }
-
-  /** The smoothed train loss at the last step. */
-  smoothed(): number | null {
-    return this.emaCount ? this.emaState / (1 - Math.pow(EMA, this.emaCount)) : null;
+    if (this.trainSeen === h.train.length && this.valSeen === h.valSteps.length) return;
+    this.grow(h.lastStep);
+    for (let i = this.trainSeen; i < h.train.length; i++) {
+      this.train[h.first + i] = h.train[i];
+      this.ema[h.first + i] = h.ema[i];
+    }
+    for (let i = this.valSeen; i < h.valSteps.length; i++) {
+      this.grow(h.valSteps[i]);
+      this.val[h.valSteps[i]] = h.valLosses[i];
+    }
+    this.trainSeen = h.train.length;
+    this.valSeen = h.valSteps.length;
+    this.schedule(replaced);
   }
 
   /** Redraws at most about 5 times a second (data arrive every slice). */

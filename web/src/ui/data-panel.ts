@@ -1,5 +1,6 @@
 // data-panel.ts — choosing the text to learn from: drop, file picker, or the built-in corpus;
 // what the text is made of; and why a file was refused.
+import { type CorpusProblem, type PageStore, watch } from '../app/state';
 import type { CorpusStats } from '../corpus';
 import { formatBytes, formatCount } from '../format';
 import { hexChip, segmentUtf8 } from '../utf8';
@@ -8,6 +9,8 @@ import { clear, h, panelHeader, setText } from './dom';
 export interface DataHandlers {
   onFile(file: File): void;
   onBuiltin(): void;
+  /** One of the refused file's actions (e.g. "Train anyway"), or Cancel (null). */
+  onProblem(actionId: string | null): void;
 }
 
 export interface CorpusView {
@@ -25,7 +28,7 @@ export class DataPanel {
   private input: HTMLInputElement;
   private builtinBtn: HTMLButtonElement;
 
-  constructor(handlers: DataHandlers) {
+  constructor(store: PageStore, private handlers: DataHandlers) {
     this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden' });
     this.input.addEventListener('change', () => {
       const f = this.input.files?.[0];
@@ -52,41 +55,41 @@ export class DataPanel {
       h('div', { class: 'row' }, this.builtinBtn, pick, this.input, h('span', { class: 'hint' }, 'or drop a .txt file on the page')),
       this.busy, this.problem, this.info);
     this.el.querySelector('h2')!.id = 'data-title';
+    watch(store, ['corpusBusy'], (st) => this.setBusy(st.corpusBusy));
+    watch(store, ['corpusProblem'], (st) => this.showProblem(st.corpusProblem));
+    watch(store, ['corpus'], (st) => {
+      if (st.corpus) this.show({ name: st.corpus.ref.name, builtin: st.corpus.ref.builtin, stats: st.corpus.stats, preview: st.corpus.preview });
+    });
   }
 
-  setBusy(text: string | null): void {
+  private setBusy(text: string | null): void {
     this.busy.hidden = !text;
     setText(this.busy, text ?? '');
   }
 
-  /** A refused file: the message, and optionally an action (e.g. "Train anyway"). */
-  showProblem(title: string, message: string, kind: string, action?: { label: string; run: () => void }): void {
+  /** A refused file: the message, and the actions it offers (e.g. "Train anyway"). */
+  private showProblem(p: CorpusProblem | null): void {
     clear(this.problem);
-    this.problem.dataset.kind = kind;
-    this.problem.append(h('strong', {}, title), h('p', {}, message));
+    this.problem.hidden = !p;
+    if (!p) {
+      delete this.problem.dataset.kind;
+      return;
+    }
+    this.problem.dataset.kind = p.kind;
+    this.problem.append(h('strong', {}, p.title), h('p', {}, p.message));
     const row = h('div', { class: 'row' });
-    if (action) {
-      const b = h('button', { type: 'button', id: 'btn-train-anyway', class: 'primary' }, action.label);
-      b.addEventListener('click', () => {
-        this.clearProblem();
-        action.run();
-      });
+    for (const a of p.actions) {
+      const b = h('button', { type: 'button', id: `btn-${a.id}`, class: 'primary' }, a.label);
+      b.addEventListener('click', () => this.handlers.onProblem(a.id));
       row.append(b);
     }
-    const dismiss = h('button', { type: 'button' }, action ? 'Cancel' : 'OK');
-    dismiss.addEventListener('click', () => this.clearProblem());
+    const dismiss = h('button', { type: 'button' }, p.actions.length ? 'Cancel' : 'OK');
+    dismiss.addEventListener('click', () => this.handlers.onProblem(null));
     row.append(dismiss);
     this.problem.append(row);
-    this.problem.hidden = false;
   }
 
-  clearProblem(): void {
-    this.problem.hidden = true;
-    clear(this.problem);
-    delete this.problem.dataset.kind;
-  }
-
-  show(c: CorpusView): void {
+  private show(c: CorpusView): void {
     const s = c.stats;
     clear(this.info);
     const stat = (id: string, label: string, value: string, raw: number | string, title?: string) =>

@@ -1,5 +1,6 @@
 // inspect-panel.ts — looking inside the model on one text: its tokens, the attention map of any
 // layer and head (or all of them), and how surprising each byte was to the model.
+import { type InspectSource, type PageStore, watch } from '../app/state';
 import { formatProb } from '../format';
 import type { InspectionMsg } from '../protocol';
 import { alternativeLabel, byteLabel, byteRole, charLabel, hex, hexChip, segmentUtf8 } from '../utf8';
@@ -7,14 +8,15 @@ import { clear, cssVar, h, panelHeader, setText } from './dom';
 import { colorCss, drawAttention, drawHighlight } from './heatmap';
 import { hideTooltip, showTooltip } from './tooltip';
 
-export type InspectSource = 'corpus' | 'prompt' | 'sample' | 'custom';
-
 export interface InspectHandlers {
-  /** The page sends the request (text or a corpus slice) to the worker. */
-  onRequest(source: InspectSource, customText: string): void;
+  /** Look inside the chosen text now. */
+  onRequest(): void;
+  onSource(source: InspectSource): void;
+  onText(text: string): void;
+  onLive(live: boolean): void;
   onAnotherSlice(): void;
-  /** The panel scrolled into view. */
-  onVisible(): void;
+  /** The panel scrolled into or out of view. */
+  onVisible(visible: boolean): void;
 }
 
 const LN256 = Math.log(256);
@@ -28,8 +30,8 @@ function parseRgb(css: string, fallback: [number, number, number]): [number, num
 
 export class InspectPanel {
   readonly el: HTMLElement;
-  readonly source: HTMLSelectElement;
-  readonly live: HTMLInputElement;
+  private source: HTMLSelectElement;
+  private live: HTMLInputElement;
   private custom: HTMLTextAreaElement;
   private sliceBtn: HTMLButtonElement;
   private runBtn: HTMLButtonElement;
@@ -56,10 +58,9 @@ export class InspectPanel {
   private hoverQ: number | null = null;
   private hoverK: number | null = null;
   private size = 0;
-  visible = false;
-  losses: number[] = [];
+  private losses: number[] = [];
 
-  constructor(private handlers: InspectHandlers) {
+  constructor(store: PageStore, handlers: InspectHandlers) {
     this.source = h('select', { id: 'inspect-source' },
       h('option', { value: 'corpus' }, 'a slice of the corpus'),
       h('option', { value: 'prompt' }, 'the sampling prompt'),
@@ -104,15 +105,13 @@ export class InspectPanel {
       this.custom, this.note, this.body);
     this.el.querySelector('h2')!.id = 'inspect-title';
 
-    this.source.addEventListener('change', () => {
-      this.custom.hidden = this.source.value !== 'custom';
-      this.sliceBtn.hidden = this.source.value !== 'corpus';
-      this.request();
-    });
+    this.source.addEventListener('change', () => handlers.onSource(this.source.value as InspectSource));
     this.sliceBtn.addEventListener('click', () => handlers.onAnotherSlice());
-    this.runBtn.addEventListener('click', () => this.request());
+    this.runBtn.addEventListener('click', () => handlers.onRequest());
+    this.custom.addEventListener('input', () => handlers.onText(this.custom.value));
+    this.live.addEventListener('change', () => handlers.onLive(this.live.checked));
     this.custom.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) this.request();
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) handlers.onRequest();
     });
     this.layerSel.addEventListener('change', () => this.select(Number(this.layerSel.value), this.head));
     this.headSel.addEventListener('change', () => this.select(this.layer, Number(this.headSel.value)));
@@ -134,33 +133,35 @@ export class InspectPanel {
     this.lossEl.addEventListener('mouseleave', () => hideTooltip());
     this.lossEl.addEventListener('keydown', (e) => this.onStripKey(e, 'loss'));
     this.lossEl.addEventListener('blur', () => hideTooltip());
-    new IntersectionObserver((entries) => {
-      const was = this.visible;
-      this.visible = entries.some((e) => e.isIntersecting);
-      if (this.visible && !was) handlers.onVisible();
-    }).observe(this.el);
+    new IntersectionObserver((entries) => handlers.onVisible(entries.some((e) => e.isIntersecting))).observe(this.el);
     window.addEventListener('resize', () => this.draw());
+
+    watch(store, ['inspectSource'], (st) => {
+      this.source.value = st.inspectSource;
+      this.custom.hidden = st.inspectSource !== 'custom';
+      this.sliceBtn.hidden = st.inspectSource !== 'corpus';
+    });
+    watch(store, ['inspection'], (st) => {
+      if (st.inspection) this.show(st.inspection, st.tokenLosses);
+    });
+    watch(store, ['model', 'inspectNote'], (st) => {
+      if (!st.model) this.disable('Train or load a model, then look inside.');
+      else {
+        this.runBtn.disabled = this.sliceBtn.disabled = false;
+        if (st.inspectNote) setText(this.note, st.inspectNote);
+      }
+    });
   }
 
-  request(): void {
-    this.handlers.onRequest(this.source.value as InspectSource, this.custom.value);
+  private disable(why: string): void {
+    this.runBtn.disabled = true;
+    this.sliceBtn.disabled = true;
+    setText(this.note, why);
+    this.body.hidden = true;
+    this.data = null;
   }
 
-  setEnabled(enabled: boolean, why: string): void {
-    this.runBtn.disabled = !enabled;
-    this.sliceBtn.disabled = !enabled;
-    if (!enabled) {
-      setText(this.note, why);
-      this.body.hidden = true;
-      this.data = null;
-    }
-  }
-
-  setNote(text: string): void {
-    setText(this.note, text);
-  }
-
-  show(d: InspectionMsg, truncatedFrom: number | null): void {
+  private show(d: InspectionMsg, losses: number[]): void {
     const first = !this.data || this.data.L !== d.L || this.data.NH !== d.NH;
     this.data = d;
     if (first) {
@@ -174,8 +175,7 @@ export class InspectPanel {
       this.headSel.value = String(this.head);
     }
     this.body.hidden = false;
-    setText(this.note, `${d.T} bytes, model at step ${d.step}` + (truncatedFrom !== null && truncatedFrom > d.T
-      ? ` (the last ${d.T} of ${truncatedFrom}: the model sees at most its context)` : ''));
+    this.losses = losses;
     this.renderTokens();
     this.renderLoss();
     this.draw();
@@ -400,13 +400,8 @@ export class InspectPanel {
     const d = this.data!;
     clear(this.lossEl);
     this.lossCells = [];
-    this.losses = [];
     let sum = 0;
-    for (let t = 0; t < d.T; t++) {
-      const loss = t === 0 ? NaN : -Math.log(Math.max(1e-30, d.probs[(t - 1) * 256 + d.bytes[t]]));
-      this.losses.push(loss);
-      if (t > 0) sum += loss;
-    }
+    for (let t = 1; t < d.T; t++) sum += this.losses[t];
     this.lossCells = this.renderStrip(this.lossEl, (c, t) => {
       const loss = this.losses[t];
       if (Number.isFinite(loss)) {

@@ -1,4 +1,5 @@
 // keep-panel.ts — checkpoints (download / load) and the autosave status; the resume banner.
+import { type PageStore, type ResumeOffer, watch } from '../app/state';
 import { formatCount } from '../format';
 import { h, panelHeader, setText } from './dom';
 
@@ -12,7 +13,7 @@ export class KeepPanel {
   private downloadBtn: HTMLButtonElement;
   private status: HTMLElement;
 
-  constructor(handlers: KeepHandlers) {
+  constructor(store: PageStore, handlers: KeepHandlers) {
     this.downloadBtn = h('button', { id: 'btn-download', type: 'button' }, 'Download checkpoint');
     this.downloadBtn.addEventListener('click', () => handlers.onDownload());
     const input = h('input', { type: 'file', id: 'ckpt-file', class: 'visually-hidden', accept: '.ckpt,.bin,.safetensors,application/octet-stream' });
@@ -37,46 +38,30 @@ export class KeepPanel {
       h('div', { class: 'row' }, this.downloadBtn, load, input),
       this.status);
     this.el.querySelector('h2')!.id = 'keep-title';
+    watch(store, ['model', 'download'], (st) => (this.downloadBtn.disabled = !st.model || st.download));
+    watch(store, ['saveStatus'], (st) => setText(this.status, st.saveStatus.text, st.saveStatus.step ?? ''));
   }
-
-  setEnabled(hasModel: boolean): void {
-    this.downloadBtn.disabled = !hasModel;
-  }
-
-  setStatus(text: string, step?: number): void {
-    setText(this.status, text, step ?? '');
-  }
-}
-
-export interface ResumeInfo {
-  savedAt: number;
-  step: number;
-  steps: number;
-  corpusName: string;
-  model: string;
 }
 
 export class ResumeBanner {
   readonly el: HTMLElement;
   private text: HTMLElement;
 
-  constructor(onResume: () => void, onDiscard: () => void) {
+  constructor(store: PageStore, onResume: () => void, onDiscard: () => void) {
     this.text = h('span', { class: 'text' });
     const resume = h('button', { type: 'button', id: 'btn-resume', class: 'primary' }, 'Resume');
     const discard = h('button', { type: 'button', id: 'btn-discard' }, 'Discard');
     resume.addEventListener('click', onResume);
     discard.addEventListener('click', onDiscard);
     this.el = h('div', { id: 'resume-banner', class: 'banner', role: 'region', 'aria-label': 'Saved run', hidden: true }, this.text, resume, discard);
+    watch(store, ['resumeOffer'], (st) => this.show(st.resumeOffer));
   }
 
-  show(info: ResumeInfo): void {
+  private show(info: ResumeOffer | null): void {
+    this.el.hidden = !info;
+    if (!info) return;
     const when = new Date(info.savedAt).toLocaleString();
     setText(this.text, `A run was saved in this browser on ${when}: step ${formatCount(info.step)} of ${formatCount(info.steps)}, ` +
       `${info.model}, trained on ${info.corpusName}. Continue exactly where it stopped?`);
-    this.el.hidden = false;
-  }
-
-  hide(): void {
-    this.el.hidden = true;
   }
 }

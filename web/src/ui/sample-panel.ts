@@ -2,21 +2,19 @@
 // unlikely the model found it (its probability under the model at temperature 1, the product over
 // its bytes for a multi-byte character); hovering or moving the keyboard cursor over a character
 // shows the five bytes the model thought most likely at each of its positions.
+import type { GenerateRequest } from '../app/controller';
+import { type PageStore, type SampleState, watch } from '../app/state';
 import { formatProb } from '../format';
-import type { SampleChunk, SampleOptions } from '../protocol';
+import type { SampleChunk } from '../protocol';
 import { type Segment, Utf8Stream, alternativeLabel, byteRole, charLabel, hex, hexChip } from '../utf8';
 import { clear, h, panelHeader, setText } from './dom';
 import { hideTooltip, showTooltip } from './tooltip';
 
-export interface SampleRequest {
-  prompt: Uint8Array;
-  length: number;
-  options: SampleOptions;
-}
-
 export interface SampleHandlers {
-  onGenerate(req: SampleRequest): void;
+  onGenerate(req: GenerateRequest): void;
   onStop(): void;
+  /** The prompt box changed (the "look inside" panel can inspect it). */
+  onPrompt(text: string): void;
 }
 
 interface Generated {
@@ -46,10 +44,11 @@ export class SamplePanel {
   private tokens: HTMLElement[] = [];
   private active = -1;
   private chunks = 0;
-  private promptBytes: Uint8Array = new Uint8Array(0);
   private generating = false;
+  private shown: SampleState | null = null;   // the generation drawn, and how many of its chunks
+  private chunksDrawn = 0;
 
-  constructor(private handlers: SampleHandlers) {
+  constructor(store: PageStore, private handlers: SampleHandlers) {
     this.prompt = h('textarea', { id: 'prompt', rows: 2, placeholder: 'Empty: the text starts after a newline', spellcheck: 'false' });
     const num = (id: string, label: string, value: string, attrs: Record<string, string | number>, help: string) => {
       const input = h('input', { id, type: 'number', value, ...attrs, 'aria-describedby': `${id}-help` });
@@ -81,6 +80,9 @@ export class SamplePanel {
       this.output,
       h('p', { class: 'legend small' }, h('span', { class: 'legend-bar surprise' }), ' light: the model expected it · dark: it was a surprise (probability below 1/256)'));
     this.el.querySelector('h2')!.id = 'sample-title';
+    this.prompt.addEventListener('input', () => handlers.onPrompt(this.prompt.value));
+    watch(store, ['sample'], (st) => this.sync(st.sample));
+    watch(store, ['model', 'sample'], (st) => this.setEnabled(!!st.model, 'Train or load a model to sample from it.'));
     this.output.addEventListener('keydown', (e) => this.onKey(e));
     this.output.addEventListener('blur', () => hideTooltip());
     this.output.addEventListener('mouseleave', () => hideTooltip());
@@ -90,23 +92,23 @@ export class SamplePanel {
     });
   }
 
-  setEnabled(canGenerate: boolean, why: string): void {
+  private setEnabled(canGenerate: boolean, why: string): void {
     this.genBtn.disabled = !canGenerate || this.generating;
     this.genBtn.title = canGenerate ? '' : why;
     if (!canGenerate && !this.generating) setText(this.info, why);
     else if (this.info.textContent === why) setText(this.info, '');
   }
 
-  /** The bytes shown (prompt + generation), for the "look inside" panel. */
-  text(): Uint8Array {
-    const out = new Uint8Array(this.promptBytes.length + this.gen.bytes.length);
-    out.set(this.promptBytes);
-    out.set(this.gen.bytes, this.promptBytes.length);
-    return out;
-  }
-
-  promptBytesNow(): Uint8Array {
-    return new TextEncoder().encode(this.prompt.value);
+  /** Draws the store's generation: a new one from its start, the same one from where it was. */
+  private sync(g: SampleState | null): void {
+    if (!g) return;
+    if (g.id !== this.shown?.id) {
+      this.begin(g.prompt);
+      this.chunksDrawn = 0;
+    }
+    this.shown = g;
+    for (; this.chunksDrawn < g.chunks.length; this.chunksDrawn++) this.chunk(g.chunks[this.chunksDrawn]);
+    if (!g.generating && this.generating) this.end(g.note);
   }
 
   private generate(): void {
@@ -125,12 +127,11 @@ export class SamplePanel {
       setText(this.info, bad);
       return;
     }
-    this.promptBytes = this.promptBytesNow();
-    this.handlers.onGenerate({ prompt: this.promptBytes.slice(), length, options: { temperature, topK, topP, seed } });
+    this.handlers.onGenerate({ prompt: new TextEncoder().encode(this.prompt.value), length, options: { temperature, topK, topP, seed } });
   }
 
   /** A generation was accepted: clear the output and show the prompt. */
-  begin(): void {
+  private begin(prompt: Uint8Array): void {
     this.generating = true;
     this.genBtn.disabled = true;
     this.stopBtn.disabled = false;
@@ -143,11 +144,11 @@ export class SamplePanel {
     clear(this.output);
     this.output.dataset.chunks = '0';
     this.output.dataset.done = 'false';
-    this.output.append(h('span', { class: 'prompt-text' }, new TextDecoder().decode(this.promptBytes)));
+    this.output.append(h('span', { class: 'prompt-text' }, new TextDecoder().decode(prompt)));
     setText(this.info, 'Generating…');
   }
 
-  chunk(c: SampleChunk): void {
+  private chunk(c: SampleChunk): void {
     for (let i = 0; i < c.bytes.length; i++) {
       this.gen.bytes.push(c.bytes[i]);
       this.gen.probs.push(c.probs[i]);
@@ -180,12 +181,7 @@ export class SamplePanel {
     if (c.done) this.end(`${this.gen.bytes.length} bytes from the model at step ${c.step}, in ${this.chunks} chunks.`);
   }
 
-  /** Ends a generation that the worker dropped (the model changed under it). */
-  cancel(text: string): void {
-    if (this.generating) this.end(text);
-  }
-
-  end(text: string): void {
+  private end(text: string): void {
     this.generating = false;
     this.stopBtn.disabled = true;
     this.genBtn.disabled = false;

@@ -1,7 +1,9 @@
 // train-panel.ts — start / pause / resume / reset, live numbers, the progress bar and the chart.
+import { etaMs, isBusy, startBlockedReason, startDisabled, startLabel, statusLine, totalSteps } from '../app/derive';
+import { type PageStore, type RunState, watch } from '../app/state';
 import { formatCount, formatDuration, formatLoss, formatLr, formatRate } from '../format';
 import { LossChart } from './chart';
-import { h, panelHeader, setText } from './dom';
+import { h, panelHeader, setText, throttle } from './dom';
 
 export interface TrainHandlers {
   onStartPause(): void;
@@ -35,7 +37,7 @@ export class TrainPanel {
   private progressLabel: HTMLElement;
   private fields: Record<string, HTMLElement> = {};
 
-  constructor(h_: TrainHandlers) {
+  constructor(private store: PageStore, h_: TrainHandlers) {
     this.startBtn = h('button', { id: 'btn-start', type: 'button', class: 'primary big' }, 'Start');
     this.resetBtn = h('button', { id: 'btn-reset', type: 'button' }, 'Reset');
     this.evalBtn = h('button', { id: 'btn-evaluate', type: 'button', title: 'Measure the loss on the held-out 10% now' }, 'Validate now');
@@ -69,24 +71,38 @@ export class TrainPanel {
       chartHost);
     this.el.querySelector('h2')!.id = 'train-title';
     this.chart = new LossChart(chartHost);
+    watch(store, ['history', 'historyRev'], (st) => this.chart.sync(st.history));
+    watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished'], (st) => {
+      this.setControls(st);
+      this.draw();
+    });
+    // Numbers change every slice; redrawing them 4 times a second is plenty, and painting is
+    // what the page's main thread spends its time on while training (it shares the CPU).
+    const drawSoon = throttle(() => this.draw(), 250);
+    watch(store, ['step', 'lastLoss', 'valLoss', 'valStep', 'tokensPerSec', 'lr', 'gradNorm', 'elapsedMs', 'memoryBytes'], drawSoon);
   }
 
-  setControls(o: { canStart: boolean; running: boolean; hasModel: boolean; busy: boolean; finished: boolean; startTitle: string }): void {
-    const label = o.running ? 'Pause' : !o.hasModel ? 'Start' : o.finished ? 'Train more' : 'Resume';
-    setText(this.startBtn, label);
-    this.startBtn.dataset.state = o.running ? 'running' : o.hasModel ? 'paused' : 'idle';
-    this.startBtn.disabled = o.busy || (!o.running && !o.canStart);
-    this.startBtn.title = o.startTitle;
-    this.resetBtn.disabled = !o.hasModel || o.busy;
-    this.evalBtn.disabled = !o.hasModel || o.busy;
-    this.el.classList.toggle('running', o.running);
+  private setControls(s: RunState): void {
+    const hasModel = !!s.model;
+    setText(this.startBtn, startLabel(s));
+    this.startBtn.dataset.state = s.running ? 'running' : hasModel ? 'paused' : 'idle';
+    this.startBtn.disabled = startDisabled(s);
+    this.startBtn.title = startBlockedReason(s);
+    this.resetBtn.disabled = !hasModel || isBusy(s);
+    this.evalBtn.disabled = !hasModel || isBusy(s);
+    this.el.classList.toggle('running', s.running);
   }
 
-  setStatus(text: string): void {
-    setText(this.status, text);
+  private draw(): void {
+    const s = this.store.get();
+    this.update({
+      step: s.step, steps: totalSteps(s), lastLoss: s.lastLoss, smoothLoss: s.history.smoothed(), valLoss: s.valLoss, valStep: s.valStep,
+      tokensPerSec: s.tokensPerSec, lr: s.lr, gradNorm: s.gradNorm, elapsedMs: s.elapsedMs, etaMs: etaMs(s), memoryBytes: s.memoryBytes,
+    });
+    setText(this.status, statusLine(s));
   }
 
-  update(v: TrainView): void {
+  private update(v: TrainView): void {
     const f = this.fields;
     setText(f['stat-step'], `${formatCount(v.step)} / ${formatCount(v.steps)}`, v.step);
     setText(f['stat-loss'], v.lastLoss === null ? '—' : formatLoss(v.smoothLoss ?? v.lastLoss), v.lastLoss ?? '');

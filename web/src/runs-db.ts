@@ -1,4 +1,4 @@
-// store.ts — the autosaved run in IndexedDB (through `idb`, a 1 kB promise wrapper).
+// runs-db.ts — the autosaved run in IndexedDB (through `idb`, a 1 kB promise wrapper).
 //
 // One record `runs/current` holds the checkpoint bytes (the core's format, which carries the
 // loss history), the page settings and a reference to the corpus. Corpora are stored once, by
@@ -40,17 +40,17 @@ interface Schema extends DBSchema {
   corpora: { key: string; value: StoredCorpus };
 }
 
-export class Store {
+export class RunsDb {
   private constructor(private db: IDBPDatabase<Schema>) {}
 
-  static async open(name = 'tinygpt'): Promise<Store> {
+  static async open(name = 'tinygpt'): Promise<RunsDb> {
     const db = await openDB<Schema>(name, 1, {
       upgrade(d) {
         d.createObjectStore('runs', { keyPath: 'id' });
         d.createObjectStore('corpora', { keyPath: 'id' });
       },
     });
-    return new Store(db);
+    return new RunsDb(db);
   }
 
   loadRun(): Promise<SavedRun | undefined> {

@@ -1,0 +1,43 @@
+// history.ts — the loss curves of the current model: train loss per step, its moving average,
+// and the validation losses at the steps where they were measured. Append-only (tens of
+// thousands of points), so it is mutated in place and the store's `historyRev` announces growth;
+// a new model gets a new LossHistory.
+
+const EMA = 0.9;   // about the last 10 steps
+
+export class LossHistory {
+  /** train[i], ema[i]: step first + i (steps start at 1). */
+  readonly train: number[] = [];
+  readonly ema: number[] = [];
+  first = 1;
+  readonly valSteps: number[] = [];
+  readonly valLosses: number[] = [];
+  private emaState = 0;
+  private emaCount = 0;
+
+  /** Losses of steps `first`, first+1, ... */
+  appendTrain(first: number, losses: ArrayLike<number>): void {
+    if (this.train.length === 0) this.first = first;
+    for (let i = 0; i < losses.length; i++) {
+      const l = losses[i];
+      this.train.push(l);
+      this.emaState = EMA * this.emaState + (1 - EMA) * l;
+      this.emaCount++;
+      this.ema.push(this.emaState / (1 - Math.pow(EMA, this.emaCount)));
+    }
+  }
+
+  addVal(step: number, loss: number): void {
+    this.valSteps.push(step);
+    this.valLosses.push(loss);
+  }
+
+  /** The smoothed train loss at the last step. */
+  smoothed(): number | null {
+    return this.emaCount ? this.emaState / (1 - Math.pow(EMA, this.emaCount)) : null;
+  }
+
+  get lastStep(): number {
+    return this.train.length ? this.first + this.train.length - 1 : 0;
+  }
+}

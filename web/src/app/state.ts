@@ -1,0 +1,139 @@
+// state.ts — the page's one store: everything the panels show, in one typed object.
+//
+// A nanostores `map` (about 1 kB, no dependencies): `get()` reads it, `patch()` below changes
+// several keys in one notification, and a panel subscribes to the keys it shows with `watch()`
+// (nanostores' listenKeys), so a progress event redraws the training numbers but not the
+// settings form. `window.__tinygpt` is this store (the e2e tests read `__tinygpt.get()`).
+//
+// Rules: only the controller (worker events), the corpus loader and the autosave module write;
+// panels read and call actions. Values are replaced, never mutated, except the two append-only
+// series (`history`, `sample.chunks`), which announce growth with a new `rev`.
+import { listenKeys, map, type MapStore } from 'nanostores';
+
+import type { CorpusStats } from '../corpus';
+import type { FullConfig, InspectionMsg, Ready, SampleChunk } from '../protocol';
+import { PRESETS, type PresetName, type UiSettings } from '../settings';
+import type { CorpusRef } from '../runs-db';
+import { LossHistory } from './history';
+
+export interface Verdict {
+  error: string;            // '' when the core accepts the settings
+  parameters: number;
+  trainingBytes: number;
+}
+
+export interface CorpusState { ref: CorpusRef; stats: CorpusStats; preview: Uint8Array }
+/** The model in the worker; replaced only when another one is created or loaded (its step is `step`). */
+export interface ModelState { config: FullConfig; parameters: number }
+
+/** An action a refused file offers besides Cancel (the corpus loader knows what it does). */
+export interface ProblemAction { id: string; label: string }
+export interface CorpusProblem { title: string; message: string; kind: string; actions: ProblemAction[] }
+
+export type InspectSource = 'corpus' | 'prompt' | 'sample' | 'custom';
+
+export interface SampleState {
+  id: number;
+  prompt: Uint8Array;
+  chunks: SampleChunk[];    // append-only while it streams
+  generating: boolean;
+  note: string;             // why it ended early, or ''
+}
+
+export interface ResumeOffer { savedAt: number; step: number; steps: number; corpusName: string; model: string }
+
+export interface RunState {
+  // the module
+  ready: Ready | null;
+  loadFailed: string | null;
+  // the text
+  corpus: CorpusState | null;
+  pendingCorpus: CorpusState | null;      // sent to the worker, not yet accepted
+  corpusBusy: string | null;
+  corpusProblem: CorpusProblem | null;
+  corpusOffset: number;                   // where "a slice of the corpus" starts
+  // the settings form and the core's verdict on it
+  settings: UiSettings | null;            // null: a field is unusable
+  formSettings: UiSettings;               // rewrites the form when replaced (a model's or a checkpoint's settings)
+  evalEvery: number;
+  verdict: (Verdict & { id: number }) | null;
+  validateId: number;
+  presetVerdicts: Partial<Record<PresetName, Verdict>>;
+  // the model and its training
+  model: ModelState | null;
+  step: number;                           // steps the model has trained (0 without one)
+  creating: boolean;
+  pendingStart: boolean;
+  loading: null | { name: string; reason: 'file' | 'resume'; elapsedMs?: number; evalEvery?: number };
+  running: boolean;
+  finished: boolean;
+  lastLoss: number | null;
+  valLoss: number | null;
+  valStep: number | null;
+  tokensPerSec: number;                   // moving average
+  lr: number | null;
+  gradNorm: number | null;
+  elapsedMs: number;
+  msPerStep: number;                      // wall time per step (moving average), for the ETA
+  lastTick: number;
+  memoryBytes: number | null;
+  history: LossHistory;                   // append-only; `historyRev` announces growth
+  historyRev: number;
+  // keeping it
+  download: boolean;
+  saveStatus: { text: string; step: number | null };
+  resumeOffer: ResumeOffer | null;
+  // sampling and looking inside
+  sample: SampleState | null;
+  samplePrompt: string;                   // the prompt box as typed (inspect's "the sampling prompt")
+  inspectSource: InspectSource;
+  inspectText: string;                    // "your own text"
+  inspectLive: boolean;
+  inspectVisible: boolean;
+  inspectId: number;
+  inspectInFlight: boolean;
+  inspectLen: number | null;
+  lastInspectAt: number;
+  inspectNote: string | null;
+  inspection: InspectionMsg | null;
+  tokenLosses: number[];
+  // for the tests and the console
+  timing: { readyMs: number; firstStepMs: number; moduleLoadMs: number };
+  counts: Record<string, number>;
+  errors: string[];
+}
+
+export function initialState(): RunState {
+  return {
+    ready: null, loadFailed: null,
+    corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, corpusOffset: 0,
+    settings: { ...PRESETS.small }, formSettings: { ...PRESETS.small }, evalEvery: PRESETS.small.evalEvery,
+    verdict: null, validateId: 0, presetVerdicts: {},
+    model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,
+    lastLoss: null, valLoss: null, valStep: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, msPerStep: 0,
+    lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0,
+    download: false, saveStatus: { text: 'Nothing saved yet.', step: null }, resumeOffer: null,
+    sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
+    inspectId: 0, inspectInFlight: false, inspectLen: null, lastInspectAt: 0, inspectNote: null, inspection: null, tokenLosses: [],
+    timing: { readyMs: 0, firstStepMs: 0, moduleLoadMs: 0 }, counts: {}, errors: [],
+  };
+}
+
+export type PageStore = MapStore<RunState>;
+export type Key = keyof RunState;
+
+export function createPageStore(init: RunState = initialState()): PageStore {
+  return map<RunState>(init);
+}
+
+/** Changes several keys with one notification (listeners of unchanged keys are not called). */
+export function patch(store: PageStore, changes: Partial<RunState>): void {
+  store.set({ ...store.get(), ...changes });
+}
+
+/** Calls fn(state) now and whenever one of `keys` changes. */
+export function watch(store: PageStore, keys: Key[], fn: (s: RunState) => void): () => void {
+  const off = listenKeys(store, keys, (s) => fn(s));
+  fn(store.get());
+  return off;
+}

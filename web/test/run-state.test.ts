@@ -1,0 +1,164 @@
+// The page store: derived values, key-wise subscriptions, and the controller turning worker
+// events into state (with a fake worker client: the same messages the real worker sends).
+import { describe, expect, it } from 'vitest';
+
+import { type ClientLike, createController, sampleText } from '../src/app/controller';
+import { canStart, etaMs, startBlockedReason, startLabel, statusLine, tokenLosses } from '../src/app/derive';
+import { LossHistory } from '../src/app/history';
+import { createPageStore, initialState, patch, watch } from '../src/app/state';
+import type { FromWorker, FullConfig, ToWorker } from '../src/protocol';
+import { PRESETS } from '../src/settings';
+
+class FakeClient implements ClientLike {
+  sent: ToWorker[] = [];
+  private listeners: ((m: FromWorker) => void)[] = [];
+  send(msg: ToWorker): void {
+    this.sent.push(msg);
+  }
+  on(type: FromWorker['type'], fn: (m: never) => void): () => void {
+    const l = (m: FromWorker) => {
+      if (m.type === type) (fn as (m: FromWorker) => void)(m);
+    };
+    this.listeners.push(l);
+    return () => undefined;
+  }
+  onAny(fn: (m: FromWorker) => void): () => void {
+    this.listeners.unshift(fn);
+    return () => undefined;
+  }
+  emit(m: FromWorker): void {
+    for (const l of this.listeners) l(m);
+  }
+}
+
+const ready: FromWorker = { type: 'ready', variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, crossOriginIsolated: false, loadMs: 5 };
+const config: FullConfig = { ...PRESETS.tiny, minLr: 3e-4, beta1: 0.9, beta2: 0.95, gradClip: 1, evalBatches: 4 };
+const corpusState = { ref: { id: 'x-100', name: 'a.txt', size: 100, builtin: false }, stats: { size: 100 } as never, preview: new Uint8Array(0) };
+
+describe('derived values', () => {
+  it('Start waits for the module, a text and settings the core accepted', () => {
+    const s = initialState();
+    expect(canStart(s)).toBe(false);
+    expect(startBlockedReason(s)).toBe('The model code is still loading');
+    expect(statusLine(s)).toBe('Loading the model code…');
+    s.ready = ready as never;
+    expect(startBlockedReason(s)).toBe('Choose a text first');
+    s.corpus = corpusState;
+    expect(startBlockedReason(s)).toBe('Fix the settings first');   // no verdict yet
+    s.validateId = 3;
+    s.verdict = { id: 3, error: '', parameters: 10, trainingBytes: 10 };
+    expect(canStart(s)).toBe(true);
+    expect(startLabel(s)).toBe('Start');
+    s.verdict = { id: 2, error: '', parameters: 10, trainingBytes: 10 };   // an answer to an older form
+    expect(canStart(s)).toBe(false);
+    s.settings = { ...s.settings!, context: 100 };                        // 100 bytes < context + 1
+    s.verdict = { id: 3, error: '', parameters: 10, trainingBytes: 10 };
+    expect(canStart(s)).toBe(false);
+  });
+
+  it('the ETA is the steps left times the time per step, and none once done', () => {
+    const s = initialState();
+    s.model = { config: { ...config, steps: 500 }, parameters: 1000 };
+    s.step = 100;
+    s.msPerStep = 20;
+    expect(etaMs(s)).toBe(400 * 20);
+    s.step = 500;
+    expect(etaMs(s)).toBeNull();
+    s.finished = true;
+    expect(startLabel(s)).toBe('Train more');
+  });
+
+  it('token losses are -ln p of each next byte, none for the first', () => {
+    const probs = new Float32Array(2 * 256);
+    probs[0 * 256 + 66] = 0.5;   // p(B | A)
+    probs[1 * 256 + 67] = 0.25;  // p(C | AB)
+    const l = tokenLosses({ T: 3, bytes: new Uint8Array([65, 66, 67]), probs });
+    expect(l[0]).toBeNaN();
+    expect(l[1]).toBeCloseTo(Math.log(2), 6);
+    expect(l[2]).toBeCloseTo(Math.log(4), 6);
+  });
+
+  it('the loss history keeps a bias-corrected moving average', () => {
+    const h = new LossHistory();
+    h.appendTrain(1, [2, 2, 2]);
+    expect(h.smoothed()).toBeCloseTo(2, 6);   // a constant stays itself from the first step
+    h.appendTrain(4, [4]);
+    // EMA 0.9: (0.9^3*0.1*2 + 0.9^2*0.1*2 + 0.9*0.1*2 + 0.1*4) / (1 - 0.9^4)
+    const num = 0.1 * (2 * 0.729 + 2 * 0.81 + 2 * 0.9 + 4);
+    expect(h.smoothed()).toBeCloseTo(num / (1 - 0.6561), 6);
+    expect(h.lastStep).toBe(4);
+  });
+});
+
+describe('the store', () => {
+  it('calls a watcher only when one of its keys changes', () => {
+    const store = createPageStore();
+    const seen: number[] = [];
+    watch(store, ['step'], (s) => seen.push(s.step));
+    patch(store, { tokensPerSec: 5 });
+    patch(store, { step: 3, lr: 1 });
+    patch(store, { step: 3 });
+    expect(seen).toEqual([0, 3]);
+  });
+});
+
+describe('the controller', () => {
+  it('turns the worker\'s events into the run state', () => {
+    const store = createPageStore();
+    const client = new FakeClient();
+    const c = createController(store, client);
+    client.emit(ready);
+    expect(store.get().ready?.variant).toBe('simd');
+    // it asked the core about the three presets and the form
+    const validate = client.sent.filter((m) => m.type === 'validate') as Extract<ToWorker, { type: 'validate' }>[];
+    expect(validate.map((m) => m.id)).toEqual([-1, -2, -3, 1]);
+    client.emit({ type: 'validation', id: -1, error: '', parameters: 123, trainingBytes: 9 });
+    expect(store.get().presetVerdicts.tiny?.parameters).toBe(123);
+    client.emit({ type: 'validation', id: 1, error: '', parameters: 77, trainingBytes: 9 });
+    expect(store.get().verdict?.parameters).toBe(77);
+
+    patch(store, { pendingCorpus: corpusState });
+    client.emit({ type: 'corpus', name: 'a.txt', size: 100 });
+    expect(store.get().corpus?.ref.name).toBe('a.txt');
+    expect(canStart(store.get())).toBe(true);
+
+    c.startPause();   // no model: create it, then start
+    expect(store.get().creating).toBe(true);
+    expect(client.sent.at(-1)?.type).toBe('create');
+    const history = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
+    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history, corpusMatches: true, memoryBytes: 1 });
+    expect(store.get().creating).toBe(false);
+    expect(client.sent.at(-2)).toEqual({ type: 'start', evalEvery: PRESETS.small.evalEvery, stopAt: config.steps });
+
+    client.emit({ type: 'state', running: true, reason: 'started', step: 0 });
+    client.emit({ type: 'progress', step: 3, losses: new Float32Array([5, 4, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, sliceMs: 10, memoryBytes: 2 });
+    client.emit({ type: 'evalResult', step: 3, loss: 3.5 });
+    const s = store.get();
+    expect(s.step).toBe(3);
+    expect(s.lastLoss).toBe(3);
+    expect(s.valLoss).toBe(3.5);
+    expect(s.valStep).toBe(3);
+    expect(s.history.train).toEqual([5, 4, 3]);
+    expect(s.history.valSteps).toEqual([3]);
+    expect(startLabel(s)).toBe('Pause');
+    expect(statusLine(s)).toBe('Training at 1000 tokens/s…');
+    expect(s.counts.progress).toBe(1);
+
+    c.startPause();
+    expect(client.sent.at(-1)).toEqual({ type: 'pause' });
+    client.emit({ type: 'state', running: false, reason: 'paused', step: 3 });
+    expect(statusLine(store.get())).toMatch(/^Paused at step 3\./);
+
+    c.generate({ prompt: new Uint8Array([72]), length: 2, options: { temperature: 1, topK: 0, topP: 1, seed: 1 } });
+    const one = new Float32Array(1), top = new Uint8Array(5), topP = new Float32Array(5);
+    client.emit({ type: 'sampleChunk', id: 1, bytes: new Uint8Array([105]), probs: one, topBytes: top, topProbs: topP, done: false, step: 3 });
+    client.emit({ type: 'sampleChunk', id: 1, bytes: new Uint8Array([33]), probs: one, topBytes: top, topProbs: topP, done: true, step: 3 });
+    expect(new TextDecoder().decode(sampleText(store.get()))).toBe('Hi!');
+    expect(store.get().sample?.generating).toBe(false);
+
+    client.emit({ type: 'reset' });
+    expect(store.get().model).toBeNull();
+    expect(store.get().step).toBe(0);
+    expect(store.get().history.train).toEqual([]);
+  });
+});
