@@ -758,3 +758,34 @@ EMSCRIPTEN_BINDINGS(tinygpt_gpu) {
   emscripten::function("gpuSampleOptions", &gpu_sample_options);
   emscripten::function("gpuSampleDraws", &gpu_sample_draws);
 }
+
+// ---- sniff: "what is this file?" ---------------------------------------------------------------
+// Self-contained on purpose (it uses nothing above), so the rest of this file can change freely.
+// sniff(head: Uint8Array, totalSize: number, name: string) -> { kind, encoding, message, counts... }
+#include "tinygpt/sniff.h"
+
+namespace {
+
+val sniff_file(const val& head, double total_size, const std::string& name) {
+  if (!head.instanceof(val::global("Uint8Array"))) val::global("Error").new_(std::string("sniff: head must be a Uint8Array")).throw_();
+  const size_t n = head["length"].as<size_t>();
+  std::vector<uint8_t> bytes(n);
+  val(emscripten::typed_memory_view(n, bytes.data())).call<void>("set", head);
+  const io::Sniffed s = io::sniff(bytes.data(), n, uint64_t(total_size), name);
+  val o = val::object();
+  o.set("kind", s.kind_name);
+  o.set("encoding", s.encoding);
+  o.set("message", s.message);
+  o.set("bytesLookedAt", double(s.bytes_looked_at));
+  o.set("invalidUtf8", double(s.invalid_utf8));
+  o.set("nulBytes", double(s.nul_bytes));
+  o.set("controlBytes", double(s.control_bytes));
+  o.set("highBytes", double(s.high_bytes));
+  o.set("tsvLines", double(s.tsv_lines));
+  o.set("lines", double(s.lines));
+  return o;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(tinygpt_sniff) { emscripten::function("sniff", &sniff_file); }

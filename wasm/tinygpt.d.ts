@@ -64,6 +64,20 @@ export interface CheckpointSummary {
   parameters: number;
 }
 
+/** The sniffer's verdict on a file (core/include/tinygpt/sniff.h). */
+export interface Sniffed {
+  kind: 'empty' | 'checkpoint' | 'not_checkpoint' | 'utf8_text' | 'tsv_pairs' | 'latin1_text' | 'utf16_text' | 'binary';
+  encoding: '' | 'utf-8' | 'windows-1252' | 'iso-8859-1' | 'utf-16le' | 'utf-16be';
+  message: string;        // for the person who chose the file
+  bytesLookedAt: number;
+  invalidUtf8: number;
+  nulBytes: number;
+  controlBytes: number;
+  highBytes: number;
+  tsvLines: number;       // lines "source<TAB>target"
+  lines: number;          // non-empty lines
+}
+
 export interface SampleOptions {
   temperature?: number;   // 1.0; 0 = always the most likely byte
   topK?: number;          // 0 = off
@@ -185,6 +199,8 @@ export interface TinyGPTModule {
   builtinTask(name: string, seed: number): Uint8Array;  // TSV bytes
   /** A new run from a .safetensors model file (tinygpt export): its weights and config, step 0. The caller deletes it. */
   sessionFromSafetensors(bytes: Uint8Array, options?: { memory_limit_mb?: number }): Session;
+  /** "What is this file?" (core/include/tinygpt/sniff.h): give the first bytes (a few hundred KiB), the file's size and name. */
+  sniff(head: Uint8Array, totalSize: number, name: string): Sniffed;
 }
 
 export interface ModuleOptions {

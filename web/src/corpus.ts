@@ -111,8 +111,7 @@ export async function analyzeCorpus(
 export type CorpusProblem =
   | { kind: 'empty'; message: string }
   | { kind: 'tooLarge'; message: string }
-  | { kind: 'tooShort'; message: string }
-  | { kind: 'binary'; message: string };
+  | { kind: 'tooShort'; message: string };
 
 /** Checked from the file size alone, before reading anything. */
 export function checkSize(size: number, context: number): CorpusProblem | null {
@@ -132,30 +131,11 @@ export function checkSize(size: number, context: number): CorpusProblem | null {
   return null;
 }
 
-/**
- * Whether the bytes look like a binary file rather than text: any NUL byte, or more than 2% of
- * the characters being invalid UTF-8. The model can still train on it ("train anyway").
- */
-export function checkText(stats: CorpusStats): CorpusProblem | null {
-  const share = stats.invalid / Math.max(1, stats.chars + stats.invalid);
-  if (stats.nul > 0 || share > 0.02) {
-    const why: string[] = [];
-    if (stats.nul > 0) why.push(`${stats.nul.toLocaleString('en-US')} NUL byte${stats.nul === 1 ? '' : 's'}`);
-    if (stats.invalid > 0) why.push(`${(share * 100).toFixed(share < 0.1 ? 1 : 0)}% of it is not valid UTF-8`);
-    return {
-      kind: 'binary',
-      message: `This looks like a binary file, not UTF-8 text (${why.join('; ')}). The model reads bytes, so it can ` +
-        'still learn from it, but samples and previews will be mostly hex.',
-    };
-  }
-  return null;
-}
-
 function formatMiB(n: number): string {
   return `${(n / (1 << 20)).toFixed(n < 10 << 20 ? 1 : 0)} MiB`;
 }
 
-/** Reads the first bytes of a file (to tell checkpoints from text). */
+/** Reads the first bytes of a file (for the sniffer, core/include/tinygpt/sniff.h). */
 export async function readHead(file: Blob, n = 8): Promise<Uint8Array> {
   return new Uint8Array(await file.slice(0, n).arrayBuffer());
 }

@@ -1,14 +1,15 @@
-// main.ts — the composition root: one store, the worker client, the controller and the
-// modules around it (corpus loading, autosave, drag and drop), and the panels, each of which
-// subscribes to the part of the store it shows. See app/state.ts for the store's rules.
+// main.ts — the composition root: one store, the worker client, the controller and the modules
+// around it (corpus loading, runs and saving, drag and drop, the carry-over), and the panels,
+// each of which subscribes to the part of the store it shows. See app/state.ts for the rules.
 import './styles.css';
 
-import { createAutosave } from './app/autosave';
-import { createController } from './app/controller';
-import { createCorpusLoader } from './app/corpus-loader';
+import { Controller } from './app/controller';
+import { saveCarryOver, takeCarryOver } from './app/carry-over';
+import { CorpusLoader } from './app/corpus-loader';
 import { pageMode } from './app/derive';
 import { installDropTarget } from './app/drag-drop';
-import { createPageStore, watch } from './app/state';
+import { Runs } from './app/runs';
+import { createPageStore, patch, watch } from './app/state';
 import { WorkerClient } from './client';
 import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
@@ -18,9 +19,11 @@ import { $ } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
 import { initMessages, notify } from './ui/messages';
+import { bindRunBar } from './ui/run-bar';
 import { bindRuntimeBadge } from './ui/runtime-badge';
 import { SamplePanel } from './ui/sample-panel';
 import { SettingsPanel } from './ui/settings-panel';
+import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
 
 const store = createPageStore();
@@ -28,9 +31,12 @@ const store = createPageStore();
 (window as unknown as { __tinygpt: typeof store }).__tinygpt = store;
 
 const client = new WorkerClient();
-const controller = createController(store, client);
-const corpus = createCorpusLoader(store, client, { db: () => autosave.db(), loadCheckpointFile: controller.loadCheckpointFile });
-const autosave = createAutosave(store, client, corpus);
+const controller = new Controller(store, client);
+const corpus: CorpusLoader = new CorpusLoader(store, client, {
+  db: () => runs.database(), holdCorpus: (id) => runs.holdCorpus(id), loadCheckpointFile: controller.loadCheckpointFile,
+});
+const runs: Runs = new Runs(store, client, corpus);
+controller.beforeReplace = runs.saveIfBehind;
 
 initMessages($('#messages'));
 bindRuntimeBadge($('#runtime'), store);
@@ -46,15 +52,22 @@ const inspectPanel = new InspectPanel(store, {
   onRequest: controller.inspect, onSource: controller.setInspectSource, onText: controller.setInspectText,
   onLive: controller.setInspectLive, onAnotherSlice: controller.anotherSlice, onVisible: controller.setInspectVisible,
 });
-const keepPanel = new KeepPanel(store, { onDownload: controller.download, onLoadFile: (f) => void controller.loadCheckpointFile(f) });
-const banner = new ResumeBanner(store, () => void autosave.resume(), () => void autosave.discard());
+const keepPanel = new KeepPanel(store, {
+  onDownload: controller.download, onLoadFile: (f) => void controller.loadCheckpointFile(f),
+  onResume: (id) => void runs.resume(id), onRename: (id) => void runs.rename(id), onDownloadRun: (id) => void runs.download(id),
+  onDelete: (id) => void runs.remove(id), onPersist: runs.persist,
+});
+const banner = new ResumeBanner(store, (id) => void runs.resume(id), runs.dismissOffer);
 
 $('#banner-slot').append(banner.el);
-$('#col-left').append(dataPanel.el, keepPanel.el);
+// workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep
+$('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
-$('#wide').append(trainPanel.el, samplePanel.el, inspectPanel.el);
+$('#wide').append(trainPanel.el, samplePanel.el, inspectPanel.el, keepPanel.el);
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
+bindRunBar($('#run-bar'), store, controller.startPause);
+installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), { startPause: controller.startPause, generate: () => samplePanel.generateNow() });
 
 async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);
@@ -64,9 +77,20 @@ async function boot(): Promise<void> {
     variant: variant === 'threads' || variant === 'simd' || variant === 'scalar' ? (variant as Variant) : undefined,
     maxThreads: threads > 0 ? threads : undefined,
   });
-  await autosave.open(() => RunsDb.open());
-  const s = () => store.get();
-  const sw = await registerServiceWorker(() => !s().corpus && !s().model && !autosave.hasSaved(), (text) => notify(text, 'info', { timeout: 15000 }));
+  // the service worker's first-visit reload keeps the settings and the text (carry-over.ts)
+  const carried = takeCarryOver();
+  await runs.open(() => RunsDb.open(), carried?.corpus?.id ?? null);
+  if (carried?.settings) {
+    patch(store, { formSettings: carried.settings });
+    controller.setSettings(carried.settings);
+  }
+  if (carried?.corpus) void corpus.restore(carried.corpus);
+  const prepareReload = async () => {
+    if (store.get().model) return false;   // a model lives in the worker only: a reload is the person's call
+    await saveCarryOver(store, corpus.stored);
+    return true;
+  };
+  const sw = await registerServiceWorker(prepareReload, (text) => notify(text, 'info', { timeout: 15000 }));
   $('#offline').textContent = sw.registered ? 'works offline' : '';
 }
 

@@ -8,9 +8,9 @@
 // list exactly which ArrayBuffers are transferred (never copied) for each message — see
 // `transferables()` below. Comlink would need proxied callbacks for every stream and would hide
 // the transfer lists.
-import type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig } from '../../wasm/tinygpt';
+import type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig, Sniffed } from '../../wasm/tinygpt';
 
-export type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig };
+export type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig, Sniffed };
 
 /** The three builds of the core (build/wasm-dist/tinygpt-<variant>.js). */
 export type Variant = 'threads' | 'simd' | 'scalar';
@@ -51,7 +51,9 @@ export type ToWorker =
   /** Replace the model with a checkpoint's (transferred). On failure the current model is untouched. */
   | { type: 'load'; bytes: ArrayBuffer; reason: 'file' | 'resume'; name: string }
   /** Start a new run from a .safetensors model file (transferred): its weights and config, step 0; the corpus is kept. */
-  | { type: 'loadSafetensors'; bytes: ArrayBuffer; name: string };
+  | { type: 'loadSafetensors'; bytes: ArrayBuffer; name: string }
+  /** "What is this file?" (the core's sniffer) for the first bytes of a file (transferred). */
+  | { type: 'sniff'; id: number; head: ArrayBuffer; size: number; name: string };
 
 export type CheckpointReason = 'autosave' | 'download';
 
@@ -129,6 +131,7 @@ export type FromWorker =
   | SampleChunk
   | InspectionMsg
   | { type: 'checkpoint'; reason: CheckpointReason; step: number; bytes: ArrayBuffer }
+  | { type: 'sniffed'; id: number; result: Sniffed }
   | { type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' };
 
 export type ToWorkerType = ToWorker['type'];
@@ -153,6 +156,9 @@ export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {
       break;
     case 'generate':
       add(msg.prompt);
+      break;
+    case 'sniff':
+      add(msg.head);
       break;
     case 'inspect':
       add(msg.text);
@@ -194,7 +200,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
   'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
-  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors',
+  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff',
 ]);
 
 /** Guards the worker against anything that is not one of our messages. */

@@ -1,7 +1,8 @@
 // sw-register.ts — registers sw.js (production builds only) and, on hosts that can't send
 // COOP/COEP headers, reloads the page once when the service worker takes control, so that the
-// page becomes cross-origin isolated (the coi-serviceworker technique). It never reloads a page
-// in which work has started: then it only reports that a reload would enable threads.
+// page becomes cross-origin isolated (the coi-serviceworker technique) and trains with threads.
+// `prepareReload` keeps what the person did before it (their settings, their text) for the
+// reloaded page, or says no (a live model): then it only reports that a reload enables threads.
 
 const FLAG = 'tinygpt-coi-reload';
 
@@ -10,14 +11,14 @@ export interface SwStatus {
   message: string;
 }
 
-export async function registerServiceWorker(canReload: () => boolean, onHint: (text: string) => void): Promise<SwStatus> {
+export async function registerServiceWorker(prepareReload: () => Promise<boolean>, onHint: (text: string) => void): Promise<SwStatus> {
   if (!import.meta.env.PROD || !('serviceWorker' in navigator) || !window.isSecureContext) {
     return { registered: false, message: 'no service worker (development server or insecure context)' };
   }
-  const maybeReload = () => {
+  const maybeReload = async () => {
     if (window.crossOriginIsolated) return;
     if (sessionStorage.getItem(FLAG)) return;          // tried once already: the host or browser prevents it
-    if (!canReload()) {
+    if (!(await prepareReload())) {
       onHint('Reload the page to train with several threads (the offline cache is now installed).');
       return;
     }
@@ -28,8 +29,8 @@ export async function registerServiceWorker(canReload: () => boolean, onHint: (t
     const reg = await navigator.serviceWorker.register(new URL('./sw.js', document.baseURI), { scope: './' });
     if (window.crossOriginIsolated) sessionStorage.removeItem(FLAG);
     // already installed but this load wasn't controlled (e.g. a hard reload): reload once under it
-    if (reg.active && !navigator.serviceWorker.controller) maybeReload();
-    navigator.serviceWorker.addEventListener('controllerchange', maybeReload);
+    if (reg.active && !navigator.serviceWorker.controller) void maybeReload();
+    navigator.serviceWorker.addEventListener('controllerchange', () => void maybeReload());
     return { registered: true, message: 'offline cache active' };
   } catch (e) {
     return { registered: false, message: `service worker not registered: ${e instanceof Error ? e.message : e}` };

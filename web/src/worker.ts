@@ -80,6 +80,8 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
     M = await loadModule(msg.wasmBase, chosen);
   }
   variant = chosen;
+  // THREAD CHOICE (issue 11, item 13, another engineer's): the core's thread tuner decides here;
+  // send its choice and reason with `ready` (e.g. a `threadsReason` field) for the runtime badge.
   if (variant === 'threads') {
     const want = Math.max(1, Math.min(navigator.hardwareConcurrency || 1, msg.maxThreads ?? 4, M.maxThreads()));
     M.setThreads(want);
@@ -303,6 +305,9 @@ function handle(msg: ToWorker): void | Promise<void> {
       send({ type: 'checkpoint', reason: msg.reason, step: s.step(), bytes: bytes.buffer as ArrayBuffer });
       return;
     }
+    case 'sniff':
+      send({ type: 'sniffed', id: msg.id, result: M.sniff(new Uint8Array(msg.head), msg.size, msg.name) });
+      return;
     case 'load': {
       const bytes = new Uint8Array(msg.bytes);
       // Session.load leaves the session as it was on any error; without a session, a temporary one

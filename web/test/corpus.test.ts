@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize, checkText } from '../src/corpus';
+import { Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize } from '../src/corpus';
 import { loadScalar, shakespeare } from './wasm';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -59,16 +59,22 @@ describe('refusing files', () => {
     expect(checkSize(65, 64)).toBeNull();
   });
 
-  it('flags binary files (NUL bytes or much invalid UTF-8) but not text', () => {
-    expect(checkText(analyzeBytes(enc('plain text, 中文 too')))).toBeNull();
-    const withNul = analyzeBytes(Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x41]));
-    expect(checkText(withNul)?.kind).toBe('binary');
-    expect(checkText(withNul)?.message).toContain('2 NUL bytes');
-    let seed = 7;
-    const noise = Uint8Array.from({ length: 4096 }, () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24) | 0x80);
-    expect(checkText(analyzeBytes(noise))?.message).toMatch(/not valid UTF-8/);
-    // one stray Latin-1 byte in a long text is not "binary"
-    const mostly = new Uint8Array([...enc('a'.repeat(1000)), 0xe9, ...enc('b'.repeat(1000))]);
-    expect(checkText(analyzeBytes(mostly))).toBeNull();
+  // the rules are the core's (core/include/tinygpt/sniff.h, tests/test_sniff.cpp); these check the page's binding
+  it('asks the core what a file is: text, Latin-1, UTF-16, a renamed text, binary (scalar wasm build)', async () => {
+    const M = await loadScalar();
+    expect(M.sniff(enc('plain text, 中文 too\n'), 24, 'a.txt').kind).toBe('utf8_text');
+    const withNul = Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x41]);
+    const bin = M.sniff(withNul, withNul.length, 'x.zip');
+    expect(bin.kind).toBe('binary');
+    expect(bin.message).toContain('2 NUL bytes');
+    const latin1 = Uint8Array.from([...enc('Caf'), 0xe9, ...enc(' cr'), 0xe8, ...enc('me br'), 0xfb, ...enc('l'), 0xe9, ...enc('e.\n')]);
+    const l = M.sniff(latin1, latin1.length, 'menu.txt');
+    expect([l.kind, l.encoding, l.highBytes]).toEqual(['latin1_text', 'iso-8859-1', 4]);
+    expect(new TextDecoder(l.encoding).decode(latin1)).toBe('Café crème brûlée.\n');
+    expect(M.sniff(Uint8Array.from([0xff, 0xfe, 0x68, 0, 0x69, 0]), 6, 'u.txt').encoding).toBe('utf-16le');
+    expect(M.sniff(enc('just some notes\n'), 16, 'model.ckpt').kind).toBe('not_checkpoint');
+    // one stray byte in a long UTF-8 text (with valid UTF-8 characters) is still UTF-8 text
+    const mostly = new Uint8Array([...enc('naïve ' + 'a'.repeat(1000)), 0xe9, ...enc('b'.repeat(1000))]);
+    expect(M.sniff(mostly, mostly.length, 'a.txt').kind).toBe('utf8_text');
   });
 });

@@ -2,7 +2,7 @@
 // events into state (with a fake worker client: the same messages the real worker sends).
 import { describe, expect, it } from 'vitest';
 
-import { type ClientLike, createController, sampleText } from '../src/app/controller';
+import { type ClientLike, Controller, sampleText } from '../src/app/controller';
 import { canStart, etaMs, startBlockedReason, startLabel, statusLine, tokenLosses } from '../src/app/derive';
 import { LossHistory } from '../src/app/history';
 import { createPageStore, initialState, patch, watch } from '../src/app/state';
@@ -106,7 +106,7 @@ describe('the controller', () => {
   it('turns the worker\'s events into the run state', () => {
     const store = createPageStore();
     const client = new FakeClient();
-    const c = createController(store, client);
+    const c = new Controller(store, client);
     client.emit(ready);
     expect(store.get().ready?.variant).toBe('simd');
     // it asked the core about the three presets and the form

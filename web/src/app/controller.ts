@@ -4,10 +4,11 @@
 import { checkpointFileName, isCheckpoint, readHeader } from '../checkpoint';
 import type { WorkerClient } from '../client';
 import { formatCount } from '../format';
-import { type SampleOptions, type Variant, toSessionConfig } from '../protocol';
+import { type FromWorker, type SampleOptions, type Variant, toSessionConfig } from '../protocol';
 import { PRESETS, type PresetName, type UiSettings, normalise } from '../settings';
 import { notify } from '../ui/messages';
-import { describeModel, tokenLosses } from './derive';
+import { canStart, describeModel, isBusy, tokenLosses } from './derive';
+import { downloadBytes } from './download';
 import { LossHistory } from './history';
 import { type InspectSource, type PageStore, type RunState, patch } from './state';
 
@@ -15,60 +16,88 @@ const LIVE_INSPECT_MS = 1000;
 
 export interface GenerateRequest { prompt: Uint8Array; length: number; options: SampleOptions }
 
-export type Controller = ReturnType<typeof createController>;
 
 /** What the controller needs of the worker client (a fake in the unit tests). */
 export type ClientLike = Pick<WorkerClient, 'on' | 'onAny' | 'send'>;
 
-export function createController(store: PageStore, client: ClientLike) {
-  const get = () => store.get();
-  const set = (changes: Partial<RunState>) => patch(store, changes);
+/** A worker message of one type. */
+type Msg<T extends FromWorker['type']> = Extract<FromWorker, { type: T }>;
+
+export class Controller {
+  constructor(private store: PageStore, private client: ClientLike) {
+    client.onAny((m) => this.countMessage(m));
+    client.on('ready', (m) => this.onReady(m));
+    client.on('validation', (m) => this.onValidation(m));
+    client.on('corpus', (m) => this.onCorpus(m));
+    client.on('model', (m) => this.onModel(m));
+    client.on('reset', () => this.onReset());
+    client.on('state', (m) => this.onState(m));
+    client.on('progress', (m) => this.onProgress(m));
+    client.on('evalResult', (m) => this.onEvalResult(m));
+    client.on('sampleChunk', (m) => this.onSampleChunk(m));
+    client.on('inspection', (m) => this.onInspection(m));
+    client.on('checkpoint', (m) => this.onCheckpoint(m));
+    client.on('error', (m) => this.onError(m));
+    // the actions are handed to panels as callbacks
+    for (const name of ['init', 'setSettings', 'startPause', 'reset', 'evaluate', 'generate', 'stopGeneration', 'inspect', 'refreshInspection',
+      'anotherSlice', 'download', 'loadCheckpointFile', 'setInspectSource', 'setInspectText', 'setInspectLive', 'setInspectVisible', 'setSamplePrompt'] as const) {
+      (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
+    }
+  }
+
+  private get(): RunState {
+    return this.store.get();
+  }
+
+  private set(changes: Partial<RunState>): void {
+    patch(this.store, changes);
+  }
 
   // ------------------------------------------------------------ worker events
 
-  client.onAny((m) => {
-    const counts = { ...get().counts };
+  private countMessage(m: FromWorker): void {
+    const counts = { ...this.get().counts };
     counts[m.type] = (counts[m.type] ?? 0) + 1;
-    set({ counts });
-  });
+    this.set({ counts });
+  }
 
-  client.on('ready', (m) => {
-    set({ ready: m, timing: { ...get().timing, readyMs: performance.now(), moduleLoadMs: m.loadMs } });
+  private onReady(m: Msg<'ready'>): void {
+    this.set({ ready: m, timing: { ...this.get().timing, readyMs: performance.now(), moduleLoadMs: m.loadMs } });
     const names = Object.keys(PRESETS) as PresetName[];
     // negative ids: the presets' estimates
-    names.forEach((name, i) => client.send({ type: 'validate', id: -(i + 1), config: toSessionConfig(PRESETS[name]) }));
-    requestValidation();
-  });
+    names.forEach((name, i) => this.client.send({ type: 'validate', id: -(i + 1), config: toSessionConfig(PRESETS[name]) }));
+    this.requestValidation();
+  }
 
-  client.on('validation', (m) => {
+  private onValidation(m: Msg<'validation'>): void {
     if (m.id < 0) {
       const name = (Object.keys(PRESETS) as PresetName[])[-m.id - 1];
-      set({ presetVerdicts: { ...get().presetVerdicts, [name]: m } });
+      this.set({ presetVerdicts: { ...this.get().presetVerdicts, [name]: m } });
       return;
     }
-    if (m.id !== get().validateId) return;
-    set({ verdict: m });
-  });
+    if (m.id !== this.get().validateId) return;
+    this.set({ verdict: m });
+  }
 
-  client.on('corpus', (m) => {
-    const s = get();
+  private onCorpus(m: Msg<'corpus'>): void {
+    const s = this.get();
     const c = s.pendingCorpus;
     if (!c) return;
     const replaced = s.corpus !== null;
-    set({ corpus: c, pendingCorpus: null, corpusOffset: 0, corpusProblem: null });
+    this.set({ corpus: c, pendingCorpus: null, corpusOffset: 0, corpusProblem: null });
     if (s.model && replaced) notify(`The model now trains on ${m.name}.`, 'info');
-    if (s.model && !s.loading) inspect();
-  });
+    if (s.model && !s.loading) this.inspect();
+  }
 
-  client.on('model', (m) => {
-    const s = get();
+  private onModel(m: Msg<'model'>): void {
+    const s = this.get();
     const loading = s.loading;
     const history = new LossHistory();
     const h = m.history;
     if (h.train.length) history.appendTrain(1, h.train);
     for (let i = 0; i < h.valSteps.length; i++) history.addVal(h.valSteps[i], h.valLosses[i]);
     const settings: UiSettings = normalise({ ...m.config, evalEvery: loading?.evalEvery ?? s.evalEvery });
-    set({
+    this.set({
       creating: false, loading: null, running: false, finished: m.step >= m.config.steps,
       model: { config: m.config, parameters: m.parameters }, step: m.step,
       history, historyRev: s.historyRev + 1,
@@ -79,7 +108,7 @@ export function createController(store: PageStore, client: ClientLike) {
       elapsedMs: m.reason === 'create' ? 0 : loading?.elapsedMs ?? 0,
       settings, formSettings: settings, evalEvery: settings.evalEvery,
       sample: endSample(s, 'Stopped: the model was replaced.'),
-      resumeOffer: m.reason === 'resume' ? null : s.resumeOffer,
+      resumeOffer: null,   // a new run has started: the offer goes (the old run stays in Your runs)
     });
     if (m.reason === 'load') {
       notify(`Loaded ${m.name ?? 'the checkpoint'}: ${describeModel(m.config)}, step ${formatCount(m.step)}.`, 'success');
@@ -88,203 +117,196 @@ export function createController(store: PageStore, client: ClientLike) {
     } else if (m.reason === 'resume') {
       notify(`Resumed the saved run at step ${formatCount(m.step)}.`, 'success');
     }
-    if (get().pendingStart) {
-      set({ pendingStart: false });
-      sendStart();
+    if (this.get().pendingStart) {
+      this.set({ pendingStart: false });
+      this.sendStart();
     }
-    if (get().corpus) inspect();
-  });
+    if (this.get().corpus) this.inspect();
+  }
 
-  client.on('reset', () => {
-    const s = get();
-    set({
+  private onReset(): void {
+    const s = this.get();
+    this.set({
       model: null, step: 0, running: false, finished: false, lastLoss: null, valLoss: null, valStep: null, lr: null, gradNorm: null,
       elapsedMs: 0, tokensPerSec: 0, msPerStep: 0, history: new LossHistory(), historyRev: s.historyRev + 1,
       sample: endSample(s, 'Stopped: the model was reset.'), inspection: null, tokenLosses: [], inspectNote: null,
     });
-    setSettings(get().settings);
-  });
+    this.setSettings(this.get().settings);
+  }
 
-  client.on('state', (m) => {
-    if (m.running) set({ running: true, finished: false, lastTick: performance.now() });
+  private onState(m: Msg<'state'>): void {
+    if (m.running) this.set({ running: true, finished: false, lastTick: performance.now() });
     else {
-      set({ running: false, finished: m.reason === 'finished' });
+      this.set({ running: false, finished: m.reason === 'finished' });
       if (m.reason === 'finished') notify(`Finished the schedule: ${formatCount(m.step)} steps.`, 'success');
-      refreshInspection();
+      this.refreshInspection();
     }
-  });
+  }
 
-  client.on('progress', (m) => {
-    const s = get();
+  private onProgress(m: Msg<'progress'>): void {
+    const s = this.get();
     if (!s.model) return;
     const k = m.losses.length;
     s.history.appendTrain(m.step - k + 1, m.losses);
     const now = performance.now();
     const dt = now - s.lastTick;
     const per = dt / k;
-    set({
+    this.set({
       step: m.step, historyRev: s.historyRev + 1, lastLoss: m.losses[k - 1],
       tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
       lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + dt,
       msPerStep: s.msPerStep > 0 ? 0.9 * s.msPerStep + 0.1 * per : per,
       timing: s.timing.firstStepMs ? s.timing : { ...s.timing, firstStepMs: now },
     });
-    maybeLiveInspect();
-  });
+    this.maybeLiveInspect();
+  }
 
-  client.on('evalResult', (m) => {
-    const s = get();
+  private onEvalResult(m: Msg<'evalResult'>): void {
+    const s = this.get();
     s.history.addVal(m.step, m.loss);
-    set({ valLoss: m.loss, valStep: m.step, historyRev: s.historyRev + 1 });
-  });
+    this.set({ valLoss: m.loss, valStep: m.step, historyRev: s.historyRev + 1 });
+  }
 
-  client.on('sampleChunk', (m) => {
-    const g = get().sample;
+  private onSampleChunk(m: Msg<'sampleChunk'>): void {
+    const g = this.get().sample;
     if (!g || m.id !== g.id) return;
-    set({ sample: { ...g, chunks: [...g.chunks, m], generating: !m.done } });
-  });
+    this.set({ sample: { ...g, chunks: [...g.chunks, m], generating: !m.done } });
+  }
 
-  client.on('inspection', (m) => {
-    const s = get();
+  private onInspection(m: Msg<'inspection'>): void {
+    const s = this.get();
     if (m.id !== s.inspectId) return;
     const cut = s.inspectLen !== null && s.inspectLen > m.T ? ` (the last ${m.T} of ${s.inspectLen}: the model sees at most its context)` : '';
-    set({
+    this.set({
       inspectInFlight: false, lastInspectAt: performance.now(), inspection: m, tokenLosses: tokenLosses(m),
       inspectNote: `${m.T} bytes, model at step ${m.step}${cut}`,
     });
-  });
+  }
 
-  client.on('checkpoint', (m) => {
+  private onCheckpoint(m: Msg<'checkpoint'>): void {
     if (m.reason !== 'download') return;   // autosaves: see autosave.ts
-    set({ download: false });
-    const name = checkpointFileName(get().corpus?.ref.name ?? 'model', m.step);
-    const url = URL.createObjectURL(new Blob([m.bytes], { type: 'application/octet-stream' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.hidden = true;
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    this.set({ download: false });
+    const name = checkpointFileName(this.get().corpus?.ref.name ?? 'model', m.step);
+    downloadBytes(name, m.bytes);
     notify(`Saved ${name} (${formatCount(m.bytes.byteLength)} bytes). Continue it with: tinygpt train --resume ${name}`, 'success');
-  });
+  }
 
-  client.on('error', (m) => {
-    const s = get();
-    set({ errors: [...s.errors, `${m.during}: ${m.message}`] });
+  private onError(m: Msg<'error'>): void {
+    const s = this.get();
+    this.set({ errors: [...s.errors, `${m.during}: ${m.message}`] });
     switch (m.during) {
       case 'init':
-        set({ loadFailed: m.message });
+        this.set({ loadFailed: m.message });
         notify(`The model could not be loaded: ${m.message}`, 'error');
         return;
       case 'setCorpus': {
         const name = s.pendingCorpus?.ref.name ?? 'this text';
-        set({ pendingCorpus: null, corpusBusy: null,
+        this.set({ pendingCorpus: null, corpusBusy: null,
           corpusProblem: { title: `Can't use ${name}`, message: `${capitalise(m.message)}. The previous text is kept.`, kind: 'core', actions: [] } });
         return;
       }
       case 'create':
-        set({ creating: false, pendingStart: false });
+        this.set({ creating: false, pendingStart: false });
         notify(`Could not create the model: ${m.message}`, 'error');
         return;
       case 'load': {
         const l = s.loading;
-        set({ loading: null });
+        this.set({ loading: null });
         if (l?.reason === 'resume') notify(`Could not resume the saved run: ${m.message}`, 'error');
         else notify(`Could not load ${l?.name ?? 'the checkpoint'}: ${m.message}. The current model is unchanged.`, 'error');
         return;
       }
       case 'generate':
       case 'stopGeneration':
-        set({ sample: endSample(s, `Stopped: ${m.message}`) });
+        this.set({ sample: endSample(s, `Stopped: ${m.message}`) });
         return;
       case 'inspect':
-        set({ inspectInFlight: false, inspectNote: capitalise(m.message) });
+        this.set({ inspectInFlight: false, inspectNote: capitalise(m.message) });
         return;
       case 'save':
-        set({ download: false });
+        this.set({ download: false });
         notify(`Could not save: ${m.message}`, 'error');
         return;
       default:
         notify(capitalise(m.message), 'error');
     }
-  });
+  }
 
   // ------------------------------------------------------------ settings
 
   /** The form changed (null: a field is unusable). With a model only "validate every" can change. */
-  function setSettings(settings: UiSettings | null): void {
-    const s = get();
+  setSettings(settings: UiSettings | null): void {
+    const s = this.get();
     if (s.model) {
-      set({ settings });
+      this.set({ settings });
       // a running loop picks up a new validation cadence at once
       if (settings && settings.evalEvery !== s.evalEvery) {
-        set({ evalEvery: settings.evalEvery });
-        if (s.running) sendStart();
+        this.set({ evalEvery: settings.evalEvery });
+        if (s.running) this.sendStart();
       }
       return;
     }
-    set({ settings, verdict: null, evalEvery: settings?.evalEvery ?? s.evalEvery });
-    requestValidation();
+    this.set({ settings, verdict: null, evalEvery: settings?.evalEvery ?? s.evalEvery });
+    this.requestValidation();
   }
 
-  function requestValidation(): void {
-    const s = get();
+  private requestValidation(): void {
+    const s = this.get();
     if (!s.ready || !s.settings || s.model) return;
     const id = s.validateId + 1;
-    set({ validateId: id });
-    client.send({ type: 'validate', id, config: toSessionConfig(s.settings) });
+    this.set({ validateId: id });
+    this.client.send({ type: 'validate', id, config: toSessionConfig(s.settings) });
   }
 
   // ------------------------------------------------------------ training
 
-  function startPause(): void {
-    const s = get();
+  startPause(): void {
+    const s = this.get();
+    if (isBusy(s) || (!s.running && !canStart(s))) return;   // the button says why (aria-disabled, title)
     if (s.running) {
-      client.send({ type: 'pause' });
+      this.client.send({ type: 'pause' });
       return;
     }
     if (!s.model) {
       if (!s.settings || !s.corpus) return;
-      set({ creating: true, pendingStart: true, evalEvery: s.settings.evalEvery });
-      client.send({ type: 'create', config: toSessionConfig(s.settings) });
+      this.set({ creating: true, pendingStart: true, evalEvery: s.settings.evalEvery });
+      this.client.send({ type: 'create', config: toSessionConfig(s.settings) });
       return;
     }
-    sendStart();
+    this.sendStart();
   }
 
-  function sendStart(): void {
-    const s = get();
+  private sendStart(): void {
+    const s = this.get();
     if (!s.model) return;
     const steps = s.model.config.steps;
-    client.send({ type: 'start', evalEvery: s.evalEvery, stopAt: s.step < steps ? steps : null });
+    this.client.send({ type: 'start', evalEvery: s.evalEvery, stopAt: s.step < steps ? steps : null });
   }
 
   // ------------------------------------------------------------ sampling
 
-  function generate(req: GenerateRequest): void {
-    const s = get();
+  generate(req: GenerateRequest): void {
+    const s = this.get();
     if (!s.model) return;
     const id = (s.sample?.id ?? 0) + 1;
-    set({ sample: { id, prompt: req.prompt.slice(), chunks: [], generating: true, note: '' } });
-    client.send({ type: 'generate', id, prompt: req.prompt.buffer as ArrayBuffer, length: req.length, options: req.options });
+    this.set({ sample: { id, prompt: req.prompt.slice(), chunks: [], generating: true, note: '' } });
+    this.client.send({ type: 'generate', id, prompt: req.prompt.buffer as ArrayBuffer, length: req.length, options: req.options });
   }
 
-  function stopGeneration(): void {
-    const g = get().sample;
-    if (g) client.send({ type: 'stopGeneration', id: g.id });
+  stopGeneration(): void {
+    const g = this.get().sample;
+    if (g) this.client.send({ type: 'stopGeneration', id: g.id });
   }
 
   // ------------------------------------------------------------ looking inside
 
   /** Asks for the attention maps of the chosen text (the store's inspectSource / inspectText). */
-  function inspect(): void {
-    const s = get();
+  inspect(): void {
+    const s = this.get();
     if (!s.model) return;
     let text: Uint8Array | null = null;
     const source: InspectSource = s.inspectSource;
-    const note = (inspectNote: string) => set({ inspectNote });
+    const note = (inspectNote: string) => this.set({ inspectNote });
     if (source === 'corpus') {
       if (!s.corpus) return note('Choose a text first.');
     } else if (source === 'prompt') {
@@ -298,42 +320,42 @@ export function createController(store: PageStore, client: ClientLike) {
       if (!text.length) return note('Type a text to look inside.');
     }
     const id = s.inspectId + 1;
-    set({ inspectId: id, inspectInFlight: true, inspectLen: text ? text.length : null });
-    client.send({ type: 'inspect', id, text: text ? text.buffer as ArrayBuffer : null, corpusOffset: s.corpusOffset });
+    this.set({ inspectId: id, inspectInFlight: true, inspectLen: text ? text.length : null });
+    this.client.send({ type: 'inspect', id, text: text ? text.buffer as ArrayBuffer : null, corpusOffset: s.corpusOffset });
   }
 
   /** Brings the attention maps up to date with the model (on pause, or when scrolled into view). */
-  function refreshInspection(): void {
-    const s = get();
+  refreshInspection(): void {
+    const s = this.get();
     if (!s.model || s.inspectInFlight || !s.inspection || s.inspection.step === s.step) return;
-    inspect();
+    this.inspect();
   }
 
-  function maybeLiveInspect(): void {
-    const s = get();
+  private maybeLiveInspect(): void {
+    const s = this.get();
     if (!s.inspectVisible || !s.inspectLive || s.inspectInFlight || !s.inspection) return;
     if (performance.now() - s.lastInspectAt < LIVE_INSPECT_MS) return;
-    inspect();
+    this.inspect();
   }
 
-  function anotherSlice(): void {
-    const s = get();
+  anotherSlice(): void {
+    const s = this.get();
     if (!s.corpus || !s.model) return;
     const max = Math.max(0, s.corpus.stats.size - s.model.config.context);
-    set({ corpusOffset: Math.floor(Math.random() * (max + 1)), inspectSource: 'corpus' });
-    inspect();
+    this.set({ corpusOffset: Math.floor(Math.random() * (max + 1)), inspectSource: 'corpus' });
+    this.inspect();
   }
 
   // ------------------------------------------------------------ checkpoints
 
-  function download(): void {
-    const s = get();
+  download(): void {
+    const s = this.get();
     if (!s.model || s.download) return;
-    set({ download: true });
-    client.send({ type: 'save', reason: 'download' });
+    this.set({ download: true });
+    this.client.send({ type: 'save', reason: 'download' });
   }
 
-  async function loadCheckpointFile(file: File): Promise<void> {
+  async loadCheckpointFile(file: File): Promise<void> {
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await file.arrayBuffer());
@@ -345,34 +367,55 @@ export function createController(store: PageStore, client: ClientLike) {
       notify(`${file.name} is not a tinygpt checkpoint (it doesn't start with TGPTCKPT). The current model is unchanged.`, 'error');
       return;
     }
+    const s = this.get();
+    if (s.model && !confirm(`Replace the current model (step ${formatCount(s.step)}) with ${file.name}? The current run stays in Your runs.`)) return;
+    if (s.model) this.beforeReplace();   // the worker answers in order: that checkpoint is the current model's
     const head = readHeader(bytes);
     if (head) notify(`Loading ${file.name}: ${describeModel(head)}, step ${formatCount(head.step)}…`, 'info', { id: 'loading', timeout: 3000 });
-    set({ loading: { name: file.name, reason: 'file' } });
-    client.send({ type: 'load', bytes: bytes.buffer as ArrayBuffer, reason: 'file', name: file.name });
+    this.set({ loading: { name: file.name, reason: 'file' } });
+    this.client.send({ type: 'load', bytes: bytes.buffer as ArrayBuffer, reason: 'file', name: file.name });
   }
 
   // ------------------------------------------------------------ start
 
-  function init(options: { variant?: Variant; maxThreads?: number }): void {
-    client.send({ type: 'init', wasmBase: new URL('./wasm/', document.baseURI).href, ...options });
+  init(options: { variant?: Variant; maxThreads?: number }): void {
+    this.client.send({ type: 'init', wasmBase: new URL('./wasm/', document.baseURI).href, ...options });
   }
 
-  return {
-    init, setSettings, startPause, reset: () => client.send({ type: 'reset' }), evaluate: () => client.send({ type: 'evaluate' }),
-    generate, stopGeneration, inspect, refreshInspection, anotherSlice, download, loadCheckpointFile,
-    setInspectSource(source: InspectSource): void {
-      set({ inspectSource: source });
-      inspect();
-    },
-    setInspectText: (inspectText: string) => set({ inspectText }),
-    setInspectLive: (inspectLive: boolean) => set({ inspectLive }),
-    setInspectVisible(visible: boolean): void {
-      const was = get().inspectVisible;
-      set({ inspectVisible: visible });
-      if (visible && !was) refreshInspection();
-    },
-    setSamplePrompt: (samplePrompt: string) => set({ samplePrompt }),
-  };
+  /** Called before the live model goes (reset, a checkpoint loaded over it): main.ts saves its run. */
+  beforeReplace: () => void = () => undefined;
+
+  reset(): void {
+    this.beforeReplace();
+    this.client.send({ type: 'reset' });
+  }
+
+  evaluate(): void {
+    this.client.send({ type: 'evaluate' });
+  }
+
+  setInspectSource(source: InspectSource): void {
+    this.set({ inspectSource: source });
+    this.inspect();
+  }
+
+  setInspectText(inspectText: string): void {
+    this.set({ inspectText });
+  }
+
+  setInspectLive(inspectLive: boolean): void {
+    this.set({ inspectLive });
+  }
+
+  setInspectVisible(visible: boolean): void {
+    const was = this.get().inspectVisible;
+    this.set({ inspectVisible: visible });
+    if (visible && !was) this.refreshInspection();
+  }
+
+  setSamplePrompt(samplePrompt: string): void {
+    this.set({ samplePrompt });
+  }
 }
 
 /** The sample ended early (the model changed under it, or an error). */

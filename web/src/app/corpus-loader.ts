@@ -1,9 +1,9 @@
 // corpus-loader.ts — from a file (dropped or chosen) or the built-in text to the worker: tells
 // checkpoints from texts, refuses what can't be trained on with a message (keeping the previous
 // text), analyses the bytes in chunks, stores the text for resuming, and sends it.
-import { isCheckpoint } from '../checkpoint';
 import type { ClientLike } from './controller';
-import { type CorpusStats, analyzeCorpus, checkSize, checkText, readHead } from '../corpus';
+import { type CorpusStats, analyzeCorpus, checkSize, readHead } from '../corpus';
+import type { Sniffed } from '../protocol';
 import type { CorpusRef, RunsDb } from '../runs-db';
 import { PRESETS } from '../settings';
 import { notify } from '../ui/messages';
@@ -11,116 +11,225 @@ import { hideTooltip } from '../ui/tooltip';
 import { type CorpusProblem, type PageStore, patch } from './state';
 
 export const BUILTIN = { name: 'tinyshakespeare.txt', url: './data/tinyshakespeare.txt' };
+/** How much of a file the sniffer looks at. */
+const SNIFF_BYTES = 256 * 1024;
 
-export type CorpusLoader = ReturnType<typeof createCorpusLoader>;
 
-export function createCorpusLoader(store: PageStore, client: ClientLike, deps: {
+/** What the loader needs from the rest of the page. */
+export interface CorpusLoaderDeps {
   db: () => RunsDb | null;
+  /** Marks the chosen text as this tab's, so no other tab's clean-up takes it (runs-lock.ts). */
+  holdCorpus: (id: string) => Promise<void>;
   loadCheckpointFile: (file: File) => Promise<void>;
-}) {
-  const busy = (corpusBusy: string | null) => patch(store, { corpusBusy });
-  const problem = (corpusProblem: CorpusProblem | null) => patch(store, { corpusProblem });
+}
+
+export class CorpusLoader {
   /** What the actions of the problem shown do ("Train anyway"). */
-  let problemActions = new Map<string, () => void>();
+  private problemActions = new Map<string, () => void>();
+  private lastStore: Promise<void> = Promise.resolve();   // the last text being written to IndexedDB
+  private sniffId = 0;
 
-  function showProblem(title: string, message: string, kind: string, actions: { id: string; label: string; run: () => void }[] = []): void {
-    problemActions = new Map(actions.map((a) => [a.id, a.run]));
-    problem({ title, message, kind, actions: actions.map(({ id, label }) => ({ id, label })) });
+  constructor(private store: PageStore, private client: ClientLike, private deps: CorpusLoaderDeps) {
+    for (const name of ['handleFile', 'loadBuiltin', 'problemAction', 'dismissProblem', 'stored'] as const) {
+      (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
+    }
   }
 
-  function dismissProblem(): void {
-    problemActions.clear();
-    problem(null);
+  private busy(corpusBusy: string | null): void {
+    patch(this.store, { corpusBusy });
   }
 
-  function problemAction(id: string): void {
-    const run = problemActions.get(id);
-    dismissProblem();
+  private problem(corpusProblem: CorpusProblem | null): void {
+    patch(this.store, { corpusProblem });
+  }
+
+  private showProblem(title: string, message: string, kind: string, actions: { id: string; label: string; run: () => void }[] = []): void {
+    this.problemActions = new Map(actions.map((a) => [a.id, a.run]));
+    this.problem({ title, message, kind, actions: actions.map(({ id, label }) => ({ id, label })) });
+  }
+
+  dismissProblem(): void {
+    this.problemActions.clear();
+    this.problem(null);
+  }
+
+  problemAction(id: string): void {
+    const run = this.problemActions.get(id);
+    this.dismissProblem();
     run?.();
   }
 
-  async function handleFile(file: File): Promise<void> {
-    hideTooltip();
-    let head: Uint8Array;
-    try {
-      head = await readHead(file, 8);
-    } catch (e) {
-      showProblem(`Can't read ${file.name}`, String(e instanceof Error ? e.message : e), 'read');
-      return;
-    }
-    if (isCheckpoint(head)) return deps.loadCheckpointFile(file);
-    return loadTextFile(file);
+  /** Resolves once the module is loaded: a file dropped before waits for it (it needs the sniffer). */
+  private whenReady(what: string): Promise<void> {
+    if (this.store.get().ready) return Promise.resolve();
+    this.busy(`Waiting for the model code to load; ${what} will be read then…`);
+    return new Promise((resolve, reject) => {
+      const off = this.store.listen((s) => {
+        if (s.ready || s.loadFailed) {
+          off();
+          this.busy(null);
+          if (s.ready) resolve();
+          else reject(new Error(`the model code could not be loaded (${s.loadFailed})`));
+        }
+      });
+    });
   }
 
-  function currentContext(): number {
-    const s = store.get();
+  /** The core's verdict on a file's first bytes (core/include/tinygpt/sniff.h). */
+  private sniff(head: Uint8Array, size: number, name: string): Promise<Sniffed> {
+    const id = ++this.sniffId;
+    return new Promise((resolve) => {
+      const off = this.client.on('sniffed', (m) => {
+        if (m.id !== id) return;
+        off();
+        resolve(m.result);
+      });
+      this.client.send({ type: 'sniff', id, head: head.buffer as ArrayBuffer, size, name });
+    });
+  }
+
+  async handleFile(file: File): Promise<void> {
+    hideTooltip();
+    let head: Uint8Array;
+    let verdict: Sniffed;
+    try {
+      await this.whenReady(file.name);
+      head = await readHead(file, SNIFF_BYTES);
+      verdict = await this.sniff(head, file.size, file.name);
+    } catch (e) {
+      this.showProblem(`Can't read ${file.name}`, String(e instanceof Error ? e.message : e), 'read');
+      return;
+    }
+    switch (verdict.kind) {
+      case 'checkpoint':
+        return this.deps.loadCheckpointFile(file);
+      case 'not_checkpoint':
+        // the checkpoint loader's refusal, not "train anyway": the name says it should be one
+        notify(`Could not load ${file.name}: ${verdict.message} The current model is unchanged.`, 'error');
+        return;
+      default:
+        return this.loadTextFile(file, verdict);
+    }
+  }
+
+  private currentContext(): number {
+    const s = this.store.get();
     return s.model?.config.context ?? s.settings?.context ?? PRESETS.small.context;
   }
 
-  async function loadTextFile(file: File): Promise<void> {
-    const size = checkSize(file.size, currentContext());
+  private async loadTextFile(file: File, verdict: Sniffed): Promise<void> {
+    const size = checkSize(file.size, this.currentContext());
     if (size) {
-      const titles = { empty: `${file.name} is empty`, tooLarge: `${file.name} is too large`, tooShort: `${file.name} is too short`, binary: '' };
-      showProblem(titles[size.kind], `${size.message} The previous text is kept.`, size.kind);
+      const titles = { empty: `${file.name} is empty`, tooLarge: `${file.name} is too large`, tooShort: `${file.name} is too short` };
+      this.showProblem(titles[size.kind], `${size.message} The previous text is kept.`, size.kind);
       return;
     }
-    dismissProblem();
-    busy(`Reading ${file.name}…`);
+    this.dismissProblem();
+    this.busy(`Reading ${file.name}…`);
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await file.arrayBuffer());
     } catch (e) {
-      busy(null);
-      showProblem(`Can't read ${file.name}`, `${e instanceof Error ? e.message : e}. The previous text is kept.`, 'read');
+      this.busy(null);
+      this.showProblem(`Can't read ${file.name}`, `${e instanceof Error ? e.message : e}. The previous text is kept.`, 'read');
       return;
     }
-    const stats = await analyzeCorpus(bytes, (f) => busy(`Analysing ${file.name}… ${Math.round(f * 100)}%`));
-    busy(null);
-    const binary = checkText(stats);
-    if (binary) {
-      showProblem(`${file.name} doesn't look like text`, `${binary.message} The previous text is kept unless you choose to train on it.`, 'binary',
-        [{ id: 'train-anyway', label: 'Train anyway', run: () => accept(file.name, bytes, stats, false) }]);
-      return;
+    const stats = await analyzeCorpus(bytes, (f) => this.busy(`Analysing ${file.name}… ${Math.round(f * 100)}%`));
+    this.busy(null);
+    const asIs = { id: 'train-anyway', label: 'Train on the bytes as they are', run: () => this.accept(file.name, bytes, stats, false) };
+    switch (verdict.kind) {
+      case 'binary':
+        this.showProblem(`${file.name} doesn't look like text`, `${verdict.message} The previous text is kept unless you choose to train on it.`, 'binary',
+          [{ ...asIs, label: 'Train anyway' }]);
+        return;
+      case 'latin1_text':
+      case 'utf16_text': {
+        // show what the guess reads like, so a person can tell whether it is right
+        const label = verdict.encoding === 'windows-1252' ? 'Windows-1252' : verdict.encoding === 'iso-8859-1' ? 'Latin-1' : verdict.encoding.toUpperCase();
+        const decoded = new TextDecoder(verdict.encoding).decode(bytes.subarray(0, 4096));
+        const glimpse = decoded.slice(0, 160).replace(/\s+/g, ' ').trim();
+        this.showProblem(`${file.name} is ${label} text, not UTF-8`, `${verdict.message} Read as ${label} it begins: “${glimpse}${decoded.length > 160 ? '…' : ''}”`, 'encoding', [
+          { id: 'convert', label: `Read it as ${label}`, run: () => this.convert(file.name, bytes, verdict.encoding) },
+          asIs,
+        ]);
+        return;
+      }
+      case 'tsv_pairs':
+        notify(verdict.message, 'info', { timeout: 10000 });
+        break;
+      default:
+        break;
     }
-    accept(file.name, bytes, stats, false);
+    this.accept(file.name, bytes, stats, false);
   }
 
-  async function fetchBuiltin(): Promise<Uint8Array> {
+  /** Re-encodes a text to UTF-8 (what the model's byte vocabulary reads best) and takes it. */
+  private async convert(name: string, bytes: Uint8Array, encoding: string): Promise<void> {
+    const utf8 = new TextEncoder().encode(new TextDecoder(encoding).decode(bytes));
+    this.accept(name, utf8, await analyzeCorpus(utf8), false);
+  }
+
+  async fetchBuiltin(): Promise<Uint8Array> {
     const r = await fetch(BUILTIN.url);
     if (!r.ok) throw new Error(`${BUILTIN.url}: HTTP ${r.status}`);
     return new Uint8Array(await r.arrayBuffer());
   }
 
-  async function loadBuiltin(): Promise<void> {
-    dismissProblem();
-    busy('Loading tiny Shakespeare…');
+  async loadBuiltin(): Promise<void> {
+    this.dismissProblem();
     try {
-      const bytes = await fetchBuiltin();
+      await this.whenReady('tiny Shakespeare');
+      this.busy('Loading tiny Shakespeare…');
+      const bytes = await this.fetchBuiltin();
       const stats = await analyzeCorpus(bytes);
-      busy(null);
-      accept(BUILTIN.name, bytes, stats, true);
+      this.busy(null);
+      this.accept(BUILTIN.name, bytes, stats, true);
     } catch (e) {
-      busy(null);
-      showProblem('Could not load the built-in text', String(e instanceof Error ? e.message : e), 'read');
+      this.busy(null);
+      this.showProblem('Could not load the built-in text', String(e instanceof Error ? e.message : e), 'read');
     }
   }
 
-  function accept(name: string, bytes: Uint8Array, stats: CorpusStats, builtin: boolean): void {
+  private accept(name: string, bytes: Uint8Array, stats: CorpusStats, builtin: boolean): void {
     const ref: CorpusRef = { id: `${stats.fingerprint}-${stats.size}`, name, size: stats.size, builtin };
     const buffer = bytes.buffer.byteLength === bytes.byteLength ? bytes.buffer as ArrayBuffer : bytes.slice().buffer;
-    const db = deps.db();
+    const db = this.deps.db();
+    if (!builtin) void this.deps.holdCorpus(ref.id);
     if (!builtin && db) {
       // IndexedDB copies the bytes during this call, before they are transferred to the worker below
-      db.putCorpus(ref, buffer).catch((e) => notify(`This text can't be stored in the browser, so the run won't be resumable after a reload (${e instanceof Error ? e.message : e}).`, 'warning'));
+      this.lastStore = db.putCorpus(ref, buffer).then(() => undefined, (e) => {
+        notify(`This text can't be stored in the browser, so the run won't be resumable after a reload (${e instanceof Error ? e.message : e}).`, 'warning');
+      });
     }
-    send(ref, bytes, stats, buffer);
+    this.send(ref, bytes, stats, buffer);
+  }
+
+  /** Takes a text again after the service worker's reload (carry-over.ts): from IndexedDB, or the site. */
+  async restore(ref: CorpusRef): Promise<void> {
+    try {
+      await this.whenReady(ref.name);
+      let bytes: Uint8Array;
+      if (ref.builtin) bytes = await this.fetchBuiltin();
+      else {
+        const c = await this.deps.db()?.getCorpus(ref.id);
+        if (!c) return;
+        bytes = new Uint8Array(c.bytes);
+        void this.deps.holdCorpus(ref.id);
+      }
+      this.send(ref, bytes, await analyzeCorpus(bytes));
+    } catch (e) {
+      this.showProblem(`Could not take ${ref.name} again`, String(e instanceof Error ? e.message : e), 'read');
+    }
   }
 
   /** Hands a text to the worker; the store takes it as the corpus when the worker accepts it. */
-  function send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, buffer = bytes.buffer as ArrayBuffer): void {
-    patch(store, { pendingCorpus: { ref, stats, preview: bytes.slice(0, 3000) } });
-    client.send({ type: 'setCorpus', bytes: buffer, name: ref.name });
+  send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, buffer = bytes.buffer as ArrayBuffer): void {
+    patch(this.store, { pendingCorpus: { ref, stats, preview: bytes.slice(0, 3000) } });
+    this.client.send({ type: 'setCorpus', bytes: buffer, name: ref.name });
   }
 
-  return { handleFile, loadBuiltin, fetchBuiltin, send, problemAction, dismissProblem };
+  /** Resolves when the last text taken is in IndexedDB (or failed to get there). */
+  stored(): Promise<void> {
+    return this.lastStore;
+  }
 }

@@ -5,7 +5,7 @@
 // (nanostores' listenKeys), so a progress event redraws the training numbers but not the
 // settings form. `window.__tinygpt` is this store (the e2e tests read `__tinygpt.get()`).
 //
-// Rules: only the controller (worker events), the corpus loader and the autosave module write;
+// Rules: only the controller (worker events), the corpus loader and the runs module write;
 // panels read and call actions. Values are replaced, never mutated, except the two append-only
 // series (`history`, `sample.chunks`), which announce growth with a new `rev`.
 import { listenKeys, map, type MapStore } from 'nanostores';
@@ -40,7 +40,24 @@ export interface SampleState {
   note: string;             // why it ended early, or ''
 }
 
-export interface ResumeOffer { savedAt: number; step: number; steps: number; corpusName: string; model: string }
+export interface ResumeOffer { id: string; name: string; savedAt: number; step: number; steps: number; corpusName: string; model: string }
+
+/** A run kept in this browser, as the "Your runs" list shows it. */
+export interface RunSummary {
+  id: string;
+  name: string;
+  savedAt: number;
+  step: number;
+  steps: number;
+  corpusName: string;
+  model: string;            // "2 layers × 2 heads, width 64, context 32"
+  valLoss: number | null;
+  bytes: number;            // checkpoint + stored text
+  busy: boolean;            // another tab trains it
+  current: boolean;         // this tab trains it
+}
+
+export interface StorageInfo { usage: number; quota: number; persisted: boolean | null }
 
 export interface RunState {
   // the module
@@ -79,9 +96,13 @@ export interface RunState {
   memoryBytes: number | null;
   history: LossHistory;                   // append-only; `historyRev` announces growth
   historyRev: number;
-  // keeping it
+  // keeping it (app/runs.ts)
   download: boolean;
-  saveStatus: { text: string; step: number | null };
+  runId: string | null;                   // the run this tab trains and saves
+  lastSave: { at: number; step: number; bytes: number } | null;
+  saveNote: string;                       // shown when nothing is saved yet, or why saving failed
+  runs: RunSummary[];
+  storage: StorageInfo | null;
   resumeOffer: ResumeOffer | null;
   // sampling and looking inside
   sample: SampleState | null;
@@ -112,7 +133,7 @@ export function initialState(): RunState {
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,
     lastLoss: null, valLoss: null, valStep: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, msPerStep: 0,
     lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0,
-    download: false, saveStatus: { text: 'Nothing saved yet.', step: null }, resumeOffer: null,
+    download: false, runId: null, lastSave: null, saveNote: 'Nothing saved yet.', runs: [], storage: null, resumeOffer: null,
     sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
     inspectId: 0, inspectInFlight: false, inspectLen: null, lastInspectAt: 0, inspectNote: null, inspection: null, tokenLosses: [],
     timing: { readyMs: 0, firstStepMs: 0, moduleLoadMs: 0 }, counts: {}, errors: [],

@@ -44,12 +44,30 @@ export class LossChart {
       ],
       series: [
         { label: 'step' },
-        { label: 'train', stroke: cssVar('--train-faint') || 'rgba(70,120,220,0.35)', width: 1, points: { show: false }, value: (_u, v) => (v == null ? '—' : v.toFixed(3)) },
-        { label: 'train (avg)', stroke: cssVar('--train') || '#3a6fd8', width: 2, points: { show: false }, value: (_u, v) => (v == null ? '—' : v.toFixed(3)) },
-        { label: 'validation', stroke: cssVar('--val') || '#e0662a', width: 2, spanGaps: true, points: { show: true, size: 6 }, value: (_u, v) => (v == null ? '—' : v.toFixed(3)) },
+        { label: 'train', stroke: cssVar('--train-faint') || 'rgba(70,120,220,0.35)', width: 1, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.train, idx) },
+        { label: 'train (avg)', stroke: cssVar('--train') || '#3a6fd8', width: 2, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.ema, idx) },
+        // a marker at each evaluated step, lines only between them (nothing before the first)
+        { label: 'validation', stroke: cssVar('--val') || '#e0662a', width: 2, spanGaps: true,
+          points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 8, width: 2, fill: cssVar('--card') || '#fff' },
+          value: (_u, _v, _si, idx) => this.legendVal(idx) },
       ],
     };
     this.u = new uPlot(opts, this.data(), this.host);
+  }
+
+  /** Live legend: the value at the cursor, or the latest one when the cursor is off the chart. */
+  private legend(series: (number | null)[], idx: number | null): string {
+    const v = idx == null ? series[series.length - 1] : series[idx];
+    return v == null ? '—' : v.toFixed(3);
+  }
+
+  /** Validation is measured now and then: the legend shows the last measurement at or before the cursor. */
+  private legendVal(idx: number | null): string {
+    const steps = this.source?.valSteps ?? [];
+    const losses = this.source?.valLosses ?? [];
+    const at = idx ?? Infinity;
+    for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at) return `${losses[i].toFixed(3)} @ ${steps[i]}`;
+    return '—';
   }
 
   private data(): uPlot.AlignedData {
@@ -98,6 +116,7 @@ export class LossChart {
     }
     this.trainSeen = h.train.length;
     this.valSeen = h.valSteps.length;
+    this.host.dataset.valPoints = String(this.val.filter((v) => v != null).length);
     this.schedule(replaced);
   }
 
@@ -110,6 +129,8 @@ export class LossChart {
       this.dirty = false;
       this.lastDraw = performance.now();
       this.u.setData(this.data());
+      // the cursor is off the chart: the legend shows the latest values, not "—"
+      if (this.u.cursor.idx == null) this.u.setLegend({ idx: null as unknown as number });
     }), wait);
   }
 }

@@ -43,6 +43,8 @@ export class InspectPanel {
   private lossSummary: HTMLElement;
   private canvas: HTMLCanvasElement;
   private overlay: HTMLCanvasElement;
+  private rowLabels: HTMLElement;   // the characters of the rows (queries) and columns (keys)
+  private colLabels: HTMLElement;
   private single: HTMLElement;
   private grid: HTMLElement;
   private note: HTMLElement;
@@ -78,9 +80,13 @@ export class InspectPanel {
     this.lossSummary = h('p', { id: 'loss-summary', class: 'muted small' });
     this.canvas = h('canvas', { id: 'heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention map: rows are queries, columns are keys' });
     this.overlay = h('canvas', { class: 'heatmap-overlay', 'aria-hidden': 'true' });
+    this.rowLabels = h('div', { id: 'heatmap-rows', class: 'tick-labels rows', 'aria-hidden': 'true' });
+    this.colLabels = h('div', { id: 'heatmap-cols', class: 'tick-labels cols', 'aria-hidden': 'true' });
     this.single = h('div', { class: 'heatmap-wrap' },
       h('div', { class: 'axis-y small muted' }, 'query (the byte doing the looking) ↓'),
+      this.rowLabels,
       h('div', { class: 'heatmap-stack' }, this.canvas, this.overlay),
+      this.colLabels,
       h('div', { class: 'axis-x small muted' }, 'key (an earlier byte it looks at) →'));
     this.grid = h('div', { id: 'heads-grid', class: 'heads-grid', hidden: true });
     this.note = h('p', { id: 'inspect-note', class: 'muted small', 'aria-live': 'polite' }, 'Train or load a model, then look inside.');
@@ -105,6 +111,11 @@ export class InspectPanel {
       this.custom, this.note, this.body);
     this.el.querySelector('h2')!.id = 'inspect-title';
 
+    this.wire(store, handlers);
+  }
+
+  /** DOM events to handlers, and the store's inspection, note and source to the DOM. */
+  private wire(store: PageStore, handlers: InspectHandlers): void {
     this.source.addEventListener('change', () => handlers.onSource(this.source.value as InspectSource));
     this.sliceBtn.addEventListener('click', () => handlers.onAnotherSlice());
     this.runBtn.addEventListener('click', () => handlers.onRequest());
@@ -216,6 +227,7 @@ export class InspectPanel {
       this.canvas.dataset.t = String(T);
       this.canvas.dataset.drawn = String(Number(this.canvas.dataset.drawn ?? 0) + 1);
       drawHighlight(this.overlay, T, this.size, this.hoverQ, this.hoverK, cssVar('--accent') || '#e0662a');
+      this.drawTicks(cell);
     } else {
       clear(this.grid);
       this.grid.style.setProperty('--cols', String(d.NH));
@@ -239,6 +251,22 @@ export class InspectPanel {
     this.shadeTokens();
   }
 
+  /** The character of each row and column beside the map (every k-th when the cells are small). */
+  private drawTicks(cell: number): void {
+    const T = this.data!.T;
+    const every = Math.max(1, Math.ceil(9 / cell));
+    const font = `${Math.max(7, Math.min(12, cell - 1))}px`;
+    for (const [el, horizontal] of [[this.rowLabels, false], [this.colLabels, true]] as const) {
+      clear(el);
+      el.style.setProperty('--cell', `${cell}px`);
+      el.style.fontSize = font;
+      for (let t = 0; t < T; t++) {
+        const text = t % every === 0 ? this.label(t) : '';
+        el.append(h('span', { title: `byte ${t}`, 'data-t': t }, horizontal ? text.split(' ')[0] : text));
+      }
+    }
+  }
+
   private label(t: number): string {
     return this.labels[t] ?? byteLabel(this.data!.bytes[t]).text;
   }
@@ -258,7 +286,12 @@ export class InspectPanel {
       return c;
     };
     // final: false — a character cut off by the end of the text is shown as cut, not invalid
-    for (const seg of segmentUtf8(d.bytes, { final: false })) {
+    // the window may begin inside a character: its leading continuation bytes form one group
+    const segs = segmentUtf8(d.bytes, { final: false });
+    let lead = 0;
+    while (lead < d.bytes.length && d.bytes[lead] >= 0x80 && d.bytes[lead] <= 0xbf && lead < 3) lead++;
+    if (lead > 0) segs.splice(0, lead, { kind: 'bytes', bytes: Array.from(d.bytes.subarray(0, lead)), start: 0, length: lead, partial: false });
+    for (const seg of segs) {
       for (let i = 0; i < seg.length; i++) this.charStart[seg.start + i] = seg.kind === 'char' ? seg.start : seg.start + i;
       if (seg.kind === 'char' && seg.length === 1) {
         this.labels[seg.start] = charLabel(seg.text);
@@ -266,10 +299,14 @@ export class InspectPanel {
         continue;
       }
       const partial = seg.kind === 'bytes' && seg.partial;
-      const glyph = seg.kind === 'char' ? seg.text : partial ? 'cut' : 'invalid';
+      // continuation bytes at the very start: the window began inside a character
+      const continued = lead > 0 && seg.start === 0;
+      const glyph = seg.kind === 'char' ? seg.text : partial ? 'cut' : continued ? '…' : 'invalid';
       const title = seg.kind === 'char' ? `${seg.text}: ${seg.length} bytes` : partial
-        ? 'the start of a character cut off by the end of the text' : 'bytes that form no UTF-8 character here (e.g. the end of a character cut off at the start)';
-      const group = h('span', { class: `group${seg.kind === 'bytes' ? ' invalid' : ''}${partial ? ' partial' : ''}`, title },
+        ? 'the start of a character cut off by the end of the text'
+        : continued ? 'continuation of a character that starts before the window' : 'bytes that form no UTF-8 character';
+      const kind = seg.kind === 'char' ? '' : continued ? ' continued' : partial ? ' partial' : ' invalid';
+      const group = h('span', { class: `group${kind}`, title },
         h('span', { class: 'glyph' }, glyph));
       const inner = h('span', { class: 'cells' });
       for (let i = 0; i < seg.length; i++) {

@@ -111,6 +111,11 @@ export class SamplePanel {
     if (!g.generating && this.generating) this.end(g.note);
   }
 
+  /** The `g` shortcut: what the Generate button does, when it can. */
+  generateNow(): void {
+    if (!this.genBtn.disabled) this.generate();
+  }
+
   private generate(): void {
     const v = (id: string) => Number(this.inputs[id].value);
     const length = Math.round(v('sample-length'));

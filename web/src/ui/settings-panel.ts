@@ -67,6 +67,11 @@ export class SettingsPanel {
       presets, this.estimate, this.error, this.lockNote,
       h('div', { class: 'knob-groups' }, group('model', 'Model'), group('training', 'Training')));
     this.el.querySelector('h2')!.id = 'settings-title';
+    this.subscribe(store);
+  }
+
+  /** The form, the presets' sizes, the lock and the verdict follow the store. */
+  private subscribe(store: PageStore): void {
     watch(store, ['formSettings'], (st) => this.set(st.formSettings));
     watch(store, ['presetVerdicts'], (st) => {
       for (const [name, v] of Object.entries(st.presetVerdicts)) this.setPresetVerdict(name as PresetName, v);

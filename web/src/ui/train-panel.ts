@@ -1,5 +1,5 @@
 // train-panel.ts — start / pause / resume / reset, live numbers, the progress bar and the chart.
-import { etaMs, isBusy, startBlockedReason, startDisabled, startLabel, statusLine, totalSteps } from '../app/derive';
+import { canStart, etaMs, isBusy, startBlockedReason, startDisabled, startLabel, statusLine, totalSteps } from '../app/derive';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatCount, formatDuration, formatLoss, formatLr, formatRate } from '../format';
 import { LossChart } from './chart';
@@ -86,7 +86,10 @@ export class TrainPanel {
     const hasModel = !!s.model;
     setText(this.startBtn, startLabel(s));
     this.startBtn.dataset.state = s.running ? 'running' : hasModel ? 'paused' : 'idle';
-    this.startBtn.disabled = startDisabled(s);
+    // Busy (creating or loading a model) is aria-disabled, not disabled: a disabled button drops
+    // the keyboard focus to the page, and Start pressed with Enter must keep it (it becomes Pause).
+    this.startBtn.disabled = !s.running && !canStart(s) && !isBusy(s);
+    this.startBtn.setAttribute('aria-disabled', String(startDisabled(s)));
     this.startBtn.title = startBlockedReason(s);
     this.resetBtn.disabled = !hasModel || isBusy(s);
     this.evalBtn.disabled = !hasModel || isBusy(s);

@@ -1,0 +1,49 @@
+// sniff.h — "what is this file?": one set of rules for the page and the CLI, so a file is
+// called the same thing everywhere and gets the message a person needs.
+//
+// It looks at the first bytes of a file (a few hundred KiB is plenty; pass the whole file when
+// it is small), the file's name and its total size. It never refuses readable text as binary:
+// valid UTF-8, UTF-16 with a byte order mark and Latin-1 / Windows-1252 text are all text, and
+// the last two can be converted to UTF-8 by the caller (the page offers it; the bytes as they
+// are stay a choice too, since the model reads bytes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tinygpt::io {
+
+enum class FileKind {
+  empty,           // no bytes at all
+  checkpoint,      // starts with the checkpoint magic "TGPTCKPT"
+  not_checkpoint,  // named *.ckpt but without the magic: refused like a damaged checkpoint
+  utf8_text,       // valid UTF-8 (a few invalid sequences allowed), ASCII included
+  tsv_pairs,       // UTF-8 lines "source<TAB>target" (the translation mode's input)
+  latin1_text,     // not UTF-8, but every byte is a printable Latin-1 / Windows-1252 character
+  utf16_text,      // starts with a UTF-16 byte order mark
+  binary,          // none of the above (NUL bytes, control bytes, ...)
+};
+
+struct Sniffed {
+  FileKind kind = FileKind::binary;
+  std::string kind_name;   // "utf8_text", ... (the enum as text, for JS and logs)
+  std::string encoding;    // "utf-8", "windows-1252", "iso-8859-1", "utf-16le", "utf-16be" or ""
+  std::string message;     // one or two sentences for the person who chose the file
+  size_t bytes_looked_at = 0;
+  size_t invalid_utf8 = 0; // invalid UTF-8 sequences in those bytes
+  size_t nul_bytes = 0;
+  size_t control_bytes = 0;  // C0 controls other than tab, newline, carriage return, form feed
+  size_t high_bytes = 0;     // bytes >= 0x80
+  size_t tsv_lines = 0;      // non-empty lines with exactly one tab and text on both sides
+  size_t lines = 0;          // non-empty lines
+};
+
+// `head`: the first n bytes of the file; `total_size`: the file's size (>= n; a multi-byte
+// character cut by the end of `head` is then not counted as invalid); `name`: for the *.ckpt rule
+// and the messages.
+Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::string& name);
+
+const char* file_kind_name(FileKind kind);
+
+}  // namespace tinygpt::io

@@ -1,0 +1,63 @@
+// Helpers for the e2e files that open their own browser (runs, inputs, layout): each takes
+// the page it acts on. app.e2e.test.ts keeps its own (one page, steps in order).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync'];
+
+/** A fresh persistent profile (IndexedDB, service worker, Web Locks shared by its pages). */
+export async function launch(options: { viewport?: { width: number; height: number } } = {}): Promise<{ ctx: BrowserContext; close: () => Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-e2e-'));
+  const ctx = await chromium.launchPersistentContext(dir, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    acceptDownloads: true, viewport: options.viewport ?? { width: 1280, height: 900 },
+  });
+  return { ctx, close: async () => { await ctx.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
+}
+
+/** The page store's state (web/src/app/state.ts), or a part of it: fn runs in the page. */
+export function state<T>(page: Page, fn: (s: any) => T): Promise<T> {
+  return page.evaluate(`(${fn.toString()})(window.__tinygpt.get())`) as Promise<T>;
+}
+
+export async function waitState(page: Page, pred: (s: any, arg: any) => boolean, arg: unknown = null, timeout = 30_000): Promise<void> {
+  await page.waitForFunction(`(${pred.toString()})(window.__tinygpt.get(), ${JSON.stringify(arg)})`, null, { timeout, polling: 50 });
+}
+
+export async function dropFile(page: Page, name: string, bytes: Uint8Array, type = 'text/plain'): Promise<void> {
+  await page.evaluate(({ name, b64, type }) => {
+    const bin = atob(b64);
+    const arr = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) arr[i] = bin.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([arr], name, { type }));
+    for (const t of ['dragenter', 'dragover', 'drop']) document.body.dispatchEvent(new DragEvent(t, { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, { name, b64: Buffer.from(bytes).toString('base64'), type });
+}
+
+export async function openPage(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await waitState(page, (s) => !!s.ready);
+}
+
+/** Chooses a text, the tiny preset with a long schedule, and presses Start. */
+export async function startTiny(page: Page, name: string, text: string, steps = 100_000): Promise<void> {
+  await dropFile(page, name, new TextEncoder().encode(text));
+  await page.waitForFunction((n) => document.querySelector('#corpus-name')?.textContent === n, name);
+  await page.click('[data-preset=tiny]');
+  await page.fill('#knob-steps', String(steps));
+  await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+  await page.click('#btn-start');
+  await waitState(page, (s) => s.running && s.step > 0);
+}
+
+export async function pause(page: Page): Promise<void> {
+  if (await state(page, (s) => s.running)) await page.click('#btn-start');
+  await waitState(page, (s) => !s.running);
+}
+
+export const lorem = (word: string) => `${word} was here, and ${word} will be back tomorrow.\n`.repeat(60);

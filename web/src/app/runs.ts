@@ -1,0 +1,297 @@
+// runs.ts — the runs kept in this browser ("Your runs"): every model this tab creates or loads is
+// a run with its own id, saved every SAVE_EVERY_MS of training, when training stops, when a
+// checkpoint is loaded, and when the tab is hidden or closed; listed with resume, rename,
+// download and delete; shared safely between tabs (runs-lock.ts); offered again after a reload.
+// Replacing a live model always asks first, and saves it before it goes.
+import { analyzeCorpus } from '../corpus';
+import { checkpointFileName } from '../checkpoint';
+import { formatBytes, formatCount } from '../format';
+import { type RunRecord, type RunSave, RunsDb, newId } from '../runs-db';
+import { TabLocks } from '../runs-lock';
+import type { FromWorker } from '../protocol';
+import { normalise } from '../settings';
+import { notify } from '../ui/messages';
+import type { ClientLike } from './controller';
+import type { CorpusLoader } from './corpus-loader';
+import { describeModel } from './derive';
+import { downloadBytes } from './download';
+import { type PageStore, type RunState, type RunSummary, patch } from './state';
+
+/** Training time between two saves: a closed tab loses at most this much. */
+export const SAVE_EVERY_MS = 10_000;
+
+/** A worker message of one type. */
+type Msg<T extends FromWorker['type']> = Extract<FromWorker, { type: T }>;
+
+export class Runs {
+  private db: RunsDb | null = null;
+  private inFlight: RunSave | null = null;     // what the checkpoint on its way belongs to
+  private again = false;
+  private lastSaveRequest = 0;                 // performance.now() of the last save asked for
+  private resuming: string | null = null;      // the run being loaded by resume()
+  private offerDismissed = false;
+  private persistAsked = false;
+
+  // registered after the controller's: these listeners see the state it has already updated
+  constructor(private store: PageStore, private client: ClientLike, private corpusLoader: CorpusLoader, private locks = new TabLocks()) {
+    this.client.on('model', (m) => this.onModel(m));
+    this.client.on('state', (m) => this.onState(m));
+    this.client.on('progress', () => this.onProgress());
+    this.client.on('checkpoint', (m) => this.onCheckpoint(m));
+    this.client.on('error', (m) => this.onError(m));
+    this.client.on('reset', () => this.onReset());
+    // the tab may be closed next
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') this.saveIfBehind();
+    });
+    window.addEventListener('pagehide', () => this.saveIfBehind());
+    this.locks.onChange(() => void this.refresh());
+    for (const name of ['open', 'resume', 'rename', 'download', 'remove', 'dismissOffer', 'persist', 'holdCorpus', 'saveIfBehind'] as const) {
+      (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
+    }
+  }
+
+  private get(): RunState {
+    return this.store.get();
+  }
+
+  private set(changes: Partial<RunState>): void {
+    patch(this.store, changes);
+  }
+
+  // ------------------------------------------------------------ saving
+
+  private save(): void {
+    const s = this.get();
+    if (!this.db || !s.model || !s.corpus || !s.runId) return;
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
+    const m = s.model.config;
+    this.inFlight = {
+      id: s.runId, name: `${s.corpus.ref.name} · ${m.layers} layers, width ${m.width}`, createdAt: Date.now(), savedAt: 0, step: s.step,
+      settings: normalise({ ...m, evalEvery: s.evalEvery }), corpus: s.corpus.ref, elapsedMs: s.elapsedMs,
+      variant: s.ready?.variant ?? '', lastLoss: s.lastLoss, valLoss: s.valLoss,
+    };
+    this.lastSaveRequest = performance.now();
+    this.client.send({ type: 'save', reason: 'autosave' });
+  }
+
+  private async finish(step: number, bytes: ArrayBuffer): Promise<void> {
+    const meta = this.inFlight;
+    try {
+      if (!this.db || !meta) return;
+      const record = await this.db.saveRun({ ...meta, step, savedAt: Date.now() }, bytes);
+      if (this.get().runId === meta.id) this.set({ lastSave: { at: record.savedAt, step, bytes: bytes.byteLength }, saveNote: '' });
+      this.locks.announce();
+      void this.askPersistence();
+      await this.refresh();
+    } catch (e) {
+      const quota = e instanceof DOMException && e.name === 'QuotaExceededError';
+      const est = this.get().storage;
+      const why = quota
+        ? `the browser's storage for this page is full${est ? ` (${formatBytes(est.usage)} of ${formatBytes(est.quota)})` : ''}. ` +
+          'Nothing was deleted: delete runs you no longer need under "Your runs" (or download them first), and the next save goes through.'
+        : `${e instanceof Error ? e.message : e}`;
+      this.set({ saveNote: `Not saved: ${why}` });
+      if (quota) notify(`This run was not saved: ${why}`, 'error', { id: 'quota' });
+    } finally {
+      this.inFlight = null;
+      if (this.again) {
+        this.again = false;
+        const s = this.get();
+        if (s.model && s.step !== this.get().lastSave?.step) this.save();
+      }
+    }
+  }
+
+  private async askPersistence(): Promise<void> {
+    if (this.persistAsked || !navigator.storage?.persist) return;
+    this.persistAsked = true;
+    await navigator.storage.persist().catch(() => false);
+    await this.refreshStorage();
+  }
+
+  private async refreshStorage(): Promise<void> {
+    if (!navigator.storage?.estimate) return;
+    const [e, persisted] = await Promise.all([navigator.storage.estimate(), navigator.storage.persisted?.().catch(() => null) ?? null]);
+    this.set({ storage: { usage: e.usage ?? 0, quota: e.quota ?? 0, persisted } });
+  }
+
+  private summary(r: RunRecord, busy: Set<string>): RunSummary {
+    return {
+      id: r.id, name: r.name, savedAt: r.savedAt, step: r.step, steps: r.settings.steps, corpusName: r.corpus.name,
+      model: describeModel(r.settings), valLoss: r.valLoss, bytes: r.checkpointBytes + (r.corpus.builtin ? 0 : r.corpus.size),
+      busy: busy.has(r.id) && !this.locks.ownsRun(r.id), current: this.get().runId === r.id,
+    };
+  }
+
+  private async refresh(): Promise<void> {
+    if (!this.db) return;
+    const [records, held] = await Promise.all([this.db.listRuns(), this.locks.heldByAnyTab()]);
+    const runs = records.map((r) => this.summary(r, held.runs));
+    const s = this.get();
+    const offer = !s.model && !this.offerDismissed ? runs.find((r) => !r.busy && !r.current) : undefined;
+    this.set({
+      runs,
+      resumeOffer: offer ? { id: offer.id, name: offer.name, savedAt: offer.savedAt, step: offer.step, steps: offer.steps, corpusName: offer.corpusName, model: offer.model } : null,
+    });
+    void this.refreshStorage();
+  }
+
+  private onModel(m: Msg<'model'>): void {
+    const s = this.get();
+    const previous = s.runId;
+    const id = m.reason === 'resume' && this.resuming ? this.resuming : newId('run');
+    this.resuming = null;
+    if (previous && previous !== id) this.locks.releaseRun(previous);
+    this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? 'Nothing saved yet: the run is saved every 10 s of training and when it pauses.' : '' });
+    this.lastSaveRequest = performance.now();
+    if (m.reason === 'resume') {
+      const r = s.runs.find((x) => x.id === id);
+      if (r) this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes } });
+    }
+    void this.locks.claimRun(id).then(() => {
+      if (m.reason === 'load') this.save();   // a loaded checkpoint is a run of its own at once
+      else void this.refresh();
+    });
+  }
+
+  private onState(m: Msg<'state'>): void {
+    if (m.running) this.lastSaveRequest = performance.now();
+    else this.save();
+  }
+
+  private onProgress(): void {
+    if (performance.now() - this.lastSaveRequest >= SAVE_EVERY_MS) this.save();
+  }
+
+  private onCheckpoint(m: Msg<'checkpoint'>): void {
+    if (m.reason === 'autosave') void this.finish(m.step, m.bytes);
+  }
+
+  private onError(m: Msg<'error'>): void {
+    if (m.during === 'save') this.inFlight = null;
+    if (m.during === 'load' && this.resuming) {
+      this.locks.releaseRun(this.resuming);
+      this.resuming = null;
+      this.set({ saveNote: `Could not resume the saved run: ${m.message}. The current model is unchanged.` });
+    }
+  }
+
+  private onReset(): void {
+    const id = this.get().runId;
+    if (id) this.locks.releaseRun(id);
+    this.set({ runId: null, lastSave: null, saveNote: 'Nothing saved yet.' });
+    void this.refresh();
+  }
+
+  async resume(id: string): Promise<void> {
+    const s = this.get();
+    if (!this.db || s.runId === id) return;
+    const run = await this.db.getRun(id);
+    if (!run) return void notify('That run is no longer stored in this browser.', 'error');
+    if (s.model && !confirm(`Replace the current model (step ${formatCount(s.step)}) with "${run.name}" at step ${formatCount(run.step)}? ` +
+      'The current run is saved first and stays in Your runs.')) return;
+    if (!(await this.locks.claimRun(id))) {
+      notify(`"${run.name}" is open in another tab: continue it there, or close that tab first.`, 'warning');
+      return void this.refresh();
+    }
+    if (s.model) this.save();   // the worker answers in order: this checkpoint is the current model's
+    this.offerDismissed = true;
+    this.set({ resumeOffer: null });
+    try {
+      let bytes: Uint8Array;
+      if (run.corpus.builtin) bytes = await this.corpusLoader.fetchBuiltin();
+      else {
+        const c = await this.db.getCorpus(run.corpus.id);
+        if (!c) throw new Error(`the text it was trained on (${run.corpus.name}) is no longer stored in this browser`);
+        bytes = new Uint8Array(c.bytes);
+      }
+      const checkpoint = await this.db.getCheckpoint(run);
+      const stats = await analyzeCorpus(bytes);
+      this.corpusLoader.send(run.corpus, bytes, stats);
+      this.resuming = id;
+      this.set({ loading: { name: run.name, reason: 'resume', elapsedMs: run.elapsedMs, evalEvery: run.settings.evalEvery }, evalEvery: run.settings.evalEvery });
+      this.client.send({ type: 'load', bytes: checkpoint, reason: 'resume', name: run.name });
+    } catch (e) {
+      this.locks.releaseRun(id);
+      const why = e instanceof Error ? e.message : String(e);
+      this.set({ saveNote: `Could not resume "${run.name}": ${why}.` });
+      notify(`Could not resume the saved run: ${why}`, 'error');
+    }
+  }
+
+  async rename(id: string): Promise<void> {
+    const r = this.get().runs.find((x) => x.id === id);
+    if (!this.db || !r) return;
+    const name = prompt('Name of this run:', r.name)?.trim();
+    if (!name || name === r.name) return;
+    await this.db.renameRun(id, name);
+    this.locks.announce();
+    await this.refresh();
+  }
+
+  async download(id: string): Promise<void> {
+    const run = await this.db?.getRun(id);
+    if (!this.db || !run) return;
+    downloadBytes(checkpointFileName(run.corpus.name, run.step), await this.db.getCheckpoint(run));
+  }
+
+  async remove(id: string): Promise<void> {
+    const r = this.get().runs.find((x) => x.id === id);
+    if (!this.db || !r || r.busy || r.current) return;
+    if (!confirm(`Delete "${r.name}" (step ${formatCount(r.step)}, ${formatBytes(r.bytes)}) from this browser? This can't be undone.`)) return;
+    const held = await this.locks.heldByAnyTab();
+    await this.db.deleteRun(id, (corpusId) => held.corpora.has(corpusId));
+    this.locks.announce();
+    await this.refresh();
+  }
+
+  dismissOffer(): void {
+    this.offerDismissed = true;
+    this.set({ resumeOffer: null });
+  }
+
+  /** Opens the database, lists the runs and offers the latest one. */
+  async open(openDb: () => Promise<RunsDb>, keepCorpus: string | null = null): Promise<void> {
+    try {
+      this.db = await openDb();
+      // texts no run uses and no tab holds (dropped, never trained on) are not kept
+      const held = await this.locks.heldByAnyTab();
+      for (const id of await this.db.orphanCorpora()) if (!held.corpora.has(id) && id !== keepCorpus) await this.db.deleteCorpus(id);
+      await this.refresh();
+      const offer = this.get().resumeOffer;
+      if (offer) this.set({ saveNote: `A saved run at step ${formatCount(offer.step)} is waiting (see the top of the page, or Your runs).` });
+    } catch (e) {
+      this.db = null;
+      this.set({ saveNote: `Saving is unavailable in this browser (${e instanceof Error ? e.message : e}).` });
+    }
+  }
+
+  /** Saves the run now if it moved since its last save (the tab may close, or the model go). */
+  saveIfBehind(): void {
+    const s = this.get();
+    if (s.model && s.step !== s.lastSave?.step) this.save();
+  }
+
+  /** "Keep it": asks the browser again to keep the storage. */
+  persist(): void {
+    this.persistAsked = false;
+    void this.askPersistence();
+  }
+
+  /** The runs database, once open (null before, or where IndexedDB is unavailable). */
+  database(): RunsDb | null {
+    return this.db;
+  }
+
+  holdCorpus(id: string): Promise<void> {
+    return this.locks.holdCorpus(id);
+  }
+
+  hasOffer(): boolean {
+    return !!this.get().resumeOffer;
+  }
+}

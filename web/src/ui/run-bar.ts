@@ -1,0 +1,28 @@
+// run-bar.ts — on narrow screens (a phone), a strip that stays at the top while the page
+// scrolls: Start/Pause, step, loss and tokens/s. Hidden by CSS on wide screens.
+import { startBlockedReason, startDisabled, startLabel, totalSteps } from '../app/derive';
+import { type PageStore, watch } from '../app/state';
+import { formatCount, formatLoss, formatRate } from '../format';
+import { h, setText, throttle } from './dom';
+
+export function bindRunBar(bar: HTMLElement, store: PageStore, onStartPause: () => void): void {
+  const button = h('button', { type: 'button', id: 'bar-start', class: 'primary' }, 'Start');
+  button.addEventListener('click', onStartPause);
+  const step = h('b', { id: 'bar-step' }, '0');
+  const loss = h('b', { id: 'bar-loss' }, '—');
+  const tps = h('b', { id: 'bar-tps' }, '—');
+  bar.append(button, h('span', {}, 'step ', step), h('span', {}, 'loss ', loss), h('span', {}, tps, ' tok/s'));
+  watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished'], (s) => {
+    setText(button, startLabel(s));
+    button.dataset.state = s.running ? 'running' : s.model ? 'paused' : 'idle';
+    button.setAttribute('aria-disabled', String(startDisabled(s)));
+    button.title = startBlockedReason(s);
+  });
+  const draw = throttle(() => {
+    const s = store.get();
+    setText(step, `${formatCount(s.step)} / ${formatCount(totalSteps(s))}`, s.step);
+    setText(loss, formatLoss(s.history.smoothed() ?? s.lastLoss));
+    setText(tps, formatRate(s.tokensPerSec));
+  }, 250);
+  watch(store, ['step', 'lastLoss', 'tokensPerSec', 'model', 'settings'], draw);
+}
