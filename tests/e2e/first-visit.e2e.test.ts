@@ -66,7 +66,7 @@ describe('first visit on a host without COOP/COEP', () => {
     expect(await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).type)).toBe('reload');
     expect(await page.evaluate(() => (window as any).__tinygpt.get().ready.variant)).toBe('threads');
     expect(await page.getAttribute('#settings', 'data-preset')).toBe('tiny');
-    expect(await page.inputValue('#knob-layers')).toBe('2');
+    expect(await page.inputValue('#knob-n_layer')).toBe('2');
     await page.close();
   });
 });

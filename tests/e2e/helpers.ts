@@ -6,6 +6,8 @@ import path from 'node:path';
 
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 
+import { chromiumPath } from '../../scripts/chromium.mjs';
+
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync'];
 
@@ -13,7 +15,7 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-quic', '-
 export async function launch(options: { viewport?: { width: number; height: number } } = {}): Promise<{ ctx: BrowserContext; close: () => Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-e2e-'));
   const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS,
     acceptDownloads: true, viewport: options.viewport ?? { width: 1280, height: 900 },
   });
   return { ctx, close: async () => { await ctx.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
@@ -49,7 +51,7 @@ export async function startTiny(page: Page, name: string, text: string, steps = 
   await dropFile(page, name, new TextEncoder().encode(text));
   await page.waitForFunction((n) => document.querySelector('#corpus-name')?.textContent === n, name);
   await page.click('[data-preset=tiny]');
-  await page.fill('#knob-steps', String(steps));
+  await page.fill('#knob-max_iters', String(steps));
   await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
   await page.click('#btn-start');
   await waitState(page, (s) => s.running && s.step > 0);

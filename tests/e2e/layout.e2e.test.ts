@@ -30,7 +30,7 @@ describe('keyboard, phone, layout', () => {
     await page.click('#btn-shakespeare');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'tinyshakespeare.txt');
     await page.click('[data-preset=tiny]');
-    await page.fill('#knob-steps', '100000');
+    await page.fill('#knob-max_iters', '100000');
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.focus('#btn-start');
     await page.keyboard.press('Enter');

@@ -132,8 +132,8 @@ describe('runs, not a slot', () => {
     // the small preset: about 10 steps a second here, so "every 250 steps" would lose ~25 s
     await p.click('#btn-shakespeare');
     await p.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'tinyshakespeare.txt');
-    await p.click('[data-preset=small]');
-    await p.fill('#knob-evalEvery', '0');
+    await p.click('[data-preset=S]');
+    await p.fill('#knob-eval_interval', '0');
     await p.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await p.click('#btn-start');
     await waitState(p, (s) => s.running && s.step > 0, null, 60_000);

@@ -1,13 +1,13 @@
 // The page store: derived values, key-wise subscriptions, and the controller turning worker
 // events into state (with a fake worker client: the same messages the real worker sends).
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { type ClientLike, Controller, sampleText } from '../src/app/controller';
 import { canStart, etaMs, startBlockedReason, startLabel, statusLine, tokenLosses } from '../src/app/derive';
 import { LossHistory } from '../src/app/history';
 import { createPageStore, initialState, patch, watch } from '../src/app/state';
-import type { FromWorker, FullConfig, ToWorker } from '../src/protocol';
-import { PRESETS } from '../src/settings';
+import type { FromWorker, FullConfig, Preset, Ready, ToWorker } from '../src/protocol';
+import { loadScalar } from './wasm';
 
 class FakeClient implements ClientLike {
   sent: ToWorker[] = [];
@@ -31,8 +31,16 @@ class FakeClient implements ClientLike {
   }
 }
 
-const ready: FromWorker = { type: 'ready', variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, crossOriginIsolated: false, loadMs: 5 };
-const config: FullConfig = { ...PRESETS.tiny, minLr: 3e-4, beta1: 0.9, beta2: 0.95, gradClip: 1, evalBatches: 4 };
+// the schema and presets come from the core, as in the page (scalar wasm build)
+let ready: Ready;
+let presets: Preset[];
+let config: FullConfig;   // the tiny preset
+beforeAll(async () => {
+  const M = await loadScalar();
+  presets = M.presets();
+  config = presets.find((p) => p.name === 'tiny')!.config;
+  ready = { type: 'ready', variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, crossOriginIsolated: false, loadMs: 5, schema: M.configSchema(), presets };
+});
 const corpusState = { ref: { id: 'x-100', name: 'a.txt', size: 100, builtin: false }, stats: { size: 100 } as never, preview: new Uint8Array(0) };
 
 describe('derived values', () => {
@@ -41,27 +49,28 @@ describe('derived values', () => {
     expect(canStart(s)).toBe(false);
     expect(startBlockedReason(s)).toBe('The model code is still loading');
     expect(statusLine(s)).toBe('Loading the model code…');
-    s.ready = ready as never;
+    s.ready = ready;
+    s.settings = config;
     expect(startBlockedReason(s)).toBe('Choose a text first');
     s.corpus = corpusState;
     expect(startBlockedReason(s)).toBe('Fix the settings first');   // no verdict yet
     s.validateId = 3;
-    s.verdict = { id: 3, error: '', parameters: 10, trainingBytes: 10 };
+    s.verdict = { id: 3, problems: [], parameters: 10, trainingBytes: 10 };
     expect(canStart(s)).toBe(true);
     expect(startLabel(s)).toBe('Start');
-    s.verdict = { id: 2, error: '', parameters: 10, trainingBytes: 10 };   // an answer to an older form
+    s.verdict = { id: 2, problems: [], parameters: 10, trainingBytes: 10 };   // an answer to an older form
     expect(canStart(s)).toBe(false);
-    s.settings = { ...s.settings!, context: 100 };                        // 100 bytes < context + 1
-    s.verdict = { id: 3, error: '', parameters: 10, trainingBytes: 10 };
+    s.settings = { ...s.settings!, block_size: 100 };                     // 100 bytes < block_size + 1
+    s.verdict = { id: 3, problems: [], parameters: 10, trainingBytes: 10 };
     expect(canStart(s)).toBe(false);
   });
 
-  it('the ETA is the steps left times the time per step, and none once done', () => {
+  it('the ETA is the core\'s estimate, and none once the schedule is done', () => {
     const s = initialState();
-    s.model = { config: { ...config, steps: 500 }, parameters: 1000 };
+    s.model = { config: { ...config, max_iters: 500 }, parameters: 1000 };
     s.step = 100;
-    s.msPerStep = 20;
-    expect(etaMs(s)).toBe(400 * 20);
+    s.etaMs = 8000;
+    expect(etaMs(s)).toBe(8000);
     s.step = 500;
     expect(etaMs(s)).toBeNull();
     s.finished = true;
@@ -111,10 +120,13 @@ describe('the controller', () => {
     expect(store.get().ready?.variant).toBe('simd');
     // it asked the core about the three presets and the form
     const validate = client.sent.filter((m) => m.type === 'validate') as Extract<ToWorker, { type: 'validate' }>[];
-    expect(validate.map((m) => m.id)).toEqual([-1, -2, -3, 1]);
-    client.emit({ type: 'validation', id: -1, error: '', parameters: 123, trainingBytes: 9 });
-    expect(store.get().presetVerdicts.tiny?.parameters).toBe(123);
-    client.emit({ type: 'validation', id: 1, error: '', parameters: 77, trainingBytes: 9 });
+    expect(validate.map((m) => m.id)).toEqual([...presets.map((_, i) => -(i + 1)), 1]);
+    expect(validate[0].config).toEqual(presets[0].config);
+    // the form starts at preset S, from the module's presets
+    expect(store.get().settings).toEqual(presets.find((p) => p.name === 'S')!.config);
+    client.emit({ type: 'validation', id: -1, problems: [], parameters: 123, trainingBytes: 9 });
+    expect(store.get().presetVerdicts[presets[0].name]?.parameters).toBe(123);
+    client.emit({ type: 'validation', id: 1, problems: [], parameters: 77, trainingBytes: 9 });
     expect(store.get().verdict?.parameters).toBe(77);
 
     patch(store, { pendingCorpus: corpusState });
@@ -128,10 +140,10 @@ describe('the controller', () => {
     const history = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
     client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history, corpusMatches: true, memoryBytes: 1 });
     expect(store.get().creating).toBe(false);
-    expect(client.sent.at(-2)).toEqual({ type: 'start', evalEvery: PRESETS.small.evalEvery, stopAt: config.steps });
+    expect(client.sent.at(-2)).toEqual({ type: 'start', stopAt: config.max_iters });
 
     client.emit({ type: 'state', running: true, reason: 'started', step: 0 });
-    client.emit({ type: 'progress', step: 3, losses: new Float32Array([5, 4, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, sliceMs: 10, memoryBytes: 2 });
+    client.emit({ type: 'progress', step: 3, losses: new Float32Array([5, 4, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 12, memoryBytes: 2 });
     client.emit({ type: 'evalResult', step: 3, loss: 3.5 });
     const s = store.get();
     expect(s.step).toBe(3);
@@ -143,6 +155,7 @@ describe('the controller', () => {
     expect(startLabel(s)).toBe('Pause');
     expect(statusLine(s)).toBe('Training at 1000 tokens/s…');
     expect(s.counts.progress).toBe(1);
+    expect(etaMs(s)).toBe(12_000);
 
     c.startPause();
     expect(client.sent.at(-1)).toEqual({ type: 'pause' });

@@ -3,12 +3,12 @@
 // (the corpus loader stores every text it takes; the built-in one is part of the site); only
 // their reference travels, in sessionStorage, which lives exactly as long as the tab.
 import type { CorpusRef } from '../runs-db';
-import type { UiSettings } from '../settings';
+import type { FullConfig } from '../protocol';
 import type { PageStore } from './state';
 
 const KEY = 'tinygpt-carry-over';
 
-export interface CarryOver { settings: UiSettings | null; corpus: CorpusRef | null }
+export interface CarryOver { settings: FullConfig | null; corpus: CorpusRef | null }
 
 /** Waits until no text is being read or handed to the worker, then writes what to carry over. */
 export async function saveCarryOver(store: PageStore, stored: () => Promise<void>): Promise<void> {

@@ -1,11 +1,11 @@
 // controller.ts — turns the training worker's events into state changes, and the panels'
 // requests into worker commands. It owns no DOM (apart from the download link): panels draw
 // what the store holds.
-import { checkpointFileName, isCheckpoint, readHeader } from '../checkpoint';
+import { checkpointFileName, isCheckpoint } from '../checkpoint';
 import type { WorkerClient } from '../client';
 import { formatCount } from '../format';
-import { type FromWorker, type SampleOptions, type Variant, toSessionConfig } from '../protocol';
-import { PRESETS, type PresetName, type UiSettings, normalise } from '../settings';
+import type { FromWorker, FullConfig, SampleOptions, Variant } from '../protocol';
+import { normalise } from '../settings';
 import { notify } from '../ui/messages';
 import { canStart, describeModel, isBusy, tokenLosses } from './derive';
 import { downloadBytes } from './download';
@@ -62,17 +62,22 @@ export class Controller {
   }
 
   private onReady(m: Msg<'ready'>): void {
-    this.set({ ready: m, timing: { ...this.get().timing, readyMs: performance.now(), moduleLoadMs: m.loadMs } });
-    const names = Object.keys(PRESETS) as PresetName[];
+    // the knobs and presets come from the core's schema; the form starts at preset S
+    const s = this.get();
+    const initial = normalise(m.schema, s.model?.config ?? m.presets.find((p) => p.name === 'S')?.config ?? m.presets[0].config);
+    this.set({
+      ready: m, schema: m.schema, presets: m.presets, formSettings: initial, settings: s.model ? s.settings : initial,
+      timing: { ...s.timing, readyMs: performance.now(), moduleLoadMs: m.loadMs },
+    });
     // negative ids: the presets' estimates
-    names.forEach((name, i) => this.client.send({ type: 'validate', id: -(i + 1), config: toSessionConfig(PRESETS[name]) }));
+    m.presets.forEach((p, i) => this.client.send({ type: 'validate', id: -(i + 1), config: p.config }));
     this.requestValidation();
   }
 
   private onValidation(m: Msg<'validation'>): void {
     if (m.id < 0) {
-      const name = (Object.keys(PRESETS) as PresetName[])[-m.id - 1];
-      this.set({ presetVerdicts: { ...this.get().presetVerdicts, [name]: m } });
+      const preset = this.get().presets[-m.id - 1];
+      if (preset) this.set({ presetVerdicts: { ...this.get().presetVerdicts, [preset.name]: m } });
       return;
     }
     if (m.id !== this.get().validateId) return;
@@ -96,17 +101,17 @@ export class Controller {
     const h = m.history;
     if (h.train.length) history.appendTrain(1, h.train);
     for (let i = 0; i < h.valSteps.length; i++) history.addVal(h.valSteps[i], h.valLosses[i]);
-    const settings: UiSettings = normalise({ ...m.config, evalEvery: loading?.evalEvery ?? s.evalEvery });
+    const settings = normalise(s.schema, m.config);
     this.set({
-      creating: false, loading: null, running: false, finished: m.step >= m.config.steps,
+      creating: false, loading: null, running: false, finished: m.step >= m.config.max_iters,
       model: { config: m.config, parameters: m.parameters }, step: m.step,
       history, historyRev: s.historyRev + 1,
       lastLoss: h.train.length ? h.train[h.train.length - 1] : null,
       valLoss: h.valLosses.length ? h.valLosses[h.valLosses.length - 1] : null,
       valStep: h.valSteps.length ? h.valSteps[h.valSteps.length - 1] : null,
-      memoryBytes: m.memoryBytes, msPerStep: 0, tokensPerSec: 0, lr: null, gradNorm: null,
+      memoryBytes: m.memoryBytes, etaMs: null, tokensPerSec: 0, lr: null, gradNorm: null,
       elapsedMs: m.reason === 'create' ? 0 : loading?.elapsedMs ?? 0,
-      settings, formSettings: settings, evalEvery: settings.evalEvery,
+      settings, formSettings: settings,
       sample: endSample(s, 'Stopped: the model was replaced.'),
       resumeOffer: null,   // a new run has started: the offer goes (the old run stays in Your runs)
     });
@@ -128,7 +133,7 @@ export class Controller {
     const s = this.get();
     this.set({
       model: null, step: 0, running: false, finished: false, lastLoss: null, valLoss: null, valStep: null, lr: null, gradNorm: null,
-      elapsedMs: 0, tokensPerSec: 0, msPerStep: 0, history: new LossHistory(), historyRev: s.historyRev + 1,
+      elapsedMs: 0, tokensPerSec: 0, etaMs: null, history: new LossHistory(), historyRev: s.historyRev + 1,
       sample: endSample(s, 'Stopped: the model was reset.'), inspection: null, tokenLosses: [], inspectNote: null,
     });
     this.setSettings(this.get().settings);
@@ -150,12 +155,11 @@ export class Controller {
     s.history.appendTrain(m.step - k + 1, m.losses);
     const now = performance.now();
     const dt = now - s.lastTick;
-    const per = dt / k;
     this.set({
       step: m.step, historyRev: s.historyRev + 1, lastLoss: m.losses[k - 1],
       tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
       lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + dt,
-      msPerStep: s.msPerStep > 0 ? 0.9 * s.msPerStep + 0.1 * per : per,
+      etaMs: m.etaSeconds >= 0 ? m.etaSeconds * 1000 : null,   // the core's run loop estimates it
       timing: s.timing.firstStepMs ? s.timing : { ...s.timing, firstStepMs: now },
     });
     this.maybeLiveInspect();
@@ -234,19 +238,26 @@ export class Controller {
 
   // ------------------------------------------------------------ settings
 
-  /** The form changed (null: a field is unusable). With a model only "validate every" can change. */
-  setSettings(settings: UiSettings | null): void {
+  /**
+   * The form changed (null: a field is unusable). With a model only the schema's `run` fields
+   * (eval_interval, eval_iters) can change; the core's run loop takes them at its next slice.
+   */
+  setSettings(settings: FullConfig | null): void {
     const s = this.get();
     if (s.model) {
-      this.set({ settings });
-      // a running loop picks up a new validation cadence at once
-      if (settings && settings.evalEvery !== s.evalEvery) {
-        this.set({ evalEvery: settings.evalEvery });
-        if (s.running) this.sendStart();
+      if (!settings || !s.settings) return;
+      for (const f of s.schema.filter((x) => x.group === 'run')) {
+        const name = f.name as 'eval_interval' | 'eval_iters';
+        const v = settings[name];
+        if (v !== s.settings[name] && Number.isInteger(v) && v >= f.min && v <= f.max) {
+          this.client.send({ type: 'update', name, value: v });
+          const now = this.get();
+          this.set({ settings: { ...now.settings!, [name]: v }, model: { ...now.model!, config: { ...now.model!.config, [name]: v } } });
+        }
       }
       return;
     }
-    this.set({ settings, verdict: null, evalEvery: settings?.evalEvery ?? s.evalEvery });
+    this.set({ settings, verdict: null });
     this.requestValidation();
   }
 
@@ -255,7 +266,7 @@ export class Controller {
     if (!s.ready || !s.settings || s.model) return;
     const id = s.validateId + 1;
     this.set({ validateId: id });
-    this.client.send({ type: 'validate', id, config: toSessionConfig(s.settings) });
+    this.client.send({ type: 'validate', id, config: s.settings });
   }
 
   // ------------------------------------------------------------ training
@@ -269,8 +280,8 @@ export class Controller {
     }
     if (!s.model) {
       if (!s.settings || !s.corpus) return;
-      this.set({ creating: true, pendingStart: true, evalEvery: s.settings.evalEvery });
-      this.client.send({ type: 'create', config: toSessionConfig(s.settings) });
+      this.set({ creating: true, pendingStart: true });
+      this.client.send({ type: 'create', config: s.settings });
       return;
     }
     this.sendStart();
@@ -279,8 +290,8 @@ export class Controller {
   private sendStart(): void {
     const s = this.get();
     if (!s.model) return;
-    const steps = s.model.config.steps;
-    this.client.send({ type: 'start', evalEvery: s.evalEvery, stopAt: s.step < steps ? steps : null });
+    const steps = s.model.config.max_iters;
+    this.client.send({ type: 'start', stopAt: s.step < steps ? steps : -1 });
   }
 
   // ------------------------------------------------------------ sampling
@@ -341,7 +352,7 @@ export class Controller {
   anotherSlice(): void {
     const s = this.get();
     if (!s.corpus || !s.model) return;
-    const max = Math.max(0, s.corpus.stats.size - s.model.config.context);
+    const max = Math.max(0, s.corpus.stats.size - s.model.config.block_size);
     this.set({ corpusOffset: Math.floor(Math.random() * (max + 1)), inspectSource: 'corpus' });
     this.inspect();
   }
@@ -370,8 +381,7 @@ export class Controller {
     const s = this.get();
     if (s.model && !confirm(`Replace the current model (step ${formatCount(s.step)}) with ${file.name}? The current run stays in Your runs.`)) return;
     if (s.model) this.beforeReplace();   // the worker answers in order: that checkpoint is the current model's
-    const head = readHeader(bytes);
-    if (head) notify(`Loading ${file.name}: ${describeModel(head)}, step ${formatCount(head.step)}…`, 'info', { id: 'loading', timeout: 3000 });
+    notify(`Loading ${file.name}…`, 'info', { id: 'loading', timeout: 3000 });
     this.set({ loading: { name: file.name, reason: 'file' } });
     this.client.send({ type: 'load', bytes: bytes.buffer as ArrayBuffer, reason: 'file', name: file.name });
   }

@@ -5,7 +5,6 @@ import type { ClientLike } from './controller';
 import { type CorpusStats, analyzeCorpus, checkSize, readHead } from '../corpus';
 import type { Sniffed } from '../protocol';
 import type { CorpusRef, RunsDb } from '../runs-db';
-import { PRESETS } from '../settings';
 import { notify } from '../ui/messages';
 import { hideTooltip } from '../ui/tooltip';
 import { type CorpusProblem, type PageStore, patch } from './state';
@@ -114,7 +113,7 @@ export class CorpusLoader {
 
   private currentContext(): number {
     const s = this.store.get();
-    return s.model?.config.context ?? s.settings?.context ?? PRESETS.small.context;
+    return s.model?.config.block_size ?? s.settings?.block_size ?? 64;
   }
 
   private async loadTextFile(file: File, verdict: Sniffed): Promise<void> {

@@ -14,7 +14,7 @@ export function corpusLengthError(s: S): string {
 
 /** The core accepted the current form, for the current text. */
 export function settingsOk(s: S): boolean {
-  return !!s.settings && !!s.verdict && s.verdict.id === s.validateId && !s.verdict.error && !corpusLengthError(s);
+  return !!s.settings && !!s.verdict && s.verdict.id === s.validateId && !s.verdict.problems.length && !corpusLengthError(s);
 }
 
 /** Creating or loading a model: the controls wait. */
@@ -46,12 +46,12 @@ export function startDisabled(s: S): boolean {
 
 /** The length of the schedule: the model's, or the one the form would create. */
 export function totalSteps(s: S): number {
-  return s.model?.config.steps ?? s.settings?.steps ?? 0;
+  return s.model?.config.max_iters ?? s.settings?.max_iters ?? 0;
 }
 
+/** The core's run loop estimates it (evaluations included); none once the schedule is done. */
 export function etaMs(s: S): number | null {
-  const steps = totalSteps(s);
-  return s.msPerStep > 0 && s.step < steps ? (steps - s.step) * s.msPerStep : null;
+  return s.step < totalSteps(s) ? s.etaMs : null;
 }
 
 export function pageMode(s: S): 'running' | 'paused' | 'idle' {
@@ -63,14 +63,15 @@ export function statusLine(s: S): string {
   if (!s.ready) return 'Loading the model code…';
   if (s.creating) return 'Creating the model…';
   if (s.running) return `Training at ${formatRate(s.tokensPerSec)} tokens/s…`;
-  if (m && s.finished) return `Finished the schedule (${formatCount(m.config.steps)} steps). "Train more" continues at the final learning rate.`;
+  if (m && s.finished) return `Finished the schedule (${formatCount(m.config.max_iters)} steps). "Train more" continues at the final learning rate.`;
   if (m) return `Paused at step ${formatCount(s.step)}. ${formatParams(m.parameters)} parameters, trained for ${formatDuration(s.elapsedMs)}.`;
   if (!s.corpus) return 'Choose a text, then press Start.';
   return 'Ready: Start creates a model with random weights and trains it.';
 }
 
-export function describeModel(c: Pick<FullConfig, 'layers' | 'heads' | 'width' | 'context'>): string {
-  return `${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.context}`;
+export function describeModel(c: Partial<Pick<FullConfig, 'n_layer' | 'n_head' | 'n_embd' | 'block_size'>>): string {
+  if (c.n_layer === undefined) return 'a model';  // a run saved by an older version of the page
+  return `${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, context ${c.block_size}`;
 }
 
 /** Per-byte loss −ln p(byte | the bytes before it) of an inspection (NaN for the first byte). */

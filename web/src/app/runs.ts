@@ -70,8 +70,8 @@ export class Runs {
     }
     const m = s.model.config;
     this.inFlight = {
-      id: s.runId, name: `${s.corpus.ref.name} · ${m.layers} layers, width ${m.width}`, createdAt: Date.now(), savedAt: 0, step: s.step,
-      settings: normalise({ ...m, evalEvery: s.evalEvery }), corpus: s.corpus.ref, elapsedMs: s.elapsedMs,
+      id: s.runId, name: `${s.corpus.ref.name} · ${m.n_layer} layers, width ${m.n_embd}`, createdAt: Date.now(), savedAt: 0, step: s.step,
+      settings: normalise(s.schema, m), corpus: s.corpus.ref, elapsedMs: s.elapsedMs,
       variant: s.ready?.variant ?? '', lastLoss: s.lastLoss, valLoss: s.valLoss,
     };
     this.lastSaveRequest = performance.now();
@@ -121,7 +121,7 @@ export class Runs {
 
   private summary(r: RunRecord, busy: Set<string>): RunSummary {
     return {
-      id: r.id, name: r.name, savedAt: r.savedAt, step: r.step, steps: r.settings.steps, corpusName: r.corpus.name,
+      id: r.id, name: r.name, savedAt: r.savedAt, step: r.step, steps: r.settings.max_iters ?? 0, corpusName: r.corpus.name,
       model: describeModel(r.settings), valLoss: r.valLoss, bytes: r.checkpointBytes + (r.corpus.builtin ? 0 : r.corpus.size),
       busy: busy.has(r.id) && !this.locks.ownsRun(r.id), current: this.get().runId === r.id,
     };
@@ -213,7 +213,7 @@ export class Runs {
       const stats = await analyzeCorpus(bytes);
       this.corpusLoader.send(run.corpus, bytes, stats);
       this.resuming = id;
-      this.set({ loading: { name: run.name, reason: 'resume', elapsedMs: run.elapsedMs, evalEvery: run.settings.evalEvery }, evalEvery: run.settings.evalEvery });
+      this.set({ loading: { name: run.name, reason: 'resume', elapsedMs: run.elapsedMs } });
       this.client.send({ type: 'load', bytes: checkpoint, reason: 'resume', name: run.name });
     } catch (e) {
       this.locks.releaseRun(id);

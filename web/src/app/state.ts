@@ -11,13 +11,12 @@
 import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
-import type { FullConfig, InspectionMsg, Ready, SampleChunk } from '../protocol';
-import { PRESETS, type PresetName, type UiSettings } from '../settings';
+import type { FieldSpec, FullConfig, InspectionMsg, Preset, Ready, SampleChunk } from '../protocol';
 import type { CorpusRef } from '../runs-db';
 import { LossHistory } from './history';
 
 export interface Verdict {
-  error: string;            // '' when the core accepts the settings
+  problems: { field: string; message: string }[];  // empty when the core accepts the settings
   parameters: number;
   trainingBytes: number;
 }
@@ -69,19 +68,20 @@ export interface RunState {
   corpusBusy: string | null;
   corpusProblem: CorpusProblem | null;
   corpusOffset: number;                   // where "a slice of the corpus" starts
-  // the settings form and the core's verdict on it
-  settings: UiSettings | null;            // null: a field is unusable
-  formSettings: UiSettings;               // rewrites the form when replaced (a model's or a checkpoint's settings)
-  evalEvery: number;
+  // the settings form (built from the core's schema) and the core's verdict on it
+  schema: FieldSpec[];                    // configSchema(), sent with 'ready'
+  presets: Preset[];                      // presets(), the same as the CLI's --preset
+  settings: FullConfig | null;            // null: a field is unusable, or no schema yet
+  formSettings: FullConfig | null;        // rewrites the form when replaced (a preset, a model's or a checkpoint's settings)
   verdict: (Verdict & { id: number }) | null;
   validateId: number;
-  presetVerdicts: Partial<Record<PresetName, Verdict>>;
+  presetVerdicts: Record<string, Verdict>;
   // the model and its training
   model: ModelState | null;
   step: number;                           // steps the model has trained (0 without one)
   creating: boolean;
   pendingStart: boolean;
-  loading: null | { name: string; reason: 'file' | 'resume'; elapsedMs?: number; evalEvery?: number };
+  loading: null | { name: string; reason: 'file' | 'resume'; elapsedMs?: number };
   running: boolean;
   finished: boolean;
   lastLoss: number | null;
@@ -91,7 +91,7 @@ export interface RunState {
   lr: number | null;
   gradNorm: number | null;
   elapsedMs: number;
-  msPerStep: number;                      // wall time per step (moving average), for the ETA
+  etaMs: number | null;                   // to the end of the schedule (the core's run loop estimates it)
   lastTick: number;
   memoryBytes: number | null;
   history: LossHistory;                   // append-only; `historyRev` announces growth
@@ -128,10 +128,9 @@ export function initialState(): RunState {
   return {
     ready: null, loadFailed: null,
     corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, corpusOffset: 0,
-    settings: { ...PRESETS.small }, formSettings: { ...PRESETS.small }, evalEvery: PRESETS.small.evalEvery,
-    verdict: null, validateId: 0, presetVerdicts: {},
+    schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {},
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,
-    lastLoss: null, valLoss: null, valStep: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, msPerStep: 0,
+    lastLoss: null, valLoss: null, valStep: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, etaMs: null,
     lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0,
     download: false, runId: null, lastSave: null, saveNote: 'Nothing saved yet.', runs: [], storage: null, resumeOffer: null,
     sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
