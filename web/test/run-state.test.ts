@@ -7,6 +7,7 @@ import { canStart, etaMs, startBlockedReason, startLabel, statusLine, tokenLosse
 import { LossHistory } from '../src/app/history';
 import { createPageStore, initialState, patch, watch } from '../src/app/state';
 import type { FromWorker, FullConfig, Preset, Ready, ToWorker } from '../src/protocol';
+import { normalise } from '../src/settings';
 import { loadScalar } from './wasm';
 
 class FakeClient implements ClientLike {
@@ -122,8 +123,8 @@ describe('the controller', () => {
     const validate = client.sent.filter((m) => m.type === 'validate') as Extract<ToWorker, { type: 'validate' }>[];
     expect(validate.map((m) => m.id)).toEqual([...presets.map((_, i) => -(i + 1)), 1]);
     expect(validate[0].config).toEqual(presets[0].config);
-    // the form starts at preset S, from the module's presets
-    expect(store.get().settings).toEqual(presets.find((p) => p.name === 'S')!.config);
+    // the form starts at preset S, from the module's presets (float32 noise undone)
+    expect(store.get().settings).toEqual(normalise(ready.schema, presets.find((p) => p.name === 'S')!.config));
     client.emit({ type: 'validation', id: -1, problems: [], parameters: 123, trainingBytes: 9 });
     expect(store.get().presetVerdicts[presets[0].name]?.parameters).toBe(123);
     client.emit({ type: 'validation', id: 1, problems: [], parameters: 77, trainingBytes: 9 });
