@@ -18,13 +18,19 @@ const types: Record<string, string> = {
   '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.txt': 'text/plain', '.json': 'application/json',
 };
 let server: http.Server;
+// The service worker's install caches the whole site, the built-in text included: holding that one
+// file back keeps the worker from taking control (and the page from reloading) until the test has
+// made its choices, so they are made on the page before the reload, every time.
+let releaseInstall!: () => void;
+const installHeld = new Promise<void>((r) => (releaseInstall = r));
 let url = '';
 let ctx: BrowserContext;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
+  server = http.createServer(async (req, res) => {
     const p = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (p.endsWith('/tinyshakespeare.txt')) await installHeld;
     const file = path.join(dist, p.endsWith('/') ? `${p}index.html` : p);
     if (!file.startsWith(dist) || !fs.existsSync(file)) {
       res.writeHead(404).end();
@@ -38,6 +44,7 @@ beforeAll(async () => {
   ({ ctx, close } = await launch());
 });
 afterAll(async () => {
+  releaseInstall?.();
   await close?.();
   await new Promise((r) => server?.close(r));
 });
@@ -61,6 +68,9 @@ describe('first visit on a host without COOP/COEP', () => {
     expect(await page.evaluate(() => crossOriginIsolated)).toBe(false);
     await page.click('[data-preset=tiny]');
     await dropFile(page, 'mine.txt', new TextEncoder().encode('A text chosen before the reload.\n'.repeat(30)));
+    await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'mine.txt');
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(false);   // still the first load
+    releaseInstall();
     await until(page, `crossOriginIsolated && !!window.__tinygpt?.get().ready && document.querySelector('#corpus-name')?.textContent === 'mine.txt'`);
     // it did reload (this document is the reloaded one), and kept what was chosen before
     expect(await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).type)).toBe('reload');

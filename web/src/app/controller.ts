@@ -62,9 +62,10 @@ export class Controller {
   }
 
   private onReady(m: Msg<'ready'>): void {
-    // the knobs and presets come from the core's schema; the form starts at preset S
+    // the knobs and presets come from the core's schema; the form starts at preset S (or at what
+    // the page before the service worker's reload had chosen: carry-over.ts)
     const s = this.get();
-    const initial = normalise(m.schema, s.model?.config ?? m.presets.find((p) => p.name === 'S')?.config ?? m.presets[0].config);
+    const initial = normalise(m.schema, s.model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === 'S')?.config ?? m.presets[0].config);
     this.set({
       ready: m, schema: m.schema, presets: m.presets, formSettings: initial, settings: s.model ? s.settings : initial,
       timing: { ...s.timing, readyMs: performance.now(), moduleLoadMs: m.loadMs },
