@@ -346,17 +346,20 @@ describe('tinygpt in the browser', () => {
     execFileSync(path.join(root, 'build/native/tinygpt'), ['export', '--ckpt', path.join(artifacts, 'downloaded.ckpt'), '--out', exported]);
     const models = await count('model');
     await dropFile('exported.safetensors', new Uint8Array(fs.readFileSync(exported)), 'application/octet-stream');
-    await page.waitForFunction((n) => ((window as any).__tinygpt.counts.model ?? 0) > n, models);
+    await page.waitForFunction((n) => ((window as any).__tinygpt.get().counts.model ?? 0) > n, models);
     expect(await dbg((d) => d.step)).toBe(0);
     expect(await page.isDisabled('#knob-n_layer')).toBe(true);    // the file's settings, locked
     expect(await page.inputValue('#knob-n_embd')).toBe('64');
     const evals1 = await count('evalResult');
     await page.click('#btn-evaluate');
-    await page.waitForFunction((n) => ((window as any).__tinygpt.counts.evalResult ?? 0) > n, evals1);
+    await page.waitForFunction((n) => ((window as any).__tinygpt.get().counts.evalResult ?? 0) > n, evals1);
     expect(await value('#stat-val')).toBe(val);                  // the checkpoint's weights: its validation loss
     await shot('10a-safetensors-loaded');
 
+    // a live model now: replacing it asks first (issue 11, item 2)
+    const asked = new Promise<string>((resolve) => page.once('dialog', (d) => { resolve(d.message()); void d.accept(); }));
     await dropFile(download.suggestedFilename(), ckpt, 'application/octet-stream');
+    expect(await asked).toMatch(/Replace the current model/);
     await waitDbg((d, s) => d.step === s, step);
     expect(await value('#stat-step')).toBe(step);
     expect(await page.isDisabled('#knob-n_layer')).toBe(true);    // the checkpoint's settings, locked

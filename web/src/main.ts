@@ -34,6 +34,7 @@ const client = new WorkerClient();
 const controller = new Controller(store, client);
 const corpus: CorpusLoader = new CorpusLoader(store, client, {
   db: () => runs.database(), holdCorpus: (id) => runs.holdCorpus(id), loadCheckpointFile: controller.loadCheckpointFile,
+  loadModelFile: controller.loadModelFile,
 });
 const runs: Runs = new Runs(store, client, corpus);
 controller.beforeReplace = runs.saveIfBehind;

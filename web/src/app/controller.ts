@@ -1,7 +1,7 @@
 // controller.ts — turns the training worker's events into state changes, and the panels'
 // requests into worker commands. It owns no DOM (apart from the download link): panels draw
 // what the store holds.
-import { checkpointFileName, isCheckpoint } from '../checkpoint';
+import { checkpointFileName, isCheckpoint, isSafetensors } from '../checkpoint';
 import type { WorkerClient } from '../client';
 import { formatCount } from '../format';
 import type { FromWorker, FullConfig, SampleOptions, Variant } from '../protocol';
@@ -40,7 +40,7 @@ export class Controller {
     client.on('error', (m) => this.onError(m));
     // the actions are handed to panels as callbacks
     for (const name of ['init', 'setSettings', 'startPause', 'reset', 'evaluate', 'generate', 'stopGeneration', 'inspect', 'refreshInspection',
-      'anotherSlice', 'download', 'loadCheckpointFile', 'setInspectSource', 'setInspectText', 'setInspectLive', 'setInspectVisible', 'setSamplePrompt'] as const) {
+      'anotherSlice', 'download', 'loadCheckpointFile', 'loadModelFile', 'setInspectSource', 'setInspectText', 'setInspectLive', 'setInspectVisible', 'setSamplePrompt'] as const) {
       (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     }
   }
@@ -214,7 +214,8 @@ export class Controller {
         this.set({ creating: false, pendingStart: false });
         notify(`Could not create the model: ${m.message}`, 'error');
         return;
-      case 'load': {
+      case 'load':
+      case 'loadSafetensors': {
         const l = s.loading;
         this.set({ loading: null });
         if (l?.reason === 'resume') notify(`Could not resume the saved run: ${m.message}`, 'error');
@@ -376,6 +377,7 @@ export class Controller {
       return;
     }
     if (!isCheckpoint(bytes)) {
+      if (isSafetensors(bytes, bytes.length)) return this.loadModelFile(file);
       notify(`${file.name} is not a tinygpt checkpoint (it doesn't start with TGPTCKPT). The current model is unchanged.`, 'error');
       return;
     }
@@ -391,6 +393,23 @@ export class Controller {
 
   init(options: { variant?: Variant; maxThreads?: number }): void {
     this.client.send({ type: 'init', wasmBase: new URL('./wasm/', document.baseURI).href, ...options });
+  }
+
+  /** A .safetensors model file (tinygpt export, python/tinygpt): a new run from its weights and config. */
+  async loadModelFile(file: File): Promise<void> {
+    let bytes: ArrayBuffer;
+    try {
+      bytes = await file.arrayBuffer();
+    } catch (e) {
+      notify(`Can't read ${file.name}: ${e instanceof Error ? e.message : e}`, 'error');
+      return;
+    }
+    const s = this.get();
+    if (s.model && !confirm(`Replace the current model (step ${formatCount(s.step)}) with a new run from ${file.name}? The current run stays in Your runs.`)) return;
+    if (s.model) this.beforeReplace();
+    notify(`Loading ${file.name}…`, 'info', { id: 'loading', timeout: 3000 });
+    this.set({ loading: { name: file.name, reason: 'file' } });
+    this.client.send({ type: 'loadSafetensors', bytes, name: file.name });
   }
 
   /** Called before the live model goes (reset, a checkpoint loaded over it): main.ts saves its run. */

@@ -1,6 +1,7 @@
 // corpus-loader.ts — from a file (dropped or chosen) or the built-in text to the worker: tells
 // checkpoints from texts, refuses what can't be trained on with a message (keeping the previous
 // text), analyses the bytes in chunks, stores the text for resuming, and sends it.
+import { isSafetensors } from '../checkpoint';
 import type { ClientLike } from './controller';
 import { type CorpusStats, analyzeCorpus, checkSize, readHead } from '../corpus';
 import type { Sniffed } from '../protocol';
@@ -20,6 +21,8 @@ export interface CorpusLoaderDeps {
   /** Marks the chosen text as this tab's, so no other tab's clean-up takes it (runs-lock.ts). */
   holdCorpus: (id: string) => Promise<void>;
   loadCheckpointFile: (file: File) => Promise<void>;
+  /** A .safetensors model file: a new run from its weights (controller.ts). */
+  loadModelFile: (file: File) => Promise<void>;
 }
 
 export class CorpusLoader {
@@ -99,6 +102,8 @@ export class CorpusLoader {
       this.showProblem(`Can't read ${file.name}`, String(e instanceof Error ? e.message : e), 'read');
       return;
     }
+    // a model file (tinygpt export) is binary to the sniffer: its safetensors header says what it is
+    if (verdict.kind !== 'checkpoint' && isSafetensors(head, file.size)) return this.deps.loadModelFile(file);
     switch (verdict.kind) {
       case 'checkpoint':
         return this.deps.loadCheckpointFile(file);
