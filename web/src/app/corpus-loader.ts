@@ -86,7 +86,8 @@ export class CorpusLoader {
         off();
         resolve(m.result);
       });
-      this.client.send({ type: 'sniff', id, head: head.buffer as ArrayBuffer, size, name });
+      // a copy: the message transfers its buffer, and the caller still reads the head
+      this.client.send({ type: 'sniff', id, head: head.slice().buffer, size, name });
     });
   }
 
