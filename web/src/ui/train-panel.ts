@@ -76,10 +76,12 @@ export class TrainPanel {
       this.setControls(st);
       this.draw();
     });
+    // a validation loss is rare and asked for (Validate now): shown at once
+    watch(store, ['valLoss', 'valStep'], () => this.draw());
     // Numbers change every slice; redrawing them 4 times a second is plenty, and painting is
     // what the page's main thread spends its time on while training (it shares the CPU).
     const drawSoon = throttle(() => this.draw(), 250);
-    watch(store, ['step', 'lastLoss', 'valLoss', 'valStep', 'tokensPerSec', 'lr', 'gradNorm', 'elapsedMs', 'memoryBytes'], drawSoon);
+    watch(store, ['step', 'lastLoss', 'tokensPerSec', 'lr', 'gradNorm', 'elapsedMs', 'memoryBytes'], drawSoon);
   }
 
   private setControls(s: RunState): void {
