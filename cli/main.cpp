@@ -24,6 +24,7 @@
 #include "tinygpt/runtime.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/sample.h"
+#include "tinygpt/sniff.h"
 #include "tinygpt/trainer.h"
 
 #ifndef TINYGPT_DATA_DIR
@@ -51,6 +52,7 @@ struct Option {
 const Option kOptions[] = {
     {"preset", kTrain | kConfig | kBench, "NAME", "start from a preset (tiny, S, M; bench: or all); flags override it"},
     {"data", kTrain, "FILE", "a text to train on (gpt; default: tiny Shakespeare), or source<TAB>target pairs (seq2seq)"},
+    {"encoding", kTrain, "NAME", "auto (default: Latin-1/Windows-1252/UTF-16 text is converted to UTF-8), bytes (as they are), or an encoding"},
     {"task", kTrain, "NAME", "seq2seq: a built-in task instead of --data (zh-en, reverse, numbers, dates)"},
     {"task_seed", kTrain, "N", "seq2seq: the seed that generates the built-in task's pairs (default 1)"},
     {"out", kTrain, "FILE", "write a checkpoint here at the end (and every --save_interval steps)"},
@@ -252,6 +254,10 @@ Config new_run_config(const Args& args, const safetensors::File* init) {
       throw Error("--" + name + ": with --init the model comes from the file (" + name + " " + field_text(c, *f) + ")");
     set_field_text(c, *f, value);
   }
+  if (!args.has("warmup_iters") && c.warmup_iters > c.max_iters) {
+    c.warmup_iters = c.max_iters / 10;  // a short run asked for with --max_iters keeps a proportionate warmup
+    std::printf("note: warmup_iters set to %d (a tenth of max_iters)\n", c.warmup_iters);
+  }
   return c;
 }
 
@@ -300,7 +306,36 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
     path = std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt";
   }
   std::vector<uint8_t> bytes = io::read_file(path);
-  if (bytes.empty()) throw Error("'" + path + "' is empty: give a file with some " + (kind == ModelKind::gpt ? "text" : "pairs") + " in it");
+  // the page's rules for "what is this file" (tinygpt/sniff.h), with the same messages
+  const std::string encoding = args.str("encoding", "auto");
+  if (encoding != "auto" && encoding != "bytes") {
+    if (bytes.empty()) throw Error("'" + path + "' is empty");
+    return {io::to_utf8(bytes, encoding), path + " (" + encoding + " converted to UTF-8)"};
+  }
+  const io::Sniffed s = io::sniff(bytes.data(), std::min<size_t>(bytes.size(), size_t(256) << 10), bytes.size(), path);
+  switch (s.kind) {
+    case io::FileKind::empty:
+    case io::FileKind::not_checkpoint:
+      throw Error(s.message);
+    case io::FileKind::checkpoint:
+      throw Error("'" + path + "' is a tinygpt checkpoint, not training data: continue it with --resume " + path);
+    case io::FileKind::binary:
+      if (encoding != "bytes") throw Error(s.message + " (--encoding bytes trains on it as it is)");
+      break;
+    case io::FileKind::latin1_text:
+    case io::FileKind::utf16_text:
+      if (encoding == "bytes") break;
+      std::printf("note: %s is %s text: converted to UTF-8 (--encoding bytes trains on the bytes as they are)\n",
+                  path.c_str(), s.encoding.c_str());
+      return {io::to_utf8(bytes, s.encoding), path + " (" + s.encoding + " converted to UTF-8)"};
+    case io::FileKind::tsv_pairs:
+      if (kind == ModelKind::gpt)
+        std::printf("note: %s holds source<TAB>target pairs: --model seq2seq trains a translator on them; training a language model on the text\n",
+                    path.c_str());
+      break;
+    case io::FileKind::utf8_text:
+      break;
+  }
   return {std::move(bytes), path};
 }
 

@@ -88,3 +88,16 @@ TEST_CASE("the sniffer finds UTF-16 by its byte order mark and calls the rest bi
   for (int i = 0; i < 400; i++) noise.push_back(uint8_t(0xA0 + (i * 37) % 96));
   CHECK(sniff_bytes(noise, "noise.dat").kind == io::FileKind::binary);
 }
+
+TEST_CASE("to_utf8 converts the encodings the sniffer names", "[sniff]") {
+  auto u8 = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  // Latin-1: é is 0xE9; Windows-1252 adds the euro sign and curly quotes at 0x80..0x9F
+  CHECK(io::to_utf8({'C', 'a', 'f', 0xE9}, "iso-8859-1") == u8("Caf\xC3\xA9"));
+  CHECK(io::to_utf8({0x80, 0x93, 'x', 0x94}, "windows-1252") == u8("\xE2\x82\xAC\xE2\x80\x9Cx\xE2\x80\x9D"));
+  CHECK(io::to_utf8({0x80}, "iso-8859-1") == u8("\xC2\x80"));  // a C1 control in Latin-1
+  // UTF-16 with a byte order mark, a character outside the BMP (U+1F600) and a lone surrogate
+  CHECK(io::to_utf8({0xFF, 0xFE, 'h', 0, 0x3D, 0xD8, 0x00, 0xDE}, "utf-16le") == u8("h\xF0\x9F\x98\x80"));
+  CHECK(io::to_utf8({0xFE, 0xFF, 0, 'h', 0xD8, 0x3D}, "utf-16be") == u8("h\xEF\xBF\xBD"));
+  CHECK(io::to_utf8(u8("plain"), "utf-8") == u8("plain"));
+  CHECK_THROWS_WITH(io::to_utf8(u8("x"), "ebcdic"), Catch::Contains("cannot convert from the encoding 'ebcdic'"));
+}

@@ -3,6 +3,8 @@
 // Latin-1 / Windows-1252 text and binary.
 #include "tinygpt/sniff.h"
 
+#include "tinygpt/error.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -180,4 +182,67 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
   return done(FileKind::binary);
 }
 
+namespace {
+
+void put_utf8(std::vector<uint8_t>& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(uint8_t(cp));
+  } else if (cp < 0x800) {
+    out.push_back(uint8_t(0xC0 | (cp >> 6)));
+    out.push_back(uint8_t(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(uint8_t(0xE0 | (cp >> 12)));
+    out.push_back(uint8_t(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(uint8_t(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(uint8_t(0xF0 | (cp >> 18)));
+    out.push_back(uint8_t(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(uint8_t(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(uint8_t(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Windows-1252's characters for bytes 0x80..0x9F (0 where it defines none: those map like Latin-1).
+constexpr uint16_t kCp1252High[32] = {
+    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+    0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178};
+
+}  // namespace
+
+std::vector<uint8_t> to_utf8(const std::vector<uint8_t>& bytes, const std::string& encoding) {
+  if (encoding.empty() || encoding == "utf-8") return bytes;
+  std::vector<uint8_t> out;
+  out.reserve(bytes.size() + bytes.size() / 4);
+  if (encoding == "windows-1252" || encoding == "iso-8859-1") {
+    const bool cp1252 = encoding == "windows-1252";
+    for (uint8_t b : bytes) {
+      uint32_t cp = b;
+      if (cp1252 && b >= 0x80 && b < 0xA0 && kCp1252High[b - 0x80]) cp = kCp1252High[b - 0x80];
+      put_utf8(out, cp);
+    }
+    return out;
+  }
+  if (encoding == "utf-16le" || encoding == "utf-16be") {
+    const bool le = encoding == "utf-16le";
+    size_t i = 0;
+    auto unit = [&](size_t at) -> uint32_t {
+      return le ? uint32_t(bytes[at]) | (uint32_t(bytes[at + 1]) << 8) : (uint32_t(bytes[at]) << 8) | uint32_t(bytes[at + 1]);
+    };
+    if (bytes.size() >= 2 && unit(0) == 0xFEFF) i = 2;  // the byte order mark
+    for (; i + 1 < bytes.size(); i += 2) {
+      uint32_t u = unit(i);
+      if (u >= 0xD800 && u < 0xDC00 && i + 3 < bytes.size() && unit(i + 2) >= 0xDC00 && unit(i + 2) < 0xE000) {
+        u = 0x10000 + ((u - 0xD800) << 10) + (unit(i + 2) - 0xDC00);
+        i += 2;
+      } else if (u >= 0xD800 && u < 0xE000) {
+        u = 0xFFFD;
+      }
+      put_utf8(out, u);
+    }
+    return out;
+  }
+  throw Error("cannot convert from the encoding '" + encoding + "' (windows-1252, iso-8859-1, utf-16le, utf-16be)");
+}
+
 }  // namespace tinygpt::io
+

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tinygpt::io {
 
@@ -45,5 +46,11 @@ struct Sniffed {
 Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::string& name);
 
 const char* file_kind_name(FileKind kind);
+
+// The bytes as UTF-8, from the encoding sniff() named: "windows-1252" and "iso-8859-1" (one byte
+// per character), "utf-16le" and "utf-16be" (a leading byte order mark is dropped; an unpaired
+// surrogate becomes U+FFFD). "utf-8" or "" returns the bytes unchanged; another name throws.
+// The CLI uses it for --encoding auto; the page decodes with the browser's TextDecoder.
+std::vector<uint8_t> to_utf8(const std::vector<uint8_t>& bytes, const std::string& encoding);
 
 }  // namespace tinygpt::io
