@@ -90,75 +90,10 @@ float* shared_scratch(size_t n) {
   return buffer.data();
 }
 
-// ---- forwarding ------------------------------------------------------------------------------
+// ---- forwarding: one public function per row of kernel_list.h -------------------------------
 
-void sgemm(bool ta, bool tb, int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc,
-           bool acc) {
-  active().sgemm(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, acc);
-}
-void matmul_forward(float* out, const float* inp, const float* w, const float* b, int N, int IC, int OC) {
-  active().matmul_forward(out, inp, w, b, N, IC, OC);
-}
-void matmul_backward(float* dinp, float* dw, float* db, const float* dout, const float* inp, const float* w, int N,
-                     int IC, int OC) {
-  active().matmul_backward(dinp, dw, db, dout, inp, w, N, IC, OC);
-}
-void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* w, const float* b, int N,
-                       int C, float eps) {
-  active().layernorm_forward(out, mean, rstd, inp, w, b, N, C, eps);
-}
-void layernorm_backward(float* dinp, float* dw, float* db, const float* dout, const float* inp, const float* w,
-                        const float* mean, const float* rstd, int N, int C) {
-  active().layernorm_backward(dinp, dw, db, dout, inp, w, mean, rstd, N, C);
-}
-void gelu_forward(float* out, const float* inp, int64_t n) { active().gelu_forward(out, inp, n); }
-void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) { active().gelu_backward(dinp, inp, dout, n); }
-void softmax_forward(float* out, const float* inp, int N, int C) { active().softmax_forward(out, inp, N, C); }
-void softmax_backward(float* dinp, const float* out, const float* dout, int N, int C) {
-  active().softmax_backward(dinp, out, dout, N, C);
-}
-void crossentropy_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V) {
-  active().crossentropy_forward(losses, probs, logits, targets, N, V);
-}
-void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N, int V) {
-  active().crossentropy_backward(dlogits, probs, targets, dloss, N, V);
-}
-void attention_forward(float* out, float* att, const float* qkv, int B, int T, int C, int NH) {
-  active().attention_forward(out, att, qkv, B, T, C, NH);
-}
-void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C, int NH) {
-  active().attention_backward(dqkv, dout, qkv, att, B, T, C, NH);
-}
-void attention_decode(float* out, const float* qkv, const float* k_cache, const float* v_cache, int p0, int n, int C,
-                      int NH) {
-  active().attention_decode(out, qkv, k_cache, v_cache, p0, n, C, NH);
-}
-void add_forward(float* out, const float* a, const float* b, int64_t n) { active().add_forward(out, a, b, n); }
-void accumulate(float* dst, const float* src, int64_t n) { active().accumulate(dst, src, n); }
-double sum_squares(const float* x, int64_t n) { return active().sum_squares(x, n); }
-void scale(float* x, float s, int64_t n) { active().scale(x, s, n); }
-void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, float lr, float b1, float b2, float eps,
-                  float wd, float bc1, float bc2) {
-  active().adamw_update(p, g, m, v, n, lr, b1, b2, eps, wd, bc1, bc2);
-}
-// seq2seq kernels
-void mha_forward(float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
-                 const AttentionShape& s) {
-  active().mha_forward(out, att, q, k, v, key_pad, s);
-}
-void mha_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
-                  const float* att, const uint8_t* key_pad, const AttentionShape& s) {
-  active().mha_backward(dq, dk, dv, dout, q, k, v, att, key_pad, s);
-}
-void relu_forward(float* out, const float* inp, int64_t n) { active().relu_forward(out, inp, n); }
-void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) { active().relu_backward(dinp, inp, dout, n); }
-void crossentropy_ignore_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N,
-                                 int V) {
-  active().crossentropy_ignore_forward(losses, probs, logits, targets, N, V);
-}
-void crossentropy_ignore_backward(float* dlogits, const float* probs, const int32_t* targets, float dloss, int N,
-                                  int V) {
-  active().crossentropy_ignore_backward(dlogits, probs, targets, dloss, N, V);
-}
+#define TINYGPT_KERNEL(ret, name, params, args) \
+  ret name params { return active().name args; }
+#include "kernel_list.h"
 
 }  // namespace tinygpt::kernels

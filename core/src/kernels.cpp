@@ -13,9 +13,6 @@ namespace tinygpt::kernels::TINYGPT_ISA {
 using simd::vf;
 using simd::W;
 
-// defined below, used before (qualified lookup would otherwise reach the dispatching kernels::accumulate)
-void accumulate(float* dst, const float* src, int64_t n);
-
 namespace {
 constexpr int64_t kChunk = 4096;  // elements per task for elementwise kernels
 
@@ -492,13 +489,9 @@ void adamw_update(float* params, const float* grads, float* m, float* v, int64_t
 
 const KernelTable& table() {
   static const KernelTable t = {
-      simd::kBackend,     &sgemm,           &matmul_forward,       &matmul_backward,       &layernorm_forward,
-      &layernorm_backward, &gelu_forward,   &gelu_backward,        &softmax_forward,       &softmax_backward,
-      &crossentropy_forward, &crossentropy_backward, &attention_forward, &attention_backward, &attention_decode,
-      &add_forward,       &accumulate,      &sum_squares,          &scale,                 &adamw_update,
-      // seq2seq kernels (kernels_seq2seq.cpp)
-      &mha_forward, &mha_backward, &relu_forward, &relu_backward, &crossentropy_ignore_forward,
-      &crossentropy_ignore_backward,
+      .backend = simd::kBackend,
+#define TINYGPT_KERNEL(ret, name, params, args) .name = &name,
+#include "kernel_list.h"
   };
   return t;
 }

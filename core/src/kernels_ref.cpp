@@ -224,6 +224,55 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
       }
 }
 
+void attention_decode(float* out, const float* qkv, const float* k_cache, const float* v_cache, int p0, int n, int C,
+                      int NH) {
+  const int HS = C / NH;
+  const float scale = 1.0f / std::sqrt(float(HS));
+  std::vector<float> s(size_t(p0 + n));
+  for (int h = 0; h < NH; h++)
+    for (int i = 0; i < n; i++) {
+      const float* q_i = qkv + i * 3 * C + h * HS;
+      const int visible = p0 + i + 1;  // the new position sees the cache and itself
+      float maxv = -INFINITY;
+      for (int j = 0; j < visible; j++) {
+        const float* k_j = k_cache + j * C + h * HS;
+        float dot = 0.0f;
+        for (int d = 0; d < HS; d++) dot += q_i[d] * k_j[d];
+        s[j] = dot * scale;
+        maxv = std::fmax(maxv, s[j]);
+      }
+      float sum = 0.0f;
+      for (int j = 0; j < visible; j++) {
+        s[j] = std::exp(s[j] - maxv);
+        sum += s[j];
+      }
+      float* out_i = out + i * C + h * HS;
+      for (int d = 0; d < HS; d++) {
+        float y = 0.0f;
+        for (int j = 0; j < visible; j++) y += s[j] / sum * v_cache[j * C + h * HS + d];
+        out_i[d] = y;
+      }
+    }
+}
+
+void add_forward(float* out, const float* a, const float* b, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+
+void accumulate(float* dst, const float* src, int64_t n) {
+  for (int64_t i = 0; i < n; i++) dst[i] += src[i];
+}
+
+double sum_squares(const float* x, int64_t n) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; i++) sum += double(x[i]) * x[i];
+  return sum;
+}
+
+void scale(float* x, float s, int64_t n) {
+  for (int64_t i = 0; i < n; i++) x[i] *= s;
+}
+
 void adamw_update(float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1,
                   float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2) {
   for (int64_t i = 0; i < n; i++) {

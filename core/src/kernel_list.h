@@ -1,0 +1,141 @@
+// kernel_list.h — the one list of kernels: one row per kernel, TINYGPT_KERNEL(return type,
+// name, (parameters), (arguments)). Everything else is generated from it by including this file
+// with TINYGPT_KERNEL defined (the file undefines it at the end, and has no include guard):
+//   kernels.h       the public kernels:: declarations and their kernels::ref:: scalar twins
+//   kernels_isa.h   KernelTable (one function pointer per row) and the per-ISA declarations
+//   kernels.cpp     each ISA's table, filled by name
+//   dispatch.cpp    the public functions, forwarding to the table chosen at start-up
+// Adding a kernel: one row here, its production version (kernels.cpp, gemm.cpp or
+// kernels_seq2seq.cpp) and its scalar twin (kernels_ref.cpp, kernels_seq2seq_ref.cpp);
+// tests/test_kernels.cpp compares the two.
+//
+// Conventions (llm.c): outputs first, sizes last; a backward kernel takes d-prefixed
+// gradients and ACCUMULATES into them (+=). Shapes:
+//   B batch, T time, C channels, V vocab, NH heads, HS = C / NH head size,
+//   N = B * T rows when the batch and time dimensions are flattened.
+#ifndef TINYGPT_KERNEL
+#error "define TINYGPT_KERNEL(ret, name, params, args) before including kernel_list.h"
+#endif
+
+// ---- GEMM ----------------------------------------------------------------------------------
+// C (M, N) = [C +] op(A) (M, K) @ op(B) (K, N)
+// op(A) = A (stored M x K, row stride lda) or, with transA, A^T (A stored K x M).
+// op(B) = B (stored K x N, row stride ldb) or, with transB, B^T (B stored N x K).
+TINYGPT_KERNEL(void, sgemm,
+               (bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                float* C, int ldc, bool accumulate),
+               (transA, transB, M, N, K, A, lda, B, ldb, C, ldc, accumulate))
+
+// ---- linear layer: out = inp @ weight + bias ---------------------------------------------
+// out (N, OC); inp (N, IC); weight (IC, OC); bias (OC) or nullptr
+TINYGPT_KERNEL(void, matmul_forward,
+               (float* out, const float* inp, const float* weight, const float* bias, int N, int IC, int OC),
+               (out, inp, weight, bias, N, IC, OC))
+// dinp (N, IC) += dout @ weight^T;  dweight (IC, OC) += inp^T @ dout;  dbias (OC) += sum_n dout
+// any of dinp / dweight / dbias may be nullptr (not wanted)
+TINYGPT_KERNEL(void, matmul_backward,
+               (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp, const float* weight,
+                int N, int IC, int OC),
+               (dinp, dweight, dbias, dout, inp, weight, N, IC, OC))
+
+// ---- LayerNorm over the last dim ---------------------------------------------------------
+// out (N, C) = (inp - mean) * rstd * weight + bias;  mean, rstd (N) are saved for backward
+TINYGPT_KERNEL(void, layernorm_forward,
+               (float* out, float* mean, float* rstd, const float* inp, const float* weight, const float* bias, int N,
+                int C, float eps),
+               (out, mean, rstd, inp, weight, bias, N, C, eps))
+// dinp (N, C), dweight (C), dbias (C) += gradients given dout (N, C); any may be nullptr
+TINYGPT_KERNEL(void, layernorm_backward,
+               (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp, const float* weight,
+                const float* mean, const float* rstd, int N, int C),
+               (dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C))
+
+// ---- GELU (tanh approximation) -----------------------------------------------------------
+// out (n) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))   (out may be inp: in place)
+TINYGPT_KERNEL(void, gelu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+// dinp (n) += gelu'(inp) * dout
+TINYGPT_KERNEL(void, gelu_backward, (float* dinp, const float* inp, const float* dout, int64_t n), (dinp, inp, dout, n))
+
+// ---- softmax over the last dim -------------------------------------------------------------
+// out (N, C) = softmax(inp (N, C)) per row
+TINYGPT_KERNEL(void, softmax_forward, (float* out, const float* inp, int N, int C), (out, inp, N, C))
+// dinp (N, C) += out * (dout - <dout, out>)
+TINYGPT_KERNEL(void, softmax_backward, (float* dinp, const float* out, const float* dout, int N, int C),
+               (dinp, out, dout, N, C))
+
+// ---- fused softmax + cross-entropy ---------------------------------------------------------
+// losses (N) = -log softmax(logits (N, V))[target];  probs (N, V) saved for backward
+TINYGPT_KERNEL(void, crossentropy_forward,
+               (float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V),
+               (losses, probs, logits, targets, N, V))
+// dlogits (N, V) += dloss * (probs - onehot(target))   (dloss: d(total)/d(loss_n), same for all n)
+TINYGPT_KERNEL(void, crossentropy_backward,
+               (float* dlogits, const float* probs, const int32_t* targets, float dloss, int N, int V),
+               (dlogits, probs, targets, dloss, N, V))
+
+// ---- causal multi-head self-attention (after the qkv projection) -------------------------
+// qkv (B, T, 3C) holds [q | k | v] per position, head h at channels h*HS .. h*HS+HS-1.
+// att (B, NH, T, T): softmax_j(q_i . k_j / sqrt(HS)) for j <= i, exactly 0 for j > i
+// out (B, T, C): out_i = sum_j att_ij v_j, heads side by side
+TINYGPT_KERNEL(void, attention_forward, (float* out, float* att, const float* qkv, int B, int T, int C, int NH),
+               (out, att, qkv, B, T, C, NH))
+// dqkv (B, T, 3C) += gradient through the attention given dout (B, T, C)
+TINYGPT_KERNEL(void, attention_backward,
+               (float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C, int NH),
+               (dqkv, dout, qkv, att, B, T, C, NH))
+// Decoding n new positions p0 .. p0+n-1 against a KV cache (generation):
+// q from qkv (n, 3C); keys and values of positions 0 .. p0+n-1 in k_cache, v_cache (T, C).
+// out (n, C): out_i = sum_{j <= p0+i} softmax_j(q_i . k_j / sqrt(HS)) v_j per head
+TINYGPT_KERNEL(void, attention_decode,
+               (float* out, const float* qkv, const float* k_cache, const float* v_cache, int p0, int n, int C, int NH),
+               (out, qkv, k_cache, v_cache, p0, n, C, NH))
+
+// ---- small vector ops ----------------------------------------------------------------------
+// out (n) = a + b
+TINYGPT_KERNEL(void, add_forward, (float* out, const float* a, const float* b, int64_t n), (out, a, b, n))
+// dst (n) += src
+TINYGPT_KERNEL(void, accumulate, (float* dst, const float* src, int64_t n), (dst, src, n))
+// sum of x^2 over x (n), in double, in a fixed order
+TINYGPT_KERNEL(double, sum_squares, (const float* x, int64_t n), (x, n))
+// x (n) *= s
+TINYGPT_KERNEL(void, scale, (float* x, float s, int64_t n), (x, s, n))
+
+// ---- AdamW (one flat loop over a parameter range) ----------------------------------------
+// m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
+// p = p (1 - lr wd) - lr (m / bc1) / (sqrt(v / bc2) + eps)    with bc_i = 1 - b_i^t
+TINYGPT_KERNEL(void, adamw_update,
+               (float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
+                float eps, float weight_decay, float bias_correction1, float bias_correction2),
+               (params, grads, m, v, n, lr, beta1, beta2, eps, weight_decay, bias_correction1, bias_correction2))
+
+// ---- encoder-decoder (seq2seq): kernels_seq2seq.cpp, twins in kernels_seq2seq_ref.cpp -------
+// General multi-head attention over separate query and key/value inputs, with an optional
+// causal mask and key-padding mask (encoder self-attention, decoder self-attention,
+// cross-attention, and decoding against caches); shapes and strides in AttentionShape (kernels.h).
+// out (B, Tq, C), att (B, NH, Tq, Tk):
+//   s_ij = q_i . k_j / sqrt(HS) + mask_ij,  mask_ij = -inf where key j is padding (key_pad[b, j] != 0)
+//   or, if causal, j > i + (Tk - Tq);  att_i = softmax(s_i);  out_i = sum_j att_ij v_j
+// key_pad (B, Tk) or nullptr. A row whose keys are all masked gets att = 0 and out = 0 (not NaN).
+TINYGPT_KERNEL(void, mha_forward,
+               (float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
+                const AttentionShape& s),
+               (out, att, q, k, v, key_pad, s))
+// dq (laid out like q) += ..., dk, dv (laid out like k, v) += ... given dout (B, Tq, C) and the
+// forward's att. Requires kv_batch != 0 (keys owned by one batch element each).
+TINYGPT_KERNEL(void, mha_backward,
+               (float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
+                const float* att, const uint8_t* key_pad, const AttentionShape& s),
+               (dq, dk, dv, dout, q, k, v, att, key_pad, s))
+// ReLU: out (n) = max(x, 0);  backward: dinp (n) += dout where inp > 0
+TINYGPT_KERNEL(void, relu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+TINYGPT_KERNEL(void, relu_backward, (float* dinp, const float* inp, const float* dout, int64_t n), (dinp, inp, dout, n))
+// Cross-entropy that skips rows whose target is negative (padding): losses[n] = 0 there and
+// probs row n is left untouched; otherwise as crossentropy_forward / crossentropy_backward.
+TINYGPT_KERNEL(void, crossentropy_ignore_forward,
+               (float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V),
+               (losses, probs, logits, targets, N, V))
+TINYGPT_KERNEL(void, crossentropy_ignore_backward,
+               (float* dlogits, const float* probs, const int32_t* targets, float dloss, int N, int V),
+               (dlogits, probs, targets, dloss, N, V))
+
+#undef TINYGPT_KERNEL
