@@ -1,30 +1,142 @@
-// kernels_bench — the machine's multiply-add peak and the GEMM kernels' GFLOP/s at the
-// model's shapes, natively (SSE2 / AVX2+FMA) and, built with Emscripten, in SIMD128.
+// kernels_bench — the machine's multiply-add peak, its memory bandwidth, the GEMM kernels'
+// GFLOP/s at the shapes of configs S and M, and KV-cached decoding of M against the bandwidth
+// bound; natively (every compiled-in backend: SSE2, AVX2+FMA, AVX-512) and, built with
+// Emscripten, in SIMD128.
 //
-//   kernels_bench [--threads N] [--json]
+//   kernels_bench [--threads N] [--json] [--quick] [--cpu-time]
 //
-// Peak: many independent multiply-add chains on registers (no memory traffic), the vector
-// width of this build. With FMA (AVX2) a chain step is one fused instruction; SIMD128 has no
-// FMA, so a step is a mul and an add (two flops either way).
+// --cpu-time times the GEMMs by this thread's CPU time instead of the wall clock (one thread
+// only): on a machine shared with other busy processes it measures the kernel, not the share
+// of the CPU it got. Reported figures use the wall clock.
+//
+// Peak: many independent multiply-add chains on registers (no memory traffic), at the vector
+// width of each backend. With FMA (AVX2, AVX-512) a chain step is one fused instruction; SSE2
+// and SIMD128 have no FMA, so a step is a mul and an add (two flops either way).
+// Bandwidth: a streaming read of a buffer much larger than the caches (the sum of its floats),
+// with N threads each reading a contiguous slice.
+// Decode: config M, one token at a time against the KV cache through a whole context; the bytes
+// a token must read are the weights of every layer and the head, plus the cached keys and values
+// of the positions before it. bound = bandwidth / bytes per token.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__) && !defined(__AVX2__)
+#include <immintrin.h>
+#define BENCH_X86_PEAKS 1
+#endif
+
 #include "kernels.h"
-#include "peak.h"
 #include "simd.h"
 #include "threadpool.h"
+#include "tinygpt/model.h"
 #include "tinygpt/rng.h"
 
 using namespace tinygpt;
 
 namespace {
 
-using bench::Clock;
-using bench::peak_for;
-using bench::seconds_since;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool g_cpu_time = false;  // --cpu-time
+double gemm_clock() {
+  if (g_cpu_time) {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+  }
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+// 12 independent chains c = c * a + b, `iters` times, written out so that they stay in registers.
+#define BENCH_CHAINS(FMA)                                                                           \
+  for (long it = 0; it < iters; it++) {                                                            \
+    c0 = FMA(c0, a, b), c1 = FMA(c1, a, b), c2 = FMA(c2, a, b), c3 = FMA(c3, a, b);                \
+    c4 = FMA(c4, a, b), c5 = FMA(c5, a, b), c6 = FMA(c6, a, b), c7 = FMA(c7, a, b);                \
+    c8 = FMA(c8, a, b), c9 = FMA(c9, a, b), c10 = FMA(c10, a, b), c11 = FMA(c11, a, b);            \
+  }
+
+// This build's own width (SSE2 mul+add natively, SIMD128 in wasm).
+// a and b come from volatile memory so the compiler cannot fold the loop.
+__attribute__((noinline)) float fma_chains(long iters) {
+  using simd::vf;
+  volatile float va = 0.999999f, vb = 1e-7f;
+  const vf a = simd::splat(va), b = simd::splat(vb);
+  vf c0 = simd::splat(1.00f), c1 = simd::splat(1.01f), c2 = simd::splat(1.02f), c3 = simd::splat(1.03f);
+  vf c4 = simd::splat(1.04f), c5 = simd::splat(1.05f), c6 = simd::splat(1.06f), c7 = simd::splat(1.07f);
+  vf c8 = simd::splat(1.08f), c9 = simd::splat(1.09f), c10 = simd::splat(1.10f), c11 = simd::splat(1.11f);
+  BENCH_CHAINS(simd::fma)
+  return simd::hsum(c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7 + c8 + c9 + c10 + c11);
+}
+
+#if defined(BENCH_X86_PEAKS)
+// The same chains with 8-lane and 16-lane fused multiply-adds, for the AVX2 and AVX-512 kernels
+// of a portable build (compiled for those ISAs only here, called only when the CPU has them).
+__attribute__((noinline, target("avx2,fma"))) float fma_chains_avx2(long iters) {
+  volatile float va = 0.999999f, vb = 1e-7f;
+  const __m256 a = _mm256_set1_ps(va), b = _mm256_set1_ps(vb);
+  __m256 c0 = _mm256_set1_ps(1.00f), c1 = _mm256_set1_ps(1.01f), c2 = _mm256_set1_ps(1.02f), c3 = _mm256_set1_ps(1.03f);
+  __m256 c4 = _mm256_set1_ps(1.04f), c5 = _mm256_set1_ps(1.05f), c6 = _mm256_set1_ps(1.06f), c7 = _mm256_set1_ps(1.07f);
+  __m256 c8 = _mm256_set1_ps(1.08f), c9 = _mm256_set1_ps(1.09f), c10 = _mm256_set1_ps(1.10f), c11 = _mm256_set1_ps(1.11f);
+  BENCH_CHAINS(_mm256_fmadd_ps)
+  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)),
+                           _mm256_add_ps(_mm256_add_ps(c4, c5), _mm256_add_ps(c6, c7)));
+  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(c8, c9), _mm256_add_ps(c10, c11)));
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  return out[0];
+}
+
+__attribute__((noinline, target("avx512f"))) float fma_chains_avx512(long iters) {
+  volatile float va = 0.999999f, vb = 1e-7f;
+  const __m512 a = _mm512_set1_ps(va), b = _mm512_set1_ps(vb);
+  __m512 c0 = _mm512_set1_ps(1.00f), c1 = _mm512_set1_ps(1.01f), c2 = _mm512_set1_ps(1.02f), c3 = _mm512_set1_ps(1.03f);
+  __m512 c4 = _mm512_set1_ps(1.04f), c5 = _mm512_set1_ps(1.05f), c6 = _mm512_set1_ps(1.06f), c7 = _mm512_set1_ps(1.07f);
+  __m512 c8 = _mm512_set1_ps(1.08f), c9 = _mm512_set1_ps(1.09f), c10 = _mm512_set1_ps(1.10f), c11 = _mm512_set1_ps(1.11f);
+  BENCH_CHAINS(_mm512_fmadd_ps)
+  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)),
+                           _mm512_add_ps(_mm512_add_ps(c4, c5), _mm512_add_ps(c6, c7)));
+  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(c8, c9), _mm512_add_ps(c10, c11)));
+  float out[16];
+  _mm512_storeu_ps(out, s);
+  return out[0];
+}
+#endif
+
+// GFLOP/s of a chains function. Called in pieces: a JIT (V8 for wasm) tiers a function up between
+// calls, never in the middle of one, so the warm-up calls get the optimised code in place.
+double peak_gflops_one_thread(float (*chains)(long), int lanes) {
+  float sink = 0;
+  for (int i = 0; i < 50; i++) sink += chains(100'000);
+  const long iters = 1'000'000;
+  double best = 1e30;
+  for (int r = 0; r < 20; r++) {
+    const auto t0 = Clock::now();
+    sink += chains(iters);
+    best = std::min(best, seconds_since(t0));
+  }
+  if (sink == 12345.0f) std::printf("!");
+  return double(iters) * 12 * lanes * 2 / best / 1e9;
+}
+
+// Peak for a kernel backend's name.
+double peak_for(const std::string& backend) {
+#if defined(BENCH_X86_PEAKS)
+  if (backend == "avx2") return peak_gflops_one_thread(fma_chains_avx2, 8);
+  if (backend == "avx512") return peak_gflops_one_thread(fma_chains_avx512, 16);
+#endif
+  return peak_gflops_one_thread(fma_chains, simd::W);
+}
+
+const char* peak_kind(const std::string& backend) {
+  return backend == "avx2" || backend == "avx512" ? "FMA" : "mul+add";
+}
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -39,13 +151,75 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// ---- memory bandwidth ----------------------------------------------------------------------
+
+// GB/s of reading `buf` (much larger than the caches) with the pool's threads, each summing a
+// contiguous slice; best of several passes.
+double read_bandwidth_gbs(const std::vector<float>& buf) {
+  const int64_t n = int64_t(buf.size());
+  const int P = tp::num_threads();
+  std::vector<double> partial(size_t(P) * 16, 0.0);  // one cache line apart
+  auto pass = [&] {
+    tp::parallel_for(P, [&](int b, int e, int) {
+      for (int p = b; p < e; p++) {
+        const int64_t lo = n * p / P, hi = n * (p + 1) / P;
+        simd::vf s0 = simd::zero(), s1 = s0, s2 = s0, s3 = s0;
+        int64_t i = lo;
+        for (; i + 4 * simd::W <= hi; i += 4 * simd::W) {
+          s0 = s0 + simd::load(&buf[size_t(i)]);
+          s1 = s1 + simd::load(&buf[size_t(i + simd::W)]);
+          s2 = s2 + simd::load(&buf[size_t(i + 2 * simd::W)]);
+          s3 = s3 + simd::load(&buf[size_t(i + 3 * simd::W)]);
+        }
+        partial[size_t(p) * 16] += simd::hsum(s0 + s1 + s2 + s3);
+      }
+    });
+  };
+  pass();
+  double best = 1e30;
+  for (int r = 0; r < 8; r++) {
+    const auto t0 = Clock::now();
+    pass();
+    best = std::min(best, seconds_since(t0));
+  }
+  double sink = 0;
+  for (double x : partial) sink += x;
+  if (sink == 12345.0) std::printf("!");
+  return double(n) * sizeof(float) / best / 1e9;
+}
+
+// ---- GEMM ------------------------------------------------------------------------------------
+
 struct Shape {
+  const char* config;
   const char* what;
   bool transA, transB;
   int M, N, K;
 };
 
-double gemm_gflops(const Shape& s, bool reference, int reps) {
+// Config S: B*T = 768 rows, C = 128. Config M: B*T = 1024 rows, C = 384. The forward products
+// and the two backward ones per weight (dinp = dout @ W^T, dW = inp^T @ dout).
+const Shape kShapes[] = {
+    {"S", "qkv     768x128 @ 128x384", false, false, 768, 384, 128},
+    {"S", "fc      768x128 @ 128x512", false, false, 768, 512, 128},
+    {"S", "fcproj  768x512 @ 512x128", false, false, 768, 128, 512},
+    {"S", "lmhead  768x128 @ 128x256", false, false, 768, 256, 128},
+    {"S", "dinp    768x384 @ (128x384)^T", false, true, 768, 128, 384},
+    {"S", "dW      (768x128)^T @ 768x384", true, false, 128, 384, 768},
+    {"S", "dinp    768x128 @ (512x128)^T", false, true, 768, 512, 128},
+    {"S", "dW      (768x512)^T @ 768x128", true, false, 512, 128, 768},
+    {"M", "qkv     1024x384 @ 384x1152", false, false, 1024, 1152, 384},
+    {"M", "proj    1024x384 @ 384x384", false, false, 1024, 384, 384},
+    {"M", "fc      1024x384 @ 384x1536", false, false, 1024, 1536, 384},
+    {"M", "fcproj  1024x1536 @ 1536x384", false, false, 1024, 384, 1536},
+    {"M", "dinp    1024x1152 @ (384x1152)^T", false, true, 1024, 384, 1152},
+    {"M", "dW      (1024x384)^T @ 1024x1152", true, false, 384, 1152, 1024},
+    {"M", "dinp    1024x384 @ (1536x384)^T", false, true, 1024, 1536, 384},
+    {"M", "dW      (1024x1536)^T @ 1024x384", true, false, 1536, 384, 1024},
+    {"M", "att     256x64 @ (256x64)^T", false, true, 256, 256, 64},
+};
+
+double gemm_gflops(const Shape& s, bool reference, double min_seconds) {
   const int lda = s.transA ? s.M : s.K, ldb = s.transB ? s.K : s.N;
   data::Rng rng(1);
   std::vector<float> A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N, 0.0f);
@@ -57,75 +231,130 @@ double gemm_gflops(const Shape& s, bool reference, int reps) {
     else
       kernels::sgemm(s.transA, s.transB, s.M, s.N, s.K, A.data(), lda, B.data(), ldb, C.data(), s.N, false);
   };
-  for (int i = 0; i < 5; i++) run();  // warm-up: packing buffers, caches, JIT tier-up
+  run();  // warm-up: packing buffers, caches, JIT tier-up
+  const double t_one = gemm_clock();
+  run();
+  // several short samples, the best one: the least disturbed by other processes
+  const int reps = std::max(1, int(min_seconds / 5 / std::max(1e-7, gemm_clock() - t_one)));
   double best = 1e30;
-  for (int r = 0; r < 3; r++) {
-    const auto t0 = Clock::now();
+  for (int r = 0; r < 15; r++) {
+    const double t0 = gemm_clock();
     for (int i = 0; i < reps; i++) run();
-    best = std::min(best, seconds_since(t0) / reps);
+    best = std::min(best, (gemm_clock() - t0) / reps);
   }
   return 2.0 * s.M * s.N * s.K / best / 1e9;
+}
+
+// ---- KV-cached decoding of config M -----------------------------------------------------------
+
+struct DecodeResult {
+  double tok_s = 0;           // tokens per second through one whole context
+  double bytes_per_token = 0; // average bytes a token must read (weights + cache)
+};
+
+DecodeResult decode_m() {
+  model::Config c;
+  c.n_layer = 6, c.n_head = 6, c.n_embd = 384, c.block_size = 256;
+  model::TinyGPT m(c);
+  model::KVCache cache;
+  const int T = c.block_size;
+  const int64_t C = c.n_embd, L = c.n_layer, V = model::Config::vocab_size;
+  // Weights a token reads: every layer's matrices and vectors, the final LayerNorm and the head,
+  // one row each of the token and position tables.
+  const int64_t weights = L * (12 * C * C + 13 * C) + 2 * C + C * V + V + 2 * C;
+  // Cached keys and values read by the token at position p: 2 L (p + 1) C; averaged over p < T.
+  const double cache_avg = 2.0 * L * C * (T + 1) / 2.0;
+  std::vector<int32_t> tokens(static_cast<size_t>(T));
+  for (int i = 0; i < T; i++) tokens[size_t(i)] = int32_t((i * 37 + 11) % V);
+  double best = 1e30;
+  for (int r = 0; r < 4; r++) {  // the first pass warms up
+    m.reset_cache(cache);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < T; i++) m.decode(cache, &tokens[size_t(i)], 1);
+    if (r > 0) best = std::min(best, seconds_since(t0));
+  }
+  return {T / best, (double(weights) + cache_avg) * sizeof(float)};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int threads = 1;
-  bool json = false;
+  bool json = false, quick = false;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--json")) json = true;
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
+  }
+  if (g_cpu_time && threads != 1) {
+    std::fprintf(stderr, "kernels_bench: --cpu-time measures one thread only\n");
+    return 2;
   }
   tp::set_num_threads(threads);
-  // Config S: B*T = 768 rows, C = 128. Forward products and the two backward ones per weight.
-  const Shape shapes[] = {
-      {"qkv     768x128 @ 128x384", false, false, 768, 384, 128},
-      {"fc      768x128 @ 128x512", false, false, 768, 512, 128},
-      {"fcproj  768x512 @ 512x128", false, false, 768, 128, 512},
-      {"lmhead  768x128 @ 128x256", false, false, 768, 256, 128},
-      {"dinp    768x384 @ (128x384)^T", false, true, 768, 128, 384},
-      {"dW      (768x128)^T @ 768x384", true, false, 128, 384, 768},
-      {"dinp    768x128 @ (512x128)^T", false, true, 768, 512, 128},
-      {"dW      (768x512)^T @ 768x128", true, false, 512, 128, 768},
-  };
+  const double min_seconds = quick ? 0.02 : 0.1;
   const std::vector<std::string> backends = split(kernels::available_backends());
+  const std::string best_backend = kernels::simd_backend();
   std::vector<double> peaks;
   for (const std::string& b : backends) peaks.push_back(peak_for(b));
-  std::vector<std::vector<double>> gf(std::size(shapes));
-  std::vector<double> ref(std::size(shapes));
-  for (size_t i = 0; i < std::size(shapes); i++) {
-    ref[i] = gemm_gflops(shapes[i], true, 1);
-    for (const std::string& b : backends) {
-      kernels::use_backend(b);
-      gf[i].push_back(gemm_gflops(shapes[i], false, 10));
+  const size_t n_shapes = std::size(kShapes);
+  std::vector<double> ref(n_shapes);
+  std::vector<std::vector<double>> gf(n_shapes, std::vector<double>(backends.size()));
+  for (size_t i = 0; i < n_shapes; i++) {
+    const Shape& s = kShapes[i];
+    // the scalar reference is slow: time it on the small shapes only
+    ref[i] = int64_t(s.M) * s.N * s.K <= (int64_t(1) << 26) ? gemm_gflops(s, true, 0.0) : 0.0;
+    for (size_t k = 0; k < backends.size(); k++) {
+      kernels::use_backend(backends[k]);
+      gf[i][k] = gemm_gflops(s, false, min_seconds);
     }
   }
-  kernels::use_backend(backends.front());
+  kernels::use_backend(best_backend);
+  // Bandwidth of this many threads, and of one thread (what a single-threaded decode can use).
+  std::vector<float> big(size_t(quick ? 32 : 128) << 20 >> 2, 1.0f);  // 32 or 128 MiB
+  const double bw = read_bandwidth_gbs(big);
+  tp::set_num_threads(1);
+  const double bw1 = read_bandwidth_gbs(big);
+  tp::set_num_threads(threads);
+  big = std::vector<float>();
+  const DecodeResult dec = decode_m();
+  const double bound = bw * 1e9 / dec.bytes_per_token;
+
   if (json) {
-    std::printf("{\"threads\":%d,\"backends\":[", threads);
+    std::printf("{\"threads\":%d,\"backend\":\"%s\",\"backends\":[", threads, best_backend.c_str());
     for (size_t k = 0; k < backends.size(); k++)
       std::printf("%s{\"name\":\"%s\",\"peak_gflops\":%.2f}", k ? "," : "", backends[k].c_str(), peaks[k]);
     std::printf("],\"gemm\":[");
-    for (size_t i = 0; i < std::size(shapes); i++) {
-      std::printf("%s{\"shape\":\"%s\",\"scalar\":%.2f", i ? "," : "", shapes[i].what, ref[i]);
+    for (size_t i = 0; i < n_shapes; i++) {
+      std::printf("%s{\"config\":\"%s\",\"shape\":\"%s\",\"scalar\":%.2f", i ? "," : "", kShapes[i].config,
+                  kShapes[i].what, ref[i]);
       for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), gf[i][k]);
       std::printf("}");
     }
-    std::printf("]}\n");
+    std::printf("],\"bandwidth_gbs\":%.2f,\"bandwidth_1thread_gbs\":%.2f,", bw, bw1);
+    std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f}}\n", dec.tok_s,
+                dec.bytes_per_token, bound);
     return 0;
   }
-  std::printf("kernels_bench: %d thread(s)\n", threads);
+  std::printf("kernels_bench: %d thread(s), %s kernels by default\n", threads, best_backend.c_str());
   for (size_t k = 0; k < backends.size(); k++)
     std::printf("peak %-8s (1 thread, independent %s chains): %.1f GFLOP/s\n", backends[k].c_str(),
-                backends[k] == "avx2" ? "FMA" : "mul+add", peaks[k]);
-  std::printf("%-32s %10s", "GEMM shape (GFLOP/s, % of peak)", "scalar");
-  for (const std::string& b : backends) std::printf(" %16s", b.c_str());
+                peak_kind(backends[k]), peaks[k]);
+  std::printf("\n%-36s %8s", "GEMM shape (GFLOP/s, % of peak)", "scalar");
+  for (const std::string& b : backends) std::printf(" %15s", b.c_str());
   std::printf("\n");
-  for (size_t i = 0; i < std::size(shapes); i++) {
-    std::printf("%-32s %10.1f", shapes[i].what, ref[i]);
+  for (size_t i = 0; i < n_shapes; i++) {
+    std::printf("%s %-34s", kShapes[i].config, kShapes[i].what);
+    if (ref[i] > 0) std::printf(" %8.1f", ref[i]);
+    else std::printf(" %8s", "-");
     for (size_t k = 0; k < backends.size(); k++)
-      std::printf(" %8.1f (%3.0f%%)", gf[i][k], 100.0 * gf[i][k] / (peaks[k] * threads));
+      std::printf(" %7.1f (%4.0f%%)", gf[i][k], 100.0 * gf[i][k] / (peaks[k] * threads));
     std::printf("\n");
   }
+  std::printf("(%% of peak: of the backend's one-thread peak x %d thread(s))\n", threads);
+  std::printf("\nmemory read bandwidth: %.1f GB/s with %d thread(s), %.1f GB/s with 1\n", bw, threads, bw1);
+  std::printf("decode M (KV cache, one token at a time through %d positions): %.0f tok/s; %.1f MB read per token; "
+              "bound %.0f tok/s -> %.0f%% of the bandwidth bound\n",
+              256, dec.tok_s, dec.bytes_per_token / 1e6, bound, 100.0 * dec.tok_s / bound);
   return 0;
 }

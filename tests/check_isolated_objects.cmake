@@ -1,6 +1,6 @@
-# The AVX2 copy of the kernels must not define any symbol another translation unit could
+# An extra copy of the kernels (AVX2, AVX-512) must not define any symbol another translation unit could
 # share (weak/COMDAT definitions such as inline functions or template instances): the linker
-# might pick the AVX2 version for code that runs on CPUs without AVX2 (core/src/kernels_isa.h).
+# might pick that version for code that runs on CPUs without that ISA (core/src/kernels_isa.h).
 # Usage: cmake -DNM=nm -DOBJECTS="a.o;b.o" -P check_isolated_objects.cmake
 foreach(obj IN LISTS OBJECTS)
   execute_process(COMMAND ${NM} -C --defined-only ${obj} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)

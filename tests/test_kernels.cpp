@@ -77,11 +77,20 @@ TEST_CASE("the SIMD backend is the best one the build and the CPU offer", "[simd
   CHECK(all.rfind(b, 0) == 0);  // the first (best) of the available ones
 #if defined(__wasm_simd128__)
   CHECK(b == "simd128");
+#elif defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__FMA__)
+  CHECK(b == "avx512");
 #elif defined(__AVX2__) && defined(__FMA__)
   CHECK(b == "avx2");
 #elif defined(__x86_64__)
+  // a portable build carries all three x86-64 copies and takes the widest the CPU runs
   CHECK(all.find("sse2") != std::string::npos);
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) CHECK(b == "avx2");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  if (avx512) CHECK(b == "avx512");
+  else if (avx2) CHECK(b == "avx2");
+  else CHECK(b == "sse2");
+  CHECK(all == std::string(avx512 ? "avx512 " : "") + (avx2 ? "avx2 " : "") + "sse2");
 #endif
   CHECK_FALSE(kernels::use_backend("no-such-backend"));
   CHECK(simd::W >= 1);
@@ -105,8 +114,8 @@ TEST_CASE("sgemm matches the scalar reference for every transpose and awkward si
   for_each_backend([&] {
     for (int ta = 0; ta < 2; ta++)
       for (int tb = 0; tb < 2; tb++)
-        for (int M : {1, 3, 16, 17, 65})
-          for (int N : {1, 15, 16, 17, 64})
+        for (int M : {1, 3, 16, 17, 65, 97})      // 97 > the kernel's M block (96)
+          for (int N : {1, 15, 16, 17, 64, 65})   // 65: more than one 64-wide AVX-512 tile
             for (int K : {1, 3, 63, 64, 300}) {  // 300 > the kernel's K block
               const bool transA = ta, transB = tb;
               const int lda = transA ? M : K, ldb = transB ? K : N;
@@ -228,6 +237,46 @@ TEST_CASE("attention forward and backward match the reference for awkward T and 
         kernels::ref::attention_backward(dqkv_ref.data(), dout.data(), qkv.data(), att_ref.data(), B, T, C, NH);
         require_close(dqkv, dqkv_ref, 1e-5, 1e-4, "dqkv");
       }
+  });
+}
+
+TEST_CASE("KV-cache attention decoding matches the reference", "[simd]") {
+  for_each_backend([&] {
+    for (int p0 : {0, 1, 16, 63})
+      for (int n : {1, 3})
+        for (int HS : {1, 3, 16, 17}) {
+          const int NH = 2, C = NH * HS, T = p0 + n;
+          std::vector<float> qkv = random_vector(size_t(n) * 3 * C, uint64_t(p0 * 10 + HS), 2.0f);
+          std::vector<float> k = random_vector(size_t(T) * C, 2), v = random_vector(size_t(T) * C, 3);
+          std::vector<float> out(size_t(n) * C), out_ref(out.size());
+          kernels::attention_decode(out.data(), qkv.data(), k.data(), v.data(), p0, n, C, NH);
+          kernels::ref::attention_decode(out_ref.data(), qkv.data(), k.data(), v.data(), p0, n, C, NH);
+          INFO("p0 " << p0 << " n " << n << " HS " << HS);
+          require_close(out, out_ref, 1e-5, 1e-4, "attention_decode");
+        }
+  });
+}
+
+TEST_CASE("the small vector ops match the reference", "[simd]") {
+  for_each_backend([&] {
+    for (int n : {1, 3, 15, 16, 17, 63, 64, 65, 4095, 4096, 4097, 20000}) {  // and across 4096-element chunks
+      INFO("n " << n);
+      std::vector<float> a = random_vector(size_t(n), 1), b = random_vector(size_t(n), 2);
+      std::vector<float> out(a.size()), out_ref(a.size());
+      kernels::add_forward(out.data(), a.data(), b.data(), n);
+      kernels::ref::add_forward(out_ref.data(), a.data(), b.data(), n);
+      CHECK(out == out_ref);  // one rounding either way: bit-identical
+      std::vector<float> acc = a, acc_ref = a;
+      kernels::accumulate(acc.data(), b.data(), n);
+      kernels::ref::accumulate(acc_ref.data(), b.data(), n);
+      CHECK(acc == acc_ref);
+      std::vector<float> sc = a, sc_ref = a;
+      kernels::scale(sc.data(), 0.37f, n);
+      kernels::ref::scale(sc_ref.data(), 0.37f, n);
+      CHECK(sc == sc_ref);
+      const double ss = kernels::sum_squares(a.data(), n), ss_ref = kernels::ref::sum_squares(a.data(), n);
+      CHECK(std::fabs(ss - ss_ref) <= 1e-6 * ss_ref);
+    }
   });
 }
 

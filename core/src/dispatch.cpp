@@ -14,15 +14,28 @@ namespace avx2 {
 const KernelTable& table();
 }
 #endif
+#if defined(TINYGPT_WITH_AVX512)
+namespace avx512 {
+const KernelTable& table();
+}
+#endif
 
 namespace {
 
 // Best first.
 std::vector<const KernelTable*> compiled_tables() {
   std::vector<const KernelTable*> tables;
+#if defined(TINYGPT_WITH_AVX2) || defined(TINYGPT_WITH_AVX512)
+  __builtin_cpu_init();  // libgcc's checks include the OS saving the wider registers (XGETBV)
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+#if defined(TINYGPT_WITH_AVX512)
+  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    tables.push_back(&avx512::table());
+#endif
 #if defined(TINYGPT_WITH_AVX2)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) tables.push_back(&avx2::table());
+  if (avx2) tables.push_back(&avx2::table());
 #endif
   tables.push_back(&TINYGPT_ISA::table());
   return tables;

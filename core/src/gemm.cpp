@@ -33,7 +33,10 @@ namespace {
 //     (measured: 6 x 2 spills and reaches ~50% of the mul+add peak; 2 x 4 reaches ~90%)
 //   SSE2 (two-operand, needs copies): 4 x 2
 #if !defined(TINYGPT_GEMM_MR)
-#if defined(TINYGPT_SIMD_AVX2)
+#if defined(TINYGPT_SIMD_AVX512)
+#define TINYGPT_GEMM_MR 6
+#define TINYGPT_GEMM_NRV 4
+#elif defined(TINYGPT_SIMD_AVX2)
 #define TINYGPT_GEMM_MR 6
 #define TINYGPT_GEMM_NRV 2
 #elif defined(__wasm_simd128__)

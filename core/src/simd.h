@@ -9,7 +9,8 @@
 //   vmax, vmin, vsqrt, hsum, hmax, vexp, vtanh
 //
 // Each translation unit gets one backend at compile time; a portable x86-64 build compiles the
-// kernels twice (SSE2 and AVX2) and picks one at run time (kernels_isa.h, dispatch.cpp):
+// kernels three times (SSE2, AVX2, AVX-512) and picks one at run time (kernels_isa.h, dispatch.cpp):
+//   AVX-512 F/DQ/BW/VL + FMA -> 16 lanes ("avx512")
 //   AVX2 + FMA  -> 8 lanes   ("avx2")
 //   SIMD128     -> 4 lanes   ("simd128", Emscripten with -msimd128)
 //   SSE2        -> 4 lanes   ("sse2", the portable x86-64 default)
@@ -21,7 +22,11 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    defined(__FMA__)
+#include <immintrin.h>
+#define TINYGPT_SIMD_AVX512 1
+#elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 #define TINYGPT_SIMD_AVX2 1
 #elif defined(__wasm_simd128__)
@@ -33,9 +38,11 @@
 #endif
 
 // TINYGPT_ISA names the backend; it is also a namespace, so that one program can hold the
-// kernels compiled twice (baseline and AVX2, see kernels_isa.h) without their definitions
-// colliding.
-#if defined(TINYGPT_SIMD_AVX2)
+// kernels compiled several times (baseline, AVX2, AVX-512, see kernels_isa.h) without their
+// definitions colliding.
+#if defined(TINYGPT_SIMD_AVX512)
+#define TINYGPT_ISA avx512
+#elif defined(TINYGPT_SIMD_AVX2)
 #define TINYGPT_ISA avx2
 #elif defined(__wasm_simd128__)
 #define TINYGPT_ISA simd128
@@ -52,7 +59,9 @@
 namespace tinygpt::simd {
 inline namespace TINYGPT_ISA {
 
-#if defined(TINYGPT_SIMD_AVX2)
+#if defined(TINYGPT_SIMD_AVX512)
+constexpr int W = 16;
+#elif defined(TINYGPT_SIMD_AVX2)
 constexpr int W = 8;
 #elif defined(__wasm_simd128__) || defined(__SSE2__) || defined(__ARM_NEON)
 constexpr int W = 4;
@@ -68,7 +77,9 @@ typedef int32_t vi __attribute__((vector_size(W * 4)));
 inline vf load(const float* p) { vf v; std::memcpy(&v, p, sizeof v); return v; }
 inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
 inline vf splat(float x) {
-#if defined(TINYGPT_SIMD_AVX2)
+#if defined(TINYGPT_SIMD_AVX512)
+  return (vf)_mm512_set1_ps(x);
+#elif defined(TINYGPT_SIMD_AVX2)
   return (vf)_mm256_set1_ps(x);
 #elif defined(__wasm_simd128__)
   return (vf)wasm_f32x4_splat(x);
@@ -83,7 +94,9 @@ inline vf splat(float x) {
 inline vf zero() { return vf{}; }
 
 inline vf fma(vf a, vf b, vf c) {
-#if defined(TINYGPT_SIMD_AVX2)
+#if defined(TINYGPT_SIMD_AVX512)
+  return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(TINYGPT_SIMD_AVX2)
   return (vf)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
 #else
   return a * b + c;  // -ffp-contract=off keeps this a separate mul and add
@@ -94,11 +107,19 @@ inline vi as_int(vf v) { vi r; std::memcpy(&r, &v, sizeof r); return r; }
 inline vf as_float(vi v) { vf r; std::memcpy(&r, &v, sizeof r); return r; }
 // mask ? a : b, where mask lanes are all-ones or all-zeros (as comparisons produce)
 inline vf select(vi mask, vf a, vf b) { return as_float((mask & as_int(a)) | (~mask & as_int(b))); }
+#if defined(TINYGPT_SIMD_AVX512)
+// vmaxps/vminps return the second operand when the comparison is false (NaN): same as below
+inline vf vmax(vf a, vf b) { return (vf)_mm512_max_ps((__m512)a, (__m512)b); }
+inline vf vmin(vf a, vf b) { return (vf)_mm512_min_ps((__m512)a, (__m512)b); }
+#else
 inline vf vmax(vf a, vf b) { return select(a > b, a, b); }
 inline vf vmin(vf a, vf b) { return select(a < b, a, b); }
+#endif
 
 inline vf vsqrt(vf v) {
-#if defined(TINYGPT_SIMD_AVX2)
+#if defined(TINYGPT_SIMD_AVX512)
+  return (vf)_mm512_sqrt_ps((__m512)v);
+#elif defined(TINYGPT_SIMD_AVX2)
   return (vf)_mm256_sqrt_ps((__m256)v);
 #elif defined(__wasm_simd128__)
   return (vf)wasm_f32x4_sqrt((v128_t)v);
@@ -113,6 +134,17 @@ inline vf vsqrt(vf v) {
 #endif
 }
 
+#if defined(TINYGPT_SIMD_AVX512)
+// 16 lanes: halve the vector three times (16 -> 8 -> 4 -> 2), then add the last two; a fixed
+// order, so the result is the same on every run.
+inline float hsum(vf v) {
+  __m256 h8 = _mm256_add_ps(_mm512_castps512_ps256((__m512)v), _mm512_extractf32x8_ps((__m512)v, 1));
+  __m128 h4 = _mm_add_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+  __m128 h2 = _mm_add_ps(h4, _mm_movehl_ps(h4, h4));
+  return _mm_cvtss_f32(_mm_add_ss(h2, _mm_movehdup_ps(h2)));
+}
+inline float hmax(vf v) { return _mm512_reduce_max_ps((__m512)v); }
+#else
 inline float hsum(vf v) {
   float s = 0.0f;
   for (int i = 0; i < W; i++) s += v[i];
@@ -123,6 +155,7 @@ inline float hmax(vf v) {
   for (int i = 1; i < W; i++) m = v[i] > m ? v[i] : m;
   return m;
 }
+#endif
 
 // e^x, lane-wise, within ~2 ulp of expf for x in [-87.3, 88.7] (inputs are clamped to
 // that range, so exp(-inf) gives ~1e-38, not 0: harmless after a softmax's max-subtraction).
