@@ -56,17 +56,23 @@ void for_each_backend(F body) {
   kernels::use_backend(saved);
 }
 
-// Runs the same computation with 1 and 2 threads and checks the results are bit-identical.
+// Runs the same computation with 1, 2, 3 and 4 threads (more than this machine's cores only
+// oversubscribes; the kernels split their work differently for each count) and checks the
+// results are bit-identical.
 template <class F>
 void require_thread_independent(F compute) {
   const int saved = tp::num_threads();
   tp::set_num_threads(1);
-  std::vector<float> one = compute();
-  tp::set_num_threads(std::min(2, tp::max_threads()));
-  std::vector<float> two = compute();
+  const std::vector<float> one = compute();
+  const int most = tp::max_threads() > 1 ? 4 : 1;  // 1: a build without threads
+  for (int threads = 2; threads <= most; threads++) {
+    tp::set_num_threads(threads);
+    const std::vector<float> many = compute();
+    INFO(threads << " threads");
+    REQUIRE(one.size() == many.size());
+    CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
+  }
   tp::set_num_threads(saved);
-  REQUIRE(one.size() == two.size());
-  CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
 }
 
 }  // namespace
@@ -134,7 +140,7 @@ TEST_CASE("sgemm matches the scalar reference for every transpose and awkward si
 
 TEST_CASE("matmul forward and backward match the reference", "[simd]") {
   for_each_backend([&] {
-    for (int n : kSizes) {
+    for (int n : {1, 3, 15, 16, 17, 63, 64, 65, 97}) {  // 97 rows: the bias gradient sums four blocks of rows
       const int N = n, IC = 17, OC = n + 2;
       std::vector<float> inp = random_vector(size_t(N) * IC, 1), w = random_vector(size_t(IC) * OC, 2),
                          b = random_vector(size_t(OC), 3), dout = random_vector(size_t(N) * OC, 4);
@@ -155,24 +161,25 @@ TEST_CASE("matmul forward and backward match the reference", "[simd]") {
 
 TEST_CASE("layernorm forward and backward match the reference", "[simd]") {
   for_each_backend([&] {
-    for (int C : kSizes) {
-      const int N = 5;
-      std::vector<float> x = random_vector(size_t(N) * C, 1, 3.0f), w = random_vector(size_t(C), 2), b = random_vector(size_t(C), 3);
-      std::vector<float> y(x.size()), y_ref(x.size()), mean(N), rstd(N), mean_ref(N), rstd_ref(N);
-      kernels::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
-      kernels::ref::layernorm_forward(y_ref.data(), mean_ref.data(), rstd_ref.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
-      require_close(y, y_ref, 1e-5, 1e-4, "layernorm out");
-      require_close(rstd, rstd_ref, 1e-5, 1e-4, "rstd");
-      std::vector<float> dy = random_vector(x.size(), 4);
-      std::vector<float> dx = random_vector(x.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
-      std::vector<float> dx_ref = dx, dw_ref = dw, db_ref = db;
-      kernels::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C);
-      kernels::ref::layernorm_backward(dx_ref.data(), dw_ref.data(), db_ref.data(), dy.data(), x.data(), w.data(), mean.data(),
-                                       rstd.data(), N, C);
-      require_close(dx, dx_ref, 1e-5, 1e-4, "dinp");
-      require_close(dw, dw_ref, 1e-5, 1e-4, "dweight");
-      require_close(db, db_ref, 1e-5, 1e-5, "dbias");
-    }
+    for (int C : kSizes)
+      for (int N : {5, 70}) {  // 70 rows: the weight gradients sum three blocks of rows
+        INFO("N " << N << " C " << C);
+        std::vector<float> x = random_vector(size_t(N) * C, 1, 3.0f), w = random_vector(size_t(C), 2), b = random_vector(size_t(C), 3);
+        std::vector<float> y(x.size()), y_ref(x.size()), mean(N), rstd(N), mean_ref(N), rstd_ref(N);
+        kernels::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
+        kernels::ref::layernorm_forward(y_ref.data(), mean_ref.data(), rstd_ref.data(), x.data(), w.data(), b.data(), N, C, 1e-5f);
+        require_close(y, y_ref, 1e-5, 1e-4, "layernorm out");
+        require_close(rstd, rstd_ref, 1e-5, 1e-4, "rstd");
+        std::vector<float> dy = random_vector(x.size(), 4);
+        std::vector<float> dx = random_vector(x.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
+        std::vector<float> dx_ref = dx, dw_ref = dw, db_ref = db;
+        kernels::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C);
+        kernels::ref::layernorm_backward(dx_ref.data(), dw_ref.data(), db_ref.data(), dy.data(), x.data(), w.data(), mean.data(),
+                                         rstd.data(), N, C);
+        require_close(dx, dx_ref, 1e-5, 1e-4, "dinp");
+        require_close(dw, dw_ref, 1e-5, 1e-4, "dweight");
+        require_close(db, db_ref, 1e-5, 1e-5, "dbias");
+      }
   });
 }
 
@@ -297,7 +304,7 @@ TEST_CASE("adamw update matches the reference", "[simd]") {
   });
 }
 
-TEST_CASE("kernels give bit-identical results with one and two threads", "[simd][threads]") {
+TEST_CASE("kernels give bit-identical results with one to four threads", "[simd][threads]") {
   for_each_backend([&] {
     const int B = 3, T = 33, C = 24, NH = 3, N = B * T;
     std::vector<float> x = random_vector(size_t(N) * C, 1), w = random_vector(size_t(C) * 3 * C, 2);

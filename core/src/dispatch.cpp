@@ -58,7 +58,10 @@ const char* simd_backend() { return active().backend; }
 
 std::string available_backends() {
   std::string names;
-  for (const KernelTable* t : compiled_tables()) names += (names.empty() ? "" : " ") + std::string(t->backend);
+  for (const KernelTable* t : compiled_tables()) {
+    if (!names.empty()) names += ' ';
+    names += t->backend;
+  }
   return names;
 }
 
@@ -71,11 +74,11 @@ bool use_backend(const std::string& name) {
   return false;
 }
 
-constexpr int kScratchSlots = 3;
+constexpr int kScratchSlots = kThreadScratchSlots;
 std::atomic<size_t> g_scratch_high[kScratchSlots];  // the largest size any thread asked for
 std::atomic<bool> g_scratch_grew{false};
 
-float* scratch(int slot, size_t n) {
+float* scratch(ThreadScratch slot, size_t n) {
   thread_local std::vector<float> buffers[kScratchSlots];
   std::vector<float>& b = buffers[slot];
   if (b.size() < n) {
@@ -92,15 +95,17 @@ void share_scratch_sizes() {
   if (!g_scratch_grew.exchange(false, std::memory_order_acq_rel)) return;
   tp::run_on_each_thread(
       [](void*, int, int, int) {
-        for (int slot = 0; slot < kScratchSlots; slot++) scratch(slot, g_scratch_high[slot].load(std::memory_order_relaxed));
+        for (int slot = 0; slot < kScratchSlots; slot++)
+          scratch(ThreadScratch(slot), g_scratch_high[slot].load(std::memory_order_relaxed));
       },
       nullptr);
 }
 
-float* shared_scratch(size_t n) {
-  static std::vector<float> buffer;
-  if (buffer.size() < n) buffer.resize(n);
-  return buffer.data();
+float* shared_scratch(SharedScratch slot, size_t n) {
+  static std::vector<float> buffers[kSharedScratchSlots];
+  std::vector<float>& b = buffers[slot];
+  if (b.size() < n) b.resize(n);
+  return b.data();
 }
 
 // ---- forwarding: one public function per row of kernel_list.h -------------------------------

@@ -11,8 +11,10 @@
 // Packing turns the transposed variants that backward needs (dout @ W^T, inp^T @ dout)
 // into the same contiguous, unit-stride inner loop as the forward product.
 //
-// Rows of C are split across threads in MR-aligned ranges: every element of C is computed
-// by exactly one thread in a fixed order, so the result does not depend on the thread count.
+// The block of C is split across threads in tasks of MC rows x a few NR-wide panels (more
+// column blocks the more threads there are, so that 16 threads find work even when C has few
+// rows): every element of C is computed by exactly one task in a fixed order, so the result
+// does not depend on the thread count.
 #include <algorithm>
 #include <cstring>
 
@@ -131,13 +133,28 @@ struct GemmJob {
   bool accumulate;
 };
 
-// Rows [row_begin, row_end) of C for the current block.
-void compute_rows(const GemmJob& g, int row_begin, int row_end) {
-  float* pa = scratch(0, size_t(MC) * KC);  // this thread's A panels
-  for (int ic = row_begin; ic < row_end; ic += MC) {
-    const int mc = std::min(MC, row_end - ic);
-    pack_a(pa, g.A, g.lda, g.transA, ic, mc, g.pc, g.kc);
-    for (int jr = 0; jr < g.nc; jr += NR) {
+// The current (jc, pc) block is cut into tasks: MC-row blocks of C times column blocks of
+// `block_panels` NR-wide panels (task = row_block * col_blocks + col_block). Every task computes
+// its tiles exactly as any other split would (tile boundaries are multiples of MR and NR from
+// the corner of C), so the split may follow the thread count without changing a bit.
+struct TaskGrid {
+  int col_blocks;    // column blocks per row block
+  int block_panels;  // NR-wide panels per column block
+};
+
+// Tasks [task_begin, task_end): consecutive tasks in one row block share one packing of A.
+void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int task_end) {
+  float* pa = scratch(kGemmAPanels, size_t(MC) * KC);  // this thread's A panels
+  int packed_row_block = -1;
+  for (int task = task_begin; task < task_end; task++) {
+    const int rb = task / grid.col_blocks, cb = task % grid.col_blocks;
+    const int ic = rb * MC, mc = std::min(MC, g.M - ic);
+    if (rb != packed_row_block) {
+      pack_a(pa, g.A, g.lda, g.transA, ic, mc, g.pc, g.kc);
+      packed_row_block = rb;
+    }
+    const int j_begin = cb * grid.block_panels * NR, j_end = std::min(g.nc, j_begin + grid.block_panels * NR);
+    for (int jr = j_begin; jr < j_end; jr += NR) {
       const int nr = std::min(NR, g.nc - jr);
       const float* pb = g.packed_b + jr * g.kc;
       for (int ir = 0; ir < mc; ir += MR) {
@@ -220,7 +237,8 @@ void gemm(const GemmJob& job, bool parallel) {
     return;
   }
   const bool accumulate = g.accumulate;
-  const int m_tiles = (g.M + MR - 1) / MR;
+  const int row_blocks = (g.M + MC - 1) / MC;
+  const int threads = parallel ? tp::num_threads() : 1;
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = std::min(NC, g.N - jc);
     for (int pc = 0; pc < g.K; pc += KC) {
@@ -228,17 +246,21 @@ void gemm(const GemmJob& job, bool parallel) {
       g.jc = jc, g.nc = nc, g.pc = pc, g.kc = kc;
       g.accumulate = accumulate || pc > 0;
       const int n_panels = (nc + NR - 1) / NR;
+      // about 8 tasks per thread, so that the pool's chunks balance; one per row block alone
+      const int want_col_blocks = std::min(n_panels, (8 * threads + row_blocks - 1) / row_blocks);
+      const int block_panels = (n_panels + want_col_blocks - 1) / want_col_blocks;
+      const TaskGrid grid{(n_panels + block_panels - 1) / block_panels, block_panels};
       const size_t panels_size = size_t(n_panels) * NR * kc;
-      float* packed_b = parallel ? shared_scratch(panels_size) : scratch(2, panels_size);
+      float* packed_b = parallel ? shared_scratch(kGemmBPanels, panels_size) : scratch(kGemmBPanelsSerial, panels_size);
       g.packed_b = packed_b;
       if (parallel) {
         tp::parallel_for(n_panels, [&](int b, int e, int) { pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, b, e); },
                          int64_t(kc) * nc);
-        tp::parallel_for(m_tiles, [&](int b, int e, int) { compute_rows(g, b * MR, std::min(g.M, e * MR)); },
+        tp::parallel_for(row_blocks * grid.col_blocks, [&](int b, int e, int) { compute_tasks(g, grid, b, e); },
                          int64_t(g.M) * nc * kc);
       } else {
         pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, 0, n_panels);
-        compute_rows(g, 0, g.M);
+        compute_tasks(g, grid, 0, row_blocks * grid.col_blocks);
       }
     }
   }

@@ -76,6 +76,23 @@ inline void axpy(float* y, float a, const float* x, int n) {
   for (; i + W <= n; i += W) simd::store(y + i, simd::fma(va, simd::load(x + i), simd::load(y + i)));
   for (; i < n; i++) y[i] += a * x[i];
 }
+
+// Sums over rows (a bias gradient, LayerNorm's weight gradients) are split by blocks of
+// kSumRows rows, a count fixed in advance: each block's task writes its partial sums to its own
+// row of a scratch table, and a second pass adds the partials of each column in block order.
+// No two threads add into one number, and the order of the additions is the same for any
+// thread count; every thread streams its own rows once (a split by columns would make each of
+// a few threads read every row).
+constexpr int kSumRows = 32;
+
+// dst (C) += partials (blocks, C) summed over the blocks, in block order
+void add_partials(float* dst, const float* partials, int blocks, int C) {
+  const int pieces = (C + 63) / 64;
+  tp::parallel_for(pieces, [&](int b, int e, int) {
+    const int c0 = b * 64, c1 = std::min(C, e * 64);
+    for (int blk = 0; blk < blocks; blk++) accumulate(dst + c0, partials + int64_t(blk) * C + c0, c1 - c0);
+  }, int64_t(blocks) * C);
+}
 }  // namespace
 
 // ---- linear --------------------------------------------------------------------------------
@@ -96,12 +113,18 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
   if (dinp) sgemm(false, true, N, IC, OC, dout, OC, weight, OC, dinp, IC, true);       // dout @ weight^T
   if (dweight) sgemm(true, false, IC, OC, N, inp, IC, dout, OC, dweight, OC, true);    // inp^T @ dout
   if (dbias) {
-    // column sums, split by column ranges so each thread owns its outputs
-    const int pieces = (OC + 63) / 64;
-    tp::parallel_for(pieces, [&](int b, int e, int) {
-      const int c0 = b * 64, c1 = std::min(OC, e * 64);
-      for (int n = 0; n < N; n++) accumulate(dbias + c0, dout + int64_t(n) * OC + c0, c1 - c0);
+    // dbias += sum_n dout[n, :]: partial sums per block of rows, then added in block order
+    const int blocks = (N + kSumRows - 1) / kSumRows;
+    float* partials = shared_scratch(kColumnSums, size_t(blocks) * OC);  // (blocks, OC)
+    tp::parallel_for(blocks, [&](int b, int e, int) {
+      for (int blk = b; blk < e; blk++) {
+        float* p = partials + int64_t(blk) * OC;
+        const int n0 = blk * kSumRows, n1 = std::min(N, n0 + kSumRows);
+        std::memcpy(p, dout + int64_t(n0) * OC, size_t(OC) * sizeof(float));
+        for (int n = n0 + 1; n < n1; n++) accumulate(p, dout + int64_t(n) * OC, OC);
+      }
     }, int64_t(N) * OC);
+    add_partials(dbias, partials, blocks, OC);
   }
 }
 
@@ -151,14 +174,36 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
                         const float* weight, const float* mean, const float* rstd, int N, int C) {
   // forward: y = xhat * w + b, xhat = (x - mean) * rstd
   // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)),  dxhat = dy * w
-  if (dinp) {
-    tp::parallel_for(N, [&](int b, int e, int) {
-      for (int n = b; n < e; n++) {
+  // dw = sum_n dy * xhat,  db = sum_n dy: partial sums per block of kSumRows rows, computed in
+  // the same pass over the rows as dx, then added in block order
+  const bool sums = dweight || dbias;
+  const int blocks = (N + kSumRows - 1) / kSumRows;
+  float* partials = sums ? shared_scratch(kColumnSums, size_t(blocks) * 2 * C) : nullptr;  // (blocks, 2, C)
+  tp::parallel_for(blocks, [&](int block_begin, int block_end, int) {
+    for (int blk = block_begin; blk < block_end; blk++) {
+      float* pw = sums ? partials + int64_t(blk) * 2 * C : nullptr;  // (C) sum of dy * xhat
+      float* pb = sums ? pw + C : nullptr;                           // (C) sum of dy
+      if (sums) std::memset(pw, 0, size_t(2) * C * sizeof(float));
+      const int n0 = blk * kSumRows, n1 = std::min(N, n0 + kSumRows);
+      for (int n = n0; n < n1; n++) {
         const float* x = inp + int64_t(n) * C;
         const float* dy = dout + int64_t(n) * C;
-        float* dx = dinp + int64_t(n) * C;
         const float m = mean[n], s = rstd[n];
         const vf vm = simd::splat(m), vs = simd::splat(s);
+        if (sums) {
+          int c = 0;
+          for (; c + W <= C; c += W) {
+            const vf g = simd::load(dy + c);
+            simd::store(pw + c, simd::fma(g, (simd::load(x + c) - vm) * vs, simd::load(pw + c)));
+            simd::store(pb + c, simd::load(pb + c) + g);
+          }
+          for (; c < C; c++) {
+            pw[c] += dy[c] * ((x[c] - m) * s);
+            pb[c] += dy[c];
+          }
+        }
+        if (!dinp) continue;
+        float* dx = dinp + int64_t(n) * C;
         vf a1 = simd::zero(), a2 = simd::zero();
         int c = 0;
         for (; c + W <= C; c += W) {
@@ -187,31 +232,19 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
           dx[c] += s * (dxhat - dxhat_mean - xhat * dxhat_xhat_mean);
         }
       }
-    }, int64_t(N) * C);
-  }
-  if (dweight || dbias) {
-    // reductions over rows, split by column ranges
-    const int pieces = (C + 63) / 64;
-    tp::parallel_for(pieces, [&](int b, int e, int) {
-      const int c0 = b * 64, c1 = std::min(C, e * 64);
-      for (int n = 0; n < N; n++) {
-        const float* x = inp + int64_t(n) * C;
-        const float* dy = dout + int64_t(n) * C;
-        const float m = mean[n], s = rstd[n];
-        int c = c0;
-        const vf vm = simd::splat(m), vs = simd::splat(s);
-        for (; c + W <= c1; c += W) {
-          vf g = simd::load(dy + c);
-          if (dweight) simd::store(dweight + c, simd::fma(g, (simd::load(x + c) - vm) * vs, simd::load(dweight + c)));
-          if (dbias) simd::store(dbias + c, simd::load(dbias + c) + g);
-        }
-        for (; c < c1; c++) {
-          if (dweight) dweight[c] += dy[c] * (x[c] - m) * s;
-          if (dbias) dbias[c] += dy[c];
-        }
-      }
-    }, int64_t(N) * C);
-  }
+    }
+  }, int64_t(N) * C * 2);
+  if (!sums) return;
+  // partials (blocks, 2, C) seen as (2 blocks, C) rows: even rows for dw, odd rows for db
+  const int pieces = (C + 63) / 64;
+  tp::parallel_for(pieces, [&](int b, int e, int) {
+    const int c0 = b * 64, c1 = std::min(C, e * 64);
+    for (int blk = 0; blk < blocks; blk++) {
+      const float* pw = partials + int64_t(blk) * 2 * C;
+      if (dweight) accumulate(dweight + c0, pw + c0, c1 - c0);
+      if (dbias) accumulate(dbias + c0, pw + C + c0, c1 - c0);
+    }
+  }, int64_t(blocks) * C);
 }
 
 // ---- GELU ------------------------------------------------------------------------------------
@@ -314,92 +347,101 @@ void crossentropy_backward(float* dlogits, const float* probs, const int32_t* ta
 }
 
 // ---- attention -------------------------------------------------------------------------------
-// One task per (batch, head); inside a task the products are small GEMMs on the calling
-// thread (sgemm_serial) over the head's strided slices of qkv. Causality is used by blocks
-// of kRowBlock query rows: rows [i0, i1) only meet keys [0, i1), so the blocks above the
-// diagonal are never computed (for T = 64: a quarter of the full product, half the masked part).
+// Tasks are (batch, head, block of kRowBlock query rows): B * NH * T / 32 of them (M: 192), so
+// that many threads find work. Inside a task the products are small GEMMs on the calling thread
+// (sgemm_serial) over the head's strided slices of qkv. Causality is used by the blocks: rows
+// [i0, i1) only meet keys [0, i1), so the blocks above the diagonal are never computed (for
+// T = 64: a quarter of the full product, half the masked part).
 
 namespace {
 constexpr int kRowBlock = 32;
-float* attn_scratch(size_t n) { return scratch(1, n); }
 }  // namespace
 
 void attention_forward(float* out, float* att, const float* qkv, int B, int T, int C, int NH) {
   const int HS = C / NH, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(float(HS));
-  tp::parallel_for(B * NH, [&](int task_begin, int task_end, int) {
+  const int blocks = (T + kRowBlock - 1) / kRowBlock;
+  tp::parallel_for(B * NH * blocks, [&](int task_begin, int task_end, int) {
     for (int task = task_begin; task < task_end; task++) {
-      const int b = task / NH, h = task % NH;
+      const int bh = task / blocks, b = bh / NH, h = bh % NH;
+      const int i0 = (task % blocks) * kRowBlock, i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
       const float* q = qkv + int64_t(b) * T * C3 + h * HS;  // (T, HS), row stride 3C
       const float* k = q + C;
       const float* v = q + 2 * C;
-      float* att_bh = att + int64_t(task) * T * T;         // (T, T)
-      float* out_bh = out + int64_t(b) * T * C + h * HS;   // (T, HS), row stride C
-      for (int i0 = 0; i0 < T; i0 += kRowBlock) {
-        const int i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
-        // s_ij = q_i . k_j  for the block's rows and keys [0, i1)
-        sgemm_serial(false, true, rows, i1, HS, q + int64_t(i0) * C3, C3, k, C3, att_bh + int64_t(i0) * T, T, false);
-        for (int i = i0; i < i1; i++) {
-          float* row = att_bh + int64_t(i) * T;
-          const int n = i + 1;  // keys 0..i are visible
-          scale_row(row, scale, n);
-          const float sum = exp_shift_sum(row, row, row_max(row, n), n);
-          scale_row(row, 1.0f / sum, n);
-          std::memset(row + n, 0, size_t(T - n) * sizeof(float));  // the mask: j > i
-        }
-        // out_i = sum_j att_ij v_j
-        sgemm_serial(false, false, rows, HS, i1, att_bh + int64_t(i0) * T, T, v, C3, out_bh + int64_t(i0) * C, C, false);
+      float* att_bh = att + int64_t(bh) * T * T;            // (T, T)
+      float* out_bh = out + int64_t(b) * T * C + h * HS;    // (T, HS), row stride C
+      // s_ij = q_i . k_j  for the block's rows and keys [0, i1)
+      sgemm_serial(false, true, rows, i1, HS, q + int64_t(i0) * C3, C3, k, C3, att_bh + int64_t(i0) * T, T, false);
+      for (int i = i0; i < i1; i++) {
+        float* row = att_bh + int64_t(i) * T;
+        const int n = i + 1;  // keys 0..i are visible
+        scale_row(row, scale, n);
+        const float sum = exp_shift_sum(row, row, row_max(row, n), n);
+        scale_row(row, 1.0f / sum, n);
+        std::memset(row + n, 0, size_t(T - n) * sizeof(float));  // the mask: j > i
       }
+      // out_i = sum_j att_ij v_j
+      sgemm_serial(false, false, rows, HS, i1, att_bh + int64_t(i0) * T, T, v, C3, out_bh + int64_t(i0) * C, C, false);
     }
-  });
+  }, int64_t(B) * NH * T * T * HS);
 }
 
+// Two passes, each split into (batch, head, block) tasks:
+//   1. per block of query rows: ds for those rows (kept for all heads in shared scratch) and dq
+//   2. per block of keys: dk and dv, which collect from every query at or after the block
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C,
                         int NH) {
   const int HS = C / NH, C3 = 3 * C;
   const float scale = 1.0f / std::sqrt(float(HS));
-  tp::parallel_for(B * NH, [&](int task_begin, int task_end, int) {
-    float* ds = attn_scratch(size_t(T) * T);  // (T, T): datt, then ds in place
+  const int blocks = (T + kRowBlock - 1) / kRowBlock;
+  float* ds_all = shared_scratch(kAttentionDs, size_t(B) * NH * T * T);  // (B, NH, T, T)
+  const int64_t work = int64_t(B) * NH * T * T * HS;
+  tp::parallel_for(B * NH * blocks, [&](int task_begin, int task_end, int) {
     for (int task = task_begin; task < task_end; task++) {
-      const int b = task / NH, h = task % NH;
-      const float* q = qkv + int64_t(b) * T * C3 + h * HS;  // (T, HS), row stride 3C
-      const float* k = q + C;
-      const float* v = q + 2 * C;
+      const int bh = task / blocks, b = bh / NH, h = bh % NH;
+      const int i0 = (task % blocks) * kRowBlock, i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
+      const float* k = qkv + int64_t(b) * T * C3 + C + h * HS;    // (T, HS), row stride 3C
+      const float* v = k + C;
       float* dq = dqkv + int64_t(b) * T * C3 + h * HS;
-      float* dk = dq + C;
-      float* dv = dq + 2 * C;
-      const float* att_bh = att + int64_t(task) * T * T;           // (T, T)
+      const float* att_bh = att + int64_t(bh) * T * T;             // (T, T)
       const float* dout_bh = dout + int64_t(b) * T * C + h * HS;   // (T, HS), row stride C
-      for (int i0 = 0; i0 < T; i0 += kRowBlock) {
-        const int i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
-        // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j
-        sgemm_serial(false, true, rows, i1, HS, dout_bh + int64_t(i0) * C, C, v, C3, ds + int64_t(i0) * T, T, false);
-        // forward: att_i = softmax(scale s_i)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)
-        for (int i = i0; i < i1; i++) {
-          const float* p = att_bh + int64_t(i) * T;
-          float* d = ds + int64_t(i) * T;
-          const int n = i + 1;
-          const float dotp = dot(p, d, n);
-          int j = 0;
-          const vf vd = simd::splat(dotp), vs = simd::splat(scale);
-          for (; j + W <= n; j += W) simd::store(d + j, simd::load(p + j) * (simd::load(d + j) - vd) * vs);
-          for (; j < n; j++) d[j] = p[j] * (d[j] - dotp) * scale;
-          std::memset(d + n, 0, size_t(i1 - n) * sizeof(float));  // masked: no gradient
-        }
-        // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
-        sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
+      float* ds = ds_all + int64_t(bh) * T * T;                    // (T, T): datt, then ds in place
+      // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j
+      sgemm_serial(false, true, rows, i1, HS, dout_bh + int64_t(i0) * C, C, v, C3, ds + int64_t(i0) * T, T, false);
+      // forward: att_i = softmax(scale s_i)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)
+      for (int i = i0; i < i1; i++) {
+        const float* p = att_bh + int64_t(i) * T;
+        float* d = ds + int64_t(i) * T;
+        const int n = i + 1;
+        const float dotp = dot(p, d, n);
+        int j = 0;
+        const vf vd = simd::splat(dotp), vs = simd::splat(scale);
+        for (; j + W <= n; j += W) simd::store(d + j, simd::load(p + j) * (simd::load(d + j) - vd) * vs);
+        for (; j < n; j++) d[j] = p[j] * (d[j] - dotp) * scale;
+        std::memset(d + n, 0, size_t(i1 - n) * sizeof(float));  // masked: no gradient
       }
-      // Key blocks [j0, j1) collect from every query i >= j0 (rows below are masked):
-      //   dk_j += sum_i ds_ij q_i,   dv_j += sum_i att_ij dout_i
-      for (int j0 = 0; j0 < T; j0 += kRowBlock) {
-        const int j1 = std::min(T, j0 + kRowBlock), cols = j1 - j0, nq = T - j0;
-        sgemm_serial(true, false, cols, HS, nq, ds + int64_t(j0) * T + j0, T, q + int64_t(j0) * C3, C3,
-                     dk + int64_t(j0) * C3, C3, true);
-        sgemm_serial(true, false, cols, HS, nq, att_bh + int64_t(j0) * T + j0, T, dout_bh + int64_t(j0) * C, C,
-                     dv + int64_t(j0) * C3, C3, true);
-      }
+      // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
+      sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
     }
-  });
+  }, work);
+  tp::parallel_for(B * NH * blocks, [&](int task_begin, int task_end, int) {
+    for (int task = task_begin; task < task_end; task++) {
+      const int bh = task / blocks, b = bh / NH, h = bh % NH;
+      const int j0 = (task % blocks) * kRowBlock, j1 = std::min(T, j0 + kRowBlock), cols = j1 - j0, nq = T - j0;
+      const float* q = qkv + int64_t(b) * T * C3 + h * HS;
+      float* dk = dqkv + int64_t(b) * T * C3 + C + h * HS;
+      float* dv = dk + C;
+      const float* att_bh = att + int64_t(bh) * T * T;
+      const float* dout_bh = dout + int64_t(b) * T * C + h * HS;
+      const float* ds = ds_all + int64_t(bh) * T * T;
+      // keys [j0, j1) collect from every query i >= j0 (rows above are masked):
+      //   dk_j += sum_i ds_ij q_i,   dv_j += sum_i att_ij dout_i
+      sgemm_serial(true, false, cols, HS, nq, ds + int64_t(j0) * T + j0, T, q + int64_t(j0) * C3, C3,
+                   dk + int64_t(j0) * C3, C3, true);
+      sgemm_serial(true, false, cols, HS, nq, att_bh + int64_t(j0) * T + j0, T, dout_bh + int64_t(j0) * C, C,
+                   dv + int64_t(j0) * C3, C3, true);
+    }
+  }, work);
 }
 
 void attention_decode(float* out, const float* qkv, const float* k_cache, const float* v_cache, int p0, int n, int C,
@@ -407,7 +449,7 @@ void attention_decode(float* out, const float* qkv, const float* k_cache, const 
   const int HS = C / NH;
   const float scale = 1.0f / std::sqrt(float(HS));
   tp::parallel_for(NH, [&](int h_begin, int h_end, int) {
-    float* s = attn_scratch(size_t(p0 + n));
+    float* s = scratch(kAttentionRow, size_t(p0 + n));
     for (int h = h_begin; h < h_end; h++)
       for (int i = 0; i < n; i++) {
         const float* q_i = qkv + int64_t(i) * 3 * C + h * HS;

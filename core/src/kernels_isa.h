@@ -24,11 +24,13 @@ struct KernelTable {
 #include "kernel_list.h"
 };
 
-// Per-thread scratch buffers, grown on demand and kept (slot 0: GEMM A panels, slot 1:
-// attention, slot 2: B panels of a single-threaded GEMM). shared_scratch is one buffer for all threads (the GEMM's packed B panels),
-// resized only by the calling thread before a parallel region reads it.
-float* scratch(int slot, size_t n);
-float* shared_scratch(size_t n);
+// Scratch memory, grown on demand and kept. scratch() is per thread; shared_scratch() is one
+// buffer per slot for all threads, resized only by the calling thread before a parallel
+// region uses it.
+enum ThreadScratch { kGemmAPanels, kAttentionRow, kGemmBPanelsSerial, kThreadScratchSlots };
+enum SharedScratch { kGemmBPanels, kAttentionDs, kColumnSums, kSharedScratchSlots };
+float* scratch(ThreadScratch slot, size_t n);
+float* shared_scratch(SharedScratch slot, size_t n);
 
 namespace TINYGPT_ISA {
 // This ISA's kernels (kernels.cpp, gemm.cpp), one per row of kernel_list.h.

@@ -1,12 +1,21 @@
 // threadpool.cpp — a fork-join pool of persistent std::thread workers.
 //
-// The caller publishes a job (fn, ctx, n) and bumps a generation counter; workers spin
-// briefly on the counter and then sleep on a condition variable, so a burst of small
-// kernels (a training step issues a few hundred) does not pay a wake-up per kernel.
+// A job is published in one atomic word, claim_ = (job generation << 32) | first task not yet
+// claimed. Threads claim chunks with a compare-and-swap on that word, so a thread that looks at
+// a job that has already been replaced (it woke late) fails its claim and runs nothing. The
+// caller counts finished tasks and returns when all n are done: it waits for chunks that were
+// claimed, never for a thread that was asleep or preempted and claimed nothing.
+//
+// Idle workers spin for the next job for a short while (a training step issues a few hundred
+// kernels with short serial gaps between them, and waking a sleeping thread costs tens of
+// microseconds natively and more in a browser), yielding the core while they spin, and then
+// sleep on a condition variable. A worker that notices it was descheduled while spinning (its
+// core is busy with another program) goes to sleep at once instead of competing for the core.
 #include "threadpool.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -29,7 +38,7 @@ int max_threads() { return 1; }
 void set_num_threads(int n) {
   if (n != 1) throw tinygpt::Error("this build has no threads: thread count must be 1");
 }
-void run(int n, RangeFn fn, void* ctx) {
+void run(int n, RangeFn fn, void* ctx, int) {
   if (n > 0) fn(ctx, 0, n, 0);
 }
 bool in_parallel_region() { return false; }
@@ -41,15 +50,29 @@ namespace {
 
 thread_local bool tl_in_task = false;
 
-// How long an idle worker polls for the next job before it sleeps (a few hundred microseconds:
-// the serial stretches between a step's parallel kernels are shorter, and waking a sleeping
-// thread costs tens of microseconds natively and more in a browser).
-#ifndef TINYGPT_POOL_SPINS
-#define TINYGPT_POOL_SPINS 200000
+using Clock = std::chrono::steady_clock;
+
+// How long an idle worker polls for the next job before it sleeps.
+#ifndef TINYGPT_POOL_SPIN_US
+#define TINYGPT_POOL_SPIN_US 250
 #endif
-constexpr int kSpinsBeforeSleep = TINYGPT_POOL_SPINS;
-// A job is cut into about this many chunks per thread.
+constexpr auto kSpinTime = std::chrono::microseconds(TINYGPT_POOL_SPIN_US);
+// A gap this long between two polls means the OS ran something else on this core: stop spinning.
+constexpr auto kPreemptedGap = std::chrono::microseconds(200);
+constexpr int kPauseSpins = 64;     // polls with a CPU pause hint before polls start yielding
+// Guided chunks: a claim takes 1/(kChunksPerThread * P) of what is left (at least min_chunk).
 constexpr int kChunksPerThread = 4;
+// The low word of claim_: the next task, or kEachThread for a run_on_each_thread job.
+constexpr uint32_t kEachThread = 0x80000000u;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+inline uint32_t gen_of(uint64_t w) { return uint32_t(w >> 32); }
+inline uint32_t low_of(uint64_t w) { return uint32_t(w); }
 
 class Pool {
  public:
@@ -60,77 +83,112 @@ class Pool {
   void resize(int n) {
     if (n == threads()) return;
     stop_workers();
-    stop_ = false;
+    stop_.store(false);
     // Workers start from the current generation: a job published before a worker first runs
     // is still seen as new by it.
-    const uint64_t now = generation_.load(std::memory_order_acquire);
+    const uint32_t now = gen_;
     for (int t = 1; t < n; t++) workers_.emplace_back([this, t, now] { worker_loop(t, now); });
   }
 
-  // each_thread: every thread runs exactly the one task with its own index (n = threads)
-  void run(int n, RangeFn fn, void* ctx, bool each_thread = false) {
+  void run(int n, RangeFn fn, void* ctx, int min_chunk, bool each_thread) {
     const int P = threads();
-    if (P == 1 || n == 1 || tl_in_task) {
-      fn(ctx, 0, n, 0);
+    if (P == 1 || (n == 1 && !each_thread) || tl_in_task) {
+      if (each_thread) fn(ctx, 0, 1, 0);
+      else fn(ctx, 0, n, 0);
       return;
     }
-    fn_ = fn;
-    ctx_ = ctx;
-    n_ = n;
-    each_thread_ = each_thread;
-    chunk_ = std::max(1, n / (P * kChunksPerThread));
-    next_.store(0, std::memory_order_relaxed);
-    pending_.store(P - 1, std::memory_order_relaxed);
-    {
+    if (each_thread) n = P;
+    fn_.store(fn, std::memory_order_relaxed);
+    ctx_.store(ctx, std::memory_order_relaxed);
+    n_.store(n, std::memory_order_relaxed);
+    min_chunk_.store(std::max(1, min_chunk), std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+    gen_++;
+    // seq_cst: ordered before the sleepers_ check below (a worker going to sleep does the mirror
+    // image: sleepers_ first, then claim_), so a sleeping worker is always woken
+    claim_.store(uint64_t(gen_) << 32 | (each_thread ? kEachThread : 0u));
+    if (sleepers_.load() > 0) {
       std::lock_guard<std::mutex> lock(mutex_);
-      generation_.fetch_add(1, std::memory_order_release);
+      cv_.notify_all();
     }
-    cv_.notify_all();
-    work(0);
-    // Wait for the workers' chunks (spin: they are short).
-    while (pending_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    work(0, gen_);
+    // Wait for the chunks other threads claimed (they are short: spin, then yield the core).
+    for (int spins = 0; done_.load(std::memory_order_acquire) < n; spins++) {
+      if (spins < kPauseSpins) cpu_relax();
+      else std::this_thread::yield();
+    }
   }
 
  private:
-  // Takes chunks of the job until none is left. Chunks are handed out first come, first
-  // served, so a thread the OS preempted (a browser's other threads, another program) does not
-  // hold up the others at the next barrier.
-  void work(int t) {
+  // Runs chunks of job `gen` until none is left to claim (or the job was replaced).
+  void work(int t, uint32_t gen) {
+    uint64_t w = claim_.load(std::memory_order_acquire);
+    if (gen_of(w) != gen) return;
+    const RangeFn fn = fn_.load(std::memory_order_relaxed);
+    void* const ctx = ctx_.load(std::memory_order_relaxed);
     tl_in_task = true;
-    if (each_thread_) {
-      fn_(ctx_, t, t + 1, t);
+    if (low_of(w) == kEachThread) {
+      // every thread's own task; the caller waits for all of them, so this job is still current
+      fn(ctx, t, t + 1, t);
+      done_.fetch_add(1, std::memory_order_release);
       tl_in_task = false;
       return;
     }
+    const int n = n_.load(std::memory_order_relaxed);
+    const int min_chunk = min_chunk_.load(std::memory_order_relaxed);
+    const int parts = kChunksPerThread * threads();
     for (;;) {
-      const int begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
-      if (begin >= n_) break;
-      fn_(ctx_, begin, std::min(n_, begin + chunk_), t);
+      if (gen_of(w) != gen) break;  // replaced: what we read above may belong to another job
+      const int next = int(low_of(w));
+      if (next >= n) break;
+      const int left = n - next;
+      const int chunk = std::min(left, std::max(min_chunk, (left + parts - 1) / parts));
+      if (!claim_.compare_exchange_weak(w, w + uint64_t(chunk), std::memory_order_acq_rel,
+                                        std::memory_order_acquire))
+        continue;  // w now holds the current word
+      // A successful claim means job `gen` is unfinished, so fn, ctx and n above are its own.
+      fn(ctx, next, next + chunk, t);
+      done_.fetch_add(chunk, std::memory_order_release);
+      w = claim_.load(std::memory_order_acquire);
     }
     tl_in_task = false;
   }
 
-  void worker_loop(int t, uint64_t seen) {
-    for (;;) {
-      // Spin a little for the next job, then sleep.
-      uint64_t g;
-      int spins = 0;
-      while ((g = generation_.load(std::memory_order_acquire)) == seen && !stop_.load(std::memory_order_acquire)) {
-        if (++spins < kSpinsBeforeSleep) continue;
-        std::unique_lock<std::mutex> lock(mutex_);
-        cv_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen || stop_.load(); });
+  // Returns once claim_ holds a job newer than `seen` (its generation) or the pool stops.
+  uint32_t wait_for_job(uint32_t seen) {
+    auto last = Clock::now();
+    const auto deadline = last + kSpinTime;
+    for (int spins = 0;; spins++) {
+      const uint64_t w = claim_.load(std::memory_order_acquire);
+      if (gen_of(w) != seen || stop_.load(std::memory_order_relaxed)) return gen_of(w);
+      if (spins < kPauseSpins) {
+        cpu_relax();
+        continue;
       }
+      std::this_thread::yield();
+      const auto now = Clock::now();
+      if (now > deadline || now - last > kPreemptedGap) break;
+      last = now;
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    sleepers_.fetch_add(1);
+    while (gen_of(claim_.load()) == seen && !stop_.load()) cv_.wait(lock);
+    sleepers_.fetch_sub(1);
+    return gen_of(claim_.load(std::memory_order_acquire));
+  }
+
+  void worker_loop(int t, uint32_t seen) {
+    for (;;) {
+      seen = wait_for_job(seen);
       if (stop_.load(std::memory_order_acquire)) return;
-      seen = g;
-      work(t);
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
+      work(t, seen);
     }
   }
 
   void stop_workers() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true);
     }
     cv_.notify_all();
     for (std::thread& w : workers_) w.join();
@@ -140,15 +198,16 @@ class Pool {
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
-  std::atomic<int> next_{0};  // first task index not yet taken
-  int chunk_ = 1;
-  bool each_thread_ = false;
+  std::atomic<uint64_t> claim_{0};  // (job generation << 32) | next task to claim (or kEachThread)
+  std::atomic<int> done_{0};        // tasks of the current job finished
+  std::atomic<int> sleepers_{0};    // workers blocked on cv_
   std::atomic<bool> stop_{false};
-  RangeFn fn_ = nullptr;
-  void* ctx_ = nullptr;
-  int n_ = 0;
+  // the current job (written by the caller before it publishes claim_)
+  std::atomic<RangeFn> fn_{nullptr};
+  std::atomic<void*> ctx_{nullptr};
+  std::atomic<int> n_{0};
+  std::atomic<int> min_chunk_{1};
+  uint32_t gen_ = 0;  // the caller's count of jobs published
 };
 
 Pool& pool() {
@@ -170,14 +229,14 @@ void set_num_threads(int n) {
   pool().resize(n);
 }
 
-void run(int n, RangeFn fn, void* ctx) {
+void run(int n, RangeFn fn, void* ctx, int min_chunk) {
   if (n <= 0) return;
-  pool().run(n, fn, ctx);
+  pool().run(n, fn, ctx, min_chunk, false);
 }
 
 bool in_parallel_region() { return tl_in_task; }
 
-void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn, ctx, true); }
+void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn, ctx, 1, true); }
 
 #endif
 
