@@ -1,5 +1,9 @@
-// runtime.cpp — the public runtime API (runtime.h): which kernels run and on how many threads.
+// runtime.cpp — the public runtime API (runtime.h): which kernels run, on how many threads, and
+// the ThreadTuner that picks that count from step times.
 #include "tinygpt/runtime.h"
+
+#include <algorithm>
+#include <cstdio>
 
 #include "kernels.h"
 #include "threadpool.h"
@@ -10,5 +14,155 @@ const char* simd_backend() { return kernels::simd_backend(); }
 int max_threads() { return tp::max_threads(); }
 int num_threads() { return tp::num_threads(); }
 void set_num_threads(int n) { tp::set_num_threads(n); }
+
+// ---- ThreadTuner -----------------------------------------------------------------------------
+//
+// A measurement times `samples` steps at one count (after `warmup_steps` untimed ones) and keeps
+// their median, so a single step disturbed by something else does not decide. A round starts
+// from a known count and walks one way (fewer threads first, then more) while each new count is
+// at least min_gain faster than the best so far; the round settles on the best.
+
+namespace {
+std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
+std::string ms_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", 1000.0 * seconds);
+  return buf;
+}
+}  // namespace
+
+ThreadTuner::ThreadTuner(int max_threads) : ThreadTuner(max_threads, Options{}) {}
+
+ThreadTuner::ThreadTuner(int max_threads, const Options& options) : opt_(options) {
+  opt_.warmup_steps = std::max(0, opt_.warmup_steps);
+  opt_.samples = std::max(1, opt_.samples);
+  for (int n = std::max(1, max_threads);; n /= 2) {
+    candidates_.push_back(n);
+    if (n == 1) break;
+  }
+  seconds_.assign(candidates_.size(), 0.0);
+  recheck_after_ = opt_.recheck_seconds;
+  if (candidates_.size() == 1) {
+    settle(0, "the only count this build and machine offer");
+    return;
+  }
+  round_start_ = 0;
+  round_best_ = -1;
+  direction_ = +1;
+  measure(0);
+  why_ = "timing " + threads_text(count(0)) + " first";
+}
+
+int ThreadTuner::threads() const { return count(current_); }
+
+bool ThreadTuner::measuring() const { return phase_ == Phase::kMeasure; }
+
+double ThreadTuner::median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void ThreadTuner::measure(int candidate) {
+  phase_ = Phase::kMeasure;
+  current_ = candidate;
+  skip_ = opt_.warmup_steps;
+  window_.clear();
+}
+
+int ThreadTuner::record(double step_seconds) {
+  steps_++;
+  if (phase_ == Phase::kMeasure) {
+    if (skip_ > 0) {
+      skip_--;
+      return threads();
+    }
+    window_.push_back(step_seconds);
+    if (int(window_.size()) >= opt_.samples) finish_measurement(median(window_));
+    return threads();
+  }
+  // settled: watch the recent steps
+  since_check_ += step_seconds;
+  if (skip_ > 0) {
+    skip_--;
+    return threads();
+  }
+  window_.push_back(step_seconds);
+  if (int(window_.size()) > opt_.samples) window_.erase(window_.begin());
+  if (int(window_.size()) < opt_.samples || candidates_.size() == 1) return threads();
+  const double recent = median(window_);
+  std::string trigger;
+  if (recent > opt_.slowdown * settled_seconds_)
+    trigger = "steps slowed from " + ms_text(settled_seconds_) + " to " + ms_text(recent);
+  else if (since_check_ >= recheck_after_)
+    trigger = "periodic re-check";
+  if (trigger.empty()) return threads();
+  // a new round from the settled count, whose recent steps are a fresh measurement
+  seconds_[size_t(settled_)] = recent;
+  trigger_ = trigger;
+  round_start_ = settled_;
+  round_best_ = settled_;
+  direction_ = +1;
+  const int first = settled_ + 1 < int(candidates_.size()) ? settled_ + 1 : settled_ - 1;
+  if (first == settled_ - 1) direction_ = -1;
+  measure(first);
+  why_ = "timing " + threads_text(count(first)) + " (" + trigger + ")";
+  return threads();
+}
+
+void ThreadTuner::finish_measurement(double median_seconds) {
+  seconds_[size_t(current_)] = median_seconds;
+  if (round_best_ < 0 || median_seconds < seconds_[size_t(round_best_)] * (1.0 - opt_.min_gain))
+    round_best_ = current_;
+  const bool improved = round_best_ == current_;
+  const int next = current_ + direction_;
+  const bool next_exists = next >= 0 && next < int(candidates_.size());
+  if (improved && next_exists) {  // keep walking this way
+    measure(next);
+  } else if (direction_ == +1 && round_best_ == round_start_ && round_start_ > 0) {
+    direction_ = -1;  // fewer threads did not pay: try more than the start
+    measure(round_start_ - 1);
+  } else {
+    settle(round_best_, trigger_);
+    return;
+  }
+  why_ = "timing " + threads_text(threads()) + (trigger_.empty() ? "" : " (" + trigger_ + ")");
+}
+
+void ThreadTuner::settle(int candidate, std::string trigger) {  // by value: trigger_ is cleared below
+  const bool changed = candidate != settled_ || !ever_settled_;
+  recheck_after_ = changed || !ever_settled_ ? opt_.recheck_seconds
+                                              : std::min(recheck_after_ * 2, 8 * opt_.recheck_seconds);
+  ever_settled_ = true;
+  const bool switching = candidate != current_;
+  phase_ = Phase::kSettled;
+  settled_ = candidate;
+  current_ = candidate;
+  settled_seconds_ = seconds_[size_t(candidate)];
+  since_check_ = 0;
+  window_.clear();
+  skip_ = switching ? opt_.warmup_steps : 0;
+  trigger_.clear();
+  if (candidates_.size() == 1) {
+    why_ = threads_text(count(candidate)) + ": " + trigger;
+    return;
+  }
+  why_ = times_line(candidate) + ", chosen at step " + std::to_string(steps_) +
+         (trigger.empty() ? "" : " (" + trigger + ")");
+}
+
+std::string ThreadTuner::times_line(int chosen) const {
+  std::string s = threads_text(count(chosen)) + ": " + ms_text(seconds_[size_t(chosen)]) + "/step";
+  std::string others;
+  for (size_t i = 0; i < candidates_.size(); i++) {
+    if (int(i) == chosen || seconds_[i] <= 0) continue;
+    if (!others.empty()) others += ", ";
+    others += threads_text(candidates_[i]);
+    others += ": " + ms_text(seconds_[i]) + "/step";
+  }
+  return others.empty() ? s : s + " (" + others + ")";
+}
+
+std::string ThreadTuner::reason() const { return why_; }
 
 }  // namespace tinygpt
