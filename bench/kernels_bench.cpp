@@ -3,7 +3,9 @@
 // bound; natively (every compiled-in backend: SSE2, AVX2+FMA, AVX-512) and, built with
 // Emscripten, in SIMD128.
 //
-//   kernels_bench [--threads N] [--json] [--quick] [--cpu-time]
+//   kernels_bench [--threads N] [--json] [--quick] [--cpu-time] [--no-gemm]
+//
+// --no-gemm skips the GEMM table (peaks, bandwidth and decoding only).
 //
 // --cpu-time times the GEMMs by this thread's CPU time instead of the wall clock (one thread
 // only): on a machine shared with other busy processes it measures the kernel, not the share
@@ -280,12 +282,13 @@ DecodeResult decode_m() {
 
 int main(int argc, char** argv) {
   int threads = 1;
-  bool json = false, quick = false;
+  bool json = false, quick = false, gemm = true;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--json")) json = true;
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
+    if (!std::strcmp(argv[i], "--no-gemm")) gemm = false;
   }
   if (g_cpu_time && threads != 1) {
     std::fprintf(stderr, "kernels_bench: --cpu-time measures one thread only\n");
@@ -297,7 +300,7 @@ int main(int argc, char** argv) {
   const std::string best_backend = kernels::simd_backend();
   std::vector<double> peaks;
   for (const std::string& b : backends) peaks.push_back(peak_for(b));
-  const size_t n_shapes = std::size(kShapes);
+  const size_t n_shapes = gemm ? std::size(kShapes) : 0;
   std::vector<double> ref(n_shapes);
   std::vector<std::vector<double>> gf(n_shapes, std::vector<double>(backends.size()));
   for (size_t i = 0; i < n_shapes; i++) {
@@ -340,9 +343,11 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < backends.size(); k++)
     std::printf("peak %-8s (1 thread, independent %s chains): %.1f GFLOP/s\n", backends[k].c_str(),
                 peak_kind(backends[k]), peaks[k]);
-  std::printf("\n%-36s %8s", "GEMM shape (GFLOP/s, % of peak)", "scalar");
-  for (const std::string& b : backends) std::printf(" %15s", b.c_str());
-  std::printf("\n");
+  if (n_shapes > 0) {
+    std::printf("\n%-36s %8s", "GEMM shape (GFLOP/s, % of peak)", "scalar");
+    for (const std::string& b : backends) std::printf(" %15s", b.c_str());
+    std::printf("\n");
+  }
   for (size_t i = 0; i < n_shapes; i++) {
     std::printf("%s %-34s", kShapes[i].config, kShapes[i].what);
     if (ref[i] > 0) std::printf(" %8.1f", ref[i]);
@@ -351,7 +356,7 @@ int main(int argc, char** argv) {
       std::printf(" %7.1f (%4.0f%%)", gf[i][k], 100.0 * gf[i][k] / (peaks[k] * threads));
     std::printf("\n");
   }
-  std::printf("(%% of peak: of the backend's one-thread peak x %d thread(s))\n", threads);
+  if (n_shapes > 0) std::printf("(%% of peak: of the backend's one-thread peak x %d thread(s))\n", threads);
   std::printf("\nmemory read bandwidth: %.1f GB/s with %d thread(s), %.1f GB/s with 1\n", bw, threads, bw1);
   std::printf("decode M (KV cache, one token at a time through %d positions): %.0f tok/s; %.1f MB read per token; "
               "bound %.0f tok/s -> %.0f%% of the bandwidth bound\n",
