@@ -444,23 +444,37 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
   }, work);
 }
 
+// Generation reads every cached key and value once per new token, after the weights of the
+// layers before have pushed them out of the caches: the loops walk the cache in memory order,
+// one whole row (all heads) at a time, so the reads stream. Tasks are the new queries (a
+// prefill has many; a generated token has one).
 void attention_decode(float* out, const float* qkv, const float* k_cache, const float* v_cache, int p0, int n, int C,
                       int NH) {
-  const int HS = C / NH;
+  const int HS = C / NH, T = p0 + n;
   const float scale = 1.0f / std::sqrt(float(HS));
-  tp::parallel_for(NH, [&](int h_begin, int h_end, int) {
-    float* s = scratch(kAttentionRow, size_t(p0 + n));
-    for (int h = h_begin; h < h_end; h++)
-      for (int i = 0; i < n; i++) {
-        const float* q_i = qkv + int64_t(i) * 3 * C + h * HS;
-        const int visible = p0 + i + 1;
-        for (int j = 0; j < visible; j++) s[j] = dot(q_i, k_cache + int64_t(j) * C + h * HS, HS) * scale;
-        const float sum = exp_shift_sum(s, s, row_max(s, visible), visible);
-        float* out_i = out + int64_t(i) * C + h * HS;
-        std::memset(out_i, 0, size_t(HS) * sizeof(float));
-        for (int j = 0; j < visible; j++) axpy(out_i, s[j] / sum, v_cache + int64_t(j) * C + h * HS, HS);
+  tp::parallel_for(n, [&](int i_begin, int i_end, int) {
+    float* s = scratch(kAttentionRow, size_t(NH) * T);  // (NH, T): scores, then probabilities
+    for (int i = i_begin; i < i_end; i++) {
+      const float* q_i = qkv + int64_t(i) * 3 * C;
+      const int visible = p0 + i + 1;  // the cache and the new position itself
+      for (int j = 0; j < visible; j++) {
+        const float* k_j = k_cache + int64_t(j) * C;
+        for (int h = 0; h < NH; h++) s[int64_t(h) * T + j] = dot(q_i + h * HS, k_j + h * HS, HS) * scale;
       }
-  }, int64_t(n) * (p0 + n) * C);
+      for (int h = 0; h < NH; h++) {
+        float* s_h = s + int64_t(h) * T;
+        const float sum = exp_shift_sum(s_h, s_h, row_max(s_h, visible), visible);
+        scale_row(s_h, 1.0f / sum, visible);
+      }
+      // out_i = sum_j p_j v_j, head by head
+      float* out_i = out + int64_t(i) * C;
+      std::memset(out_i, 0, size_t(C) * sizeof(float));
+      for (int j = 0; j < visible; j++) {
+        const float* v_j = v_cache + int64_t(j) * C;
+        for (int h = 0; h < NH; h++) axpy(out_i + h * HS, s[int64_t(h) * T + j], v_j + h * HS, HS);
+      }
+    }
+  }, int64_t(n) * T * C);
 }
 
 // ---- small vector ops ------------------------------------------------------------------------
