@@ -37,3 +37,45 @@ TEST_CASE("a steady-state training step makes no heap allocation", "[alloc]") { 
 TEST_CASE("a steady-state step makes no heap allocation with two threads either", "[alloc][threads]") {
   check_no_allocations(std::min(2, tinygpt::max_threads()));
 }
+
+TEST_CASE("switching the thread count back and forth allocates nothing after the first time", "[alloc][threads]") {
+  if (tinygpt::max_threads() < 2) return;  // a build without threads has one count only
+  tinygpt::set_num_threads(2);
+  model::Config c;
+  c.n_layer = 1, c.n_head = 2, c.n_embd = 32, c.block_size = 16;
+  train::TrainConfig tc;
+  tc.batch_size = 4;
+  tc.steps = 50;
+  tc.warmup = 2;
+  train::Trainer t(c, tc);
+  std::vector<uint8_t> corpus(5000);
+  for (size_t i = 0; i < corpus.size(); i++) corpus[i] = uint8_t("abcdefgh ij\n"[i % 12]);
+  t.set_corpus(corpus);
+  // what the ThreadTuner does to the pool: 2 -> 1 -> 2; the first round may start threads
+  for (int round = 0; round < 2; round++) {
+    t.step();
+    tinygpt::set_num_threads(1);
+    t.step();
+    tinygpt::set_num_threads(2);
+  }
+  t.step();
+  const long before = testutil::allocations();
+  for (int round = 0; round < 3; round++) {
+    tinygpt::set_num_threads(1);
+    t.step();
+    tinygpt::set_num_threads(2);
+    t.step();
+  }
+  const long after = testutil::allocations();
+  tinygpt::set_num_threads(1);
+  CHECK(after - before == 0);
+}
+
+TEST_CASE("a settled thread tuner records steps without allocating", "[alloc]") {
+  tinygpt::ThreadTuner tuner(2);
+  for (int i = 0; i < 40; i++) tuner.record(tuner.threads() == 2 ? 0.025 : 0.040);
+  REQUIRE_FALSE(tuner.measuring());
+  const long before = testutil::allocations();
+  for (int i = 0; i < 100; i++) tuner.record(0.025);
+  CHECK(testutil::allocations() - before == 0);
+}

@@ -41,6 +41,8 @@ ThreadTuner::ThreadTuner(int max_threads, const Options& options) : opt_(options
     if (n == 1) break;
   }
   seconds_.assign(candidates_.size(), 0.0);
+  window_.reserve(size_t(opt_.samples) + 1);
+  sorted_.reserve(size_t(opt_.samples) + 1);
   recheck_after_ = opt_.recheck_seconds;
   if (candidates_.size() == 1) {
     settle(0, "the only count this build and machine offer");
@@ -57,10 +59,11 @@ int ThreadTuner::threads() const { return count(current_); }
 
 bool ThreadTuner::measuring() const { return phase_ == Phase::kMeasure; }
 
-double ThreadTuner::median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+double ThreadTuner::window_median() {
+  sorted_.assign(window_.begin(), window_.end());  // both reserved: no allocation per step
+  std::sort(sorted_.begin(), sorted_.end());
+  const size_t n = sorted_.size();
+  return n % 2 ? sorted_[n / 2] : 0.5 * (sorted_[n / 2 - 1] + sorted_[n / 2]);
 }
 
 void ThreadTuner::measure(int candidate) {
@@ -78,7 +81,7 @@ int ThreadTuner::record(double step_seconds) {
       return threads();
     }
     window_.push_back(step_seconds);
-    if (int(window_.size()) >= opt_.samples) finish_measurement(median(window_));
+    if (int(window_.size()) >= opt_.samples) finish_measurement(window_median());
     return threads();
   }
   // settled: watch the recent steps
@@ -88,9 +91,9 @@ int ThreadTuner::record(double step_seconds) {
     return threads();
   }
   window_.push_back(step_seconds);
-  if (int(window_.size()) > opt_.samples) window_.erase(window_.begin());
+  if (int(window_.size()) > opt_.samples) window_.erase(window_.begin());  // the last `samples` steps
   if (int(window_.size()) < opt_.samples || candidates_.size() == 1) return threads();
-  const double recent = median(window_);
+  const double recent = window_median();
   std::string trigger;
   if (recent > opt_.slowdown * settled_seconds_)
     trigger = "steps slowed from " + ms_text(settled_seconds_) + " to " + ms_text(recent);

@@ -78,16 +78,27 @@ class Pool {
  public:
   ~Pool() { stop_workers(); }
 
-  int threads() const { return int(workers_.size()) + 1; }
+  int threads() const { return active_.load(std::memory_order_relaxed); }
 
+  // Fewer threads park the extra workers (asleep, keeping their scratch memory); more threads
+  // wake them or start new ones. Switching back and forth (the ThreadTuner does) therefore
+  // creates no thread and allocates nothing after the first time. Called between jobs only.
   void resize(int n) {
     if (n == threads()) return;
-    stop_workers();
-    stop_.store(false);
     // Workers start from the current generation: a job published before a worker first runs
     // is still seen as new by it.
     const uint32_t now = gen_;
-    for (int t = 1; t < n; t++) workers_.emplace_back([this, t, now] { worker_loop(t, now); });
+    for (int t = int(workers_.size()) + 1; t < n; t++) workers_.emplace_back([this, t, now] { worker_loop(t, now); });
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      active_.store(n);
+      // An empty job: a worker waking from its parking finds this, not the job before it (which
+      // it had no part in, and whose context is gone).
+      n_.store(0, std::memory_order_relaxed);
+      gen_++;
+      claim_.store(uint64_t(gen_) << 32);
+    }
+    cv_.notify_all();  // parked workers that are active again stop sleeping
   }
 
   void run(int n, RangeFn fn, void* ctx, int min_chunk, bool each_thread) {
@@ -122,6 +133,7 @@ class Pool {
  private:
   // Runs chunks of job `gen` until none is left to claim (or the job was replaced).
   void work(int t, uint32_t gen) {
+    if (t >= threads()) return;  // parked
     uint64_t w = claim_.load(std::memory_order_acquire);
     if (gen_of(w) != gen) return;
     const RangeFn fn = fn_.load(std::memory_order_relaxed);
@@ -154,11 +166,12 @@ class Pool {
     tl_in_task = false;
   }
 
-  // Returns once claim_ holds a job newer than `seen` (its generation) or the pool stops.
-  uint32_t wait_for_job(uint32_t seen) {
+  // Returns once claim_ holds a job newer than `seen` (its generation) or the pool stops. A
+  // parked worker (t >= the active count) sleeps until it is active again.
+  uint32_t wait_for_job(int t, uint32_t seen) {
     auto last = Clock::now();
     const auto deadline = last + kSpinTime;
-    for (int spins = 0;; spins++) {
+    for (int spins = 0; t < threads(); spins++) {
       const uint64_t w = claim_.load(std::memory_order_acquire);
       if (gen_of(w) != seen || stop_.load(std::memory_order_relaxed)) return gen_of(w);
       if (spins < kPauseSpins) {
@@ -172,14 +185,14 @@ class Pool {
     }
     std::unique_lock<std::mutex> lock(mutex_);
     sleepers_.fetch_add(1);
-    while (gen_of(claim_.load()) == seen && !stop_.load()) cv_.wait(lock);
+    while ((gen_of(claim_.load()) == seen || t >= threads()) && !stop_.load()) cv_.wait(lock);
     sleepers_.fetch_sub(1);
     return gen_of(claim_.load(std::memory_order_acquire));
   }
 
   void worker_loop(int t, uint32_t seen) {
     for (;;) {
-      seen = wait_for_job(seen);
+      seen = wait_for_job(t, seen);
       if (stop_.load(std::memory_order_acquire)) return;
       work(t, seen);
     }
@@ -202,6 +215,7 @@ class Pool {
   std::atomic<int> done_{0};        // tasks of the current job finished
   std::atomic<int> sleepers_{0};    // workers blocked on cv_
   std::atomic<bool> stop_{false};
+  std::atomic<int> active_{1};      // threads that take part in jobs (the caller and workers 1..active-1)
   // the current job (written by the caller before it publishes claim_)
   std::atomic<RangeFn> fn_{nullptr};
   std::atomic<void*> ctx_{nullptr};

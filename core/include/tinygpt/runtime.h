@@ -32,7 +32,9 @@ void set_num_threads(int n); // 1 .. 256; throws tinygpt::Error otherwise (or if
 //   tuner.reason();  // "2 threads: 25.0 ms/step (1 thread: 40.0 ms/step)"
 //
 // Pure bookkeeping: it never reads a clock or changes the pool itself, so it is deterministic
-// for given step times (and testable with made-up ones).
+// for given step times (and testable with made-up ones). record() allocates nothing except when
+// it makes a decision (a new reason() text), and switching the pool's count back and forth
+// parks and wakes threads without creating them again.
 class ThreadTuner {
  public:
   struct Options {
@@ -60,7 +62,7 @@ class ThreadTuner {
   void finish_measurement(double median);
   void settle(int candidate, std::string trigger);
   int count(int candidate) const { return candidates_[size_t(candidate)]; }
-  static double median(std::vector<double> v);
+  double window_median();
   std::string times_line(int chosen) const;
 
   Options opt_;
@@ -76,6 +78,7 @@ class ThreadTuner {
   std::string trigger_;           // why the current round started (empty: the first round)
   int skip_ = 0;                  // warm-up steps left before timing
   std::vector<double> window_;    // step times of the current measurement, or recent settled steps
+  std::vector<double> sorted_;    // window_ sorted, for its median
   double settled_seconds_ = 0;    // the settled count's step time when it was chosen
   double since_check_ = 0;        // training seconds since the last re-check
   double recheck_after_ = 0;      // seconds until the next periodic re-check
