@@ -133,14 +133,35 @@ struct GemmJob {
   bool accumulate;
 };
 
-// The current (jc, pc) block is cut into tasks: MC-row blocks of C times column blocks of
-// `block_panels` NR-wide panels (task = row_block * col_blocks + col_block). Every task computes
-// its tiles exactly as any other split would (tile boundaries are multiples of MR and NR from
-// the corner of C), so the split may follow the thread count without changing a bit.
+// The current (jc, pc) block is cut into tasks: blocks of `block_rows` rows of C (MC, or fewer
+// when C has too few rows for the threads) times column blocks of `block_panels` NR-wide panels
+// (task = row_block * col_blocks + col_block). Every task computes its tiles exactly as any
+// other split would (tile boundaries are multiples of MR and NR from the corner of C), so the
+// split may follow the thread count without changing a bit.
 struct TaskGrid {
-  int col_blocks;    // column blocks per row block
+  int block_rows;    // rows per row block: a multiple of MR, at most MC
+  int row_blocks;
   int block_panels;  // NR-wide panels per column block
+  int col_blocks;    // column blocks per row block
+  int tasks() const { return row_blocks * col_blocks; }
 };
+
+// About 8 tasks per thread, so that the pool's chunks balance: first by splitting the columns,
+// and when even single panels are too few (the dW products have few rows), by smaller row blocks.
+TaskGrid task_grid(int M, int n_panels, int threads) {
+  TaskGrid grid{MC, (M + MC - 1) / MC, n_panels, 1};
+  if (threads == 1) return grid;
+  const int target = 8 * threads;
+  if (grid.row_blocks * n_panels < target / 2) {
+    const int want_row_blocks = (target / 2 + n_panels - 1) / n_panels;
+    grid.block_rows = std::max(MR, (M / want_row_blocks) / MR * MR);
+    grid.row_blocks = (M + grid.block_rows - 1) / grid.block_rows;
+  }
+  const int want_col_blocks = std::min(n_panels, (target + grid.row_blocks - 1) / grid.row_blocks);
+  grid.block_panels = (n_panels + want_col_blocks - 1) / want_col_blocks;
+  grid.col_blocks = (n_panels + grid.block_panels - 1) / grid.block_panels;
+  return grid;
+}
 
 // Tasks [task_begin, task_end): consecutive tasks in one row block share one packing of A.
 void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int task_end) {
@@ -148,7 +169,7 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
   int packed_row_block = -1;
   for (int task = task_begin; task < task_end; task++) {
     const int rb = task / grid.col_blocks, cb = task % grid.col_blocks;
-    const int ic = rb * MC, mc = std::min(MC, g.M - ic);
+    const int ic = rb * grid.block_rows, mc = std::min(grid.block_rows, g.M - ic);
     if (rb != packed_row_block) {
       pack_a(pa, g.A, g.lda, g.transA, ic, mc, g.pc, g.kc);
       packed_row_block = rb;
@@ -237,7 +258,6 @@ void gemm(const GemmJob& job, bool parallel) {
     return;
   }
   const bool accumulate = g.accumulate;
-  const int row_blocks = (g.M + MC - 1) / MC;
   const int threads = parallel ? tp::num_threads() : 1;
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = std::min(NC, g.N - jc);
@@ -246,21 +266,18 @@ void gemm(const GemmJob& job, bool parallel) {
       g.jc = jc, g.nc = nc, g.pc = pc, g.kc = kc;
       g.accumulate = accumulate || pc > 0;
       const int n_panels = (nc + NR - 1) / NR;
-      // about 8 tasks per thread, so that the pool's chunks balance; one per row block alone
-      const int want_col_blocks = std::min(n_panels, (8 * threads + row_blocks - 1) / row_blocks);
-      const int block_panels = (n_panels + want_col_blocks - 1) / want_col_blocks;
-      const TaskGrid grid{(n_panels + block_panels - 1) / block_panels, block_panels};
+      const TaskGrid grid = task_grid(g.M, n_panels, threads);
       const size_t panels_size = size_t(n_panels) * NR * kc;
       float* packed_b = parallel ? shared_scratch(kGemmBPanels, panels_size) : scratch(kGemmBPanelsSerial, panels_size);
       g.packed_b = packed_b;
       if (parallel) {
         tp::parallel_for(n_panels, [&](int b, int e, int) { pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, b, e); },
                          int64_t(kc) * nc);
-        tp::parallel_for(row_blocks * grid.col_blocks, [&](int b, int e, int) { compute_tasks(g, grid, b, e); },
+        tp::parallel_for(grid.tasks(), [&](int b, int e, int) { compute_tasks(g, grid, b, e); },
                          int64_t(g.M) * nc * kc);
       } else {
         pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, 0, n_panels);
-        compute_tasks(g, grid, 0, row_blocks * grid.col_blocks);
+        compute_tasks(g, grid, 0, grid.tasks());
       }
     }
   }
