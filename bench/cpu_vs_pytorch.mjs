@@ -2,7 +2,7 @@
 //   1. kernels: FMA peak of each compiled-in backend, GEMM GFLOP/s (% of peak) at the shapes of
 //      S and M, memory bandwidth, and KV-cached decoding of M against the bandwidth bound
 //      (build/native/kernels_bench);
-//   2. training tokens/s, tinygpt (`tinygpt bench`) and PyTorch (bench/pytorch_bench.py, the same
+//   2. training tokens/s, tinygpt (`tinygpt bench --preset`) and PyTorch (bench/pytorch_bench.py, the same
 //      model, optimizer and schedule) at each thread count, with the ratio; runs alternate
 //      between the two and each cell keeps its best of --repeat runs, so a burst of load from
 //      other programs hits both sides alike and is mostly filtered out;
@@ -101,7 +101,7 @@ if (!flag('--no-kernels')) {
 // ---- 2. training: tinygpt vs PyTorch ------------------------------------------------------------
 function tinygptTokS(config, threads) {
   const c = CONFIGS[config];
-  const out = run(cli, ['bench', '--config', config, '--threads', String(threads), '--steps', String(c.steps)]);
+  const out = run(cli, ['bench', '--preset', config, '--threads', String(threads), '--steps', String(c.steps)]);
   const cols = out.split('\n').find((l) => l.startsWith(`${config} `)).trim().split(/\s+/);
   return { tokS: Number(cols[cols.length - 3]), backend: /: (\S+) kernels/.exec(out)[1] };
 }

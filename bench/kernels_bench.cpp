@@ -35,6 +35,7 @@
 #include "kernels.h"
 #include "simd.h"
 #include "threadpool.h"
+#include "tinygpt/config.h"
 #include "tinygpt/model.h"
 #include "tinygpt/rng.h"
 
@@ -255,12 +256,11 @@ struct DecodeResult {
 };
 
 DecodeResult decode_m() {
-  model::Config c;
-  c.n_layer = 6, c.n_head = 6, c.n_embd = 384, c.block_size = 256;
+  const Config c = preset_config("M");
   model::TinyGPT m(c);
   model::KVCache cache;
   const int T = c.block_size;
-  const int64_t C = c.n_embd, L = c.n_layer, V = model::Config::vocab_size;
+  const int64_t C = c.n_embd, L = c.n_layer, V = model::kVocab;
   // Weights a token reads: every layer's matrices and vectors, the final LayerNorm and the head,
   // one row each of the token and position tables.
   const int64_t weights = L * (12 * C * C + 13 * C) + 2 * C + C * V + V + 2 * C;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "tinygpt/config.h"
 #include "tinygpt/io.h"
 #include "tinygpt/runtime.h"
 #include "tinygpt/trainer.h"
@@ -32,22 +33,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  model::Config mc;
-  train::TrainConfig tc;
-  if (config == "S") {
-    mc.n_layer = 4, mc.n_head = 4, mc.n_embd = 128, mc.block_size = 64, tc.batch_size = 12;
-  } else if (config == "M") {
-    mc.n_layer = 6, mc.n_head = 6, mc.n_embd = 384, mc.block_size = 256, tc.batch_size = 4;
-  } else {
+  if (config != "S" && config != "M") {
     std::fprintf(stderr, "train_bench: --config must be S or M\n");
     return 2;
   }
-  tc.steps = 1000000;
-  tc.warmup = 1;
+  Config c = preset_config(config);
+  c.max_iters = 1000000;
+  c.warmup_iters = 1;
   const bool tuned = threads_arg == "auto";
   ThreadTuner tuner;
   set_num_threads(tuned ? tuner.threads() : std::atoi(threads_arg.c_str()));
-  train::Trainer t(mc, tc);
+  train::Trainer t(c);
   t.set_corpus(io::read_file(std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt"));
   for (int i = 0; i < 3; i++) t.step();
 
@@ -66,7 +62,7 @@ int main(int argc, char** argv) {
     steps++;
     elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   }
-  const double tok_s = double(steps) * tc.batch_size * mc.block_size / elapsed;
+  const double tok_s = double(steps) * double(t.tokens_per_step()) / elapsed;
   const std::string why = tuned ? tuner.reason() : "fixed";
   if (json) {
     std::printf("{\"config\":\"%s\",\"threads\":\"%s\",\"tok_s\":%.1f,\"steps\":%d,\"final_threads\":%d,\"reason\":\"%s\"}\n",

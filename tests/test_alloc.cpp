@@ -41,13 +41,12 @@ TEST_CASE("a steady-state step makes no heap allocation with two threads either"
 TEST_CASE("switching the thread count back and forth allocates nothing after the first time", "[alloc][threads]") {
   if (tinygpt::max_threads() < 2) return;  // a build without threads has one count only
   tinygpt::set_num_threads(2);
-  model::Config c;
+  Config c;
   c.n_layer = 1, c.n_head = 2, c.n_embd = 32, c.block_size = 16;
-  train::TrainConfig tc;
-  tc.batch_size = 4;
-  tc.steps = 50;
-  tc.warmup = 2;
-  train::Trainer t(c, tc);
+  c.batch_size = 4;
+  c.max_iters = 50;
+  c.warmup_iters = 2;
+  train::Trainer t(c);
   std::vector<uint8_t> corpus(5000);
   for (size_t i = 0; i < corpus.size(); i++) corpus[i] = uint8_t("abcdefgh ij\n"[i % 12]);
   t.set_corpus(corpus);
