@@ -247,12 +247,12 @@ void gemm(const GemmJob& job, bool parallel) {
     return;
   }
   if (g.M < 4) {
-    // split columns in W-aligned pieces; a few rows stream B once and are bound by memory and
-    // synchronisation, so only products of more than ~500k multiply-adds are split
+    // split columns in pieces of 4W; a few rows stream B once and are bound by memory: every
+    // core brings its own share of the bandwidth, so B of 32k floats (128 KB) and more is split
     const int pieces = (g.N + 4 * W - 1) / (4 * W);
     if (parallel)
       tp::parallel_for(pieces, [&](int b, int e, int) { small_m(g, b * 4 * W, std::min(g.N, e * 4 * W)); },
-                       int64_t(g.M) * g.N * g.K / 16);
+                       int64_t(g.N) * g.K);
     else
       small_m(g, 0, g.N);
     return;
