@@ -1,6 +1,7 @@
 // dispatch.cpp — the public kernels:: functions, forwarding to the implementation chosen for
 // this CPU, and the scratch memory the implementations share. Compiled for the baseline ISA.
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -78,17 +79,28 @@ constexpr int kScratchSlots = kThreadScratchSlots;
 std::atomic<size_t> g_scratch_high[kScratchSlots];  // the largest size any thread asked for
 std::atomic<bool> g_scratch_grew{false};
 
+namespace {
+// Scratch starts on a cache line: a 64-byte AVX-512 load (32-byte AVX2) from a buffer that
+// malloc aligned to 16 bytes only would straddle two lines, and the packed GEMM panels are read
+// that way throughout.
+constexpr size_t kLineFloats = 64 / sizeof(float);
+float* line_aligned(std::vector<float>& b) {
+  const uintptr_t p = reinterpret_cast<uintptr_t>(b.data());
+  return b.data() + ((64 - p % 64) % 64) / sizeof(float);
+}
+}  // namespace
+
 float* scratch(ThreadScratch slot, size_t n) {
   thread_local std::vector<float> buffers[kScratchSlots];
   std::vector<float>& b = buffers[slot];
-  if (b.size() < n) {
-    b.resize(n);
+  if (b.size() < n + kLineFloats) {
+    b.resize(n + kLineFloats);
     size_t high = g_scratch_high[slot].load(std::memory_order_relaxed);
     while (n > high && !g_scratch_high[slot].compare_exchange_weak(high, n, std::memory_order_relaxed)) {
     }
     if (n > high) g_scratch_grew.store(true, std::memory_order_release);
   }
-  return b.data();
+  return line_aligned(b);
 }
 
 void share_scratch_sizes() {
@@ -104,8 +116,8 @@ void share_scratch_sizes() {
 float* shared_scratch(SharedScratch slot, size_t n) {
   static std::vector<float> buffers[kSharedScratchSlots];
   std::vector<float>& b = buffers[slot];
-  if (b.size() < n) b.resize(n);
-  return b.data();
+  if (b.size() < n + kLineFloats) b.resize(n + kLineFloats);
+  return line_aligned(b);
 }
 
 // ---- forwarding: one public function per row of kernel_list.h -------------------------------
