@@ -347,99 +347,149 @@ void crossentropy_backward(float* dlogits, const float* probs, const int32_t* ta
 }
 
 // ---- attention -------------------------------------------------------------------------------
-// Tasks are (batch, head, block of kRowBlock query rows): B * NH * T / 32 of them (M: 192), so
-// that many threads find work. Inside a task the products are small GEMMs on the calling thread
-// (sgemm_serial) over the head's strided slices of qkv. Causality is used by the blocks: rows
+// Inside a task the products are small GEMMs on the calling thread (sgemm_serial) over the
+// head's strided slices of qkv. Causality is used by blocks of kRowBlock query rows: rows
 // [i0, i1) only meet keys [0, i1), so the blocks above the diagonal are never computed (for
 // T = 64: a quarter of the full product, half the masked part).
+//
+// Tasks: one per (batch, head) while there are plenty of those for the threads (4 per thread:
+// a head's (T, T) gradient then stays in this thread's cache); otherwise, for many threads, one
+// per (batch, head, block of rows): B * NH * T / 32 of them (M: 192), and the backward pass runs
+// in two passes (keys collect from queries of every later block). Every output element gets the
+// same operations in the same order either way.
 
 namespace {
 constexpr int kRowBlock = 32;
+
+struct Attention {
+  const float* qkv;  // (B, T, 3C)
+  int B, T, C, NH, HS, C3;
+  float scale;       // 1 / sqrt(HS)
+  Attention(const float* qkv_, int B_, int T_, int C_, int NH_)
+      : qkv(qkv_), B(B_), T(T_), C(C_), NH(NH_), HS(C_ / NH_), C3(3 * C_), scale(1.0f / std::sqrt(float(C_ / NH_))) {}
+  int blocks() const { return (T + kRowBlock - 1) / kRowBlock; }
+  bool per_head() const { return tp::num_threads() == 1 || B * NH >= 4 * tp::num_threads(); }
+  const float* q(int b, int h) const { return qkv + int64_t(b) * T * C3 + h * HS; }  // (T, HS), row stride 3C
+};
+
+// Forward, query rows [i0, i0 + kRowBlock) of head (b, h): their att rows and out rows.
+void attention_forward_rows(const Attention& a, float* out, float* att, int b, int h, int i0) {
+  const int T = a.T, C = a.C, C3 = a.C3, HS = a.HS;
+  const int i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
+  const float* q = a.q(b, h);
+  const float* k = q + C;
+  const float* v = q + 2 * C;
+  float* att_bh = att + (int64_t(b) * a.NH + h) * T * T;  // (T, T)
+  float* out_bh = out + int64_t(b) * T * C + h * HS;      // (T, HS), row stride C
+  // s_ij = q_i . k_j  for the block's rows and keys [0, i1)
+  sgemm_serial(false, true, rows, i1, HS, q + int64_t(i0) * C3, C3, k, C3, att_bh + int64_t(i0) * T, T, false);
+  for (int i = i0; i < i1; i++) {
+    float* row = att_bh + int64_t(i) * T;
+    const int n = i + 1;  // keys 0..i are visible
+    scale_row(row, a.scale, n);
+    const float sum = exp_shift_sum(row, row, row_max(row, n), n);
+    scale_row(row, 1.0f / sum, n);
+    std::memset(row + n, 0, size_t(T - n) * sizeof(float));  // the mask: j > i
+  }
+  // out_i = sum_j att_ij v_j
+  sgemm_serial(false, false, rows, HS, i1, att_bh + int64_t(i0) * T, T, v, C3, out_bh + int64_t(i0) * C, C, false);
+}
+
+// Backward, query rows [i0, i0 + kRowBlock) of head (b, h): rows of ds (T, T) and dq.
+void attention_backward_rows(const Attention& a, float* dqkv, const float* dout, const float* att, float* ds, int b,
+                             int h, int i0) {
+  const int T = a.T, C = a.C, C3 = a.C3, HS = a.HS;
+  const int i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
+  const float* k = a.q(b, h) + C;
+  const float* v = k + C;
+  float* dq = dqkv + int64_t(b) * T * C3 + h * HS;
+  const float* att_bh = att + (int64_t(b) * a.NH + h) * T * T;  // (T, T)
+  const float* dout_bh = dout + int64_t(b) * T * C + h * HS;    // (T, HS), row stride C
+  // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j   (datt goes to ds, then ds in place)
+  sgemm_serial(false, true, rows, i1, HS, dout_bh + int64_t(i0) * C, C, v, C3, ds + int64_t(i0) * T, T, false);
+  // forward: att_i = softmax(scale s_i)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)
+  for (int i = i0; i < i1; i++) {
+    const float* p = att_bh + int64_t(i) * T;
+    float* d = ds + int64_t(i) * T;
+    const int n = i + 1;
+    const float dotp = dot(p, d, n);
+    int j = 0;
+    const vf vd = simd::splat(dotp), vs = simd::splat(a.scale);
+    for (; j + W <= n; j += W) simd::store(d + j, simd::load(p + j) * (simd::load(d + j) - vd) * vs);
+    for (; j < n; j++) d[j] = p[j] * (d[j] - dotp) * a.scale;
+    std::memset(d + n, 0, size_t(i1 - n) * sizeof(float));  // masked: no gradient
+  }
+  // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
+  sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
+}
+
+// Backward, keys [j0, j0 + kRowBlock) of head (b, h): dk and dv, from the ds rows of every query
+// i >= j0 (rows above are masked):  dk_j += sum_i ds_ij q_i,   dv_j += sum_i att_ij dout_i
+void attention_backward_keys(const Attention& a, float* dqkv, const float* dout, const float* att, const float* ds,
+                             int b, int h, int j0) {
+  const int T = a.T, C = a.C, C3 = a.C3, HS = a.HS;
+  const int j1 = std::min(T, j0 + kRowBlock), cols = j1 - j0, nq = T - j0;
+  const float* q = a.q(b, h);
+  float* dk = dqkv + int64_t(b) * T * C3 + C + h * HS;
+  float* dv = dk + C;
+  const float* att_bh = att + (int64_t(b) * a.NH + h) * T * T;
+  const float* dout_bh = dout + int64_t(b) * T * C + h * HS;
+  sgemm_serial(true, false, cols, HS, nq, ds + int64_t(j0) * T + j0, T, q + int64_t(j0) * C3, C3,
+               dk + int64_t(j0) * C3, C3, true);
+  sgemm_serial(true, false, cols, HS, nq, att_bh + int64_t(j0) * T + j0, T, dout_bh + int64_t(j0) * C, C,
+               dv + int64_t(j0) * C3, C3, true);
+}
 }  // namespace
 
 void attention_forward(float* out, float* att, const float* qkv, int B, int T, int C, int NH) {
-  const int HS = C / NH, C3 = 3 * C;
-  const float scale = 1.0f / std::sqrt(float(HS));
-  const int blocks = (T + kRowBlock - 1) / kRowBlock;
+  const Attention a(qkv, B, T, C, NH);
+  const int blocks = a.blocks();
+  const int64_t work = int64_t(B) * NH * T * T * a.HS;
+  if (a.per_head()) {
+    tp::parallel_for(B * NH, [&](int bh_begin, int bh_end, int) {
+      for (int bh = bh_begin; bh < bh_end; bh++)
+        for (int blk = 0; blk < blocks; blk++) attention_forward_rows(a, out, att, bh / NH, bh % NH, blk * kRowBlock);
+    }, work);
+    return;
+  }
   tp::parallel_for(B * NH * blocks, [&](int task_begin, int task_end, int) {
     for (int task = task_begin; task < task_end; task++) {
-      const int bh = task / blocks, b = bh / NH, h = bh % NH;
-      const int i0 = (task % blocks) * kRowBlock, i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
-      const float* q = qkv + int64_t(b) * T * C3 + h * HS;  // (T, HS), row stride 3C
-      const float* k = q + C;
-      const float* v = q + 2 * C;
-      float* att_bh = att + int64_t(bh) * T * T;            // (T, T)
-      float* out_bh = out + int64_t(b) * T * C + h * HS;    // (T, HS), row stride C
-      // s_ij = q_i . k_j  for the block's rows and keys [0, i1)
-      sgemm_serial(false, true, rows, i1, HS, q + int64_t(i0) * C3, C3, k, C3, att_bh + int64_t(i0) * T, T, false);
-      for (int i = i0; i < i1; i++) {
-        float* row = att_bh + int64_t(i) * T;
-        const int n = i + 1;  // keys 0..i are visible
-        scale_row(row, scale, n);
-        const float sum = exp_shift_sum(row, row, row_max(row, n), n);
-        scale_row(row, 1.0f / sum, n);
-        std::memset(row + n, 0, size_t(T - n) * sizeof(float));  // the mask: j > i
-      }
-      // out_i = sum_j att_ij v_j
-      sgemm_serial(false, false, rows, HS, i1, att_bh + int64_t(i0) * T, T, v, C3, out_bh + int64_t(i0) * C, C, false);
+      const int bh = task / blocks;
+      attention_forward_rows(a, out, att, bh / NH, bh % NH, (task % blocks) * kRowBlock);
     }
-  }, int64_t(B) * NH * T * T * HS);
+  }, work);
 }
 
-// Two passes, each split into (batch, head, block) tasks:
-//   1. per block of query rows: ds for those rows (kept for all heads in shared scratch) and dq
-//   2. per block of keys: dk and dv, which collect from every query at or after the block
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C,
                         int NH) {
-  const int HS = C / NH, C3 = 3 * C;
-  const float scale = 1.0f / std::sqrt(float(HS));
-  const int blocks = (T + kRowBlock - 1) / kRowBlock;
+  const Attention a(qkv, B, T, C, NH);
+  const int blocks = a.blocks();
+  const int64_t work = int64_t(B) * NH * T * T * a.HS;
+  if (a.per_head()) {
+    tp::parallel_for(B * NH, [&](int bh_begin, int bh_end, int) {
+      float* ds = scratch(kAttentionRow, size_t(T) * T);  // (T, T): this head's datt, then ds
+      for (int bh = bh_begin; bh < bh_end; bh++) {
+        const int b = bh / NH, h = bh % NH;
+        for (int blk = 0; blk < blocks; blk++) attention_backward_rows(a, dqkv, dout, att, ds, b, h, blk * kRowBlock);
+        for (int blk = 0; blk < blocks; blk++) attention_backward_keys(a, dqkv, dout, att, ds, b, h, blk * kRowBlock);
+      }
+    }, work);
+    return;
+  }
+  // two passes; ds of every head is kept in shared scratch between them
   float* ds_all = shared_scratch(kAttentionDs, size_t(B) * NH * T * T);  // (B, NH, T, T)
-  const int64_t work = int64_t(B) * NH * T * T * HS;
   tp::parallel_for(B * NH * blocks, [&](int task_begin, int task_end, int) {
     for (int task = task_begin; task < task_end; task++) {
-      const int bh = task / blocks, b = bh / NH, h = bh % NH;
-      const int i0 = (task % blocks) * kRowBlock, i1 = std::min(T, i0 + kRowBlock), rows = i1 - i0;
-      const float* k = qkv + int64_t(b) * T * C3 + C + h * HS;    // (T, HS), row stride 3C
-      const float* v = k + C;
-      float* dq = dqkv + int64_t(b) * T * C3 + h * HS;
-      const float* att_bh = att + int64_t(bh) * T * T;             // (T, T)
-      const float* dout_bh = dout + int64_t(b) * T * C + h * HS;   // (T, HS), row stride C
-      float* ds = ds_all + int64_t(bh) * T * T;                    // (T, T): datt, then ds in place
-      // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j
-      sgemm_serial(false, true, rows, i1, HS, dout_bh + int64_t(i0) * C, C, v, C3, ds + int64_t(i0) * T, T, false);
-      // forward: att_i = softmax(scale s_i)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)
-      for (int i = i0; i < i1; i++) {
-        const float* p = att_bh + int64_t(i) * T;
-        float* d = ds + int64_t(i) * T;
-        const int n = i + 1;
-        const float dotp = dot(p, d, n);
-        int j = 0;
-        const vf vd = simd::splat(dotp), vs = simd::splat(scale);
-        for (; j + W <= n; j += W) simd::store(d + j, simd::load(p + j) * (simd::load(d + j) - vd) * vs);
-        for (; j < n; j++) d[j] = p[j] * (d[j] - dotp) * scale;
-        std::memset(d + n, 0, size_t(i1 - n) * sizeof(float));  // masked: no gradient
-      }
-      // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
-      sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
+      const int bh = task / blocks;
+      attention_backward_rows(a, dqkv, dout, att, ds_all + int64_t(bh) * T * T, bh / NH, bh % NH,
+                              (task % blocks) * kRowBlock);
     }
   }, work);
   tp::parallel_for(B * NH * blocks, [&](int task_begin, int task_end, int) {
     for (int task = task_begin; task < task_end; task++) {
-      const int bh = task / blocks, b = bh / NH, h = bh % NH;
-      const int j0 = (task % blocks) * kRowBlock, j1 = std::min(T, j0 + kRowBlock), cols = j1 - j0, nq = T - j0;
-      const float* q = qkv + int64_t(b) * T * C3 + h * HS;
-      float* dk = dqkv + int64_t(b) * T * C3 + C + h * HS;
-      float* dv = dk + C;
-      const float* att_bh = att + int64_t(bh) * T * T;
-      const float* dout_bh = dout + int64_t(b) * T * C + h * HS;
-      const float* ds = ds_all + int64_t(bh) * T * T;
-      // keys [j0, j1) collect from every query i >= j0 (rows above are masked):
-      //   dk_j += sum_i ds_ij q_i,   dv_j += sum_i att_ij dout_i
-      sgemm_serial(true, false, cols, HS, nq, ds + int64_t(j0) * T + j0, T, q + int64_t(j0) * C3, C3,
-                   dk + int64_t(j0) * C3, C3, true);
-      sgemm_serial(true, false, cols, HS, nq, att_bh + int64_t(j0) * T + j0, T, dout_bh + int64_t(j0) * C, C,
-                   dv + int64_t(j0) * C3, C3, true);
+      const int bh = task / blocks;
+      attention_backward_keys(a, dqkv, dout, att, ds_all + int64_t(bh) * T * T, bh / NH, bh % NH,
+                              (task % blocks) * kRowBlock);
     }
   }, work);
 }
