@@ -18,8 +18,9 @@
 // with N threads each reading a contiguous slice.
 // Decode: config M, one token at a time against the KV cache through a whole context; the bytes
 // a token must read are the weights of every layer and the head, plus the cached keys and values
-// of the positions before it. bound = bandwidth / bytes per token, with the bandwidth of reading
-// a buffer of that many bytes over and over (the same cache situation as decoding).
+// of the positions before it. bound = memory bandwidth / bytes per token; as a reference, also
+// the rate of reading a buffer of one token's bytes over and over (part of it stays in L3, as
+// part of the weights does between tokens).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -337,10 +338,12 @@ int main(int argc, char** argv) {
   std::vector<float> token_bytes(size_t(dec.bytes_per_token / sizeof(float)), 1.0f);
   const double bw_token = read_bandwidth_gbs(token_bytes);
   token_bytes = std::vector<float>();
-  // the bound takes the faster of the two readings (the stricter bound)
-  const double bw_bound = std::max(bw, bw_token);
-  const double bound = bw_bound * 1e9 / dec.bytes_per_token;
-  const double bound_dram = bw * 1e9 / dec.bytes_per_token;
+  // The bound: memory bandwidth (streaming far more than the caches hold) / bytes per token.
+  // Part of M's weights stays in the L3 cache from one token to the next, so decoding can beat
+  // it; the second figure reads a buffer of one token's bytes over and over, which keeps as much
+  // in L3 as it can: an upper reference rather than a bound.
+  const double bound = bw * 1e9 / dec.bytes_per_token;
+  const double bound_cached = bw_token * 1e9 / dec.bytes_per_token;
 
   if (json) {
     std::printf("{\"threads\":%d,\"backend\":\"%s\",\"backends\":[", threads, best_backend.c_str());
@@ -355,8 +358,8 @@ int main(int argc, char** argv) {
     }
     std::printf("],\"bandwidth_gbs\":%.2f,\"bandwidth_1thread_gbs\":%.2f,\"bandwidth_token_gbs\":%.2f,", bw, bw1,
                 bw_token);
-    std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f,\"bound_dram_tok_s\":%.1f}}\n",
-                dec.tok_s, dec.bytes_per_token, bound, bound_dram);
+    std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f,\"cached_reference_tok_s\":%.1f}}\n",
+                dec.tok_s, dec.bytes_per_token, bound, bound_cached);
     return 0;
   }
   std::printf("kernels_bench: %d thread(s), %s kernels by default\n", threads, best_backend.c_str());
@@ -383,8 +386,9 @@ int main(int argc, char** argv) {
               dec.bytes_per_token / 1e6, bw_token, threads);
   std::printf("decode M (KV cache, one token at a time through 256 positions): %.0f tok/s, %.1f MB per token\n",
               dec.tok_s, dec.bytes_per_token / 1e6);
-  std::printf("  bound = %.1f GB/s (the faster reading) / %.1f MB = %.0f tok/s -> %.0f%% of it (%.0f%% of the 128 MiB "
-              "streaming bound)\n",
-              bw_bound, dec.bytes_per_token / 1e6, bound, 100.0 * dec.tok_s / bound, 100.0 * dec.tok_s / bound_dram);
+  std::printf("  bound = %.1f GB/s / %.1f MB = %.0f tok/s -> %.0f%% of it; a buffer of one token's bytes read over and "
+              "over (L3 keeps part of it): %.0f tok/s -> %.0f%%\n",
+              bw, dec.bytes_per_token / 1e6, bound, 100.0 * dec.tok_s / bound, bound_cached,
+              100.0 * dec.tok_s / bound_cached);
   return 0;
 }
