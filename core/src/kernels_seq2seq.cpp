@@ -68,7 +68,7 @@ inline void masked_softmax_row(float* row, int n, int Tk, float scale, const uin
   std::memset(row + n, 0, size_t(Tk - n) * sizeof(float));
 }
 
-float* attn_scratch(size_t n) { return scratch(1, n); }
+float* attn_scratch(size_t n) { return scratch(kAttentionRow, n); }
 }  // namespace
 
 void mha_forward(float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
