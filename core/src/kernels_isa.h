@@ -1,13 +1,14 @@
 // kernels_isa.h — how one program carries the kernels compiled for several instruction sets.
 //
-// kernels.cpp and gemm.cpp are compiled once per ISA the build carries (a portable x86-64
-// build: the SSE2 baseline and AVX2+FMA; elsewhere: one). Each copy lives in the namespace
-// kernels::<isa> (simd.h's TINYGPT_ISA) and exports a table of its kernels; dispatch.cpp
-// implements the public kernels:: functions by forwarding to the table chosen at startup.
+// kernels.cpp, gemm.cpp and kernels_seq2seq.cpp are compiled once per ISA the build carries (a
+// portable x86-64 build: the SSE2 baseline, AVX2+FMA and AVX-512; elsewhere: one). Each copy
+// lives in the namespace kernels::<isa> (simd.h's TINYGPT_ISA) and exports a table of its
+// kernels (one entry per row of kernel_list.h); dispatch.cpp implements the public kernels::
+// functions by forwarding to the table chosen at startup.
 //
 // The per-ISA files use no standard-library templates that could be shared with other
-// translation units (an AVX2-compiled copy of, say, std::vector<float>::resize could be
-// picked by the linker and run on a CPU without AVX2): their scratch memory comes from
+// translation units (an AVX2- or AVX-512-compiled copy of, say, std::vector<float>::resize could
+// be picked by the linker and run on a CPU without those instructions): their scratch memory comes from
 // scratch() and shared_scratch(), defined in the baseline dispatch.cpp.
 #pragma once
 
