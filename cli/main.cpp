@@ -74,7 +74,8 @@ const Option kOptions[] = {
     {"seed", kSample | kTranslate, "N", "sampling seed (default 0)"},
     {"window_keep", kSample, "N", "bytes kept when the context window is full (0 = half the context)"},
     {"steps", kBench, "N", "timed training steps per preset (default 20)"},
-    {"threads", kTrain | kSample | kTranslate | kBench, "N", "threads for the kernels (default: all cores)"},
+    {"threads", kTrain | kSample | kTranslate | kBench, "N|auto",
+     "threads for the kernels (default: all cores; train: auto, which measures its steps and uses fewer threads while another program holds a core)"},
 };
 
 std::string option_line(const std::string& flag, const std::string& help) {
@@ -205,7 +206,16 @@ Args parse_args(int argc, char** argv, unsigned command, bool config_fields) {
   return args;
 }
 
-void set_threads(const Args& args) { set_num_threads(int(args.integer("threads", max_threads()))); }
+// --threads N, or auto (all cores; train then tunes the count from its step times: Run::tune_threads).
+// Returns true for auto.
+bool set_threads(const Args& args, bool auto_by_default = false) {
+  if (args.str("threads", auto_by_default ? "auto" : "") == "auto") {
+    set_num_threads(max_threads());
+    return true;
+  }
+  set_num_threads(int(args.integer("threads", max_threads())));
+  return false;
+}
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -340,7 +350,7 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
 }
 
 int cmd_train(const Args& args) {
-  set_threads(args);
+  const bool tune_threads = set_threads(args, /*auto_by_default=*/true);
   std::unique_ptr<train::Trainer> trainer = make_trainer(args);
   auto [corpus, data_name] = load_data(args, trainer->kind());
   trainer->set_corpus(std::move(corpus));
@@ -348,6 +358,7 @@ int cmd_train(const Args& args) {
     std::printf("warning: %s is not the data this checkpoint was trained on\n", data_name.c_str());
 
   Run run(*trainer);
+  if (tune_threads) run.tune_threads(max_threads());
   const Config& c = trainer->config();
   if (args.has("until")) {
     run.set_stop_at(args.integer("until", 0));
@@ -373,9 +384,9 @@ int cmd_train(const Args& args) {
                 c.n_enc_layer, c.n_dec_layer, c.n_head, c.n_embd, c.d_ff, c.block_size, (long long)trainer->num_parameters());
     std::printf("data: %s: %s\n", data_name.c_str(), trainer->data_report().c_str());
   }
-  std::printf("training: batch %d, lr %.2g -> %.2g, warmup %d, schedule %d steps, stop at %lld, %d thread(s), %s kernels\n",
+  std::printf("training: batch %d, lr %.2g -> %.2g, warmup %d, schedule %d steps, stop at %lld, %d thread(s)%s, %s kernels\n",
               c.batch_size, c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters, (long long)stop, num_threads(),
-              simd_backend());
+              run.tuning_threads() ? " (auto)" : "", simd_backend());
 
   const bool tty = isatty(fileno(stdout));
   const auto t_start = Clock::now();
@@ -395,6 +406,7 @@ int cmd_train(const Args& args) {
   };
   auto next_multiple = [](int64_t step, long every) -> int64_t { return every > 0 ? (step / every + 1) * every : INT64_MAX; };
   float last_val = NAN;
+  int threads_now = num_threads();
   while (!run.finished()) {
     const int64_t s0 = trainer->steps_done();
     const int64_t target = std::min({next_multiple(s0, log_every), next_multiple(s0, c.eval_interval),
@@ -406,6 +418,10 @@ int cmd_train(const Args& args) {
     for (const train::Rollback& r : slice.rollbacks)
       std::printf("%s%s: rolled back to step %lld, learning rate now x%g\n", tty ? "\n" : "", r.reason.c_str(),
                   (long long)r.restored_step, double(r.lr_scale));
+    if (run.tuning_threads() && slice.threads != threads_now) {
+      std::printf("%sthreads: %d (%s)\n", tty ? "\n" : "", slice.threads, slice.threads_reason.c_str());
+      threads_now = slice.threads;
+    }
     if (!slice.error.empty()) {
       if (!out.empty()) {
         save();

@@ -67,6 +67,40 @@ TEST_CASE("a run evaluates at step 0, every eval_interval steps and at its stop"
   CHECK(c.finished);
 }
 
+TEST_CASE("a run that tunes its thread count trains exactly like one that does not", "[run][threads]") {
+  // The tuner changes only how many threads run the kernels, and results do not depend on that
+  // (determinism across thread counts), so the losses are bit-identical to a fixed-count run.
+  const int saved = num_threads();
+  set_num_threads(1);
+  train::Trainer fixed(tiny(40, 0));
+  fixed.set_corpus(text());
+  Run fixed_run(fixed);
+  const Slice f = fixed_run.advance(40);
+  set_num_threads(max_threads());
+
+  train::Trainer tuned(tiny(40, 0));
+  tuned.set_corpus(text());
+  Run run(tuned);
+  CHECK_FALSE(run.tuning_threads());
+  run.tune_threads(max_threads());
+  REQUIRE(run.tuning_threads());
+  std::vector<float> losses;
+  for (int i = 0; i < 4; i++) {
+    const Slice s = run.advance(10);
+    losses.insert(losses.end(), s.losses.begin(), s.losses.end());
+    CHECK(s.threads >= 1);
+    CHECK(s.threads <= max_threads());
+    CHECK(s.threads == num_threads());
+  }
+  REQUIRE(losses.size() == f.losses.size());
+  CHECK(std::memcmp(losses.data(), f.losses.data(), losses.size() * sizeof(float)) == 0);
+  if (max_threads() > 1) CHECK_FALSE(run.advance(1).threads_reason.empty());  // 40 steps: it measured
+  run.tune_threads(0);
+  CHECK_FALSE(run.tuning_threads());
+  CHECK(run.advance(1).threads_reason.empty());
+  set_num_threads(saved);
+}
+
 TEST_CASE("the eval interval can change between slices; 0 turns evaluations off", "[run]") {
   train::Trainer t(tiny(20, 0));
   t.set_corpus(text());

@@ -169,14 +169,16 @@ class Session {
     guarded([&] {
       ConfigAndLimit c = parse_config(config);
       trainer_ = std::make_unique<train::Trainer>(c.config, c.memory_limit);
-      run_ = std::make_unique<Run>(*trainer_);
+      new_run();
       memory_limit_ = c.memory_limit;
     });
   }
 
   // A session around a trainer made elsewhere (sessionFromSafetensors, at the end of this file).
   Session(std::unique_ptr<train::Trainer> trainer, int64_t memory_limit)
-      : trainer_(std::move(trainer)), run_(std::make_unique<Run>(*trainer_)), memory_limit_(memory_limit) {}
+      : trainer_(std::move(trainer)), memory_limit_(memory_limit) {
+    new_run();
+  }
 
   void setCorpus(const val& bytes) {
     guarded([&] {
@@ -224,8 +226,17 @@ class Session {
       r.set("finished", sl.finished);
       r.set("etaSeconds", sl.eta_s);
       r.set("error", sl.error);
+      r.set("threads", sl.threads);
+      r.set("threadsReason", sl.threads_reason);
       return r;
     });
+  }
+
+  // Thread tuning (Run::tune_threads): the run picks 1..maxThreads threads from its own step
+  // times, and keeps doing so across model changes; 0 turns it off.
+  void tuneThreads(int max_threads) {
+    tune_threads_ = max_threads;
+    run_->tune_threads(max_threads);
   }
 
   // Test hook (the page's e2e test of the NaN guard): the next n steps get a NaN gradient.
@@ -240,7 +251,7 @@ class Session {
   void updateField(const std::string& name, double value) {
     guarded([&] {
       trainer_->update_field(name, value);
-      run_ = std::make_unique<Run>(*trainer_);  // the stop follows the schedule's new end
+      new_run();  // the stop follows the schedule's new end
     });
   }
 
@@ -333,7 +344,7 @@ class Session {
       }
       generator_.reset();
       trainer_ = std::move(t);
-      run_ = std::make_unique<Run>(*trainer_);
+      new_run();
     });
   }
 
@@ -418,8 +429,14 @@ class Session {
   }
 
  private:
+  void new_run() {
+    run_ = std::make_unique<Run>(*trainer_);
+    if (tune_threads_ > 0) run_->tune_threads(tune_threads_);
+  }
+
   std::unique_ptr<train::Trainer> trainer_;
   std::unique_ptr<Run> run_;  // drives trainer_; rebuilt whenever trainer_ is replaced
+  int tune_threads_ = 0;      // tuneThreads(): kept for every new Run
   std::unique_ptr<sample::Generator> generator_;
   int64_t generator_step_ = 0;
   int64_t memory_limit_ = kDefaultMemoryLimit;
@@ -560,6 +577,7 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
       .function("stopAt", &Session::stopAt)
       .function("injectNanGradient", &Session::injectNanGradient)
       .function("setStopAt", &Session::setStopAt)
+      .function("tuneThreads", &Session::tuneThreads)
       .function("updateField", &Session::updateField)
       .function("evaluate", &Session::evaluate)
       .function("generate", &Session::generate)

@@ -101,6 +101,8 @@ export interface Slice {
   /** Diverged steps the NaN guard undid: the run went back to restoredStep at lrScale x the learning rate. */
   rollbacks: { failedStep: number; restoredStep: number; lrScale: number; reason: string }[];
   error: string;           // why the run paused ('' if it did not): three rollbacks in a row
+  threads: number;         // kernel threads the next step runs with
+  threadsReason: string;   // the thread tuner's last decision ('' unless tuneThreads is on)
 }
 
 export interface Generated {
@@ -163,6 +165,7 @@ export interface Session {
   advance(maxSteps: number, budgetMs: number): Slice;
   stopAt(): number;                                   // -1 = no stop
   setStopAt(step: number): void;                      // -1 = train until paused
+  tuneThreads(maxThreads: number): void;              // pick 1..maxThreads threads from step times; 0 = off
   updateField(name: 'eval_interval' | 'eval_iters' | 'max_iters', value: number): void;
   injectNanGradient(steps: number): void;             // test hook: NaN gradients for the next steps
   evaluate(): number;

@@ -58,6 +58,15 @@ double Run::eta_seconds() const {
   return (double(left) * ms_per_step_ + double(evals) * ms_per_eval_) / 1000.0;
 }
 
+void Run::tune_threads(int max_threads) {
+  if (max_threads <= 0) {
+    tuner_.reset();
+    return;
+  }
+  tuner_.emplace(std::min(max_threads, tinygpt::max_threads()));
+  set_num_threads(tuner_->threads());
+}
+
 Slice Run::advance(int64_t max_steps, double budget_ms) {
   Slice s;
   s.first_step = trainer_.steps_done();
@@ -92,6 +101,10 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
     const double ms = ms_since(t0);
     s.train_ms += ms;
     blend(ms_per_step_, ms, 0.1);
+    if (tuner_) {
+      const int next = tuner_->record(ms / 1000.0);
+      if (next != num_threads()) set_num_threads(next);
+    }
     done++;
     if (due_for_evaluation(trainer_.steps_done())) s.evals.push_back(evaluate());
     if (ms_since(t_start) >= budget_ms) break;
@@ -103,6 +116,8 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
   s.grad_norm = trainer_.last_grad_norm();
   s.finished = finished();
   s.eta_s = eta_seconds();
+  s.threads = num_threads();
+  if (tuner_) s.threads_reason = tuner_->reason();
   return s;
 }
 

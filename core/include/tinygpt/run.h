@@ -17,9 +17,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "tinygpt/runtime.h"
 #include "tinygpt/trainer.h"
 
 namespace tinygpt {
@@ -44,6 +46,8 @@ struct Slice {
   double eta_s = -1.0;          // seconds to stop_at at the current pace (-1: no stop or unknown)
   std::vector<train::Rollback> rollbacks;  // diverged steps the NaN guard undid, in order
   std::string error;            // why the run paused ("" = it did not); the steps before it count
+  int threads = 0;              // kernel threads the next step runs with
+  std::string threads_reason;   // the thread tuner's last decision ("" when not tuning)
 };
 
 // After this many rollbacks in a row (no new good state in between) the run pauses.
@@ -74,6 +78,12 @@ class Run {
   double ms_per_eval() const { return ms_per_eval_; }
   double eta_seconds() const;
 
+  // Thread tuning: the run picks its thread count (1 .. max_threads) from its own step times
+  // (ThreadTuner), so a pool whose cores another process took falls back to fewer threads, and
+  // comes back when they are free. 0 turns tuning off (the pool keeps the count it has).
+  void tune_threads(int max_threads);
+  bool tuning_threads() const { return tuner_.has_value(); }
+
  private:
   Evaluation evaluate();
   bool due_for_evaluation(int64_t step) const;
@@ -83,6 +93,7 @@ class Run {
   double ms_per_step_ = 0.0;
   double ms_per_eval_ = 0.0;
   int rollbacks_in_a_row_ = 0;
+  std::optional<ThreadTuner> tuner_;
 };
 
 }  // namespace tinygpt
