@@ -274,3 +274,28 @@ TEST_CASE("a GPU run's imported state is the good state a rollback returns to", 
   CHECK(gpu_run->dataset().rng_state() == cpu_run->dataset().rng_state());
   CHECK(gpu_run->learning_rate() == cpu_run->learning_rate() / 2);
 }
+
+TEST_CASE("a lost GPU sends the host back to its last good state with the learning rate unchanged", "[gpu]") {
+  auto cpu_run = make_trainer();
+  for (int i = 0; i < 3; i++) cpu_run->step();
+  auto gpu_run = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*gpu_run);
+  std::vector<int32_t> batches(size_t(5 * 2 * 3 * 12));
+  gpu::next_batches(*gpu_run, 3, batches.data());
+  gpu::record_steps(*gpu_run, cpu_run->train_losses().data(), std::vector<float>(3, 0.5f).data(), 3);
+  const gpu::State s = gpu::export_state(*cpu_run, plan);
+  gpu::import_state(*gpu_run, plan, s.params.data(), s.m.data(), s.v.data(), s.adam_t, true);  // the last sync
+  // two more steps recorded, their state never brought back: then the device is lost
+  gpu::next_batches(*gpu_run, 2, batches.data());
+  gpu::record_steps(*gpu_run, cpu_run->train_losses().data(), std::vector<float>(2, 0.5f).data(), 2);
+  const float lr_scale = gpu_run->lr_scale();
+  const train::Rollback r = gpu::return_to_good_state(*gpu_run, "the GPU device was lost");
+  CHECK(r.failed_step == 5);
+  CHECK(r.restored_step == 3);
+  CHECK(r.lr_scale == lr_scale);
+  CHECK(gpu_run->lr_scale() == lr_scale);  // no divergence: the learning rate stays
+  CHECK(gpu_run->train_losses().size() == 3);
+  // exactly the synced state: the CPU continues as the CPU run does
+  CHECK(gpu_run->save() == cpu_run->save());
+  CHECK(gpu_run->step() == cpu_run->step());
+}

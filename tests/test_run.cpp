@@ -3,11 +3,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
+#include "tinygpt/gpu_host.h"
 #include "tinygpt/optim.h"
 #include "tinygpt/run.h"
 #include "tinygpt/trainer.h"
@@ -312,4 +314,199 @@ TEST_CASE("presets are valid configs and the default config is preset S", "[conf
   CHECK(m.block_size == 256);
   CHECK(num_parameters(m) > 10'000'000);
   CHECK_THROWS_WITH(preset_config("XL"), Catch::Contains("unknown preset 'XL' (presets: tiny, S, M, s2s-tiny, s2s-small, s2s-base)"));
+}
+
+// ---- steps computed elsewhere (Run::plan / record / record_evaluation): the WebGPU backend's run loop ----
+
+namespace {
+
+// The "device" of these tests is a second trainer on the CPU: it computes the same steps the host
+// would (same config, corpus and seed, so the same batches), and hands over what a GPU would.
+struct Device {
+  train::Trainer& t;
+  std::vector<float> losses, norms;
+  void steps(int n) {
+    losses.clear(), norms.clear();
+    for (int i = 0; i < n; i++) {
+      losses.push_back(t.step());
+      norms.push_back(t.last_grad_norm());
+    }
+  }
+  float validation_loss() { return t.evaluate().loss; }  // eval_iters = 1: the one batch's loss is the mean
+};
+
+}  // namespace
+
+TEST_CASE("a run whose steps are computed elsewhere gets advance()'s evaluations, stop and history", "[run][external]") {
+  Config c = tiny(230, 40);  // evaluations every 40 steps and at 230; good states at 100 and 200
+  // reference: the CPU's run loop, slice after slice
+  train::Trainer cpu(c);
+  cpu.set_corpus(text());
+  Run cpu_run(cpu);
+  std::vector<int64_t> cpu_evals;
+  while (!cpu_run.finished())
+    for (const Evaluation& e : cpu_run.advance(64).evals) cpu_evals.push_back(e.step);
+  // the same run, its steps computed by the "device"
+  train::Trainer host(c), twin(c);
+  host.set_corpus(text());
+  twin.set_corpus(text());
+  Device device{twin};
+  const gpu::Plan plan = gpu::plan_for(host);
+  Run run(host);
+  std::vector<int64_t> evals, segments, good_states;
+  std::vector<int32_t> batches;
+  for (;;) {
+    const StepPlan p = run.plan(64);
+    if (p.evaluate) {
+      const float loss = device.validation_loss();
+      const Evaluation e = run.record_evaluation(&loss, 1, 2.0);
+      CHECK(e.loss == loss);
+      evals.push_back(e.step);
+    }
+    if (p.steps == 0) {
+      CHECK(p.finished);
+      break;
+    }
+    segments.push_back(host.steps_done() + p.steps);
+    batches.resize(size_t(p.steps) * 2 * c.batch_size * c.block_size);
+    gpu::next_batches(host, int(p.steps), batches.data());  // the host's corpus generator moves as the device's
+    device.steps(int(p.steps));
+    // in two parts, as a GPU's losses come back
+    const int first = int(p.steps) / 2, rest = int(p.steps) - first;
+    if (first > 0) {
+      const int64_t before = host.steps_done();
+      CHECK(run.record(device.losses.data(), device.norms.data(), first, 1.0 * first).step == before + first);
+    }
+    const Slice s = run.record(device.losses.data() + first, device.norms.data() + first, rest, 1.0 * rest);
+    CHECK(s.first_step == host.steps_done() - rest);
+    CHECK(s.losses.size() == size_t(rest));
+    CHECK(s.tokens_per_s == Approx(double(rest) * c.batch_size * c.block_size / (rest / 1000.0)));
+    CHECK(s.lr == host.learning_rate());
+    if (p.keep_good_state) {
+      const gpu::State st = gpu::export_state(twin, plan);
+      gpu::import_state(host, plan, st.params.data(), st.m.data(), st.v.data(), st.adam_t, true);
+      good_states.push_back(host.good_state_step());
+    }
+  }
+  // the policy's events: every 40 steps, the good states, the stop; at most 64 steps a plan
+  CHECK(segments == std::vector<int64_t>{40, 80, 100, 120, 160, 200, 230});
+  CHECK(good_states == std::vector<int64_t>{100, 200});
+  CHECK(evals == cpu_evals);
+  CHECK(evals == std::vector<int64_t>{0, 40, 80, 120, 160, 200, 230});
+  // the same history, bit for bit, and the ETA's timing from the recorded milliseconds
+  CHECK(host.train_losses() == cpu.train_losses());
+  REQUIRE(host.val_losses().size() == cpu.val_losses().size());
+  for (size_t i = 0; i < host.val_losses().size(); i++) CHECK(host.val_losses()[i].loss == cpu.val_losses()[i].loss);
+  CHECK(run.ms_per_step() == Approx(1.0));
+  CHECK(run.ms_per_eval() == Approx(2.0));
+  CHECK(run.finished());
+  // with the device's last state brought back, the checkpoint is the CPU run's, byte for byte
+  const gpu::State st = gpu::export_state(twin, plan);
+  gpu::import_state(host, plan, st.params.data(), st.m.data(), st.v.data(), st.adam_t, true);
+  CHECK(host.save() == cpu.save());
+}
+
+TEST_CASE("a run refuses recorded steps its plan does not allow", "[run][external]") {
+  train::Trainer t(tiny(12, 5));
+  t.set_corpus(text());
+  Run run(t);
+  const std::vector<float> loss(20, 5.0f), norm(20, 1.0f);
+  const StepPlan p = run.plan(100);
+  CHECK(p.evaluate);  // the starting point of the curve comes first
+  CHECK(p.steps == 5);
+  CHECK_FALSE(p.keep_good_state);
+  CHECK_THROWS_WITH(run.record(loss.data(), norm.data(), 1, 1.0), Catch::Contains("an evaluation is due at step 0 first"));
+  run.record_evaluation(loss.data(), 1, 1.0);
+  CHECK_THROWS_WITH(run.record(loss.data(), norm.data(), 6, 1.0),
+                    Catch::Contains("6 steps from step 0 pass the run's next event at step 5"));
+  CHECK_THROWS_WITH(run.record(loss.data(), norm.data(), 0, 1.0), Catch::Contains("at least one step"));
+  CHECK_THROWS_WITH(run.record_evaluation(loss.data(), 2, 1.0), Catch::Contains("expected 1 batch losses, got 2"));
+  run.record(loss.data(), norm.data(), 5, 1.0);
+  CHECK(run.plan(100).evaluate);
+  run.record_evaluation(loss.data(), 1, 1.0);
+  CHECK(run.plan(3).steps == 3);  // max_steps caps it
+  run.record(loss.data(), norm.data(), 5, 1.0);
+  run.record_evaluation(loss.data(), 1, 1.0);
+  run.record(loss.data(), norm.data(), 2, 1.0);  // the stop, at 12
+  const StepPlan end = run.plan(100);
+  CHECK(end.evaluate);
+  CHECK(end.finished);
+  CHECK(end.steps == 0);
+  run.record_evaluation(loss.data(), 1, 1.0);
+  CHECK_THROWS_WITH(run.record(loss.data(), norm.data(), 1, 1.0), Catch::Contains("the run is at its stop, step 12"));
+  CHECK(t.steps_done() == 12);
+  CHECK(t.val_losses().size() == 4);  // 0, 5, 10, 12
+}
+
+TEST_CASE("a diverged step computed elsewhere gets the NaN guard: rollback, then a pause after three in a row", "[run][external][guard]") {
+  train::Trainer t(tiny(1000, 0));
+  t.set_corpus(text());
+  const gpu::Plan plan = gpu::plan_for(t);
+  Run run(t);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> loss(100, 5.0f), norm(100, 1.0f);
+  auto keep_good_state = [&] {  // the "GPU" state: the host's own (these tests look at the policy)
+    const gpu::State s = gpu::export_state(t, plan);
+    gpu::import_state(t, plan, s.params.data(), s.m.data(), s.v.data(), s.adam_t, true);
+  };
+  const StepPlan p = run.plan(1000);
+  REQUIRE(p.steps == 100);  // up to the first good state
+  CHECK(p.keep_good_state);
+  run.record(loss.data(), norm.data(), 100, 10.0);
+  keep_good_state();
+  REQUIRE(t.good_state_step() == 100);
+  run.record(loss.data(), norm.data(), 30, 3.0);
+  // the third of these steps diverged; the fourth was not applied (the GPU halted) and is ignored
+  const float bad_loss[4] = {5.0f, 5.0f, nan, 5.0f};
+  const Slice s = run.record(bad_loss, norm.data(), 4, 1.0);
+  REQUIRE(s.rollbacks.size() == 1);
+  CHECK(s.rollbacks[0].failed_step == 132);
+  CHECK(s.rollbacks[0].restored_step == 100);
+  CHECK(s.rollbacks[0].lr_scale == 0.5f);
+  CHECK_THAT(s.rollbacks[0].reason, Catch::Contains("diverged at step 133") && Catch::Contains("the loss is nan"));
+  CHECK(s.error.empty());
+  CHECK(s.first_step == 100);
+  CHECK(s.losses.empty());
+  CHECK(t.steps_done() == 100);
+  CHECK(t.train_losses().size() == 100);
+  // two more in a row: the run pauses, as advance() does
+  CHECK(run.record(&nan, norm.data(), 1, 1.0).error.empty());
+  const Slice third = run.record(&nan, norm.data(), 1, 1.0);
+  CHECK_THAT(third.error, Catch::Contains("training paused after 3 rollbacks in a row") && Catch::Contains("lower learning_rate"));
+  CHECK(t.lr_scale() == 0.125f);
+  // a new good state in between ends a series: two rollbacks, a good state, one more is no pause
+  CHECK(run.record(&nan, norm.data(), 1, 1.0).error.empty());
+  CHECK(run.record(&nan, norm.data(), 1, 1.0).error.empty());
+  CHECK(run.plan(1000).steps == 100);
+  run.record(loss.data(), norm.data(), 100, 10.0);
+  keep_good_state();
+  const Slice after = run.record(&nan, norm.data(), 1, 1.0);
+  CHECK(after.error.empty());
+  CHECK(after.rollbacks[0].restored_step == 200);
+}
+
+TEST_CASE("after steps computed elsewhere, advance() takes over where they left the run", "[run][external]") {
+  train::Trainer t(tiny(30, 10));
+  t.set_corpus(text());
+  train::Trainer twin(tiny(30, 10));
+  twin.set_corpus(text());
+  Device device{twin};
+  const gpu::Plan plan = gpu::plan_for(t);
+  Run run(t);
+  REQUIRE(run.plan(100).evaluate);
+  const float l0 = device.validation_loss();
+  run.record_evaluation(&l0, 1, 1.0);
+  std::vector<int32_t> batches(size_t(10) * 2 * 2 * 16);
+  gpu::next_batches(t, 10, batches.data());
+  device.steps(10);
+  run.record(device.losses.data(), device.norms.data(), 10, 1.0);
+  // the GPU is gone before the evaluation at step 10: the CPU continues with the GPU's last state
+  const gpu::State st = gpu::export_state(twin, plan);
+  gpu::import_state(t, plan, st.params.data(), st.m.data(), st.v.data(), st.adam_t, true);
+  const Slice s = run.advance(1);
+  REQUIRE(s.evals.size() == 1);
+  CHECK(s.evals[0].step == 10);  // the evaluation that was due comes first
+  CHECK(s.evals[0].loss == device.validation_loss());
+  CHECK(s.step == 11);
+  CHECK(s.losses[0] == twin.step());  // and the next step is the one the device would have made
 }

@@ -161,6 +161,44 @@ val tokens_to_js(const std::vector<sample::Token>& toks) {
   return r;
 }
 
+// A run slice (tinygpt::Slice) as advance() returns it: {firstStep, step, losses: Float32Array,
+// evals: [{step, loss, ms}], trainMs, tokensPerSec, lr, gradNorm, finished, etaSeconds, rollbacks, error}
+val slice_to_js(const Slice& s) {
+  val evals = val::array();
+  for (const Evaluation& e : s.evals) {
+    val o = val::object();
+    o.set("step", double(e.step));
+    o.set("loss", e.loss);
+    o.set("ms", e.ms);
+    evals.call<void>("push", o);
+  }
+  val rollbacks = val::array();
+  for (const train::Rollback& b : s.rollbacks) {
+    val o = val::object();
+    o.set("failedStep", double(b.failed_step));
+    o.set("restoredStep", double(b.restored_step));
+    o.set("lrScale", b.lr_scale);
+    o.set("reason", b.reason);
+    rollbacks.call<void>("push", o);
+  }
+  val r = val::object();
+  r.set("firstStep", double(s.first_step));
+  r.set("rollbacks", rollbacks);
+  r.set("step", double(s.step));
+  r.set("losses", copy_to_js("Float32Array", s.losses.data(), s.losses.size()));
+  r.set("evals", evals);
+  r.set("trainMs", s.train_ms);
+  r.set("tokensPerSec", s.tokens_per_s);
+  r.set("lr", s.lr);
+  r.set("gradNorm", s.grad_norm);
+  r.set("finished", s.finished);
+  r.set("etaSeconds", s.eta_s);
+  r.set("error", s.error);
+  r.set("threads", s.threads);
+  r.set("threadsReason", s.threads_reason);
+  return r;
+}
+
 }  // namespace
 
 class Session {
@@ -195,40 +233,7 @@ class Session {
   val advance(double max_steps, double budget_ms) {
     return guarded([&] {
       if (!(max_steps >= 1)) throw Error("advance(maxSteps, budgetMs) needs maxSteps >= 1");
-      const Slice sl = run_->advance(int64_t(std::min(max_steps, 1e15)), budget_ms > 0 ? budget_ms : 1e300);
-      val evals = val::array();
-      for (const Evaluation& e : sl.evals) {
-        val o = val::object();
-        o.set("step", double(e.step));
-        o.set("loss", e.loss);
-        o.set("ms", e.ms);
-        evals.call<void>("push", o);
-      }
-      val rollbacks = val::array();
-      for (const train::Rollback& b : sl.rollbacks) {
-        val o = val::object();
-        o.set("failedStep", double(b.failed_step));
-        o.set("restoredStep", double(b.restored_step));
-        o.set("lrScale", b.lr_scale);
-        o.set("reason", b.reason);
-        rollbacks.call<void>("push", o);
-      }
-      val r = val::object();
-      r.set("firstStep", double(sl.first_step));
-      r.set("rollbacks", rollbacks);
-      r.set("step", double(sl.step));
-      r.set("losses", copy_to_js("Float32Array", sl.losses.data(), sl.losses.size()));
-      r.set("evals", evals);
-      r.set("trainMs", sl.train_ms);
-      r.set("tokensPerSec", sl.tokens_per_s);
-      r.set("lr", sl.lr);
-      r.set("gradNorm", sl.grad_norm);
-      r.set("finished", sl.finished);
-      r.set("etaSeconds", sl.eta_s);
-      r.set("error", sl.error);
-      r.set("threads", sl.threads);
-      r.set("threadsReason", sl.threads_reason);
-      return r;
+      return slice_to_js(run_->advance(int64_t(std::min(max_steps, 1e15)), budget_ms > 0 ? budget_ms : 1e300));
     });
   }
 
@@ -350,6 +355,7 @@ class Session {
 
   val config() const { return config_to_js(trainer_->config()); }
   train::Trainer& trainer() { return *trainer_; }  // for the WebGPU block at the end of this file
+  Run& run() { return *run_; }
   double step() const { return double(trainer_->steps_done()); }
   double learningRate() const { return trainer_->learning_rate(); }
   double numParameters() const { return double(trainer_->num_parameters()); }
@@ -735,6 +741,59 @@ val gpu_roll_back(Session& s, const std::string& reason) {
   });
 }
 
+// The run loop with steps computed on the GPU (tinygpt::Run::plan / record / record_evaluation):
+// {evaluate, steps, keepGoodState, finished}.
+val gpu_run_plan(Session& s, double max_steps) {
+  return guarded([&] {
+    const StepPlan p = s.run().plan(int64_t(std::max(0.0, std::min(max_steps, 1e15))));
+    val o = val::object();
+    o.set("evaluate", p.evaluate);
+    o.set("steps", double(p.steps));
+    o.set("keepGoodState", p.keep_good_state);
+    o.set("finished", p.finished);
+    return o;
+  });
+}
+
+// The losses and gradient norms of steps the GPU computed, and how long they took: a slice as
+// advance() returns it (a diverged step rolls back: upload the session's state again).
+val gpu_run_record(Session& s, const val& losses, const val& grad_norms, double train_ms) {
+  return guarded([&] {
+    const size_t k = losses["length"].as<size_t>();
+    const std::vector<float> l = vector_from<float>(losses, "Float32Array", k, "losses");
+    const std::vector<float> g = vector_from<float>(grad_norms, "Float32Array", k, "gradient norms");
+    return slice_to_js(s.run().record(l.data(), g.data(), int(k), train_ms));
+  });
+}
+
+// The validation batches' losses (gpuValBatches, on the GPU): {step, loss, ms}.
+val gpu_run_record_evaluation(Session& s, const val& batch_losses, double ms) {
+  return guarded([&] {
+    const size_t n = batch_losses["length"].as<size_t>();
+    const std::vector<float> l = vector_from<float>(batch_losses, "Float32Array", n, "losses");
+    const Evaluation e = s.run().record_evaluation(l.data(), int(n), ms);
+    val o = val::object();
+    o.set("step", double(e.step));
+    o.set("loss", e.loss);
+    o.set("ms", e.ms);
+    return o;
+  });
+}
+
+// The GPU's state is lost and the session's parameters are behind its step counter: back to its
+// last good state, the learning rate unchanged (gpu::return_to_good_state).
+val gpu_return_to_good_state(Session& s, const std::string& reason) {
+  return guarded([&] {
+    const train::Rollback r = gpu::return_to_good_state(s.trainer(), reason);
+    val o = val::object();
+    o.set("failedStep", double(r.failed_step));
+    o.set("restoredStep", double(r.restored_step));
+    o.set("lrScale", r.lr_scale);
+    o.set("reason", r.reason);
+    return o;
+  });
+}
+
 // The sampling options as the CPU's Generator resolves them (validated; windowKeep 0 -> half the context).
 val gpu_sample_options(Session& s, const val& options) {
   return guarded([&] {
@@ -775,6 +834,10 @@ EMSCRIPTEN_BINDINGS(tinygpt_gpu) {
   emscripten::function("gpuRollBack", &gpu_roll_back);
   emscripten::function("gpuSampleOptions", &gpu_sample_options);
   emscripten::function("gpuSampleDraws", &gpu_sample_draws);
+  emscripten::function("gpuRunPlan", &gpu_run_plan);
+  emscripten::function("gpuRunRecord", &gpu_run_record);
+  emscripten::function("gpuRunRecordEvaluation", &gpu_run_record_evaluation);
+  emscripten::function("gpuReturnToGoodState", &gpu_return_to_good_state);
 }
 
 // ---- sniff: "what is this file?" ---------------------------------------------------------------

@@ -26,6 +26,7 @@ struct TrainerAccess {
     t.train_losses_.push_back(loss);
   }
   static void keep_good_state(train::Trainer& t) { t.keep_good_state(); }
+  static void set_lr_scale(train::Trainer& t, float scale) { t.lr_scale_ = scale; }
   static void record_val(train::Trainer& t, float loss) {
     if (!t.val_losses_.empty() && t.val_losses_.back().step == t.step_)
       t.val_losses_.back().loss = loss;
@@ -126,6 +127,14 @@ void import_state(train::Trainer& t, const Plan& plan, const float* params, cons
   plan.to_cpu_layout(v, t.optimizer().v().data());
   t.optimizer().set_t(adam_t);
   if (good_state) TrainerAccess::keep_good_state(t);
+}
+
+train::Rollback return_to_good_state(train::Trainer& t, const std::string& reason) {
+  const float scale = t.lr_scale();
+  train::Rollback r = t.roll_back(reason);  // halves the scale: this is no divergence, so undo that
+  TrainerAccess::set_lr_scale(t, scale);
+  r.lr_scale = scale;
+  return r;
 }
 
 void sample_draws(uint64_t seed, int64_t start, int k, float* out) {

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "tinygpt/error.h"
+#include "tinygpt/gpu_host.h"
 
 namespace tinygpt {
 
@@ -16,7 +18,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 void blend(double& avg, double sample, double weight) { avg = avg > 0.0 ? (1.0 - weight) * avg + weight * sample : sample; }
 }  // namespace
 
-Run::Run(train::Trainer& trainer) : trainer_(trainer) {
+Run::Run(train::Trainer& trainer) : trainer_(trainer), good_state_seen_(trainer.good_state_step()) {
   const int64_t end = trainer_.config().max_iters;
   stop_at_ = trainer_.steps_done() < end ? end : -1;
 }
@@ -34,6 +36,23 @@ bool Run::due_for_evaluation(int64_t step) const {
   return step % every == 0 || step == stop_at_;
 }
 
+bool Run::evaluation_at_start() const {
+  return trainer_.steps_done() == 0 && trainer_.val_losses().empty() && trainer_.config().eval_interval > 0;
+}
+
+bool Run::evaluation_pending() const {
+  return evaluation_at_start() || evaluation_due_at_ == trainer_.steps_done();
+}
+
+int64_t Run::steps_to_next_event() const {
+  const int64_t now = trainer_.steps_done();
+  int64_t next = (now / train::kGoodStateInterval + 1) * train::kGoodStateInterval;  // Trainer::step keeps one there
+  const int every = trainer_.config().eval_interval;
+  if (every > 0) next = std::min(next, (now / every + 1) * every);
+  if (stop_at_ > now) next = std::min(next, stop_at_);
+  return next - now;
+}
+
 Evaluation Run::evaluate() {
   const auto t0 = Clock::now();
   Evaluation e;
@@ -44,6 +63,7 @@ Evaluation Run::evaluate() {
   e.step = trainer_.steps_done();
   e.ms = ms_since(t0);
   blend(ms_per_eval_, e.ms, 0.5);
+  evaluation_due_at_ = -1;
   return e;
 }
 
@@ -72,29 +92,15 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
   s.first_step = trainer_.steps_done();
   const auto t_start = Clock::now();
   // the starting point of the loss curve
-  if (trainer_.steps_done() == 0 && trainer_.val_losses().empty() && trainer_.config().eval_interval > 0)
-    s.evals.push_back(evaluate());
+  if (evaluation_pending()) s.evals.push_back(evaluate());
   int64_t done = 0;
   while (done < max_steps && !finished()) {
     const auto t0 = Clock::now();
     try {
       s.losses.push_back(trainer_.step());
     } catch (const train::Diverged& e) {
-      // the NaN guard: nothing reached the weights; go back to the last good state at half the
-      // learning rate, and stop asking after kMaxRollbacks in a row
-      const train::Rollback r = trainer_.roll_back(e.what());
-      s.rollbacks.push_back(r);
       done++;  // an attempted step: a slice of one step ends here
-      const int64_t keep = std::max<int64_t>(0, r.restored_step - s.first_step);
-      if (s.losses.size() > size_t(keep)) s.losses.resize(size_t(keep));
-      while (!s.evals.empty() && s.evals.back().step > r.restored_step) s.evals.pop_back();
-      if (++rollbacks_in_a_row_ >= kMaxRollbacks) {
-        s.error = std::string(e.what()) + "; training paused after " + std::to_string(kMaxRollbacks) +
-                  " rollbacks in a row (the learning rate is now " + std::to_string(r.lr_scale).substr(0, 5) +
-                  " x the schedule's): lower learning_rate or raise grad_clip, then continue";
-        rollbacks_in_a_row_ = 0;
-        break;
-      }
+      if (!roll_back(s, e)) break;
       continue;
     }
     if (trainer_.good_state_step() == trainer_.steps_done()) rollbacks_in_a_row_ = 0;  // past a new good state
@@ -109,8 +115,31 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
     if (due_for_evaluation(trainer_.steps_done())) s.evals.push_back(evaluate());
     if (ms_since(t_start) >= budget_ms) break;
   }
+  finish(s, done);
+  return s;
+}
+
+// the NaN guard: nothing reached the weights; go back to the last good state at half the learning
+// rate, and stop asking after kMaxRollbacks in a row
+bool Run::roll_back(Slice& s, const train::Diverged& e) {
+  const train::Rollback r = trainer_.roll_back(e.what());
+  s.rollbacks.push_back(r);
+  const int64_t keep = std::max<int64_t>(0, r.restored_step - s.first_step);
+  if (s.losses.size() > size_t(keep)) s.losses.resize(size_t(keep));
+  while (!s.evals.empty() && s.evals.back().step > r.restored_step) s.evals.pop_back();
+  if (++rollbacks_in_a_row_ >= kMaxRollbacks) {
+    s.error = std::string(e.what()) + "; training paused after " + std::to_string(kMaxRollbacks) +
+              " rollbacks in a row (the learning rate is now " + std::to_string(r.lr_scale).substr(0, 5) +
+              " x the schedule's): lower learning_rate or raise grad_clip, then continue";
+    rollbacks_in_a_row_ = 0;
+    return false;
+  }
+  return true;
+}
+
+void Run::finish(Slice& s, int64_t steps_trained) const {
   s.step = trainer_.steps_done();
-  if (s.train_ms > 0.0) s.tokens_per_s = double(done * trainer_.tokens_per_step()) / (s.train_ms / 1000.0);
+  if (s.train_ms > 0.0) s.tokens_per_s = double(steps_trained * trainer_.tokens_per_step()) / (s.train_ms / 1000.0);
   if (!s.rollbacks.empty()) s.first_step = std::min(s.first_step, s.rollbacks.back().restored_step);
   s.lr = trainer_.learning_rate();
   s.grad_norm = trainer_.last_grad_norm();
@@ -118,7 +147,61 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
   s.eta_s = eta_seconds();
   s.threads = num_threads();
   if (tuner_) s.threads_reason = tuner_->reason();
+}
+
+// ---- steps computed elsewhere ----
+
+StepPlan Run::plan(int64_t max_steps) const {
+  StepPlan p;
+  p.evaluate = evaluation_pending();
+  p.finished = finished();
+  if (p.finished || max_steps <= 0) return p;
+  p.steps = std::min(max_steps, steps_to_next_event());
+  p.keep_good_state = (trainer_.steps_done() + p.steps) % train::kGoodStateInterval == 0;
+  return p;
+}
+
+Slice Run::record(const float* losses, const float* grad_norms, int n, double train_ms) {
+  const int64_t now = trainer_.steps_done();
+  if (n < 1) throw Error("record: give at least one step");
+  if (evaluation_pending())
+    throw Error("record: an evaluation is due at step " + std::to_string(now) + " first (record_evaluation)");
+  if (finished()) throw Error("record: the run is at its stop, step " + std::to_string(stop_at_));
+  if (n > steps_to_next_event())
+    throw Error("record: " + std::to_string(n) + " steps from step " + std::to_string(now) + " pass the run's next event at step " +
+                std::to_string(now + steps_to_next_event()) + " (plan() allows " + std::to_string(steps_to_next_event()) + ")");
+  if (trainer_.good_state_step() > good_state_seen_) {  // a new good state since: a series of rollbacks ends
+    good_state_seen_ = trainer_.good_state_step();
+    rollbacks_in_a_row_ = 0;
+  }
+  Slice s;
+  s.first_step = now;
+  s.train_ms = train_ms;
+  int64_t attempted = n;
+  try {
+    gpu::record_steps(trainer_, losses, grad_norms, n);
+    s.losses.assign(losses, losses + n);
+    if (due_for_evaluation(trainer_.steps_done())) evaluation_due_at_ = trainer_.steps_done();
+  } catch (const train::Diverged& e) {
+    // the steps before the diverged one are recorded; the ones after it were not applied
+    const int64_t kept = trainer_.steps_done() - now;
+    attempted = kept + 1;
+    s.losses.assign(losses, losses + kept);
+    roll_back(s, e);
+  }
+  if (train_ms > 0.0) blend(ms_per_step_, train_ms / double(attempted), 1.0 - std::pow(0.9, double(attempted)));  // = `attempted` steps of advance()
+  finish(s, attempted);
   return s;
+}
+
+Evaluation Run::record_evaluation(const float* batch_losses, int n, double ms) {
+  Evaluation e;
+  e.loss = gpu::record_eval(trainer_, batch_losses, n);
+  e.step = trainer_.steps_done();
+  e.ms = ms;
+  blend(ms_per_eval_, ms, 0.5);
+  evaluation_due_at_ = -1;
+  return e;
 }
 
 }  // namespace tinygpt

@@ -11,11 +11,11 @@ import { chromiumPath } from '../../scripts/chromium.mjs';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync'];
 
-/** A fresh persistent profile (IndexedDB, service worker, Web Locks shared by its pages). */
-export async function launch(options: { viewport?: { width: number; height: number } } = {}): Promise<{ ctx: BrowserContext; close: () => Promise<void> }> {
+/** A fresh persistent profile (IndexedDB, service worker, Web Locks shared by its pages); `args`: more switches. */
+export async function launch(options: { viewport?: { width: number; height: number }; args?: string[] } = {}): Promise<{ ctx: BrowserContext; close: () => Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-e2e-'));
   const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: chromiumPath(), headless: true, args: CHROMIUM_ARGS,
+    executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
     acceptDownloads: true, viewport: options.viewport ?? { width: 1280, height: 900 },
   });
   return { ctx, close: async () => { await ctx.close(); fs.rmSync(dir, { recursive: true, force: true }); } };

@@ -10,7 +10,7 @@ import { vulkanEnv } from './env.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // the browser test where there is a Chromium to drive
-const names = ['kernels', 'training', 'inference', ...(fs.existsSync(chromiumPath()) ? ['chromium'] : [])];
+const names = ['kernels', 'training', 'run-loop', 'inference', ...(fs.existsSync(chromiumPath()) ? ['chromium'] : [])];
 const files = names.map((f) => path.join(here, `${f}.test.mjs`));
 const r = spawnSync(process.execPath,
   ['--import', pathToFileURL(path.join(here, 'ts-register.mjs')).href, '--test', ...process.argv.slice(2), ...files],

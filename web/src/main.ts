@@ -11,6 +11,7 @@ import { installDropTarget } from './app/drag-drop';
 import { Runs } from './app/runs';
 import { createPageStore, patch, watch } from './app/state';
 import { WorkerClient } from './client';
+import { chooseBackend } from './gpu/backend';
 import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
 import { registerServiceWorker } from './sw-register';
@@ -74,9 +75,12 @@ async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const variant = params.get('variant');
   const threads = Number(params.get('threads'));
+  // WebGPU when the browser has it (the worker checks for an adapter; ?backend=webgpu|wasm forces one)
+  const backend = chooseBackend(location.search, 'gpu' in navigator);
   controller.init({
     variant: variant === 'threads' || variant === 'simd' || variant === 'scalar' ? (variant as Variant) : undefined,
     maxThreads: threads > 0 ? threads : undefined,
+    backend: backend.backend, backendForced: backend.forced,
   });
   // the service worker's first-visit reload keeps the settings and the text (carry-over.ts)
   const carried = takeCarryOver();

@@ -24,8 +24,12 @@ export interface LossHistory {
 // ---------------------------------------------------------------- page → worker
 
 export type ToWorker =
-  /** Load the wasm module. `wasmBase` is the absolute URL of the folder with tinygpt-*.js. */
-  | { type: 'init'; wasmBase: string; variant?: Variant; maxThreads?: number }
+  /**
+   * Load the wasm module. `wasmBase` is the absolute URL of the folder with tinygpt-*.js. `backend`:
+   * train on WebGPU when the worker finds an adapter (and the model fits it), or on the wasm build
+   * only; `backendForced`: ?backend= asked for it (a missing WebGPU is then worth a message).
+   */
+  | { type: 'init'; wasmBase: string; variant?: Variant; maxThreads?: number; backend?: 'webgpu' | 'wasm'; backendForced?: boolean }
   /** Check a configuration with the core's own rules and estimate its size (no allocation). */
   | { type: 'validate'; id: number; config: SessionConfig }
   /** Give the worker the corpus (transferred). Replaces the current one, also in a live model. */
@@ -119,8 +123,29 @@ export interface InspectionMsg {
   probs: Float32Array;      // (T, 256): p(next byte | bytes 0..t)
 }
 
+/**
+ * Where the steps run: after `ready` (the page's choice), after every model created or loaded (that
+ * model's), and when WebGPU gives up. The wasm Session is the host either way (docs/webgpu.md).
+ */
+export interface BackendInfo {
+  type: 'backend';
+  backend: 'webgpu' | 'wasm';
+  adapter: string;          // the WebGPU adapter ('' if none was found)
+  reason: string;           // why not WebGPU ('' on WebGPU): no adapter, ?backend=wasm, a seq2seq model, a failure
+  forced: boolean;          // ?backend= chose
+  /** WebGPU just gave up on the current model: it continues on the CPU at `step`. */
+  fallback?: {
+    kind: string;           // GpuErrorKind: unavailable, limits, out-of-memory, pipeline, device-lost, internal
+    message: string;
+    step: number;           // where the model is now
+    lostSteps: number;      // steps the GPU had trained past the last state it brought back (trained again)
+    history: LossHistory | null;  // the run's history after going back (null: nothing went back)
+  };
+}
+
 export type FromWorker =
   | Ready
+  | BackendInfo
   | { type: 'validation'; id: number; problems: { field: string; message: string }[]; parameters: number; trainingBytes: number }
   | { type: 'corpus'; name: string; size: number }
   | ModelInfo
@@ -167,6 +192,11 @@ export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {
       add(msg.history.train);
       add(msg.history.valSteps);
       add(msg.history.valLosses);
+      break;
+    case 'backend':
+      add(msg.fallback?.history?.train);
+      add(msg.fallback?.history?.valSteps);
+      add(msg.fallback?.history?.valLosses);
       break;
     case 'progress':
       add(msg.losses);

@@ -6,8 +6,17 @@
 // don't throttle the way they throttle timers) so that pause, generate, inspect, save... are
 // handled between slices. Generation is streamed the same way, in chunks, and takes priority
 // over training while it runs, so a sample always comes from one fixed model.
-import type { Session, TinyGPTModule } from '../../wasm/tinygpt';
-import { type FromWorker, type SampleOptions, type ToWorker, type Variant, isToWorker, post } from './protocol';
+//
+// On WebGPU (docs/webgpu.md) the Session stays the host (corpus, batches, history, checkpoints,
+// the run loop's policy) and a GpuBackend (gpu/worker-gpu.ts, loaded on first use) computes the
+// steps, evaluations, inspections and samples. Any GPU failure falls back to this Session on the
+// CPU, from its last good state.
+import type { Session, Slice, TinyGPTModule } from '../../wasm/tinygpt';
+import { WebGpuDevice } from './gpu/device';
+import { GpuBackendError, isGpuBackendError } from './gpu/errors';
+import type { GpuHostModule } from './gpu/session';
+import type { GpuBackend } from './gpu/worker-gpu';
+import { type BackendInfo, type FromWorker, type SampleOptions, type ToWorker, type Variant, isToWorker, post } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -25,6 +34,14 @@ let loopActive = false;
 
 interface Generation { id: number; remaining: number; chunk: number; msPerByte: number; step: number }
 let generation: Generation | null = null;
+let startingGeneration: number | null = null;  // on the GPU: the id of a generation whose prompt is being read
+
+// ---- WebGPU: the page asks for it at init (?backend= or navigator.gpu); each gpt model gets a backend
+const webgpu = new WebGpuDevice((message) => {
+  if (gpu) fallBack(gpu, new GpuBackendError('device-lost', message));
+});
+let gpu: GpuBackend | null = null;         // the current model's GPU backend
+let onCpuBecause = '';                     // why the current model is on the CPU although WebGPU is on
 
 const send = (msg: FromWorker) => post(self, msg);
 
@@ -91,7 +108,81 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
     crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
     schema: M.configSchema(), presets: M.presets(),
   });
+  await webgpu.find(msg.backend, !!msg.backendForced);
+  reportBackend();
 }
+
+// ---------------------------------------------------------------- WebGPU
+
+/**
+ * Puts the current model on the GPU when WebGPU is on and the model can go there. Returns why it
+ * could not, when the GPU refused it (for reportBackend; the model trains on the CPU).
+ */
+async function attachGpu(): Promise<BackendInfo['fallback']> {
+  const s = needSession();
+  onCpuBecause = '';
+  if (webgpu.off) return undefined;
+  if (s.kind() !== 'gpt') {
+    onCpuBecause = 'the seq2seq model has no GPU plan: a translation run trains on the CPU';
+    return undefined;
+  }
+  try {
+    const device = await webgpu.get();
+    const { GpuBackend } = await import('./gpu/worker-gpu');
+    const b = await GpuBackend.create(M as unknown as GpuHostModule, s, device);
+    if (session !== s) b.destroy();  // replaced meanwhile
+    else gpu = b;
+    return undefined;
+  } catch (e) {
+    const err = asGpuError(e);
+    if (err.kind !== 'limits') webgpu.off = err.message;  // this GPU is no use to the page; a smaller model may fit
+    onCpuBecause = err.message;
+    return { kind: err.kind, message: err.message, step: s.step(), lostSteps: 0, history: null };
+  }
+}
+
+function asGpuError(e: unknown): GpuBackendError {
+  return isGpuBackendError(e) ? e : new GpuBackendError('internal', e instanceof Error ? e.message : String(e));
+}
+
+function reportBackend(fallback?: BackendInfo['fallback']): void {
+  const onGpu = session ? gpu !== null : !webgpu.off;
+  const reason = onGpu ? '' : session && onCpuBecause ? onCpuBecause : webgpu.off;
+  send({ type: 'backend', backend: onGpu ? 'webgpu' : 'wasm', adapter: webgpu.adapterName, reason, forced: webgpu.forced, fallback });
+}
+
+/**
+ * The GPU gave up (a lost device, a failed kernel, out of memory): the run continues on the CPU
+ * from the Session, which goes back to its last good state if the GPU had run ahead of it. A
+ * generation on the GPU ends; training goes on (the loop now takes the CPU's slices).
+ */
+function fallBack(b: GpuBackend, e: GpuBackendError): void {
+  if (b !== gpu) return;  // already done, or a model that was replaced
+  gpu = null;
+  if (e.kind !== 'limits') webgpu.off = e.message;
+  onCpuBecause = e.message;
+  const { step, rewoundFrom } = b.abandon(e);
+  if (generation) {
+    generation = null;
+    fail('generate', new Error(`${e.message}; generate again (now on the CPU)`));
+  }
+  const history = rewoundFrom !== null ? needSession().history() : null;
+  reportBackend({ kind: e.kind, message: e.message, step, lostSteps: rewoundFrom !== null ? rewoundFrom - step : 0, history });
+}
+
+/** f on the GPU; if the GPU gives up, fall back and do it on the CPU instead (cpu()). */
+async function onGpu<T>(b: GpuBackend, f: (b: GpuBackend) => Promise<T>, cpu: () => T): Promise<T> {
+  try {
+    return await f(b);
+  } catch (e) {
+    if (!isGpuBackendError(e)) throw e;
+    fallBack(b, e);
+    return cpu();
+  }
+}
+
+/** Test hook (the e2e test of the fallback): the GPU device is lost as if the driver had reset. */
+(self as unknown as { __tinygptTest: object }).__tinygptTest = { loseGpuDevice: () => webgpu.lose() };
 
 // ---------------------------------------------------------------- model
 
@@ -118,6 +209,8 @@ function stop(reason: 'paused' | 'finished' | 'error'): void {
 function dropSession(): void {
   stop('paused');
   generation = null;
+  gpu?.destroy();
+  gpu = null;
   if (session) session.delete();
   session = null;
 }
@@ -139,7 +232,21 @@ function ensureLoop(): void {
   void (async () => {
     try {
       while (running || generation) {
-        if (generation) generateChunk();
+        const b = gpu;
+        if (b) {
+          const during = generation ? 'generate' : 'train';
+          try {
+            if (generation) await gpuGenerateChunk(b);
+            else await gpuTrainSegment(b);
+          } catch (e) {
+            if (b !== gpu) { /* replaced or given up meanwhile */ } else if (isGpuBackendError(e)) fallBack(b, e);
+            else {
+              fail(during, e);
+              if (during === 'train') stop('error');
+              else generation = null;
+            }
+          }
+        } else if (generation) generateChunk();
         else trainSlice();
         await yieldToEvents();
       }
@@ -149,9 +256,9 @@ function ensureLoop(): void {
   })();
 }
 
-function evaluateNow(): void {
+async function evaluateNow(): Promise<void> {
   const s = needSession();
-  const loss = s.evaluate();
+  const loss = gpu ? await onGpu(gpu, (b) => b.evaluate(), () => s.evaluate()) : s.evaluate();
   send({ type: 'evalResult', step: s.step(), loss });
 }
 
@@ -168,6 +275,14 @@ function trainSlice(): void {
     stop('error');
     return;
   }
+  sendSlice(r);
+  if (r.error) {
+    fail('train', new Error(r.error));
+    stop('error');
+  } else if (r.finished) stop('finished');
+}
+
+function sendSlice(r: Slice): void {
   if (r.losses.length) {
     send({
       type: 'progress', step: r.step, losses: r.losses, tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm,
@@ -175,6 +290,18 @@ function trainSlice(): void {
     });
   }
   for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss });
+}
+
+// One segment of the core's run loop with its steps on the GPU (gpu/worker-gpu.ts): the same
+// policy as trainSlice's Session.advance, forwarded the same way. It yields at pause and when a
+// generation waits.
+async function gpuTrainSegment(b: GpuBackend): Promise<void> {
+  const r = await b.trainSegment({
+    keepGoing: () => running && !generation && gpu === b,
+    slice: sendSlice,
+    evaluated: (e) => send({ type: 'evalResult', step: e.step, loss: e.loss }),
+  });
+  if (gpu !== b) return;
   if (r.error) {
     fail('train', new Error(r.error));
     stop('error');
@@ -195,7 +322,18 @@ function generateChunk(): void {
     fail('generate', e);
     return;
   }
-  const ms = performance.now() - t0;
+  sendChunk(g, r, n, performance.now() - t0);
+}
+
+async function gpuGenerateChunk(b: GpuBackend): Promise<void> {
+  const g = generation!;
+  const n = Math.min(g.remaining, g.chunk);
+  const t0 = performance.now();
+  const r = await b.generateNext(n);
+  if (generation === g) sendChunk(g, r, n, performance.now() - t0);
+}
+
+function sendChunk(g: Generation, r: ReturnType<Session['generateNext']>, n: number, ms: number): void {
   g.remaining -= n;
   g.msPerByte = ms / Math.max(1, n);
   // double the chunk at most (8, 16, 32, ...) up to about GEN_CHUNK_MS of work: text appears at once and then flows
@@ -207,7 +345,7 @@ function generateChunk(): void {
 
 // ---------------------------------------------------------------- commands
 
-function inspect(msg: Extract<ToWorker, { type: 'inspect' }>): void {
+async function inspect(msg: Extract<ToWorker, { type: 'inspect' }>): Promise<void> {
   const s = needSession();
   const T = s.config().block_size;
   let text: Uint8Array;
@@ -218,9 +356,31 @@ function inspect(msg: Extract<ToWorker, { type: 'inspect' }>): void {
     text = corpus.slice(start, start + T);
   }
   if (text.length === 0) throw new Error('give some text to look inside (at least one byte)');
-  const r = s.inspect(text);
+  const r = gpu ? await onGpu(gpu, (b) => b.inspect(text), () => s.inspect(text)) : s.inspect(text);
   const bytes = text.slice(text.length - r.T);
   send({ type: 'inspection', id: msg.id, step: s.step(), bytes, T: r.T, L: r.L, NH: r.NH, attention: r.attention, probs: r.probs });
+}
+
+async function generateOnGpu(b: GpuBackend, msg: Extract<ToWorker, { type: 'generate' }>): Promise<void> {
+  const s = needSession();
+  const prompt = new Uint8Array(msg.prompt);
+  const options: SampleOptions = msg.options;
+  startingGeneration = msg.id;  // a stopGeneration meanwhile cancels it
+  try {
+    await onGpu(b, (x) => x.beginGeneration(prompt, options), () => s.beginGeneration(prompt, options));
+  } catch (e) {
+    if (startingGeneration === msg.id) startingGeneration = null;
+    throw e;
+  }
+  if (startingGeneration !== msg.id) return;  // stopped meanwhile (the stop sent the last chunk)
+  startingGeneration = null;
+  generation = { id: msg.id, remaining: Math.max(0, msg.length), chunk: 8, msPerByte: 0, step: s.step() };
+  if (generation.remaining === 0) {
+    send({ type: 'sampleChunk', id: msg.id, bytes: new Uint8Array(0), probs: new Float32Array(0), topBytes: new Uint8Array(0), topProbs: new Float32Array(0), done: true, step: s.step() });
+    generation = null;
+    return;
+  }
+  ensureLoop();
 }
 
 function handle(msg: ToWorker): void | Promise<void> {
@@ -234,10 +394,14 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'setCorpus': {
       const bytes = new Uint8Array(msg.bytes);
-      if (session) session.setCorpus(bytes);  // throws (and keeps the old corpus) if too short
-      corpus = bytes;
-      corpusName = msg.name;
-      send({ type: 'corpus', name: corpusName, size: bytes.length });
+      const set = () => {
+        if (session) session.setCorpus(bytes);  // throws (and keeps the old corpus) if too short
+        corpus = bytes;
+        corpusName = msg.name;
+        send({ type: 'corpus', name: corpusName, size: bytes.length });
+      };
+      if (gpu) return onGpu(gpu, (b) => b.exclusive(set), set);  // between steps: the batches come from it
+      set();
       return;
     }
     case 'create': {
@@ -250,8 +414,11 @@ function handle(msg: ToWorker): void | Promise<void> {
         throw e;
       }
       session = s;
-      describe('create');
-      return;
+      return attachGpu().then((fallback) => {
+        if (session !== s) return;
+        describe('create');
+        reportBackend(fallback);
+      });
     }
     case 'start': {
       const s = needSession();
@@ -264,20 +431,25 @@ function handle(msg: ToWorker): void | Promise<void> {
       ensureLoop();
       return;
     }
-    case 'update':
-      needSession().updateField(msg.name, msg.value);
+    case 'update': {
+      const s = needSession();
+      const update = () => s.updateField(msg.name, msg.value);
+      if (gpu) return onGpu(gpu, (b) => b.exclusive(update), update);  // the run loop is rebuilt: not mid-segment
+      update();
       return;
+    }
     case 'pause':
       stop('paused');
       return;
     case 'reset':
       dropSession();
       send({ type: 'reset' });
+      reportBackend();
       return;
     case 'evaluate':
-      evaluateNow();
-      return;
+      return evaluateNow();
     case 'generate': {
+      if (gpu) return generateOnGpu(gpu, msg);
       const s = needSession();
       const options: SampleOptions = msg.options;
       s.beginGeneration(new Uint8Array(msg.prompt), options);
@@ -291,18 +463,20 @@ function handle(msg: ToWorker): void | Promise<void> {
       return;
     }
     case 'stopGeneration':
-      if (generation && generation.id === msg.id) {
+      if ((generation && generation.id === msg.id) || startingGeneration === msg.id) {
         generation = null;
+        startingGeneration = null;
         send({ type: 'sampleChunk', id: msg.id, bytes: new Uint8Array(0), probs: new Float32Array(0), topBytes: new Uint8Array(0), topProbs: new Float32Array(0), done: true, step: session ? session.step() : 0 });
       }
       return;
     case 'inspect':
-      inspect(msg);
-      return;
+      return inspect(msg);
     case 'save': {
       const s = needSession();
-      const bytes = s.save();
-      send({ type: 'checkpoint', reason: msg.reason, step: s.step(), bytes: bytes.buffer as ArrayBuffer });
+      const saved = (bytes: Uint8Array) => send({ type: 'checkpoint', reason: msg.reason, step: s.step(), bytes: bytes.buffer as ArrayBuffer });
+      // on the GPU: its state comes back first (no step in flight: a good state too)
+      if (gpu) return onGpu(gpu, (b) => b.save(), () => s.save()).then(saved);
+      saved(s.save());
       return;
     }
     case 'sniff':
@@ -312,20 +486,33 @@ function handle(msg: ToWorker): void | Promise<void> {
       const bytes = new Uint8Array(msg.bytes);
       // Session.load leaves the session as it was on any error; without a session, a temporary one
       // (default config) is made and dropped again if the checkpoint is refused.
-      const fresh = !session;
-      const s = session ?? new M.Session({});
-      try {
-        s.load(bytes);
-        if (fresh && corpus) s.setCorpus(corpus);
-      } catch (e) {
-        if (fresh) s.delete();
-        throw e;
-      }
-      stop('paused');
-      generation = null;
-      session = s;
-      describe(msg.reason === 'resume' ? 'resume' : 'load', msg.name);
-      return;
+      const load = (): Session => {
+        const fresh = !session;
+        const s = session ?? new M!.Session({});
+        try {
+          s.load(bytes);
+          if (fresh && corpus) s.setCorpus(corpus);
+        } catch (e) {
+          if (fresh) s.delete();
+          throw e;
+        }
+        return s;
+      };
+      const loaded = (s: Session) => {
+        stop('paused');
+        generation = null;
+        gpu?.destroy();  // the previous model's buffers (the session is the same object)
+        gpu = null;
+        session = s;
+        return attachGpu().then((fallback) => {
+          if (session !== s) return;
+          describe(msg.reason === 'resume' ? 'resume' : 'load', msg.name);
+          reportBackend(fallback);
+        });
+      };
+      // on the GPU: between steps, so that a refused checkpoint leaves the run as it was
+      if (gpu) return onGpu(gpu, (b) => b.exclusive(load), load).then(loaded);
+      return loaded(load());
     }
     case 'loadSafetensors': {
       // a new session from the file (the core checks it); the current one stays until it succeeded
@@ -340,8 +527,11 @@ function handle(msg: ToWorker): void | Promise<void> {
       }
       dropSession();
       session = s;
-      describe('load', msg.name);
-      return;
+      return attachGpu().then((fallback) => {
+        if (session !== s) return;
+        describe('load', msg.name);
+        reportBackend(fallback);
+      });
     }
   }
 }

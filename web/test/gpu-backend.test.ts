@@ -23,8 +23,12 @@ describe('what the page shows', () => {
   });
   it('says why it fell back and where training resumes', () => {
     const lost = new GpuBackendError('device-lost', 'the GPU device was lost: reset');
-    expect(fallbackMessage(lost, 250)).toBe(
-      'the GPU was lost (the GPU device was lost: reset): training continues on the CPU from the last autosave (step 250).');
-    expect(fallbackMessage(new GpuBackendError('limits', 'head size 512'), null)).toMatch(/does not fit the GPU .* from the start\.$/);
+    expect(fallbackMessage(lost, { step: 200, lostSteps: 37 })).toBe(
+      'the GPU was lost (the GPU device was lost: reset): the run continues on the CPU from step 200, ' +
+      'the last state brought back from the GPU (the 37 steps after it are trained again).');
+    expect(fallbackMessage(lost, { step: 12, lostSteps: 0 })).toMatch(/continues on the CPU at step 12; nothing was lost\.$/);
+    expect(fallbackMessage(new GpuBackendError('limits', 'head size 512'), { step: 0, lostSteps: 0 }))
+      .toBe('this model does not fit the GPU (head size 512): this model trains on the CPU.');
+    expect(fallbackMessage({ kind: 'something new', message: 'x' }, { step: 1, lostSteps: 1 })).toMatch(/^the GPU backend hit an error \(x\).*the 1 step after it/);
   });
 });

@@ -20,6 +20,9 @@ describe('protocol', () => {
       [{ type: 'inspection', id: 1, step: 0, bytes: new Uint8Array(2), T: 2, L: 1, NH: 1, attention: new Float32Array(4), probs: new Float32Array(512) }, 3],
       [{ type: 'pause' }, 0],
       [{ type: 'evalResult', step: 1, loss: 2 }, 0],
+      [{ type: 'backend', backend: 'webgpu', adapter: 'nvidia hopper', reason: '', forced: false }, 0],
+      [{ type: 'backend', backend: 'wasm', adapter: 'nvidia hopper', reason: 'lost', forced: false, fallback: { kind: 'device-lost', message: 'lost', step: 2, lostSteps: 1,
+        history: { train: new Float32Array(2), valSteps: new Float64Array(1), valLosses: new Float32Array(1) } } }, 3],
     ];
     for (const [msg, n] of cases) expect(transferables(msg), msg.type).toHaveLength(n);
     // two views of one buffer: listed once

@@ -175,4 +175,32 @@ describe('the controller', () => {
     expect(store.get().step).toBe(0);
     expect(store.get().history.train).toEqual([]);
   });
+
+  it('keeps where the steps run, and rewinds the curve when WebGPU falls back to an earlier good state', () => {
+    const store = createPageStore();
+    const client = new FakeClient();
+    new Controller(store, client);
+    client.emit(ready);
+    client.emit({ type: 'backend', backend: 'webgpu', adapter: 'google swiftshader', reason: '', forced: false });
+    expect(store.get().backend?.adapter).toBe('google swiftshader');
+    const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
+    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1 });
+    client.emit({ type: 'state', running: true, reason: 'started', step: 0 });
+    client.emit({ type: 'progress', step: 5, losses: new Float32Array([5, 4.5, 4, 3.5, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
+    // the device is lost at step 5; the last state brought back from the GPU was step 2
+    const back = { train: new Float32Array([5, 4.5]), valSteps: new Float64Array([0]), valLosses: new Float32Array([5.5]) };
+    client.emit({ type: 'backend', backend: 'wasm', adapter: 'google swiftshader', reason: 'the GPU device was lost: destroyed', forced: false,
+      fallback: { kind: 'device-lost', message: 'the GPU device was lost: destroyed', step: 2, lostSteps: 3, history: back } });
+    let s = store.get();
+    expect(s.backend?.backend).toBe('wasm');
+    expect(s.step).toBe(2);
+    expect(s.running).toBe(true);   // training goes on, on the CPU
+    expect(s.history.train).toEqual([5, 4.5]);
+    expect(s.lastLoss).toBe(4.5);
+    expect(s.valStep).toBe(0);
+    client.emit({ type: 'progress', step: 3, losses: new Float32Array([4.25]), tokensPerSec: 500, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
+    s = store.get();
+    expect(s.history.train).toEqual([5, 4.5, 4.25]);
+    expect(s.history.lastStep).toBe(3);
+  });
 });

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tinygpt/gpu_plan.h"
@@ -48,6 +49,11 @@ State export_state(const train::Trainer& trainer, const Plan& plan);
 // to: while the GPU trains, the trainer's own copy of the parameters is not current.
 void import_state(train::Trainer& trainer, const Plan& plan, const float* params, const float* m, const float* v,
                   int64_t adam_t, bool good_state);
+
+// Back to the trainer's last good state (Trainer::roll_back) with the learning rate as it was: when
+// the GPU's state is lost (a lost device) while the trainer's own parameters are behind its step
+// counter, the run continues elsewhere from the last state import_state kept as good.
+train::Rollback return_to_good_state(train::Trainer& trainer, const std::string& reason);
 
 // The uniform numbers a sample::Generator seeded with `seed` draws (one per sampled byte at a
 // temperature above 0), numbers start .. start + k - 1.

@@ -13,6 +13,12 @@
 //     that includes the evaluations still to come;
 //   - the NaN guard: a diverged step never reaches the weights; the run rolls back to its last
 //     good state at half the learning rate, and pauses after three rollbacks in a row.
+//
+// The steps can also be computed elsewhere (the WebGPU backend, docs/webgpu.md): plan() says how
+// many steps may be computed before the next event of this policy, record() and
+// record_evaluation() take the results back, and the same code decides evaluations, the stop,
+// the good states, rollbacks and the pause. advance() and plan()/record() drive one Run and
+// can alternate (a GPU run that falls back to the CPU continues with advance()).
 #pragma once
 
 #include <cmath>
@@ -53,6 +59,22 @@ struct Slice {
 // After this many rollbacks in a row (no new good state in between) the run pauses.
 constexpr int kMaxRollbacks = 3;
 
+// What a run whose steps are computed elsewhere does next (Run::plan), in this order:
+//   1. evaluate: an evaluation is due at the current step, before any step: compute the losses of
+//      the eval_iters validation batches (gpu::val_batches) and hand them to record_evaluation();
+//   2. steps: compute at most this many steps (gpu::next_batches, gpu::step_scalars) and hand
+//      their losses and gradient norms to record(), in one call or several; a record() that
+//      reports a rollback ends the plan (upload the trainer's state again: gpu::export_state);
+//   3. keep_good_state: once all of them are recorded, with none in flight, bring the state back
+//      (gpu::import_state with good_state): the good state a later rollback returns to.
+// Then plan again. steps == 0 and !evaluate: nothing left to do (finished, or max_steps was 0).
+struct StepPlan {
+  bool evaluate = false;
+  int64_t steps = 0;
+  bool keep_good_state = false;
+  bool finished = false;  // the run is at its stop
+};
+
 class Run {
  public:
   explicit Run(train::Trainer& trainer);
@@ -73,6 +95,23 @@ class Run {
   // Other errors (no corpus, ...) propagate.
   Slice advance(int64_t max_steps, double budget_ms = 1e300);
 
+  // ---- steps computed elsewhere (StepPlan above) ----
+  // At most max_steps steps up to the next event: an evaluation point (every eval_interval steps
+  // and stop_at), a good-state point (every train::kGoodStateInterval steps, as Trainer::step
+  // keeps them) or the stop.
+  StepPlan plan(int64_t max_steps) const;
+  // Records n steps computed elsewhere (losses and gradient norms before clipping, in order;
+  // train_ms: the time they took) and returns what happened as advance() would (no evaluations:
+  // plan() asks for them). A diverged step (Trainer::step's test) is the NaN guard's case: the steps
+  // before it are kept, the run rolls back to its last good state at half the learning rate
+  // (Slice::rollbacks; the values after the diverged one are ignored: they were not applied), and
+  // after kMaxRollbacks in a row Slice::error pauses it. More steps than the current plan allows,
+  // or steps while an evaluation is due, are refused (tinygpt::Error): that would skip the policy.
+  Slice record(const float* losses, const float* grad_norms, int n, double train_ms);
+  // Records an evaluation computed elsewhere from the eval_iters validation batches' losses, as
+  // Trainer::evaluate takes their mean (gpu::record_eval).
+  Evaluation record_evaluation(const float* batch_losses, int n, double ms);
+
   // Moving averages behind the ETA (0 until measured).
   double ms_per_step() const { return ms_per_step_; }
   double ms_per_eval() const { return ms_per_eval_; }
@@ -87,6 +126,13 @@ class Run {
  private:
   Evaluation evaluate();
   bool due_for_evaluation(int64_t step) const;
+  bool evaluation_at_start() const;       // the starting point of the loss curve is missing
+  bool evaluation_pending() const;        // either that, or record() reached an evaluation point
+  int64_t steps_to_next_event() const;    // from the current step: evaluation, good state or stop
+  // The NaN guard after a diverged step: rolls back, trims the slice, counts; false after
+  // kMaxRollbacks in a row (Slice::error says so).
+  bool roll_back(Slice& s, const train::Diverged& e);
+  void finish(Slice& s, int64_t steps_trained) const;
 
   train::Trainer& trainer_;
   int64_t stop_at_ = -1;
@@ -94,6 +140,11 @@ class Run {
   double ms_per_eval_ = 0.0;
   int rollbacks_in_a_row_ = 0;
   std::optional<ThreadTuner> tuner_;
+  // steps computed elsewhere: the evaluation point record() reached and nobody evaluated yet (-1:
+  // none; advance() makes it up first, after a fallback); the newest good state seen by record()
+  // (a newer one ends a series of rollbacks)
+  int64_t evaluation_due_at_ = -1;
+  int64_t good_state_seen_ = -1;
 };
 
 }  // namespace tinygpt

@@ -4,7 +4,8 @@
 import { checkpointFileName, isCheckpoint, isSafetensors } from '../checkpoint';
 import type { WorkerClient } from '../client';
 import { formatCount } from '../format';
-import type { FromWorker, FullConfig, SampleOptions, Variant } from '../protocol';
+import { fallbackMessage } from '../gpu/backend';
+import type { FromWorker, FullConfig, LossHistory as History, SampleOptions, Variant } from '../protocol';
 import { normalise } from '../settings';
 import { notify } from '../ui/messages';
 import { canStart, describeModel, isBusy, tokenLosses } from './derive';
@@ -27,6 +28,7 @@ export class Controller {
   constructor(private store: PageStore, private client: ClientLike) {
     client.onAny((m) => this.countMessage(m));
     client.on('ready', (m) => this.onReady(m));
+    client.on('backend', (m) => this.onBackend(m));
     client.on('validation', (m) => this.onValidation(m));
     client.on('corpus', (m) => this.onCorpus(m));
     client.on('model', (m) => this.onModel(m));
@@ -75,6 +77,19 @@ export class Controller {
     this.requestValidation();
   }
 
+  /** Where the steps run (WebGPU or the wasm build), and WebGPU giving up on the current model. */
+  private onBackend(m: Msg<'backend'>): void {
+    const first = this.get().backend === null;
+    this.set({ backend: m });
+    const f = m.fallback;
+    if (f) {
+      notify(capitalise(fallbackMessage(f, f)), 'warning', { id: 'backend' });
+      if (f.history) this.set(historyState(this.get(), f.history, f.step));   // the run went back to its last good state
+    } else if (first && m.forced && m.backend === 'wasm' && m.reason && !m.reason.startsWith('?backend')) {
+      notify(`${capitalise(m.reason)}: training runs on the CPU.`, 'warning', { id: 'backend' });
+    }
+  }
+
   private onValidation(m: Msg<'validation'>): void {
     if (m.id < 0) {
       const preset = this.get().presets[-m.id - 1];
@@ -98,18 +113,11 @@ export class Controller {
   private onModel(m: Msg<'model'>): void {
     const s = this.get();
     const loading = s.loading;
-    const history = new LossHistory();
-    const h = m.history;
-    if (h.train.length) history.appendTrain(1, h.train);
-    for (let i = 0; i < h.valSteps.length; i++) history.addVal(h.valSteps[i], h.valLosses[i]);
     const settings = normalise(s.schema, m.config);
     this.set({
       creating: false, loading: null, running: false, finished: m.step >= m.config.max_iters,
-      model: { config: m.config, parameters: m.parameters }, step: m.step,
-      history, historyRev: s.historyRev + 1,
-      lastLoss: h.train.length ? h.train[h.train.length - 1] : null,
-      valLoss: h.valLosses.length ? h.valLosses[h.valLosses.length - 1] : null,
-      valStep: h.valSteps.length ? h.valSteps[h.valSteps.length - 1] : null,
+      model: { config: m.config, parameters: m.parameters },
+      ...historyState(s, m.history, m.step),
       memoryBytes: m.memoryBytes, etaMs: null, tokensPerSec: 0, lr: null, gradNorm: null,
       elapsedMs: m.reason === 'create' ? 0 : loading?.elapsedMs ?? 0,
       settings, formSettings: settings,
@@ -391,7 +399,7 @@ export class Controller {
 
   // ------------------------------------------------------------ start
 
-  init(options: { variant?: Variant; maxThreads?: number }): void {
+  init(options: { variant?: Variant; maxThreads?: number; backend?: 'webgpu' | 'wasm'; backendForced?: boolean }): void {
     this.client.send({ type: 'init', wasmBase: new URL('./wasm/', document.baseURI).href, ...options });
   }
 
@@ -446,6 +454,19 @@ export class Controller {
   setSamplePrompt(samplePrompt: string): void {
     this.set({ samplePrompt });
   }
+}
+
+/** The store's curves and latest values for a model's history (at `step`). */
+function historyState(s: RunState, h: History, step: number): Partial<RunState> {
+  const history = new LossHistory();
+  if (h.train.length) history.appendTrain(1, h.train);
+  for (let i = 0; i < h.valSteps.length; i++) history.addVal(h.valSteps[i], h.valLosses[i]);
+  return {
+    step, history, historyRev: s.historyRev + 1,
+    lastLoss: h.train.length ? h.train[h.train.length - 1] : null,
+    valLoss: h.valLosses.length ? h.valLosses[h.valLosses.length - 1] : null,
+    valStep: h.valSteps.length ? h.valSteps[h.valSteps.length - 1] : null,
+  };
 }
 
 /** The sample ended early (the model changed under it, or an error). */

@@ -11,7 +11,7 @@
 import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
-import type { FieldSpec, FullConfig, InspectionMsg, Preset, Ready, SampleChunk } from '../protocol';
+import type { BackendInfo, FieldSpec, FullConfig, InspectionMsg, Preset, Ready, SampleChunk } from '../protocol';
 import type { CorpusRef } from '../runs-db';
 import { LossHistory } from './history';
 
@@ -62,6 +62,7 @@ export interface RunState {
   // the module
   ready: Ready | null;
   loadFailed: string | null;
+  backend: BackendInfo | null;            // where the steps run: WebGPU or the wasm build (docs/webgpu.md)
   // the text
   corpus: CorpusState | null;
   pendingCorpus: CorpusState | null;      // sent to the worker, not yet accepted
@@ -126,7 +127,7 @@ export interface RunState {
 
 export function initialState(): RunState {
   return {
-    ready: null, loadFailed: null,
+    ready: null, loadFailed: null, backend: null,
     corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, corpusOffset: 0,
     schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {},
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,

@@ -1,6 +1,6 @@
 // backend.ts — which backend the page trains on, what its header says, and what it tells the
 // user when WebGPU gives up (the page integration's pure half; see docs/webgpu.md).
-import type { GpuBackendError, GpuErrorKind } from './errors';
+import type { GpuErrorKind } from './errors';
 
 export type Backend = 'webgpu' | 'wasm';
 
@@ -31,8 +31,14 @@ const reasons: Record<GpuErrorKind, string> = {
   internal: 'the GPU backend hit an error',
 };
 
-// What the page says when it falls back to the CPU build (from the last autosave, if any).
-export function fallbackMessage(e: Pick<GpuBackendError, 'kind' | 'message'>, resumedAtStep: number | null): string {
-  const from = resumedAtStep === null ? 'from the start' : `from the last autosave (step ${resumedAtStep})`;
-  return `${reasons[e.kind]} (${e.message}): training continues on the CPU ${from}.`;
+// What the page says when WebGPU gives up on a model: why, and where the run continues on the CPU
+// (the worker's Session goes back to the last state it brought back from the GPU if the GPU had
+// trained past it).
+export function fallbackMessage(e: { kind: string; message: string }, at: { step: number; lostSteps: number }): string {
+  const why = `${reasons[e.kind as GpuErrorKind] ?? reasons.internal} (${e.message})`;
+  if (e.kind === 'limits') return `${why}: this model trains on the CPU.`;
+  const where = at.lostSteps > 0
+    ? `from step ${at.step}, the last state brought back from the GPU (the ${at.lostSteps} step${at.lostSteps === 1 ? '' : 's'} after it are trained again)`
+    : `at step ${at.step}; nothing was lost`;
+  return `${why}: the run continues on the CPU ${where}.`;
 }

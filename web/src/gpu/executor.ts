@@ -107,7 +107,7 @@ export class GpuExecutor {
   static async create(plan: GpuPlan, options: ExecutorOptions = {}): Promise<GpuExecutor> {
     let adapter: GPUAdapter | null = null;
     if (!options.device) {
-      const gpu = options.gpu ?? (globalThis.navigator as Navigator | undefined)?.gpu;
+      const gpu = options.gpu ?? (globalThis.navigator as { gpu?: GPU } | undefined)?.gpu;
       if (!gpu && !options.adapter) throw new GpuBackendError('unavailable', 'WebGPU is not available in this browser');
       adapter = options.adapter ?? (await gpu!.requestAdapter({ powerPreference: 'high-performance' }));
       if (!adapter) throw new GpuBackendError('unavailable', 'WebGPU found no GPU adapter');
