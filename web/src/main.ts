@@ -21,7 +21,7 @@ import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
 import { initMessages, notify } from './ui/messages';
 import { bindRunBar } from './ui/run-bar';
-import { bindRuntimeBadge } from './ui/runtime-badge';
+import { bindRuntimeBadge, bindThreadsPicker, storedThreadSetting } from './ui/runtime-badge';
 import { SamplePanel } from './ui/sample-panel';
 import { SettingsPanel } from './ui/settings-panel';
 import { installShortcuts } from './ui/shortcuts';
@@ -42,6 +42,7 @@ controller.beforeReplace = runs.saveIfBehind;
 
 initMessages($('#messages'));
 bindRuntimeBadge($('#runtime'), store);
+bindThreadsPicker($('#threads-picker'), store, controller.setThreads);
 const dataPanel = new DataPanel(store, {
   onFile: (f) => void corpus.handleFile(f),
   onBuiltin: () => void corpus.loadBuiltin(),
@@ -80,6 +81,7 @@ async function boot(): Promise<void> {
   controller.init({
     variant: variant === 'threads' || variant === 'simd' || variant === 'scalar' ? (variant as Variant) : undefined,
     maxThreads: threads > 0 ? threads : undefined,
+    threads: storedThreadSetting(),
     backend: backend.backend, backendForced: backend.forced,
   });
   // the service worker's first-visit reload keeps the settings and the text (carry-over.ts)

@@ -14,6 +14,7 @@ export type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig, Sniff
 
 /** The three builds of the core (build/wasm-dist/tinygpt-<variant>.js). */
 export type Variant = 'threads' | 'simd' | 'scalar';
+export type ThreadSetting = 'auto' | number;
 
 export interface LossHistory {
   train: Float32Array;     // one loss per step (step i+1 has train[i])
@@ -29,7 +30,9 @@ export type ToWorker =
    * train on WebGPU when the worker finds an adapter (and the model fits it), or on the wasm build
    * only; `backendForced`: ?backend= asked for it (a missing WebGPU is then worth a message).
    */
-  | { type: 'init'; wasmBase: string; variant?: Variant; maxThreads?: number; backend?: 'webgpu' | 'wasm'; backendForced?: boolean }
+  /** Threads of the threads build: 'auto' (up to all cores, tuned by the core from its step times) or a fixed count. */
+  | { type: 'threads'; setting: ThreadSetting }
+  | { type: 'init'; wasmBase: string; variant?: Variant; maxThreads?: number; threads?: ThreadSetting; backend?: 'webgpu' | 'wasm'; backendForced?: boolean }
   /** Check a configuration with the core's own rules and estimate its size (no allocation). */
   | { type: 'validate'; id: number; config: SessionConfig }
   /** Give the worker the corpus (transferred). Replaces the current one, also in a live model. */
@@ -68,7 +71,8 @@ export interface Ready {
   variant: Variant;
   backend: string;          // the SIMD backend compiled in: 'simd128' or 'scalar'
   threads: number;          // threads the kernels use
-  maxThreads: number;
+  maxThreads: number;       // the most the page offers: min(cores, the module's pool)
+  threadSetting?: ThreadSetting;  // what init asked for (default 'auto')
   crossOriginIsolated: boolean;
   loadMs: number;           // time to fetch + compile + instantiate the module
   fallbackReason?: string;  // why a faster variant was not used
@@ -98,6 +102,8 @@ export interface Progress {
   gradNorm: number;
   etaSeconds: number;       // to the stop, evaluations included (-1: no stop or not measured yet)
   memoryBytes: number;
+  threads?: number;         // kernel threads the next step runs with
+  threadsReason?: string;   // the core's thread tuner: what it chose and why ('' when the count is fixed)
 }
 
 export interface SampleChunk {
@@ -230,7 +236,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
   'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
-  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff',
+  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads',
 ]);
 
 /** Guards the worker against anything that is not one of our messages. */

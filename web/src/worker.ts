@@ -16,7 +16,7 @@ import { WebGpuDevice } from './gpu/device';
 import { GpuBackendError, isGpuBackendError } from './gpu/errors';
 import type { GpuHostModule } from './gpu/session';
 import type { GpuBackend } from './gpu/worker-gpu';
-import { type BackendInfo, type FromWorker, type SampleOptions, type ToWorker, type Variant, isToWorker, post } from './protocol';
+import { type BackendInfo, type FromWorker, type SampleOptions, type ThreadSetting, type ToWorker, type Variant, isToWorker, post } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -26,6 +26,8 @@ const GEN_CHUNK_MS = 40;      // target wall time of one generation chunk
 let M: TinyGPTModule | null = null;
 let variant: Variant = 'scalar';
 let session: Session | null = null;
+let threadSetting: ThreadSetting = 'auto';
+let threadCap = 1;                        // min(cores, ?threads=, the module's pool)
 let corpus: Uint8Array | null = null;     // kept to give a new session the same text
 let corpusName = '';
 
@@ -97,14 +99,14 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
     M = await loadModule(msg.wasmBase, chosen);
   }
   variant = chosen;
-  // THREAD CHOICE (issue 11, item 13, another engineer's): the core's thread tuner decides here;
-  // send its choice and reason with `ready` (e.g. a `threadsReason` field) for the runtime badge.
-  if (variant === 'threads') {
-    const want = Math.max(1, Math.min(navigator.hardwareConcurrency || 1, msg.maxThreads ?? 4, M.maxThreads()));
-    M.setThreads(want);
-  }
+  // Threads: up to every core the browser reports (and the module's pool); by default the core's
+  // thread tuner picks the count from the step times (another program on a core: fewer threads).
+  threadCap = variant === 'threads'
+    ? Math.max(1, Math.min(navigator.hardwareConcurrency || 1, msg.maxThreads ?? Infinity, M.maxThreads())) : 1;
+  threadSetting = msg.threads ?? 'auto';
+  applyThreads();
   send({
-    type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: M.maxThreads(),
+    type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: threadCap, threadSetting,
     crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
     schema: M.configSchema(), presets: M.presets(),
   });
@@ -286,7 +288,8 @@ function sendSlice(r: Slice): void {
   if (r.losses.length) {
     send({
       type: 'progress', step: r.step, losses: r.losses, tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm,
-      etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(),
+      etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(), threads: r.threads ?? M!.numThreads(),
+      threadsReason: r.threadsReason ?? '',
     });
   }
   for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss });
@@ -383,10 +386,23 @@ async function generateOnGpu(b: GpuBackend, msg: Extract<ToWorker, { type: 'gene
   ensureLoop();
 }
 
+/** 'auto': the session's run tunes 1..threadCap threads (Run::tune_threads); a number: that many. */
+function applyThreads(): void {
+  if (!M || variant !== 'threads') return;
+  const auto = threadSetting === 'auto';
+  M.setThreads(auto ? threadCap : Math.max(1, Math.min(threadCap, threadSetting as number)));
+  session?.tuneThreads(auto ? threadCap : 0);
+}
+
 function handle(msg: ToWorker): void | Promise<void> {
   if (msg.type === 'init') return init(msg);
   if (!M) throw new Error('the module is still loading');
   switch (msg.type) {
+    case 'threads': {
+      threadSetting = msg.setting;
+      applyThreads();
+      return;
+    }
     case 'validate': {
       const { problems, parameters, trainingBytes } = M.checkConfig(msg.config);
       send({ type: 'validation', id: msg.id, problems, parameters, trainingBytes });
@@ -414,6 +430,7 @@ function handle(msg: ToWorker): void | Promise<void> {
         throw e;
       }
       session = s;
+      applyThreads();
       return attachGpu().then((fallback) => {
         if (session !== s) return;
         describe('create');
@@ -504,6 +521,7 @@ function handle(msg: ToWorker): void | Promise<void> {
         gpu?.destroy();  // the previous model's buffers (the session is the same object)
         gpu = null;
         session = s;
+        applyThreads();
         return attachGpu().then((fallback) => {
           if (session !== s) return;
           describe(msg.reason === 'resume' ? 'resume' : 'load', msg.name);
@@ -527,6 +545,7 @@ function handle(msg: ToWorker): void | Promise<void> {
       }
       dropSession();
       session = s;
+      applyThreads();
       return attachGpu().then((fallback) => {
         if (session !== s) return;
         describe('load', msg.name);

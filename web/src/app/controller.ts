@@ -5,7 +5,7 @@ import { checkpointFileName, isCheckpoint, isSafetensors } from '../checkpoint';
 import type { WorkerClient } from '../client';
 import { formatCount } from '../format';
 import { fallbackMessage } from '../gpu/backend';
-import type { FromWorker, FullConfig, LossHistory as History, SampleOptions, Variant } from '../protocol';
+import type { FromWorker, FullConfig, LossHistory as History, SampleOptions, ThreadSetting, Variant } from '../protocol';
 import { normalise } from '../settings';
 import { notify } from '../ui/messages';
 import { canStart, describeModel, isBusy, tokenLosses } from './derive';
@@ -41,7 +41,7 @@ export class Controller {
     client.on('checkpoint', (m) => this.onCheckpoint(m));
     client.on('error', (m) => this.onError(m));
     // the actions are handed to panels as callbacks
-    for (const name of ['init', 'setSettings', 'startPause', 'reset', 'evaluate', 'generate', 'stopGeneration', 'inspect', 'refreshInspection',
+    for (const name of ['init', 'setThreads', 'setSettings', 'startPause', 'reset', 'evaluate', 'generate', 'stopGeneration', 'inspect', 'refreshInspection',
       'anotherSlice', 'download', 'loadCheckpointFile', 'loadModelFile', 'setInspectSource', 'setInspectText', 'setInspectLive', 'setInspectVisible', 'setSamplePrompt'] as const) {
       (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     }
@@ -69,6 +69,7 @@ export class Controller {
     const s = this.get();
     const initial = normalise(m.schema, s.model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === 'S')?.config ?? m.presets[0].config);
     this.set({
+      threadSetting: m.threadSetting ?? 'auto', threadsNow: m.threads, threadsReason: '',
       ready: m, schema: m.schema, presets: m.presets, formSettings: initial, settings: s.model ? s.settings : initial,
       timing: { ...s.timing, readyMs: performance.now(), moduleLoadMs: m.loadMs },
     });
@@ -168,6 +169,7 @@ export class Controller {
       step: m.step, historyRev: s.historyRev + 1, lastLoss: m.losses[k - 1],
       tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
       lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + dt,
+      threadsNow: m.threads ?? s.threadsNow, threadsReason: m.threadsReason ?? '',
       etaMs: m.etaSeconds >= 0 ? m.etaSeconds * 1000 : null,   // the core's run loop estimates it
       timing: s.timing.firstStepMs ? s.timing : { ...s.timing, firstStepMs: now },
     });
@@ -399,7 +401,13 @@ export class Controller {
 
   // ------------------------------------------------------------ start
 
-  init(options: { variant?: Variant; maxThreads?: number; backend?: 'webgpu' | 'wasm'; backendForced?: boolean }): void {
+  /** Threads of the threads build: 'auto' (tuned by the core) or a fixed count; remembered by the page. */
+  setThreads(setting: ThreadSetting): void {
+    this.set({ threadSetting: setting, threadsReason: '' });
+    this.client.send({ type: 'threads', setting });
+  }
+
+  init(options: { variant?: Variant; maxThreads?: number; threads?: ThreadSetting; backend?: 'webgpu' | 'wasm'; backendForced?: boolean }): void {
     this.client.send({ type: 'init', wasmBase: new URL('./wasm/', document.baseURI).href, ...options });
   }
 

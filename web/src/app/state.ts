@@ -11,7 +11,7 @@
 import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
-import type { BackendInfo, FieldSpec, FullConfig, InspectionMsg, Preset, Ready, SampleChunk } from '../protocol';
+import type { BackendInfo, FieldSpec, FullConfig, InspectionMsg, Preset, Ready, SampleChunk, ThreadSetting } from '../protocol';
 import type { CorpusRef } from '../runs-db';
 import { LossHistory } from './history';
 
@@ -63,6 +63,9 @@ export interface RunState {
   ready: Ready | null;
   loadFailed: string | null;
   backend: BackendInfo | null;            // where the steps run: WebGPU or the wasm build (docs/webgpu.md)
+  threadSetting: ThreadSetting;           // 'auto' (the core's thread tuner) or a fixed count
+  threadsNow: number;                     // kernel threads of the latest slice
+  threadsReason: string;                  // the tuner's last decision ('' when the count is fixed)
   // the text
   corpus: CorpusState | null;
   pendingCorpus: CorpusState | null;      // sent to the worker, not yet accepted
@@ -127,7 +130,7 @@ export interface RunState {
 
 export function initialState(): RunState {
   return {
-    ready: null, loadFailed: null, backend: null,
+    ready: null, loadFailed: null, backend: null, threadSetting: 'auto', threadsNow: 0, threadsReason: '',
     corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, corpusOffset: 0,
     schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {},
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,
