@@ -1,6 +1,8 @@
 // npm run bench:page — the page itself, in headless Chromium (Debian's, driven by playwright-core):
-//   1. config S ("small" preset) tokens/s with the single-thread SIMD build and the threaded
-//      build, measured in steady state (after warm-up) from the page's own step counter;
+//   1. configs S and M tokens/s with the single-thread SIMD build and the threaded build (its
+//      default: up to every core, count picked by the core's thread tuner), measured in steady
+//      state (after warm-up) from the page's own step counter, and as % of the SIMD128 peak per
+//      thread (the peak measured in Node by build/wasm-tests/kernels_bench.cjs when it is built);
 //   2. time to quality: from clicking Start to a validation loss <= 1.90 with the default
 //      build (threads when cross-origin isolated), on nanoGPT's CPU schedule (the preset);
 //   3. generation bytes/s with the KV cache.
@@ -12,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
+
+import { execFileSync } from 'node:child_process';
 
 import { chromiumPath } from '../scripts/chromium.mjs';
 import { root } from '../tests/wasm/helpers.mjs';
@@ -52,12 +56,12 @@ async function waitFor(pred, timeoutMs, arg) {
   }
 }
 
-async function open(query, evalEvery = null) {
+async function open(query, evalEvery = null, preset = 'S') {
   await page.goto(base + query);
   await waitFor((d) => !!d.ready, 60_000);
   if (await page.isVisible('#resume-banner')) await page.click('#btn-discard');
   await page.click('#btn-shakespeare');
-  await page.click('[data-preset=S]');
+  await page.click(`[data-preset=${preset}]`);
   if (evalEvery !== null) await page.fill('#knob-eval_interval', String(evalEvery));
   await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled, null, { timeout: 60_000 });
   return dbg((d) => d.ready);
@@ -72,30 +76,51 @@ async function stop() {
 
 console.log(`bench:page — headless Chromium (${(await ctx.browser()?.version()) ?? 'chromium'}), ${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)}`);
 const results = {};
-const WARM = 30, MEASURE = 120;
+// training FLOPs per token (as bench/run.mjs): 6 x matmul weights + causal attention fwd + bwd
+const flopsPerToken = (c) => 6 * (c.n_layer * 12 * c.n_embd * c.n_embd + c.n_embd * 256) + 6 * c.n_layer * c.block_size * c.n_embd;
+const kernelsWasm = path.join(root, 'build/wasm-tests/kernels_bench.cjs');
+let peak = null;   // SIMD128 GFLOP/s of one thread (V8 in Node: the same engine as Chromium)
+if (fs.existsSync(kernelsWasm)) {
+  const k = JSON.parse(execFileSync('node', ['--no-experimental-fetch', kernelsWasm, '--json', '--no-gemm', '--quick'], { encoding: 'utf8' }));
+  peak = k.backends.find((b) => b.name === 'simd128')?.peak_gflops ?? null;
+}
+console.log(peak ? `  SIMD128 peak, one thread (Node): ${peak.toFixed(1)} GFLOP/s` : '  (no SIMD128 peak: build/wasm-tests is not built; scripts/build-wasm.sh tests)');
+// steps: warm-up and measured, per preset (M takes ~1 s a step in one thread)
+const PLAN = { S: { warm: 30, measure: 120, gen: 2000 }, M: { warm: 3, measure: 12, gen: 300 } };
+const presets = (process.env.BENCH_PRESETS || 'S,M').split(',');
 // Throughput: training only (validation off; it is measured with the time to quality below).
-for (const [label, query] of [['simd (1 thread)', '?variant=simd'], ['threads', '']]) {
-  const ready = await open(query, 0);
-  await page.click('#btn-start');
-  await waitFor((d, n) => d.step >= n, 180_000, WARM);
-  const s0 = await dbg((d) => d.step);
-  const t0 = Date.now();
-  await waitFor((d, n) => d.step >= n, 300_000, s0 + MEASURE);
-  const s1 = await dbg((d) => d.step);
-  const wall = (Date.now() - t0) / 1000;
-  const core = await dbg((d) => d.tokensPerSec);
-  await stop();
-  // generation from the trained model: 1000 bytes, streamed
-  await page.fill('#sample-length', '2000');
-  const g0 = Date.now();
-  await page.click('#btn-generate');
-  await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 120_000 });
-  const genS = (Date.now() - g0) / 1000;
-  const generated = Number(await page.getAttribute('#sample-output', 'data-bytes'));
-  const tokS = ((s1 - s0) * 12 * 64) / wall;
-  results[label] = { variant: ready.variant, threads: ready.threads, tokS, coreTokS: core, genBS: generated / genS };
-  console.log(`  ${label.padEnd(16)} ${ready.variant}, ${ready.threads} thread(s): ${tokS.toFixed(0)} tokens/s (wall clock, steps ${s0}..${s1}, validation off; ` +
-    `the page's display: ${core.toFixed(0)}); generation ${(generated / genS).toFixed(0)} bytes/s (${generated} bytes)`);
+for (const preset of presets) {
+  const { warm, measure, gen } = PLAN[preset];
+  for (const [label, query] of [['simd (1 thread)', '?variant=simd'], ['threads', '']]) {
+    const ready = await open(query, 0, preset);
+    const config = await dbg((d) => d.settings);
+    const tokensPerStep = config.batch_size * config.block_size;
+    await page.click('#btn-start');
+    await waitFor((d, n) => d.step >= n, 600_000, warm);
+    const s0 = await dbg((d) => d.step);
+    const t0 = Date.now();
+    await waitFor((d, n) => d.step >= n, 900_000, s0 + measure);
+    const s1 = await dbg((d) => d.step);
+    const wall = (Date.now() - t0) / 1000;
+    const core = await dbg((d) => d.tokensPerSec);
+    const threads = await dbg((d) => d.threadsNow || d.ready.threads);
+    const reason = await dbg((d) => d.threadsReason);
+    await stop();
+    // generation from the trained model, streamed
+    await page.fill('#sample-length', String(gen));
+    const g0 = Date.now();
+    await page.click('#btn-generate');
+    await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 300_000 });
+    const genS = (Date.now() - g0) / 1000;
+    const generated = Number(await page.getAttribute('#sample-output', 'data-bytes'));
+    const tokS = ((s1 - s0) * tokensPerStep) / wall;
+    const pct = peak ? (100 * tokS * flopsPerToken(config)) / (peak * 1e9 * threads) : null;
+    results[`${preset} ${label}`] = { variant: ready.variant, threads, tokS, coreTokS: core, genBS: generated / genS, pctOfPeak: pct };
+    console.log(`  ${preset} ${label.padEnd(16)} ${ready.variant}, ${threads} thread(s): ${tokS.toFixed(0)} tokens/s` +
+      (pct !== null ? ` (${pct.toFixed(0)}% of the SIMD128 peak per thread)` : '') +
+      ` (wall clock, steps ${s0}..${s1}, validation off; the page's display: ${core.toFixed(0)}); generation ${(generated / genS).toFixed(0)} bytes/s (${generated} bytes)` +
+      (reason ? `\n      thread tuner: ${reason}` : ''));
+  }
 }
 
 if (!process.env.BENCH_SKIP_QUALITY) {

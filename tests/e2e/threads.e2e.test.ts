@@ -26,7 +26,7 @@ describe('threads', () => {
     const ready = await state(page, (s) => s.ready);
     expect(ready.variant).toBe('threads');
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-    expect(ready.maxThreads).toBe(Math.min(cores, 8));
+    expect(ready.maxThreads).toBe(Math.min(cores, 16));
     expect(await page.isVisible('#threads-picker')).toBe(cores > 1);
     if (cores < 2) return;                      // nothing to pick on a one-core machine
     const options = await page.locator('#threads-select option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));

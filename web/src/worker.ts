@@ -27,6 +27,7 @@ let M: TinyGPTModule | null = null;
 let variant: Variant = 'scalar';
 let session: Session | null = null;
 let threadSetting: ThreadSetting = 'auto';
+const THREAD_POOL_MAX = 16;
 let threadCap = 1;                        // min(cores, ?threads=, the module's pool)
 let corpus: Uint8Array | null = null;     // kept to give a new session the same text
 let corpusName = '';
@@ -101,8 +102,10 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   variant = chosen;
   // Threads: up to every core the browser reports (and the module's pool); by default the core's
   // thread tuner picks the count from the step times (another program on a core: fewer threads).
+  // (the module starts min(cores, 16) workers with it: wasm/CMakeLists.txt PTHREAD_POOL_SIZE; more
+  // would have to be spawned by a thread that is busy training)
   threadCap = variant === 'threads'
-    ? Math.max(1, Math.min(navigator.hardwareConcurrency || 1, msg.maxThreads ?? Infinity, M.maxThreads())) : 1;
+    ? Math.max(1, Math.min(navigator.hardwareConcurrency || 1, THREAD_POOL_MAX, msg.maxThreads ?? Infinity, M.maxThreads())) : 1;
   threadSetting = msg.threads ?? 'auto';
   applyThreads();
   send({
