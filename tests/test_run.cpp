@@ -350,7 +350,7 @@ TEST_CASE("a run whose steps are computed elsewhere gets advance()'s evaluations
   train::Trainer host(c), twin(c);
   host.set_corpus(text());
   twin.set_corpus(text());
-  Device device{twin};
+  Device device{twin, {}, {}};
   const gpu::Plan plan = gpu::plan_for(host);
   Run run(host);
   std::vector<int64_t> evals, segments, good_states;
@@ -490,7 +490,7 @@ TEST_CASE("after steps computed elsewhere, advance() takes over where they left 
   t.set_corpus(text());
   train::Trainer twin(tiny(30, 10));
   twin.set_corpus(text());
-  Device device{twin};
+  Device device{twin, {}, {}};
   const gpu::Plan plan = gpu::plan_for(t);
   Run run(t);
   REQUIRE(run.plan(100).evaluate);

@@ -17,10 +17,7 @@ TinyGPT::TinyGPT(const Config& config) : config_(config) {
   const int C = config_.n_embd, V = kVocab, L = config_.n_layer;
 
   // 1) the table of named parameters (nanoGPT's order and names)
-  auto entry = [&](const std::string& name, nn::Shape shape, bool decay) {
-    const int64_t offset = table_.empty() ? 0 : table_.back().offset + table_.back().shape.numel();
-    table_.push_back({name, shape, offset, decay});
-  };
+  auto entry = [&](const std::string& name, nn::Shape shape, bool decay) { block_.add(name, shape, decay); };
   entry("wte", {V, C}, true);
   entry("wpe", {config_.block_size, C}, true);
   for (int l = 0; l < L; l++) {
@@ -43,27 +40,10 @@ TinyGPT::TinyGPT(const Config& config) : config_(config) {
   entry("lm_head.weight", {C, V}, true);
   entry("lm_head.bias", {V}, false);
 
-  // 2) one block for all parameters and one for all gradients
-  const int64_t n = table_.back().offset + table_.back().shape.numel();
-  if (n != tinygpt::num_parameters(config_)) throw Error("internal: parameter table disagrees with num_parameters()");
-  try {
-    params_.assign(size_t(n), 0.0f);
-    grads_.assign(size_t(n), 0.0f);
-  } catch (const std::bad_alloc&) {
-    throw Error("out of memory: the model needs " + std::to_string(n * 8 >> 20) + " MiB for parameters and gradients");
-  }
-
-  // 3) a tensor view per entry
-  views_.resize(table_.size());
-  for (size_t i = 0; i < table_.size(); i++) {
-    nn::TensorImpl& v = views_[i];
-    v.data = params_.data() + table_[i].offset;
-    v.grad = grads_.data() + table_[i].offset;
-    v.shape = table_[i].shape;
-    v.requires_grad = true;
-  }
+  // 2) one block for all parameters and one for all gradients, and a view per entry
+  block_.allocate(tinygpt::num_parameters(config_));
   size_t next = 0;
-  auto view = [&] { return nn::Tensor(&views_[next++]); };
+  auto view = [&] { return block_.tensor(next++); };
   wte_ = view();
   wpe_ = view();
   blocks_.resize(size_t(L));
@@ -81,23 +61,11 @@ TinyGPT::TinyGPT(const Config& config) : config_(config) {
   init_weights(config_.seed);
 }
 
-const ParamInfo& TinyGPT::param_info(const std::string& name) const {
-  for (const ParamInfo& p : table_)
-    if (p.name == name) return p;
-  throw Error("no parameter named '" + name + "'");
-}
-
-nn::Tensor TinyGPT::param(const std::string& name) const {
-  for (size_t i = 0; i < table_.size(); i++)
-    if (table_[i].name == name) return nn::Tensor(const_cast<nn::TensorImpl*>(&views_[i]));
-  throw Error("no parameter named '" + name + "'");
-}
-
 void TinyGPT::init_weights(uint64_t seed) {
   data::Rng rng(seed);
   const double residual_std = 0.02 / std::sqrt(2.0 * config_.n_layer);
-  for (const ParamInfo& p : table_) {
-    float* w = params_.data() + p.offset;
+  for (const ParamInfo& p : block_.table()) {
+    float* w = block_.params() + p.offset;
     const int64_t n = p.shape.numel();
     const bool is_ln_gain = p.name.find("ln_") != std::string::npos && p.name.ends_with(".weight");
     if (p.decay) {
@@ -111,8 +79,6 @@ void TinyGPT::init_weights(uint64_t seed) {
     }
   }
 }
-
-void TinyGPT::zero_grad() { std::memset(grads_.data(), 0, grads_.size() * sizeof(float)); }
 
 nn::Tensor TinyGPT::add_positional(nn::Arena& arena, const nn::Tensor& x) const {
   return nn::add_positional(arena, x, wpe_);

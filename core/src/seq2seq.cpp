@@ -72,8 +72,7 @@ Seq2Seq::Seq2Seq(const Seq2SeqDims& dims) : dims_(dims) {
 
   // 1) the table of named parameters
   auto entry = [&](const std::string& name, nn::Shape shape) {
-    const int64_t offset = table_.empty() ? 0 : table_.back().offset + table_.back().shape.numel();
-    table_.push_back({name, shape, offset, shape.ndim >= 2});  // matrices and embeddings decay
+    block_.add(name, shape, shape.ndim >= 2);  // matrices and embeddings decay
   };
   entry("src_embed.weight", {V, C});
   entry("tgt_embed.weight", {V, C});
@@ -113,27 +112,10 @@ Seq2Seq::Seq2Seq(const Seq2SeqDims& dims) : dims_(dims) {
   entry("proj.weight", {C, V});
   entry("proj.bias", {V});
 
-  // 2) one block for all parameters and one for all gradients
-  const int64_t n = table_.back().offset + table_.back().shape.numel();
-  if (n != dims_.num_parameters()) throw Error("internal: seq2seq parameter table disagrees with num_parameters()");
-  try {
-    params_.assign(size_t(n), 0.0f);
-    grads_.assign(size_t(n), 0.0f);
-  } catch (const std::bad_alloc&) {
-    throw Error("out of memory: the model needs " + std::to_string(n * 8 >> 20) + " MiB for parameters and gradients");
-  }
-
-  // 3) a tensor view per entry, handed out in table order
-  views_.resize(table_.size());
-  for (size_t i = 0; i < table_.size(); i++) {
-    nn::TensorImpl& v = views_[i];
-    v.data = params_.data() + table_[i].offset;
-    v.grad = grads_.data() + table_[i].offset;
-    v.shape = table_[i].shape;
-    v.requires_grad = true;
-  }
+  // 2) one block for all parameters and one for all gradients, and a view per entry (table order)
+  block_.allocate(dims_.num_parameters());
   size_t next = 0;
-  auto view = [&] { return nn::Tensor(&views_[next++]); };
+  auto view = [&] { return block_.tensor(next++); };
   src_emb_ = view();
   tgt_emb_ = view();
   enc_.resize(size_t(dims_.n_enc_layer));
@@ -170,22 +152,10 @@ Seq2Seq::Seq2Seq(const Seq2SeqDims& dims) : dims_(dims) {
   init_weights(dims_.seed);
 }
 
-const ParamInfo& Seq2Seq::param_info(const std::string& name) const {
-  for (const ParamInfo& p : table_)
-    if (p.name == name) return p;
-  throw Error("no parameter named '" + name + "'");
-}
-
-nn::Tensor Seq2Seq::param(const std::string& name) const {
-  for (size_t i = 0; i < table_.size(); i++)
-    if (table_[i].name == name) return nn::Tensor(const_cast<nn::TensorImpl*>(&views_[i]));
-  throw Error("no parameter named '" + name + "'");
-}
-
 void Seq2Seq::init_weights(uint64_t seed) {
   data::Rng rng(seed);
-  for (const ParamInfo& p : table_) {
-    float* w = params_.data() + p.offset;
+  for (const ParamInfo& p : block_.table()) {
+    float* w = block_.params() + p.offset;
     const int64_t n = p.shape.numel();
     if (p.name.ends_with("embed.weight")) {
       for (int64_t i = 0; i < n; i++) w[i] = float(rng.normal());
@@ -200,18 +170,6 @@ void Seq2Seq::init_weights(uint64_t seed) {
   }
 }
 
-std::vector<optim::DecaySegment> Seq2Seq::decay_segments() const {
-  std::vector<optim::DecaySegment> segments;
-  for (const ParamInfo& p : table_) {
-    if (!segments.empty() && segments.back().decay == p.decay)
-      segments.back().count += p.shape.numel();  // merge runs: fewer, longer loops
-    else
-      segments.push_back({p.offset, p.shape.numel(), p.decay});
-  }
-  return segments;
-}
-
-void Seq2Seq::zero_grad() { std::memset(grads_.data(), 0, grads_.size() * sizeof(float)); }
 
 nn::Tensor Seq2Seq::last_attention(AttentionKind kind, int layer) const {
   const std::vector<nn::Tensor>& maps = kind == AttentionKind::encoder_self ? enc_att_

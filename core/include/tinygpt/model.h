@@ -22,19 +22,13 @@
 
 #include "tinygpt/config.h"
 #include "tinygpt/ops.h"
+#include "tinygpt/parameters.h"
 #include "tinygpt/tensor.h"
 
 namespace tinygpt::model {
 
 // Bytes are tokens.
 constexpr int kVocab = 256;
-
-struct ParamInfo {
-  std::string name;   // GPT-2 / nanoGPT naming: "h.0.attn.c_attn.weight"
-  nn::Shape shape;
-  int64_t offset;     // into the parameter (and gradient) block
-  bool decay;         // matrices and embeddings (dim >= 2) get weight decay
-};
 
 // Per-sequence cache of keys and values for incremental decoding.
 struct KVCache {
@@ -44,28 +38,17 @@ struct KVCache {
   std::vector<float> x, h, qkv, y, fc, logits, stats;
 };
 
-class TinyGPT {
+class TinyGPT : public ModelParameters {  // params(), grads(), param_table(), param(name), ...
  public:
   explicit TinyGPT(const Config& config);  // validates, then initialises like GPT-2
   TinyGPT(const TinyGPT&) = delete;
   TinyGPT& operator=(const TinyGPT&) = delete;
 
   const Config& config() const { return config_; }
-  int64_t num_parameters() const { return int64_t(params_.size()); }
-
-  // The contiguous blocks and the table of named views into them.
-  float* params() { return params_.data(); }
-  const float* params() const { return params_.data(); }
-  float* grads() { return grads_.data(); }
-  const float* grads() const { return grads_.data(); }
-  const std::vector<ParamInfo>& param_table() const { return table_; }
-  const ParamInfo& param_info(const std::string& name) const;  // throws if unknown
-  nn::Tensor param(const std::string& name) const;
 
   // GPT-2 initialisation: N(0, 0.02) weights, residual projections N(0, 0.02 / sqrt(2L)),
   // zero biases, unit LayerNorm gains.
   void init_weights(uint64_t seed);
-  void zero_grad();
 
   // logits (B, T, V) for tokens (B, T). Builds a graph when grad mode is on.
   nn::Tensor forward_logits(nn::Arena& arena, const int32_t* tokens, int B, int T);
@@ -92,13 +75,7 @@ class TinyGPT {
     nn::Tensor fc_w, fc_b;      // (C, 4C), (4C)
     nn::Tensor fcproj_w, fcproj_b;  // (4C, C), (C)
   };
-  nn::Tensor add_param(const std::string& name, nn::Shape shape, bool decay);
-
   Config config_;
-  std::vector<float> params_;  // all parameters, one block
-  std::vector<float> grads_;   // their gradients, same layout
-  std::vector<ParamInfo> table_;
-  std::vector<nn::TensorImpl> views_;  // one per table entry; never resized after construction
   nn::Tensor wte_;   // (V, C)
   nn::Tensor wpe_;   // (block_size, C)
   std::vector<Block> blocks_;

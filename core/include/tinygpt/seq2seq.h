@@ -80,29 +80,19 @@ struct Seq2SeqCache {
   nn::Arena arena;  // the encoder pass
 };
 
-class Seq2Seq {
+class Seq2Seq : public ModelParameters {  // params(), grads(), param_table(), param(name), ...
  public:
   explicit Seq2Seq(const Seq2SeqDims& dims);  // validates, then initialises (init_weights)
   Seq2Seq(const Seq2Seq&) = delete;
   Seq2Seq& operator=(const Seq2Seq&) = delete;
 
   const Seq2SeqDims& dims() const { return dims_; }
-  int64_t num_parameters() const { return int64_t(params_.size()); }
-
-  float* params() { return params_.data(); }
-  const float* params() const { return params_.data(); }
-  float* grads() { return grads_.data(); }
-  const float* grads() const { return grads_.data(); }
-  const std::vector<ParamInfo>& param_table() const { return table_; }
-  const ParamInfo& param_info(const std::string& name) const;  // throws if unknown
-  nn::Tensor param(const std::string& name) const;
 
   // Embeddings N(0, 1) (like torch.nn.Embedding); every other matrix Xavier-uniform (like
   // torch.nn.Transformer's reset); biases 0; LayerNorm gains 1.
   void init_weights(uint64_t seed);
-  void zero_grad();
   // Runs of the parameter block with one weight-decay setting, in order (for optim::AdamW).
-  std::vector<optim::DecaySegment> decay_segments() const;
+  std::vector<optim::DecaySegment> decay_segments() const { return block_.decay_segments(); }
 
   // The sinusoidal table (block_size, C).
   const float* positional_encoding() const { return pe_.data(); }
@@ -156,10 +146,6 @@ class Seq2Seq {
                            std::vector<nn::Tensor>* att) const;
 
   Seq2SeqDims dims_;
-  std::vector<float> params_;  // all parameters, one block
-  std::vector<float> grads_;   // their gradients, same layout
-  std::vector<ParamInfo> table_;
-  std::vector<nn::TensorImpl> views_;  // one per table entry
   std::vector<float> pe_;              // (block_size, C), not a parameter
   nn::TensorImpl pe_view_;
   nn::Tensor src_emb_, tgt_emb_;  // (V, C) each
