@@ -94,6 +94,18 @@ for (const r of rows) {
   const gen = Number.isFinite(r.genBS) ? r.genBS.toFixed(0) : '-';
   console.log(`  ${r.name.padEnd(40)} ${String(r.threads).padStart(7)} ${r.tokS.toFixed(0).padStart(12)} ${vs.padStart(11)} ${pct.toFixed(0).padStart(9)}% ${gen.padStart(13)}`);
 }
+// ---- the encoder-decoder (seq2seq_bench: config S2S, 2+2 layers, 4 heads, width 128, d_ff 512, 32 tokens, batch 16)
+console.log('\nEncoder-decoder (seq2seq_bench, config S2S), training tokens/s (source + target tokens):');
+const s2s = [
+  ['native', path.join(root, 'build/native/seq2seq_bench'), []],
+  ['wasm (Node)', 'node', ['--no-experimental-fetch', path.join(root, 'build/wasm-tests/seq2seq_bench.cjs'), '--threads', '1']],
+];
+for (const [label, cmd, pre] of s2s) {
+  if (!fs.existsSync(cmd === 'node' ? pre[1] : cmd)) continue;
+  const out = JSON.parse(run(cmd, [...pre, '--json', '--steps', String(STEPS)]));
+  for (const r of out.runs)
+    console.log(`  ${`${label} (${out.backend})`.padEnd(40)} ${String(r.threads).padStart(7)} ${String(r.tokens_per_s).padStart(12)} ${r.gflops.toFixed(1).padStart(8)} GFLOP/s ${r.percent_of_peak.toFixed(0).padStart(4)}% of peak`);
+}
 // ---- memory --------------------------------------------------------------------------------------
 console.log('\nWasm memory (SIMD128 build in Node, a fresh module per model): after the first step and after 10 more');
 for (const preset of ['S', 'M']) {
