@@ -7,7 +7,8 @@
 //      build (threads when cross-origin isolated), on nanoGPT's CPU schedule (the preset);
 //   3. generation bytes/s with the KV cache.
 // Serves dist/ with `vite preview` (COOP/COEP headers) on a free port. Needs `npm run build`.
-//   BENCH_SKIP_QUALITY=1 skips the (minutes long) time-to-quality run.
+//   BENCH_SKIP_QUALITY=1 skips the (minutes long) time-to-quality run; BENCH_PRESETS=S,M picks the
+//   configs; --contended adds config S with one core kept busy (issue 11, item 13).
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 
 import { chromiumPath } from '../scripts/chromium.mjs';
 import { root } from '../tests/wasm/helpers.mjs';
@@ -89,22 +90,32 @@ console.log(peak ? `  SIMD128 peak, one thread (Node): ${peak.toFixed(1)} GFLOP/
 const PLAN = { S: { warm: 30, measure: 120, gen: 2000 }, M: { warm: 3, measure: 12, gen: 300 } };
 const presets = (process.env.BENCH_PRESETS || 'S,M').split(',');
 // Throughput: training only (validation off; it is measured with the time to quality below).
+// Trains `preset` from a fresh page (validation off) and measures steps warm..warm+measure by the
+// wall clock. fixedThreads: pick that count in the threads picker (else the build's default).
+async function measureTraining(preset, query, warm, measure, fixedThreads = null) {
+  const ready = await open(query, 0, preset);
+  if (fixedThreads !== null) await page.selectOption('#threads-select', String(fixedThreads));
+  const config = await dbg((d) => d.settings);
+  await page.click('#btn-start');
+  await waitFor((d, n) => d.step >= n, 600_000, warm);
+  const s0 = await dbg((d) => d.step);
+  const t0 = Date.now();
+  await waitFor((d, n) => d.step >= n, 900_000, s0 + measure);
+  const s1 = await dbg((d) => d.step);
+  const wall = (Date.now() - t0) / 1000;
+  const tokS = ((s1 - s0) * config.batch_size * config.block_size) / wall;
+  const out = {
+    ready, config, s0, s1, tokS, core: await dbg((d) => d.tokensPerSec),
+    threads: await dbg((d) => d.threadsNow || d.ready.threads), reason: await dbg((d) => d.threadsReason),
+  };
+  if (fixedThreads !== null) await page.selectOption('#threads-select', 'auto');   // the page remembers it
+  return out;
+}
+
 for (const preset of presets) {
   const { warm, measure, gen } = PLAN[preset];
   for (const [label, query] of [['simd (1 thread)', '?variant=simd'], ['threads', '']]) {
-    const ready = await open(query, 0, preset);
-    const config = await dbg((d) => d.settings);
-    const tokensPerStep = config.batch_size * config.block_size;
-    await page.click('#btn-start');
-    await waitFor((d, n) => d.step >= n, 600_000, warm);
-    const s0 = await dbg((d) => d.step);
-    const t0 = Date.now();
-    await waitFor((d, n) => d.step >= n, 900_000, s0 + measure);
-    const s1 = await dbg((d) => d.step);
-    const wall = (Date.now() - t0) / 1000;
-    const core = await dbg((d) => d.tokensPerSec);
-    const threads = await dbg((d) => d.threadsNow || d.ready.threads);
-    const reason = await dbg((d) => d.threadsReason);
+    const { ready, config, s0, s1, tokS, core, threads, reason } = await measureTraining(preset, query, warm, measure);
     await stop();
     // generation from the trained model, streamed
     await page.fill('#sample-length', String(gen));
@@ -113,13 +124,36 @@ for (const preset of presets) {
     await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 300_000 });
     const genS = (Date.now() - g0) / 1000;
     const generated = Number(await page.getAttribute('#sample-output', 'data-bytes'));
-    const tokS = ((s1 - s0) * tokensPerStep) / wall;
     const pct = peak ? (100 * tokS * flopsPerToken(config)) / (peak * 1e9 * threads) : null;
     results[`${preset} ${label}`] = { variant: ready.variant, threads, tokS, coreTokS: core, genBS: generated / genS, pctOfPeak: pct };
     console.log(`  ${preset} ${label.padEnd(16)} ${ready.variant}, ${threads} thread(s): ${tokS.toFixed(0)} tokens/s` +
       (pct !== null ? ` (${pct.toFixed(0)}% of the SIMD128 peak per thread)` : '') +
       ` (wall clock, steps ${s0}..${s1}, validation off; the page's display: ${core.toFixed(0)}); generation ${(generated / genS).toFixed(0)} bytes/s (${generated} bytes)` +
       (reason ? `\n      thread tuner: ${reason}` : ''));
+  }
+}
+
+// --contended: config S with one core kept busy by a spinning process (pinned to the last CPU when
+// taskset exists): the single-thread build, the threads build with the tuner (its default) and
+// with a fixed count of all cores. Goal (issue 11): the default >= 0.9x the single-thread build.
+if (process.argv.includes('--contended')) {
+  const cpus = os.cpus().length;
+  const spin = fs.existsSync('/usr/bin/taskset') ? ['taskset', ['-c', String(cpus - 1), process.execPath, '-e', 'for(;;){}']] : [process.execPath, ['-e', 'for(;;){}']];
+  const spinner = spawn(spin[0], spin[1], { stdio: 'ignore' });
+  try {
+    const rows = [];
+    for (const [label, query, fixed] of [['simd, 1 thread', '?variant=simd', null], ['threads, tuned (default)', '', null], [`threads, fixed ${cpus}`, '', cpus]]) {
+      const r = await measureTraining('S', query, 20, 120, fixed);
+      await stop();
+      rows.push([label, r]);
+    }
+    console.log(`  contended (one core busy${spin[0] === 'taskset' ? `, spinner pinned to CPU ${cpus - 1}` : ''}), config S, load average ${os.loadavg()[0].toFixed(2)}:`);
+    const one = rows[0][1].tokS;
+    for (const [label, r] of rows)
+      console.log(`    ${label.padEnd(26)} ${r.tokS.toFixed(0).padStart(6)} tokens/s  ${(r.tokS / one).toFixed(2)}x of 1 thread` + (r.reason ? `  (${r.reason})` : ''));
+    console.log(`    goal: the default >= 0.9x the single-thread build: ${(rows[1][1].tokS / one).toFixed(2)}x ${rows[1][1].tokS >= 0.9 * one ? 'met' : 'NOT met'}`);
+  } finally {
+    spinner.kill('SIGKILL');
   }
 }
 
