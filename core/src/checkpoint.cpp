@@ -19,7 +19,7 @@ struct CheckpointAccess {
   static uint64_t corpus_size(const Trainer& t) { return t.has_corpus() ? t.corpus_size() : t.checkpoint_corpus_size_; }
   static void restore(Trainer& t, int64_t step, const data::Rng::State& rng, uint64_t fingerprint, uint64_t corpus_size,
                       const optim::Schedule& schedule, float lr_scale, std::vector<float> train_losses,
-                      std::vector<ValPoint> val_losses) {
+                      std::vector<ValPoint> val_losses, insight::History history) {
     t.step_ = step;
     t.data_rng_state_ = rng;
     t.checkpoint_fingerprint_ = fingerprint;
@@ -29,6 +29,7 @@ struct CheckpointAccess {
     t.train_losses_ = std::move(train_losses);
     t.train_losses_.reserve(std::max<size_t>(t.train_losses_.size(), size_t(t.config_.max_iters)));
     t.val_losses_ = std::move(val_losses);
+    t.history_ = std::move(history);
     t.keep_good_state();  // the loaded state is the one a divergence rolls back to
   }
 };
@@ -157,6 +158,8 @@ struct Contents {
   float lr_scale = 1.0f;  // halved by every rollback of the NaN guard
   Span params, adam_m, adam_v, train_losses;
   std::vector<train::ValPoint> val;
+  bool has_history = false;
+  insight::History::Packed history;  // the history.* sections, as stored
 };
 
 optim::Schedule schedule_of(const Config& c) { return {c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters}; }
@@ -384,6 +387,26 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     if (cer.data) std::memcpy(&k.val[i].cer, cer.data + 4 * i, 4);
     k.val[i].step = step;
   }
+  // the run's history for the page's views (insight.h), when it keeps one
+  const Span meta = optional_section("history.meta", 'i');
+  if (meta.data || std::any_of(sections.begin(), sections.end(), [](const Section& x) { return x.name == "history.meta"; })) {
+    k.has_history = true;
+    insight::History::Packed& p = k.history;
+    auto read_into = [&](auto& out, const char* name, char dtype) {
+      const Span sp = optional_section(name, dtype);
+      out.resize(size_t(sp.count));
+      if (sp.count) std::memcpy(out.data(), sp.data, size_t(sp.count) * dtype_size(dtype));
+    };
+    read_into(p.meta, "history.meta", 'i');
+    read_into(p.probe, "history.probe", 'b');
+    read_into(p.bytes, "history.bytes", 'b');
+    read_into(p.baselines, "history.baselines", 'f');
+    read_into(p.steps, "history.steps", 'i');
+    read_into(p.attention, "history.attention", 'b');
+    read_into(p.embedding, "history.embedding", 'f');
+    read_into(p.probe_loss, "history.probe_loss", 'f');
+    read_into(p.position_loss, "history.position_loss", 'f');
+  }
   return k;
 }
 
@@ -459,9 +482,25 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
     sections.push_back({"val_exact_match", 'f', val_exact.size(), val_exact.data()});
     sections.push_back({"val_cer", 'f', val_cer.size(), val_cer.data()});
   }
+  // the run's history (insight.h): 8-byte and 1-byte sections last, so every f32 stays aligned
+  insight::History::Packed h;
+  if (t.history().enabled()) {
+    h = t.history().pack();
+    sections.push_back({"history.baselines", 'f', h.baselines.size(), h.baselines.data()});
+    sections.push_back({"history.embedding", 'f', h.embedding.size(), h.embedding.data()});
+    sections.push_back({"history.probe_loss", 'f', h.probe_loss.size(), h.probe_loss.data()});
+    sections.push_back({"history.position_loss", 'f', h.position_loss.size(), h.position_loss.data()});
+    sections.push_back({"history.meta", 'i', h.meta.size(), h.meta.data()});
+    sections.push_back({"history.steps", 'i', h.steps.size(), h.steps.data()});
+    sections.push_back({"history.probe", 'b', h.probe.size(), h.probe.data()});
+    sections.push_back({"history.bytes", 'b', h.bytes.size(), h.bytes.data()});
+    sections.push_back({"history.attention", 'b', h.attention.size(), h.attention.data()});
+  }
   w.u32(uint32_t(sections.size()));
   uint64_t offset = 0;
+  auto align4 = [](uint64_t x) { return (x + 3) & ~uint64_t(3); };  // every section starts at a multiple of 4
   for (const Out& s : sections) {
+    offset = align4(offset);
     w.name(s.name);
     w.u8(uint8_t(s.dtype));
     w.u64(s.count);
@@ -471,8 +510,11 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
   while (w.out.size() % 4) w.u8(0);
   const uint32_t header_bytes = uint32_t(w.out.size());
   for (int i = 0; i < 4; i++) w.out[12 + size_t(i)] = uint8_t(header_bytes >> (8 * i));
-  w.out.reserve(w.out.size() + offset + 4);
-  for (const Out& s : sections) w.raw(static_cast<const uint8_t*>(s.data), s.count * dtype_size(s.dtype));
+  w.out.reserve(w.out.size() + offset + 4 + 3 * sections.size());
+  for (const Out& s : sections) {
+    while ((w.out.size() - header_bytes) % 4) w.u8(0);  // zero padding after a section of bytes
+    w.raw(static_cast<const uint8_t*>(s.data), s.count * dtype_size(s.dtype));
+  }
   w.u32(crc32(w.out.data(), w.out.size()));
   return std::move(w.out);
 }
@@ -503,9 +545,18 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   check_finite(train_losses.data(), train_losses.size(), "the loss history");
   for (const train::ValPoint& p : k.val)
     if (!std::isfinite(p.loss)) throw Error("checkpoint contains NaN or Inf values in the validation history");
+  insight::History history;
+  if (k.has_history) {
+    history = insight::History::unpack(k.history, k.step);
+    const insight::Layout& l = history.layout();
+    const Config& c = k.config;
+    const bool gpt = c.model == ModelKind::gpt;
+    if (l.kind != c.model || l.NH != c.n_head || l.L != (gpt ? c.n_layer : c.n_dec_layer) || l.Le != (gpt ? 0 : c.n_enc_layer))
+      throw Error("checkpoint has a damaged run history: its attention maps do not fit the model's layers and heads");
+  }
   t->optimizer().set_t(k.adam_t);
   CheckpointAccess::restore(*t, k.step, k.rng, k.fingerprint, k.corpus_size, k.schedule, k.lr_scale,
-                            std::move(train_losses), std::move(k.val));
+                            std::move(train_losses), std::move(k.val), std::move(history));
   return t;
 }
 
@@ -518,6 +569,7 @@ Summary describe(const uint8_t* bytes, size_t n) {
   s.corpus_fingerprint = k.fingerprint;
   s.corpus_size = k.corpus_size;
   s.num_parameters = int64_t(k.params.count);
+  s.history_snapshots = k.has_history && k.history.steps.size() ? int64_t(k.history.steps.size()) : 0;
   return s;
 }
 

@@ -61,6 +61,11 @@ Evaluation Run::evaluate() {
   e.exact_match = v.exact_match;
   e.cer = v.cer;
   e.step = trainer_.steps_done();
+  if (trainer_.history().enabled()) {
+    const auto t1 = Clock::now();
+    trainer_.record_snapshot();
+    e.snapshot_ms = ms_since(t1);
+  }
   e.ms = ms_since(t0);
   blend(ms_per_eval_, e.ms, 0.5);
   evaluation_due_at_ = -1;

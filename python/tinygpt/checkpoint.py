@@ -405,12 +405,15 @@ def serialize(ck: Checkpoint) -> bytes:
     out += struct.pack("<I", len(sections))
     offset = 0
     for (name, dtype, _), a in zip(sections, arrays):
+        offset += -offset % 4  # every section starts at a multiple of 4 (after a section of bytes: zero padding)
         _name(out, name)
         out += dtype.encode("ascii") + struct.pack("<QQ", len(a), offset)
         offset += len(a) * _DTYPE_SIZE[dtype]
     out += bytes(-len(out) % 4)
-    struct.pack_into("<I", out, 12, len(out))
+    header_bytes = len(out)
+    struct.pack_into("<I", out, 12, header_bytes)
     for a in arrays:
+        out += bytes(-(len(out) - header_bytes) % 4)
         if sys.byteorder == "big":
             a = array(a.typecode, a)
             a.byteswap()

@@ -9,7 +9,8 @@
 //   sections       u32 count, then for each: u8 name length, name, u8 dtype ('f' = f32,
 //                  'i' = i64, 'b' = u8), u64 element count, u64 offset in bytes from the payload start
 //   zero padding up to header_bytes
-//   payload        the sections, each starting at a multiple of 4 bytes, in any order, not overlapping
+//   payload        the sections, each starting at a multiple of 4 bytes (zero padding after a
+//                  section of 'b' bytes), in any order, not overlapping
 //   checksum       u32 CRC-32 (IEEE) of every byte before it
 //
 // Fields: every field of the config schema under its own name (config.h; choices as 's', integers
@@ -20,6 +21,11 @@
 // Sections: params, adam_m, adam_v (f32, one per parameter, in the model's param_table order);
 //   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation;
 //   seq2seq runs add val_exact_match and val_cer (f32, one per evaluation).
+//   A run that keeps a history for the page's views (train::Trainer::start_history, insight.h)
+//   adds history.meta, history.probe, history.bytes, history.baselines, history.steps,
+//   history.attention, history.embedding, history.probe_loss and history.position_loss
+//   (insight::History::Packed says what each holds); a build that does not know them skips them,
+//   and `tinygpt train --resume` carries them on (and adds to them).
 // A config field missing from a file takes the schema's default (files written before the field
 // existed); a config field this build does not know is refused (the file is from a newer build and
 // could mean something this one cannot do). Sections this build does not know are skipped.
@@ -62,6 +68,7 @@ struct Summary {
   uint64_t corpus_fingerprint = 0;
   uint64_t corpus_size = 0;
   int64_t num_parameters = 0;
+  int64_t history_snapshots = 0;  // snapshots in the run's history (0: none kept)
 };
 Summary describe(const uint8_t* bytes, size_t n);
 

@@ -11,6 +11,8 @@
 //     past it: "train more" continues at the final learning rate);
 //   - throughput from training time only (evaluations are timed apart), and an ETA to stop_at
 //     that includes the evaluations still to come;
+//   - a snapshot for the run's history after each of those evaluations, when the trainer keeps
+//     one (Trainer::start_history; the views of insight.h);
 //   - the NaN guard: a diverged step never reaches the weights; the run rolls back to its last
 //     good state at half the learning rate, and pauses after three rollbacks in a row.
 //
@@ -37,6 +39,7 @@ struct Evaluation {
   float loss = 0.0f; // mean validation loss
   float exact_match = NAN, cer = NAN;  // seq2seq: held-out translations (train::ValPoint); NaN for gpt
   double ms = 0.0;   // how long it took
+  double snapshot_ms = 0.0;  // of which the history's snapshot (Trainer::record_snapshot; 0 without a history)
 };
 
 struct Slice {
