@@ -59,6 +59,7 @@ const Option kOptions[] = {
     {"save_interval", kTrain, "N", "also save every N steps (0 = only at the end)"},
     {"resume", kTrain | kConfig, "FILE", "continue a checkpoint exactly; --max_iters extends its schedule"},
     {"init", kTrain | kConfig, "FILE", "start a new run from a model file's weights and config (.safetensors: tinygpt export)"},
+    {"history", kTrain, "on|off", "keep the run's history for the page's views: a snapshot at every evaluation (default: as the --resume checkpoint)"},
     {"until", kTrain, "STEP", "stop at this step (default: the end of the schedule); --resume continues"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
     {"ckpt", kSample | kTranslate, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
@@ -356,6 +357,12 @@ int cmd_train(const Args& args) {
   trainer->set_corpus(std::move(corpus));
   if (!trainer->corpus_matches_checkpoint())
     std::printf("warning: %s is not the data this checkpoint was trained on\n", data_name.c_str());
+  if (args.has("history")) {
+    const std::string h = args.str("history", "");
+    if (h != "on" && h != "off") throw Error("--history expects on or off, got '" + h + "'");
+    if (h == "off") trainer->stop_history();
+    else if (!trainer->history().enabled()) trainer->start_history();
+  }
 
   Run run(*trainer);
   if (tune_threads) run.tune_threads(max_threads());
@@ -384,6 +391,9 @@ int cmd_train(const Args& args) {
                 c.n_enc_layer, c.n_dec_layer, c.n_head, c.n_embd, c.d_ff, c.block_size, (long long)trainer->num_parameters());
     std::printf("data: %s: %s\n", data_name.c_str(), trainer->data_report().c_str());
   }
+  if (trainer->history().enabled())
+    std::printf("history: %zu snapshots kept for the page's views (a snapshot at every evaluation)\n",
+                trainer->history().snapshots().size());
   std::printf("training: batch %d, lr %.2g -> %.2g, warmup %d, schedule %d steps, stop at %lld, %d thread(s)%s, %s kernels\n",
               c.batch_size, c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters, (long long)stop, num_threads(),
               run.tuning_threads() ? " (auto)" : "", simd_backend());

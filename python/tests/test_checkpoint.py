@@ -225,6 +225,27 @@ class OtherModelKinds(unittest.TestCase):
             self.assertEqual(st.load(exported)[1], ck.metadata())
 
 
+class RunHistory(unittest.TestCase):
+    def test_the_history_of_a_run_is_carried_byte_for_byte_and_the_cli_adds_to_it(self):
+        # the page's views keep snapshots in history.* sections (core/include/tinygpt/insight.h);
+        # three of them hold single bytes, so the sections after them start on zero padding
+        with tempfile.TemporaryDirectory() as tmp:
+            path = tiny_run(tmp, 60, 150, "--history", "on")
+            with open(path, "rb") as f:
+                raw = f.read()
+            ck = C.parse(raw)
+            kinds = {name: t for name, t, _ in ck.extra_sections}
+            self.assertEqual(kinds["history.attention"], "b")
+            self.assertEqual(kinds["history.steps"], "i")
+            self.assertEqual(list(dict((n, a) for n, _, a in ck.extra_sections)["history.steps"]), [0, 50, 60])
+            self.assertEqual(C.serialize(ck), raw)
+            self.assertEqual(C.serialize(Trainer(ck, open(small_corpus(tmp), "rb").read()).to_checkpoint()), raw)
+            out = cli("train", "--resume", path, "--data", small_corpus(tmp), "--until", 100, "--threads", 1, "--out", path)
+            self.assertIn("history: 3 snapshots", out.stdout)
+            steps = dict((n, a) for n, _, a in C.load(path).extra_sections)["history.steps"]
+            self.assertEqual(list(steps), [0, 50, 60, 100])
+
+
 # ---- model files: tinygpt export, the CLI and Python both ways -----------------------------------
 
 class ModelFiles(Fixture):
