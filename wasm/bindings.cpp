@@ -170,6 +170,7 @@ val slice_to_js(const Slice& s) {
     o.set("step", double(e.step));
     o.set("loss", e.loss);
     o.set("ms", e.ms);
+    o.set("snapshotMs", e.snapshot_ms);  // of which the history's snapshot (0 without one)
     evals.call<void>("push", o);
   }
   val rollbacks = val::array();
@@ -199,6 +200,10 @@ val slice_to_js(const Slice& s) {
   return r;
 }
 
+// Every trainer a Session holds gets a new number: objects that point into one (the insight
+// block's GenerationTree) can tell that it was replaced.
+uint64_t g_next_generation = 1;
+
 }  // namespace
 
 class Session {
@@ -210,11 +215,12 @@ class Session {
       new_run();
       memory_limit_ = c.memory_limit;
     });
+    generation_ = g_next_generation++;
   }
 
   // A session around a trainer made elsewhere (sessionFromSafetensors, at the end of this file).
   Session(std::unique_ptr<train::Trainer> trainer, int64_t memory_limit)
-      : trainer_(std::move(trainer)), memory_limit_(memory_limit) {
+      : trainer_(std::move(trainer)), memory_limit_(memory_limit), generation_(g_next_generation++) {
     new_run();
   }
 
@@ -350,12 +356,14 @@ class Session {
       generator_.reset();
       trainer_ = std::move(t);
       new_run();
+      generation_ = g_next_generation++;
     });
   }
 
   val config() const { return config_to_js(trainer_->config()); }
   train::Trainer& trainer() { return *trainer_; }  // for the WebGPU block at the end of this file
   Run& run() { return *run_; }
+  uint64_t generation() const { return generation_; }  // changes when the trainer is replaced
   double step() const { return double(trainer_->steps_done()); }
   double learningRate() const { return trainer_->learning_rate(); }
   double numParameters() const { return double(trainer_->num_parameters()); }
@@ -446,6 +454,7 @@ class Session {
   std::unique_ptr<sample::Generator> generator_;
   int64_t generator_step_ = 0;
   int64_t memory_limit_ = kDefaultMemoryLimit;
+  uint64_t generation_ = 0;
 };
 
 // ---- module-level functions ------------------------------------------------------------------
@@ -568,6 +577,7 @@ val describeCheckpoint(const val& bytes) {
     o.set("corpusFingerprint", std::string(hex));
     o.set("corpusSize", double(s.corpus_size));
     o.set("parameters", double(s.num_parameters));
+    o.set("historySnapshots", double(s.history_snapshots));
     return o;
   });
 }
@@ -870,3 +880,174 @@ val sniff_file(const val& head, double total_size, const std::string& name) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(tinygpt_sniff) { emscripten::function("sniff", &sniff_file); }
+
+// ==== watch it learn (issue 15): the run's history and step-through generation ====================
+// core/include/tinygpt/insight.h; docs/watch_it_learn.md. Self-contained: it needs Session::trainer()
+// and Session::generation() only.
+#include "tinygpt/insight.h"
+
+namespace {
+
+val baselines_to_js(const insight::Baselines& b) {
+  val o = val::object();
+  o.set("unigram", b.unigram);  // nats per token
+  o.set("bigram", b.bigram);
+  o.set("uniform", b.uniform);
+  o.set("unigramBits", b.unigram / insight::kLn2);
+  o.set("bigramBits", b.bigram / insight::kLn2);
+  o.set("uniformBits", b.uniform / insight::kLn2);
+  o.set("distinct", b.distinct);
+  o.set("tokens", double(b.tokens));
+  return o;
+}
+
+// Entropy baselines of the session's data (gpt: the training split; seq2seq: the training targets).
+val insight_baselines(Session& s) {
+  return guarded([&] { return baselines_to_js(s.trainer().baselines()); });
+}
+
+std::vector<uint8_t> optional_bytes(const val& v, const char* what) {
+  if (v.isUndefined() || v.isNull()) return {};
+  return bytes_from(v, what);
+}
+
+// Starts (or restarts) the history; probe/target: Uint8Array, or null to let the core choose.
+void insight_start_history(Session& s, const val& probe, const val& target) {
+  guarded([&] { s.trainer().start_history(optional_bytes(probe, "the probe"), optional_bytes(target, "the probe's target")); });
+}
+
+void insight_stop_history(Session& s) { s.trainer().stop_history(); }
+
+// The history: its layout, probe and baselines, and the snapshots after `after_step` (-1: all):
+// {enabled, kind, L, NH, Le, S, T, N, P, attentionBytes, probe, probeSource, bytes, baselines,
+//  total, sizeBytes, budgetBytes, steps: Float64Array (K), attention: Uint8Array (K, A),
+//  embedding: Float32Array (K, N, 2), probeLoss (K, T), positionLoss (K, P)}
+val insight_history(Session& s, double after_step) {
+  return guarded([&] {
+    const insight::History& h = s.trainer().history();
+    const insight::Layout& l = h.layout();
+    val o = val::object();
+    o.set("enabled", h.enabled());
+    o.set("kind", std::string(model_kind_name(l.kind)));
+    o.set("L", l.L), o.set("NH", l.NH), o.set("Le", l.Le), o.set("S", l.S), o.set("T", l.T), o.set("N", l.N), o.set("P", l.P);
+    o.set("attentionBytes", double(l.attention_bytes()));
+    o.set("probe", copy_to_js("Uint8Array", h.probe().data(), h.probe().size()));
+    o.set("probeSource", copy_to_js("Uint8Array", h.probe_source().data(), h.probe_source().size()));
+    o.set("bytes", copy_to_js("Uint8Array", h.bytes().data(), h.bytes().size()));
+    o.set("baselines", baselines_to_js(h.baselines()));
+    o.set("total", double(h.snapshots().size()));
+    o.set("sizeBytes", double(h.size_bytes()));
+    o.set("budgetBytes", double(insight::History::kBudgetBytes));
+    std::vector<double> steps;
+    std::vector<uint8_t> attention;
+    std::vector<float> embedding, probe_loss, position_loss;
+    for (const insight::Snapshot& sn : h.snapshots()) {
+      if (double(sn.step) <= after_step) continue;
+      steps.push_back(double(sn.step));
+      attention.insert(attention.end(), sn.attention.begin(), sn.attention.end());
+      embedding.insert(embedding.end(), sn.embedding.begin(), sn.embedding.end());
+      probe_loss.insert(probe_loss.end(), sn.probe_loss.begin(), sn.probe_loss.end());
+      position_loss.insert(position_loss.end(), sn.position_loss.begin(), sn.position_loss.end());
+    }
+    o.set("steps", copy_to_js("Float64Array", steps.data(), steps.size()));
+    o.set("attention", copy_to_js("Uint8Array", attention.data(), attention.size()));
+    o.set("embedding", copy_to_js("Float32Array", embedding.data(), embedding.size()));
+    o.set("probeLoss", copy_to_js("Float32Array", probe_loss.data(), probe_loss.size()));
+    o.set("positionLoss", copy_to_js("Float32Array", position_loss.data(), position_loss.size()));
+    return o;
+  });
+}
+
+// Takes a snapshot now (the run loop takes one at every evaluation by itself).
+void insight_record_snapshot(Session& s) {
+  guarded([&] { s.trainer().record_snapshot(); });
+}
+
+}  // namespace
+
+// Step-through generation (insight::BranchTree) on a session's model. It points into the session's
+// trainer: every call checks that the trainer is the same one and has not trained since.
+class GenerationTree {
+ public:
+  // Throws tinygpt::Error (growGenerationTree turns it into a JS Error).
+  GenerationTree(Session& s, const val& prompt, int top_k) : session_(&s) {
+    const std::vector<uint8_t> p = bytes_from(prompt, s.trainer().kind() == ModelKind::gpt ? "the prompt" : "the source");
+    const train::Trainer& t = s.trainer();
+    if (t.kind() == ModelKind::gpt) tree_ = std::make_unique<insight::BranchTree>(t.model(), p.data(), p.size(), top_k);
+    else tree_ = std::make_unique<insight::BranchTree>(t.seq2seq(), p.data(), p.size(), top_k);
+    generation_ = s.generation();
+    step_ = t.steps_done();
+  }
+
+  // {id, parent, token, prob, depth, topTokens: Int32Array, topProbs: Float32Array, children: Int32Array}
+  val node(int id) const {
+    return guarded([&] {
+      const insight::BranchTree::Node& n = tree_->node(id);
+      val o = val::object();
+      o.set("id", id);
+      o.set("parent", n.parent);
+      o.set("token", n.token);
+      o.set("prob", n.prob);
+      o.set("depth", n.depth);
+      o.set("topTokens", copy_to_js("Int32Array", n.top_tokens.data(), n.top_tokens.size()));
+      o.set("topProbs", copy_to_js("Float32Array", n.top_probs.data(), n.top_probs.size()));
+      o.set("children", copy_to_js("Int32Array", n.children.data(), n.children.size()));
+      return o;
+    });
+  }
+
+  int extend(int node, int token) {
+    return guarded([&] {
+      check();
+      return tree_->extend(node, token);
+    });
+  }
+
+  val text(int node) const {
+    return guarded([&] {
+      const std::vector<uint8_t> t = tree_->text(node);
+      return copy_to_js("Uint8Array", t.data(), t.size());
+    });
+  }
+
+  int size() const { return tree_ ? tree_->size() : 0; }
+  double positionsComputed() const { return tree_ ? double(tree_->positions_computed()) : 0.0; }
+  double step() const { return double(step_); }
+  // False once the session's model was replaced or trained: grow a new tree.
+  bool current() const { return session_->generation() == generation_ && session_->trainer().steps_done() == step_; }
+
+ private:
+  void check() const {
+    if (session_->generation() != generation_) throw Error("the model was replaced: start a new generation tree");
+    if (session_->trainer().steps_done() != step_)
+      throw Error("the model has trained since this tree was grown (step " + std::to_string(step_) + ", now " +
+                  std::to_string(session_->trainer().steps_done()) + "): grow it again");
+  }
+  Session* session_;
+  std::unique_ptr<insight::BranchTree> tree_;
+  uint64_t generation_ = 0;
+  int64_t step_ = 0;
+};
+
+// The caller (JS) owns the tree: tree.delete().
+GenerationTree* make_generation_tree(Session& s, const val& prompt, int top_k) {
+  return guarded([&] { return new GenerationTree(s, prompt, top_k); });
+}
+
+EMSCRIPTEN_BINDINGS(tinygpt_insight) {
+  emscripten::function("insightBaselines", &insight_baselines);
+  emscripten::function("insightStartHistory", &insight_start_history);
+  emscripten::function("insightStopHistory", &insight_stop_history);
+  emscripten::function("insightHistory", &insight_history);
+  emscripten::function("insightRecordSnapshot", &insight_record_snapshot);
+  emscripten::class_<GenerationTree>("GenerationTree")
+      .function("node", &GenerationTree::node)
+      .function("extend", &GenerationTree::extend)
+      .function("text", &GenerationTree::text)
+      .function("size", &GenerationTree::size)
+      .function("positionsComputed", &GenerationTree::positionsComputed)
+      .function("step", &GenerationTree::step)
+      .function("current", &GenerationTree::current);
+  // a factory rather than a constructor: a C++ exception in it becomes a JS Error with the message
+  emscripten::function("growGenerationTree", &make_generation_tree, emscripten::allow_raw_pointers());
+}
