@@ -62,6 +62,7 @@ export interface CheckpointSummary {
   corpusFingerprint: string;  // FNV-1a 64, 16 hex digits
   corpusSize: number;
   parameters: number;
+  historySnapshots: number;   // snapshots in the run's history (0: none kept)
 }
 
 /** The sniffer's verdict on a file (core/include/tinygpt/sniff.h). */
@@ -91,7 +92,7 @@ export interface Slice {
   firstStep: number;       // steps done before the slice
   step: number;            // steps done after it
   losses: Float32Array;    // one per step, measured before the update
-  evals: { step: number; loss: number; ms: number }[];  // validation losses taken during the slice
+  evals: { step: number; loss: number; ms: number; snapshotMs: number }[];  // validation losses taken during the slice (snapshotMs: of which the history's snapshot)
   trainMs: number;         // time spent in training steps
   tokensPerSec: number;    // the slice's training throughput
   lr: number;              // learning rate of the next step
@@ -204,6 +205,71 @@ export interface TinyGPTModule {
   sessionFromSafetensors(bytes: Uint8Array, options?: { memory_limit_mb?: number }): Session;
   /** "What is this file?" (core/include/tinygpt/sniff.h): give the first bytes (a few hundred KiB), the file's size and name. */
   sniff(head: Uint8Array, totalSize: number, name: string): Sniffed;
+  /** Entropy baselines of the session's training data (gpt: train split; seq2seq: the targets). */
+  insightBaselines(session: Session): Baselines;
+  /** Starts (or restarts, forgetting snapshots) the run's history; null probe: chosen from the validation split. */
+  insightStartHistory(session: Session, probe: Uint8Array | null, probeTarget: Uint8Array | null): void;
+  insightStopHistory(session: Session): void;
+  /** The history, with the snapshots after `afterStep` (-1: all). */
+  insightHistory(session: Session, afterStep: number): InsightHistory;
+  /** Takes a snapshot now (advance() takes one at every evaluation by itself). */
+  insightRecordSnapshot(session: Session): void;
+  /** A branch tree from a prompt (gpt) or source (seq2seq) with the top-k tokens per node. The caller deletes it. */
+  growGenerationTree(session: Session, prompt: Uint8Array, topK: number): GenerationTree;
+}
+
+// ---- watch it learn (issue 15; core/include/tinygpt/insight.h) ----
+
+/** Entropy baselines of the training data: nats per byte, and the same in bits. */
+export interface Baselines {
+  unigram: number; bigram: number; uniform: number;
+  unigramBits: number; bigramBits: number; uniformBits: number;
+  distinct: number;        // different bytes seen
+  tokens: number;          // bytes counted
+}
+
+/** The run's history (insightHistory): the layout, the probe, and the snapshots after a step. */
+export interface InsightHistory {
+  enabled: boolean;
+  kind: 'gpt' | 'seq2seq';
+  L: number; NH: number; Le: number; S: number; T: number; N: number; P: number;
+  attentionBytes: number;  // A: bytes of one snapshot's quantised attention
+  probe: Uint8Array;       // gpt: the probe text (T); seq2seq: the target (T - 1)
+  probeSource: Uint8Array; // seq2seq: the probe's source (S)
+  bytes: Uint8Array;       // (N) byte values on the embedding map
+  baselines: Baselines;
+  total: number;           // snapshots kept
+  sizeBytes: number;       // what they add to a checkpoint
+  budgetBytes: number;     // 4 MiB: over it, every second snapshot goes
+  steps: Float64Array;     // (K) the returned snapshots' steps
+  attention: Uint8Array;   // (K, A) q = round(255 sqrt(p)); gpt: (L, NH, T(T+1)/2), causal rows packed
+  embedding: Float32Array; // (K, N, 2) PCA of the byte embeddings
+  probeLoss: Float32Array; // (K, T) -ln p(probe byte t | before); NaN at t = 0 (gpt)
+  positionLoss: Float32Array; // (K, P) mean validation loss at each window position
+}
+
+export interface GenerationNode {
+  id: number;
+  parent: number;          // -1 for the root (the prompt)
+  token: number;           // the byte this node appends (-1 for the root)
+  prob: number;            // p(token | the parent's text)
+  depth: number;           // bytes of text, prompt included
+  topTokens: Int32Array;   // (k) likeliest next tokens
+  topProbs: Float32Array;  // (k)
+  children: Int32Array;    // in the order they were grown
+}
+
+/** Step-through generation (insight::BranchTree) on a session's model at its current step. */
+export interface GenerationTree {
+  node(id: number): GenerationNode;
+  /** The child of `node` that appends `token` (grown now unless it exists): its id. Throws once the model trained. */
+  extend(node: number, token: number): number;
+  text(node: number): Uint8Array;   // the prompt's window and the path's bytes
+  size(): number;
+  positionsComputed(): number;      // positions the model computed (KV caches reused along branches)
+  step(): number;                   // the model step it was grown at
+  current(): boolean;               // false once the model trained or was replaced
+  delete(): void;
 }
 
 export interface ModuleOptions {

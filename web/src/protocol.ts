@@ -37,8 +37,9 @@ export type ToWorker =
   | { type: 'validate'; id: number; config: SessionConfig }
   /** Give the worker the corpus (transferred). Replaces the current one, also in a live model. */
   | { type: 'setCorpus'; bytes: ArrayBuffer; name: string }
-  /** Create a fresh model (GPT-2 init from config.seed) and AdamW state; the corpus is kept. */
-  | { type: 'create'; config: SessionConfig }
+  /** Create a fresh model (GPT-2 init from config.seed) and AdamW state; the corpus is kept.
+   *  `history` (default true): keep the run's history of snapshots for the "watch it learn" views. */
+  | { type: 'create'; config: SessionConfig; history?: boolean }
   /** Train in slices (the core's run loop) until paused, or until `stopAt` steps (-1: until paused). */
   | { type: 'start'; stopAt: number }
   /** Change a field of a live run: eval_interval, eval_iters, or max_iters (extends the schedule). */
@@ -60,7 +61,13 @@ export type ToWorker =
   /** Start a new run from a .safetensors model file (transferred): its weights and config, step 0; the corpus is kept. */
   | { type: 'loadSafetensors'; bytes: ArrayBuffer; name: string }
   /** "What is this file?" (the core's sniffer) for the first bytes of a file (transferred). */
-  | { type: 'sniff'; id: number; head: ArrayBuffer; size: number; name: string };
+  | { type: 'sniff'; id: number; head: ArrayBuffer; size: number; name: string }
+  /** Step-through generation: a new branch tree from a prompt (transferred), top-k candidates per node. */
+  | { type: 'treeStart'; id: number; prompt: ArrayBuffer; topK: number }
+  /** Grows node `node` of tree `id` by `token` (the existing child when there is one). */
+  | { type: 'treeExtend'; id: number; node: number; token: number }
+  /** The loss curves and config of a stored run's checkpoint (transferred), for "compare runs". */
+  | { type: 'runCurves'; id: string; bytes: ArrayBuffer };
 
 export type CheckpointReason = 'autosave' | 'download';
 
@@ -149,6 +156,65 @@ export interface BackendInfo {
   };
 }
 
+/** Entropy baselines of the training data (insight.h), nats and bits per byte. */
+export interface Baselines {
+  unigram: number; bigram: number; uniform: number;
+  unigramBits: number; bigramBits: number; uniformBits: number;
+  distinct: number; tokens: number;
+}
+
+/** The run's history of snapshots (wasm insightHistory): the whole of it (`reset`) or the snapshots after the last message. */
+export interface InsightMsg {
+  type: 'insight';
+  reset: boolean;
+  enabled: boolean;
+  kind: 'gpt' | 'seq2seq';
+  L: number; NH: number; T: number; N: number; P: number;
+  attentionBytes: number;   // A: per snapshot
+  probe: Uint8Array;        // (T) gpt probe text
+  bytes: Uint8Array;        // (N) byte values on the embedding map
+  baselines: Baselines;
+  total: number;            // snapshots kept in the core (after this message)
+  sizeBytes: number;
+  steps: Float64Array;      // (K) these snapshots' steps
+  attention: Uint8Array;    // (K, A) quantised: q = round(255 sqrt(p)), causal rows packed
+  embedding: Float32Array;  // (K, N, 2)
+  probeLoss: Float32Array;  // (K, T) nats; NaN at t = 0
+  positionLoss: Float32Array; // (K, P) nats
+}
+
+/** A node of the step-through generation tree (wasm GenerationTree.node). */
+export interface TreeNode {
+  id: number;
+  parent: number;
+  token: number;            // the byte this node appends (-1: the prompt)
+  prob: number;             // p(token | parent's text)
+  depth: number;
+  topTokens: Int32Array;    // (k) likeliest next bytes
+  topProbs: Float32Array;   // (k)
+  children: Int32Array;
+}
+
+export interface TreeMsg {
+  type: 'tree';
+  id: number;
+  step: number;             // the model step the tree was grown at
+  prompt: Uint8Array;
+  nodes: TreeNode[];
+  selected: number;         // the node just grown (0 after treeStart)
+  positionsComputed: number;  // positions the model computed: how much the KV caches saved
+}
+
+export interface RunCurvesMsg {
+  type: 'runCurves';
+  id: string;
+  config: FullConfig;
+  step: number;
+  train: Float32Array;
+  valSteps: Float64Array;
+  valLosses: Float32Array;
+}
+
 export type FromWorker =
   | Ready
   | BackendInfo
@@ -163,6 +229,9 @@ export type FromWorker =
   | InspectionMsg
   | { type: 'checkpoint'; reason: CheckpointReason; step: number; bytes: ArrayBuffer }
   | { type: 'sniffed'; id: number; result: Sniffed }
+  | InsightMsg
+  | TreeMsg
+  | RunCurvesMsg
   | { type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' };
 
 export type ToWorkerType = ToWorker['type'];
@@ -186,7 +255,23 @@ export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {
       add(msg.bytes);
       break;
     case 'generate':
+    case 'treeStart':
       add(msg.prompt);
+      break;
+    case 'runCurves':
+      if ('bytes' in msg) add(msg.bytes);
+      else {
+        add(msg.train);
+        add(msg.valSteps);
+        add(msg.valLosses);
+      }
+      break;
+    case 'insight':
+      add(msg.steps);
+      add(msg.attention);
+      add(msg.embedding);
+      add(msg.probeLoss);
+      add(msg.positionLoss);
       break;
     case 'sniff':
       add(msg.head);
@@ -236,7 +321,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
   'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
-  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads',
+  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads', 'treeStart', 'treeExtend', 'runCurves',
 ]);
 
 /** Guards the worker against anything that is not one of our messages. */
