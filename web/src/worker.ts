@@ -11,12 +11,12 @@
 // the run loop's policy) and a GpuBackend (gpu/worker-gpu.ts, loaded on first use) computes the
 // steps, evaluations, inspections and samples. Any GPU failure falls back to this Session on the
 // CPU, from its last good state.
-import type { Session, Slice, TinyGPTModule } from '../../wasm/tinygpt';
+import type { GenerationTree, Session, Slice, TinyGPTModule } from '../../wasm/tinygpt';
 import { WebGpuDevice } from './gpu/device';
 import { GpuBackendError, isGpuBackendError } from './gpu/errors';
 import type { GpuHostModule } from './gpu/session';
 import type { GpuBackend } from './gpu/worker-gpu';
-import { type BackendInfo, type FromWorker, type SampleOptions, type ThreadSetting, type ToWorker, type Variant, isToWorker, post } from './protocol';
+import { type BackendInfo, type FromWorker, type SampleOptions, type ThreadSetting, type ToWorker, type TreeNode, type Variant, isToWorker, post } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -34,6 +34,14 @@ let corpusName = '';
 
 let running = false;
 let loopActive = false;
+
+// The run's history for the "watch it learn" views (insight.h): kept by the core, in checkpoints;
+// the worker sends the page the snapshots it has not seen yet.
+let keepHistory = true;       // create's `history` (bench:page measures with it off)
+let insightSent = -1;         // the step of the last snapshot sent
+let insightTotal = 0;         // snapshots the page holds
+let tree: GenerationTree | null = null;
+let treeId = 0;
 
 interface Generation { id: number; remaining: number; chunk: number; msPerByte: number; step: number }
 let generation: Generation | null = null;
@@ -203,6 +211,43 @@ function describe(reason: 'create' | 'load' | 'resume', name?: string): void {
     type: 'model', reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(),
     history: h, corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: M!.memoryBytes(),
   });
+  ensureHistory(s);
+  sendInsight(true);
+}
+
+/** Starts the history of a session that has a corpus and none yet (a new run, or a checkpoint without one). */
+function ensureHistory(s: Session): void {
+  if (!keepHistory || !s.hasCorpus() || M!.insightHistory(s, Number.MAX_VALUE).enabled) return;
+  M!.insightStartHistory(s, null, null);
+}
+
+/** Sends the snapshots the page has not seen (all of them when `reset`). */
+function sendInsight(reset: boolean): void {
+  const s = session;
+  if (!s) return;
+  const h = M!.insightHistory(s, reset ? -1 : insightSent);
+  if (!reset && h.steps.length === 0) return;
+  // past its budget the core drops every second snapshot: the page gets the whole history again
+  if (!reset && h.total !== insightTotal + h.steps.length) return sendInsight(true);
+  insightSent = h.steps.length ? h.steps[h.steps.length - 1] : -1;
+  insightTotal = h.total;
+  send({
+    type: 'insight', reset, enabled: h.enabled, kind: h.kind, L: h.L, NH: h.NH, T: h.T, N: h.N, P: h.P,
+    attentionBytes: h.attentionBytes, probe: h.probe, bytes: h.bytes, baselines: h.baselines, total: h.total, sizeBytes: h.sizeBytes,
+    steps: h.steps, attention: h.attention, embedding: h.embedding, probeLoss: h.probeLoss, positionLoss: h.positionLoss,
+  });
+}
+
+function dropTree(): void {
+  if (tree) tree.delete();
+  tree = null;
+}
+
+function sendTree(selected: number): void {
+  const t = tree!;
+  const nodes: TreeNode[] = [];
+  for (let i = 0; i < t.size(); i++) nodes.push(t.node(i));
+  send({ type: 'tree', id: treeId, step: t.step(), prompt: t.text(0), nodes, selected, positionsComputed: t.positionsComputed() });
 }
 
 function stop(reason: 'paused' | 'finished' | 'error'): void {
@@ -216,6 +261,7 @@ function dropSession(): void {
   generation = null;
   gpu?.destroy();
   gpu = null;
+  dropTree();
   if (session) session.delete();
   session = null;
 }
@@ -296,6 +342,8 @@ function sendSlice(r: Slice): void {
     });
   }
   for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss });
+  if (r.rollbacks.length) sendInsight(true);   // the NaN guard dropped later snapshots
+  else if (r.evals.length) sendInsight(false);
 }
 
 // One segment of the core's run loop with its steps on the GPU (gpu/worker-gpu.ts): the same
@@ -306,6 +354,7 @@ async function gpuTrainSegment(b: GpuBackend): Promise<void> {
     keepGoing: () => running && !generation && gpu === b,
     slice: sendSlice,
     evaluated: (e) => send({ type: 'evalResult', step: e.step, loss: e.loss }),
+    snapshotted: (rolledBack) => sendInsight(rolledBack),
   });
   if (gpu !== b) return;
   if (r.error) {
@@ -418,6 +467,11 @@ function handle(msg: ToWorker): void | Promise<void> {
         corpus = bytes;
         corpusName = msg.name;
         send({ type: 'corpus', name: corpusName, size: bytes.length });
+        if (session) {
+          // a new text: new baselines (the core keeps the probe and the snapshots so far)
+          ensureHistory(session);
+          sendInsight(true);
+        }
       };
       if (gpu) return onGpu(gpu, (b) => b.exclusive(set), set);  // between steps: the batches come from it
       set();
@@ -425,6 +479,7 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'create': {
       dropSession();
+      keepHistory = msg.history !== false;
       const s = new M.Session(msg.config);
       try {
         if (corpus) s.setCorpus(corpus);
@@ -523,6 +578,7 @@ function handle(msg: ToWorker): void | Promise<void> {
         generation = null;
         gpu?.destroy();  // the previous model's buffers (the session is the same object)
         gpu = null;
+        dropTree();
         session = s;
         applyThreads();
         return attachGpu().then((fallback) => {
@@ -534,6 +590,37 @@ function handle(msg: ToWorker): void | Promise<void> {
       // on the GPU: between steps, so that a refused checkpoint leaves the run as it was
       if (gpu) return onGpu(gpu, (b) => b.exclusive(load), load).then(loaded);
       return loaded(load());
+    }
+    case 'treeStart': {
+      const s = needSession();
+      const grow = () => {
+        dropTree();
+        tree = M!.growGenerationTree(s, new Uint8Array(msg.prompt), msg.topK);
+        treeId = msg.id;
+        sendTree(0);
+      };
+      // on the GPU the host's weights are those of its last sync: bring the GPU's back first
+      if (gpu) return onGpu(gpu, (b) => b.syncHost().then(grow), grow);
+      grow();
+      return;
+    }
+    case 'treeExtend': {
+      if (!tree || msg.id !== treeId) throw new Error('that generation tree is gone: begin again');
+      if (!tree.current()) throw new Error(`the model has trained since this tree was grown (step ${tree.step()}): begin again`);
+      sendTree(tree.extend(msg.node, msg.token));
+      return;
+    }
+    case 'runCurves': {
+      // a stored run's curves: its checkpoint loaded into a session of its own, read and dropped
+      const t = new M.Session({});
+      try {
+        t.load(new Uint8Array(msg.bytes));
+        const h = t.history();
+        send({ type: 'runCurves', id: msg.id, config: t.config(), step: t.step(), train: h.train, valSteps: h.valSteps, valLosses: h.valLosses });
+      } finally {
+        t.delete();
+      }
+      return;
     }
     case 'loadSafetensors': {
       // a new session from the file (the core checks it); the current one stays until it succeeded

@@ -11,6 +11,7 @@ import { notify } from '../ui/messages';
 import { canStart, describeModel, isBusy, tokenLosses } from './derive';
 import { downloadBytes } from './download';
 import { LossHistory } from './history';
+import { Insight } from './insight';
 import { type InspectSource, type PageStore, type RunState, patch } from './state';
 
 const LIVE_INSPECT_MS = 1000;
@@ -40,9 +41,13 @@ export class Controller {
     client.on('inspection', (m) => this.onInspection(m));
     client.on('checkpoint', (m) => this.onCheckpoint(m));
     client.on('error', (m) => this.onError(m));
+    client.on('insight', (m) => this.set({ insight: Insight.apply(this.get().insight, m), insightRev: this.get().insightRev + 1 }));
+    client.on('tree', (m) => this.set({ tree: m, treeSelected: m.selected, treeNote: '' }));
+    client.on('runCurves', (m) => this.set({ compare: { ...this.get().compare, [m.id]: m }, compareNote: '' }));
     // the actions are handed to panels as callbacks
     for (const name of ['init', 'setThreads', 'setSettings', 'startPause', 'reset', 'evaluate', 'generate', 'stopGeneration', 'inspect', 'refreshInspection',
-      'anotherSlice', 'download', 'loadCheckpointFile', 'loadModelFile', 'setInspectSource', 'setInspectText', 'setInspectLive', 'setInspectVisible', 'setSamplePrompt'] as const) {
+      'anotherSlice', 'download', 'loadCheckpointFile', 'loadModelFile', 'setInspectSource', 'setInspectText', 'setInspectLive', 'setInspectVisible', 'setSamplePrompt',
+      'setLossUnit', 'treeStart', 'treeExtend', 'treeSelect'] as const) {
       (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     }
   }
@@ -124,6 +129,7 @@ export class Controller {
       settings, formSettings: settings,
       sample: endSample(s, 'Stopped: the model was replaced.'),
       resumeOffer: null,   // a new run has started: the offer goes (the old run stays in Your runs)
+      tree: null, treeSelected: 0,   // the worker dropped the tree with the model
     });
     if (m.reason === 'load') {
       notify(`Loaded ${m.name ?? 'the checkpoint'}: ${describeModel(m.config)}, step ${formatCount(m.step)}.`, 'success');
@@ -145,6 +151,7 @@ export class Controller {
       model: null, step: 0, running: false, finished: false, lastLoss: null, valLoss: null, valStep: null, lr: null, gradNorm: null,
       elapsedMs: 0, tokensPerSec: 0, etaMs: null, history: new LossHistory(), historyRev: s.historyRev + 1,
       sample: endSample(s, 'Stopped: the model was reset.'), inspection: null, tokenLosses: [], inspectNote: null,
+      insight: null, insightRev: s.insightRev + 1, tree: null, treeSelected: 0,
     });
     this.setSettings(this.get().settings);
   }
@@ -239,6 +246,13 @@ export class Controller {
       case 'inspect':
         this.set({ inspectInFlight: false, inspectNote: capitalise(m.message) });
         return;
+      case 'treeStart':
+      case 'treeExtend':
+        this.set({ treeNote: capitalise(m.message) });
+        return;
+      case 'runCurves':
+        this.set({ compareNote: `Could not read that run: ${m.message}` });
+        return;
       case 'save':
         this.set({ download: false });
         notify(`Could not save: ${m.message}`, 'error');
@@ -293,7 +307,9 @@ export class Controller {
     if (!s.model) {
       if (!s.settings || !s.corpus) return;
       this.set({ creating: true, pendingStart: true });
-      this.client.send({ type: 'create', config: s.settings });
+      // ?history=off: a run without snapshots (bench:page measures what they cost)
+      const history = new URLSearchParams(location.search).get('history') !== 'off';
+      this.client.send({ type: 'create', config: s.settings, history });
       return;
     }
     this.sendStart();
@@ -461,6 +477,34 @@ export class Controller {
 
   setSamplePrompt(samplePrompt: string): void {
     this.set({ samplePrompt });
+  }
+
+  // ------------------------------------------------------------ watch it learn
+
+  setLossUnit(lossUnit: 'nats' | 'bits'): void {
+    this.set({ lossUnit });
+  }
+
+  /** Step-through generation: a new tree from a prompt, with the top-k next bytes at every node. */
+  treeStart(prompt: Uint8Array, topK: number): void {
+    if (!this.get().model) return;
+    const id = (this.get().tree?.id ?? 0) + 1;
+    this.set({ treeNote: 'Growing…' });
+    this.client.send({ type: 'treeStart', id, prompt: prompt.slice().buffer as ArrayBuffer, topK });
+  }
+
+  /** Grows the selected branch by a candidate byte (or walks to the child that has it). */
+  treeExtend(node: number, token: number): void {
+    const t = this.get().tree;
+    if (!t) return;
+    const child = t.nodes[node]?.children.find((c) => t.nodes[c].token === token);
+    if (child !== undefined) return this.treeSelect(child);
+    this.client.send({ type: 'treeExtend', id: t.id, node, token });
+  }
+
+  treeSelect(node: number): void {
+    const t = this.get().tree;
+    if (t && node >= 0 && node < t.nodes.length) this.set({ treeSelected: node });
   }
 }
 

@@ -46,7 +46,7 @@ export class Runs {
     });
     window.addEventListener('pagehide', () => this.saveIfBehind());
     this.locks.onChange(() => void this.refresh());
-    for (const name of ['open', 'resume', 'rename', 'download', 'remove', 'dismissOffer', 'persist', 'holdCorpus', 'saveIfBehind'] as const) {
+    for (const name of ['open', 'resume', 'rename', 'download', 'remove', 'dismissOffer', 'persist', 'holdCorpus', 'saveIfBehind', 'curves'] as const) {
       (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     }
   }
@@ -231,6 +231,14 @@ export class Runs {
     await this.db.renameRun(id, name);
     this.locks.announce();
     await this.refresh();
+  }
+
+  /** Asks the worker for a stored run's loss curves and config ("compare runs"). */
+  async curves(id: string): Promise<void> {
+    const run = await this.db?.getRun(id);
+    if (!this.db || !run) return;
+    this.set({ compareNote: `Reading ${run.name}…` });
+    this.client.send({ type: 'runCurves', id, bytes: await this.db.getCheckpoint(run) });
   }
 
   async download(id: string): Promise<void> {

@@ -11,9 +11,10 @@
 import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
-import type { BackendInfo, FieldSpec, FullConfig, InspectionMsg, Preset, Ready, SampleChunk, ThreadSetting } from '../protocol';
+import type { BackendInfo, FieldSpec, FullConfig, InspectionMsg, Preset, Ready, RunCurvesMsg, SampleChunk, ThreadSetting, TreeMsg } from '../protocol';
 import type { CorpusRef } from '../runs-db';
 import { LossHistory } from './history';
+import type { Insight } from './insight';
 
 export interface Verdict {
   problems: { field: string; message: string }[];  // empty when the core accepts the settings
@@ -100,6 +101,15 @@ export interface RunState {
   memoryBytes: number | null;
   history: LossHistory;                   // append-only; `historyRev` announces growth
   historyRev: number;
+  lossUnit: 'nats' | 'bits';              // the loss chart's unit (bits = nats / ln 2)
+  // watch it learn (app/insight.ts; ui/learn/*)
+  insight: Insight | null;                // the run's history of snapshots; `insightRev` announces growth
+  insightRev: number;
+  tree: TreeMsg | null;                   // step-through generation
+  treeSelected: number;
+  treeNote: string;
+  compare: Record<string, RunCurvesMsg>;  // stored runs' curves loaded for "compare runs", by run id
+  compareNote: string;
   // keeping it (app/runs.ts)
   download: boolean;
   runId: string | null;                   // the run this tab trains and saves
@@ -136,6 +146,7 @@ export function initialState(): RunState {
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,
     lastLoss: null, valLoss: null, valStep: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, etaMs: null,
     lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0,
+    lossUnit: 'nats', insight: null, insightRev: 0, tree: null, treeSelected: 0, treeNote: '', compare: {}, compareNote: '',
     download: false, runId: null, lastSave: null, saveNote: 'Nothing saved yet.', runs: [], storage: null, resumeOffer: null,
     sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
     inspectId: 0, inspectInFlight: false, inspectLen: null, lastInspectAt: 0, inspectNote: null, inspection: null, tokenLosses: [],

@@ -21,6 +21,14 @@ export interface SegmentEvents {
   keepGoing(): boolean;   // false: submit nothing more (paused, a generation waits)
   slice(s: Slice): void;  // steps recorded by the core's run loop, as Session.advance reports them
   evaluated(e: { step: number; loss: number; ms: number }): void;
+  /** A snapshot for the run's history was taken after the evaluation ("watch it learn"). */
+  snapshotted?(reset: boolean): void;
+}
+
+/** What the run's history needs of the module (wasm insight API; the page's worker has it). */
+interface InsightHost {
+  insightHistory?(session: unknown, afterStep: number): { enabled: boolean };
+  insightRecordSnapshot?(session: unknown): void;
 }
 
 export class GpuBackend {
@@ -75,6 +83,14 @@ export class GpuBackend {
         const losses = await this.g.evaluateLosses();
         this.check();
         ev.evaluated(this.M.gpuRunRecordEvaluation(this.host, losses, performance.now() - t0));
+        // the run's history: the GPU's weights come back to the host, which takes the snapshot
+        const ins = this.M as unknown as InsightHost;
+        if (ins.insightHistory?.(this.host, Number.MAX_VALUE).enabled) {
+          await this.g.sync();
+          this.check();
+          ins.insightRecordSnapshot!(this.host);
+          ev.snapshotted?.(false);
+        }
       }
       if (plan.steps === 0) return { finished: plan.finished, error: '' };
       const end = this.host.step() + plan.steps;
@@ -115,6 +131,11 @@ export class GpuBackend {
     const msPerStep = r.ms / Math.max(1, r.losses.length);
     const want = msPerStep > 0 ? Math.round(CHUNK_MS / msPerStep) : this.chunk * 2;
     this.chunk = Math.max(1, Math.min(MAX_CHUNK, this.chunk * 2, want));
+  }
+
+  /** Brings the GPU's weights back into the host session (step-through generation reads them there). */
+  syncHost(): Promise<void> {
+    return this.exclusive(() => this.g.sync());
   }
 
   evaluate(): Promise<number> {

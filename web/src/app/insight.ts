@@ -1,0 +1,63 @@
+// insight.ts — the run's history of snapshots as the page keeps it (the core computes every
+// number: wasm insightHistory, core/include/tinygpt/insight.h). Append-only like LossHistory: the
+// worker sends the snapshots the page has not seen, `insightRev` in the store announces growth,
+// and a message with `reset` (a new model, a checkpoint, a new text, a rollback) replaces it.
+import type { Baselines, InsightMsg } from '../protocol';
+
+export interface Snapshot {
+  step: number;
+  attention: Uint8Array;     // (A) quantised: q = round(255 sqrt(p)); gpt: (L, NH, T(T+1)/2) packed causal rows
+  embedding: Float32Array;   // (N, 2)
+  probeLoss: Float32Array;   // (T) nats; NaN at t = 0
+  positionLoss: Float32Array; // (P) nats
+}
+
+export class Insight {
+  enabled = false;
+  kind: 'gpt' | 'seq2seq' = 'gpt';
+  L = 0; NH = 0; T = 0; N = 0; P = 0; A = 0;
+  probe = new Uint8Array(0);
+  bytes = new Uint8Array(0);       // (N) byte values on the embedding map
+  baselines: Baselines | null = null;
+  sizeBytes = 0;
+  readonly snapshots: Snapshot[] = [];
+
+  /** A message from the worker: replaces (reset) or extends this history; returns the history to keep. */
+  static apply(prev: Insight | null, m: InsightMsg): Insight {
+    const h = m.reset || !prev ? new Insight() : prev;
+    if (m.reset || !prev) {
+      Object.assign(h, { enabled: m.enabled, kind: m.kind, L: m.L, NH: m.NH, T: m.T, N: m.N, P: m.P, A: m.attentionBytes, probe: m.probe, bytes: m.bytes });
+    }
+    h.baselines = m.baselines;
+    h.sizeBytes = m.sizeBytes;
+    for (let k = 0; k < m.steps.length; k++) {
+      h.snapshots.push({
+        step: m.steps[k],
+        attention: m.attention.subarray(k * h.A, (k + 1) * h.A),
+        embedding: m.embedding.subarray(k * h.N * 2, (k + 1) * h.N * 2),
+        probeLoss: m.probeLoss.subarray(k * h.T, (k + 1) * h.T),
+        positionLoss: m.positionLoss.subarray(k * h.P, (k + 1) * h.P),
+      });
+    }
+    return h;
+  }
+
+  /** Offset of the map of layer l, head hd in a snapshot's attention (gpt). */
+  mapOffset(l: number, hd: number): number {
+    return (l * this.NH + hd) * ((this.T * (this.T + 1)) / 2);
+  }
+}
+
+export interface Crossing { name: 'uniform' | 'unigram' | 'bigram'; level: number; step: number | null }
+
+/**
+ * Where the validation loss first went below each baseline ("beats a bigram model at step 340"):
+ * the first evaluated step at or under the level, null if not yet.
+ */
+export function crossings(b: Baselines, valSteps: readonly number[], valLosses: readonly number[]): Crossing[] {
+  return (['uniform', 'unigram', 'bigram'] as const).map((name) => {
+    const level = b[name];
+    const i = valLosses.findIndex((l) => l <= level);
+    return { name, level, step: i < 0 ? null : valSteps[i] };
+  });
+}
