@@ -49,7 +49,9 @@ const dataPanel = new DataPanel(store, {
   onProblem: (id) => (id ? corpus.problemAction(id) : corpus.dismissProblem()),
 });
 const settingsPanel = new SettingsPanel(store, controller.setSettings);
-const trainPanel = new TrainPanel(store, { onStartPause: controller.startPause, onReset: controller.reset, onEvaluate: controller.evaluate });
+const trainPanel = new TrainPanel(store, {
+  onStartPause: controller.startPause, onReset: controller.reset, onEvaluate: controller.evaluate, onUnit: controller.setLossUnit,
+});
 const samplePanel = new SamplePanel(store, { onGenerate: controller.generate, onStop: controller.stopGeneration, onPrompt: controller.setSamplePrompt });
 const inspectPanel = new InspectPanel(store, {
   onRequest: controller.inspect, onSource: controller.setInspectSource, onText: controller.setInspectText,

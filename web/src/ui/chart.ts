@@ -1,10 +1,12 @@
 // chart.ts — the loss curves (uPlot: 50 kB, canvas, fast enough to redraw tens of thousands of
 // points several times a second). x is the step; train loss per step (faint), its moving
-// average, and the validation loss at the steps where it was measured.
+// average, and the validation loss at the steps where it was measured; the data's entropy
+// baselines (the core's, insight.h) as dashed reference lines; nats or bits per byte.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
 import type { LossHistory } from '../app/history';
+import type { Baselines } from '../protocol';
 import { cssVar } from './dom';
 
 export class LossChart {
@@ -19,6 +21,8 @@ export class LossChart {
   private dirty = false;
   private lastDraw = 0;
   private observer: ResizeObserver;
+  private scale = 1;                         // 1: nats per byte; 1 / ln 2: bits
+  private baselines: Baselines | null = null;
 
   constructor(private host: HTMLElement) {
     this.observer = new ResizeObserver(() => this.resize());
@@ -40,7 +44,7 @@ export class LossChart {
       scales: { x: { time: false } },
       axes: [
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: 'step', labelFont: font, labelSize: 18 },
-        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: 'loss (nats per byte)', labelFont: font, labelSize: 18, size: 48 },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: this.scale === 1 ? 'loss (nats per byte)' : 'loss (bits per byte)', labelFont: font, labelSize: 18, size: 48 },
       ],
       series: [
         { label: 'step' },
@@ -51,14 +55,55 @@ export class LossChart {
           points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 8, width: 2, fill: cssVar('--card') || '#fff' },
           value: (_u, _v, _si, idx) => this.legendVal(idx) },
       ],
+      hooks: { draw: [(u) => this.drawBaselines(u, axis)] },
     };
     this.u = new uPlot(opts, this.data(), this.host);
+  }
+
+  /** Loss in nats (scale 1) or bits (1 / ln 2) per byte. */
+  setUnit(bits: boolean): void {
+    const scale = bits ? 1 / Math.LN2 : 1;
+    if (scale === this.scale) return;
+    this.scale = scale;
+    this.rebuild();
+  }
+
+  setBaselines(b: Baselines | null): void {
+    this.baselines = b;
+    this.u?.redraw(false);
+  }
+
+  /** Dashed lines at the baselines, labelled at the right end, where they fall inside the y range. */
+  private drawBaselines(u: uPlot, color: string): void {
+    const b = this.baselines;
+    if (!b) return;
+    const ctx = u.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    ctx.fillStyle = color;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = dpr;
+    ctx.setLineDash([5 * dpr, 4 * dpr]);
+    ctx.textAlign = 'right';
+    for (const [name, nats] of [['uniform over the bytes seen', b.uniform], ['unigram', b.unigram], ['bigram', b.bigram]] as const) {
+      const v = nats * this.scale;
+      const min = u.scales.y.min ?? 0, max = u.scales.y.max ?? 0;
+      if (v < min || v > max) continue;
+      const y = Math.round(u.valToPos(v, 'y', true)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(u.bbox.left, y);
+      ctx.lineTo(u.bbox.left + u.bbox.width, y);
+      ctx.stroke();
+      ctx.fillText(`${name} ${v.toFixed(2)}`, u.bbox.left + u.bbox.width - 4 * dpr, y - 3 * dpr);
+    }
+    ctx.restore();
   }
 
   /** Live legend: the value at the cursor, or the latest one when the cursor is off the chart. */
   private legend(series: (number | null)[], idx: number | null): string {
     const v = idx == null ? series[series.length - 1] : series[idx];
-    return v == null ? '—' : v.toFixed(3);
+    return v == null ? '—' : (v * this.scale).toFixed(3);
   }
 
   /** Validation is measured now and then: the legend shows the last measurement at or before the cursor. */
@@ -66,12 +111,15 @@ export class LossChart {
     const steps = this.source?.valSteps ?? [];
     const losses = this.source?.valLosses ?? [];
     const at = idx ?? Infinity;
-    for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at) return `${losses[i].toFixed(3)} @ ${steps[i]}`;
+    for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at) return `${(losses[i] * this.scale).toFixed(3)} @ ${steps[i]}`;
     return '—';
   }
 
   private data(): uPlot.AlignedData {
-    return [this.x, this.train, this.ema, this.val] as uPlot.AlignedData;
+    if (this.scale === 1) return [this.x, this.train, this.ema, this.val] as uPlot.AlignedData;
+    const k = this.scale;
+    const f = (a: (number | null)[]) => a.map((v) => (v == null ? v : v * k));
+    return [this.x, f(this.train), f(this.ema), f(this.val)] as uPlot.AlignedData;
   }
 
   private resize(): void {

@@ -1,5 +1,6 @@
 // train-panel.ts — start / pause / resume / reset, live numbers, the progress bar and the chart.
 import { canStart, etaMs, isBusy, startBlockedReason, startDisabled, startLabel, statusLine, totalSteps } from '../app/derive';
+import { crossings } from '../app/insight';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatCount, formatDuration, formatLoss, formatLr, formatRate } from '../format';
 import { LossChart } from './chart';
@@ -9,6 +10,7 @@ export interface TrainHandlers {
   onStartPause(): void;
   onReset(): void;
   onEvaluate(): void;
+  onUnit(unit: 'nats' | 'bits'): void;
 }
 
 export interface TrainView {
@@ -36,6 +38,7 @@ export class TrainPanel {
   private progress: HTMLProgressElement;
   private progressLabel: HTMLElement;
   private fields: Record<string, HTMLElement> = {};
+  private crossingsEl: HTMLElement;
 
   constructor(private store: PageStore, h_: TrainHandlers) {
     this.startBtn = h('button', { id: 'btn-start', type: 'button', class: 'primary big' }, 'Start');
@@ -53,6 +56,13 @@ export class TrainPanel {
       return h('div', { class: 'stat', title }, h('dt', {}, label), dd);
     };
     const chartHost = h('div', { id: 'loss-chart', class: 'chart', role: 'img', 'aria-label': 'Loss curves: training loss per step, its average, and validation loss' });
+    const unit = h('select', { id: 'loss-unit', 'aria-label': 'Loss unit' },
+      h('option', { value: 'nats' }, 'nats per byte'), h('option', { value: 'bits' }, 'bits per byte')) as HTMLSelectElement;
+    unit.addEventListener('change', () => h_.onUnit(unit.value as 'nats' | 'bits'));
+    this.crossingsEl = h('p', { id: 'baseline-crossings', class: 'muted small', 'aria-live': 'polite' }, '');
+    const baselineNote = h('p', { class: 'explain small' }, 'Dashed lines: the loss of simple models of this text (from the core): ' +
+      'guessing uniformly among the bytes it uses, knowing only how often each byte occurs (unigram), and knowing the previous byte (bigram). ' +
+      'Below the bigram line the model uses more than one byte of context.');
     this.el = h('section', { id: 'train', class: 'card wide', 'aria-labelledby': 'train-title' },
       panelHeader(3, 'Train', 'Each step shows the model a batch of windows, measures how badly it predicted every next byte ' +
         '(cross-entropy loss, in nats: ln 256 ≈ 5.55 is a blind guess) and nudges all weights to do better. ' +
@@ -68,9 +78,19 @@ export class TrainPanel {
         stat('stat-eta', 'Remaining', 'Estimated time to the end of the schedule'),
         stat('stat-lr', 'Learning rate', 'Warmup, then cosine decay'),
         stat('stat-grad', 'Gradient norm', 'Size of the last gradient (clipped at 1.0)')),
-      chartHost);
+      h('div', { class: 'row chart-options' }, h('label', { for: 'loss-unit' }, 'Loss in '), unit, this.crossingsEl),
+      chartHost, baselineNote);
     this.el.querySelector('h2')!.id = 'train-title';
     this.chart = new LossChart(chartHost);
+    watch(store, ['lossUnit'], (st) => {
+      unit.value = st.lossUnit;
+      this.chart.setUnit(st.lossUnit === 'bits');
+      this.drawCrossings(st);
+    });
+    watch(store, ['insight', 'insightRev', 'valStep', 'historyRev'], (st) => {
+      this.chart.setBaselines(st.insight?.baselines ?? null);
+      this.drawCrossings(st);
+    });
     watch(store, ['history', 'historyRev'], (st) => this.chart.sync(st.history));
     watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished'], (st) => {
       this.setControls(st);
@@ -82,6 +102,18 @@ export class TrainPanel {
     // what the page's main thread spends its time on while training (it shares the CPU).
     const drawSoon = throttle(() => this.draw(), 250);
     watch(store, ['step', 'lastLoss', 'tokensPerSec', 'lr', 'gradNorm', 'elapsedMs', 'memoryBytes'], drawSoon);
+  }
+
+  /** "Beats a bigram model at step 340": the first evaluation at or below each baseline. */
+  private drawCrossings(s: RunState): void {
+    const b = s.insight?.baselines;
+    if (!b) return setText(this.crossingsEl, '');
+    const k = s.lossUnit === 'bits' ? 1 / Math.LN2 : 1;
+    const unit = s.lossUnit === 'bits' ? 'bits' : 'nats';
+    const names = { uniform: 'a uniform guess', unigram: 'a unigram model', bigram: 'a bigram model' };
+    const parts = crossings(b, s.history.valSteps, s.history.valLosses).map((c) =>
+      c.step === null ? `not yet below ${names[c.name]} (${(c.level * k).toFixed(2)} ${unit})` : `beats ${names[c.name]} (${(c.level * k).toFixed(2)}) at step ${formatCount(c.step)}`);
+    setText(this.crossingsEl, `Validation loss ${parts.join('; ')}.`);
   }
 
   private setControls(s: RunState): void {
