@@ -16,7 +16,7 @@ import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
 import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
-import { $ } from './ui/dom';
+import { $, h, panelHeader } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
 import { initMessages, notify } from './ui/messages';
@@ -64,11 +64,32 @@ const keepPanel = new KeepPanel(store, {
 });
 const banner = new ResumeBanner(store, (id) => void runs.resume(id), runs.dismissOffer);
 
+// "Watch it learn" (views of the run's history): its code loads when the panel nears the screen
+const learn = h('section', { id: 'learn', class: 'card wide', 'aria-labelledby': 'learn-title' },
+  panelHeader(7, 'Watch it learn', 'How the model got here: snapshots taken at every evaluation (kept with the run), a generation you can ' +
+    'step through and branch, and your runs side by side.'),
+  h('div', { id: 'learn-body' }, h('p', { class: 'muted small' }, 'Loading the views…')));
+learn.querySelector('h2')!.id = 'learn-title';
+const loadLearn = () => {
+  observer.disconnect();
+  void import('./ui/learn/views').then(({ LearnViews }) => {
+    const body = $('#learn-body');
+    body.replaceChildren();
+    new LearnViews(store, body, {
+      treeStart: controller.treeStart, treeExtend: controller.treeExtend, treeSelect: controller.treeSelect, compareRun: (id) => void runs.curves(id),
+    });
+    learn.dataset.loaded = 'true';
+  });
+};
+const observer = new IntersectionObserver((e) => { if (e.some((x) => x.isIntersecting)) loadLearn(); }, { rootMargin: '600px' });
+observer.observe(learn);
+learn.addEventListener('focusin', loadLearn, { once: true });
+
 $('#banner-slot').append(banner.el);
-// workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep
+// workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 watch it learn
 $('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
-$('#wide').append(trainPanel.el, samplePanel.el, inspectPanel.el, keepPanel.el);
+$('#wide').append(trainPanel.el, samplePanel.el, inspectPanel.el, keepPanel.el, learn);
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
 bindRunBar($('#run-bar'), store, controller.startPause);

@@ -83,3 +83,41 @@ export function drawHighlight(overlay: HTMLCanvasElement, T: number, size: numbe
     ctx.strokeRect(k * cell + 1, q * cell + 1, cell - 2, cell - 2);
   }
 }
+
+/** Colour of a stored attention byte q = round(255 sqrt(p)) (insight.h): q is the scale's index. */
+export function quantisedColor(q: number): [number, number, number] {
+  return [LUT[q * 3], LUT[q * 3 + 1], LUT[q * 3 + 2]];
+}
+
+/**
+ * Draws a causal map stored packed (row t holds keys 0..t: att[offset + t(t+1)/2 + k]) as one
+ * byte per weight, into `canvas`, `size` CSS pixels square.
+ */
+export function drawPackedAttention(canvas: HTMLCanvasElement, att: Uint8Array, offset: number, T: number, size: number, masked: [number, number, number]): void {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.style.width = `${size}px`;
+  canvas.style.height = `${size}px`;
+  canvas.width = Math.round(size * dpr);
+  canvas.height = Math.round(size * dpr);
+  const img = new ImageData(T, T);
+  const d = img.data;
+  for (let q = 0; q < T; q++) {
+    const row = offset + (q * (q + 1)) / 2;
+    for (let k = 0; k < T; k++) {
+      const p = (q * T + k) * 4;
+      const [r, g, b] = k <= q ? quantisedColor(att[row + k]) : masked;
+      d[p] = r;
+      d[p + 1] = g;
+      d[p + 2] = b;
+      d[p + 3] = 255;
+    }
+  }
+  const small = document.createElement('canvas');
+  small.width = T;
+  small.height = T;
+  small.getContext('2d')!.putImageData(img, 0, 0);
+  const ctx = canvas.getContext('2d')!;
+  ctx.imageSmoothingEnabled = false;
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
+}

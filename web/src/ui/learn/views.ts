@@ -1,0 +1,543 @@
+// views.ts — "Watch it learn" (issue 15; docs/watch_it_learn.md): how the model got from noise
+// to text, drawn from the run's history of snapshots (the core takes one at every evaluation:
+// core/include/tinygpt/insight.h). Loaded on demand (main.ts imports it when the panel nears the
+// screen), so the page's first payload stays as it was.
+//
+//   time-lapse     attention maps of a fixed probe text at every snapshot: slider and play
+//   embedding map  the 2-D PCA of the byte embeddings (the core's), animated by the same slider
+//   step through   generation one byte at a time with the top-k candidates; any branch, a tree
+//   what changed   the probe's per-byte loss at two snapshots, and loss against position
+//   compare runs   validation curves of the runs stored in this browser, overlaid
+//
+// Every number comes from the core; this file only draws (colours, positions on a canvas) and
+// measures distances on the drawn map for "nearest on the map".
+import uPlot from 'uplot';
+
+import type { Insight } from '../../app/insight';
+import { type PageStore, type RunState, watch } from '../../app/state';
+import { formatCount, formatProb } from '../../format';
+import type { RunCurvesMsg } from '../../protocol';
+import { byteLabel, byteRole, displayString } from '../../utf8';
+import { clear, cssVar, h, setText } from '../dom';
+import { drawPackedAttention } from '../heatmap';
+
+export interface LearnHandlers {
+  treeStart(prompt: Uint8Array, topK: number): void;
+  treeExtend(node: number, token: number): void;
+  treeSelect(node: number): void;
+  /** Load a stored run's curves (Runs.curves). */
+  compareRun(id: string): void;
+}
+
+const PLAY_MS = 350;
+
+function label(b: number): string {
+  return byteLabel(b).text;
+}
+
+/** One line saying what a view shows. */
+function viewHead(id: string, title: string, what: string): HTMLElement {
+  return h('header', { class: 'view-head' }, h('h3', { id }, title), h('p', { class: 'explain small' }, what));
+}
+
+function masked(): [number, number, number] {
+  return document.documentElement.matches('.dark') || matchMedia('(prefers-color-scheme: dark)').matches ? [40, 44, 52] : [235, 237, 242];
+}
+
+/** Colour for a change of loss: green where it fell (learned), red where it rose. */
+function diffColor(d: number): string {
+  const a = Math.min(1, Math.abs(d) / 2);
+  return d < 0 ? `rgba(40, 170, 90, ${0.15 + 0.75 * a})` : `rgba(220, 70, 60, ${0.15 + 0.75 * a})`;
+}
+
+export class LearnViews {
+  private slider: HTMLInputElement;
+  private playBtn: HTMLButtonElement;
+  private stepLabel: HTMLElement;
+  private index = -1;          // the snapshot shown; -1: follow the newest
+  private timer = 0;
+  // time-lapse
+  private layerSel: HTMLSelectElement;
+  private headSel: HTMLSelectElement;
+  private maps: HTMLElement;
+  private probeEl: HTMLElement;
+  // embedding map
+  private emb: HTMLCanvasElement;
+  private embInfo: HTMLElement;
+  private embSel = -1;         // the byte (index into Insight.bytes) picked by hover or keys
+  // what changed
+  private aSel: HTMLSelectElement;
+  private bSel: HTMLSelectElement;
+  private changed: HTMLElement;
+  private changedSummary: HTMLElement;
+  private posCanvas: HTMLCanvasElement;
+  // step through
+  private prompt: HTMLInputElement;
+  private topK: HTMLInputElement;
+  private pathEl: HTMLElement;
+  private cands: HTMLElement;
+  private treeEl: HTMLElement;
+  private treeNote: HTMLElement;
+  private backBtn: HTMLButtonElement;
+  // compare
+  private cmpList: HTMLElement;
+  private cmpHost: HTMLElement;
+  private cmpNote: HTMLElement;
+  private cmpPlot: uPlot | null = null;
+  private cmpChecked = new Set<string>();
+
+  constructor(private store: PageStore, host: HTMLElement, private handlers: LearnHandlers) {
+    // ---- the shared slider
+    this.slider = h('input', { type: 'range', id: 'learn-slider', min: 0, max: 0, value: 0, 'aria-label': 'Snapshot (training step)' });
+    this.playBtn = h('button', { type: 'button', id: 'learn-play', 'aria-pressed': 'false' }, 'Play');
+    this.stepLabel = h('span', { id: 'learn-step', class: 'mono', 'aria-live': 'polite' }, 'no snapshots yet');
+    this.slider.addEventListener('input', () => {
+      const k = this.count();
+      this.index = Number(this.slider.value) >= k - 1 ? -1 : Number(this.slider.value);
+      this.drawSnapshotViews();
+    });
+    this.playBtn.addEventListener('click', () => this.togglePlay());
+
+    // ---- view 2: time-lapse
+    this.layerSel = h('select', { id: 'tl-layer', 'aria-label': 'Layer' });
+    this.headSel = h('select', { id: 'tl-head', 'aria-label': 'Head' });
+    this.layerSel.addEventListener('change', () => this.drawMaps());
+    this.headSel.addEventListener('change', () => this.drawMaps());
+    this.maps = h('div', { id: 'tl-maps', class: 'tl-maps' });
+    this.probeEl = h('p', { id: 'tl-probe', class: 'mono small' });
+
+    // ---- view 3: embedding map
+    this.emb = h('canvas', { id: 'emb-map', class: 'emb-map', tabindex: '0', role: 'img',
+      'aria-label': 'Byte embeddings on their two principal axes; arrow keys pick a byte and show its nearest neighbours' });
+    this.embInfo = h('p', { id: 'emb-info', class: 'small', 'aria-live': 'polite' }, 'Hover a byte (or focus the map and use the arrow keys) to see its nearest neighbours.');
+    this.emb.addEventListener('mousemove', (e) => this.embHover(e));
+    this.emb.addEventListener('keydown', (e) => this.embKey(e));
+
+    // ---- view 5: what changed
+    this.aSel = h('select', { id: 'wc-a', 'aria-label': 'Earlier snapshot' });
+    this.bSel = h('select', { id: 'wc-b', 'aria-label': 'Later snapshot' });
+    this.aSel.addEventListener('change', () => this.drawChanged());
+    this.bSel.addEventListener('change', () => this.drawChanged());
+    this.changed = h('div', { id: 'wc-tokens', class: 'token-strip' });
+    this.changedSummary = h('p', { id: 'wc-summary', class: 'small' });
+    this.posCanvas = h('canvas', { id: 'wc-positions', class: 'pos-curve', role: 'img', 'aria-label': 'Validation loss at each position of the context window, at the two snapshots' });
+
+    // ---- view 4: step-through generation
+    this.prompt = h('input', { type: 'text', id: 'st-prompt', value: 'ROMEO:', 'aria-label': 'Prompt', spellcheck: 'false' });
+    this.topK = h('input', { type: 'number', id: 'st-topk', min: 2, max: 16, value: 8, 'aria-label': 'Candidates per step' });
+    const begin = h('button', { type: 'button', id: 'st-begin', class: 'primary' }, 'Begin');
+    begin.addEventListener('click', () => {
+      const k = Math.max(2, Math.min(16, Math.round(Number(this.topK.value)) || 8));
+      this.handlers.treeStart(new TextEncoder().encode(this.prompt.value), k);
+    });
+    this.backBtn = h('button', { type: 'button', id: 'st-back' }, 'Back one byte');
+    this.backBtn.addEventListener('click', () => {
+      const s = this.store.get();
+      const n = s.tree?.nodes[s.treeSelected];
+      if (n && n.parent >= 0) this.handlers.treeSelect(n.parent);
+    });
+    this.pathEl = h('p', { id: 'st-path', class: 'mono st-path', 'aria-live': 'polite' });
+    this.cands = h('div', { id: 'st-cands', class: 'st-cands', role: 'group', 'aria-label': 'Next byte candidates' });
+    this.treeEl = h('div', { id: 'st-tree', class: 'st-tree' });
+    this.treeNote = h('p', { id: 'st-note', class: 'small muted' });
+
+    // ---- view 6: compare runs
+    this.cmpList = h('div', { id: 'cmp-list', class: 'cmp-list', role: 'group', 'aria-label': 'Stored runs to overlay' });
+    this.cmpHost = h('div', { id: 'cmp-chart', class: 'chart', role: 'img', 'aria-label': 'Validation loss of the chosen runs' });
+    this.cmpNote = h('p', { id: 'cmp-note', class: 'small muted' });
+
+    host.append(
+      h('div', { class: 'row learn-scrub' }, h('label', { for: 'learn-slider' }, 'Snapshot'), this.slider, this.playBtn, this.stepLabel),
+      h('div', { class: 'learn-grid' },
+        h('section', { class: 'view', id: 'view-timelapse', 'aria-labelledby': 'tl-title' },
+          viewHead('tl-title', 'Attention time-lapse', 'The attention maps of one fixed probe text at every evaluation: drag the slider or press Play to watch heads start to look at the previous byte, the start of the word, the line.'),
+          h('div', { class: 'row' }, h('label', {}, 'Layer ', this.layerSel), h('label', {}, 'Head ', this.headSel)),
+          this.maps, this.probeEl),
+        h('section', { class: 'view', id: 'view-embedding', 'aria-labelledby': 'emb-title' },
+          viewHead('emb-title', 'Byte-embedding map', 'Every byte of the text placed by its learned embedding (the core’s PCA: the two directions it varies most): watch vowels, digits, punctuation and upper/lower case move apart.'),
+          this.emb, this.embInfo)),
+      h('section', { class: 'view', id: 'view-step', 'aria-labelledby': 'st-title' },
+        viewHead('st-title', 'Step-through generation', 'Generate one byte at a time: the model’s likeliest next bytes with their probabilities; pick any to grow a branch, walk back and branch again.'),
+        h('div', { class: 'row' }, h('label', { for: 'st-prompt' }, 'Prompt'), this.prompt, h('label', { for: 'st-topk' }, 'Top'), this.topK, begin, this.backBtn),
+        this.pathEl, this.cands, this.treeEl, this.treeNote),
+      h('section', { class: 'view', id: 'view-changed', 'aria-labelledby': 'wc-title' },
+        viewHead('wc-title', 'What changed', 'The loss of each probe byte at two snapshots, coloured by the change (green: learned between them), and the validation loss at each position of the window (early positions have less context).'),
+        h('div', { class: 'row' }, h('label', {}, 'From ', this.aSel), h('label', {}, 'to ', this.bSel)),
+        this.changed, this.changedSummary, this.posCanvas),
+      h('section', { class: 'view', id: 'view-compare', 'aria-labelledby': 'cmp-title' },
+        viewHead('cmp-title', 'Compare runs', 'Validation loss of runs kept in this browser on one chart, their settings in the legend: which preset, learning rate or text learns faster.'),
+        this.cmpList, this.cmpHost, this.cmpNote),
+    );
+
+    watch(store, ['insight', 'insightRev'], () => this.onHistory());
+    watch(store, ['tree', 'treeSelected', 'treeNote'], (s) => this.drawTree(s));
+    watch(store, ['runs', 'compare', 'compareNote', 'historyRev', 'runId'], (s) => this.drawCompare(s));
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.drawSnapshotViews());
+    window.addEventListener('resize', () => this.drawSnapshotViews());
+  }
+
+  private get insight(): Insight | null {
+    return this.store.get().insight;
+  }
+
+  private count(): number {
+    return this.insight?.snapshots.length ?? 0;
+  }
+
+  private current(): number {
+    const k = this.count();
+    return this.index < 0 || this.index >= k ? k - 1 : this.index;
+  }
+
+  // ------------------------------------------------------------ the slider
+
+  private onHistory(): void {
+    const ins = this.insight;
+    const k = this.count();
+    this.slider.max = String(Math.max(0, k - 1));
+    this.slider.disabled = k < 2;
+    this.playBtn.disabled = k < 2;
+    if (this.index >= k) this.index = -1;
+    this.slider.value = String(Math.max(0, this.current()));
+    // layer and head choices follow the model
+    if (ins && this.layerSel.options.length !== ins.L) {
+      clear(this.layerSel);
+      for (let l = 0; l < ins.L; l++) this.layerSel.append(h('option', { value: l }, String(l + 1)));
+    }
+    if (ins && this.headSel.options.length !== ins.NH + 1) {
+      clear(this.headSel);
+      this.headSel.append(h('option', { value: 'all' }, 'all heads'));
+      for (let hd = 0; hd < ins.NH; hd++) this.headSel.append(h('option', { value: hd }, String(hd + 1)));
+    }
+    // the two snapshots to compare: the first and the newest unless chosen
+    const keepA = this.aSel.options.length > 0 && this.aSel.selectedIndex >= 0 && this.aSel.selectedIndex < k ? this.aSel.selectedIndex : 0;
+    const followB = this.bSel.selectedIndex < 0 || this.bSel.selectedIndex >= this.bSel.options.length - 1;
+    const keepB = followB ? k - 1 : Math.min(this.bSel.selectedIndex, k - 1);
+    for (const sel of [this.aSel, this.bSel]) {
+      clear(sel);
+      ins?.snapshots.forEach((s, i) => sel.append(h('option', { value: i }, `step ${formatCount(s.step)}`)));
+    }
+    this.aSel.selectedIndex = Math.max(0, keepA);
+    this.bSel.selectedIndex = Math.max(0, keepB);
+    this.drawSnapshotViews();
+  }
+
+  private togglePlay(): void {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = 0;
+    } else {
+      if (this.current() >= this.count() - 1) this.index = 0;
+      this.timer = window.setInterval(() => {
+        const next = this.current() + 1;
+        if (next >= this.count()) {
+          this.index = -1;
+          this.togglePlay();
+        } else this.index = next;
+        this.slider.value = String(this.current());
+        this.drawSnapshotViews();
+      }, PLAY_MS);
+    }
+    this.playBtn.setAttribute('aria-pressed', String(!!this.timer));
+    setText(this.playBtn, this.timer ? 'Pause' : 'Play');
+  }
+
+  private drawSnapshotViews(): void {
+    const ins = this.insight;
+    const k = this.count();
+    if (!ins || !ins.enabled || k === 0) {
+      setText(this.stepLabel, ins && !ins.enabled ? 'this run keeps no history' : 'no snapshots yet: they are taken at every evaluation');
+      this.stepLabel.dataset.step = '';
+      clear(this.maps);
+      return;
+    }
+    const i = this.current();
+    const s = ins.snapshots[i];
+    setText(this.stepLabel, `step ${formatCount(s.step)} (snapshot ${i + 1} of ${k})`);
+    this.stepLabel.dataset.step = String(s.step);
+    this.stepLabel.dataset.index = String(i);
+    this.drawMaps();
+    this.drawEmbedding();
+    this.drawChanged();
+  }
+
+  // ------------------------------------------------------------ view 2: time-lapse
+
+  private drawMaps(): void {
+    const ins = this.insight;
+    if (!ins || this.count() === 0) return;
+    const snap = ins.snapshots[this.current()];
+    const l = Number(this.layerSel.value) || 0;
+    const all = this.headSel.value === 'all' || this.headSel.value === '';
+    const heads = all ? [...Array(ins.NH).keys()] : [Number(this.headSel.value)];
+    const width = this.maps.clientWidth || 320;
+    const size = Math.max(96, Math.min(320, Math.floor((width - 12 * (heads.length - 1)) / heads.length)));
+    clear(this.maps);
+    for (const hd of heads) {
+      const c = h('canvas', { class: 'tl-map', 'data-head': hd, role: 'img', 'aria-label': `Layer ${l + 1}, head ${hd + 1} at step ${snap.step}` });
+      drawPackedAttention(c, snap.attention, ins.mapOffset(l, hd), ins.T, size, masked());
+      this.maps.append(h('figure', {}, c, h('figcaption', { class: 'small muted' }, `head ${hd + 1}`)));
+    }
+    setText(this.probeEl, `Probe (rows and columns, in order): ${displayString(ins.probe)}`);
+  }
+
+  // ------------------------------------------------------------ view 3: embedding map
+
+  /** Canvas positions of the bytes in the current snapshot: the map scaled to fit. */
+  private embPoints(): { x: number; y: number }[] {
+    const ins = this.insight!;
+    const xy = ins.snapshots[this.current()].embedding;
+    let lo = Infinity, hi = -Infinity;
+    for (let i = 0; i < xy.length; i++) {
+      lo = Math.min(lo, xy[i]);
+      hi = Math.max(hi, xy[i]);
+    }
+    const span = hi - lo || 1;
+    const w = this.emb.clientWidth || 320, hgt = this.emb.clientHeight || 320, pad = 14;
+    const pts = [];
+    for (let n = 0; n < ins.N; n++) {
+      pts.push({ x: pad + ((xy[2 * n] - lo) / span) * (w - 2 * pad), y: hgt - pad - ((xy[2 * n + 1] - lo) / span) * (hgt - 2 * pad) });
+    }
+    return pts;
+  }
+
+  private drawEmbedding(): void {
+    const ins = this.insight;
+    if (!ins || this.count() === 0) return;
+    const dpr = window.devicePixelRatio || 1;
+    const w = this.emb.clientWidth || 320, hgt = this.emb.clientHeight || 320;
+    this.emb.width = Math.round(w * dpr);
+    this.emb.height = Math.round(hgt * dpr);
+    const ctx = this.emb.getContext('2d')!;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, hgt);
+    ctx.font = '12px ui-monospace, monospace';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    const pts = this.embPoints();
+    const near = this.embSel >= 0 ? this.neighbours(this.embSel, pts, 5) : [];
+    const fg = cssVar('--fg') || '#222';
+    for (let n = 0; n < ins.N; n++) {
+      const b = ins.bytes[n];
+      // classes a reader looks for: letters (vowels apart), digits, space and punctuation, UTF-8 bytes
+      const ch = String.fromCharCode(b);
+      ctx.fillStyle = n === this.embSel ? '#e0662a' : near.includes(n) ? '#2a9d5c'
+        : b >= 0x80 ? (b < 0xc0 ? '#a05ad8' : '#d85aa0') : /[aeiouAEIOU]/.test(ch) ? '#3a6fd8' : /[0-9]/.test(ch) ? '#c08a00' : /[A-Za-z]/.test(ch) ? fg : '#7a8596';
+      ctx.fillText(label(b), pts[n].x, pts[n].y);
+    }
+    if (this.embSel >= 0 && this.embSel < ins.N) this.describeByte(this.embSel, near);
+  }
+
+  /** The k bytes nearest to byte n on the drawn map. */
+  private neighbours(n: number, pts: { x: number; y: number }[], k: number): number[] {
+    return pts.map((p, i) => ({ i, d: (p.x - pts[n].x) ** 2 + (p.y - pts[n].y) ** 2 })).filter((e) => e.i !== n)
+      .sort((a, b) => a.d - b.d).slice(0, k).map((e) => e.i);
+  }
+
+  private describeByte(n: number, near: number[]): void {
+    const ins = this.insight!;
+    const b = ins.bytes[n];
+    setText(this.embInfo, `${label(b)} (0x${b.toString(16).padStart(2, '0')}, ${byteRole(b)}): nearest on the map ${near.map((i) => label(ins.bytes[i])).join(' ')}`);
+    this.embInfo.dataset.byte = String(b);
+  }
+
+  private embHover(e: MouseEvent): void {
+    if (!this.insight || this.count() === 0) return;
+    const r = this.emb.getBoundingClientRect();
+    const x = e.clientX - r.left, y = e.clientY - r.top;
+    const pts = this.embPoints();
+    let best = -1, bd = 400;   // within 20 px
+    pts.forEach((p, i) => {
+      const d = (p.x - x) ** 2 + (p.y - y) ** 2;
+      if (d < bd) [best, bd] = [i, d];
+    });
+    if (best >= 0 && best !== this.embSel) {
+      this.embSel = best;
+      this.drawEmbedding();
+    }
+  }
+
+  private embKey(e: KeyboardEvent): void {
+    const N = this.insight?.N ?? 0;
+    if (!N) return;
+    const step = e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowUp' ? -1 : 0;
+    if (!step) return;
+    e.preventDefault();
+    this.embSel = (Math.max(0, this.embSel) + step + N) % N;
+    this.drawEmbedding();
+  }
+
+  // ------------------------------------------------------------ view 5: what changed
+
+  private drawChanged(): void {
+    const ins = this.insight;
+    if (!ins || this.count() === 0) return;
+    const a = ins.snapshots[Math.max(0, this.aSel.selectedIndex)];
+    const b = ins.snapshots[Math.max(0, this.bSel.selectedIndex)];
+    if (!a || !b) return;
+    clear(this.changed);
+    let learned = 0, sumA = 0, sumB = 0, n = 0;
+    for (let t = 0; t < ins.T && t < ins.probe.length; t++) {
+      const la = a.probeLoss[t], lb = b.probeLoss[t];
+      const cell = h('span', { class: 'tok', 'data-t': t }, label(ins.probe[t]));
+      if (Number.isFinite(la) && Number.isFinite(lb)) {
+        const d = lb - la;
+        cell.style.background = diffColor(d);
+        cell.title = `${label(ins.probe[t])}: ${la.toFixed(2)} → ${lb.toFixed(2)} nats (${d <= 0 ? '' : '+'}${d.toFixed(2)})`;
+        cell.dataset.diff = d.toFixed(4);
+        if (d < -0.5) learned++;
+        sumA += la;
+        sumB += lb;
+        n++;
+      }
+      this.changed.append(cell);
+    }
+    setText(this.changedSummary, n ? `Step ${formatCount(a.step)} → ${formatCount(b.step)}: mean loss of the probe ${(sumA / n).toFixed(2)} → ${(sumB / n).toFixed(2)} nats; ${learned} of ${n} bytes got at least 0.5 nats easier.` : '');
+    this.drawPositions(a.positionLoss, b.positionLoss, a.step, b.step);
+  }
+
+  /** Loss against position in the window, at both snapshots (a plain line chart on a canvas). */
+  private drawPositions(a: Float32Array, b: Float32Array, stepA: number, stepB: number): void {
+    const c = this.posCanvas;
+    const dpr = window.devicePixelRatio || 1;
+    const w = c.clientWidth || 480, hgt = c.clientHeight || 160, pad = 28;
+    c.width = Math.round(w * dpr);
+    c.height = Math.round(hgt * dpr);
+    const ctx = c.getContext('2d')!;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, hgt);
+    let hi = 0;
+    for (const v of [...a, ...b]) if (Number.isFinite(v)) hi = Math.max(hi, v);
+    if (!hi) return;
+    const P = a.length;
+    const x = (p: number) => pad + (p / Math.max(1, P - 1)) * (w - pad - 8);
+    const y = (v: number) => hgt - pad + 8 - (v / hi) * (hgt - pad - 8);
+    ctx.strokeStyle = cssVar('--muted') || '#666';
+    ctx.fillStyle = ctx.strokeStyle;
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.beginPath();
+    ctx.moveTo(pad, 4);
+    ctx.lineTo(pad, hgt - pad + 8);
+    ctx.lineTo(w - 4, hgt - pad + 8);
+    ctx.stroke();
+    ctx.fillText(`${hi.toFixed(1)} nats`, 2, 12);
+    ctx.fillText('position in the window →', pad + 4, hgt - 4);
+    for (const [series, color, step] of [[a, '#9aa5b8', stepA], [b, '#e0662a', stepB]] as const) {
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      let started = false;
+      for (let p = 0; p < P; p++) {
+        if (!Number.isFinite(series[p])) continue;
+        if (started) ctx.lineTo(x(p), y(series[p]));
+        else ctx.moveTo(x(p), y(series[p]));
+        started = true;
+      }
+      ctx.stroke();
+      ctx.fillStyle = color;
+      ctx.fillText(`step ${step}`, w - 70, color === '#e0662a' ? 28 : 14);
+    }
+  }
+
+  // ------------------------------------------------------------ view 4: step-through generation
+
+  private drawTree(s: RunState): void {
+    setText(this.treeNote, s.treeNote || (s.tree ? `Model at step ${formatCount(s.tree.step)}; ${s.tree.nodes.length} nodes, ${s.tree.positionsComputed} positions computed (the KV cache of a branch is reused)` : 'Press Begin to grow a tree from the prompt.'));
+    clear(this.pathEl);
+    clear(this.cands);
+    clear(this.treeEl);
+    const t = s.tree;
+    this.backBtn.disabled = !t || t.nodes[s.treeSelected]?.parent < 0;
+    if (!t) return;
+    const sel = t.nodes[s.treeSelected];
+    // the path: prompt, then each byte as a button that walks back to it
+    const path: number[] = [];
+    for (let n = s.treeSelected; n > 0; n = t.nodes[n].parent) path.unshift(n);
+    this.pathEl.append(h('span', { class: 'st-prompt' }, displayString(t.prompt)));
+    for (const n of path) {
+      const b = h('button', { type: 'button', class: 'st-byte', 'data-node': n, title: `p = ${formatProb(t.nodes[n].prob)}: walk back here` }, label(t.nodes[n].token));
+      b.addEventListener('click', () => this.handlers.treeSelect(n));
+      this.pathEl.append(b);
+    }
+    this.pathEl.dataset.node = String(s.treeSelected);
+    // the candidates after the selected node
+    sel.topTokens.forEach((tok, i) => {
+      const grown = [...sel.children].some((c) => t.nodes[c].token === tok);
+      const b = h('button', { type: 'button', class: `st-cand${grown ? ' grown' : ''}`, 'data-token': tok },
+        h('span', { class: 'mono' }, label(tok)), h('small', {}, ` ${formatProb(sel.topProbs[i])}`));
+      b.style.setProperty('--p', String(sel.topProbs[i]));
+      b.addEventListener('click', () => this.handlers.treeExtend(s.treeSelected, tok));
+      this.cands.append(b);
+    });
+    // the tree: every branch as nested lists of buttons
+    const walk = (n: number): HTMLElement => {
+      const node = t.nodes[n];
+      const li = h('li', {});
+      const b = h('button', { type: 'button', class: `st-node${n === s.treeSelected ? ' selected' : ''}`, 'data-node': n, 'aria-current': n === s.treeSelected ? 'true' : null },
+        n === 0 ? 'prompt' : `${label(node.token)} ${formatProb(node.prob)}`);
+      b.addEventListener('click', () => this.handlers.treeSelect(n));
+      li.append(b);
+      if (node.children.length) {
+        const ul = h('ul', {});
+        for (const c of node.children) ul.append(walk(c));
+        li.append(ul);
+      }
+      return li;
+    };
+    this.treeEl.append(h('ul', { class: 'tree-root' }, walk(0)));
+  }
+
+  // ------------------------------------------------------------ view 6: compare runs
+
+  private drawCompare(s: RunState): void {
+    setText(this.cmpNote, s.compareNote || (s.runs.length ? 'Tick runs to overlay their validation loss (the current run is always drawn).' : 'Runs you train are kept in this browser; they appear here to compare.'));
+    clear(this.cmpList);
+    for (const r of s.runs) {
+      const box = h('input', { type: 'checkbox', id: `cmp-${r.id}`, 'data-run': r.id, checked: this.cmpChecked.has(r.id) });
+      box.addEventListener('change', () => {
+        if (box.checked) {
+          this.cmpChecked.add(r.id);
+          if (!s.compare[r.id] || s.compare[r.id].step !== r.step) this.handlers.compareRun(r.id);
+        } else this.cmpChecked.delete(r.id);
+        this.drawCompare(this.store.get());
+      });
+      this.cmpList.append(h('label', { class: 'cmp-run' }, box, ` ${r.name} — ${r.model}, step ${formatCount(r.step)}${r.current ? ' (this run)' : ''}`));
+    }
+    // series: the current run, then each ticked run whose curves arrived
+    const runs: { name: string; steps: number[]; losses: number[] }[] = [];
+    if (s.model && s.history.valSteps.length) runs.push({ name: `this run (${configLine(s.model.config)})`, steps: s.history.valSteps, losses: s.history.valLosses });
+    for (const id of this.cmpChecked) {
+      const c: RunCurvesMsg | undefined = s.compare[id];
+      const r = s.runs.find((x) => x.id === id);
+      if (c && r) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses] });
+    }
+    this.cmpHost.dataset.series = String(runs.length);
+    this.plotCompare(runs);
+  }
+
+  private plotCompare(runs: { name: string; steps: number[]; losses: number[] }[]): void {
+    // one x axis: the union of the evaluated steps; gaps where a run has no point
+    const xs = [...new Set(runs.flatMap((r) => r.steps))].sort((a, b) => a - b);
+    const data = [xs, ...runs.map((r) => {
+      const m = new Map(r.steps.map((st, i) => [st, r.losses[i]]));
+      return xs.map((x) => m.get(x) ?? null);
+    })] as uPlot.AlignedData;
+    const key = runs.map((r) => r.name).join('|');
+    const colors = ['#3a6fd8', '#e0662a', '#2a9d5c', '#a05ad8', '#c08a00', '#d85aa0'];
+    if (!this.cmpPlot || this.cmpHost.dataset.key !== key) {
+      this.cmpPlot?.destroy();
+      this.cmpHost.dataset.key = key;
+      const axis = cssVar('--muted') || '#666';
+      this.cmpPlot = new uPlot({
+        width: Math.max(280, this.cmpHost.clientWidth || 600), height: 220,
+        scales: { x: { time: false } },
+        axes: [{ stroke: axis, label: 'step' }, { stroke: axis, label: 'validation loss (nats per byte)', size: 48 }],
+        series: [{ label: 'step' }, ...runs.map((r, i) => ({ label: r.name, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
+      }, data, this.cmpHost);
+    } else this.cmpPlot.setData(data);
+  }
+}
+
+function configLine(c: { n_layer: number; n_embd: number; block_size: number; learning_rate: number; batch_size: number }): string {
+  return `${c.n_layer}L × ${c.n_embd}, ctx ${c.block_size}, lr ${c.learning_rate}, batch ${c.batch_size}`;
+}
