@@ -5,10 +5,14 @@
 //      thread (the peak measured in Node by build/wasm-tests/kernels_bench.cjs when it is built);
 //   2. time to quality: from clicking Start to a validation loss <= 1.90 with the default
 //      build (threads when cross-origin isolated), on nanoGPT's CPU schedule (the preset);
-//   3. generation bytes/s with the KV cache.
+//   3. generation bytes/s with the KV cache;
+//   4. what the run's history costs ("watch it learn": a snapshot at every evaluation): config S,
+//      an evaluation every 100 steps, the same steps timed with the history on and off
+//      (?history=off), alternating, twice each, and the core's own snapshot time in those runs.
 // Serves dist/ with `vite preview` (COOP/COEP headers) on a free port. Needs `npm run build`.
 //   BENCH_SKIP_QUALITY=1 skips the (minutes long) time-to-quality run; BENCH_PRESETS=S,M picks the
-//   configs; --contended adds config S with one core kept busy (issue 11, item 13).
+//   configs; --contended adds config S with one core kept busy (issue 11, item 13); BENCH_ONLY=history
+//   runs 4 only.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -88,7 +92,8 @@ if (fs.existsSync(kernelsWasm)) {
 console.log(peak ? `  SIMD128 peak, one thread (Node): ${peak.toFixed(1)} GFLOP/s` : '  (no SIMD128 peak: build/wasm-tests is not built; scripts/build-wasm.sh tests)');
 // steps: warm-up and measured, per preset (M takes ~1 s a step in one thread)
 const PLAN = { S: { warm: 30, measure: 120, gen: 2000 }, M: { warm: 3, measure: 12, gen: 300 } };
-const presets = (process.env.BENCH_PRESETS || 'S,M').split(',');
+const only = process.env.BENCH_ONLY ?? '';
+const presets = only ? [] : (process.env.BENCH_PRESETS || 'S,M').split(',');
 // Throughput: training only (validation off; it is measured with the time to quality below).
 // Trains `preset` from a fresh page (validation off) and measures steps warm..warm+measure by the
 // wall clock. fixedThreads: pick that count in the threads picker (else the build's default).
@@ -136,7 +141,7 @@ for (const preset of presets) {
 // --contended: config S with one core kept busy by a spinning process (pinned to the last CPU when
 // taskset exists): the single-thread build, the threads build with the tuner (its default) and
 // with a fixed count of all cores. Goal (issue 11): the default >= 0.9x the single-thread build.
-if (process.argv.includes('--contended')) {
+if (!only && process.argv.includes('--contended')) {
   const cpus = os.cpus().length;
   const spin = fs.existsSync('/usr/bin/taskset') ? ['taskset', ['-c', String(cpus - 1), process.execPath, '-e', 'for(;;){}']] : [process.execPath, ['-e', 'for(;;){}']];
   const spinner = spawn(spin[0], spin[1], { stdio: 'ignore' });
@@ -157,7 +162,7 @@ if (process.argv.includes('--contended')) {
   }
 }
 
-if (!process.env.BENCH_SKIP_QUALITY) {
+if (!only && !process.env.BENCH_SKIP_QUALITY) {
   const ready = await open('');
   const t0 = Date.now();
   await page.click('#btn-start');
@@ -180,6 +185,40 @@ if (!process.env.BENCH_SKIP_QUALITY) {
   }
   await stop();
 }
+// The history's cost: wall-clock time of the same steps (evaluations included, so snapshots too)
+// with the history on and off, single-threaded (steadier on a shared machine), alternating.
+if (!only || only === 'history') {
+  const FROM = 20, TO = 320;   // three evaluations (steps 100, 200, 300) and their snapshots in the window
+  const times = { on: [], off: [] };
+  const shares = [];   // the core's own snapshot time / wall time, in the same run (steadier than two runs' speeds)
+  for (const mode of ['on', 'off', 'on', 'off']) {
+    await open(`?variant=simd${mode === 'off' ? '&history=off' : ''}`, 100);
+    await page.click('#btn-start');
+    await waitFor((d, n) => d.step >= n, 180_000, FROM);
+    const s0 = await dbg((d) => d.step);
+    const snap0 = await dbg((d) => d.timing.snapshotMs);
+    const t0 = Date.now();
+    await waitFor((d, n) => d.step >= n, 600_000, TO);
+    const s1 = await dbg((d) => d.step);
+    const sec = (Date.now() - t0) / 1000;
+    const snapSec = ((await dbg((d) => d.timing.snapshotMs)) - snap0) / 1000;
+    const kept = await dbg((d) => (d.insight ? d.insight.snapshots.length : 0));
+    await stop();
+    times[mode].push((s1 - s0) / sec);
+    if (mode === 'on') shares.push(snapSec / sec);
+    console.log(`  history ${mode.padEnd(3)}: ${((s1 - s0) / sec).toFixed(2)} steps/s (steps ${s0}..${s1}, ${sec.toFixed(1)} s, ` +
+      `evaluation every 100 steps, ${kept} snapshots kept${mode === 'on' ? `, the core's snapshot time ${snapSec.toFixed(2)} s = ${(100 * snapSec / sec).toFixed(2)}% of the wall time` : ''}; ` +
+      `load average ${os.loadavg()[0].toFixed(2)})`);
+    await page.click('#btn-reset');
+    await waitFor((d) => !d.model, 30_000);
+  }
+  const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
+  const cost = 1 - mean(times.on) / mean(times.off);
+  results.history = { onStepsPerSec: mean(times.on), offStepsPerSec: mean(times.off), cost, snapshotShare: mean(shares) };
+  console.log(`  history on vs off: ${(100 * cost).toFixed(1)}% slower (config S, simd, mean of two runs each; on a busy machine mostly noise); ` +
+    `the snapshots themselves: ${(100 * mean(shares)).toFixed(2)}% of the wall time (the core's timing, same runs)`);
+}
+
 await ctx.close();
 await server.close();
 fs.rmSync(userDataDir, { recursive: true, force: true });
