@@ -85,6 +85,7 @@ export class LearnViews {
   private cmpNote: HTMLElement;
   private cmpPlot: uPlot | null = null;
   private cmpChecked = new Set<string>();
+  private cmpRunsKey = '';
 
   constructor(private store: PageStore, host: HTMLElement, private handlers: LearnHandlers) {
     // ---- the shared slider
@@ -171,7 +172,8 @@ export class LearnViews {
 
     watch(store, ['insight', 'insightRev'], () => this.onHistory());
     watch(store, ['tree', 'treeSelected', 'treeNote'], (s) => this.drawTree(s));
-    watch(store, ['runs', 'compare', 'compareNote', 'historyRev', 'runId'], (s) => this.drawCompare(s));
+    // validation points arrive with valStep; the list is rebuilt only when the runs change (keeps focus)
+    watch(store, ['runs', 'compare', 'compareNote', 'valStep', 'model', 'runId'], (s) => this.drawCompare(s));
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.drawSnapshotViews());
     window.addEventListener('resize', () => this.drawSnapshotViews());
   }
@@ -249,6 +251,10 @@ export class LearnViews {
       setText(this.stepLabel, ins && !ins.enabled ? 'this run keeps no history' : 'no snapshots yet: they are taken at every evaluation');
       this.stepLabel.dataset.step = '';
       clear(this.maps);
+      return;
+    }
+    if (ins.kind !== 'gpt') {
+      setText(this.stepLabel, 'a translation model: its history (cross-attention) is in the wasm API, not drawn here yet');
       return;
     }
     const i = this.current();
@@ -491,28 +497,35 @@ export class LearnViews {
 
   private drawCompare(s: RunState): void {
     setText(this.cmpNote, s.compareNote || (s.runs.length ? 'Tick runs to overlay their validation loss (the current run is always drawn).' : 'Runs you train are kept in this browser; they appear here to compare.'));
-    clear(this.cmpList);
-    for (const r of s.runs) {
-      const box = h('input', { type: 'checkbox', id: `cmp-${r.id}`, 'data-run': r.id, checked: this.cmpChecked.has(r.id) });
-      box.addEventListener('change', () => {
-        if (box.checked) {
-          this.cmpChecked.add(r.id);
-          if (!s.compare[r.id] || s.compare[r.id].step !== r.step) this.handlers.compareRun(r.id);
-        } else this.cmpChecked.delete(r.id);
-        this.drawCompare(this.store.get());
-      });
-      this.cmpList.append(h('label', { class: 'cmp-run' }, box, ` ${r.name} — ${r.model}, step ${formatCount(r.step)}${r.current ? ' (this run)' : ''}`));
-    }
+    const runsKey = s.runs.map((r) => `${r.id}@${r.step}:${r.name}:${r.current}`).join('|');
+    if (runsKey !== this.cmpRunsKey) this.listRuns(s, runsKey);
     // series: the current run, then each ticked run whose curves arrived
     const runs: { name: string; steps: number[]; losses: number[] }[] = [];
     if (s.model && s.history.valSteps.length) runs.push({ name: `this run (${configLine(s.model.config)})`, steps: s.history.valSteps, losses: s.history.valLosses });
     for (const id of this.cmpChecked) {
       const c: RunCurvesMsg | undefined = s.compare[id];
       const r = s.runs.find((x) => x.id === id);
-      if (c && r) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses] });
+      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses] });
     }
     this.cmpHost.dataset.series = String(runs.length);
     this.plotCompare(runs);
+  }
+
+  private listRuns(s: RunState, key: string): void {
+    this.cmpRunsKey = key;
+    clear(this.cmpList);
+    for (const r of s.runs) {
+      const box = h('input', { type: 'checkbox', id: `cmp-${r.id}`, 'data-run': r.id, checked: this.cmpChecked.has(r.id) });
+      box.addEventListener('change', () => {
+        if (box.checked) {
+          this.cmpChecked.add(r.id);
+          const have = this.store.get().compare[r.id];
+          if (!have || have.step !== r.step) this.handlers.compareRun(r.id);
+        } else this.cmpChecked.delete(r.id);
+        this.drawCompare(this.store.get());
+      });
+      this.cmpList.append(h('label', { class: 'cmp-run' }, box, ` ${r.name} — ${r.model}, step ${formatCount(r.step)}${r.current ? ' (this run)' : ''}`));
+    }
   }
 
   private plotCompare(runs: { name: string; steps: number[]; losses: number[] }[]): void {
