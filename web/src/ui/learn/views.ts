@@ -552,5 +552,5 @@ export class LearnViews {
 }
 
 function configLine(c: { n_layer: number; n_embd: number; block_size: number; learning_rate: number; batch_size: number }): string {
-  return `${c.n_layer}L × ${c.n_embd}, ctx ${c.block_size}, lr ${c.learning_rate}, batch ${c.batch_size}`;
+  return `${c.n_layer}L × ${c.n_embd}, ctx ${c.block_size}, lr ${+c.learning_rate.toPrecision(3)}, batch ${c.batch_size}`;   // float32 noise off
 }
