@@ -131,7 +131,7 @@ describe('watch it learn', () => {
     await waitState(page, (s) => s.treeSelected === 0);
     await page.locator('#st-cands .st-cand').nth(2).click();
     await waitState(page, (s) => s.tree.nodes.length === 5 && s.treeSelected === 4);
-    const tree = await state(page, (s) => s.tree.nodes.map((n: any) => ({ parent: n.parent, children: [...n.children] })));
+    const tree: { parent: number; children: number[] }[] = await state(page, (s) => s.tree.nodes.map((n: any) => ({ parent: n.parent, children: [...n.children] })));
     expect(tree.map((n) => n.parent)).toEqual([-1, 0, 1, 1, 0]);
     expect(tree[0].children).toEqual([1, 4]);
     expect(tree[1].children).toEqual([2, 3]);

@@ -70,7 +70,10 @@ const learn = h('section', { id: 'learn', class: 'card wide', 'aria-labelledby':
     'step through and branch, and your runs side by side.'),
   h('div', { id: 'learn-body' }, h('p', { class: 'muted small' }, 'Loading the views…')));
 learn.querySelector('h2')!.id = 'learn-title';
+let learnLoading = false;
 const loadLearn = () => {
+  if (learnLoading) return;
+  learnLoading = true;
   observer.disconnect();
   void import('./ui/learn/views').then(({ LearnViews }) => {
     const body = $('#learn-body');
@@ -83,7 +86,7 @@ const loadLearn = () => {
 };
 const observer = new IntersectionObserver((e) => { if (e.some((x) => x.isIntersecting)) loadLearn(); }, { rootMargin: '600px' });
 observer.observe(learn);
-learn.addEventListener('focusin', loadLearn, { once: true });
+learn.addEventListener('focusin', loadLearn);
 
 $('#banner-slot').append(banner.el);
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 watch it learn
