@@ -181,6 +181,7 @@ function fallBack(b: GpuBackend, e: GpuBackendError): void {
   }
   const history = rewoundFrom !== null ? needSession().history() : null;
   reportBackend({ kind: e.kind, message: e.message, step, lostSteps: rewoundFrom !== null ? rewoundFrom - step : 0, history });
+  if (rewoundFrom !== null) sendInsight(true);   // snapshots after the good state went with it
 }
 
 /** f on the GPU; if the GPU gives up, fall back and do it on the CPU instead (cpu()). */
