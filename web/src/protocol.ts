@@ -224,7 +224,7 @@ export type FromWorker =
   | { type: 'reset' }
   | { type: 'state'; running: boolean; reason: 'started' | 'paused' | 'finished' | 'error'; step: number }
   | Progress
-  | { type: 'evalResult'; step: number; loss: number }
+  | { type: 'evalResult'; step: number; loss: number; snapshotMs?: number }  // snapshotMs: of the evaluation, the history's snapshot
   | SampleChunk
   | InspectionMsg
   | { type: 'checkpoint'; reason: CheckpointReason; step: number; bytes: ArrayBuffer }

@@ -342,7 +342,7 @@ function sendSlice(r: Slice): void {
       threadsReason: r.threadsReason ?? '',
     });
   }
-  for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss });
+  for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss, snapshotMs: e.snapshotMs });
   if (r.rollbacks.length) sendInsight(true);   // the NaN guard dropped later snapshots
   else if (r.evals.length) sendInsight(false);
 }

@@ -187,6 +187,7 @@ export class Controller {
     const s = this.get();
     s.history.addVal(m.step, m.loss);
     this.set({ valLoss: m.loss, valStep: m.step, historyRev: s.historyRev + 1 });
+    if (m.snapshotMs) this.set({ timing: { ...s.timing, snapshotMs: s.timing.snapshotMs + m.snapshotMs } });
   }
 
   private onSampleChunk(m: Msg<'sampleChunk'>): void {

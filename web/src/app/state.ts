@@ -133,7 +133,7 @@ export interface RunState {
   inspection: InspectionMsg | null;
   tokenLosses: number[];
   // for the tests and the console
-  timing: { readyMs: number; firstStepMs: number; moduleLoadMs: number };
+  timing: { readyMs: number; firstStepMs: number; moduleLoadMs: number; snapshotMs: number };  // snapshotMs: the history's snapshots so far (bench:page)
   counts: Record<string, number>;
   errors: string[];
 }
@@ -150,7 +150,7 @@ export function initialState(): RunState {
     download: false, runId: null, lastSave: null, saveNote: 'Nothing saved yet.', runs: [], storage: null, resumeOffer: null,
     sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
     inspectId: 0, inspectInFlight: false, inspectLen: null, lastInspectAt: 0, inspectNote: null, inspection: null, tokenLosses: [],
-    timing: { readyMs: 0, firstStepMs: 0, moduleLoadMs: 0 }, counts: {}, errors: [],
+    timing: { readyMs: 0, firstStepMs: 0, moduleLoadMs: 0, snapshotMs: 0 }, counts: {}, errors: [],
   };
 }
 
