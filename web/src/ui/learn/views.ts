@@ -515,7 +515,8 @@ export class LearnViews {
     this.cmpRunsKey = key;
     clear(this.cmpList);
     for (const r of s.runs) {
-      const box = h('input', { type: 'checkbox', id: `cmp-${r.id}`, 'data-run': r.id, checked: this.cmpChecked.has(r.id) });
+      // the current run is always drawn
+      const box = h('input', { type: 'checkbox', id: `cmp-${r.id}`, 'data-run': r.id, checked: r.current || this.cmpChecked.has(r.id), disabled: r.current });
       box.addEventListener('change', () => {
         if (box.checked) {
           this.cmpChecked.add(r.id);
@@ -544,7 +545,7 @@ export class LearnViews {
       this.cmpPlot = new uPlot({
         width: Math.max(280, this.cmpHost.clientWidth || 600), height: 220,
         scales: { x: { time: false } },
-        axes: [{ stroke: axis, label: 'step' }, { stroke: axis, label: 'validation loss (nats per byte)', size: 48 }],
+        axes: [{ stroke: axis, label: 'step' }, { stroke: axis, label: 'val loss (nats/byte)', size: 48 }],
         series: [{ label: 'step' }, ...runs.map((r, i) => ({ label: r.name, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
       }, data, this.cmpHost);
     } else this.cmpPlot.setData(data);
