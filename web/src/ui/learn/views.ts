@@ -543,7 +543,7 @@ export class LearnViews {
       this.cmpHost.dataset.key = key;
       const axis = cssVar('--muted') || '#666';
       this.cmpPlot = new uPlot({
-        width: Math.max(280, this.cmpHost.clientWidth || 600), height: 220,
+        width: Math.max(240, this.cmpHost.clientWidth || 320), height: 220,
         scales: { x: { time: false } },
         axes: [{ stroke: axis, label: 'step' }, { stroke: axis, label: 'val loss (nats/byte)', size: 48 }],
         series: [{ label: 'step' }, ...runs.map((r, i) => ({ label: r.name, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
