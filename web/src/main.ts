@@ -102,6 +102,7 @@ async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const variant = params.get('variant');
   const threads = Number(params.get('threads'));
+  controller.keepHistory = params.get('history') !== 'off';   // ?history=off: runs without snapshots (bench:page)
   // WebGPU when the browser has it (the worker checks for an adapter; ?backend=webgpu|wasm forces one)
   const backend = chooseBackend(location.search, 'gpu' in navigator);
   controller.init({

@@ -308,9 +308,7 @@ export class Controller {
     if (!s.model) {
       if (!s.settings || !s.corpus) return;
       this.set({ creating: true, pendingStart: true });
-      // ?history=off: a run without snapshots (bench:page measures what they cost)
-      const history = new URLSearchParams(location.search).get('history') !== 'off';
-      this.client.send({ type: 'create', config: s.settings, history });
+      this.client.send({ type: 'create', config: s.settings, history: this.keepHistory });
       return;
     }
     this.sendStart();
@@ -444,6 +442,9 @@ export class Controller {
     this.set({ loading: { name: file.name, reason: 'file' } });
     this.client.send({ type: 'loadSafetensors', bytes, name: file.name });
   }
+
+  /** New runs keep a history of snapshots (main.ts: ?history=off turns it off; bench:page measures its cost). */
+  keepHistory = true;
 
   /** Called before the live model goes (reset, a checkpoint loaded over it): main.ts saves its run. */
   beforeReplace: () => void = () => undefined;
