@@ -162,13 +162,15 @@ val tokens_to_js(const std::vector<sample::Token>& toks) {
 }
 
 // A run slice (tinygpt::Slice) as advance() returns it: {firstStep, step, losses: Float32Array,
-// evals: [{step, loss, ms}], trainMs, tokensPerSec, lr, gradNorm, finished, etaSeconds, rollbacks, error}
+// evals: [{step, loss, exactMatch, cer, ms}], trainMs, tokensPerSec, lr, gradNorm, finished, etaSeconds, rollbacks, error}
 val slice_to_js(const Slice& s) {
   val evals = val::array();
   for (const Evaluation& e : s.evals) {
     val o = val::object();
     o.set("step", double(e.step));
     o.set("loss", e.loss);
+    o.set("exactMatch", e.exact_match);  // seq2seq: held-out exact match and CER; NaN for gpt
+    o.set("cer", e.cer);
     o.set("ms", e.ms);
     evals.call<void>("push", o);
   }
@@ -228,7 +230,7 @@ class Session {
   bool corpusMatchesCheckpoint() const { return trainer_->corpus_matches_checkpoint(); }
 
   // The run loop (tinygpt::Run): at most maxSteps steps, returning after about budgetMs of wall
-  // time. {firstStep, step, losses: Float32Array, evals: [{step, loss, ms}], trainMs, tokensPerSec,
+  // time. {firstStep, step, losses: Float32Array, evals: [{step, loss, exactMatch, cer, ms}], trainMs, tokensPerSec,
   // lr, gradNorm, finished, etaSeconds, error}
   val advance(double max_steps, double budget_ms) {
     return guarded([&] {
@@ -480,6 +482,24 @@ val builtinTask(const std::string& name, double seed) {
   });
 }
 
+// A TSV of pairs read as a seq2seq session with this block_size would read it (Session.setCorpus),
+// without a model: {pairs, trainPairs, valPairs, longestSource, longestTarget, report}. Throws the
+// core's message (which lines, and why) when no line is a usable pair. The page shows the report
+// before a model exists, and checks a dropped file with it.
+val pairsReport(const val& bytes, int block_size) {
+  return guarded([&] {
+    const data::PairDataset d(bytes_from(bytes, "the pairs"), block_size);
+    val o = val::object();
+    o.set("pairs", double(d.size()));
+    o.set("trainPairs", double(d.train_size()));
+    o.set("valPairs", double(d.val_size()));
+    o.set("longestSource", d.max_source_len());
+    o.set("longestTarget", d.max_target_len());
+    o.set("report", d.report().summary());
+    return o;
+  });
+}
+
 // {problems: [{field, message}], parameters, trainingBytes} for a config, computed without
 // allocating the model: every out-of-range field and broken rule, and the memory limit.
 val checkConfig(const val& config) {
@@ -612,6 +632,7 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
   emscripten::function("describeCheckpoint", &describeCheckpoint);
   emscripten::function("builtinTasks", &builtinTasks);
   emscripten::function("builtinTask", &builtinTask);
+  emscripten::function("pairsReport", &pairsReport);
 }
 
 // ---- model files: a session from a .safetensors file ---------------------------------------------

@@ -91,7 +91,8 @@ export interface Slice {
   firstStep: number;       // steps done before the slice
   step: number;            // steps done after it
   losses: Float32Array;    // one per step, measured before the update
-  evals: { step: number; loss: number; ms: number }[];  // validation losses taken during the slice
+  /** Validation taken during the slice; seq2seq also held-out exact match and CER (NaN for gpt). */
+  evals: { step: number; loss: number; exactMatch: number; cer: number; ms: number }[];
   trainMs: number;         // time spent in training steps
   tokensPerSec: number;    // the slice's training throughput
   lr: number;              // learning rate of the next step
@@ -156,6 +157,16 @@ export interface TranslationInspection {
 
 export interface TaskInfo { name: string; description: string; pairs: number; longest: number }
 
+/** A TSV of pairs as a seq2seq session with some block_size reads it (pairsReport). */
+export interface PairsReport {
+  pairs: number;           // usable pairs
+  trainPairs: number;
+  valPairs: number;        // held out (10%)
+  longestSource: number;   // bytes
+  longestTarget: number;
+  report: string;          // "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)"
+}
+
 export interface Session {
   setCorpus(bytes: Uint8Array): void;
   hasCorpus(): boolean;
@@ -200,6 +211,8 @@ export interface TinyGPTModule {
   describeCheckpoint(bytes: Uint8Array): CheckpointSummary;
   builtinTasks(): TaskInfo[];
   builtinTask(name: string, seed: number): Uint8Array;  // TSV bytes
+  /** How a seq2seq session with this block_size reads a TSV of pairs; throws the core's message if no line is usable. */
+  pairsReport(tsv: Uint8Array, blockSize: number): PairsReport;
   /** A new run from a .safetensors model file (tinygpt export): its weights and config, step 0. The caller deletes it. */
   sessionFromSafetensors(bytes: Uint8Array, options?: { memory_limit_mb?: number }): Session;
   /** "What is this file?" (core/include/tinygpt/sniff.h): give the first bytes (a few hundred KiB), the file's size and name. */

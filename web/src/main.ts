@@ -15,17 +15,20 @@ import { chooseBackend } from './gpu/backend';
 import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
 import { registerServiceWorker } from './sw-register';
+import { AlignmentPanel } from './ui/alignment-panel';
 import { DataPanel } from './ui/data-panel';
 import { $ } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
 import { initMessages, notify } from './ui/messages';
+import { bindModeSwitch } from './ui/mode-switch';
 import { bindRunBar } from './ui/run-bar';
 import { bindRuntimeBadge, bindThreadsPicker, storedThreadSetting } from './ui/runtime-badge';
 import { SamplePanel } from './ui/sample-panel';
 import { SettingsPanel } from './ui/settings-panel';
 import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
+import { TranslatePanel } from './ui/translate-panel';
 
 const store = createPageStore();
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
@@ -35,10 +38,13 @@ const client = new WorkerClient();
 const controller = new Controller(store, client);
 const corpus: CorpusLoader = new CorpusLoader(store, client, {
   db: () => runs.database(), holdCorpus: (id) => runs.holdCorpus(id), loadCheckpointFile: controller.loadCheckpointFile,
-  loadModelFile: controller.loadModelFile,
+  loadModelFile: controller.loadModelFile, setMode: controller.setMode,
 });
 const runs: Runs = new Runs(store, client, corpus);
 controller.beforeReplace = runs.saveIfBehind;
+// each mode has its own data: the loader puts one aside and brings the other back
+controller.modeChanged = corpus.modeChanged;
+controller.restoreData = corpus.restoreFor;
 
 initMessages($('#messages'));
 bindRuntimeBadge($('#runtime'), store);
@@ -46,6 +52,7 @@ bindThreadsPicker($('#threads-picker'), store, controller.setThreads);
 const dataPanel = new DataPanel(store, {
   onFile: (f) => void corpus.handleFile(f),
   onBuiltin: () => void corpus.loadBuiltin(),
+  onTask: (name) => void corpus.loadTask(name),
   onProblem: (id) => (id ? corpus.problemAction(id) : corpus.dismissProblem()),
 });
 const settingsPanel = new SettingsPanel(store, controller.setSettings);
@@ -55,6 +62,12 @@ const inspectPanel = new InspectPanel(store, {
   onRequest: controller.inspect, onSource: controller.setInspectSource, onText: controller.setInspectText,
   onLive: controller.setInspectLive, onAnotherSlice: controller.anotherSlice, onVisible: controller.setInspectVisible,
 });
+// translation mode: the translate box and the translator's attention maps in place of 4 and 5
+const translatePanel = new TranslatePanel(store, { onTranslate: controller.translate });
+const alignmentPanel = new AlignmentPanel(store, {
+  onRequest: controller.inspect, onSource: controller.setAlignSource, onCustom: controller.setAlignCustom,
+  onAnotherPair: controller.anotherPair, onLive: controller.setInspectLive, onVisible: controller.setAlignVisible,
+});
 const keepPanel = new KeepPanel(store, {
   onDownload: controller.download, onLoadFile: (f) => void controller.loadCheckpointFile(f),
   onResume: (id) => void runs.resume(id), onRename: (id) => void runs.rename(id), onDownloadRun: (id) => void runs.download(id),
@@ -63,14 +76,18 @@ const keepPanel = new KeepPanel(store, {
 const banner = new ResumeBanner(store, (id) => void runs.resume(id), runs.dismissOffer);
 
 $('#banner-slot').append(banner.el);
+bindModeSwitch($('#mode-slot'), store, controller.setMode);
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep
 $('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
-$('#wide').append(trainPanel.el, samplePanel.el, inspectPanel.el, keepPanel.el);
+$('#wide').append(trainPanel.el, samplePanel.el, translatePanel.el, inspectPanel.el, alignmentPanel.el, keepPanel.el);
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
 bindRunBar($('#run-bar'), store, controller.startPause);
-installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), { startPause: controller.startPause, generate: () => samplePanel.generateNow() });
+installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
+  startPause: controller.startPause,
+  generate: () => (store.get().mode === 'seq2seq' ? translatePanel.translateNow() : samplePanel.generateNow()),
+});
 
 async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);
@@ -88,7 +105,7 @@ async function boot(): Promise<void> {
   const carried = takeCarryOver();
   await runs.open(() => RunsDb.open(), carried?.corpus?.id ?? null);
   if (carried?.settings) {
-    patch(store, { formSettings: carried.settings });
+    patch(store, { formSettings: carried.settings, mode: carried.settings.model === 'seq2seq' ? 'seq2seq' : 'gpt' });
     controller.setSettings(carried.settings);
   }
   if (carried?.corpus) void corpus.restore(carried.corpus);

@@ -16,7 +16,10 @@ import { WebGpuDevice } from './gpu/device';
 import { GpuBackendError, isGpuBackendError } from './gpu/errors';
 import type { GpuHostModule } from './gpu/session';
 import type { GpuBackend } from './gpu/worker-gpu';
-import { type BackendInfo, type FromWorker, type SampleOptions, type ThreadSetting, type ToWorker, type Variant, isToWorker, post } from './protocol';
+import {
+  type BackendInfo, type CorpusKind, type FromWorker, type PairsReport, type SampleOptions, type ThreadSetting, type ToWorker, type Variant, isToWorker,
+  post,
+} from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -31,6 +34,7 @@ const THREAD_POOL_MAX = 16;
 let threadCap = 1;                        // min(cores, ?threads=, the module's pool)
 let corpus: Uint8Array | null = null;     // kept to give a new session the same text
 let corpusName = '';
+let corpusKind: CorpusKind = 'text';      // a text for a language model, or pairs for a translator
 
 let running = false;
 let loopActive = false;
@@ -111,7 +115,7 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   send({
     type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: threadCap, threadSetting,
     crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
-    schema: M.configSchema(), presets: M.presets(),
+    schema: M.configSchema(), presets: M.presets(), tasks: M.builtinTasks(),
   });
   await webgpu.find(msg.backend, !!msg.backendForced);
   reportBackend();
@@ -201,8 +205,21 @@ function describe(reason: 'create' | 'load' | 'resume', name?: string): void {
   const h = s.history();
   send({
     type: 'model', reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(),
-    history: h, corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: M!.memoryBytes(),
+    history: h, corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: M!.memoryBytes(), hasCorpus: s.hasCorpus(),
   });
+}
+
+/** The corpus a model kind trains on: a text (gpt) or pairs (seq2seq). */
+const corpusKindOf = (model: string | undefined): CorpusKind => (model === 'seq2seq' ? 'pairs' : 'text');
+
+/** Gives a session the worker's corpus if it is of the session's kind and the session has none (a refused one is left out). */
+function attachCorpus(s: Session): void {
+  if (!corpus || s.hasCorpus() || corpusKind !== corpusKindOf(s.kind())) return;
+  try {
+    s.setCorpus(corpus);
+  } catch {
+    // e.g. pairs longer than this model's block_size: the page asks for data (ModelInfo.hasCorpus)
+  }
 }
 
 function stop(reason: 'paused' | 'finished' | 'error'): void {
@@ -261,10 +278,18 @@ function ensureLoop(): void {
   })();
 }
 
+/** An evaluation as a message; seq2seq ones carry held-out exact match and CER (NaN for gpt: left out). */
+function evalResult(e: { step: number; loss: number; exactMatch?: number; cer?: number }): FromWorker {
+  const metrics = Number.isFinite(e.exactMatch) ? { exactMatch: e.exactMatch, cer: e.cer } : {};
+  return { type: 'evalResult', step: e.step, loss: e.loss, ...metrics };
+}
+
 async function evaluateNow(): Promise<void> {
   const s = needSession();
   const loss = gpu ? await onGpu(gpu, (b) => b.evaluate(), () => s.evaluate()) : s.evaluate();
-  send({ type: 'evalResult', step: s.step(), loss });
+  const h = s.history();   // evaluate() recorded the point, with a translator's metrics
+  const last = h.valLosses.length - 1;
+  send(evalResult({ step: s.step(), loss, exactMatch: h.valExactMatch[last], cer: h.valCer[last] }));
 }
 
 // One slice of the core's run loop (tinygpt::Run: evaluation at step 0, every eval_interval
@@ -295,7 +320,7 @@ function sendSlice(r: Slice): void {
       threadsReason: r.threadsReason ?? '',
     });
   }
-  for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss });
+  for (const e of r.evals) send(evalResult(e));
 }
 
 // One segment of the core's run loop with its steps on the GPU (gpu/worker-gpu.ts): the same
@@ -408,16 +433,30 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'validate': {
       const { problems, parameters, trainingBytes } = M.checkConfig(msg.config);
-      send({ type: 'validation', id: msg.id, problems, parameters, trainingBytes });
+      // pairs: the core's TSV reader at this block_size (a file may have no usable pair at a shorter one)
+      let pairs: PairsReport | undefined;
+      if (msg.config.model === 'seq2seq' && corpus && corpusKind === 'pairs' && !problems.some((p) => p.field === 'block_size')) {
+        try {
+          pairs = M.pairsReport(corpus, msg.config.block_size ?? 64);
+        } catch (e) {
+          problems.push({ field: 'block_size', message: `${corpusName}: ${e instanceof Error ? e.message : e}` });
+        }
+      }
+      send({ type: 'validation', id: msg.id, problems, parameters, trainingBytes, pairs });
       return;
     }
     case 'setCorpus': {
       const bytes = new Uint8Array(msg.bytes);
+      const kind = msg.kind ?? 'text';
       const set = () => {
-        if (session) session.setCorpus(bytes);  // throws (and keeps the old corpus) if too short
+        const live = session && corpusKindOf(session.kind()) === kind ? session : null;
+        // pairs are read by the core first: a file without a usable pair is refused with its line numbers
+        const pairs: PairsReport | undefined = kind === 'pairs' ? M!.pairsReport(bytes, live ? live.config().block_size : msg.blockSize ?? 64) : undefined;
+        if (live) live.setCorpus(bytes);  // throws (and keeps the old corpus) if too short
         corpus = bytes;
         corpusName = msg.name;
-        send({ type: 'corpus', name: corpusName, size: bytes.length });
+        corpusKind = kind;
+        send({ type: 'corpus', name: corpusName, size: bytes.length, pairs });
       };
       if (gpu) return onGpu(gpu, (b) => b.exclusive(set), set);  // between steps: the batches come from it
       set();
@@ -427,7 +466,7 @@ function handle(msg: ToWorker): void | Promise<void> {
       dropSession();
       const s = new M.Session(msg.config);
       try {
-        if (corpus) s.setCorpus(corpus);
+        if (corpus && corpusKind === corpusKindOf(msg.config.model)) s.setCorpus(corpus);
       } catch (e) {
         s.delete();
         throw e;
@@ -442,7 +481,7 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'start': {
       const s = needSession();
-      if (!s.hasCorpus()) throw new Error('no corpus: choose a text first');
+      if (!s.hasCorpus()) throw new Error(s.kind() === 'seq2seq' ? 'no pairs: choose a task or a file of pairs first' : 'no corpus: choose a text first');
       s.setStopAt(msg.stopAt);
       if (!running) {
         running = true;
@@ -502,6 +541,22 @@ function handle(msg: ToWorker): void | Promise<void> {
     case 'sniff':
       send({ type: 'sniffed', id: msg.id, result: M.sniff(new Uint8Array(msg.head), msg.size, msg.name) });
       return;
+    case 'builtinTask':
+      send({ type: 'task', id: msg.id, name: msg.name, bytes: M.builtinTask(msg.name, msg.seed) });
+      return;
+    case 'translate': {
+      const s = needSession();
+      const source = new Uint8Array(msg.source);
+      const r = s.translate(source, msg.options);
+      send({ type: 'translation', id: msg.id, step: s.step(), source, text: r.text, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: msg.options.beam ?? 1 });
+      return;
+    }
+    case 'inspectTranslation': {
+      const s = needSession();
+      const r = s.inspectTranslation(new Uint8Array(msg.source), new Uint8Array(msg.target));
+      send({ type: 'translationInspection', id: msg.id, step: s.step(), ...r });
+      return;
+    }
     case 'load': {
       const bytes = new Uint8Array(msg.bytes);
       // Session.load leaves the session as it was on any error; without a session, a temporary one
@@ -511,7 +566,6 @@ function handle(msg: ToWorker): void | Promise<void> {
         const s = session ?? new M!.Session({});
         try {
           s.load(bytes);
-          if (fresh && corpus) s.setCorpus(corpus);
         } catch (e) {
           if (fresh) s.delete();
           throw e;
@@ -519,6 +573,9 @@ function handle(msg: ToWorker): void | Promise<void> {
         return s;
       };
       const loaded = (s: Session) => {
+        // a checkpoint of the other model kind starts without data: the worker's corpus goes with it
+        // when it is of that kind (attachCorpus), otherwise the page gives it (ModelInfo.hasCorpus)
+        attachCorpus(s);
         stop('paused');
         generation = null;
         gpu?.destroy();  // the previous model's buffers (the session is the same object)
@@ -538,14 +595,7 @@ function handle(msg: ToWorker): void | Promise<void> {
     case 'loadSafetensors': {
       // a new session from the file (the core checks it); the current one stays until it succeeded
       const s = M.sessionFromSafetensors(new Uint8Array(msg.bytes));
-      try {
-        const kind = s.config().model as string;
-        if (kind !== 'gpt') throw new Error(`this is a ${kind} model; the page trains gpt language models (the CLI translates with it: tinygpt translate --ckpt FILE)`);
-        if (corpus) s.setCorpus(corpus);
-      } catch (e) {
-        s.delete();
-        throw e;
-      }
+      attachCorpus(s);
       dropSession();
       session = s;
       applyThreads();

@@ -1,5 +1,6 @@
 // history.ts — the loss curves of the current model: train loss per step, its moving average,
-// and the validation losses at the steps where they were measured. Append-only (tens of
+// and the validation losses at the steps where they were measured (with the translator's
+// held-out exact match and character error rate). Append-only (tens of
 // thousands of points), so it is mutated in place and the store's `historyRev` announces growth;
 // a new model gets a new LossHistory.
 
@@ -12,6 +13,8 @@ export class LossHistory {
   first = 1;
   readonly valSteps: number[] = [];
   readonly valLosses: number[] = [];
+  readonly valExactMatch: number[] = [];  // seq2seq: held-out exact match in [0, 1] (NaN for gpt)
+  readonly valCer: number[] = [];         // seq2seq: character error rate
   private emaState = 0;
   private emaCount = 0;
 
@@ -27,9 +30,11 @@ export class LossHistory {
     }
   }
 
-  addVal(step: number, loss: number): void {
+  addVal(step: number, loss: number, exactMatch = NaN, cer = NaN): void {
     this.valSteps.push(step);
     this.valLosses.push(loss);
+    this.valExactMatch.push(exactMatch);
+    this.valCer.push(cer);
   }
 
   /** The smoothed train loss at the last step. */

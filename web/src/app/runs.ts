@@ -13,7 +13,7 @@ import { normalise } from '../settings';
 import { notify } from '../ui/messages';
 import type { ClientLike } from './controller';
 import type { CorpusLoader } from './corpus-loader';
-import { describeModel } from './derive';
+import { corpusKindFor, describeModel } from './derive';
 import { downloadBytes } from './download';
 import { type PageStore, type RunState, type RunSummary, patch } from './state';
 
@@ -69,8 +69,11 @@ export class Runs {
       return;
     }
     const m = s.model.config;
+    // a model is saved with its own data: a translator loaded without its pairs waits for them
+    if (s.corpus.kind !== corpusKindFor(s.mode)) return;
+    const size = m.model === 'seq2seq' ? `translator, ${m.n_enc_layer} + ${m.n_dec_layer} layers` : `${m.n_layer} layers`;
     this.inFlight = {
-      id: s.runId, name: `${s.corpus.ref.name} · ${m.n_layer} layers, width ${m.n_embd}`, createdAt: Date.now(), savedAt: 0, step: s.step,
+      id: s.runId, name: `${s.corpus.ref.name} · ${size}, width ${m.n_embd}`, createdAt: Date.now(), savedAt: 0, step: s.step,
       settings: normalise(s.schema, m), corpus: s.corpus.ref, elapsedMs: s.elapsedMs,
       variant: s.ready?.variant ?? '', lastLoss: s.lastLoss, valLoss: s.valLoss,
     };
@@ -202,16 +205,12 @@ export class Runs {
     this.offerDismissed = true;
     this.set({ resumeOffer: null });
     try {
-      let bytes: Uint8Array;
-      if (run.corpus.builtin) bytes = await this.corpusLoader.fetchBuiltin();
-      else {
-        const c = await this.db.getCorpus(run.corpus.id);
-        if (!c) throw new Error(`the text it was trained on (${run.corpus.name}) is no longer stored in this browser`);
-        bytes = new Uint8Array(c.bytes);
-      }
+      const bytes = await this.corpusLoader.bytesOf(run.corpus);
+      if (!bytes) throw new Error(`the ${run.corpus.kind === 'pairs' ? 'pairs' : 'text'} it was trained on (${run.corpus.name}) ${run.corpus.kind === 'pairs' ? 'are' : 'is'} no longer stored in this browser`);
       const checkpoint = await this.db.getCheckpoint(run);
       const stats = await analyzeCorpus(bytes);
-      this.corpusLoader.send(run.corpus, bytes, stats);
+      // pairs are read at the run's block_size (the form may show another mode's)
+      this.corpusLoader.send(run.corpus, bytes, stats, bytes.buffer as ArrayBuffer, run.settings.block_size);
       this.resuming = id;
       this.set({ loading: { name: run.name, reason: 'resume', elapsedMs: run.elapsedMs } });
       this.client.send({ type: 'load', bytes: checkpoint, reason: 'resume', name: run.name });

@@ -1,6 +1,8 @@
 // chart.ts — the loss curves (uPlot: 50 kB, canvas, fast enough to redraw tens of thousands of
 // points several times a second). x is the step; train loss per step (faint), its moving
-// average, and the validation loss at the steps where it was measured.
+// average, and the validation loss at the steps where it was measured. For the translator, also
+// the held-out exact match and character error rate of each evaluation, in percent on a second
+// axis at the right.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
@@ -13,6 +15,9 @@ export class LossChart {
   private train: (number | null)[] = [null];
   private ema: (number | null)[] = [null];
   private val: (number | null)[] = [null];
+  private exact: (number | null)[] = [null];
+  private cer: (number | null)[] = [null];
+  private metrics = false;                     // the translator's series are shown
   private source: LossHistory | null = null;   // what is drawn, and how much of it
   private trainSeen = 0;
   private valSeen = 0;
@@ -52,7 +57,36 @@ export class LossChart {
           value: (_u, _v, _si, idx) => this.legendVal(idx) },
       ],
     };
+    if (this.metrics) {
+      const pct = (label: string, color: string, values: () => number[], dash: number[] = []): uPlot.Series => ({
+        label, scale: '%', stroke: color, width: 1.5, dash, spanGaps: true,
+        points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 7, width: 2, fill: cssVar('--card') || '#fff' },
+        value: (_u, _v, _si, idx) => this.legendMetric(values(), idx),
+      });
+      // exact match is 0-100%; a CER above 100% (more edits than reference characters, early on) widens it
+      opts.scales!['%'] = { range: (_u, _min, max) => [0, Math.max(100, Math.ceil(max ?? 100))] };
+      opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: 'held-out %', labelFont: font,
+        labelSize: 18, size: 44, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
+      opts.series.push(
+        pct('exact match', cssVar('--ok') || '#18733f', () => this.source?.valExactMatch ?? []),
+        pct('CER', cssVar('--warn') || '#b45f06', () => this.source?.valCer ?? [], [4, 3]));
+    }
     this.u = new uPlot(opts, this.data(), this.host);
+  }
+
+  /** Shows (or hides) the translator's exact match and CER series. */
+  setMetrics(on: boolean): void {
+    if (on === this.metrics) return;
+    this.metrics = on;
+    this.rebuild();
+  }
+
+  /** The last exact match or CER at or before the cursor, in percent. */
+  private legendMetric(values: number[], idx: number | null): string {
+    const steps = this.source?.valSteps ?? [];
+    const at = idx ?? Infinity;
+    for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at && Number.isFinite(values[i])) return `${(values[i] * 100).toFixed(1)}% @ ${steps[i]}`;
+    return '—';
   }
 
   /** Live legend: the value at the cursor, or the latest one when the cursor is off the chart. */
@@ -71,7 +105,7 @@ export class LossChart {
   }
 
   private data(): uPlot.AlignedData {
-    return [this.x, this.train, this.ema, this.val] as uPlot.AlignedData;
+    return (this.metrics ? [this.x, this.train, this.ema, this.val, this.exact, this.cer] : [this.x, this.train, this.ema, this.val]) as uPlot.AlignedData;
   }
 
   private resize(): void {
@@ -86,6 +120,8 @@ export class LossChart {
       this.train.push(null);
       this.ema.push(null);
       this.val.push(null);
+      this.exact.push(null);
+      this.cer.push(null);
     }
   }
 
@@ -99,6 +135,8 @@ export class LossChart {
       this.train = [null];
       this.ema = [null];
       this.val = [null];
+      this.exact = [null];
+      this.cer = [null];
       if (h.train.length === 0 && h.valSteps.length === 0) {
         this.schedule(true);
         return;
@@ -113,6 +151,9 @@ export class LossChart {
     for (let i = this.valSeen; i < h.valSteps.length; i++) {
       this.grow(h.valSteps[i]);
       this.val[h.valSteps[i]] = h.valLosses[i];
+      const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x * 100 : null);
+      this.exact[h.valSteps[i]] = pct(h.valExactMatch[i]);
+      this.cer[h.valSteps[i]] = pct(h.valCer[i]);
     }
     this.trainSeen = h.train.length;
     this.valSeen = h.valSteps.length;
