@@ -126,7 +126,7 @@ export class Controller {
     const loading = s.loading;
     const settings = normalise(s.schema, m.config);
     const mode: ModelKind = m.config.model === 'seq2seq' ? 'seq2seq' : 'gpt';
-    if (mode !== s.mode) this.formByMode[s.mode] = s.formSettings;
+    if (mode !== s.mode) this.formByMode[s.mode] = s.settings ?? s.formSettings;
     this.set({
       mode, alignment: null, inspection: null, translation: null,
       creating: false, loading: null, running: false, finished: m.step >= m.config.max_iters,
@@ -329,7 +329,7 @@ export class Controller {
   setMode(mode: ModelKind): void {
     const s = this.get();
     if (mode === s.mode || s.model || isBusy(s) || !s.ready) return;
-    this.formByMode[s.mode] = s.formSettings;
+    this.formByMode[s.mode] = s.settings ?? s.formSettings;
     const preset = s.presets.find((p) => p.name === MODE_PRESET[mode]) ?? s.presets.find((p) => p.config.model === mode);
     const form = this.formByMode[mode] ?? (preset ? normalise(s.schema, preset.config) : null);
     if (!form) return;

@@ -218,7 +218,7 @@ export class AlignmentPanel {
     const masked = v.causal ? this.masked() : null;
     if (!this.showGrid) {
       const avail = Math.max(160, Math.min(520, this.el.clientWidth - 120));
-      this.cell = Math.max(2, Math.min(28, Math.floor(avail / Math.max(v.rows, v.cols))));
+      this.cell = Math.max(2, Math.min(36, Math.floor(avail / Math.max(v.rows, v.cols))));
       drawMatrix(this.canvas, v.weights, (this.layer * d.NH + this.head) * v.rows * v.cols, v.rows, v.cols, this.cell, masked);
       Object.assign(this.canvas.dataset, { kind: v.kind, layer: String(this.layer), head: String(this.head), rows: String(v.rows), cols: String(v.cols),
         drawn: String(Number(this.canvas.dataset.drawn ?? 0) + 1), step: String(d.step) });

@@ -135,10 +135,17 @@ export class TranslatePanel {
       return;
     }
     if (!t.result) {
+      // refused (e.g. a source longer than the model reads): the message, and no stale output
+      clear(this.output);
+      this.tokens = [];
+      this.reference.hidden = true;
       setText(this.info, t.note);
       this.output.dataset.done = 'true';
+      this.output.dataset.text = '';
+      this.output.dataset.error = 'true';
       return;
     }
+    delete this.output.dataset.error;
     const r = t.result;
     clear(this.output);
     this.tokens = [];
