@@ -59,7 +59,7 @@ export class AlignmentPanel {
   private data: TranslationInspectionMsg | null = null;
   private view: AttentionMapView | null = null;
   private kind: MapKind = 'cross';
-  private layer = 0;
+  private layer = -1;   // -1: the last layer (of a decoder, where the alignment is usually clearest)
   private head = 0;
   private showGrid = false;
   private cell = 0;
@@ -176,7 +176,7 @@ export class AlignmentPanel {
       clear(this.headSel);
       for (let l = 0; l < view.layers; l++) this.layerSel.append(h('option', { value: l }, String(l)));
       for (let n = 0; n < d.NH; n++) this.headSel.append(h('option', { value: n }, String(n)));
-      this.layer = Math.min(this.layer, view.layers - 1);
+      this.layer = this.layer < 0 ? view.layers - 1 : Math.min(this.layer, view.layers - 1);
       this.head = Math.min(this.head, d.NH - 1);
       this.layerSel.value = String(this.layer);
       this.headSel.value = String(this.head);

@@ -66,7 +66,7 @@ export class LossChart {
       // exact match is 0-100%; a CER above 100% (more edits than reference characters, early on) widens it
       opts.scales!['%'] = { range: (_u, _min, max) => [0, Math.max(100, Math.ceil(max ?? 100))] };
       opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: 'held-out %', labelFont: font,
-        labelSize: 18, size: 44, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
+        labelSize: 18, size: 58, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
       opts.series.push(
         pct('exact match', cssVar('--ok') || '#18733f', () => this.source?.valExactMatch ?? []),
         pct('CER', cssVar('--warn') || '#b45f06', () => this.source?.valCer ?? [], [4, 3]));

@@ -47,7 +47,7 @@ export class TranslatePanel {
         'sure the model was of each character.'),
       h('div', { class: 'sample-grid' },
         h('div', { class: 'knob prompt-knob' }, h('label', { for: 'translate-source' }, 'Source'), this.source,
-          h('span', { class: 'help', id: 'translate-source-help' }, 'Bytes beyond the model\'s block_size are not read.')),
+          h('span', { class: 'help', id: 'translate-source-help' }, 'The model reads at most block_size bytes of source.')),
         h('div', { class: 'knob-row' },
           h('div', { class: 'knob' }, h('label', { for: 'translate-beam' }, 'Beam width'), this.beam,
             h('span', { class: 'help', id: 'translate-beam-help' }, '1 = greedy')))),
@@ -129,9 +129,11 @@ export class TranslatePanel {
     }
     if (t === this.shown) return;
     this.shown = t;
+    this.output.classList.toggle('stale', t.busy);
     if (t.busy) {
       setText(this.info, 'Translating…');
       this.output.dataset.done = 'false';
+      this.reference.hidden = true;
       return;
     }
     if (!t.result) {
