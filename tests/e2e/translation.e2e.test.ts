@@ -107,8 +107,11 @@ describe('translation in the page', () => {
     expect(await text('#stat-exact')).toMatch(/^\d+(\.\d)?%$/);
     expect(await text('#stat-cer')).toMatch(/^\d+(\.\d)?%$/);
     expect(Number(await page.getAttribute('#loss-chart', 'data-val-points'))).toBe(4);
+    // the legend shows the latest evaluation once the chart redraws (at most 5 times a second)
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#loss-chart .u-legend .u-series'))
+      .some((e) => /exact match\s*\d+\.\d% @ 600/.test(e.textContent ?? '')));
     const legend = await page.locator('#loss-chart .u-legend .u-series').allTextContents();
-    expect(legend.find((t) => t.includes('exact match'))).toMatch(/\d+\.\d% @ 600/);
+    expect(legend.find((t) => t.includes('CER'))).toMatch(/\d+\.\d% @ 600/);
     await page.screenshot({ path: 'test-artifacts/21-translation-trained.png', fullPage: true });
   });
 
@@ -143,6 +146,7 @@ describe('translation in the page', () => {
     expect(await page.getAttribute('#align-heatmap', 'data-cols')).toBe('3');
     expect(await page.locator('#align-rows span').allTextContents()).toEqual(['c', 'b', 'a', '⟨EOS⟩']);
     expect(await page.locator('#align-cols span').allTextContents()).toEqual(['a', 'b', 'c']);
+    await page.locator('#align-heatmap').scrollIntoViewIfNeeded();
     const box = (await page.locator('#align-heatmap').boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.1);   // row 0 "c", column 0 "a"
     await page.waitForSelector('#tooltip:not([hidden])');
@@ -245,7 +249,8 @@ describe('translation in the page', () => {
     expect(await page.getAttribute('#corpus-message', 'data-kind')).toBe('core');
     const message = await text('#corpus-message');
     expect(message).toMatch(/Can't use bad\.tsv/);
-    expect(message).toMatch(/no usable source<TAB>target pair: 0 pairs from 4 lines/);
+    expect(message).toMatch(/No usable source<TAB>target pair: 0 pairs from 4 lines/);
+    expect(message).not.toMatch(/\.\./);
     expect(message).toMatch(/2 without a tab \(lines 1, 2\)/);
     expect(message).toMatch(/1 with an empty source or target \(line 3\)/);
     expect(message).toMatch(/1 longer than the model's 9-byte source/);

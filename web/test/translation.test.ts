@@ -228,6 +228,11 @@ describe('the controller in translation mode', () => {
     const h = new LossHistory();
     h.addVal(1, 2);
     expect(Number.isNaN(h.valExactMatch[0])).toBe(true);
+    // evaluated again at the same step (the Evaluate button): replaced, as in the core's history
+    h.addVal(1, 1.5, 0.75, 0.125);
+    h.addVal(3, 1.25);
+    expect([h.valSteps, h.valLosses, h.valExactMatch.slice(0, 1), h.valCer.slice(0, 1)]).toEqual([[1, 3], [1.5, 1.25], [0.75], [0.125]]);
+    expect(h.valRevision).toBe(3);
   });
 
   it('translates, and inspects the chosen pair, the last translation or one typed', () => {

@@ -254,7 +254,7 @@ export class Controller {
         const name = s.pendingCorpus?.ref.name ?? (pairs ? 'these pairs' : 'this text');
         const kept = s.corpus ? (s.corpus.kind === 'pairs' ? 'The previous pairs are kept.' : 'The previous text is kept.') : '';
         this.set({ pendingCorpus: null, corpusBusy: null,
-          corpusProblem: { title: `Can't use ${name}`, message: `${capitalise(m.message)}. ${kept}`.trim(), kind: 'core', actions: [] } });
+          corpusProblem: { title: `Can't use ${name}`, message: `${sentence(m.message)} ${kept}`.trim(), kind: 'core', actions: [] } });
         return;
       }
       case 'translate': {
@@ -634,4 +634,10 @@ export function sampleText(s: Pick<RunState, 'sample'>): Uint8Array {
 
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** The core's message as a sentence: capitalised, with one full stop (some already end with one). */
+function sentence(s: string): string {
+  const t = capitalise(s.trim());
+  return /[.!?]$/.test(t) ? t : `${t}.`;
 }

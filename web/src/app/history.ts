@@ -30,11 +30,23 @@ export class LossHistory {
     }
   }
 
+  /** Bumped by every addVal (a second evaluation at one step changes values, not the length). */
+  valRevision = 0;
+
+  /** An evaluation; a second one at the same step replaces the first, as in the core's history (Trainer::evaluate). */
   addVal(step: number, loss: number, exactMatch = NaN, cer = NaN): void {
-    this.valSteps.push(step);
-    this.valLosses.push(loss);
-    this.valExactMatch.push(exactMatch);
-    this.valCer.push(cer);
+    const n = this.valSteps.length;
+    if (n > 0 && this.valSteps[n - 1] === step) {
+      this.valLosses[n - 1] = loss;
+      this.valExactMatch[n - 1] = exactMatch;
+      this.valCer[n - 1] = cer;
+    } else {
+      this.valSteps.push(step);
+      this.valLosses.push(loss);
+      this.valExactMatch.push(exactMatch);
+      this.valCer.push(cer);
+    }
+    this.valRevision++;
   }
 
   /** The smoothed train loss at the last step. */

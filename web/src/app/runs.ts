@@ -148,14 +148,14 @@ export class Runs {
     const previous = s.runId;
     const id = m.reason === 'resume' && this.resuming ? this.resuming : newId('run');
     this.resuming = null;
-    if (previous && previous !== id) this.locks.releaseRun(previous);
+    const released = previous && previous !== id ? this.locks.releaseRun(previous) : Promise.resolve();
     this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? 'Nothing saved yet: the run is saved every 10 s of training and when it pauses.' : '' });
     this.lastSaveRequest = performance.now();
     if (m.reason === 'resume') {
       const r = s.runs.find((x) => x.id === id);
       if (r) this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes } });
     }
-    void this.locks.claimRun(id).then(() => {
+    void Promise.all([this.locks.claimRun(id), released]).then(() => {
       if (m.reason === 'load') this.save();   // a loaded checkpoint is a run of its own at once
       else void this.refresh();
     });
@@ -177,7 +177,7 @@ export class Runs {
   private onError(m: Msg<'error'>): void {
     if (m.during === 'save') this.inFlight = null;
     if (m.during === 'load' && this.resuming) {
-      this.locks.releaseRun(this.resuming);
+      void this.locks.releaseRun(this.resuming);
       this.resuming = null;
       this.set({ saveNote: `Could not resume the saved run: ${m.message}. The current model is unchanged.` });
     }
@@ -185,9 +185,10 @@ export class Runs {
 
   private onReset(): void {
     const id = this.get().runId;
-    if (id) this.locks.releaseRun(id);
     this.set({ runId: null, lastSave: null, saveNote: 'Nothing saved yet.' });
-    void this.refresh();
+    // listed again once the lock is free: a query just after the release still shows it held,
+    // which would list this tab's own run as "open in another tab"
+    void (id ? this.locks.releaseRun(id) : Promise.resolve()).then(() => this.refresh());
   }
 
   async resume(id: string): Promise<void> {
@@ -215,7 +216,7 @@ export class Runs {
       this.set({ loading: { name: run.name, reason: 'resume', elapsedMs: run.elapsedMs } });
       this.client.send({ type: 'load', bytes: checkpoint, reason: 'resume', name: run.name });
     } catch (e) {
-      this.locks.releaseRun(id);
+      void this.locks.releaseRun(id);
       const why = e instanceof Error ? e.message : String(e);
       this.set({ saveNote: `Could not resume "${run.name}": ${why}.` });
       notify(`Could not resume the saved run: ${why}`, 'error');

@@ -21,6 +21,7 @@ export class LossChart {
   private source: LossHistory | null = null;   // what is drawn, and how much of it
   private trainSeen = 0;
   private valSeen = 0;
+  private valRevision = 0;
   private dirty = false;
   private lastDraw = 0;
   private observer: ResizeObserver;
@@ -130,7 +131,7 @@ export class LossChart {
     const replaced = h !== this.source;
     if (replaced) {
       this.source = h;
-      this.trainSeen = this.valSeen = 0;
+      this.trainSeen = this.valSeen = this.valRevision = 0;
       this.x = [0];
       this.train = [null];
       this.ema = [null];
@@ -142,13 +143,14 @@ export class LossChart {
         return;
       }
     }
-    if (this.trainSeen === h.train.length && this.valSeen === h.valSteps.length) return;
+    if (this.trainSeen === h.train.length && this.valRevision === h.valRevision) return;
     this.grow(h.lastStep);
     for (let i = this.trainSeen; i < h.train.length; i++) {
       this.train[h.first + i] = h.train[i];
       this.ema[h.first + i] = h.ema[i];
     }
-    for (let i = this.valSeen; i < h.valSteps.length; i++) {
+    // the last evaluation drawn may have been replaced (evaluated again at the same step)
+    for (let i = Math.max(0, this.valSeen - 1); i < h.valSteps.length; i++) {
       this.grow(h.valSteps[i]);
       this.val[h.valSteps[i]] = h.valLosses[i];
       const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x * 100 : null);
@@ -157,6 +159,7 @@ export class LossChart {
     }
     this.trainSeen = h.train.length;
     this.valSeen = h.valSteps.length;
+    this.valRevision = h.valRevision;
     this.host.dataset.valPoints = String(this.val.filter((v) => v != null).length);
     this.schedule(replaced);
   }
