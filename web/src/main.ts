@@ -15,7 +15,6 @@ import { chooseBackend } from './gpu/backend';
 import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
 import { registerServiceWorker } from './sw-register';
-import { AlignmentPanel } from './ui/alignment-panel';
 import { DataPanel } from './ui/data-panel';
 import { $ } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
@@ -28,7 +27,6 @@ import { SamplePanel } from './ui/sample-panel';
 import { SettingsPanel } from './ui/settings-panel';
 import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
-import { TranslatePanel } from './ui/translate-panel';
 
 const store = createPageStore();
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
@@ -62,12 +60,29 @@ const inspectPanel = new InspectPanel(store, {
   onRequest: controller.inspect, onSource: controller.setInspectSource, onText: controller.setInspectText,
   onLive: controller.setInspectLive, onAnotherSlice: controller.anotherSlice, onVisible: controller.setInspectVisible,
 });
-// translation mode: the translate box and the translator's attention maps in place of 4 and 5
-const translatePanel = new TranslatePanel(store, { onTranslate: controller.translate });
-const alignmentPanel = new AlignmentPanel(store, {
-  onRequest: controller.inspect, onSource: controller.setAlignSource, onCustom: controller.setAlignCustom,
-  onAnotherPair: controller.anotherPair, onLive: controller.setInspectLive, onVisible: controller.setAlignVisible,
-});
+// translation mode: the translate box and the translator's attention maps in place of 4 and 5.
+// A chunk of their own, fetched the first time the page is in translation mode: a visit that only
+// trains the language model never loads them. Until then they hold their places as comments.
+const translateSlot = document.createComment('translate panel');
+const alignmentSlot = document.createComment('alignment panel');
+let translateNow: (() => void) | null = null;
+let translationViews: Promise<void> | null = null;
+function loadTranslationViews(): Promise<void> {
+  translationViews ??= import('./ui/translation-views').then(({ TranslatePanel, AlignmentPanel }) => {
+    const translatePanel = new TranslatePanel(store, { onTranslate: controller.translate });
+    const alignmentPanel = new AlignmentPanel(store, {
+      onRequest: controller.inspect, onSource: controller.setAlignSource, onCustom: controller.setAlignCustom,
+      onAnotherPair: controller.anotherPair, onLive: controller.setInspectLive, onVisible: controller.setAlignVisible,
+    });
+    translateSlot.replaceWith(translatePanel.el);
+    alignmentSlot.replaceWith(alignmentPanel.el);
+    translateNow = () => translatePanel.translateNow();
+  }).catch((e: unknown) => {
+    translationViews = null;   // tried again at the next switch
+    notify(`The translation views could not be loaded: ${e instanceof Error ? e.message : e}`, 'error');
+  });
+  return translationViews;
+}
 const keepPanel = new KeepPanel(store, {
   onDownload: controller.download, onLoadFile: (f) => void controller.loadCheckpointFile(f),
   onResume: (id) => void runs.resume(id), onRename: (id) => void runs.rename(id), onDownloadRun: (id) => void runs.download(id),
@@ -80,13 +95,16 @@ bindModeSwitch($('#mode-slot'), store, controller.setMode);
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep
 $('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
-$('#wide').append(trainPanel.el, samplePanel.el, translatePanel.el, inspectPanel.el, alignmentPanel.el, keepPanel.el);
+$('#wide').append(trainPanel.el, samplePanel.el, translateSlot, inspectPanel.el, alignmentSlot, keepPanel.el);
+watch(store, ['mode'], (s) => {
+  if (s.mode === 'seq2seq') void loadTranslationViews();
+});
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
 bindRunBar($('#run-bar'), store, controller.startPause);
 installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
   startPause: controller.startPause,
-  generate: () => (store.get().mode === 'seq2seq' ? translatePanel.translateNow() : samplePanel.generateNow()),
+  generate: () => (store.get().mode === 'seq2seq' ? translateNow?.() : samplePanel.generateNow()),
 });
 
 async function boot(): Promise<void> {
