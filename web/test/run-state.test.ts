@@ -184,7 +184,7 @@ describe('the controller', () => {
     client.emit({ type: 'backend', backend: 'webgpu', adapter: 'google swiftshader', reason: '', forced: false });
     expect(store.get().backend?.adapter).toBe('google swiftshader');
     const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
-    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1 });
+    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1, hasCorpus: true });
     client.emit({ type: 'state', running: true, reason: 'started', step: 0 });
     client.emit({ type: 'progress', step: 5, losses: new Float32Array([5, 4.5, 4, 3.5, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
     // the device is lost at step 5; the last state brought back from the GPU was step 2
