@@ -2,9 +2,10 @@
 // session in order: a file of pairs dropped in language-model mode is offered to the translator;
 // the mode's presets and knobs; a built-in task with the core's report; a short training run on
 // the reverse task (the loss falls, every evaluation has exact match and CER); the cross-attention
-// map (rows sum to 1, the characters on both axes, hover for weights, live while training); the
-// translate box; the checkpoint downloaded and dropped back (mode, data and metrics return); a file
-// with no usable pair refused with the core's message and line numbers; axe-core.
+// map (rows sum to 1, the anti-diagonal of a reversal, the characters on both axes, hover and keys
+// for weights); the translate box (abcd -> dcba, shaded, beam); the map following training; the
+// checkpoint downloaded and dropped back (mode, data and metrics return); a file with no usable
+// pair refused with the core's message and line numbers; autosave and resume after a reload; axe-core.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 

@@ -40,6 +40,12 @@ export class Runs {
     this.client.on('checkpoint', (m) => this.onCheckpoint(m));
     this.client.on('error', (m) => this.onError(m));
     this.client.on('reset', () => this.onReset());
+    // a checkpoint loaded before its data (a translator dropped in language-model mode: its pairs
+    // come back after it) is saved once they are there
+    this.client.on('corpus', () => {
+      const s = this.get();
+      if (s.model && s.runId && !s.lastSave && this.locks.ownsRun(s.runId)) this.save();
+    });
     // the tab may be closed next
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden') this.saveIfBehind();
