@@ -9,6 +9,8 @@ import { CorpusLoader } from './app/corpus-loader';
 import { pageMode } from './app/derive';
 import { installDropTarget } from './app/drag-drop';
 import { Runs } from './app/runs';
+import { EstimateRunner } from './app/estimate';
+import { Replay } from './app/replay';
 import { createPageStore, patch, watch } from './app/state';
 import { WorkerClient } from './client';
 import { chooseBackend } from './gpu/backend';
@@ -16,6 +18,8 @@ import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
 import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
+import { EstimateBox } from './ui/estimate-box';
+import { GuardNotice } from './ui/guard-notice';
 import { $ } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
@@ -24,6 +28,7 @@ import { bindRunBar } from './ui/run-bar';
 import { bindRuntimeBadge, bindThreadsPicker, storedThreadSetting } from './ui/runtime-badge';
 import { SamplePanel } from './ui/sample-panel';
 import { SettingsPanel } from './ui/settings-panel';
+import { ReplayBanner, ShareBox } from './ui/share-box';
 import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
 
@@ -67,6 +72,18 @@ $('#banner-slot').append(banner.el);
 $('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
 $('#wide').append(trainPanel.el, samplePanel.el, inspectPanel.el, keepPanel.el);
+// issue 16: what the NaN guard did, under the training controls
+trainPanel.el.querySelector('.progress-row')!.before(new EstimateBox(store).el, new GuardNotice(store).el);
+new EstimateRunner(store, client);   // the pre-flight measurement (app/estimate.ts)
+const replay = new Replay(store, client, {
+  loadBuiltin: () => corpus.loadBuiltin(),
+  setSettings: (s) => controller.setSettings(s),
+});
+trainPanel.el.querySelector('#guard')!.after(new ShareBox(store, replay.share).el);
+$('#banner-slot').append(new ReplayBanner(store).el);
+if (/[#?&]tinygpt=/.test(location.hash)) replay.open(location.href);   // opened with a run link (app/replay.ts)
+/** Test hooks (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
+(window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (steps: number) => client.send({ type: 'injectNan', steps }) };
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
 bindRunBar($('#run-bar'), store, controller.startPause);

@@ -8,9 +8,11 @@
 // list exactly which ArrayBuffers are transferred (never copied) for each message — see
 // `transferables()` below. Comlink would need proxied callbacks for every stream and would hide
 // the transfer lists.
-import type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig, Sniffed } from '../../wasm/tinygpt';
+import type {
+  FieldSpec, FullConfig, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed,
+} from '../../wasm/tinygpt';
 
-export type { FieldSpec, FullConfig, Preset, SampleOptions, SessionConfig, Sniffed };
+export type { FieldSpec, FullConfig, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed };
 
 /** The three builds of the core (build/wasm-dist/tinygpt-<variant>.js). */
 export type Variant = 'threads' | 'simd' | 'scalar';
@@ -60,7 +62,17 @@ export type ToWorker =
   /** Start a new run from a .safetensors model file (transferred): its weights and config, step 0; the corpus is kept. */
   | { type: 'loadSafetensors'; bytes: ArrayBuffer; name: string }
   /** "What is this file?" (the core's sniffer) for the first bytes of a file (transferred). */
-  | { type: 'sniff'; id: number; head: ArrayBuffer; size: number; name: string };
+  | { type: 'sniff'; id: number; head: ArrayBuffer; size: number; name: string }
+  /** Test hook (the e2e test of the NaN guard): the next `steps` steps get a NaN gradient. */
+  | { type: 'injectNan'; steps: number }
+  /** Pre-flight: time a few real steps of `config` on the current text with a throw-away trainer (about budgetMs). */
+  | { type: 'measure'; id: number; config: SessionConfig; budgetMs: number }
+  /** A link to the current run (its settings, text and first losses), made from the page's address `base`. */
+  | { type: 'share'; id: number; base: string; corpus: ShareLink['corpus'] }
+  /** Parse a run link (the page was opened with one). */
+  | { type: 'openLink'; id: number; url: string }
+  /** Compare the current run's first losses with this link's after every slice (null: stop comparing). */
+  | { type: 'replay'; link: ShareLink | null };
 
 export type CheckpointReason = 'autosave' | 'download';
 
@@ -78,6 +90,7 @@ export interface Ready {
   fallbackReason?: string;  // why a faster variant was not used
   schema: FieldSpec[];      // the config schema: the page builds its knobs from it
   presets: Preset[];        // the same presets as the CLI's --preset
+  buildVariant?: string;    // the core's build variant ("wasm-simd128"): runs are bit-identical within one
 }
 
 export interface ModelInfo {
@@ -92,11 +105,23 @@ export interface ModelInfo {
   memoryBytes: number;
 }
 
+/** A diverged step the core's NaN guard undid (tinygpt::train::Rollback). */
+export interface RollbackInfo {
+  failedStep: number;       // steps done when the step diverged: the step itself is failedStep + 1
+  restoredStep: number;     // the run went back to this step (later losses are dropped)
+  lrScale: number;          // the learning rate is now the schedule's times this
+  reason: string;           // the core's sentence: "training diverged at step N: the loss is nan"
+}
+
 /** One slice of the core's run loop (Session.advance). Its evaluations follow as evalResult messages. */
 export interface Progress {
   type: 'progress';
   step: number;             // steps done after this slice
-  losses: Float32Array;     // one per step of the slice
+  losses: Float32Array;     // one per step of the slice: steps step - losses.length + 1 .. step
+  // the NaN guard (optional: a slice without rollbacks may leave them out)
+  firstStep?: number;       // steps done before the slice (after a rollback: the step it went back to)
+  rollbacks?: RollbackInfo[];  // diverged steps the guard undid during the slice, in order
+  pausedBecause?: string;   // the core's reason when the guard paused the run (three rollbacks in a row), else ''
   tokensPerSec: number;     // the core's own timing of the slice (training time only)
   lr: number;               // learning rate of the next step
   gradNorm: number;
@@ -163,6 +188,12 @@ export type FromWorker =
   | InspectionMsg
   | { type: 'checkpoint'; reason: CheckpointReason; step: number; bytes: ArrayBuffer }
   | { type: 'sniffed'; id: number; result: Sniffed }
+  /** The pre-flight measurement, or why there is none. */
+  | { type: 'measured'; id: number; result: PreflightResult | null; error: string }
+  | { type: 'shared'; id: number; url: string; error: string }
+  | { type: 'link'; id: number; link: ShareLink | null; error: string; variant: string }
+  /** The replay compared with its link: sent when it is decided (matches or diverged). */
+  | { type: 'replayCheck'; check: ReplayCheck; variant: string }
   | { type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' };
 
 export type ToWorkerType = ToWorker['type'];
@@ -236,7 +267,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
   'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
-  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads',
+  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads', 'injectNan', 'measure', 'share', 'openLink', 'replay',
 ]);
 
 /** Guards the worker against anything that is not one of our messages. */
