@@ -2,6 +2,7 @@
 // check, and a replay that reproduces a run's first losses bit for bit.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -77,7 +78,12 @@ TEST_CASE("a run link carries the config, variant, text and losses, and gives th
 }
 
 TEST_CASE("a bad link is refused with a message that says what is wrong", "[share]") {
-  const std::string ok = share::make_link({small(), "native-avx2", {"tinyshakespeare.txt", 0, 0, ""}, {1.0f}}, "x");
+  share::Link good;
+  good.config = small();
+  good.variant = "native-avx2";
+  good.corpus.builtin = "tinyshakespeare.txt";
+  good.losses = {1.0f};
+  const std::string ok = share::make_link(good, "x");
   auto refused = [](const std::string& url) {
     try {
       share::parse_link(url);
@@ -136,6 +142,27 @@ TEST_CASE("a shared run replays to the same losses, bit for bit, on the same bui
     CHECK(r.diverged_at == 1);
     CHECK(!r.same_variant);
     CHECK_THAT(r.message, Catch::StartsWith("differs from the shared run at step 1: loss ") &&
+                              Catch::Contains("; over the first 3 steps the losses differ by at most ") &&
                               Catch::Contains("runs are bit-identical only on the same build variant"));
+    CHECK(r.max_difference > 1e-3);  // another run: not a rounding difference
+  }
+  SECTION("the same run on other kernels (every loss a few units in the last place off): how close it is") {
+    std::vector<float> near = again;
+    for (size_t i = 0; i < near.size(); i++)
+      for (size_t k = 0; k < i % 3; k++) near[i] = std::nextafter(near[i], 100.0f);
+    r = share::check_replay(link, near.data(), near.size(), "wasm-scalar");
+    CHECK(r.status == share::Replay::diverged);
+    CHECK(r.diverged_at == 2);  // steps 2, 3, 5, 6, ... moved by one or two units; step 1 did not
+    CHECK(r.max_difference > 0.0);
+    CHECK(r.max_difference < 1e-5);
+    CHECK_THAT(r.message, Catch::Contains("over the first 50 steps the losses differ by at most"));
+  }
+  SECTION("on the same variant, a difference is only where it is: no summary of how close") {
+    std::vector<float> changed = again;
+    changed[19] = std::nextafter(changed[19], 100.0f);
+    r = share::check_replay(link, changed.data(), changed.size(), share::build_variant());
+    CHECK(r.diverged_at == 20);
+    CHECK(r.max_difference == Approx(double(changed[19]) - double(again[19])));
+    CHECK_THAT(r.message, !Catch::Contains("at most"));
   }
 }

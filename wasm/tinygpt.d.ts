@@ -232,6 +232,7 @@ export interface ReplayCheck {
   linkLoss: number;
   runLoss: number;
   sameVariant: boolean;
+  maxDifference: number;   // max |run - link| over the compared steps
   message: string;         // "matches the shared run at step 50: ..." / "differs from the shared run at step 7: ..."
 }
 

@@ -233,20 +233,25 @@ Replay check_replay(const Link& link, const float* losses, size_t n, std::string
     uint32_t a, b;
     std::memcpy(&a, &link.losses[size_t(i)], 4);
     std::memcpy(&b, &losses[i], 4);
-    if (a != b) {
+    r.max_difference = std::max(r.max_difference, std::fabs(double(losses[i]) - double(link.losses[size_t(i)])));
+    if (a != b && r.status != Replay::diverged) {
       r.status = Replay::diverged;
       r.diverged_at = i + 1;
       r.link_loss = link.losses[size_t(i)];
       r.run_loss = losses[i];
-      break;
     }
   }
   const std::string variants = r.same_variant ? ""
       : " (the link was made on " + link.variant + ", this is " + std::string(variant) +
         ": runs are bit-identical only on the same build variant)";
   if (r.status == Replay::diverged) {
+    // the largest difference says whether this is the same run on other kernels (a few units in the last
+    // decimals) or another run (another text, seed or settings: differences of the order of the loss)
+    char most[96];
+    std::snprintf(most, sizeof most, "; over the first %lld steps the losses differ by at most %.2g", (long long)r.compared,
+                  r.max_difference);
     r.message = "differs from the shared run at step " + std::to_string(r.diverged_at) + ": loss " + loss_text(r.run_loss) +
-                " here, " + loss_text(r.link_loss) + " in the link" + variants;
+                " here, " + loss_text(r.link_loss) + " in the link" + (r.same_variant ? "" : most) + variants;
   } else if (r.expected == 0) {
     r.status = Replay::matches;
     r.message = "the link holds no losses to compare with";

@@ -61,6 +61,7 @@ struct Replay {
   int64_t expected = 0;       // steps the link holds
   int64_t diverged_at = 0;    // the first step (from 1) whose loss differs, 0 if none
   float link_loss = 0.0f, run_loss = 0.0f;  // at diverged_at
+  double max_difference = 0.0;  // max |run - link| over the compared steps (another variant: how close it is)
   bool same_variant = true;
   std::string message;        // one sentence for the page and the CLI
 };
