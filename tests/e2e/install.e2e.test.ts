@@ -28,7 +28,8 @@ describe('the installable app', () => {
     const m = await cdp.send('Page.getAppManifest');
     expect(m.url).toBe(new URL('manifest.webmanifest', inject('baseURL')).href);
     expect(m.errors).toEqual([]);
-    const parsed = JSON.parse(m.data);
+    expect(m.data).toBeTruthy();
+    const parsed = JSON.parse(m.data!);
     expect(parsed.short_name).toBe('tinygpt');
     expect(parsed.display).toBe('standalone');
     expect(new URL(parsed.start_url, m.url).href).toBe(inject('baseURL'));

@@ -206,16 +206,21 @@ describe('a shared run', () => {
     const losses = linkLosses(url).slice();
     new Uint32Array(losses.buffer)[19] += 1;
     const tampered = url.replace(/losses=[^&]*/, `losses=${Buffer.from(losses.buffer).toString('base64url')}`);
-    await b.goto(tampered);
-    await waitState(b, (s) => !!s.replay);
-    await dropFile(b, 'shared.txt', new TextEncoder().encode(text));
-    await waitState(b, (s) => s.corpus?.ref.name === 'shared.txt' && s.replay?.corpusNote === '');
-    await b.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
-    await b.click('#btn-start');
-    await waitState(b, (s) => !!s.replay.check, null, 60_000);
-    expect(await state(b, (s) => s.replay.check.message)).toMatch(/^differs from the shared run at step 20: loss \d\.\d{7} here, \d\.\d{7} in the link$/);
-    await pause(b);
     await b.close();
+    // (a new tab: a link that differs only in its fragment does not reload a tab)
+    const c = await ctx.newPage();
+    await openPage(c, tampered);
+    await waitState(c, (s) => !!s.replay);
+    await dropFile(c, 'shared.txt', new TextEncoder().encode(text));
+    await waitState(c, (s) => s.corpus?.ref.name === 'shared.txt' && s.replay?.corpusNote === '');
+    await c.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+    await c.click('#btn-start');
+    await waitState(c, (s) => !!s.replay.check, null, 60_000);
+    expect(await state(c, (s) => s.replay.check.message)).toMatch(/^differs from the shared run at step 20: loss \d\.\d{7} here, \d\.\d{7} in the link$/);
+    await waitState(c, (s) => s.step >= 50);
+    expect(await state(c, (s) => s.history.train.slice(0, 50))).toEqual(original);   // the run is the same; the link was changed
+    await pause(c);
+    await c.close();
   });
 
   it('the CLI replays the page\'s link: same settings and file (checked by fingerprint and size), and says the build variants differ', () => {
@@ -223,6 +228,7 @@ describe('a shared run', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-share-'));
     fs.writeFileSync(path.join(dir, 'shared.txt'), text);
     const out = execFileSync(cli, ['train', '--from-link', url, '--data', path.join(dir, 'shared.txt'), '--until', '50', '--threads', '1'], { encoding: 'utf8' });
+    console.log(out.split('\n').filter((l) => l.startsWith('replay')).join('\n'));
     expect(out).toContain('replay: the shared run\'s settings and text; its first 50 losses are checked (made on wasm-simd128, this is native-');
     expect(out).toMatch(/replay: (matches|differs from) the shared run at step \d+.*\(the link was made on wasm-simd128, this is native-\w+: runs are bit-identical only on the same build variant\)/);
     // other kernels (FMA natively, none in SIMD128; other summation orders): the same run to a few
@@ -230,7 +236,7 @@ describe('a shared run', () => {
     const most = out.match(/over the first 50 steps the losses differ by at most ([\d.e+-]+)/);
     if (!out.includes('replay: matches')) {
       expect(most).not.toBeNull();
-      expect(Number(most![1])).toBeLessThan(1e-3);
+      expect(Number(most![1])).toBeLessThan(1e-4);   // measured: 1.2e-7 (wasm-simd128 vs native-avx2)
     }
     fs.writeFileSync(path.join(dir, 'other.txt'), text.replace('end', 'END'));
     let err = '';
