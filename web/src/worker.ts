@@ -316,15 +316,21 @@ async function gpuTrainSegment(b: GpuBackend): Promise<void> {
   else if (r.finished) stop('finished');
 }
 
+// The kernels the current model trains with, as a share link names them: the wasm build's variant,
+// or the GPU (bit-identical only on the same adapter, docs/webgpu.md).
+function trainingVariant(): string {
+  return gpu ? `webgpu (${webgpu.adapterName || 'unknown adapter'})` : M!.buildVariant();
+}
+
 // A shared run replayed: its first losses against the link's, bit for bit (the core's share::check_replay).
 function checkReplay(s: Session): void {
   const train = s.history().train;
   const link = replayLink!;
-  const check = M!.checkReplay(link, train.subarray(0, link.losses.length), M!.buildVariant());
+  const check = M!.checkReplay(link, train.subarray(0, link.losses.length), trainingVariant());
   // on another build variant a difference is expected: wait for all the link's steps to say how close they are
   if (check.status === 'pending' || (check.status === 'diverged' && !check.sameVariant && check.compared < check.expected)) return;
   replayLink = null;
-  send({ type: 'replayCheck', check, variant: M!.buildVariant() });
+  send({ type: 'replayCheck', check, variant: trainingVariant() });
 }
 
 function generateChunk(): void {
@@ -521,7 +527,7 @@ function handle(msg: ToWorker): void | Promise<void> {
     case 'share': {
       try {
         const s = needSession();
-        const link = { config: s.config(), variant: M.buildVariant(), corpus: msg.corpus, losses: s.history().train.slice(0, 50) };
+        const link = { config: s.config(), variant: trainingVariant(), corpus: msg.corpus, losses: s.history().train.slice(0, 50) };
         send({ type: 'shared', id: msg.id, url: M.makeShareLink(link, msg.base), error: '' });
       } catch (e) {
         send({ type: 'shared', id: msg.id, url: '', error: e instanceof Error ? e.message : String(e) });
