@@ -314,11 +314,12 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
   if (link && !link->corpus.builtin.empty()) {
     if (link->corpus.builtin != "tinyshakespeare.txt") throw Error("the link's text is the built-in " + link->corpus.builtin + ", which this tinygpt does not have");
     if (args.has("data")) throw Error("the shared run trained on the built-in text " + link->corpus.builtin + ": leave out --data");
-  } else if (link && !args.has("data")) {
+  } else if (link && !args.has("data") && !args.has("task")) {
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)link->corpus.fingerprint);
     throw Error("the shared run trained on " + (link->corpus.name.empty() ? std::string("a file") : link->corpus.name) + " (" +
-                std::to_string(link->corpus.size) + " bytes, fingerprint " + hex + "): give it with --data FILE");
+                std::to_string(link->corpus.size) + " bytes, fingerprint " + hex + "): give it with --data FILE" +
+                (link->config.model == ModelKind::seq2seq ? " (or --task NAME for a built-in task)" : ""));
   }
   if (args.has("task")) {
     if (args.has("data")) throw Error("--data and --task don't mix: give one");
