@@ -220,6 +220,11 @@ describe('a shared run', () => {
     await waitState(c, (s) => s.step >= 50);
     expect(await state(c, (s) => s.history.train.slice(0, 50))).toEqual(original);   // the run is the same; the link was changed
     await pause(c);
+    // a link pasted into the address bar of a tab with a model only changes the fragment: the page
+    // says to reset first and keeps the model
+    await c.evaluate((u) => { location.hash = new URL(u).hash; }, url);
+    await c.waitForFunction(() => document.querySelector('#messages')?.textContent?.includes('press Reset first'));
+    expect(await state(c, (s) => !!s.model)).toBe(true);
     await c.close();
   });
 

@@ -82,6 +82,13 @@ const replay = new Replay(store, client, {
 trainPanel.el.querySelector('#guard')!.after(new ShareBox(store, replay.share).el);
 $('#banner-slot').append(new ReplayBanner(store).el);
 if (/[#?&]tinygpt=/.test(location.hash)) replay.open(location.href);   // opened with a run link (app/replay.ts)
+// a link pasted into this tab's address bar changes only the fragment: no reload, so set it up here
+// (over a model, only once the person has reset it: a link never replaces a run by itself)
+window.addEventListener('hashchange', () => {
+  if (!/[#?&]tinygpt=/.test(location.hash)) return;
+  if (store.get().model) notify('A shared run link: press Reset first (or open the link in a new tab) to set it up; the current model stays as it is.', 'info', { timeout: 12000 });
+  else replay.open(location.href);
+});
 /** Test hooks (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
 (window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (steps: number) => client.send({ type: 'injectNan', steps }) };
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
