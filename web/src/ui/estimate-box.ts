@@ -22,7 +22,7 @@ export class EstimateBox {
     this.scale = h('p', { id: 'estimate-scale', class: 'estimate-scale muted' });
     this.now = h('p', { id: 'estimate-now', class: 'estimate-now', hidden: true });
     this.el = h('div', { id: 'estimate-box', class: 'estimate-box', 'aria-live': 'polite', hidden: true }, this.main, this.scale, this.now);
-    watch(store, ['estimate', 'model', 'corpus'], (s) => this.draw(s));
+    watch(store, ['estimate', 'model', 'corpus', 'backend'], (s) => this.draw(s));
     const soon = throttle(() => this.draw(this.store.get()), 500);
     watch(store, ['step', 'tokensPerSec', 'etaMs', 'running'], soon);
   }
@@ -54,7 +54,10 @@ export class EstimateBox {
     this.el.dataset.unigram = String(r.entropy.unigram);
     setText(this.main, `Estimate, measured on this device in ${formatDuration(r.measuredMs)} (${r.stepsTimed + 1} real steps): ` +
       `${formatRate(r.tokensPerSec)} tokens/s, so ${formatCount(steps)} steps take about ${formatDuration(r.totalSeconds * 1000)}` +
-      `${r.evaluations ? ` with ${formatCount(r.evaluations)} validation losses` : ''}; memory about ${formatBytes(runMemoryBytes(e))}.`);
+      `${r.evaluations ? ` with ${formatCount(r.evaluations)} validation losses` : ''}; memory about ${formatBytes(runMemoryBytes(e))}.` +
+      // the measurement runs the wasm build; a gpt model on WebGPU trains elsewhere, at its own pace
+      (s.backend?.backend === 'webgpu' && e.config.model !== 'seq2seq'
+        ? ` Measured with the CPU build: on WebGPU (${s.backend.adapter || 'this GPU'}) the run's own figures replace it once it starts.` : ''));
     setText(this.scale, `For scale: on this text a bigram model (the byte before predicts the next) reaches ${formatLoss(r.entropy.bigram)} ` +
       `nats per byte, byte frequencies alone ${formatLoss(r.entropy.unigram)}, a blind guess ln 256 = ${formatLoss(LN256)}.` +
       (r.entropy.bytes < e.corpusSize ? ` (Counted on the first ${formatBytes(r.entropy.bytes)}.)` : ''));
