@@ -9,6 +9,8 @@ import { CorpusLoader } from './app/corpus-loader';
 import { pageMode } from './app/derive';
 import { installDropTarget } from './app/drag-drop';
 import { Runs } from './app/runs';
+import { EstimateRunner } from './app/estimate';
+import { Replay } from './app/replay';
 import { createPageStore, patch, watch } from './app/state';
 import { WorkerClient } from './client';
 import { chooseBackend } from './gpu/backend';
@@ -16,6 +18,8 @@ import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
 import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
+import { EstimateBox } from './ui/estimate-box';
+import { GuardNotice } from './ui/guard-notice';
 import { $ } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
@@ -25,6 +29,7 @@ import { bindRunBar } from './ui/run-bar';
 import { bindRuntimeBadge, bindThreadsPicker, storedThreadSetting } from './ui/runtime-badge';
 import { SamplePanel } from './ui/sample-panel';
 import { SettingsPanel } from './ui/settings-panel';
+import { ReplayBanner, ShareBox } from './ui/share-box';
 import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
 
@@ -99,6 +104,25 @@ $('#wide').append(trainPanel.el, samplePanel.el, translateSlot, inspectPanel.el,
 watch(store, ['mode'], (s) => {
   if (s.mode === 'seq2seq') void loadTranslationViews();
 });
+// issue 16: what the NaN guard did, under the training controls
+trainPanel.el.querySelector('.progress-row')!.before(new EstimateBox(store).el, new GuardNotice(store).el);
+new EstimateRunner(store, client);   // the pre-flight measurement (app/estimate.ts)
+const replay = new Replay(store, client, {
+  loadBuiltin: () => corpus.loadBuiltin(),
+  setSettings: (s) => controller.setSettings(s),
+});
+trainPanel.el.querySelector('#guard')!.after(new ShareBox(store, replay.share).el);
+$('#banner-slot').append(new ReplayBanner(store).el);
+if (/[#?&]tinygpt=/.test(location.hash)) replay.open(location.href);   // opened with a run link (app/replay.ts)
+// a link pasted into this tab's address bar changes only the fragment: no reload, so set it up here
+// (over a model, only once the person has reset it: a link never replaces a run by itself)
+window.addEventListener('hashchange', () => {
+  if (!/[#?&]tinygpt=/.test(location.hash)) return;
+  if (store.get().model) notify('A shared run link: press Reset first (or open the link in a new tab) to set it up; the current model stays as it is.', 'info', { timeout: 12000 });
+  else replay.open(location.href);
+});
+/** Test hooks (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
+(window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (steps: number) => client.send({ type: 'injectNan', steps }) };
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
 bindRunBar($('#run-bar'), store, controller.startPause);

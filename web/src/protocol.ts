@@ -9,10 +9,14 @@
 // `transferables()` below. Comlink would need proxied callbacks for every stream and would hide
 // the transfer lists.
 import type {
-  FieldSpec, FullConfig, PairsReport, Preset, SampleOptions, SessionConfig, Sniffed, TaskInfo, TranslateOptions,
+  FieldSpec, FullConfig, PairsReport, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed,
+  TaskInfo, TranslateOptions,
 } from '../../wasm/tinygpt';
 
-export type { FieldSpec, FullConfig, PairsReport, Preset, SampleOptions, SessionConfig, Sniffed, TaskInfo, TranslateOptions };
+export type {
+  FieldSpec, FullConfig, PairsReport, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed,
+  TaskInfo, TranslateOptions,
+};
 
 /** The model kinds of the config schema (`model`): a language model, or the encoder-decoder that translates. */
 export type ModelKind = 'gpt' | 'seq2seq';
@@ -78,7 +82,17 @@ export type ToWorker =
   /** Translate a source (transferred) with the seq2seq model: answered with 'translation'. */
   | { type: 'translate'; id: number; source: ArrayBuffer; options: TranslateOptions }
   /** The seq2seq model reading a source and a target (transferred): its attention maps ('translationInspection'). */
-  | { type: 'inspectTranslation'; id: number; source: ArrayBuffer; target: ArrayBuffer };
+  | { type: 'inspectTranslation'; id: number; source: ArrayBuffer; target: ArrayBuffer }
+  /** Test hook (the e2e test of the NaN guard): the next `steps` steps get a NaN gradient. */
+  | { type: 'injectNan'; steps: number }
+  /** Pre-flight: time a few real steps of `config` on the current text with a throw-away trainer (about budgetMs). */
+  | { type: 'measure'; id: number; config: SessionConfig; budgetMs: number }
+  /** A link to the current run (its settings, text and first losses), made from the page's address `base`. */
+  | { type: 'share'; id: number; base: string; corpus: ShareLink['corpus'] }
+  /** Parse a run link (the page was opened with one). */
+  | { type: 'openLink'; id: number; url: string }
+  /** Compare the current run's first losses with this link's after every slice (null: stop comparing). */
+  | { type: 'replay'; link: ShareLink | null };
 
 export type CheckpointReason = 'autosave' | 'download';
 
@@ -97,6 +111,7 @@ export interface Ready {
   schema: FieldSpec[];      // the config schema: the page builds its knobs from it
   presets: Preset[];        // the same presets as the CLI's --preset
   tasks: TaskInfo[];        // the built-in translation tasks
+  buildVariant?: string;    // the core's build variant ("wasm-simd128"): runs are bit-identical within one
 }
 
 export interface ModelInfo {
@@ -112,11 +127,23 @@ export interface ModelInfo {
   hasCorpus: boolean;       // the worker's corpus went with the model (false: a checkpoint of the other kind)
 }
 
+/** A diverged step the core's NaN guard undid (tinygpt::train::Rollback). */
+export interface RollbackInfo {
+  failedStep: number;       // steps done when the step diverged: the step itself is failedStep + 1
+  restoredStep: number;     // the run went back to this step (later losses are dropped)
+  lrScale: number;          // the learning rate is now the schedule's times this
+  reason: string;           // the core's sentence: "training diverged at step N: the loss is nan"
+}
+
 /** One slice of the core's run loop (Session.advance). Its evaluations follow as evalResult messages. */
 export interface Progress {
   type: 'progress';
   step: number;             // steps done after this slice
-  losses: Float32Array;     // one per step of the slice
+  losses: Float32Array;     // one per step of the slice: steps step - losses.length + 1 .. step
+  // the NaN guard (optional: a slice without rollbacks may leave them out)
+  firstStep?: number;       // steps done before the slice (after a rollback: the step it went back to)
+  rollbacks?: RollbackInfo[];  // diverged steps the guard undid during the slice, in order
+  pausedBecause?: string;   // the core's reason when the guard paused the run (three rollbacks in a row), else ''
   tokensPerSec: number;     // the core's own timing of the slice (training time only)
   lr: number;               // learning rate of the next step
   gradNorm: number;
@@ -216,6 +243,12 @@ export type FromWorker =
   | { type: 'task'; id: number; name: string; bytes: Uint8Array }
   | TranslationMsg
   | TranslationInspectionMsg
+  /** The pre-flight measurement, or why there is none. */
+  | { type: 'measured'; id: number; result: PreflightResult | null; error: string }
+  | { type: 'shared'; id: number; url: string; error: string }
+  | { type: 'link'; id: number; link: ShareLink | null; error: string; variant: string }
+  /** The replay compared with its link: sent when it is decided (matches or diverged). */
+  | { type: 'replayCheck'; check: ReplayCheck; variant: string }
   | { type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' };
 
 export type ToWorkerType = ToWorker['type'];
@@ -316,7 +349,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
   'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
-  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads', 'builtinTask', 'translate', 'inspectTranslation',
+  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads', 'builtinTask', 'translate', 'inspectTranslation', 'injectNan', 'measure', 'share', 'openLink', 'replay',
 ]);
 
 /** Guards the worker against anything that is not one of our messages. */

@@ -38,6 +38,7 @@ let corpusKind: CorpusKind = 'text';      // a text for a language model, or pai
 
 let running = false;
 let loopActive = false;
+let replayLink: import('./protocol').ShareLink | null = null;   // a shared run being replayed: its first losses are checked
 
 interface Generation { id: number; remaining: number; chunk: number; msPerByte: number; step: number }
 let generation: Generation | null = null;
@@ -115,7 +116,7 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   send({
     type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: threadCap, threadSetting,
     crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
-    schema: M.configSchema(), presets: M.presets(), tasks: M.builtinTasks(),
+    schema: M.configSchema(), presets: M.presets(), tasks: M.builtinTasks(), buildVariant: M.buildVariant(),
   });
   await webgpu.find(msg.backend, !!msg.backendForced);
   reportBackend();
@@ -233,6 +234,7 @@ function dropSession(): void {
   generation = null;
   gpu?.destroy();
   gpu = null;
+  replayLink = null;
   if (session) session.delete();
   session = null;
 }
@@ -306,21 +308,22 @@ function trainSlice(): void {
     return;
   }
   sendSlice(r);
-  if (r.error) {
-    fail('train', new Error(r.error));
-    stop('error');
-  } else if (r.finished) stop('finished');
+  // the guard's pause is explained by the progress message (pausedBecause)
+  if (r.error) stop('error');
+  else if (r.finished) stop('finished');
 }
 
 function sendSlice(r: Slice): void {
-  if (r.losses.length) {
+  // a slice of rollbacks only (the NaN guard) is news too: the page drops the undone steps
+  if (r.losses.length || r.rollbacks.length || r.error) {
     send({
-      type: 'progress', step: r.step, losses: r.losses, tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm,
-      etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(), threads: r.threads ?? M!.numThreads(),
-      threadsReason: r.threadsReason ?? '',
+      type: 'progress', step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, pausedBecause: r.error,
+      tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(),
+      threads: r.threads ?? M!.numThreads(), threadsReason: r.threadsReason ?? '',
     });
   }
   for (const e of r.evals) send(evalResult(e));
+  if (replayLink && session) checkReplay(session);
 }
 
 // One segment of the core's run loop with its steps on the GPU (gpu/worker-gpu.ts): the same
@@ -333,10 +336,26 @@ async function gpuTrainSegment(b: GpuBackend): Promise<void> {
     evaluated: (e) => send({ type: 'evalResult', step: e.step, loss: e.loss }),
   });
   if (gpu !== b) return;
-  if (r.error) {
-    fail('train', new Error(r.error));
-    stop('error');
-  } else if (r.finished) stop('finished');
+  // the guard's pause is explained by the progress message (pausedBecause)
+  if (r.error) stop('error');
+  else if (r.finished) stop('finished');
+}
+
+// The kernels the current model trains with, as a share link names them: the wasm build's variant,
+// or the GPU (bit-identical only on the same adapter, docs/webgpu.md).
+function trainingVariant(): string {
+  return gpu ? `webgpu (${webgpu.adapterName || 'unknown adapter'})` : M!.buildVariant();
+}
+
+// A shared run replayed: its first losses against the link's, bit for bit (the core's share::check_replay).
+function checkReplay(s: Session): void {
+  const train = s.history().train;
+  const link = replayLink!;
+  const check = M!.checkReplay(link, train.subarray(0, link.losses.length), trainingVariant());
+  // on another build variant a difference is expected: wait for all the link's steps to say how close they are
+  if (check.status === 'pending' || (check.status === 'diverged' && !check.sameVariant && check.compared < check.expected)) return;
+  replayLink = null;
+  send({ type: 'replayCheck', check, variant: trainingVariant() });
 }
 
 function generateChunk(): void {
@@ -555,6 +574,41 @@ function handle(msg: ToWorker): void | Promise<void> {
       const s = needSession();
       const r = s.inspectTranslation(new Uint8Array(msg.source), new Uint8Array(msg.target));
       send({ type: 'translationInspection', id: msg.id, step: s.step(), ...r });
+      return;
+    }
+    case 'injectNan':
+      needSession().injectNanGradient(msg.steps);
+      return;
+    case 'share': {
+      try {
+        const s = needSession();
+        const link = { config: s.config(), variant: trainingVariant(), corpus: msg.corpus, losses: s.history().train.slice(0, 50) };
+        send({ type: 'shared', id: msg.id, url: M.makeShareLink(link, msg.base), error: '' });
+      } catch (e) {
+        send({ type: 'shared', id: msg.id, url: '', error: e instanceof Error ? e.message : String(e) });
+      }
+      return;
+    }
+    case 'openLink':
+      try {
+        send({ type: 'link', id: msg.id, link: M.parseShareLink(msg.url), error: '', variant: M.buildVariant() });
+      } catch (e) {
+        send({ type: 'link', id: msg.id, link: null, error: e instanceof Error ? e.message : String(e), variant: M.buildVariant() });
+      }
+      return;
+    case 'replay':
+      replayLink = msg.link;
+      if (replayLink && session && session.step() > 0) checkReplay(session);
+      return;
+    case 'measure': {
+      // the text's first 64 MiB are plenty for the entropies; a subarray is not copied here
+      try {
+        if (!corpus) throw new Error('choose a text first');
+        const result = M.preflight(msg.config, corpus.subarray(0, 64 << 20), msg.budgetMs);
+        send({ type: 'measured', id: msg.id, result, error: '' });
+      } catch (e) {
+        send({ type: 'measured', id: msg.id, result: null, error: e instanceof Error ? e.message : String(e) });
+      }
       return;
     }
     case 'load': {

@@ -10,6 +10,7 @@ import { normalise } from '../settings';
 import { notify } from '../ui/messages';
 import { alignmentInput, canStart, corpusKindFor, defaultPair, describeModel, isBusy, previewPairs, tokenLosses } from './derive';
 import { downloadBytes } from './download';
+import { applyGuard, divergedStep, divergedWhy, initialGuard } from './guard';
 import { LossHistory } from './history';
 import { type AlignSource, type InspectSource, type Pair, type PageStore, type RunState, patch } from './state';
 
@@ -132,6 +133,7 @@ export class Controller {
       creating: false, loading: null, running: false, finished: m.step >= m.config.max_iters,
       model: { config: m.config, parameters: m.parameters },
       ...historyState(s, m.history, m.step),
+      guard: initialGuard(),
       memoryBytes: m.memoryBytes, etaMs: null, tokensPerSec: 0, lr: null, gradNorm: null,
       elapsedMs: m.reason === 'create' ? 0 : loading?.elapsedMs ?? 0,
       settings, formSettings: settings,
@@ -161,7 +163,7 @@ export class Controller {
     this.set({
       model: null, step: 0, running: false, finished: false, lastLoss: null, valLoss: null, valStep: null, lr: null, gradNorm: null,
       valExactMatch: null, valCer: null,
-      elapsedMs: 0, tokensPerSec: 0, etaMs: null, history: new LossHistory(), historyRev: s.historyRev + 1,
+      elapsedMs: 0, tokensPerSec: 0, etaMs: null, history: new LossHistory(), historyRev: s.historyRev + 1, guard: initialGuard(),
       sample: endSample(s, 'Stopped: the model was reset.'), inspection: null, tokenLosses: [], inspectNote: null,
       translation: null, alignment: null,
     });
@@ -169,7 +171,7 @@ export class Controller {
   }
 
   private onState(m: Msg<'state'>): void {
-    if (m.running) this.set({ running: true, finished: false, lastTick: performance.now() });
+    if (m.running) this.set({ running: true, finished: false, lastTick: performance.now(), guard: { ...this.get().guard, paused: null } });
     else {
       this.set({ running: false, finished: m.reason === 'finished' });
       if (m.reason === 'finished') notify(`Finished the schedule: ${formatCount(m.step)} steps.`, 'success');
@@ -178,14 +180,16 @@ export class Controller {
   }
 
   private onProgress(m: Msg<'progress'>): void {
+    if (!this.get().model) return;
+    this.onGuard(m);
     const s = this.get();
-    if (!s.model) return;
     const k = m.losses.length;
-    s.history.appendTrain(m.step - k + 1, m.losses);
+    if (k) s.history.appendTrain(m.step - k + 1, m.losses);
     const now = performance.now();
     const dt = now - s.lastTick;
+    const last = s.history.train;
     this.set({
-      step: m.step, historyRev: s.historyRev + 1, lastLoss: m.losses[k - 1],
+      step: m.step, historyRev: s.historyRev + 1, lastLoss: k ? m.losses[k - 1] : last.length ? last[last.length - 1] : null,
       tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
       lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + dt,
       threadsNow: m.threads ?? s.threadsNow, threadsReason: m.threadsReason ?? '',
@@ -193,6 +197,19 @@ export class Controller {
       timing: s.timing.firstStepMs ? s.timing : { ...s.timing, firstStepMs: now },
     });
     this.maybeLiveInspect();
+  }
+
+  /** The core's NaN guard undid steps (the history drops them) or paused the run: say what, where and why. */
+  private onGuard(m: Msg<'progress'>): void {
+    const s = this.get();
+    const g = applyGuard(s.history, s.guard, m);
+    if (!g) return;
+    const h = g.history;
+    const n = h.valSteps.length;
+    this.set({ ...g, valLoss: n ? h.valLosses[n - 1] : null, valStep: n ? h.valSteps[n - 1] : null });
+    const r = m.rollbacks?.[m.rollbacks.length - 1];
+    if (m.pausedBecause) notify('Training paused by the NaN guard: three steps in a row diverged. See the Train panel.', 'error', { id: 'nan-guard' });
+    else if (r) notify(`Step ${divergedStep(r)} diverged (${divergedWhy(r)}): back to step ${r.restoredStep}, learning rate × ${r.lrScale}.`, 'warning', { id: 'nan-guard', timeout: 15000 });
   }
 
   private onEvalResult(m: Msg<'evalResult'>): void {

@@ -54,6 +54,15 @@ export class LossHistory {
     return this.emaCount ? this.emaState / (1 - Math.pow(EMA, this.emaCount)) : null;
   }
 
+  /** A new history with the steps after `step` dropped (the NaN guard rolled the run back to it). */
+  truncatedAt(step: number): LossHistory {
+    const h = new LossHistory();
+    const keep = Math.max(0, Math.min(this.train.length, step - this.first + 1));
+    if (keep > 0) h.appendTrain(this.first, this.train.slice(0, keep));
+    for (let i = 0; i < this.valSteps.length; i++) if (this.valSteps[i] <= step) h.addVal(this.valSteps[i], this.valLosses[i]);
+    return h;
+  }
+
   get lastStep(): number {
     return this.train.length ? this.first + this.train.length - 1 : 0;
   }

@@ -16,7 +16,10 @@ import type {
   TranslationInspectionMsg, TranslationMsg,
 } from '../protocol';
 import type { CorpusRef } from '../runs-db';
+import type { EstimateState } from './estimate';
+import { type GuardState, initialGuard } from './guard';
 import { LossHistory } from './history';
+import type { ReplayState, ShareState } from './replay';
 
 export interface Verdict {
   problems: { field: string; message: string }[];  // empty when the core accepts the settings
@@ -129,6 +132,10 @@ export interface RunState {
   memoryBytes: number | null;
   history: LossHistory;                   // append-only; `historyRev` announces growth
   historyRev: number;
+  guard: GuardState;                      // what the core's NaN guard undid (app/guard.ts)
+  estimate: EstimateState | null;         // the pre-flight measurement of the settings on this text (app/estimate.ts writes it)
+  replay: ReplayState | null;             // the page was opened with a run link (app/replay.ts writes it)
+  shareUrl: ShareState | null;            // the last link made with Share
   // keeping it (app/runs.ts)
   download: boolean;
   runId: string | null;                   // the run this tab trains and saves
@@ -171,7 +178,7 @@ export function initialState(): RunState {
     schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {},
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,
     lastLoss: null, valLoss: null, valStep: null, valExactMatch: null, valCer: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, etaMs: null,
-    lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0,
+    lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0, guard: initialGuard(), estimate: null, replay: null, shareUrl: null,
     download: false, runId: null, lastSave: null, saveNote: 'Nothing saved yet.', runs: [], storage: null, resumeOffer: null,
     sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
     inspectId: 0, inspectInFlight: false, inspectLen: null, lastInspectAt: 0, inspectNote: null, inspection: null, tokenLosses: [],
