@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "tinygpt/runtime.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/sample.h"
+#include "tinygpt/share.h"
 #include "tinygpt/sniff.h"
 #include "tinygpt/trainer.h"
 
@@ -61,6 +63,8 @@ const Option kOptions[] = {
     {"init", kTrain | kConfig, "FILE", "start a new run from a model file's weights and config (.safetensors: tinygpt export)"},
     {"history", kTrain, "on|off", "keep the run's history for the page's views: a snapshot at every evaluation (default: as the --resume checkpoint)"},
     {"until", kTrain, "STEP", "stop at this step (default: the end of the schedule); --resume continues"},
+    {"from-link", kTrain, "URL", "replay a shared run: the link's settings and seed, its text (--data FILE for a person's own), and a check of its first losses"},
+    {"share", kTrain, "URL", "at the end, print a link to this run: the page's address URL + its settings, text and first losses"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
     {"ckpt", kSample | kTranslate, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
     {"beam", kTranslate, "N", "beam search with N hypotheses (default 1: greedy)"},
@@ -274,7 +278,14 @@ Config new_run_config(const Args& args, const safetensors::File* init) {
 
 // A new trainer from --preset or --init and the config flags, or the --resume checkpoint with the
 // flags that may change on a live run applied to it.
-std::unique_ptr<train::Trainer> make_trainer(const Args& args) {
+std::unique_ptr<train::Trainer> make_trainer(const Args& args, const share::Link* link) {
+  if (link) {
+    for (const char* other : {"preset", "resume", "init"})
+      if (args.has(other)) throw Error(std::string("--from-link sets up the run itself: it does not mix with --") + other);
+    for (const auto& [name, value] : args.values)
+      if (find_field(name)) throw Error("--" + name + ": a run from a link keeps the link's settings (they are what makes it the same run)");
+    return std::make_unique<train::Trainer>(link->config);
+  }
   if (args.has("init")) {
     const std::string path = args.str("init", "");
     const ModelFile m = read_model_file(path);
@@ -300,7 +311,17 @@ std::unique_ptr<train::Trainer> make_trainer(const Args& args) {
 
 // The data of a run: --data FILE, or a built-in task (--task, seq2seq), or tiny Shakespeare (gpt).
 // Returns the bytes and a name for the log.
-std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKind kind) {
+std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKind kind, const share::Link* link = nullptr) {
+  if (link && !link->corpus.builtin.empty()) {
+    if (link->corpus.builtin != "tinyshakespeare.txt") throw Error("the link's text is the built-in " + link->corpus.builtin + ", which this tinygpt does not have");
+    if (args.has("data")) throw Error("the shared run trained on the built-in text " + link->corpus.builtin + ": leave out --data");
+  } else if (link && !args.has("data") && !args.has("task")) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)link->corpus.fingerprint);
+    throw Error("the shared run trained on " + (link->corpus.name.empty() ? std::string("a file") : link->corpus.name) + " (" +
+                std::to_string(link->corpus.size) + " bytes, fingerprint " + hex + "): give it with --data FILE" +
+                (link->config.model == ModelKind::seq2seq ? " (or --task NAME for a built-in task)" : ""));
+  }
   if (args.has("task")) {
     if (args.has("data")) throw Error("--data and --task don't mix: give one");
     if (kind != ModelKind::seq2seq) throw Error("--task NAME is a built-in translation task: use it with --model seq2seq");
@@ -352,8 +373,25 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
 
 int cmd_train(const Args& args) {
   const bool tune_threads = set_threads(args, /*auto_by_default=*/true);
-  std::unique_ptr<train::Trainer> trainer = make_trainer(args);
-  auto [corpus, data_name] = load_data(args, trainer->kind());
+  std::optional<share::Link> link;
+  if (args.has("from-link")) link = share::parse_link(args.str("from-link", ""));
+  std::unique_ptr<train::Trainer> trainer = make_trainer(args, link ? &*link : nullptr);
+  auto [corpus, data_name] = load_data(args, trainer->kind(), link ? &*link : nullptr);
+  // what a --share link says about the text: the built-in one by name, a file by fingerprint and size
+  share::Corpus shared_corpus;
+  if (!args.has("data") && !args.has("task")) shared_corpus.builtin = "tinyshakespeare.txt";
+  else {
+    shared_corpus.fingerprint = data::fingerprint(corpus.data(), corpus.size());
+    shared_corpus.size = corpus.size();
+    const std::string path = args.str("data", args.str("task", ""));
+    shared_corpus.name = path.substr(path.find_last_of('/') + 1);
+  }
+  if (link) {
+    const std::string differs = share::check_corpus(*link, corpus.data(), corpus.size(), shared_corpus.builtin);
+    if (!differs.empty()) throw Error(differs + ": the replay would not be the shared run");
+    std::printf("replay: the shared run's settings and text; its first %zu losses are checked (made on %s, this is %s)\n",
+                link->losses.size(), link->variant.empty() ? "?" : link->variant.c_str(), share::build_variant().c_str());
+  }
   trainer->set_corpus(std::move(corpus));
   if (!trainer->corpus_matches_checkpoint())
     std::printf("warning: %s is not the data this checkpoint was trained on\n", data_name.c_str());
@@ -417,6 +455,17 @@ int cmd_train(const Args& args) {
   auto next_multiple = [](int64_t step, long every) -> int64_t { return every > 0 ? (step / every + 1) * every : INT64_MAX; };
   float last_val = NAN;
   int threads_now = num_threads();
+  bool replay_reported = !link;
+  auto report_replay = [&](bool final) {
+    if (replay_reported) return;
+    const std::vector<float>& losses = trainer->train_losses();
+    const share::Replay r = share::check_replay(*link, losses.data(), losses.size(), share::build_variant());
+    // on another build variant a difference is expected: wait for all the link's steps to say how close they are
+    const bool decided = r.status == share::Replay::matches || (r.status == share::Replay::diverged && (r.same_variant || r.compared == r.expected));
+    if (!decided && !final) return;
+    std::printf("%sreplay: %s\n", tty ? "\n" : "", r.message.c_str());
+    replay_reported = true;
+  };
   while (!run.finished()) {
     const int64_t s0 = trainer->steps_done();
     const int64_t target = std::min({next_multiple(s0, log_every), next_multiple(s0, c.eval_interval),
@@ -456,13 +505,21 @@ int cmd_train(const Args& args) {
       std::fflush(stdout);
     }
     if (save_every > 0 && s % save_every == 0) save();
+    report_replay(false);
   }
+  report_replay(true);
   if (tty) std::printf("\n");
   if (std::isfinite(last_val)) std::printf("final val loss %.4f after %lld steps\n", last_val, (long long)trainer->steps_done());
   std::printf("trained in %s\n", format_duration(elapsed()).c_str());
   if (!out.empty()) {
     save();
     std::printf("saved checkpoint to %s\n", out.c_str());
+  }
+  if (args.has("share")) {
+    const std::vector<float>& losses = trainer->train_losses();
+    const share::Link made{trainer->config(), share::build_variant(), shared_corpus,
+                           std::vector<float>(losses.begin(), losses.begin() + std::ptrdiff_t(std::min(losses.size(), share::kMaxLosses)))};
+    std::printf("share: %s\n", share::make_link(made, args.str("share", "")).c_str());
   }
   return 0;
 }

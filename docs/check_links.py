@@ -23,7 +23,7 @@ The pages follow these conventions, and this script enforces them.
    only such spans (or a dash). No other code span in the pages starts with a double quote.
 
 4. Symbols. An inline code span that starts with nn::, model::, optim::, data::, sample::,
-   ckpt::, train::, kernels:: (or tp::, simd::, io::, json::, safetensors::, gpu::,
+   ckpt::, train::, kernels::, share:: (or tp::, simd::, io::, json::, safetensors::, gpu::,
    tinygpt::) names something in core/.
    Every namespace is nested in tinygpt::, and the pages name them relative to it.
    A trailing '(...)' is ignored; a span ending in '::' names a namespace. The leading
@@ -51,7 +51,7 @@ DOCS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(DOCS)
 
 PATH_PREFIXES = ("core/", "tests/", "wasm/", "cli/", "web/", "bench/", "scripts/", "python/", "data/")
-SYMBOL_NAMESPACES = ("nn", "model", "optim", "data", "sample", "ckpt", "train", "kernels",
+SYMBOL_NAMESPACES = ("nn", "model", "optim", "data", "sample", "ckpt", "train", "kernels", "share",
                      "tp", "simd", "io", "json", "safetensors", "gpu", "tinygpt")
 TEST_HEADERS = {"test", "tests", "测试"}
 
@@ -244,7 +244,7 @@ def split_row(line):
 def load_flags():
     """The config schema's field names and the CLI's option names."""
     schema = set(re.findall(r"^\s*X\((\w+),", read(os.path.join(ROOT, "core/include/tinygpt/config.h")), re.M))
-    options = set(re.findall(r'\{"(\w+)", k[A-Z]', read(os.path.join(ROOT, "cli/main.cpp"))))
+    options = set(re.findall(r'\{"([\w-]+)", k[A-Z]', read(os.path.join(ROOT, "cli/main.cpp"))))
     return schema, options
 
 

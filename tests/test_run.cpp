@@ -225,6 +225,23 @@ TEST_CASE("the NaN guard pauses the run after three rollbacks in a row", "[run][
   CHECK(next.error.empty());
 }
 
+TEST_CASE("a slice's losses are the steps after its first step, even after two rollbacks to different states", "[run][guard]") {
+  train::Trainer t(tiny(400, 0));
+  t.set_corpus(text());
+  Run run(t);
+  REQUIRE(run.advance(50).step == 50);
+  t.inject_nan_at(51);   // back to step 0, before the slice's start
+  t.inject_nan_at(151);  // later in the same slice: back to the good state kept at step 100
+  const Slice s = run.advance(200);
+  REQUIRE(s.rollbacks.size() == 2);
+  CHECK(s.rollbacks[0].restored_step == 0);
+  CHECK(s.rollbacks[1].restored_step == 100);
+  CHECK(s.first_step == 0);
+  REQUIRE(int64_t(s.losses.size()) == s.step - s.first_step);
+  // the slice's losses are the run's history from its first step on
+  for (size_t i = 0; i < s.losses.size(); i++) CHECK(s.losses[i] == t.train_losses()[i]);
+}
+
 TEST_CASE("extending the schedule continues the learning rate without a jump", "[run][optim]") {
   const optim::Schedule s{1e-3f, 1e-4f, 10, 100};
   SECTION("mid-decay: the cosine restarts from the current rate towards the new end") {

@@ -162,13 +162,15 @@ val tokens_to_js(const std::vector<sample::Token>& toks) {
 }
 
 // A run slice (tinygpt::Slice) as advance() returns it: {firstStep, step, losses: Float32Array,
-// evals: [{step, loss, ms}], trainMs, tokensPerSec, lr, gradNorm, finished, etaSeconds, rollbacks, error}
+// evals: [{step, loss, exactMatch, cer, ms}], trainMs, tokensPerSec, lr, gradNorm, finished, etaSeconds, rollbacks, error}
 val slice_to_js(const Slice& s) {
   val evals = val::array();
   for (const Evaluation& e : s.evals) {
     val o = val::object();
     o.set("step", double(e.step));
     o.set("loss", e.loss);
+    o.set("exactMatch", e.exact_match);  // seq2seq: held-out exact match and CER; NaN for gpt
+    o.set("cer", e.cer);
     o.set("ms", e.ms);
     o.set("snapshotMs", e.snapshot_ms);  // of which the history's snapshot (0 without one)
     evals.call<void>("push", o);
@@ -234,7 +236,7 @@ class Session {
   bool corpusMatchesCheckpoint() const { return trainer_->corpus_matches_checkpoint(); }
 
   // The run loop (tinygpt::Run): at most maxSteps steps, returning after about budgetMs of wall
-  // time. {firstStep, step, losses: Float32Array, evals: [{step, loss, ms}], trainMs, tokensPerSec,
+  // time. {firstStep, step, losses: Float32Array, evals: [{step, loss, exactMatch, cer, ms}], trainMs, tokensPerSec,
   // lr, gradNorm, finished, etaSeconds, error}
   val advance(double max_steps, double budget_ms) {
     return guarded([&] {
@@ -489,6 +491,24 @@ val builtinTask(const std::string& name, double seed) {
   });
 }
 
+// A TSV of pairs read as a seq2seq session with this block_size would read it (Session.setCorpus),
+// without a model: {pairs, trainPairs, valPairs, longestSource, longestTarget, report}. Throws the
+// core's message (which lines, and why) when no line is a usable pair. The page shows the report
+// before a model exists, and checks a dropped file with it.
+val pairsReport(const val& bytes, int block_size) {
+  return guarded([&] {
+    const data::PairDataset d(bytes_from(bytes, "the pairs"), block_size);
+    val o = val::object();
+    o.set("pairs", double(d.size()));
+    o.set("trainPairs", double(d.train_size()));
+    o.set("valPairs", double(d.val_size()));
+    o.set("longestSource", d.max_source_len());
+    o.set("longestTarget", d.max_target_len());
+    o.set("report", d.report().summary());
+    return o;
+  });
+}
+
 // {problems: [{field, message}], parameters, trainingBytes} for a config, computed without
 // allocating the model: every out-of-range field and broken rule, and the memory limit.
 val checkConfig(const val& config) {
@@ -622,6 +642,7 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
   emscripten::function("describeCheckpoint", &describeCheckpoint);
   emscripten::function("builtinTasks", &builtinTasks);
   emscripten::function("builtinTask", &builtinTask);
+  emscripten::function("pairsReport", &pairsReport);
 }
 
 // ---- model files: a session from a .safetensors file ---------------------------------------------
@@ -880,6 +901,155 @@ val sniff_file(const val& head, double total_size, const std::string& name) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(tinygpt_sniff) { emscripten::function("sniff", &sniff_file); }
+
+// ---- pre-flight: "how long will this take here?" (issue 16) ---------------------------------------
+// Self-contained like the sniff block: a throw-away trainer times a few real steps of the config
+// (core/include/tinygpt/estimate.h), and the text's unigram and bigram entropies give the loss of
+// simple models for scale.
+#include "tinygpt/estimate.h"
+
+namespace {
+
+val entropy_to_js(const TextEntropy& e) {
+  val o = val::object();
+  o.set("unigram", e.unigram);
+  o.set("bigram", e.bigram);
+  o.set("bytes", double(e.bytes));
+  return o;
+}
+
+// preflight(config, corpus: Uint8Array, budgetMs) -> {stepsTimed, firstStepMs, msPerStep, tokensPerSec,
+// msPerEval, evaluations, totalSeconds, memoryBytes, estimatedBytes, parameters, measuredMs, entropy}
+val preflight_js(const val& config, const val& corpus, double budget_ms) {
+  return guarded([&] {
+    const ConfigAndLimit c = parse_config(config);
+    const std::vector<uint8_t> bytes = bytes_from(corpus, "the corpus");
+    const Preflight p = preflight(c.config, bytes.data(), bytes.size(), budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit);
+    val o = val::object();
+    o.set("stepsTimed", p.steps_timed);
+    o.set("firstStepMs", p.first_step_ms);
+    o.set("msPerStep", p.ms_per_step);
+    o.set("tokensPerSec", p.tokens_per_s);
+    o.set("msPerEval", p.ms_per_eval);
+    o.set("evaluations", double(p.evaluations));
+    o.set("totalSeconds", p.total_s);
+    o.set("memoryBytes", double(p.memory_bytes));
+    o.set("estimatedBytes", double(p.estimated_bytes));
+    o.set("parameters", double(p.parameters));
+    o.set("measuredMs", p.measured_ms);
+    o.set("entropy", entropy_to_js(p.entropy));
+    return o;
+  });
+}
+
+// textEntropy(bytes: Uint8Array) -> {unigram, bigram, bytes}: nats per byte
+val text_entropy_js(const val& bytes) {
+  return guarded([&] {
+    const std::vector<uint8_t> b = bytes_from(bytes, "the text");
+    return entropy_to_js(text_entropy(b.data(), b.size()));
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(tinygpt_estimate) {
+  emscripten::function("preflight", &preflight_js);
+  emscripten::function("textEntropy", &text_entropy_js);
+}
+
+// ---- runs as links (issue 16) ------------------------------------------------------------------
+// core/include/tinygpt/share.h: the page makes, parses and checks links with the same functions as
+// `tinygpt train --from-link URL`. A link object in JS:
+//   {config, variant, corpus: {builtin, fingerprint (16 hex digits), size, name}, losses: Float32Array}
+#include "tinygpt/share.h"
+
+namespace {
+
+val link_to_js(const share::Link& l) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)l.corpus.fingerprint);
+  val corpus = val::object();
+  corpus.set("builtin", l.corpus.builtin);
+  corpus.set("fingerprint", std::string(l.corpus.builtin.empty() ? hex : ""));
+  corpus.set("size", double(l.corpus.size));
+  corpus.set("name", l.corpus.name);
+  val o = val::object();
+  o.set("config", config_to_js(l.config));
+  o.set("variant", l.variant);
+  o.set("corpus", corpus);
+  o.set("losses", copy_to_js("Float32Array", l.losses.data(), l.losses.size()));
+  return o;
+}
+
+share::Link link_from_js(const val& o) {
+  if (o.isUndefined() || o.isNull() || o.typeOf().as<std::string>() != "object") throw Error("the link must be an object");
+  share::Link l;
+  l.config = parse_config(o["config"]).config;
+  if (!o["variant"].isUndefined()) l.variant = o["variant"].as<std::string>();
+  const val c = o["corpus"];
+  if (c.isUndefined() || c.isNull()) throw Error("the link needs a corpus: {builtin} or {fingerprint, size, name}");
+  if (!c["builtin"].isUndefined() && !c["builtin"].isNull()) l.corpus.builtin = c["builtin"].as<std::string>();
+  if (l.corpus.builtin.empty()) {
+    const std::string hex = c["fingerprint"].isString() ? c["fingerprint"].as<std::string>() : "";
+    char* end = nullptr;
+    l.corpus.fingerprint = std::strtoull(hex.c_str(), &end, 16);
+    if (hex.size() != 16 || *end) throw Error("the link's corpus.fingerprint must be 16 hex digits");
+    l.corpus.size = uint64_t(number_field(c, "size", 0));
+    if (!c["name"].isUndefined()) l.corpus.name = c["name"].as<std::string>();
+  }
+  const val losses = o["losses"];
+  if (!losses.isUndefined() && !losses.isNull()) {
+    if (!losses.instanceof(val::global("Float32Array"))) throw Error("the link's losses must be a Float32Array");
+    const size_t n = losses["length"].as<size_t>();
+    l.losses.resize(n);
+    val(emscripten::typed_memory_view(n, l.losses.data())).call<void>("set", losses);
+  }
+  return l;
+}
+
+std::string build_variant_js() { return share::build_variant(); }
+
+std::string make_share_link(const val& link, const std::string& base) {
+  return guarded([&] { return share::make_link(link_from_js(link), base); });
+}
+
+val parse_share_link(const std::string& url) {
+  return guarded([&] { return link_to_js(share::parse_link(url)); });
+}
+
+// checkReplay(link, losses: Float32Array, variant) -> {status: 'pending'|'matches'|'diverged', compared, expected,
+// divergedAt, linkLoss, runLoss, sameVariant, maxDifference, message}
+val check_replay_js(const val& link, const val& losses, const std::string& variant) {
+  return guarded([&] {
+    const share::Link l = link_from_js(link);
+    if (!losses.instanceof(val::global("Float32Array"))) throw Error("the losses must be a Float32Array");
+    const size_t n = losses["length"].as<size_t>();
+    std::vector<float> run(n);
+    val(emscripten::typed_memory_view(n, run.data())).call<void>("set", losses);
+    const share::Replay r = share::check_replay(l, run.data(), n, variant.empty() ? share::build_variant() : variant);
+    static const char* status[] = {"pending", "matches", "diverged"};
+    val o = val::object();
+    o.set("status", std::string(status[int(r.status)]));
+    o.set("compared", double(r.compared));
+    o.set("expected", double(r.expected));
+    o.set("divergedAt", double(r.diverged_at));
+    o.set("linkLoss", r.link_loss);
+    o.set("runLoss", r.run_loss);
+    o.set("sameVariant", r.same_variant);
+    o.set("maxDifference", r.max_difference);
+    o.set("message", r.message);
+    return o;
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(tinygpt_share) {
+  emscripten::function("buildVariant", &build_variant_js);
+  emscripten::function("makeShareLink", &make_share_link);
+  emscripten::function("parseShareLink", &parse_share_link);
+  emscripten::function("checkReplay", &check_replay_js);
+}
 
 // ==== watch it learn (issue 15): the run's history and step-through generation ====================
 // core/include/tinygpt/insight.h; docs/watch_it_learn.md. Self-contained: it needs Session::trainer()

@@ -92,7 +92,8 @@ export interface Slice {
   firstStep: number;       // steps done before the slice
   step: number;            // steps done after it
   losses: Float32Array;    // one per step, measured before the update
-  evals: { step: number; loss: number; ms: number; snapshotMs: number }[];  // validation losses taken during the slice (snapshotMs: of which the history's snapshot)
+  /** Validation taken during the slice; seq2seq also held-out exact match and CER (NaN for gpt). */
+  evals: { step: number; loss: number; exactMatch: number; cer: number; ms: number; snapshotMs: number }[];  // snapshotMs: of ms, the history's snapshot
   trainMs: number;         // time spent in training steps
   tokensPerSec: number;    // the slice's training throughput
   lr: number;              // learning rate of the next step
@@ -157,6 +158,16 @@ export interface TranslationInspection {
 
 export interface TaskInfo { name: string; description: string; pairs: number; longest: number }
 
+/** A TSV of pairs as a seq2seq session with some block_size reads it (pairsReport). */
+export interface PairsReport {
+  pairs: number;           // usable pairs
+  trainPairs: number;
+  valPairs: number;        // held out (10%)
+  longestSource: number;   // bytes
+  longestTarget: number;
+  report: string;          // "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)"
+}
+
 export interface Session {
   setCorpus(bytes: Uint8Array): void;
   hasCorpus(): boolean;
@@ -188,6 +199,55 @@ export interface Session {
   delete(): void;          // frees the C++ object
 }
 
+/** Loss of simple models of a text, in nats per byte (core/include/tinygpt/estimate.h). */
+export interface TextEntropy {
+  unigram: number;         // H(X): byte frequencies only
+  bigram: number;          // H(X_t | X_t-1): the byte before predicts the next (a 256 x 256 table)
+  bytes: number;           // bytes counted
+}
+
+/** A pre-flight measurement: real steps of a config timed on a throw-away trainer (tinygpt::preflight). */
+export interface PreflightResult {
+  stepsTimed: number;      // steps timed after the first one
+  firstStepMs: number;     // the first step (it allocates the activations)
+  msPerStep: number;
+  tokensPerSec: number;
+  msPerEval: number;       // one validation loss (eval_iters batches)
+  evaluations: number;     // validation losses the run takes (step 0, every eval_interval, the end)
+  totalSeconds: number;    // max_iters steps and the evaluations at this pace
+  memoryBytes: number;     // weights, gradients, AdamW moments, the good state, activations and the text
+  estimatedBytes: number;  // the config's own estimate (checkConfig's trainingBytes)
+  parameters: number;
+  measuredMs: number;      // how long the measurement took
+  entropy: TextEntropy;    // of the text (its first 64 MiB)
+}
+
+/** A run as a link (core/include/tinygpt/share.h): what `tinygpt train --from-link URL` replays too. */
+export interface ShareLink {
+  config: FullConfig;
+  variant: string;         // the build variant that made it: "wasm-simd128", "native-avx2", ...
+  corpus: {
+    builtin: string;       // "tinyshakespeare.txt" for the built-in text, else ''
+    fingerprint: string;   // a person's file: FNV-1a 64 of its bytes, 16 hex digits ('' for a built-in text)
+    size: number;          // its size in bytes
+    name: string;          // its name when shared (a hint)
+  };
+  losses: Float32Array;    // the run's first training losses (at most 50)
+}
+
+/** A replay compared with a link's losses, bit for bit (share::check_replay). */
+export interface ReplayCheck {
+  status: 'pending' | 'matches' | 'diverged';
+  compared: number;        // steps compared
+  expected: number;        // steps the link holds
+  divergedAt: number;      // first step (from 1) whose loss differs; 0 if none
+  linkLoss: number;
+  runLoss: number;
+  sameVariant: boolean;
+  maxDifference: number;   // max |run - link| over the compared steps
+  message: string;         // "matches the shared run at step 50: ..." / "differs from the shared run at step 7: ..."
+}
+
 export interface TinyGPTModule {
   Session: new (config: SessionConfig) => Session;
   backend(): 'simd128' | 'scalar' | string;
@@ -201,10 +261,22 @@ export interface TinyGPTModule {
   describeCheckpoint(bytes: Uint8Array): CheckpointSummary;
   builtinTasks(): TaskInfo[];
   builtinTask(name: string, seed: number): Uint8Array;  // TSV bytes
+  /** How a seq2seq session with this block_size reads a TSV of pairs; throws the core's message if no line is usable. */
+  pairsReport(tsv: Uint8Array, blockSize: number): PairsReport;
   /** A new run from a .safetensors model file (tinygpt export): its weights and config, step 0. The caller deletes it. */
   sessionFromSafetensors(bytes: Uint8Array, options?: { memory_limit_mb?: number }): Session;
   /** "What is this file?" (core/include/tinygpt/sniff.h): give the first bytes (a few hundred KiB), the file's size and name. */
   sniff(head: Uint8Array, totalSize: number, name: string): Sniffed;
+  /** Times a few real steps of `config` on (the first MiB of) `corpus` for about budgetMs, with a trainer thrown away afterwards. */
+  preflight(config: SessionConfig, corpus: Uint8Array, budgetMs: number): PreflightResult;
+  textEntropy(bytes: Uint8Array): TextEntropy;
+  /** This build's variant: "wasm-simd128" or "wasm-scalar" (runs are bit-identical only within one). */
+  buildVariant(): string;
+  /** The URL of a link: base's address (its fragment dropped) + "#tinygpt=1&..." */
+  makeShareLink(link: ShareLink, base: string): string;
+  /** Parses a link (a URL, or its fragment); throws the core's message for a bad one. */
+  parseShareLink(url: string): ShareLink;
+  checkReplay(link: ShareLink, losses: Float32Array, variant: string): ReplayCheck;
   /** Entropy baselines of the session's training data (gpt: train split; seq2seq: the targets). */
   insightBaselines(session: Session): Baselines;
   /** Starts (or restarts, forgetting snapshots) the run's history; null probe: chosen from the validation split. */

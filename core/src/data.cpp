@@ -9,6 +9,12 @@ namespace tinygpt::data {
 
 using tinygpt::Error;
 
+uint64_t fingerprint(const uint8_t* bytes, size_t n) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
+  for (size_t i = 0; i < n; i++) h = (h ^ bytes[i]) * 1099511628211ull;
+  return h;
+}
+
 ByteDataset::ByteDataset(std::vector<uint8_t> bytes, uint64_t seed, double val_fraction)
     : bytes_(std::move(bytes)), rng_(seed) {
   if (bytes_.empty()) throw Error("the corpus is empty: give a file with some text in it");
@@ -17,9 +23,7 @@ ByteDataset::ByteDataset(std::vector<uint8_t> bytes, uint64_t seed, double val_f
   const size_t n_val = size_t(double(bytes_.size()) * val_fraction);
   train_size_ = bytes_.size() - n_val;
   val_begin_ = train_size_;
-  uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
-  for (uint8_t b : bytes_) h = (h ^ b) * 1099511628211ull;
-  fingerprint_ = h;
+  fingerprint_ = data::fingerprint(bytes_.data(), bytes_.size());
 }
 
 ByteDataset ByteDataset::from_file(const std::string& path, uint64_t seed) {

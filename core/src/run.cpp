@@ -129,8 +129,14 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
 bool Run::roll_back(Slice& s, const train::Diverged& e) {
   const train::Rollback r = trainer_.roll_back(e.what());
   s.rollbacks.push_back(r);
-  const int64_t keep = std::max<int64_t>(0, r.restored_step - s.first_step);
-  if (s.losses.size() > size_t(keep)) s.losses.resize(size_t(keep));
+  // the slice's losses are those of steps first_step + 1 .. now: drop the undone ones (a good
+  // state before the slice's start moves its start back)
+  if (r.restored_step < s.first_step) {
+    s.first_step = r.restored_step;
+    s.losses.clear();
+  } else {
+    s.losses.resize(size_t(r.restored_step - s.first_step));
+  }
   while (!s.evals.empty() && s.evals.back().step > r.restored_step) s.evals.pop_back();
   if (++rollbacks_in_a_row_ >= kMaxRollbacks) {
     s.error = std::string(e.what()) + "; training paused after " + std::to_string(kMaxRollbacks) +
@@ -145,7 +151,6 @@ bool Run::roll_back(Slice& s, const train::Diverged& e) {
 void Run::finish(Slice& s, int64_t steps_trained) const {
   s.step = trainer_.steps_done();
   if (s.train_ms > 0.0) s.tokens_per_s = double(steps_trained * trainer_.tokens_per_step()) / (s.train_ms / 1000.0);
-  if (!s.rollbacks.empty()) s.first_step = std::min(s.first_step, s.rollbacks.back().restored_step);
   s.lr = trainer_.learning_rate();
   s.grad_norm = trainer_.last_grad_norm();
   s.finished = finished();

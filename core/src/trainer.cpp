@@ -274,6 +274,12 @@ float Trainer::step() {
     learner_->grads()[0] = NAN;
     inject_nan_--;
   }
+  for (size_t i = 0; i < inject_nan_at_.size(); i++)
+    if (inject_nan_at_[i] == step_ + 1) {
+      learner_->grads()[0] = NAN;
+      inject_nan_at_.erase(inject_nan_at_.begin() + std::ptrdiff_t(i));
+      break;
+    }
   const float norm = optim::clip_grad_norm(learner_->grads(), P, config_.grad_clip);
   if (!std::isfinite(value) || !std::isfinite(norm) || value > kDivergedLoss) {
     char what[96];

@@ -80,8 +80,12 @@ describe('inputs', () => {
     await page.click('#btn-convert');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'wide.txt');
     expect(Number(await page.getAttribute('#corpus-bytes', 'data-value'))).toBe(14 * 20);
+    // pairs in language-model mode: said so, and offered to the translator or taken as text
     await dropFile(page, 'pairs.tsv', enc('hello\tbonjour\ncat\tchat\nthank you\tmerci\n'.repeat(10)));
+    await page.waitForSelector('#corpus-message:not([hidden])');
+    expect(await page.textContent('#corpus-message')).toMatch(/tab-separated pairs/);
+    expect(await page.locator('#btn-switch-translation').count()).toBe(1);
+    await page.click('#btn-as-text');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'pairs.tsv');
-    expect(await page.locator('.notice', { hasText: 'tab-separated pairs' }).count()).toBe(1);
   });
 });

@@ -62,3 +62,52 @@ describe('tinygpt train', () => {
     assert.equal(r.status, 0, r.stderr);
   });
 });
+
+describe('tinygpt train --share and --from-link (docs/runs_you_can_trust.md)', () => {
+  const text = 'A shared run is the same run, bit for bit.\n'.repeat(80);
+
+  it('a run shared by the CLI replays in the CLI to the same first 50 losses, with another thread count', () => {
+    const dir = fs.mkdtempSync('/tmp/tinygpt-share-');
+    fs.writeFileSync(`${dir}/notes.txt`, text);
+    const out = runCli(['train', ...TINY, '--data', `${dir}/notes.txt`, '--max_iters', '60', '--share', 'https://example.org/tinygpt/']);
+    const url = /^share: (\S+)$/m.exec(out)[1];
+    assert.match(url, /^https:\/\/example\.org\/tinygpt\/#tinygpt=1&model=gpt&/);
+    assert.match(url, new RegExp(`&corpus=fnv:[0-9a-f]{16}:${text.length}&name=notes\\.txt&losses=`));
+    const replay = runCli(['train', '--from-link', url, '--data', `${dir}/notes.txt`, '--threads', '2']);
+    assert.match(replay, /^replay: the shared run's settings and text; its first 50 losses are checked \(made on native-\w+, this is native-\w+\)$/m);
+    assert.match(replay, /^replay: matches the shared run at step 50: the first 50 losses are identical, bit for bit$/m);
+    // the final validation loss is the shared run's too
+    assert.equal(/final val loss (\S+)/.exec(replay)[1], /final val loss (\S+)/.exec(out)[1]);
+  });
+
+  it('a run on the built-in text names it; the replay needs no file', () => {
+    const out = runCli(['train', ...TINY, '--max_iters', '55', '--eval_interval', '0', '--share', 'x']);
+    const url = /^share: (\S+)$/m.exec(out)[1];
+    assert.match(url, /&corpus=builtin:tinyshakespeare\.txt&losses=/);
+    assert.match(runCli(['train', '--from-link', url, '--threads', '1']), /^replay: matches the shared run at step 50/m);
+  });
+
+  it('refuses what would make it another run, and a link that is not one, saying why', () => {
+    const dir = fs.mkdtempSync('/tmp/tinygpt-share-');
+    fs.writeFileSync(`${dir}/notes.txt`, text);
+    fs.writeFileSync(`${dir}/shorter.txt`, text.slice(1));
+    fs.writeFileSync(`${dir}/other.txt`, text.replace('bit for bit', 'bit by bit!'));   // the same size
+    const url = /^share: (\S+)$/m.exec(runCli(['train', ...TINY, '--data', `${dir}/notes.txt`, '--max_iters', '5', '--eval_interval', '0', '--share', 'x']))[1];
+    let r = cli(['train', '--from-link', url]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, new RegExp(`the shared run trained on notes\\.txt \\(${text.length} bytes, fingerprint [0-9a-f]{16}\\): give it with --data FILE`));
+    r = cli(['train', '--from-link', url, '--data', `${dir}/shorter.txt`]);
+    assert.match(r.stderr, new RegExp(`this text is ${text.length - 1} bytes; the shared run trained on notes\\.txt of ${text.length} bytes`));
+    r = cli(['train', '--from-link', url, '--data', `${dir}/other.txt`]);
+    assert.match(r.stderr, /this text has the same size as notes\.txt but other bytes \(fingerprint [0-9a-f]{16}, the link says [0-9a-f]{16}\)/);
+    r = cli(['train', '--from-link', url, '--data', `${dir}/notes.txt`, '--learning_rate', '0.01']);
+    assert.match(r.stderr, /--learning_rate: a run from a link keeps the link's settings/);
+    r = cli(['train', '--from-link', url, '--preset', 'tiny', '--data', `${dir}/notes.txt`]);
+    assert.match(r.stderr, /--from-link sets up the run itself: it does not mix with --preset/);
+    r = cli(['train', '--from-link', 'https://example.org/#n_layer=2', '--data', `${dir}/notes.txt`]);
+    assert.match(r.stderr, /this is not a tinygpt run link/);
+    r = cli(['train', '--from-link', url.replace('n_layer=2', 'n_layer=0'), '--data', `${dir}/notes.txt`]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /n_layer/);
+  });
+});

@@ -62,6 +62,10 @@ describe('seq2seq in the module', () => {
     assert.equal(last.step, 1500);
     const h = s.history();
     assert.ok(h.valExactMatch[h.valExactMatch.length - 1] > 0.9, `exact match ${h.valExactMatch[h.valExactMatch.length - 1]}`);
+    // the slice's evaluation carries the same metrics as the history (the page charts them live)
+    assert.equal(last.exactMatch, h.valExactMatch[h.valExactMatch.length - 1]);
+    assert.equal(last.cer, h.valCer[h.valCer.length - 1]);
+    assert.ok(last.cer >= 0 && last.cer < 0.1, `CER ${last.cer}`);
     const out = s.translate(enc.encode('stressed'), {});
     assert.equal(dec.decode(out.text), 'desserts');
     assert.ok(out.finished);
@@ -83,6 +87,22 @@ describe('seq2seq in the module', () => {
     assert.ok(Math.max(...m.cross) > 0.5, `largest cross-attention weight ${Math.max(...m.cross)}`);
     assert.equal(m.probs.length, 4 * 259);
     s.delete();
+  });
+
+  it('reads a pairs file without a model as a session would (pairsReport)', () => {
+    const tsv = enc.encode('abc\tcba\nno tab\nxy\tyx\r\nthis source is too long\tx\n');
+    const r = M.pairsReport(tsv, 9);
+    assert.equal(r.pairs, 2);
+    assert.equal(r.trainPairs + r.valPairs, 2);
+    assert.equal(r.valPairs, 1);
+    assert.deepEqual([r.longestSource, r.longestTarget], [3, 3]);
+    assert.match(r.report, /2 pairs from 4 lines; skipped: 1 without a tab \(line 2\), 1 longer than the model's 9-byte source/);
+    const s = new M.Session(tiny());
+    s.setCorpus(tsv);
+    assert.equal(s.dataReport(), r.report);   // the same words as the session's
+    s.delete();
+    assert.throws(() => M.pairsReport(enc.encode('one\ntwo\n'), 9), /no usable source<TAB>target pair: .*2 without a tab \(lines 1, 2\)/);
+    assert.throws(() => M.pairsReport(enc.encode('abc\tcba\n'), 1), /at least 2/);
   });
 
   it('refuses a pairs file without a usable pair, saying which lines and why', () => {

@@ -9,6 +9,8 @@ import { CorpusLoader } from './app/corpus-loader';
 import { pageMode } from './app/derive';
 import { installDropTarget } from './app/drag-drop';
 import { Runs } from './app/runs';
+import { EstimateRunner } from './app/estimate';
+import { Replay } from './app/replay';
 import { createPageStore, patch, watch } from './app/state';
 import { WorkerClient } from './client';
 import { chooseBackend } from './gpu/backend';
@@ -16,14 +18,18 @@ import type { Variant } from './protocol';
 import { RunsDb } from './runs-db';
 import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
+import { EstimateBox } from './ui/estimate-box';
+import { GuardNotice } from './ui/guard-notice';
 import { $, h, panelHeader } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
 import { initMessages, notify } from './ui/messages';
+import { bindModeSwitch } from './ui/mode-switch';
 import { bindRunBar } from './ui/run-bar';
 import { bindRuntimeBadge, bindThreadsPicker, storedThreadSetting } from './ui/runtime-badge';
 import { SamplePanel } from './ui/sample-panel';
 import { SettingsPanel } from './ui/settings-panel';
+import { ReplayBanner, ShareBox } from './ui/share-box';
 import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
 
@@ -35,10 +41,13 @@ const client = new WorkerClient();
 const controller = new Controller(store, client);
 const corpus: CorpusLoader = new CorpusLoader(store, client, {
   db: () => runs.database(), holdCorpus: (id) => runs.holdCorpus(id), loadCheckpointFile: controller.loadCheckpointFile,
-  loadModelFile: controller.loadModelFile,
+  loadModelFile: controller.loadModelFile, setMode: controller.setMode,
 });
 const runs: Runs = new Runs(store, client, corpus);
 controller.beforeReplace = runs.saveIfBehind;
+// each mode has its own data: the loader puts one aside and brings the other back
+controller.modeChanged = corpus.modeChanged;
+controller.restoreData = corpus.restoreFor;
 
 initMessages($('#messages'));
 bindRuntimeBadge($('#runtime'), store);
@@ -46,6 +55,7 @@ bindThreadsPicker($('#threads-picker'), store, controller.setThreads);
 const dataPanel = new DataPanel(store, {
   onFile: (f) => void corpus.handleFile(f),
   onBuiltin: () => void corpus.loadBuiltin(),
+  onTask: (name) => void corpus.loadTask(name),
   onProblem: (id) => (id ? corpus.problemAction(id) : corpus.dismissProblem()),
 });
 const settingsPanel = new SettingsPanel(store, controller.setSettings);
@@ -57,6 +67,29 @@ const inspectPanel = new InspectPanel(store, {
   onRequest: controller.inspect, onSource: controller.setInspectSource, onText: controller.setInspectText,
   onLive: controller.setInspectLive, onAnotherSlice: controller.anotherSlice, onVisible: controller.setInspectVisible,
 });
+// translation mode: the translate box and the translator's attention maps in place of 4 and 5.
+// A chunk of their own, fetched the first time the page is in translation mode: a visit that only
+// trains the language model never loads them. Until then they hold their places as comments.
+const translateSlot = document.createComment('translate panel');
+const alignmentSlot = document.createComment('alignment panel');
+let translateNow: (() => void) | null = null;
+let translationViews: Promise<void> | null = null;
+function loadTranslationViews(): Promise<void> {
+  translationViews ??= import('./ui/translation-views').then(({ TranslatePanel, AlignmentPanel }) => {
+    const translatePanel = new TranslatePanel(store, { onTranslate: controller.translate });
+    const alignmentPanel = new AlignmentPanel(store, {
+      onRequest: controller.inspect, onSource: controller.setAlignSource, onCustom: controller.setAlignCustom,
+      onAnotherPair: controller.anotherPair, onLive: controller.setInspectLive, onVisible: controller.setAlignVisible,
+    });
+    translateSlot.replaceWith(translatePanel.el);
+    alignmentSlot.replaceWith(alignmentPanel.el);
+    translateNow = () => translatePanel.translateNow();
+  }).catch((e: unknown) => {
+    translationViews = null;   // tried again at the next switch
+    notify(`The translation views could not be loaded: ${e instanceof Error ? e.message : e}`, 'error');
+  });
+  return translationViews;
+}
 const keepPanel = new KeepPanel(store, {
   onDownload: controller.download, onLoadFile: (f) => void controller.loadCheckpointFile(f),
   onResume: (id) => void runs.resume(id), onRename: (id) => void runs.rename(id), onDownloadRun: (id) => void runs.download(id),
@@ -89,14 +122,40 @@ observer.observe(learn);
 learn.addEventListener('focusin', loadLearn);
 
 $('#banner-slot').append(banner.el);
+bindModeSwitch($('#mode-slot'), store, controller.setMode);
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 watch it learn
 $('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
-$('#wide').append(trainPanel.el, samplePanel.el, inspectPanel.el, keepPanel.el, learn);
+$('#wide').append(trainPanel.el, samplePanel.el, translateSlot, inspectPanel.el, alignmentSlot, keepPanel.el, learn);
+watch(store, ['mode'], (s) => {
+  if (s.mode === 'seq2seq') void loadTranslationViews();
+});
+// issue 16: what the NaN guard did, under the training controls
+trainPanel.el.querySelector('.progress-row')!.before(new EstimateBox(store).el, new GuardNotice(store).el);
+new EstimateRunner(store, client);   // the pre-flight measurement (app/estimate.ts)
+const replay = new Replay(store, client, {
+  loadBuiltin: () => corpus.loadBuiltin(),
+  setSettings: (s) => controller.setSettings(s),
+});
+trainPanel.el.querySelector('#guard')!.after(new ShareBox(store, replay.share).el);
+$('#banner-slot').append(new ReplayBanner(store).el);
+if (/[#?&]tinygpt=/.test(location.hash)) replay.open(location.href);   // opened with a run link (app/replay.ts)
+// a link pasted into this tab's address bar changes only the fragment: no reload, so set it up here
+// (over a model, only once the person has reset it: a link never replaces a run by itself)
+window.addEventListener('hashchange', () => {
+  if (!/[#?&]tinygpt=/.test(location.hash)) return;
+  if (store.get().model) notify('A shared run link: press Reset first (or open the link in a new tab) to set it up; the current model stays as it is.', 'info', { timeout: 12000 });
+  else replay.open(location.href);
+});
+/** Test hooks (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
+(window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (steps: number) => client.send({ type: 'injectNan', steps }) };
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
 bindRunBar($('#run-bar'), store, controller.startPause);
-installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), { startPause: controller.startPause, generate: () => samplePanel.generateNow() });
+installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
+  startPause: controller.startPause,
+  generate: () => (store.get().mode === 'seq2seq' ? translateNow?.() : samplePanel.generateNow()),
+});
 
 async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);
@@ -115,7 +174,7 @@ async function boot(): Promise<void> {
   const carried = takeCarryOver();
   await runs.open(() => RunsDb.open(), carried?.corpus?.id ?? null);
   if (carried?.settings) {
-    patch(store, { formSettings: carried.settings });
+    patch(store, { formSettings: carried.settings, mode: carried.settings.model === 'seq2seq' ? 'seq2seq' : 'gpt' });
     controller.setSettings(carried.settings);
   }
   if (carried?.corpus) void corpus.restore(carried.corpus);

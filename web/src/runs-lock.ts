@@ -11,7 +11,9 @@ const CORPUS = 'tinygpt-corpus-';
 const locks: LockManager | null = typeof navigator !== 'undefined' && 'locks' in navigator ? navigator.locks : null;
 
 export class TabLocks {
-  private held = new Map<string, () => void>();   // lock name -> release
+  // lock name -> release, and the request's promise: it settles once the lock is really free
+  // (locks.query() still lists a lock for a moment after its release is called)
+  private held = new Map<string, { release: () => void; freed: Promise<unknown> }>();
   private channel: BroadcastChannel | null = typeof BroadcastChannel === 'function' ? new BroadcastChannel('tinygpt-runs') : null;
 
   /** Calls fn when another tab wrote or claimed a run. */
@@ -28,20 +30,26 @@ export class TabLocks {
     if (this.held.has(name)) return true;
     if (!locks) return true;   // no Web Locks: a lone tab owns everything
     return new Promise<boolean>((resolve) => {
-      void locks.request(name, { mode, ifAvailable: true }, (lock) => {
+      let release: () => void = () => {};
+      const freed = locks.request(name, { mode, ifAvailable: true }, (lock) => {
         if (!lock) {
           resolve(false);
           return undefined;
         }
+        this.held.set(name, { release: () => release(), freed });
         resolve(true);
-        return new Promise<void>((release) => this.held.set(name, release));
+        return new Promise<void>((r) => (release = r));
       });
     });
   }
 
-  private drop(name: string): void {
-    this.held.get(name)?.();
+  /** Lets go of a lock; resolves once other tabs (and locks.query) see it free. */
+  private drop(name: string): Promise<unknown> {
+    const h = this.held.get(name);
     this.held.delete(name);
+    if (!h) return Promise.resolve();
+    h.release();
+    return h.freed.catch(() => undefined);
   }
 
   /** Makes this tab the writer of a run; false when another tab has it. */
@@ -51,15 +59,16 @@ export class TabLocks {
     return ok;
   }
 
-  releaseRun(id: string): void {
+  /** Lets go of a run; resolves (after telling the other tabs) once the lock is free. */
+  async releaseRun(id: string): Promise<void> {
     if (!this.held.has(RUN + id)) return;
-    this.drop(RUN + id);
+    await this.drop(RUN + id);
     this.announce();
   }
 
   /** Holds the chosen text (shared), letting go of the one before. */
   async holdCorpus(id: string): Promise<void> {
-    for (const name of [...this.held.keys()]) if (name.startsWith(CORPUS) && name !== CORPUS + id) this.drop(name);
+    for (const name of [...this.held.keys()]) if (name.startsWith(CORPUS) && name !== CORPUS + id) void this.drop(name);
     await this.take(CORPUS + id, 'shared');
   }
 

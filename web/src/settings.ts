@@ -15,6 +15,11 @@ export function knobsFor(schema: FieldSpec[], kind: string): FieldSpec[] {
   return schema.filter((f) => f.type !== 'choice' && f.kinds.includes(kind));
 }
 
+/** The presets of a model kind (the config's `model`: 'gpt' or 'seq2seq'). */
+export function presetsFor(presets: Preset[], kind: string): Preset[] {
+  return presets.filter((p) => p.config.model === kind);
+}
+
 /** An input's step: integers by 1, reals free. */
 export function inputStep(f: FieldSpec): string {
   return f.type === 'integer' ? '1' : 'any';

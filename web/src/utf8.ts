@@ -213,3 +213,64 @@ export function byteRole(b: number): string {
 export function displayString(bytes: ArrayLike<number>): string {
   return segmentUtf8(bytes).map((s) => (s.kind === 'char' ? s.text : hexChip(s.bytes))).join('');
 }
+
+/**
+ * The segments of a window of bytes that may begin inside a character (its leading continuation
+ * bytes, at most 3, form one group: `lead` of them) and end inside one (a cut character is
+ * `partial`, not invalid).
+ */
+export function windowSegments(bytes: ArrayLike<number>): { segs: Segment[]; lead: number } {
+  const segs = segmentUtf8(bytes, { final: false });
+  let lead = 0;
+  while (lead < bytes.length && bytes[lead] >= 0x80 && bytes[lead] <= 0xbf && lead < 3) lead++;
+  // each leading continuation byte is a one-byte segment of its own: they become one group
+  if (lead > 0) segs.splice(0, lead, { kind: 'bytes', bytes: Array.from({ length: lead }, (_, i) => bytes[i]), start: 0, length: lead, partial: false });
+  return { segs, lead };
+}
+
+/**
+ * A label for each byte of a window (the ticks of an attention map): a one-byte character as
+ * itself (whitespace made visible), each byte of a multi-byte character as "中 1/3", any other
+ * byte as a hex chip.
+ */
+export function byteLabels(bytes: ArrayLike<number>): string[] {
+  const labels: string[] = [];
+  for (const seg of windowSegments(bytes).segs) {
+    for (let i = 0; i < seg.length; i++) {
+      const t = seg.start + i;
+      if (seg.kind === 'char') labels[t] = seg.length === 1 ? charLabel(seg.text) : `${seg.text} ${i + 1}/${seg.length}`;
+      else labels[t] = hexChip([bytes[t]]);
+    }
+  }
+  return labels;
+}
+
+/** The translator's special tokens (core/include/tinygpt/pairs.h: bytes, then BOS, EOS, PAD). */
+export const BOS = 256;
+export const EOS = 257;
+export const PAD = 258;
+const specialLabel: Record<number, string> = { [BOS]: '⟨BOS⟩', [EOS]: '⟨EOS⟩', [PAD]: '⟨PAD⟩' };
+
+/**
+ * Labels of the translator's tokens: runs of bytes as byteLabels gives them, the special tokens
+ * by name. tokenLabels([256, 0xe6, 0x88, 0x91]) = ['⟨BOS⟩', '我 1/3', '我 2/3', '我 3/3'].
+ */
+export function tokenLabels(tokens: ArrayLike<number>): string[] {
+  const out: string[] = [];
+  let run: number[] = [];
+  const flush = () => {
+    out.push(...byteLabels(run));
+    run = [];
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t < 256) {
+      run.push(t);
+      continue;
+    }
+    flush();
+    out.push(specialLabel[t] ?? `⟨${t}⟩`);
+  }
+  flush();
+  return out;
+}

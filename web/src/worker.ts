@@ -16,7 +16,10 @@ import { WebGpuDevice } from './gpu/device';
 import { GpuBackendError, isGpuBackendError } from './gpu/errors';
 import type { GpuHostModule } from './gpu/session';
 import type { GpuBackend } from './gpu/worker-gpu';
-import { type BackendInfo, type FromWorker, type SampleOptions, type ThreadSetting, type ToWorker, type TreeNode, type Variant, isToWorker, post } from './protocol';
+import {
+  type BackendInfo, type CorpusKind, type FromWorker, type PairsReport, type SampleOptions, type ThreadSetting, type ToWorker, type TreeNode, type Variant, isToWorker,
+  post,
+} from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -31,9 +34,11 @@ const THREAD_POOL_MAX = 16;
 let threadCap = 1;                        // min(cores, ?threads=, the module's pool)
 let corpus: Uint8Array | null = null;     // kept to give a new session the same text
 let corpusName = '';
+let corpusKind: CorpusKind = 'text';      // a text for a language model, or pairs for a translator
 
 let running = false;
 let loopActive = false;
+let replayLink: import('./protocol').ShareLink | null = null;   // a shared run being replayed: its first losses are checked
 
 // The run's history for the "watch it learn" views (insight.h): kept by the core, in checkpoints;
 // the worker sends the page the snapshots it has not seen yet.
@@ -119,7 +124,7 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   send({
     type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: threadCap, threadSetting,
     crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
-    schema: M.configSchema(), presets: M.presets(),
+    schema: M.configSchema(), presets: M.presets(), tasks: M.builtinTasks(), buildVariant: M.buildVariant(),
   });
   await webgpu.find(msg.backend, !!msg.backendForced);
   reportBackend();
@@ -210,7 +215,7 @@ function describe(reason: 'create' | 'load' | 'resume', name?: string): void {
   const h = s.history();
   send({
     type: 'model', reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(),
-    history: h, corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: M!.memoryBytes(),
+    history: h, corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: M!.memoryBytes(), hasCorpus: s.hasCorpus(),
   });
   ensureHistory(s);
   sendInsight(true);
@@ -219,7 +224,11 @@ function describe(reason: 'create' | 'load' | 'resume', name?: string): void {
 /** Starts the history of a session that has a corpus and none yet (a new run, or a checkpoint without one). */
 function ensureHistory(s: Session): void {
   if (!keepHistory || !s.hasCorpus() || M!.insightHistory(s, Number.MAX_VALUE).enabled) return;
-  M!.insightStartHistory(s, null, null);
+  try {
+    M!.insightStartHistory(s, null, null);
+  } catch {
+    // a model whose maps are too large for the history's budget trains without one; the views say so
+  }
 }
 
 /** Sends the snapshots the page has not seen (all of them when `reset`). */
@@ -251,6 +260,19 @@ function sendTree(selected: number): void {
   send({ type: 'tree', id: treeId, step: t.step(), prompt: t.text(0), nodes, selected, positionsComputed: t.positionsComputed() });
 }
 
+/** The corpus a model kind trains on: a text (gpt) or pairs (seq2seq). */
+const corpusKindOf = (model: string | undefined): CorpusKind => (model === 'seq2seq' ? 'pairs' : 'text');
+
+/** Gives a session the worker's corpus if it is of the session's kind and the session has none (a refused one is left out). */
+function attachCorpus(s: Session): void {
+  if (!corpus || s.hasCorpus() || corpusKind !== corpusKindOf(s.kind())) return;
+  try {
+    s.setCorpus(corpus);
+  } catch {
+    // e.g. pairs longer than this model's block_size: the page asks for data (ModelInfo.hasCorpus)
+  }
+}
+
 function stop(reason: 'paused' | 'finished' | 'error'): void {
   if (!running) return;
   running = false;
@@ -262,6 +284,7 @@ function dropSession(): void {
   generation = null;
   gpu?.destroy();
   gpu = null;
+  replayLink = null;
   dropTree();
   if (session) session.delete();
   session = null;
@@ -308,10 +331,18 @@ function ensureLoop(): void {
   })();
 }
 
+/** An evaluation as a message; seq2seq ones carry held-out exact match and CER (NaN for gpt: left out). */
+function evalResult(e: { step: number; loss: number; exactMatch?: number; cer?: number; snapshotMs?: number }): FromWorker {
+  const metrics = Number.isFinite(e.exactMatch) ? { exactMatch: e.exactMatch, cer: e.cer } : {};
+  return { type: 'evalResult', step: e.step, loss: e.loss, ...metrics, snapshotMs: e.snapshotMs };
+}
+
 async function evaluateNow(): Promise<void> {
   const s = needSession();
   const loss = gpu ? await onGpu(gpu, (b) => b.evaluate(), () => s.evaluate()) : s.evaluate();
-  send({ type: 'evalResult', step: s.step(), loss });
+  const h = s.history();   // evaluate() recorded the point, with a translator's metrics
+  const last = h.valLosses.length - 1;
+  send(evalResult({ step: s.step(), loss, exactMatch: h.valExactMatch[last], cer: h.valCer[last] }));
 }
 
 // One slice of the core's run loop (tinygpt::Run: evaluation at step 0, every eval_interval
@@ -328,23 +359,24 @@ function trainSlice(): void {
     return;
   }
   sendSlice(r);
-  if (r.error) {
-    fail('train', new Error(r.error));
-    stop('error');
-  } else if (r.finished) stop('finished');
+  // the guard's pause is explained by the progress message (pausedBecause)
+  if (r.error) stop('error');
+  else if (r.finished) stop('finished');
 }
 
 function sendSlice(r: Slice): void {
-  if (r.losses.length) {
+  // a slice of rollbacks only (the NaN guard) is news too: the page drops the undone steps
+  if (r.losses.length || r.rollbacks.length || r.error) {
     send({
-      type: 'progress', step: r.step, losses: r.losses, tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm,
-      etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(), threads: r.threads ?? M!.numThreads(),
-      threadsReason: r.threadsReason ?? '',
+      type: 'progress', step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, pausedBecause: r.error,
+      tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(),
+      threads: r.threads ?? M!.numThreads(), threadsReason: r.threadsReason ?? '',
     });
   }
-  for (const e of r.evals) send({ type: 'evalResult', step: e.step, loss: e.loss, snapshotMs: e.snapshotMs });
+  for (const e of r.evals) send(evalResult(e));
   if (r.rollbacks.length) sendInsight(true);   // the NaN guard dropped later snapshots
   else if (r.evals.length) sendInsight(false);
+  if (replayLink && session) checkReplay(session);
 }
 
 // One segment of the core's run loop with its steps on the GPU (gpu/worker-gpu.ts): the same
@@ -358,10 +390,26 @@ async function gpuTrainSegment(b: GpuBackend): Promise<void> {
     snapshotted: (rolledBack) => sendInsight(rolledBack),
   });
   if (gpu !== b) return;
-  if (r.error) {
-    fail('train', new Error(r.error));
-    stop('error');
-  } else if (r.finished) stop('finished');
+  // the guard's pause is explained by the progress message (pausedBecause)
+  if (r.error) stop('error');
+  else if (r.finished) stop('finished');
+}
+
+// The kernels the current model trains with, as a share link names them: the wasm build's variant,
+// or the GPU (bit-identical only on the same adapter, docs/webgpu.md).
+function trainingVariant(): string {
+  return gpu ? `webgpu (${webgpu.adapterName || 'unknown adapter'})` : M!.buildVariant();
+}
+
+// A shared run replayed: its first losses against the link's, bit for bit (the core's share::check_replay).
+function checkReplay(s: Session): void {
+  const train = s.history().train;
+  const link = replayLink!;
+  const check = M!.checkReplay(link, train.subarray(0, link.losses.length), trainingVariant());
+  // on another build variant a difference is expected: wait for all the link's steps to say how close they are
+  if (check.status === 'pending' || (check.status === 'diverged' && !check.sameVariant && check.compared < check.expected)) return;
+  replayLink = null;
+  send({ type: 'replayCheck', check, variant: trainingVariant() });
 }
 
 function generateChunk(): void {
@@ -458,19 +506,33 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'validate': {
       const { problems, parameters, trainingBytes } = M.checkConfig(msg.config);
-      send({ type: 'validation', id: msg.id, problems, parameters, trainingBytes });
+      // pairs: the core's TSV reader at this block_size (a file may have no usable pair at a shorter one)
+      let pairs: PairsReport | undefined;
+      if (msg.config.model === 'seq2seq' && corpus && corpusKind === 'pairs' && !problems.some((p) => p.field === 'block_size')) {
+        try {
+          pairs = M.pairsReport(corpus, msg.config.block_size ?? 64);
+        } catch (e) {
+          problems.push({ field: 'block_size', message: `${corpusName}: ${e instanceof Error ? e.message : e}` });
+        }
+      }
+      send({ type: 'validation', id: msg.id, problems, parameters, trainingBytes, pairs });
       return;
     }
     case 'setCorpus': {
       const bytes = new Uint8Array(msg.bytes);
+      const kind = msg.kind ?? 'text';
       const set = () => {
-        if (session) session.setCorpus(bytes);  // throws (and keeps the old corpus) if too short
+        const live = session && corpusKindOf(session.kind()) === kind ? session : null;
+        // pairs are read by the core first: a file without a usable pair is refused with its line numbers
+        const pairs: PairsReport | undefined = kind === 'pairs' ? M!.pairsReport(bytes, live ? live.config().block_size : msg.blockSize ?? 64) : undefined;
+        if (live) live.setCorpus(bytes);  // throws (and keeps the old corpus) if too short
         corpus = bytes;
         corpusName = msg.name;
-        send({ type: 'corpus', name: corpusName, size: bytes.length });
-        if (session) {
+        corpusKind = kind;
+        send({ type: 'corpus', name: corpusName, size: bytes.length, pairs });
+        if (live) {
           // a new text: new baselines (the core keeps the probe and the snapshots so far)
-          ensureHistory(session);
+          ensureHistory(live);
           sendInsight(true);
         }
       };
@@ -483,7 +545,7 @@ function handle(msg: ToWorker): void | Promise<void> {
       keepHistory = msg.history !== false;
       const s = new M.Session(msg.config);
       try {
-        if (corpus) s.setCorpus(corpus);
+        if (corpus && corpusKind === corpusKindOf(msg.config.model)) s.setCorpus(corpus);
       } catch (e) {
         s.delete();
         throw e;
@@ -498,7 +560,7 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'start': {
       const s = needSession();
-      if (!s.hasCorpus()) throw new Error('no corpus: choose a text first');
+      if (!s.hasCorpus()) throw new Error(s.kind() === 'seq2seq' ? 'no pairs: choose a task or a file of pairs first' : 'no corpus: choose a text first');
       s.setStopAt(msg.stopAt);
       if (!running) {
         running = true;
@@ -558,6 +620,57 @@ function handle(msg: ToWorker): void | Promise<void> {
     case 'sniff':
       send({ type: 'sniffed', id: msg.id, result: M.sniff(new Uint8Array(msg.head), msg.size, msg.name) });
       return;
+    case 'builtinTask':
+      send({ type: 'task', id: msg.id, name: msg.name, bytes: M.builtinTask(msg.name, msg.seed) });
+      return;
+    case 'translate': {
+      const s = needSession();
+      const source = new Uint8Array(msg.source);
+      const r = s.translate(source, msg.options);
+      send({ type: 'translation', id: msg.id, step: s.step(), source, text: r.text, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: msg.options.beam ?? 1 });
+      return;
+    }
+    case 'inspectTranslation': {
+      const s = needSession();
+      const r = s.inspectTranslation(new Uint8Array(msg.source), new Uint8Array(msg.target));
+      send({ type: 'translationInspection', id: msg.id, step: s.step(), ...r });
+      return;
+    }
+    case 'injectNan':
+      needSession().injectNanGradient(msg.steps);
+      return;
+    case 'share': {
+      try {
+        const s = needSession();
+        const link = { config: s.config(), variant: trainingVariant(), corpus: msg.corpus, losses: s.history().train.slice(0, 50) };
+        send({ type: 'shared', id: msg.id, url: M.makeShareLink(link, msg.base), error: '' });
+      } catch (e) {
+        send({ type: 'shared', id: msg.id, url: '', error: e instanceof Error ? e.message : String(e) });
+      }
+      return;
+    }
+    case 'openLink':
+      try {
+        send({ type: 'link', id: msg.id, link: M.parseShareLink(msg.url), error: '', variant: M.buildVariant() });
+      } catch (e) {
+        send({ type: 'link', id: msg.id, link: null, error: e instanceof Error ? e.message : String(e), variant: M.buildVariant() });
+      }
+      return;
+    case 'replay':
+      replayLink = msg.link;
+      if (replayLink && session && session.step() > 0) checkReplay(session);
+      return;
+    case 'measure': {
+      // the text's first 64 MiB are plenty for the entropies; a subarray is not copied here
+      try {
+        if (!corpus) throw new Error('choose a text first');
+        const result = M.preflight(msg.config, corpus.subarray(0, 64 << 20), msg.budgetMs);
+        send({ type: 'measured', id: msg.id, result, error: '' });
+      } catch (e) {
+        send({ type: 'measured', id: msg.id, result: null, error: e instanceof Error ? e.message : String(e) });
+      }
+      return;
+    }
     case 'load': {
       const bytes = new Uint8Array(msg.bytes);
       // Session.load leaves the session as it was on any error; without a session, a temporary one
@@ -567,7 +680,6 @@ function handle(msg: ToWorker): void | Promise<void> {
         const s = session ?? new M!.Session({});
         try {
           s.load(bytes);
-          if (fresh && corpus) s.setCorpus(corpus);
         } catch (e) {
           if (fresh) s.delete();
           throw e;
@@ -575,6 +687,9 @@ function handle(msg: ToWorker): void | Promise<void> {
         return s;
       };
       const loaded = (s: Session) => {
+        // a checkpoint of the other model kind starts without data: the worker's corpus goes with it
+        // when it is of that kind (attachCorpus), otherwise the page gives it (ModelInfo.hasCorpus)
+        attachCorpus(s);
         stop('paused');
         generation = null;
         gpu?.destroy();  // the previous model's buffers (the session is the same object)
@@ -626,14 +741,7 @@ function handle(msg: ToWorker): void | Promise<void> {
     case 'loadSafetensors': {
       // a new session from the file (the core checks it); the current one stays until it succeeded
       const s = M.sessionFromSafetensors(new Uint8Array(msg.bytes));
-      try {
-        const kind = s.config().model as string;
-        if (kind !== 'gpt') throw new Error(`this is a ${kind} model; the page trains gpt language models (the CLI translates with it: tinygpt translate --ckpt FILE)`);
-        if (corpus) s.setCorpus(corpus);
-      } catch (e) {
-        s.delete();
-        throw e;
-      }
+      attachCorpus(s);
       dropSession();
       session = s;
       applyThreads();

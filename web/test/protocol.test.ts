@@ -23,6 +23,18 @@ describe('protocol', () => {
       [{ type: 'backend', backend: 'webgpu', adapter: 'nvidia hopper', reason: '', forced: false }, 0],
       [{ type: 'backend', backend: 'wasm', adapter: 'nvidia hopper', reason: 'lost', forced: false, fallback: { kind: 'device-lost', message: 'lost', step: 2, lostSteps: 1,
         history: { train: new Float32Array(2), valSteps: new Float64Array(1), valLosses: new Float32Array(1) } } }, 3],
+      [{ type: 'evalResult', step: 1, loss: 2, exactMatch: 0.5, cer: 0.1 }, 0],
+      // translation
+      [{ type: 'setCorpus', bytes: new ArrayBuffer(4), name: 'p.tsv', kind: 'pairs', blockSize: 9 }, 1],
+      [{ type: 'builtinTask', id: 1, name: 'reverse', seed: 1 }, 0],
+      [{ type: 'task', id: 1, name: 'reverse', bytes: new Uint8Array(4) }, 1],
+      [{ type: 'translate', id: 1, source: new ArrayBuffer(3), options: { beam: 2 } }, 1],
+      [{ type: 'inspectTranslation', id: 1, source: new ArrayBuffer(3), target: new ArrayBuffer(3) }, 2],
+      [{ type: 'translation', id: 1, step: 2, source: new Uint8Array(3), text: new Uint8Array(3), probs: new Float32Array(4), logProb: -1, finished: true, beam: 1 }, 3],
+      [{ type: 'translationInspection', id: 1, step: 2, S: 1, T: 2, Le: 1, Ld: 1, NH: 1, src: new Int32Array(1), tgtIn: new Int32Array(2),
+        encSelf: new Float32Array(1), decSelf: new Float32Array(4), cross: new Float32Array(2), probs: new Float32Array(2 * 259) }, 6],
+      [{ type: 'model', reason: 'load', config: {} as never, parameters: 1, step: 1, corpusMatches: true, memoryBytes: 1, hasCorpus: true,
+        history: { train: new Float32Array(1), valSteps: new Float64Array(1), valLosses: new Float32Array(1), valExactMatch: new Float32Array(1), valCer: new Float32Array(1) } }, 5],
     ];
     for (const [msg, n] of cases) expect(transferables(msg), msg.type).toHaveLength(n);
     // two views of one buffer: listed once
@@ -51,6 +63,10 @@ describe('protocol', () => {
     expect(isToWorker({ type: 'start', stopAt: -1 })).toBe(true);
     expect(isToWorker({ type: 'update', name: 'eval_interval', value: 10 })).toBe(true);
     expect(isToWorker({ type: 'loadSafetensors', bytes: new ArrayBuffer(0), name: 'm.safetensors' })).toBe(true);
+    expect(isToWorker({ type: 'translate', id: 1, source: new ArrayBuffer(0), options: {} })).toBe(true);
+    expect(isToWorker({ type: 'inspectTranslation', id: 1, source: new ArrayBuffer(0), target: new ArrayBuffer(0) })).toBe(true);
+    expect(isToWorker({ type: 'builtinTask', id: 1, name: 'zh-en', seed: 1 })).toBe(true);
+    expect(isToWorker({ type: 'translation' })).toBe(false);  // worker → page
     expect(isToWorker({ type: 'progress' })).toBe(false);   // worker → page
     expect(isToWorker({ type: 'bogus' })).toBe(false);
     expect(isToWorker('pause')).toBe(false);

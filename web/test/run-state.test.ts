@@ -40,9 +40,9 @@ beforeAll(async () => {
   const M = await loadScalar();
   presets = M.presets();
   config = presets.find((p) => p.name === 'tiny')!.config;
-  ready = { type: 'ready', variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, crossOriginIsolated: false, loadMs: 5, schema: M.configSchema(), presets };
+  ready = { type: 'ready', variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, crossOriginIsolated: false, loadMs: 5, schema: M.configSchema(), presets, tasks: M.builtinTasks() };
 });
-const corpusState = { ref: { id: 'x-100', name: 'a.txt', size: 100, builtin: false }, stats: { size: 100 } as never, preview: new Uint8Array(0) };
+const corpusState = { ref: { id: 'x-100', name: 'a.txt', size: 100, builtin: false }, stats: { size: 100 } as never, preview: new Uint8Array(0), kind: 'text' as const, pairs: null };
 
 describe('derived values', () => {
   it('Start waits for the module, a text and settings the core accepted', () => {
@@ -139,7 +139,7 @@ describe('the controller', () => {
     expect(store.get().creating).toBe(true);
     expect(client.sent.at(-1)?.type).toBe('create');
     const history = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
-    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history, corpusMatches: true, memoryBytes: 1 });
+    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history, corpusMatches: true, memoryBytes: 1, hasCorpus: true });
     expect(store.get().creating).toBe(false);
     expect(client.sent.at(-2)).toEqual({ type: 'start', stopAt: config.max_iters });
 
@@ -184,7 +184,7 @@ describe('the controller', () => {
     client.emit({ type: 'backend', backend: 'webgpu', adapter: 'google swiftshader', reason: '', forced: false });
     expect(store.get().backend?.adapter).toBe('google swiftshader');
     const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
-    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1 });
+    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1, hasCorpus: true });
     client.emit({ type: 'state', running: true, reason: 'started', step: 0 });
     client.emit({ type: 'progress', step: 5, losses: new Float32Array([5, 4.5, 4, 3.5, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
     // the device is lost at step 5; the last state brought back from the GPU was step 2

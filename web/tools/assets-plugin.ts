@@ -8,11 +8,16 @@
 // - sw.js: web/src/sw.ts built as its own chunk at a fixed name, with the list of every output
 //   file (the offline cache) written into it, so any change to the site changes sw.js and the
 //   browser installs the new version.
+// - manifest.webmanifest and icons/*: what makes the page installable as an app, generated at
+//   build time (app-manifest.ts), served (dev) and emitted (build), linked from index.html's head,
+//   and in the offline cache like every other output file.
 // - COOP/COEP headers on everything the dev server serves (Vite's `server.headers` does not
 //   cover responses of custom middleware).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Connect, Plugin } from 'vite';
+
+import { HEAD_TAGS, appFiles } from './app-manifest.ts';
 
 export const COI_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -23,6 +28,9 @@ const MIME: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.wasm': 'application/wasm',
   '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.webmanifest': 'application/manifest+json',
 };
 
 export interface AssetOptions {
@@ -47,11 +55,21 @@ export function tinygptAssets(opts: AssetOptions): Plugin {
     ['data/tinyshakespeare.txt', corpus],
   ]);
 
+  // URL path -> contents, made here (the manifest and its icons)
+  const generated = appFiles();
+
   const missing = () => [...files.values()].filter((f) => !fs.existsSync(f));
 
   const serve: Connect.NextHandleFunction = (req, res, next) => {
     const url = (req.url ?? '').split('?')[0];
     const rel = decodeURIComponent(url).replace(/^\/+/, '');
+    const made = generated.get(rel);
+    if (made !== undefined) {
+      res.setHeader('Content-Type', MIME[path.extname(rel)] ?? 'application/octet-stream');
+      for (const [k, v] of Object.entries(COI_HEADERS)) res.setHeader(k, v);
+      res.end(made);
+      return;
+    }
     const file = files.get(rel);
     if (!file) return next();
     fs.readFile(file, (err, data) => {
@@ -86,7 +104,13 @@ export function tinygptAssets(opts: AssetOptions): Plugin {
       for (const [rel, file] of files) {
         this.emitFile({ type: 'asset', fileName: rel, source: fs.readFileSync(file) });
       }
+      for (const [rel, source] of generated) this.emitFile({ type: 'asset', fileName: rel, source });
       this.emitFile({ type: 'chunk', id: opts.swEntry, fileName: 'sw.js' });
+    },
+    // after Vite's own HTML processing, which would otherwise look for the manifest among the sources
+    transformIndexHtml: {
+      order: 'post',
+      handler: () => HEAD_TAGS.map((t) => ({ ...t, injectTo: 'head' as const })),
     },
     generateBundle(_options, bundle) {
       if (!building) return;

@@ -19,6 +19,9 @@ struct Batch {
   std::vector<int32_t> y;  // (B, T) next-byte targets
 };
 
+// 64-bit FNV-1a of bytes: how a corpus is identified in checkpoints and shared links.
+uint64_t fingerprint(const uint8_t* bytes, size_t n);
+
 class ByteDataset {
  public:
   // Takes the corpus; seed starts the sampling generator. Throws on an empty corpus.

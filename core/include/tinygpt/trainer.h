@@ -120,6 +120,8 @@ class Trainer {
   float lr_scale() const { return lr_scale_; }
   // Test hook: the next `steps` steps get a NaN in their gradient, as corrupted batches would give.
   void inject_nan_gradient(int steps = 1) { inject_nan_ = steps; }
+  // Test hook: step number `step` (1-based, as in the messages) gets a NaN gradient, once.
+  void inject_nan_at(int64_t step) { inject_nan_at_.push_back(step); }
   // Mean validation loss over eval_iters fixed batches (seq2seq: and exact match and CER of greedy
   // translations of up to eval_iters x batch_size held-out pairs); recorded in val_losses().
   ValPoint evaluate();
@@ -196,6 +198,7 @@ class Trainer {
   float last_grad_norm_ = 0.0f;
   float lr_scale_ = 1.0f;     // halved by every rollback
   int inject_nan_ = 0;
+  std::vector<int64_t> inject_nan_at_;
   struct GoodState {          // the last good state, kept every kGoodStateInterval steps
     std::vector<float> params, m, v;  // (P) each, allocated once
     int64_t step = -1, adam_t = 0;

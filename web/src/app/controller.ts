@@ -5,18 +5,23 @@ import { checkpointFileName, isCheckpoint, isSafetensors } from '../checkpoint';
 import type { WorkerClient } from '../client';
 import { formatCount } from '../format';
 import { fallbackMessage } from '../gpu/backend';
-import type { FromWorker, FullConfig, LossHistory as History, SampleOptions, ThreadSetting, Variant } from '../protocol';
+import type { CorpusKind, FromWorker, FullConfig, LossHistory as History, ModelKind, SampleOptions, ThreadSetting, Variant } from '../protocol';
 import { normalise } from '../settings';
 import { notify } from '../ui/messages';
-import { canStart, describeModel, isBusy, tokenLosses } from './derive';
+import { alignmentInput, canStart, corpusKindFor, defaultPair, describeModel, isBusy, previewPairs, tokenLosses } from './derive';
 import { downloadBytes } from './download';
+import { applyGuard, divergedStep, divergedWhy, initialGuard } from './guard';
 import { LossHistory } from './history';
 import { Insight } from './insight';
-import { type InspectSource, type PageStore, type RunState, patch } from './state';
+import { type AlignSource, type InspectSource, type Pair, type PageStore, type RunState, patch } from './state';
 
 const LIVE_INSPECT_MS = 1000;
 
 export interface GenerateRequest { prompt: Uint8Array; length: number; options: SampleOptions }
+export interface TranslateRequest { source: string; beam: number }
+
+/** The preset a mode starts at (the form remembers what was chosen per mode after that). */
+const MODE_PRESET: Record<ModelKind, string> = { gpt: 'S', seq2seq: 's2s-small' };
 
 
 /** What the controller needs of the worker client (a fake in the unit tests). */
@@ -40,6 +45,8 @@ export class Controller {
     client.on('sampleChunk', (m) => this.onSampleChunk(m));
     client.on('inspection', (m) => this.onInspection(m));
     client.on('checkpoint', (m) => this.onCheckpoint(m));
+    client.on('translation', (m) => this.onTranslation(m));
+    client.on('translationInspection', (m) => this.onTranslationInspection(m));
     client.on('error', (m) => this.onError(m));
     client.on('insight', (m) => this.set({ insight: Insight.apply(this.get().insight, m), insightRev: this.get().insightRev + 1 }));
     client.on('tree', (m) => this.set({ tree: m, treeSelected: m.selected, treeNote: '' }));
@@ -47,6 +54,7 @@ export class Controller {
     // the actions are handed to panels as callbacks
     for (const name of ['init', 'setThreads', 'setSettings', 'startPause', 'reset', 'evaluate', 'generate', 'stopGeneration', 'inspect', 'refreshInspection',
       'anotherSlice', 'download', 'loadCheckpointFile', 'loadModelFile', 'setInspectSource', 'setInspectText', 'setInspectLive', 'setInspectVisible', 'setSamplePrompt',
+      'setMode', 'translate', 'setAlignSource', 'setAlignCustom', 'anotherPair', 'setAlignVisible',
       'setLossUnit', 'treeStart', 'treeExtend', 'treeSelect'] as const) {
       (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     }
@@ -72,10 +80,11 @@ export class Controller {
     // the knobs and presets come from the core's schema; the form starts at preset S (or at what
     // the page before the service worker's reload had chosen: carry-over.ts)
     const s = this.get();
-    const initial = normalise(m.schema, s.model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === 'S')?.config ?? m.presets[0].config);
+    const initial = normalise(m.schema, s.model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === MODE_PRESET[s.mode])?.config ?? m.presets[0].config);
     this.set({
       threadSetting: m.threadSetting ?? 'auto', threadsNow: m.threads, threadsReason: '',
-      ready: m, schema: m.schema, presets: m.presets, formSettings: initial, settings: s.model ? s.settings : initial,
+      ready: m, schema: m.schema, presets: m.presets, tasks: m.tasks, formSettings: initial, settings: s.model ? s.settings : initial,
+      mode: initial.model === 'seq2seq' ? 'seq2seq' : 'gpt',
       timing: { ...s.timing, readyMs: performance.now(), moduleLoadMs: m.loadMs },
     });
     // negative ids: the presets' estimates
@@ -110,20 +119,26 @@ export class Controller {
     const s = this.get();
     const c = s.pendingCorpus;
     if (!c) return;
-    const replaced = s.corpus !== null;
-    this.set({ corpus: c, pendingCorpus: null, corpusOffset: 0, corpusProblem: null });
+    const replaced = s.corpus !== null && s.corpus.kind === c.kind;
+    const alignPair = c.kind === 'pairs' ? defaultPair(previewPairs(c.preview)) : s.alignPair;
+    this.set({ corpus: { ...c, pairs: m.pairs ?? null }, pendingCorpus: null, corpusOffset: 0, corpusProblem: null, alignPair });
     if (s.model && replaced) notify(`The model now trains on ${m.name}.`, 'info');
     if (s.model && !s.loading) this.inspect();
+    else if (c.kind === 'pairs') this.requestValidation();   // the verdict says how the core reads them at the form's block_size
   }
 
   private onModel(m: Msg<'model'>): void {
     const s = this.get();
     const loading = s.loading;
     const settings = normalise(s.schema, m.config);
+    const mode: ModelKind = m.config.model === 'seq2seq' ? 'seq2seq' : 'gpt';
+    if (mode !== s.mode) this.formByMode[s.mode] = s.settings ?? s.formSettings;
     this.set({
+      mode, alignment: null, inspection: null, translation: null,
       creating: false, loading: null, running: false, finished: m.step >= m.config.max_iters,
       model: { config: m.config, parameters: m.parameters },
       ...historyState(s, m.history, m.step),
+      guard: initialGuard(),
       memoryBytes: m.memoryBytes, etaMs: null, tokensPerSec: 0, lr: null, gradNorm: null,
       elapsedMs: m.reason === 'create' ? 0 : loading?.elapsedMs ?? 0,
       settings, formSettings: settings,
@@ -131,10 +146,14 @@ export class Controller {
       resumeOffer: null,   // a new run has started: the offer goes (the old run stays in Your runs)
       tree: null, treeSelected: 0,   // the worker dropped the tree with the model
     });
+    // a model of the other kind: the data of its kind the page had comes back (the corpus loader)
+    const kind = corpusKindFor(mode);
+    const restoring = s.corpus?.kind !== kind && this.restoreData(kind);
+    const noun = kind === 'pairs' ? 'pairs' : 'text';
     if (m.reason === 'load') {
       notify(`Loaded ${m.name ?? 'the checkpoint'}: ${describeModel(m.config)}, step ${formatCount(m.step)}.`, 'success');
-      if (!s.corpus) notify('Choose the text this model was trained on to continue training it.', 'info');
-      else if (!m.corpusMatches) notify('This checkpoint was trained on a different text; training now continues on the current one.', 'warning', { timeout: 10000 });
+      if (!m.hasCorpus && !restoring) notify(`Choose the ${noun} this model was trained on to continue training it.`, 'info');
+      else if (m.hasCorpus && !m.corpusMatches) notify(`This checkpoint was trained on different ${noun}; training now continues on the current ${kind === 'pairs' ? 'ones' : 'one'}.`, 'warning', { timeout: 10000 });
     } else if (m.reason === 'resume') {
       notify(`Resumed the saved run at step ${formatCount(m.step)}.`, 'success');
     }
@@ -149,15 +168,17 @@ export class Controller {
     const s = this.get();
     this.set({
       model: null, step: 0, running: false, finished: false, lastLoss: null, valLoss: null, valStep: null, lr: null, gradNorm: null,
-      elapsedMs: 0, tokensPerSec: 0, etaMs: null, history: new LossHistory(), historyRev: s.historyRev + 1,
+      valExactMatch: null, valCer: null,
+      elapsedMs: 0, tokensPerSec: 0, etaMs: null, history: new LossHistory(), historyRev: s.historyRev + 1, guard: initialGuard(),
       sample: endSample(s, 'Stopped: the model was reset.'), inspection: null, tokenLosses: [], inspectNote: null,
       insight: null, insightRev: s.insightRev + 1, tree: null, treeSelected: 0,
+      translation: null, alignment: null,
     });
     this.setSettings(this.get().settings);
   }
 
   private onState(m: Msg<'state'>): void {
-    if (m.running) this.set({ running: true, finished: false, lastTick: performance.now() });
+    if (m.running) this.set({ running: true, finished: false, lastTick: performance.now(), guard: { ...this.get().guard, paused: null } });
     else {
       this.set({ running: false, finished: m.reason === 'finished' });
       if (m.reason === 'finished') notify(`Finished the schedule: ${formatCount(m.step)} steps.`, 'success');
@@ -166,14 +187,16 @@ export class Controller {
   }
 
   private onProgress(m: Msg<'progress'>): void {
+    if (!this.get().model) return;
+    this.onGuard(m);
     const s = this.get();
-    if (!s.model) return;
     const k = m.losses.length;
-    s.history.appendTrain(m.step - k + 1, m.losses);
+    if (k) s.history.appendTrain(m.step - k + 1, m.losses);
     const now = performance.now();
     const dt = now - s.lastTick;
+    const last = s.history.train;
     this.set({
-      step: m.step, historyRev: s.historyRev + 1, lastLoss: m.losses[k - 1],
+      step: m.step, historyRev: s.historyRev + 1, lastLoss: k ? m.losses[k - 1] : last.length ? last[last.length - 1] : null,
       tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
       lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + dt,
       threadsNow: m.threads ?? s.threadsNow, threadsReason: m.threadsReason ?? '',
@@ -183,10 +206,23 @@ export class Controller {
     this.maybeLiveInspect();
   }
 
+  /** The core's NaN guard undid steps (the history drops them) or paused the run: say what, where and why. */
+  private onGuard(m: Msg<'progress'>): void {
+    const s = this.get();
+    const g = applyGuard(s.history, s.guard, m);
+    if (!g) return;
+    const h = g.history;
+    const n = h.valSteps.length;
+    this.set({ ...g, valLoss: n ? h.valLosses[n - 1] : null, valStep: n ? h.valSteps[n - 1] : null });
+    const r = m.rollbacks?.[m.rollbacks.length - 1];
+    if (m.pausedBecause) notify('Training paused by the NaN guard: three steps in a row diverged. See the Train panel.', 'error', { id: 'nan-guard' });
+    else if (r) notify(`Step ${divergedStep(r)} diverged (${divergedWhy(r)}): back to step ${r.restoredStep}, learning rate × ${r.lrScale}.`, 'warning', { id: 'nan-guard', timeout: 15000 });
+  }
+
   private onEvalResult(m: Msg<'evalResult'>): void {
     const s = this.get();
-    s.history.addVal(m.step, m.loss);
-    this.set({ valLoss: m.loss, valStep: m.step, historyRev: s.historyRev + 1 });
+    s.history.addVal(m.step, m.loss, m.exactMatch, m.cer);
+    this.set({ valLoss: m.loss, valStep: m.step, historyRev: s.historyRev + 1, valExactMatch: m.exactMatch ?? null, valCer: m.cer ?? null });
     if (m.snapshotMs) this.set({ timing: { ...s.timing, snapshotMs: s.timing.snapshotMs + m.snapshotMs } });
   }
 
@@ -203,6 +239,22 @@ export class Controller {
     this.set({
       inspectInFlight: false, lastInspectAt: performance.now(), inspection: m, tokenLosses: tokenLosses(m),
       inspectNote: `${m.T} bytes, model at step ${m.step}${cut}`,
+    });
+  }
+
+  private onTranslation(m: Msg<'translation'>): void {
+    const t = this.get().translation;
+    if (!t || m.id !== t.id) return;
+    this.set({ translation: { ...t, busy: false, result: m, note: '' } });
+    if (this.get().alignSource === 'translation') this.inspect();
+  }
+
+  private onTranslationInspection(m: Msg<'translationInspection'>): void {
+    const s = this.get();
+    if (m.id !== s.inspectId) return;
+    this.set({
+      inspectInFlight: false, lastInspectAt: performance.now(), alignment: m,
+      inspectNote: `${m.S} source bytes × ${m.T} target positions (⟨BOS⟩ and ${m.T - 1} bytes), model at step ${m.step}`,
     });
   }
 
@@ -223,11 +275,23 @@ export class Controller {
         notify(`The model could not be loaded: ${m.message}`, 'error');
         return;
       case 'setCorpus': {
-        const name = s.pendingCorpus?.ref.name ?? 'this text';
+        const pairs = s.pendingCorpus?.kind === 'pairs';
+        const name = s.pendingCorpus?.ref.name ?? (pairs ? 'these pairs' : 'this text');
+        const kept = s.corpus ? (s.corpus.kind === 'pairs' ? 'The previous pairs are kept.' : 'The previous text is kept.') : '';
         this.set({ pendingCorpus: null, corpusBusy: null,
-          corpusProblem: { title: `Can't use ${name}`, message: `${capitalise(m.message)}. The previous text is kept.`, kind: 'core', actions: [] } });
+          corpusProblem: { title: `Can't use ${name}`, message: `${sentence(m.message)} ${kept}`.trim(), kind: 'core', actions: [] } });
         return;
       }
+      case 'translate': {
+        const t = s.translation;
+        if (t) this.set({ translation: { ...t, busy: false, note: capitalise(m.message) } });
+        return;
+      }
+      case 'inspectTranslation':
+        this.set({ inspectInFlight: false, inspectNote: capitalise(m.message) });
+        return;
+      case 'builtinTask':
+        return;   // the corpus loader shows it
       case 'create':
         this.set({ creating: false, pendingStart: false });
         notify(`Could not create the model: ${m.message}`, 'error');
@@ -288,6 +352,66 @@ export class Controller {
     this.requestValidation();
   }
 
+  // ------------------------------------------------------------ the mode: language model or translation
+
+  /** The form each mode had when it was left (the other mode's comes back as it was). */
+  private formByMode: Partial<Record<ModelKind, FullConfig | null>> = {};
+
+  /** Switches between the language model and the translator (no model yet: Reset first, or load one). */
+  setMode(mode: ModelKind): void {
+    const s = this.get();
+    if (mode === s.mode || s.model || isBusy(s) || !s.ready) return;
+    this.formByMode[s.mode] = s.settings ?? s.formSettings;
+    const preset = s.presets.find((p) => p.name === MODE_PRESET[mode]) ?? s.presets.find((p) => p.config.model === mode);
+    const form = this.formByMode[mode] ?? (preset ? normalise(s.schema, preset.config) : null);
+    if (!form) return;
+    this.set({ mode, formSettings: form, settings: form, verdict: null, alignment: null, translation: null });
+    this.requestValidation();
+    this.modeChanged(mode);
+  }
+
+  /** The mode changed: the corpus loader brings the data of its kind (main.ts wires it). */
+  modeChanged: (mode: ModelKind) => void = () => undefined;
+  /** A model of this kind came without data: the corpus loader gives it the data of its kind it had (true if it does). */
+  restoreData: (kind: CorpusKind) => boolean = () => false;
+
+  // ------------------------------------------------------------ translating
+
+  translate(req: TranslateRequest): void {
+    const s = this.get();
+    if (!s.model || s.mode !== 'seq2seq') return;
+    const id = (s.translation?.id ?? 0) + 1;
+    this.set({ translation: { id, source: req.source, beam: req.beam, busy: true, result: null, note: '' } });
+    this.client.send({ type: 'translate', id, source: new TextEncoder().encode(req.source).buffer as ArrayBuffer, options: { beam: req.beam } });
+  }
+
+  setAlignSource(alignSource: AlignSource): void {
+    this.set({ alignSource });
+    this.inspect();
+  }
+
+  setAlignCustom(alignCustom: Pair): void {
+    this.set({ alignCustom });
+  }
+
+  /** Another pair of the data for the attention maps (of the first ones the page has seen). */
+  anotherPair(): void {
+    const s = this.get();
+    if (s.corpus?.kind !== 'pairs') return;
+    const pairs = previewPairs(s.corpus.preview, 200);
+    if (!pairs.length) return;
+    let k = Math.floor(Math.random() * pairs.length);
+    if (pairs.length > 1 && pairs[k].source === s.alignPair?.source) k = (k + 1) % pairs.length;
+    this.set({ alignPair: pairs[k], alignSource: 'pair' });
+    this.inspect();
+  }
+
+  setAlignVisible(visible: boolean): void {
+    const was = this.get().alignVisible;
+    this.set({ alignVisible: visible });
+    if (visible && !was) this.refreshInspection();
+  }
+
   private requestValidation(): void {
     const s = this.get();
     if (!s.ready || !s.settings || s.model) return;
@@ -342,6 +466,7 @@ export class Controller {
   inspect(): void {
     const s = this.get();
     if (!s.model) return;
+    if (s.mode === 'seq2seq') return this.inspectTranslation();
     let text: Uint8Array | null = null;
     const source: InspectSource = s.inspectSource;
     const note = (inspectNote: string) => this.set({ inspectNote });
@@ -362,16 +487,39 @@ export class Controller {
     this.client.send({ type: 'inspect', id, text: text ? text.buffer as ArrayBuffer : null, corpusOffset: s.corpusOffset });
   }
 
+  /** The translator's attention maps for the chosen source and target (alignmentInput). */
+  private inspectTranslation(): void {
+    const s = this.get();
+    const input = alignmentInput(s);
+    if (!input) {
+      this.set({ inspectNote: s.alignSource === 'translation' ? 'Translate something first.' : s.alignSource === 'custom' ? 'Type a source (and a target).' : 'Choose pairs first.' });
+      return;
+    }
+    const id = s.inspectId + 1;
+    const enc = new TextEncoder();
+    this.set({ inspectId: id, inspectInFlight: true });
+    this.client.send({ type: 'inspectTranslation', id, source: enc.encode(input.source).buffer as ArrayBuffer, target: enc.encode(input.target).buffer as ArrayBuffer });
+  }
+
+  /** What the visible "look inside" panel shows, and whether it is on screen (the mode's panel). */
+  private shown(s: RunState): { visible: boolean; step: number | null } {
+    return s.mode === 'seq2seq'
+      ? { visible: s.alignVisible, step: s.alignment?.step ?? null }
+      : { visible: s.inspectVisible, step: s.inspection?.step ?? null };
+  }
+
   /** Brings the attention maps up to date with the model (on pause, or when scrolled into view). */
   refreshInspection(): void {
     const s = this.get();
-    if (!s.model || s.inspectInFlight || !s.inspection || s.inspection.step === s.step) return;
+    const { step } = this.shown(s);
+    if (!s.model || s.inspectInFlight || step === null || step === s.step) return;
     this.inspect();
   }
 
   private maybeLiveInspect(): void {
     const s = this.get();
-    if (!s.inspectVisible || !s.inspectLive || s.inspectInFlight || !s.inspection) return;
+    const { visible, step } = this.shown(s);
+    if (!visible || !s.inspectLive || s.inspectInFlight || step === null) return;
     if (performance.now() - s.lastInspectAt < LIVE_INSPECT_MS) return;
     this.inspect();
   }
@@ -514,12 +662,16 @@ export class Controller {
 function historyState(s: RunState, h: History, step: number): Partial<RunState> {
   const history = new LossHistory();
   if (h.train.length) history.appendTrain(1, h.train);
-  for (let i = 0; i < h.valSteps.length; i++) history.addVal(h.valSteps[i], h.valLosses[i]);
+  for (let i = 0; i < h.valSteps.length; i++) history.addVal(h.valSteps[i], h.valLosses[i], h.valExactMatch?.[i], h.valCer?.[i]);
+  const last = h.valSteps.length - 1;
+  // a translator's held-out exact match and CER (NaN, or absent, for a language model)
+  const metric = (m: ArrayLike<number> | undefined) => (last >= 0 && m && Number.isFinite(m[last]) ? m[last] : null);
   return {
     step, history, historyRev: s.historyRev + 1,
     lastLoss: h.train.length ? h.train[h.train.length - 1] : null,
     valLoss: h.valLosses.length ? h.valLosses[h.valLosses.length - 1] : null,
     valStep: h.valSteps.length ? h.valSteps[h.valSteps.length - 1] : null,
+    valExactMatch: metric(h.valExactMatch), valCer: metric(h.valCer),
   };
 }
 
@@ -545,4 +697,10 @@ export function sampleText(s: Pick<RunState, 'sample'>): Uint8Array {
 
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** The core's message as a sentence: capitalised, with one full stop (some already end with one). */
+function sentence(s: string): string {
+  const t = capitalise(s.trim());
+  return /[.!?]$/.test(t) ? t : `${t}.`;
 }

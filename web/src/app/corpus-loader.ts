@@ -1,18 +1,25 @@
-// corpus-loader.ts — from a file (dropped or chosen) or the built-in text to the worker: tells
-// checkpoints from texts, refuses what can't be trained on with a message (keeping the previous
-// text), analyses the bytes in chunks, stores the text for resuming, and sends it.
+// corpus-loader.ts — from a file (dropped or chosen), the built-in text or a built-in translation
+// task to the worker: tells checkpoints from texts and texts from pairs, refuses what can't be
+// trained on with a message (keeping the previous data), analyses the bytes in chunks, stores the
+// text for resuming, and sends it. Each mode has its own data (a text for the language model,
+// pairs for the translator): switching modes puts one aside and brings the other back.
 import { isSafetensors } from '../checkpoint';
 import type { ClientLike } from './controller';
 import { type CorpusStats, analyzeCorpus, checkSize, readHead } from '../corpus';
-import type { Sniffed } from '../protocol';
+import type { CorpusKind, ModelKind, Sniffed } from '../protocol';
 import type { CorpusRef, RunsDb } from '../runs-db';
 import { notify } from '../ui/messages';
 import { hideTooltip } from '../ui/tooltip';
-import { type CorpusProblem, type PageStore, patch } from './state';
+import { corpusKindFor } from './derive';
+import { type CorpusProblem, type CorpusState, type PageStore, patch } from './state';
 
 export const BUILTIN = { name: 'tinyshakespeare.txt', url: './data/tinyshakespeare.txt' };
 /** How much of a file the sniffer looks at. */
 const SNIFF_BYTES = 256 * 1024;
+/** The built-in tasks are generated with this seed: the bytes of `tinygpt train --task NAME` (its --task_seed 1). */
+export const TASK_SEED = 1;
+/** The task translation mode starts with: the seed's Chinese -> English phrases. */
+export const FIRST_TASK = 'zh-en';
 
 
 /** What the loader needs from the rest of the page. */
@@ -23,6 +30,8 @@ export interface CorpusLoaderDeps {
   loadCheckpointFile: (file: File) => Promise<void>;
   /** A .safetensors model file: a new run from its weights (controller.ts). */
   loadModelFile: (file: File) => Promise<void>;
+  /** Switches between the language model and the translator (controller.ts setMode). */
+  setMode: (mode: ModelKind) => void;
 }
 
 export class CorpusLoader {
@@ -30,9 +39,14 @@ export class CorpusLoader {
   private problemActions = new Map<string, () => void>();
   private lastStore: Promise<void> = Promise.resolve();   // the last text being written to IndexedDB
   private sniffId = 0;
+  private taskId = 0;
+  /** The data of the other mode, put aside when the mode switched (its bytes: the site, the core, or IndexedDB). */
+  private parked = new Map<CorpusKind, CorpusState>();
+  /** A mode switch that brings its own data (a dropped file of pairs): no built-in task then. */
+  private switchingWithData = false;
 
   constructor(private store: PageStore, private client: ClientLike, private deps: CorpusLoaderDeps) {
-    for (const name of ['handleFile', 'loadBuiltin', 'problemAction', 'dismissProblem', 'stored'] as const) {
+    for (const name of ['handleFile', 'loadBuiltin', 'loadTask', 'problemAction', 'dismissProblem', 'stored', 'modeChanged', 'restoreFor'] as const) {
       (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     }
   }
@@ -105,6 +119,18 @@ export class CorpusLoader {
     }
     // a model file (tinygpt export) is binary to the sniffer: its safetensors header says what it is
     if (verdict.kind !== 'checkpoint' && isSafetensors(head, file.size)) return this.deps.loadModelFile(file);
+    const s = this.store.get();
+    if (verdict.kind === 'tsv_pairs' && s.mode === 'gpt') {
+      // pairs are what the translator learns from: offer it (a model of the other kind must go first)
+      const switchable = !s.model;
+      this.showProblem(`${file.name} holds translation pairs`,
+        `${verdict.message} ${switchable ? 'Train the encoder-decoder to translate them, or a language model on the file as text?'
+          : 'The current model is a language model: Reset it to train a translator on them, or train it on the file as text.'}`, 'pairs', [
+          ...(switchable ? [{ id: 'switch-translation', label: 'Switch to translation', run: () => void this.switchAndLoad(file) }] : []),
+          { id: 'as-text', label: 'Use it as text', run: () => void this.loadTextFile(file, verdict, 'text') },
+        ]);
+      return;
+    }
     switch (verdict.kind) {
       case 'checkpoint':
         return this.deps.loadCheckpointFile(file);
@@ -122,11 +148,27 @@ export class CorpusLoader {
     return s.model?.config.block_size ?? s.settings?.block_size ?? 64;
   }
 
-  private async loadTextFile(file: File, verdict: Sniffed): Promise<void> {
-    const size = checkSize(file.size, this.currentContext());
+  /** The data kind of the current mode. */
+  private kind(): CorpusKind {
+    return corpusKindFor(this.store.get().mode);
+  }
+
+  private async switchAndLoad(file: File): Promise<void> {
+    this.switchingWithData = true;
+    try {
+      this.deps.setMode('seq2seq');
+    } finally {
+      this.switchingWithData = false;
+    }
+    await this.loadTextFile(file, null, 'pairs');
+  }
+
+  private async loadTextFile(file: File, verdict: Sniffed | null, kind: CorpusKind = this.kind()): Promise<void> {
+    // pairs: the core's TSV reader judges the length (a window of context + 1 bytes is the language model's need)
+    const size = checkSize(file.size, kind === 'pairs' ? 0 : this.currentContext());
     if (size) {
       const titles = { empty: `${file.name} is empty`, tooLarge: `${file.name} is too large`, tooShort: `${file.name} is too short` };
-      this.showProblem(titles[size.kind], `${size.message} The previous text is kept.`, size.kind);
+      this.showProblem(titles[size.kind], `${size.message} ${kind === 'pairs' ? 'The previous pairs are kept.' : 'The previous text is kept.'}`, size.kind);
       return;
     }
     this.dismissProblem();
@@ -141,8 +183,8 @@ export class CorpusLoader {
     }
     const stats = await analyzeCorpus(bytes, (f) => this.busy(`Analysing ${file.name}… ${Math.round(f * 100)}%`));
     this.busy(null);
-    const asIs = { id: 'train-anyway', label: 'Train on the bytes as they are', run: () => this.accept(file.name, bytes, stats, false) };
-    switch (verdict.kind) {
+    const asIs = { id: 'train-anyway', label: 'Train on the bytes as they are', run: () => this.accept(file.name, bytes, stats, false, kind) };
+    switch (verdict?.kind) {
       case 'binary':
         this.showProblem(`${file.name} doesn't look like text`, `${verdict.message} The previous text is kept unless you choose to train on it.`, 'binary',
           [{ ...asIs, label: 'Train anyway' }]);
@@ -154,24 +196,85 @@ export class CorpusLoader {
         const decoded = new TextDecoder(verdict.encoding).decode(bytes.subarray(0, 4096));
         const glimpse = decoded.slice(0, 160).replace(/\s+/g, ' ').trim();
         this.showProblem(`${file.name} is ${label} text, not UTF-8`, `${verdict.message} Read as ${label} it begins: “${glimpse}${decoded.length > 160 ? '…' : ''}”`, 'encoding', [
-          { id: 'convert', label: `Read it as ${label}`, run: () => this.convert(file.name, bytes, verdict.encoding) },
+          { id: 'convert', label: `Read it as ${label}`, run: () => this.convert(file.name, bytes, verdict.encoding, kind) },
           asIs,
         ]);
         return;
       }
-      case 'tsv_pairs':
-        notify(verdict.message, 'info', { timeout: 10000 });
-        break;
       default:
         break;
     }
-    this.accept(file.name, bytes, stats, false);
+    this.accept(file.name, bytes, stats, false, kind);
   }
 
   /** Re-encodes a text to UTF-8 (what the model's byte vocabulary reads best) and takes it. */
-  private async convert(name: string, bytes: Uint8Array, encoding: string): Promise<void> {
+  private async convert(name: string, bytes: Uint8Array, encoding: string, kind: CorpusKind): Promise<void> {
     const utf8 = new TextEncoder().encode(new TextDecoder(encoding).decode(bytes));
-    this.accept(name, utf8, await analyzeCorpus(utf8), false);
+    this.accept(name, utf8, await analyzeCorpus(utf8), false, kind);
+  }
+
+  /** A built-in task's pairs, generated by the core (the same bytes as `tinygpt train --task NAME`). */
+  private taskBytes(name: string): Promise<Uint8Array> {
+    const id = ++this.taskId;
+    return new Promise((resolve, reject) => {
+      const offs = [
+        this.client.on('task', (m) => {
+          if (m.id !== id) return;
+          offs.forEach((off) => off());
+          resolve(m.bytes);
+        }),
+        this.client.on('error', (m) => {
+          if (m.during !== 'builtinTask') return;
+          offs.forEach((off) => off());
+          reject(new Error(m.message));
+        }),
+      ];
+      this.client.send({ type: 'builtinTask', id, name, seed: TASK_SEED });
+    });
+  }
+
+  /** Takes a built-in translation task (builtinTasks(): zh-en, reverse, numbers, dates). */
+  async loadTask(name: string): Promise<void> {
+    this.dismissProblem();
+    try {
+      await this.whenReady(`the ${name} task`);
+      const bytes = await this.taskBytes(name);
+      this.accept(name, bytes, await analyzeCorpus(bytes), true, 'pairs', name);
+    } catch (e) {
+      this.showProblem(`Could not make the ${name} task`, String(e instanceof Error ? e.message : e), 'read');
+    }
+  }
+
+  /** The bytes of a corpus taken before: the site's text, a task from the core, or a file from IndexedDB (null if gone). */
+  async bytesOf(ref: CorpusRef): Promise<Uint8Array | null> {
+    if (ref.task) return this.taskBytes(ref.task);
+    if (ref.builtin) return this.fetchBuiltin();
+    const c = await this.deps.db()?.getCorpus(ref.id);
+    return c ? new Uint8Array(c.bytes) : null;
+  }
+
+  /** The mode switched: the current data is put aside and the new mode's comes back (or, for translation, the first task). */
+  modeChanged(mode: ModelKind): void {
+    const kind = corpusKindFor(mode);
+    const s = this.store.get();
+    this.dismissProblem();
+    if (s.corpus && s.corpus.kind !== kind) {
+      this.parked.set(s.corpus.kind, s.corpus);
+      patch(this.store, { corpus: null });
+    }
+    if (this.restoreFor(kind) || this.switchingWithData) return;
+    if (kind === 'pairs') void this.loadTask(FIRST_TASK);
+  }
+
+  /** Brings back the data of a kind that was put aside (a model of that kind was loaded): true if there is some. */
+  restoreFor(kind: CorpusKind): boolean {
+    const c = this.parked.get(kind);
+    if (!c) return false;
+    const current = this.store.get().corpus;
+    if (current && current.kind !== kind) this.parked.set(current.kind, current);
+    this.parked.delete(kind);
+    void this.restore(c.ref);
+    return true;
   }
 
   async fetchBuiltin(): Promise<Uint8Array> {
@@ -195,8 +298,8 @@ export class CorpusLoader {
     }
   }
 
-  private accept(name: string, bytes: Uint8Array, stats: CorpusStats, builtin: boolean): void {
-    const ref: CorpusRef = { id: `${stats.fingerprint}-${stats.size}`, name, size: stats.size, builtin };
+  private accept(name: string, bytes: Uint8Array, stats: CorpusStats, builtin: boolean, kind: CorpusKind = this.kind(), task?: string): void {
+    const ref: CorpusRef = { id: `${stats.fingerprint}-${stats.size}`, name, size: stats.size, builtin, kind, ...(task ? { task } : {}) };
     const buffer = bytes.buffer.byteLength === bytes.byteLength ? bytes.buffer as ArrayBuffer : bytes.slice().buffer;
     const db = this.deps.db();
     if (!builtin) void this.deps.holdCorpus(ref.id);
@@ -209,28 +312,28 @@ export class CorpusLoader {
     this.send(ref, bytes, stats, buffer);
   }
 
-  /** Takes a text again after the service worker's reload (carry-over.ts): from IndexedDB, or the site. */
+  /** Takes data again (after the service worker's reload, carry-over.ts, or a mode switch): from IndexedDB, the site or the core. */
   async restore(ref: CorpusRef): Promise<void> {
     try {
       await this.whenReady(ref.name);
-      let bytes: Uint8Array;
-      if (ref.builtin) bytes = await this.fetchBuiltin();
-      else {
-        const c = await this.deps.db()?.getCorpus(ref.id);
-        if (!c) return;
-        bytes = new Uint8Array(c.bytes);
-        void this.deps.holdCorpus(ref.id);
-      }
+      const bytes = await this.bytesOf(ref);
+      if (!bytes) return;
+      if (!ref.builtin) void this.deps.holdCorpus(ref.id);
       this.send(ref, bytes, await analyzeCorpus(bytes));
     } catch (e) {
       this.showProblem(`Could not take ${ref.name} again`, String(e instanceof Error ? e.message : e), 'read');
     }
   }
 
-  /** Hands a text to the worker; the store takes it as the corpus when the worker accepts it. */
-  send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, buffer = bytes.buffer as ArrayBuffer): void {
-    patch(this.store, { pendingCorpus: { ref, stats, preview: bytes.slice(0, 3000) } });
-    this.client.send({ type: 'setCorpus', bytes: buffer, name: ref.name });
+  /**
+   * Hands data to the worker; the store takes it as the corpus when the worker accepts it. Pairs
+   * are read by the core at `blockSize` (the model's, the form's, or a resumed run's).
+   */
+  send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, buffer = bytes.buffer as ArrayBuffer, blockSize = this.currentContext()): void {
+    const kind = ref.kind ?? 'text';
+    // pairs: the preview is for showing the first pairs (and picking one for the attention maps)
+    patch(this.store, { pendingCorpus: { ref, stats, preview: bytes.slice(0, kind === 'pairs' ? 16384 : 3000), kind, pairs: null } });
+    this.client.send({ type: 'setCorpus', bytes: buffer, name: ref.name, kind, blockSize });
   }
 
   /** Resolves when the last text taken is in IndexedDB (or failed to get there). */

@@ -1,5 +1,6 @@
 // history.ts — the loss curves of the current model: train loss per step, its moving average,
-// and the validation losses at the steps where they were measured. Append-only (tens of
+// and the validation losses at the steps where they were measured (with the translator's
+// held-out exact match and character error rate). Append-only (tens of
 // thousands of points), so it is mutated in place and the store's `historyRev` announces growth;
 // a new model gets a new LossHistory.
 
@@ -12,6 +13,8 @@ export class LossHistory {
   first = 1;
   readonly valSteps: number[] = [];
   readonly valLosses: number[] = [];
+  readonly valExactMatch: number[] = [];  // seq2seq: held-out exact match in [0, 1] (NaN for gpt)
+  readonly valCer: number[] = [];         // seq2seq: character error rate
   private emaState = 0;
   private emaCount = 0;
 
@@ -27,14 +30,37 @@ export class LossHistory {
     }
   }
 
-  addVal(step: number, loss: number): void {
-    this.valSteps.push(step);
-    this.valLosses.push(loss);
+  /** Bumped by every addVal (a second evaluation at one step changes values, not the length). */
+  valRevision = 0;
+
+  /** An evaluation; a second one at the same step replaces the first, as in the core's history (Trainer::evaluate). */
+  addVal(step: number, loss: number, exactMatch = NaN, cer = NaN): void {
+    const n = this.valSteps.length;
+    if (n > 0 && this.valSteps[n - 1] === step) {
+      this.valLosses[n - 1] = loss;
+      this.valExactMatch[n - 1] = exactMatch;
+      this.valCer[n - 1] = cer;
+    } else {
+      this.valSteps.push(step);
+      this.valLosses.push(loss);
+      this.valExactMatch.push(exactMatch);
+      this.valCer.push(cer);
+    }
+    this.valRevision++;
   }
 
   /** The smoothed train loss at the last step. */
   smoothed(): number | null {
     return this.emaCount ? this.emaState / (1 - Math.pow(EMA, this.emaCount)) : null;
+  }
+
+  /** A new history with the steps after `step` dropped (the NaN guard rolled the run back to it). */
+  truncatedAt(step: number): LossHistory {
+    const h = new LossHistory();
+    const keep = Math.max(0, Math.min(this.train.length, step - this.first + 1));
+    if (keep > 0) h.appendTrain(this.first, this.train.slice(0, keep));
+    for (let i = 0; i < this.valSteps.length; i++) if (this.valSteps[i] <= step) h.addVal(this.valSteps[i], this.valLosses[i]);
+    return h;
   }
 
   get lastStep(): number {

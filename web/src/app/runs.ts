@@ -13,7 +13,7 @@ import { normalise } from '../settings';
 import { notify } from '../ui/messages';
 import type { ClientLike } from './controller';
 import type { CorpusLoader } from './corpus-loader';
-import { describeModel } from './derive';
+import { corpusKindFor, describeModel } from './derive';
 import { downloadBytes } from './download';
 import { type PageStore, type RunState, type RunSummary, patch } from './state';
 
@@ -40,6 +40,12 @@ export class Runs {
     this.client.on('checkpoint', (m) => this.onCheckpoint(m));
     this.client.on('error', (m) => this.onError(m));
     this.client.on('reset', () => this.onReset());
+    // a checkpoint loaded before its data (a translator dropped in language-model mode: its pairs
+    // come back after it) is saved once they are there
+    this.client.on('corpus', () => {
+      const s = this.get();
+      if (s.model && s.runId && !s.lastSave && this.locks.ownsRun(s.runId)) this.save();
+    });
     // the tab may be closed next
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden') this.saveIfBehind();
@@ -69,8 +75,11 @@ export class Runs {
       return;
     }
     const m = s.model.config;
+    // a model is saved with its own data: a translator loaded without its pairs waits for them
+    if (s.corpus.kind !== corpusKindFor(s.mode)) return;
+    const size = m.model === 'seq2seq' ? `translator, ${m.n_enc_layer} + ${m.n_dec_layer} layers` : `${m.n_layer} layers`;
     this.inFlight = {
-      id: s.runId, name: `${s.corpus.ref.name} · ${m.n_layer} layers, width ${m.n_embd}`, createdAt: Date.now(), savedAt: 0, step: s.step,
+      id: s.runId, name: `${s.corpus.ref.name} · ${size}, width ${m.n_embd}`, createdAt: Date.now(), savedAt: 0, step: s.step,
       settings: normalise(s.schema, m), corpus: s.corpus.ref, elapsedMs: s.elapsedMs,
       variant: s.ready?.variant ?? '', lastLoss: s.lastLoss, valLoss: s.valLoss,
     };
@@ -145,14 +154,14 @@ export class Runs {
     const previous = s.runId;
     const id = m.reason === 'resume' && this.resuming ? this.resuming : newId('run');
     this.resuming = null;
-    if (previous && previous !== id) this.locks.releaseRun(previous);
+    const released = previous && previous !== id ? this.locks.releaseRun(previous) : Promise.resolve();
     this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? 'Nothing saved yet: the run is saved every 10 s of training and when it pauses.' : '' });
     this.lastSaveRequest = performance.now();
     if (m.reason === 'resume') {
       const r = s.runs.find((x) => x.id === id);
       if (r) this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes } });
     }
-    void this.locks.claimRun(id).then(() => {
+    void Promise.all([this.locks.claimRun(id), released]).then(() => {
       if (m.reason === 'load') this.save();   // a loaded checkpoint is a run of its own at once
       else void this.refresh();
     });
@@ -174,7 +183,7 @@ export class Runs {
   private onError(m: Msg<'error'>): void {
     if (m.during === 'save') this.inFlight = null;
     if (m.during === 'load' && this.resuming) {
-      this.locks.releaseRun(this.resuming);
+      void this.locks.releaseRun(this.resuming);
       this.resuming = null;
       this.set({ saveNote: `Could not resume the saved run: ${m.message}. The current model is unchanged.` });
     }
@@ -182,9 +191,10 @@ export class Runs {
 
   private onReset(): void {
     const id = this.get().runId;
-    if (id) this.locks.releaseRun(id);
     this.set({ runId: null, lastSave: null, saveNote: 'Nothing saved yet.' });
-    void this.refresh();
+    // listed again once the lock is free: a query just after the release still shows it held,
+    // which would list this tab's own run as "open in another tab"
+    void (id ? this.locks.releaseRun(id) : Promise.resolve()).then(() => this.refresh());
   }
 
   async resume(id: string): Promise<void> {
@@ -202,21 +212,17 @@ export class Runs {
     this.offerDismissed = true;
     this.set({ resumeOffer: null });
     try {
-      let bytes: Uint8Array;
-      if (run.corpus.builtin) bytes = await this.corpusLoader.fetchBuiltin();
-      else {
-        const c = await this.db.getCorpus(run.corpus.id);
-        if (!c) throw new Error(`the text it was trained on (${run.corpus.name}) is no longer stored in this browser`);
-        bytes = new Uint8Array(c.bytes);
-      }
+      const bytes = await this.corpusLoader.bytesOf(run.corpus);
+      if (!bytes) throw new Error(`the ${run.corpus.kind === 'pairs' ? 'pairs' : 'text'} it was trained on (${run.corpus.name}) ${run.corpus.kind === 'pairs' ? 'are' : 'is'} no longer stored in this browser`);
       const checkpoint = await this.db.getCheckpoint(run);
       const stats = await analyzeCorpus(bytes);
-      this.corpusLoader.send(run.corpus, bytes, stats);
+      // pairs are read at the run's block_size (the form may show another mode's)
+      this.corpusLoader.send(run.corpus, bytes, stats, bytes.buffer as ArrayBuffer, run.settings.block_size);
       this.resuming = id;
       this.set({ loading: { name: run.name, reason: 'resume', elapsedMs: run.elapsedMs } });
       this.client.send({ type: 'load', bytes: checkpoint, reason: 'resume', name: run.name });
     } catch (e) {
-      this.locks.releaseRun(id);
+      void this.locks.releaseRun(id);
       const why = e instanceof Error ? e.message : String(e);
       this.set({ saveNote: `Could not resume "${run.name}": ${why}.` });
       notify(`Could not resume the saved run: ${why}`, 'error');

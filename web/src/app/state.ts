@@ -11,18 +11,28 @@
 import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
-import type { BackendInfo, FieldSpec, FullConfig, InspectionMsg, Preset, Ready, RunCurvesMsg, SampleChunk, ThreadSetting, TreeMsg } from '../protocol';
+import type { BackendInfo, CorpusKind, FieldSpec, FullConfig, InspectionMsg, ModelKind, PairsReport, Preset, Ready, RunCurvesMsg, SampleChunk, TaskInfo, ThreadSetting, TranslationInspectionMsg, TranslationMsg, TreeMsg } from '../protocol';
 import type { CorpusRef } from '../runs-db';
+import type { EstimateState } from './estimate';
+import { type GuardState, initialGuard } from './guard';
 import { LossHistory } from './history';
 import type { Insight } from './insight';
+import type { ReplayState, ShareState } from './replay';
 
 export interface Verdict {
   problems: { field: string; message: string }[];  // empty when the core accepts the settings
   parameters: number;
   trainingBytes: number;
+  pairs?: PairsReport;      // translation: how the core reads the pairs at the form's block_size
 }
 
-export interface CorpusState { ref: CorpusRef; stats: CorpusStats; preview: Uint8Array }
+export interface CorpusState {
+  ref: CorpusRef;
+  stats: CorpusStats;
+  preview: Uint8Array;          // the first bytes
+  kind: CorpusKind;             // a text (language model) or source<TAB>target pairs (translation)
+  pairs: PairsReport | null;    // pairs: how the core read them (at the block_size of the time)
+}
 /** The model in the worker; replaced only when another one is created or loaded (its step is `step`). */
 export interface ModelState { config: FullConfig; parameters: number }
 
@@ -31,6 +41,20 @@ export interface ProblemAction { id: string; label: string }
 export interface CorpusProblem { title: string; message: string; kind: string; actions: ProblemAction[] }
 
 export type InspectSource = 'corpus' | 'prompt' | 'sample' | 'custom';
+
+/** A source and a target, as text. */
+export interface Pair { source: string; target: string }
+/** What the attention maps of the translator show: a pair of the data, the last translation, or one typed. */
+export type AlignSource = 'pair' | 'translation' | 'custom';
+
+export interface TranslationState {
+  id: number;
+  source: string;
+  beam: number;
+  busy: boolean;
+  result: TranslationMsg | null;
+  note: string;             // why it failed, or ''
+}
 
 export interface SampleState {
   id: number;
@@ -67,6 +91,9 @@ export interface RunState {
   threadSetting: ThreadSetting;           // 'auto' (the core's thread tuner) or a fixed count
   threadsNow: number;                     // kernel threads of the latest slice
   threadsReason: string;                  // the tuner's last decision ('' when the count is fixed)
+  tasks: TaskInfo[];                      // the core's built-in translation tasks (with 'ready')
+  // what is trained: the config's `model` (the form's, or the live model's)
+  mode: ModelKind;
   // the text
   corpus: CorpusState | null;
   pendingCorpus: CorpusState | null;      // sent to the worker, not yet accepted
@@ -92,6 +119,8 @@ export interface RunState {
   lastLoss: number | null;
   valLoss: number | null;
   valStep: number | null;
+  valExactMatch: number | null;           // seq2seq: held-out exact match of the last evaluation
+  valCer: number | null;                  // seq2seq: its character error rate
   tokensPerSec: number;                   // moving average
   lr: number | null;
   gradNorm: number | null;
@@ -110,6 +139,10 @@ export interface RunState {
   treeNote: string;
   compare: Record<string, RunCurvesMsg>;  // stored runs' curves loaded for "compare runs", by run id
   compareNote: string;
+  guard: GuardState;                      // what the core's NaN guard undid (app/guard.ts)
+  estimate: EstimateState | null;         // the pre-flight measurement of the settings on this text (app/estimate.ts writes it)
+  replay: ReplayState | null;             // the page was opened with a run link (app/replay.ts writes it)
+  shareUrl: ShareState | null;            // the last link made with Share
   // keeping it (app/runs.ts)
   download: boolean;
   runId: string | null;                   // the run this tab trains and saves
@@ -132,6 +165,13 @@ export interface RunState {
   inspectNote: string | null;
   inspection: InspectionMsg | null;
   tokenLosses: number[];
+  // translating and its attention maps (seq2seq; the inspect* scheduling keys are shared)
+  translation: TranslationState | null;
+  alignSource: AlignSource;
+  alignPair: Pair | null;                 // the pair of the data shown ("Another pair")
+  alignCustom: Pair;
+  alignVisible: boolean;
+  alignment: TranslationInspectionMsg | null;
   // for the tests and the console
   timing: { readyMs: number; firstStepMs: number; moduleLoadMs: number; snapshotMs: number };  // snapshotMs: the history's snapshots so far (bench:page)
   counts: Record<string, number>;
@@ -140,16 +180,18 @@ export interface RunState {
 
 export function initialState(): RunState {
   return {
-    ready: null, loadFailed: null, backend: null, threadSetting: 'auto', threadsNow: 0, threadsReason: '',
+    ready: null, loadFailed: null, backend: null, threadSetting: 'auto', threadsNow: 0, threadsReason: '', tasks: [], mode: 'gpt',
     corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, corpusOffset: 0,
     schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {},
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,
-    lastLoss: null, valLoss: null, valStep: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, etaMs: null,
+    lastLoss: null, valLoss: null, valStep: null, valExactMatch: null, valCer: null, tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, etaMs: null,
     lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0,
     lossUnit: 'nats', insight: null, insightRev: 0, tree: null, treeSelected: 0, treeNote: '', compare: {}, compareNote: '',
+    guard: initialGuard(), estimate: null, replay: null, shareUrl: null,
     download: false, runId: null, lastSave: null, saveNote: 'Nothing saved yet.', runs: [], storage: null, resumeOffer: null,
     sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
     inspectId: 0, inspectInFlight: false, inspectLen: null, lastInspectAt: 0, inspectNote: null, inspection: null, tokenLosses: [],
+    translation: null, alignSource: 'pair', alignPair: null, alignCustom: { source: '', target: '' }, alignVisible: false, alignment: null,
     timing: { readyMs: 0, firstStepMs: 0, moduleLoadMs: 0, snapshotMs: 0 }, counts: {}, errors: [],
   };
 }

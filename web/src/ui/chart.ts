@@ -1,7 +1,9 @@
 // chart.ts — the loss curves (uPlot: 50 kB, canvas, fast enough to redraw tens of thousands of
 // points several times a second). x is the step; train loss per step (faint), its moving
-// average, and the validation loss at the steps where it was measured; the data's entropy
-// baselines (the core's, insight.h) as dashed reference lines; nats or bits per byte.
+// average, and the validation loss at the steps where it was measured. For the translator, also
+// the held-out exact match and character error rate of each evaluation, in percent on a second
+// axis at the right. The data's entropy baselines (the core's, insight.h) as dashed reference
+// lines; nats or bits per byte.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
@@ -15,9 +17,13 @@ export class LossChart {
   private train: (number | null)[] = [null];
   private ema: (number | null)[] = [null];
   private val: (number | null)[] = [null];
+  private exact: (number | null)[] = [null];
+  private cer: (number | null)[] = [null];
+  private metrics = false;                     // the translator's series are shown
   private source: LossHistory | null = null;   // what is drawn, and how much of it
   private trainSeen = 0;
   private valSeen = 0;
+  private valRevision = 0;
   private dirty = false;
   private lastDraw = 0;
   private observer: ResizeObserver;
@@ -55,8 +61,22 @@ export class LossChart {
           points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 8, width: 2, fill: cssVar('--card') || '#fff' },
           value: (_u, _v, _si, idx) => this.legendVal(idx) },
       ],
-      hooks: { draw: [(u) => this.drawBaselines(u, axis)] },
     };
+    if (this.metrics) {
+      const pct = (label: string, color: string, values: () => number[], dash: number[] = []): uPlot.Series => ({
+        label, scale: '%', stroke: color, width: 1.5, dash, spanGaps: true,
+        points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 7, width: 2, fill: cssVar('--card') || '#fff' },
+        value: (_u, _v, _si, idx) => this.legendMetric(values(), idx),
+      });
+      // exact match is 0-100%; a CER above 100% (more edits than reference characters, early on) widens it
+      opts.scales!['%'] = { range: (_u, _min, max) => [0, Math.max(100, Math.ceil(max ?? 100))] };
+      opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: 'held-out %', labelFont: font,
+        labelSize: 18, size: 58, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
+      opts.series.push(
+        pct('exact match', cssVar('--ok') || '#18733f', () => this.source?.valExactMatch ?? []),
+        pct('CER', cssVar('--warn') || '#b45f06', () => this.source?.valCer ?? [], [4, 3]));
+    }
+    opts.hooks = { draw: [(u) => this.drawBaselines(u, axis)] };
     this.u = new uPlot(opts, this.data(), this.host);
   }
 
@@ -100,6 +120,22 @@ export class LossChart {
     ctx.restore();
   }
 
+
+  /** Shows (or hides) the translator's exact match and CER series. */
+  setMetrics(on: boolean): void {
+    if (on === this.metrics) return;
+    this.metrics = on;
+    this.rebuild();
+  }
+
+  /** The last exact match or CER at or before the cursor, in percent. */
+  private legendMetric(values: number[], idx: number | null): string {
+    const steps = this.source?.valSteps ?? [];
+    const at = idx ?? Infinity;
+    for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at && Number.isFinite(values[i])) return `${(values[i] * 100).toFixed(1)}% @ ${steps[i]}`;
+    return '—';
+  }
+
   /** Live legend: the value at the cursor, or the latest one when the cursor is off the chart. */
   private legend(series: (number | null)[], idx: number | null): string {
     const v = idx == null ? series[series.length - 1] : series[idx];
@@ -116,10 +152,10 @@ export class LossChart {
   }
 
   private data(): uPlot.AlignedData {
-    if (this.scale === 1) return [this.x, this.train, this.ema, this.val] as uPlot.AlignedData;
     const k = this.scale;
-    const f = (a: (number | null)[]) => a.map((v) => (v == null ? v : v * k));
-    return [this.x, f(this.train), f(this.ema), f(this.val)] as uPlot.AlignedData;
+    const f = (a: (number | null)[]) => (k === 1 ? a : a.map((v) => (v == null ? v : v * k)));
+    const loss = [this.x, f(this.train), f(this.ema), f(this.val)];
+    return (this.metrics ? [...loss, this.exact, this.cer] : loss) as uPlot.AlignedData;
   }
 
   private resize(): void {
@@ -134,6 +170,8 @@ export class LossChart {
       this.train.push(null);
       this.ema.push(null);
       this.val.push(null);
+      this.exact.push(null);
+      this.cer.push(null);
     }
   }
 
@@ -142,28 +180,35 @@ export class LossChart {
     const replaced = h !== this.source;
     if (replaced) {
       this.source = h;
-      this.trainSeen = this.valSeen = 0;
+      this.trainSeen = this.valSeen = this.valRevision = 0;
       this.x = [0];
       this.train = [null];
       this.ema = [null];
       this.val = [null];
+      this.exact = [null];
+      this.cer = [null];
       if (h.train.length === 0 && h.valSteps.length === 0) {
         this.schedule(true);
         return;
       }
     }
-    if (this.trainSeen === h.train.length && this.valSeen === h.valSteps.length) return;
+    if (this.trainSeen === h.train.length && this.valRevision === h.valRevision) return;
     this.grow(h.lastStep);
     for (let i = this.trainSeen; i < h.train.length; i++) {
       this.train[h.first + i] = h.train[i];
       this.ema[h.first + i] = h.ema[i];
     }
-    for (let i = this.valSeen; i < h.valSteps.length; i++) {
+    // the last evaluation drawn may have been replaced (evaluated again at the same step)
+    for (let i = Math.max(0, this.valSeen - 1); i < h.valSteps.length; i++) {
       this.grow(h.valSteps[i]);
       this.val[h.valSteps[i]] = h.valLosses[i];
+      const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x * 100 : null);
+      this.exact[h.valSteps[i]] = pct(h.valExactMatch[i]);
+      this.cer[h.valSteps[i]] = pct(h.valCer[i]);
     }
     this.trainSeen = h.train.length;
     this.valSeen = h.valSteps.length;
+    this.valRevision = h.valRevision;
     this.host.dataset.valPoints = String(this.val.filter((v) => v != null).length);
     this.schedule(replaced);
   }

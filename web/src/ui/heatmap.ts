@@ -1,6 +1,7 @@
-// heatmap.ts — drawing an attention matrix (T query rows x T key columns) on a canvas.
-// The matrix is written once as a T x T image and scaled up without smoothing, so each weight
-// is one crisp square whatever T is. Above the diagonal (future bytes, masked) is drawn neutral.
+// heatmap.ts — drawing an attention matrix (query rows x key columns) on a canvas, and the
+// character labels beside it. The matrix is written once as a rows x cols image and scaled up
+// without smoothing, so each weight is one crisp square whatever its size. In a causal map the
+// cells above the diagonal (future bytes, masked) are drawn neutral.
 
 /** Viridis, sampled at 9 stops and interpolated into a 256-entry table. */
 const STOPS = [
@@ -34,17 +35,29 @@ export function colorCss(w: number): string {
  * `masked` is the colour of the upper triangle.
  */
 export function drawAttention(canvas: HTMLCanvasElement, att: Float32Array, offset: number, T: number, size: number, masked: [number, number, number]): void {
+  drawMatrix(canvas, att, offset, T, T, size / T, masked);
+}
+
+/**
+ * Draws a rows x cols matrix att[offset + r*cols + c] into `canvas`, `cell` CSS pixels per
+ * weight. With `masked`, cells right of the diagonal (c > r: the future of a causal map) are
+ * drawn in that colour; without, every cell is a weight (cross-attention, the encoder's).
+ */
+export function drawMatrix(canvas: HTMLCanvasElement, att: Float32Array, offset: number, rows: number, cols: number, cell: number,
+  masked: [number, number, number] | null): void {
   const dpr = window.devicePixelRatio || 1;
-  canvas.style.width = `${size}px`;
-  canvas.style.height = `${size}px`;
-  canvas.width = Math.round(size * dpr);
-  canvas.height = Math.round(size * dpr);
-  const img = new ImageData(T, T);
+  const width = cell * cols;
+  const height = cell * rows;
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  const img = new ImageData(cols, rows);
   const d = img.data;
-  for (let q = 0; q < T; q++) {
-    for (let k = 0; k < T; k++) {
-      const p = (q * T + k) * 4;
-      const [r, g, b] = k <= q ? weightColor(att[offset + q * T + k]) : masked;
+  for (let q = 0; q < rows; q++) {
+    for (let k = 0; k < cols; k++) {
+      const p = (q * cols + k) * 4;
+      const [r, g, b] = masked && k > q ? masked : weightColor(att[offset + q * cols + k]);
       d[p] = r;
       d[p + 1] = g;
       d[p + 2] = b;
@@ -52,8 +65,8 @@ export function drawAttention(canvas: HTMLCanvasElement, att: Float32Array, offs
     }
   }
   const small = document.createElement('canvas');
-  small.width = T;
-  small.height = T;
+  small.width = cols;
+  small.height = rows;
   small.getContext('2d')!.putImageData(img, 0, 0);
   const ctx = canvas.getContext('2d')!;
   ctx.imageSmoothingEnabled = false;
@@ -63,24 +76,51 @@ export function drawAttention(canvas: HTMLCanvasElement, att: Float32Array, offs
 
 /** Outlines query row q (and cell k) on an overlay canvas of the same size. */
 export function drawHighlight(overlay: HTMLCanvasElement, T: number, size: number, q: number | null, k: number | null, color: string): void {
+  drawMatrixHighlight(overlay, T, T, size / T, q, k, color, true);
+}
+
+/** Outlines row q (up to the diagonal if `causal`) and cell k of a rows x cols map drawn `cell` CSS pixels per weight. */
+export function drawMatrixHighlight(overlay: HTMLCanvasElement, rows: number, cols: number, cell: number, q: number | null, k: number | null,
+  color: string, causal = false): void {
   const dpr = window.devicePixelRatio || 1;
-  overlay.style.width = `${size}px`;
-  overlay.style.height = `${size}px`;
-  if (overlay.width !== Math.round(size * dpr)) {
-    overlay.width = Math.round(size * dpr);
-    overlay.height = Math.round(size * dpr);
+  const width = cell * cols;
+  const height = cell * rows;
+  overlay.style.width = `${width}px`;
+  overlay.style.height = `${height}px`;
+  if (overlay.width !== Math.round(width * dpr) || overlay.height !== Math.round(height * dpr)) {
+    overlay.width = Math.round(width * dpr);
+    overlay.height = Math.round(height * dpr);
   }
   const ctx = overlay.getContext('2d')!;
   ctx.clearRect(0, 0, overlay.width, overlay.height);
   if (q === null) return;
-  const cell = overlay.width / T;
+  const c = overlay.width / cols;
   ctx.lineWidth = Math.max(1, dpr * 1.5);
   ctx.strokeStyle = color;
-  ctx.strokeRect(0.5, q * cell + 0.5, (q + 1) * cell - 1, cell - 1);
+  ctx.strokeRect(0.5, q * c + 0.5, (causal ? Math.min(cols, q + 1) * c : overlay.width) - 1, c - 1);
   if (k !== null) {
     ctx.lineWidth = Math.max(1.5, dpr * 2);
     ctx.strokeStyle = '#ffffff';
-    ctx.strokeRect(k * cell + 1, q * cell + 1, cell - 2, cell - 2);
+    ctx.strokeRect(k * c + 1, q * c + 1, c - 2, c - 2);
+  }
+}
+
+/**
+ * The labels beside a map: one span per row (or column, `horizontal`) of `cell` pixels, every
+ * k-th labelled when the cells are too small to hold them all; a column shows the glyph only.
+ */
+export function drawTicks(el: HTMLElement, labels: string[], cell: number, horizontal: boolean, title: (i: number) => string): void {
+  while (el.firstChild) el.firstChild.remove();
+  const every = Math.max(1, Math.ceil(9 / cell));
+  el.style.setProperty('--cell', `${cell}px`);
+  el.style.fontSize = `${Math.max(7, Math.min(12, cell - 1))}px`;
+  for (let t = 0; t < labels.length; t++) {
+    const text = t % every === 0 ? labels[t] : '';
+    const span = document.createElement('span');
+    span.title = title(t);
+    span.dataset.t = String(t);
+    span.textContent = horizontal ? text.split(' ')[0] : text;
+    el.append(span);
   }
 }
 

@@ -3,9 +3,9 @@
 import { type InspectSource, type PageStore, watch } from '../app/state';
 import { formatProb } from '../format';
 import type { InspectionMsg } from '../protocol';
-import { alternativeLabel, byteLabel, byteRole, charLabel, hex, hexChip, segmentUtf8 } from '../utf8';
+import { alternativeLabel, byteLabel, byteLabels, byteRole, hex, windowSegments } from '../utf8';
 import { clear, cssVar, h, panelHeader, setText } from './dom';
-import { colorCss, drawAttention, drawHighlight } from './heatmap';
+import { colorCss, drawAttention, drawHighlight, drawTicks } from './heatmap';
 import { hideTooltip, showTooltip } from './tooltip';
 
 export interface InspectHandlers {
@@ -147,6 +147,8 @@ export class InspectPanel {
     new IntersectionObserver((entries) => handlers.onVisible(entries.some((e) => e.isIntersecting))).observe(this.el);
     window.addEventListener('resize', () => this.draw());
 
+    watch(store, ['mode'], (st) => (this.el.hidden = st.mode !== 'gpt'));
+    watch(store, ['inspectLive'], (st) => (this.live.checked = st.inspectLive));
     watch(store, ['inspectSource'], (st) => {
       this.source.value = st.inspectSource;
       this.custom.hidden = st.inspectSource !== 'custom';
@@ -253,18 +255,9 @@ export class InspectPanel {
 
   /** The character of each row and column beside the map (every k-th when the cells are small). */
   private drawTicks(cell: number): void {
-    const T = this.data!.T;
-    const every = Math.max(1, Math.ceil(9 / cell));
-    const font = `${Math.max(7, Math.min(12, cell - 1))}px`;
-    for (const [el, horizontal] of [[this.rowLabels, false], [this.colLabels, true]] as const) {
-      clear(el);
-      el.style.setProperty('--cell', `${cell}px`);
-      el.style.fontSize = font;
-      for (let t = 0; t < T; t++) {
-        const text = t % every === 0 ? this.label(t) : '';
-        el.append(h('span', { title: `byte ${t}`, 'data-t': t }, horizontal ? text.split(' ')[0] : text));
-      }
-    }
+    const labels = Array.from({ length: this.data!.T }, (_, t) => this.label(t));
+    drawTicks(this.rowLabels, labels, cell, false, (t) => `byte ${t}`);
+    drawTicks(this.colLabels, labels, cell, true, (t) => `byte ${t}`);
   }
 
   private label(t: number): string {
@@ -285,17 +278,15 @@ export class InspectPanel {
       decorate(c, t);
       return c;
     };
-    // final: false — a character cut off by the end of the text is shown as cut, not invalid
-    // the window may begin inside a character: its leading continuation bytes form one group
-    const segs = segmentUtf8(d.bytes, { final: false });
-    let lead = 0;
-    while (lead < d.bytes.length && d.bytes[lead] >= 0x80 && d.bytes[lead] <= 0xbf && lead < 3) lead++;
-    if (lead > 0) segs.splice(0, lead, { kind: 'bytes', bytes: Array.from(d.bytes.subarray(0, lead)), start: 0, length: lead, partial: false });
+    // a character cut off by the end of the text is shown as cut, not invalid; the window may
+    // begin inside a character: its leading continuation bytes form one group
+    const { segs, lead } = windowSegments(d.bytes);
+    const labels = byteLabels(d.bytes);
     for (const seg of segs) {
       for (let i = 0; i < seg.length; i++) this.charStart[seg.start + i] = seg.kind === 'char' ? seg.start : seg.start + i;
       if (seg.kind === 'char' && seg.length === 1) {
-        this.labels[seg.start] = charLabel(seg.text);
-        el.append(cell(seg.start, charLabel(seg.text), 'ascii'));
+        this.labels[seg.start] = labels[seg.start];
+        el.append(cell(seg.start, labels[seg.start], 'ascii'));
         continue;
       }
       const partial = seg.kind === 'bytes' && seg.partial;
@@ -311,7 +302,7 @@ export class InspectPanel {
       const inner = h('span', { class: 'cells' });
       for (let i = 0; i < seg.length; i++) {
         const t = seg.start + i;
-        this.labels[t] = seg.kind === 'char' ? `${seg.text} ${i + 1}/${seg.length}` : hexChip([d.bytes[t]]);
+        this.labels[t] = labels[t];
         inner.append(cell(t, hex(d.bytes[t]), 'hex'));
       }
       group.append(inner);

@@ -8,6 +8,7 @@ import { formatProb } from '../format';
 import type { SampleChunk } from '../protocol';
 import { type Segment, Utf8Stream, alternativeLabel, byteRole, charLabel, hex, hexChip } from '../utf8';
 import { clear, h, panelHeader, setText } from './dom';
+import { segmentProb, shadedSpan } from './shading';
 import { hideTooltip, showTooltip } from './tooltip';
 
 export interface SampleHandlers {
@@ -22,12 +23,6 @@ interface Generated {
   probs: number[];
   topBytes: number[];
   topProbs: number[];
-}
-
-/** Surprise in [0, 1]: -log2 p scaled so that 1/256 (a blind guess) is full strength. */
-export function surprise(p: number): number {
-  if (!(p > 0)) return 1;
-  return Math.min(1, Math.max(0, -Math.log2(p) / 8));
 }
 
 export class SamplePanel {
@@ -81,8 +76,9 @@ export class SamplePanel {
       h('p', { class: 'legend small' }, h('span', { class: 'legend-bar surprise' }), ' light: the model expected it · dark: it was a surprise (probability below 1/256)'));
     this.el.querySelector('h2')!.id = 'sample-title';
     this.prompt.addEventListener('input', () => handlers.onPrompt(this.prompt.value));
+    watch(store, ['mode'], (st) => (this.el.hidden = st.mode !== 'gpt'));
     watch(store, ['sample'], (st) => this.sync(st.sample));
-    watch(store, ['model', 'sample'], (st) => this.setEnabled(!!st.model, 'Train or load a model to sample from it.'));
+    watch(store, ['model', 'sample', 'mode'], (st) => this.setEnabled(!!st.model && st.mode === 'gpt', 'Train or load a model to sample from it.'));
     this.output.addEventListener('keydown', (e) => this.onKey(e));
     this.output.addEventListener('blur', () => hideTooltip());
     this.output.addEventListener('mouseleave', () => hideTooltip());
@@ -195,16 +191,7 @@ export class SamplePanel {
   }
 
   private render(seg: Segment, pending = false): HTMLElement {
-    let p = 1;
-    for (let i = 0; i < seg.length; i++) p *= this.gen.probs[seg.start + i];
-    const k = pending ? -1 : this.tokens.length;
-    const el = h('span', { class: `tok${seg.kind === 'bytes' ? ' chip' : ''}${pending ? ' partial' : ''}`, 'data-k': k, 'data-start': seg.start, 'data-len': seg.length });
-    el.style.setProperty('--s', surprise(p).toFixed(3));
-    el.dataset.p = p.toPrecision(4);
-    if (seg.kind === 'char') {
-      if (seg.text === '\n') el.classList.add('nl');
-      el.textContent = seg.text;
-    } else el.textContent = hexChip(seg.bytes);
+    const el = shadedSpan(seg, segmentProb(this.gen.probs, seg), pending ? -1 : this.tokens.length, pending);
     if (!pending) this.tokens.push(el);
     return el;
   }

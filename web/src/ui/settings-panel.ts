@@ -5,7 +5,7 @@ import { corpusLengthError } from '../app/derive';
 import { type PageStore, type RunState, type Verdict, watch } from '../app/state';
 import { formatBytes, formatParams } from '../format';
 import {
-  type FieldSpec, type FullConfig, type Key, type Preset, inputStep, knobsFor, parseSettings, presetOf, toFormValues,
+  type FieldSpec, type FullConfig, type Key, type Preset, inputStep, knobsFor, parseSettings, presetOf, presetsFor, toFormValues,
 } from '../settings';
 import { h, panelHeader, setText } from './dom';
 
@@ -17,6 +17,15 @@ export function settingsLock(s: Pick<RunState, 'model' | 'creating'>): { locked:
 }
 
 const GROUP_TITLES: Record<FieldSpec['group'], string> = { model: 'Model', training: 'Training', run: 'Validation' };
+
+const EXPLAIN: Record<string, string> = {
+  gpt: 'A GPT of this many layers, heads and width, trained with AdamW on random windows of ' +
+    '"context" bytes. Bigger models learn more but each step costs more. The knobs, their limits, the size and the memory ' +
+    'below all come from the core itself.',
+  seq2seq: 'The encoder-decoder Transformer of the seed: an encoder of self-attention layers reads the source, a decoder ' +
+    'of causal self-attention and cross-attention layers writes the target, both post-norm with a ReLU feed-forward of width d_ff. ' +
+    'block_size bounds the source, and the target + 1. Trained with AdamW on random batches of pairs; the knobs come from the core.',
+};
 
 export class SettingsPanel {
   readonly el: HTMLElement;
@@ -32,9 +41,11 @@ export class SettingsPanel {
   private estimate: HTMLElement;
   private error: HTMLElement;
   private lockNote: HTMLElement;
+  private explain: HTMLElement;
   private locked = false;
 
   private schema: FieldSpec[] = [];
+  private mode = '';
 
   /** The knobs are data: the core's configSchema() and presets(), from the store (sent with 'ready'). */
   constructor(store: PageStore, private onChange: (settings: FullConfig | null) => void) {
@@ -43,22 +54,25 @@ export class SettingsPanel {
     this.estimate = h('p', { id: 'estimate', class: 'estimate', 'aria-live': 'polite' }, '…');
     this.error = h('p', { id: 'settings-error', class: 'settings-error', role: 'alert', hidden: true });
     this.lockNote = h('p', { class: 'lock-note', hidden: true });
+    const header = panelHeader(2, 'Model and training', EXPLAIN.gpt);
+    this.explain = header.querySelector('.explain')!;
     this.el = h('section', { id: 'settings', class: 'card', 'aria-labelledby': 'settings-title' },
-      panelHeader(2, 'Model and training', 'A GPT of this many layers, heads and width, trained with AdamW on random windows of ' +
-        '"context" bytes. Bigger models learn more but each step costs more. The knobs, their limits, the size and the memory ' +
-        'below all come from the core itself.'),
-      this.presetsEl, this.estimate, this.error, this.lockNote, this.groupsEl);
+      header, this.presetsEl, this.estimate, this.error, this.lockNote, this.groupsEl);
     this.el.querySelector('h2')!.id = 'settings-title';
     this.subscribe(store);
   }
 
   /** The form, the presets' sizes, the lock and the verdict follow the store. */
   private subscribe(store: PageStore): void {
+    // the knobs and presets of the form's model kind (the mode): rebuilt when it changes
     watch(store, ['schema', 'presets', 'formSettings'], (st) => {
       if (!st.formSettings) return;
-      if (st.schema !== this.schema) {
+      if (st.schema !== this.schema || st.formSettings.model !== this.mode) {
         this.schema = st.schema;
-        this.build(st.schema, st.presets, st.formSettings);
+        this.mode = st.formSettings.model;
+        setText(this.explain, EXPLAIN[this.mode] ?? EXPLAIN.gpt);
+        this.build(st.schema, presetsFor(st.presets, this.mode), st.formSettings);
+        for (const [name, v] of Object.entries(st.presetVerdicts)) this.setPresetVerdict(name, v);
       } else this.set(st.formSettings);
     });
     watch(store, ['presetVerdicts'], (st) => {
@@ -88,6 +102,8 @@ export class SettingsPanel {
     this.knobs = knobsFor(schema, initial.model);
     this.presets = presets;
     this.presetsEl.replaceChildren();
+    this.presetButtons.clear();
+    this.presetEstimates.clear();
     for (const p of presets) {
       const est = h('span', { class: 'preset-est' }, '…');
       const b = h('button', { type: 'button', class: 'preset', 'data-preset': p.name, 'aria-pressed': 'false' },

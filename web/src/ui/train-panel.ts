@@ -1,5 +1,5 @@
 // train-panel.ts — start / pause / resume / reset, live numbers, the progress bar and the chart.
-import { canStart, etaMs, isBusy, startBlockedReason, startDisabled, startLabel, statusLine, totalSteps } from '../app/derive';
+import { canStart, etaMs, formatPercent, isBusy, startBlockedReason, startDisabled, startLabel, statusLine, totalSteps } from '../app/derive';
 import { crossings } from '../app/insight';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatCount, formatDuration, formatLoss, formatLr, formatRate } from '../format';
@@ -26,7 +26,18 @@ export interface TrainView {
   elapsedMs: number;
   etaMs: number | null;
   memoryBytes: number | null;
+  valExactMatch: number | null;   // the translator's held-out exact match and CER (last evaluation)
+  valCer: number | null;
 }
+
+const EXPLAIN = {
+  gpt: 'Each step shows the model a batch of windows, measures how badly it predicted every next byte ' +
+    '(cross-entropy loss, in nats: ln 256 ≈ 5.55 is a blind guess) and nudges all weights to do better. ' +
+    'Validation loss is measured on text the model never trains on: if it rises while training loss falls, the model is memorising.',
+  seq2seq: 'Each step shows the translator a batch of pairs: the decoder is given the target so far (teacher forcing) and the loss ' +
+    'measures how badly it predicted each next byte of the target and its end (in nats per target byte). Each evaluation also translates ' +
+    'held-out pairs greedily: exact match is the share translated exactly right, CER the character error rate (edits per reference character).',
+};
 
 export class TrainPanel {
   readonly el: HTMLElement;
@@ -39,6 +50,8 @@ export class TrainPanel {
   private progressLabel: HTMLElement;
   private fields: Record<string, HTMLElement> = {};
   private crossingsEl: HTMLElement;
+  private metricStats: HTMLElement[] = [];
+  private explain: HTMLElement;
 
   constructor(private store: PageStore, h_: TrainHandlers) {
     this.startBtn = h('button', { id: 'btn-start', type: 'button', class: 'primary big' }, 'Start');
@@ -55,7 +68,15 @@ export class TrainPanel {
       this.fields[id] = dd;
       return h('div', { class: 'stat', title }, h('dt', {}, label), dd);
     };
+    const metric = (id: string, label: string, title: string) => {
+      const el = stat(id, label, title);
+      el.hidden = true;
+      this.metricStats.push(el);
+      return el;
+    };
     const chartHost = h('div', { id: 'loss-chart', class: 'chart', role: 'img', 'aria-label': 'Loss curves: training loss per step, its average, and validation loss' });
+    const header = panelHeader(3, 'Train', EXPLAIN.gpt);
+    this.explain = header.querySelector('.explain')!;
     const unit = h('select', { id: 'loss-unit', 'aria-label': 'Loss unit' },
       h('option', { value: 'nats' }, 'nats per byte'), h('option', { value: 'bits' }, 'bits per byte')) as HTMLSelectElement;
     unit.addEventListener('change', () => h_.onUnit(unit.value as 'nats' | 'bits'));
@@ -64,15 +85,15 @@ export class TrainPanel {
       'guessing uniformly among the bytes it uses, knowing only how often each byte occurs (unigram), and knowing the previous byte (bigram). ' +
       'Below the bigram line the model uses more than one byte of context.');
     this.el = h('section', { id: 'train', class: 'card wide', 'aria-labelledby': 'train-title' },
-      panelHeader(3, 'Train', 'Each step shows the model a batch of windows, measures how badly it predicted every next byte ' +
-        '(cross-entropy loss, in nats: ln 256 ≈ 5.55 is a blind guess) and nudges all weights to do better. ' +
-        'Validation loss is measured on text the model never trains on: if it rises while training loss falls, the model is memorising.'),
+      header,
       h('div', { class: 'row controls' }, this.startBtn, this.resetBtn, this.evalBtn, this.status),
       h('div', { class: 'progress-row' }, this.progress, this.progressLabel),
       h('dl', { class: 'stats train-stats' },
         stat('stat-step', 'Step', 'Optimizer steps done'),
         stat('stat-loss', 'Train loss (avg)', 'Moving average of the training loss per step'),
         stat('stat-val', 'Validation loss', 'Mean loss on held-out batches (lower is better)'),
+        metric('stat-exact', 'Exact match', 'Held-out pairs translated exactly right (greedy decoding), at the last evaluation'),
+        metric('stat-cer', 'CER', 'Character error rate on held-out pairs: edits (insert, delete, substitute) per reference character'),
         stat('stat-tps', 'Tokens/s', 'Bytes of text processed per second (forward + backward + update)'),
         stat('stat-elapsed', 'Elapsed', 'Training time of this run'),
         stat('stat-eta', 'Remaining', 'Estimated time to the end of the schedule'),
@@ -91,13 +112,22 @@ export class TrainPanel {
       this.chart.setBaselines(st.insight?.baselines ?? null);
       this.drawCrossings(st);
     });
+    watch(store, ['mode'], (st) => {
+      const metrics = st.mode === 'seq2seq';
+      for (const el of this.metricStats) el.hidden = !metrics;
+      setText(this.explain, EXPLAIN[st.mode]);
+      chartHost.setAttribute('aria-label', metrics
+        ? 'Loss curves: training loss per step, its average, validation loss; held-out exact match and character error rate in percent'
+        : 'Loss curves: training loss per step, its average, and validation loss');
+      this.chart.setMetrics(metrics);
+    });
     watch(store, ['history', 'historyRev'], (st) => this.chart.sync(st.history));
     watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished'], (st) => {
       this.setControls(st);
       this.draw();
     });
     // a validation loss is rare and asked for (Validate now): shown at once
-    watch(store, ['valLoss', 'valStep'], () => this.draw());
+    watch(store, ['valLoss', 'valStep', 'valExactMatch', 'valCer'], () => this.draw());
     // Numbers change every slice; redrawing them 4 times a second is plenty, and painting is
     // what the page's main thread spends its time on while training (it shares the CPU).
     const drawSoon = throttle(() => this.draw(), 250);
@@ -135,6 +165,7 @@ export class TrainPanel {
     this.update({
       step: s.step, steps: totalSteps(s), lastLoss: s.lastLoss, smoothLoss: s.history.smoothed(), valLoss: s.valLoss, valStep: s.valStep,
       tokensPerSec: s.tokensPerSec, lr: s.lr, gradNorm: s.gradNorm, elapsedMs: s.elapsedMs, etaMs: etaMs(s), memoryBytes: s.memoryBytes,
+      valExactMatch: s.valExactMatch, valCer: s.valCer,
     });
     setText(this.status, statusLine(s));
   }
@@ -150,6 +181,8 @@ export class TrainPanel {
       f['stat-val'].replaceChildren(formatLoss(v.valLoss), h('small', { title: 'measured after this many steps' }, ` @ ${formatCount(v.valStep ?? 0)}`));
       f['stat-val'].dataset.value = String(v.valLoss);
     }
+    setText(f['stat-exact'], formatPercent(v.valExactMatch), v.valExactMatch ?? '');
+    setText(f['stat-cer'], formatPercent(v.valCer), v.valCer ?? '');
     setText(f['stat-tps'], formatRate(v.tokensPerSec), v.tokensPerSec ? Math.round(v.tokensPerSec) : '');
     setText(f['stat-elapsed'], formatDuration(v.elapsedMs), Math.round(v.elapsedMs));
     setText(f['stat-eta'], v.etaMs === null ? '—' : v.step >= v.steps ? 'done' : formatDuration(v.etaMs));

@@ -1,0 +1,71 @@
+// share.h — a run as a link: its configuration (the schema's field names), seed, the build variant
+// it ran on, its text (a built-in name, or the file's fingerprint and size) and its first training
+// losses, so that whoever opens the link can replay the run and see that it is the same one, bit
+// for bit. The page and the CLI (`tinygpt train --from-link URL`) parse, make and check links with
+// these functions and nothing else.
+//
+// A link is a URL whose fragment (or query) holds key=value pairs:
+//   https://host/path/#tinygpt=1&model=gpt&n_layer=2&...&seed=1337&variant=wasm-simd128
+//     &corpus=builtin:tinyshakespeare.txt&losses=<base64url of float32 little-endian>
+//   corpus=fnv:<16 hex digits>:<size in bytes> and name=<file name> for a person's own file.
+// Runs are bit-reproducible on one build variant (the same kernels: native AVX2, native SSE2,
+// wasm SIMD128, wasm scalar, any number of threads); across variants the losses agree to a few
+// decimals only (no fused multiply-add in SIMD128, other summation orders).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tinygpt/config.h"
+
+namespace tinygpt::share {
+
+constexpr int kLinkVersion = 1;
+// At most this many training losses travel in a link (enough to tell two runs apart).
+constexpr size_t kMaxLosses = 50;
+
+struct Corpus {
+  std::string builtin;       // "tinyshakespeare.txt" for a built-in text, else ""
+  uint64_t fingerprint = 0;  // a person's file: FNV-1a 64 of its bytes (data::fingerprint) ...
+  uint64_t size = 0;         // ... and its size in bytes
+  std::string name;          // the file's name when it was shared (a hint only)
+};
+
+struct Link {
+  Config config;
+  std::string variant;        // build_variant() of the run that made the link
+  Corpus corpus;
+  std::vector<float> losses;  // its first training losses (steps 1, 2, ...), at most kMaxLosses
+};
+
+// This build's variant: "native-avx2", "native-sse2", "wasm-simd128", "wasm-scalar", ...
+std::string build_variant();
+
+// The URL of a link: base (the page's address; its own fragment is dropped) + "#" + the fields.
+// Keeps at most kMaxLosses losses.
+std::string make_link(const Link& link, std::string_view base);
+// Parses a URL (or its fragment alone). Throws tinygpt::Error naming what is wrong: not a tinygpt
+// link, another version, an unknown or repeated key, a bad value (with the schema's message).
+Link parse_link(std::string_view url);
+
+// Does this text match the link's? "" if it does, else a sentence that says what differs.
+std::string check_corpus(const Link& link, const uint8_t* bytes, size_t n, std::string_view builtin_name = "");
+
+// How a replay compares with the link's losses.
+struct Replay {
+  enum Status { pending, matches, diverged } status = pending;
+  int64_t compared = 0;       // steps compared (min of the two lengths)
+  int64_t expected = 0;       // steps the link holds
+  int64_t diverged_at = 0;    // the first step (from 1) whose loss differs, 0 if none
+  float link_loss = 0.0f, run_loss = 0.0f;  // at diverged_at
+  double max_difference = 0.0;  // max |run - link| over the compared steps (another variant: how close it is)
+  bool same_variant = true;
+  std::string message;        // one sentence for the page and the CLI
+};
+// Compares the first losses of a run on `variant` with the link's, bit for bit.
+Replay check_replay(const Link& link, const float* losses, size_t n, std::string_view variant);
+
+}  // namespace tinygpt::share

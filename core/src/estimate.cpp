@@ -1,0 +1,89 @@
+// estimate.cpp — text entropies and the pre-flight measurement (estimate.h).
+#include "tinygpt/estimate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "tinygpt/error.h"
+#include "tinygpt/trainer.h"
+
+namespace tinygpt {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+}  // namespace
+
+TextEntropy text_entropy(const uint8_t* bytes, size_t n) {
+  TextEntropy e;
+  e.bytes = n;
+  if (n == 0) return e;
+  std::vector<uint64_t> unigram(256, 0);
+  std::vector<uint64_t> pairs(256 * 256, 0);  // (a, b): b follows a
+  for (size_t i = 0; i < n; i++) unigram[bytes[i]]++;
+  for (size_t i = 1; i < n; i++) pairs[size_t(bytes[i - 1]) * 256 + bytes[i]]++;
+  // H(X) = -sum_b p(b) ln p(b)
+  for (uint64_t c : unigram)
+    if (c) e.unigram -= double(c) / double(n) * std::log(double(c) / double(n));
+  if (n < 2) return e;
+  // H(X_t | X_t-1) = -sum_a,b p(a, b) ln p(b | a), p(b | a) = c(a, b) / c(a, .)
+  const double N = double(n - 1);
+  for (int a = 0; a < 256; a++) {
+    const uint64_t* row = &pairs[size_t(a) * 256];
+    uint64_t total = 0;
+    for (int b = 0; b < 256; b++) total += row[b];
+    if (!total) continue;
+    for (int b = 0; b < 256; b++)
+      if (row[b]) e.bigram -= double(row[b]) / N * std::log(double(row[b]) / double(total));
+  }
+  return e;
+}
+
+Preflight preflight(const Config& config, const uint8_t* corpus, size_t n, double budget_ms, int64_t memory_limit) {
+  const auto t_start = Clock::now();
+  Preflight p;
+  train::Trainer t(config, memory_limit);
+  // the speed of a step does not depend on the text: a few MiB of it make the throw-away dataset
+  const size_t keep = std::min(n, size_t(4) << 20);
+  t.set_corpus(std::vector<uint8_t>(corpus, corpus + keep));  // throws if too short for the context
+  p.parameters = t.num_parameters();
+  // a step that diverges (an absurd learning rate) still did its forward and backward pass: time it too
+  auto timed_step = [&] {
+    const auto t0 = Clock::now();
+    try {
+      t.step();
+    } catch (const train::Diverged&) {
+    }
+    return ms_since(t0);
+  };
+  p.first_step_ms = timed_step();
+  double timed_ms = 0.0;
+  while (p.steps_timed < 1 || (ms_since(t_start) < budget_ms && p.steps_timed < 200)) {
+    timed_ms += timed_step();
+    p.steps_timed++;
+  }
+  p.ms_per_step = timed_ms / p.steps_timed;
+  p.tokens_per_s = double(t.tokens_per_step()) / (p.ms_per_step / 1000.0);
+  // one validation batch, timed, stands for eval_iters of them
+  if (config.eval_interval > 0) {
+    t.update_field("eval_iters", 1);
+    const auto t0 = Clock::now();
+    t.evaluate();
+    p.ms_per_eval = ms_since(t0) * config.eval_iters;
+    // as tinygpt::Run: at step 0, every multiple of eval_interval, and at the end
+    const int64_t steps = config.max_iters, every = config.eval_interval;
+    p.evaluations = 1 + steps / every + (steps % every != 0 ? 1 : 0);
+  }
+  p.total_s = (double(config.max_iters) * p.ms_per_step + double(p.evaluations) * p.ms_per_eval) / 1000.0;
+  // what the run holds: parameters, gradients, AdamW's m and v, the good state's three copies
+  // (train::Trainer::keep_good_state), the activations its arena reserved, and the whole text
+  p.memory_bytes = p.parameters * int64_t(sizeof(float)) * 7 + int64_t(t.arena_bytes()) + int64_t(n);
+  p.estimated_bytes = estimate_training_bytes(config);
+  p.entropy = text_entropy(corpus, std::min(n, kEntropyBytes));
+  p.measured_ms = ms_since(t_start);
+  return p;
+}
+
+}  // namespace tinygpt

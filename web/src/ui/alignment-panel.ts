@@ -1,0 +1,300 @@
+// alignment-panel.ts — looking inside the translator: its cross-attention (which source bytes each
+// target byte reads: the alignment the seed's example grows as it trains), and the encoder's and
+// decoder's self-attention, per layer and head or all heads, labelled with the characters on both
+// axes (heatmap.ts, utf8.ts: the language model's attention panel's drawing and labels), hover or
+// arrow keys for the weights. It follows training while visible.
+import { type AttentionMapView, type MapKind, attentionMap } from '../app/derive';
+import { type AlignSource, type PageStore, watch } from '../app/state';
+import type { TranslationInspectionMsg } from '../protocol';
+import { clear, cssVar, h, panelHeader, setText } from './dom';
+import { drawMatrix, drawMatrixHighlight, drawTicks } from './heatmap';
+import { hideTooltip, showTooltip } from './tooltip';
+
+export interface AlignmentHandlers {
+  onRequest(): void;
+  onSource(source: AlignSource): void;
+  onCustom(pair: { source: string; target: string }): void;
+  onAnotherPair(): void;
+  onLive(live: boolean): void;
+  onVisible(visible: boolean): void;
+}
+
+const MAPS: Record<MapKind, { label: string; rowAxis: string; colAxis: string; verb: string }> = {
+  cross: { label: 'cross-attention (decoder → source)', rowAxis: 'target byte being written ↓', colAxis: 'source byte it reads →', verb: 'reads' },
+  encoder: { label: 'encoder self-attention', rowAxis: 'source byte ↓', colAxis: 'source byte it looks at →', verb: 'looks at' },
+  decoder: { label: 'decoder self-attention (causal)', rowAxis: 'target byte being written ↓', colAxis: 'decoder input it looks at (⟨BOS⟩ + target so far) →', verb: 'looks at' },
+};
+
+function parseRgb(css: string, fallback: [number, number, number]): [number, number, number] {
+  const m = /rgba?\((\d+)[ ,]+(\d+)[ ,]+(\d+)/.exec(css) ?? /#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(css);
+  if (!m) return fallback;
+  const base = css.startsWith('#') ? 16 : 10;
+  return [parseInt(m[1], base), parseInt(m[2], base), parseInt(m[3], base)];
+}
+
+export class AlignmentPanel {
+  readonly el: HTMLElement;
+  private source: HTMLSelectElement;
+  private anotherBtn: HTMLButtonElement;
+  private runBtn: HTMLButtonElement;
+  private live: HTMLInputElement;
+  private customSrc: HTMLInputElement;
+  private customTgt: HTMLInputElement;
+  private custom: HTMLElement;
+  private mapSel: HTMLSelectElement;
+  private layerSel: HTMLSelectElement;
+  private headSel: HTMLSelectElement;
+  private gridBtn: HTMLButtonElement;
+  private canvas: HTMLCanvasElement;
+  private overlay: HTMLCanvasElement;
+  private rowLabels: HTMLElement;
+  private colLabels: HTMLElement;
+  private axisY: HTMLElement;
+  private axisX: HTMLElement;
+  private single: HTMLElement;
+  private grid: HTMLElement;
+  private note: HTMLElement;
+  private pairLine: HTMLElement;
+  private body: HTMLElement;
+  private data: TranslationInspectionMsg | null = null;
+  private view: AttentionMapView | null = null;
+  private kind: MapKind = 'cross';
+  private layer = -1;   // -1: the last layer (of a decoder, where the alignment is usually clearest)
+  private head = 0;
+  private showGrid = false;
+  private cell = 0;
+  private hoverQ: number | null = null;
+  private hoverK: number | null = null;
+
+  constructor(store: PageStore, handlers: AlignmentHandlers) {
+    this.source = h('select', { id: 'align-source' },
+      h('option', { value: 'pair' }, 'a pair of the data'),
+      h('option', { value: 'translation' }, 'the last translation'),
+      h('option', { value: 'custom' }, 'your own pair'));
+    this.anotherBtn = h('button', { type: 'button', id: 'btn-another-pair' }, 'Another pair');
+    this.runBtn = h('button', { type: 'button', id: 'btn-align', class: 'primary' }, 'Look inside');
+    this.live = h('input', { type: 'checkbox', id: 'align-live', checked: true });
+    this.customSrc = h('input', { id: 'align-custom-source', type: 'text', spellcheck: 'false', placeholder: '我 爱 吃 火锅' });
+    this.customTgt = h('input', { id: 'align-custom-target', type: 'text', spellcheck: 'false', placeholder: 'I like to eat hot pot' });
+    this.custom = h('div', { class: 'row align-custom', hidden: true },
+      h('label', { for: 'align-custom-source' }, 'Source'), this.customSrc,
+      h('label', { for: 'align-custom-target' }, 'Target'), this.customTgt);
+    this.mapSel = h('select', { id: 'align-map' }, ...(Object.keys(MAPS) as MapKind[]).map((k) => h('option', { value: k }, MAPS[k].label)));
+    this.layerSel = h('select', { id: 'align-layer' });
+    this.headSel = h('select', { id: 'align-head' });
+    this.gridBtn = h('button', { type: 'button', id: 'btn-align-all-heads', 'aria-pressed': 'false' }, 'All heads');
+    this.canvas = h('canvas', { id: 'align-heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention map; arrow keys move over the weights' });
+    this.overlay = h('canvas', { class: 'heatmap-overlay', 'aria-hidden': 'true' });
+    this.rowLabels = h('div', { id: 'align-rows', class: 'tick-labels rows', 'aria-hidden': 'true' });
+    this.colLabels = h('div', { id: 'align-cols', class: 'tick-labels cols', 'aria-hidden': 'true' });
+    this.axisY = h('div', { class: 'axis-y small muted' });
+    this.axisX = h('div', { class: 'axis-x small muted' });
+    this.single = h('div', { class: 'heatmap-wrap' }, this.axisY, this.rowLabels,
+      h('div', { class: 'heatmap-stack' }, this.canvas, this.overlay), this.colLabels, this.axisX);
+    this.grid = h('div', { id: 'align-heads-grid', class: 'heads-grid', hidden: true });
+    this.note = h('p', { id: 'align-note', class: 'muted small', 'aria-live': 'polite' }, 'Train or load a translator, then look inside.');
+    this.pairLine = h('p', { id: 'align-pair', class: 'align-pair' });
+    this.body = h('div', { class: 'inspect-body', hidden: true },
+      this.pairLine,
+      h('div', { class: 'row' },
+        h('label', { for: 'align-map' }, 'Attention'), this.mapSel,
+        h('label', { for: 'align-layer' }, 'Layer'), this.layerSel,
+        h('label', { for: 'align-head' }, 'Head'), this.headSel, this.gridBtn,
+        h('span', { class: 'legend small' }, 'weight ', h('span', { class: 'legend-bar viridis' }), ' 0 → 1 (square-root scale); grey: the future, masked')),
+      this.single, this.grid);
+    this.el = h('section', { id: 'alignment', class: 'card wide', 'aria-labelledby': 'alignment-title', hidden: true },
+      panelHeader(5, 'Look inside: attention', 'Cross-attention is where the translator reads the source: for every byte it writes (a row), ' +
+        'each head of each decoder layer puts weights that sum to 1 over the source bytes (columns). As it learns, the bytes of a word come to ' +
+        'read the bytes of the word they translate: for 我 爱 吃 火锅 → I like to eat hot pot, “I” reads 我 and “hot pot” reads 火锅, though the ' +
+        'order of the words differs. Self-attention is each side looking at itself: the encoder at the whole source, the decoder at what it has written.'),
+      h('div', { class: 'row' }, h('label', { for: 'align-source' }, 'Show:'), this.source, this.anotherBtn, this.runBtn,
+        h('label', { class: 'check' }, this.live, ' update while training')),
+      this.custom, this.note, this.body);
+    this.el.querySelector('h2')!.id = 'alignment-title';
+    this.wire(store, handlers);
+  }
+
+  private wire(store: PageStore, handlers: AlignmentHandlers): void {
+    this.source.addEventListener('change', () => handlers.onSource(this.source.value as AlignSource));
+    this.anotherBtn.addEventListener('click', () => handlers.onAnotherPair());
+    this.runBtn.addEventListener('click', () => handlers.onRequest());
+    this.live.addEventListener('change', () => handlers.onLive(this.live.checked));
+    const custom = () => handlers.onCustom({ source: this.customSrc.value, target: this.customTgt.value });
+    for (const input of [this.customSrc, this.customTgt]) {
+      input.addEventListener('input', custom);
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') handlers.onRequest();
+      });
+    }
+    this.mapSel.addEventListener('change', () => {
+      this.kind = this.mapSel.value as MapKind;
+      this.show();
+    });
+    this.layerSel.addEventListener('change', () => this.select(Number(this.layerSel.value), this.head));
+    this.headSel.addEventListener('change', () => this.select(this.layer, Number(this.headSel.value)));
+    this.gridBtn.addEventListener('click', () => this.setGrid(!this.showGrid));
+    this.canvas.addEventListener('mousemove', (e) => this.onCanvasMove(e));
+    this.canvas.addEventListener('mouseleave', () => this.hover(null, null));
+    this.canvas.addEventListener('keydown', (e) => this.onCanvasKey(e));
+    this.canvas.addEventListener('blur', () => this.hover(null, null));
+    new IntersectionObserver((entries) => handlers.onVisible(entries.some((e) => e.isIntersecting))).observe(this.el);
+    window.addEventListener('resize', () => this.draw());
+
+    watch(store, ['mode'], (st) => (this.el.hidden = st.mode !== 'seq2seq'));
+    watch(store, ['alignSource'], (st) => {
+      this.source.value = st.alignSource;
+      this.custom.hidden = st.alignSource !== 'custom';
+      this.anotherBtn.hidden = st.alignSource !== 'pair';
+    });
+    watch(store, ['inspectLive'], (st) => (this.live.checked = st.inspectLive));
+    watch(store, ['alignment'], (st) => {
+      this.data = st.alignment;
+      if (st.alignment) this.show();
+    });
+    watch(store, ['model', 'inspectNote', 'mode'], (st) => {
+      if (!st.model || st.mode !== 'seq2seq') {
+        this.runBtn.disabled = this.anotherBtn.disabled = true;
+        setText(this.note, 'Train or load a translator, then look inside.');
+        this.body.hidden = true;
+        this.data = null;
+        return;
+      }
+      this.runBtn.disabled = this.anotherBtn.disabled = false;
+      if (st.inspectNote) setText(this.note, st.inspectNote);
+    });
+  }
+
+  /** The chosen kind of attention of the current inspection: selectors, pair line, map. */
+  private show(): void {
+    const d = this.data;
+    if (!d) return;
+    const view = attentionMap(d, this.kind);
+    const changed = !this.view || this.view.layers !== view.layers || this.view.kind !== view.kind || this.headSel.options.length !== d.NH;
+    this.view = view;
+    if (changed) {
+      clear(this.layerSel);
+      clear(this.headSel);
+      for (let l = 0; l < view.layers; l++) this.layerSel.append(h('option', { value: l }, String(l)));
+      for (let n = 0; n < d.NH; n++) this.headSel.append(h('option', { value: n }, String(n)));
+      this.layer = this.layer < 0 ? view.layers - 1 : Math.min(this.layer, view.layers - 1);
+      this.head = Math.min(this.head, d.NH - 1);
+      this.layerSel.value = String(this.layer);
+      this.headSel.value = String(this.head);
+    }
+    const dec = new TextDecoder();
+    const bytes = (t: Int32Array) => new Uint8Array(Array.from(t).filter((x) => x < 256));
+    setText(this.pairLine, `${dec.decode(bytes(d.src))}  →  ${dec.decode(bytes(d.tgtIn))}`);
+    this.body.hidden = false;
+    setText(this.axisY, MAPS[this.kind].rowAxis);
+    setText(this.axisX, MAPS[this.kind].colAxis);
+    this.draw();
+  }
+
+  private select(layer: number, head: number): void {
+    this.layer = layer;
+    this.head = head;
+    this.layerSel.value = String(layer);
+    this.headSel.value = String(head);
+    this.draw();
+  }
+
+  private setGrid(on: boolean): void {
+    this.showGrid = on;
+    this.gridBtn.setAttribute('aria-pressed', String(on));
+    setText(this.gridBtn, on ? 'One head' : 'All heads');
+    this.draw();
+  }
+
+  private masked(): [number, number, number] {
+    return parseRgb(cssVar('--masked'), [200, 200, 200]);
+  }
+
+  private draw(): void {
+    const v = this.view;
+    const d = this.data;
+    if (!v || !d) return;
+    this.single.hidden = this.showGrid;
+    this.grid.hidden = !this.showGrid;
+    const masked = v.causal ? this.masked() : null;
+    if (!this.showGrid) {
+      const avail = Math.max(160, Math.min(520, this.el.clientWidth - 120));
+      this.cell = Math.max(2, Math.min(36, Math.floor(avail / Math.max(v.rows, v.cols))));
+      drawMatrix(this.canvas, v.weights, (this.layer * d.NH + this.head) * v.rows * v.cols, v.rows, v.cols, this.cell, masked);
+      Object.assign(this.canvas.dataset, { kind: v.kind, layer: String(this.layer), head: String(this.head), rows: String(v.rows), cols: String(v.cols),
+        drawn: String(Number(this.canvas.dataset.drawn ?? 0) + 1), step: String(d.step) });
+      drawMatrixHighlight(this.overlay, v.rows, v.cols, this.cell, this.hoverQ, this.hoverK, cssVar('--accent') || '#e0662a', v.causal);
+      drawTicks(this.rowLabels, v.rowLabels, this.cell, false, (t) => `row ${t}: ${v.rowLabels[t]}`);
+      drawTicks(this.colLabels, v.colLabels, this.cell, true, (t) => `column ${t}: ${v.colLabels[t]}`);
+    } else {
+      clear(this.grid);
+      this.grid.style.setProperty('--cols', String(d.NH));
+      const avail = Math.max(320, this.el.clientWidth - 60);
+      const size = Math.max(48, Math.min(180, Math.floor(avail / d.NH) - 12));
+      const cell = Math.max(1, size / Math.max(v.rows, v.cols));
+      for (let l = 0; l < v.layers; l++) {
+        for (let n = 0; n < d.NH; n++) {
+          const c = h('canvas', { 'aria-hidden': 'true' });
+          drawMatrix(c, v.weights, (l * d.NH + n) * v.rows * v.cols, v.rows, v.cols, cell, masked);
+          const b = h('button', { type: 'button', class: `head-cell${l === this.layer && n === this.head ? ' current' : ''}`, 'data-layer': l, 'data-head': n,
+            'aria-label': `Layer ${l}, head ${n}` }, c, h('span', { class: 'small' }, `L${l} H${n}`));
+          b.addEventListener('click', () => {
+            this.select(l, n);
+            this.setGrid(false);
+          });
+          this.grid.append(b);
+        }
+      }
+      this.grid.dataset.count = String(v.layers * d.NH);
+    }
+  }
+
+  private hover(q: number | null, k: number | null): void {
+    this.hoverQ = q;
+    this.hoverK = k;
+    const v = this.view;
+    const d = this.data;
+    if (!v || !d) return;
+    if (!this.showGrid) drawMatrixHighlight(this.overlay, v.rows, v.cols, this.cell, q, k, cssVar('--accent') || '#e0662a', v.causal);
+    if (q === null || k === null) {
+      hideTooltip();
+      return;
+    }
+    const w = v.causal && k > q ? 0 : v.weights[(this.layer * d.NH + this.head) * v.rows * v.cols + q * v.cols + k];
+    const row = v.kind === 'encoder' ? `source byte ${q} “${v.rowLabels[q]}”` : `writing “${v.rowLabels[q]}” (row ${q})`;
+    const col = v.kind === 'cross' ? `source byte ${k} “${v.colLabels[k]}”` : v.kind === 'encoder' ? `byte ${k} “${v.colLabels[k]}”` : `input ${k} “${v.colLabels[k]}”`;
+    const tip = h('div', { class: 'tip-attn' },
+      h('div', { class: 'tip-title' }, `${row} ${MAPS[v.kind].verb} ${col}`),
+      h('div', {}, v.causal && k > q ? 'masked: the decoder cannot look at what it has not written yet' : `weight ${w.toFixed(4)} (layer ${this.layer}, head ${this.head})`));
+    const r = this.canvas.getBoundingClientRect();
+    const x = r.left + (k + 1) * this.cell;
+    const y = r.top + (q + 1) * this.cell;
+    showTooltip(tip, { left: x + 8, right: x + 8, top: y - this.cell, bottom: y + 4 });
+  }
+
+  private onCanvasMove(e: MouseEvent): void {
+    const v = this.view;
+    if (!v) return;
+    const r = this.canvas.getBoundingClientRect();
+    const k = Math.floor((e.clientX - r.left) / (r.width / v.cols));
+    const q = Math.floor((e.clientY - r.top) / (r.height / v.rows));
+    if (q < 0 || k < 0 || q >= v.rows || k >= v.cols) return this.hover(null, null);
+    if (q !== this.hoverQ || k !== this.hoverK) this.hover(q, k);
+  }
+
+  private onCanvasKey(e: KeyboardEvent): void {
+    const v = this.view;
+    if (!v) return;
+    let q = this.hoverQ ?? 0;
+    let k = this.hoverK ?? 0;
+    if (e.key === 'ArrowUp') q--;
+    else if (e.key === 'ArrowDown') q++;
+    else if (e.key === 'ArrowLeft') k--;
+    else if (e.key === 'ArrowRight') k++;
+    else if (e.key === 'Escape') return this.hover(null, null);
+    else return;
+    e.preventDefault();
+    q = Math.max(0, Math.min(v.rows - 1, q));
+    k = Math.max(0, Math.min(v.causal ? q : v.cols - 1, k));
+    this.hover(q, k);
+  }
+}

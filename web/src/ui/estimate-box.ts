@@ -1,0 +1,78 @@
+// estimate-box.ts — the pre-flight in the Train panel: before Start, what this device measured for
+// the chosen settings on the chosen text (tokens/s, the time of the configured steps, memory) and
+// the loss of simple models of the text for scale; while training, the same numbers as the core's
+// run loop measures them now, next to the estimate.
+import { etaMs } from '../app/derive';
+import { runMemoryBytes } from '../app/estimate';
+import { type PageStore, type RunState, watch } from '../app/state';
+import { formatBytes, formatCount, formatDuration, formatLoss, formatRate } from '../format';
+import { h, setText, throttle } from './dom';
+import './trust.css';
+
+const LN256 = Math.log(256);
+
+export class EstimateBox {
+  readonly el: HTMLElement;
+  private main: HTMLElement;
+  private scale: HTMLElement;
+  private now: HTMLElement;
+
+  constructor(private store: PageStore) {
+    this.main = h('p', { id: 'estimate-main', class: 'estimate-main' });
+    this.scale = h('p', { id: 'estimate-scale', class: 'estimate-scale muted' });
+    this.now = h('p', { id: 'estimate-now', class: 'estimate-now', hidden: true });
+    this.el = h('div', { id: 'estimate-box', class: 'estimate-box', 'aria-live': 'polite', hidden: true }, this.main, this.scale, this.now);
+    watch(store, ['estimate', 'model', 'corpus', 'backend'], (s) => this.draw(s));
+    const soon = throttle(() => this.draw(this.store.get()), 500);
+    watch(store, ['step', 'tokensPerSec', 'etaMs', 'running'], soon);
+  }
+
+  private draw(s: RunState): void {
+    const e = s.estimate;
+    // the estimate belongs to the settings and text it measured: a model of other settings has its own numbers
+    const own = !!e && (!s.model || sameRun(e.config, s.model.config)) && e.corpusSize === s.corpus?.stats.size;
+    this.el.hidden = !own;
+    if (!e || !own) return;
+    this.el.dataset.state = e.measuring ? 'measuring' : e.result ? 'measured' : 'failed';
+    if (e.measuring) {
+      setText(this.main, 'Measuring a few real steps of these settings on this device…');
+      setText(this.scale, '');
+      this.now.hidden = true;
+      return;
+    }
+    const r = e.result;
+    if (!r) {
+      setText(this.main, `No estimate: ${e.error}`);
+      setText(this.scale, '');
+      return;
+    }
+    const steps = e.config.max_iters;
+    this.el.dataset.tokensPerSec = String(r.tokensPerSec);
+    this.el.dataset.totalSeconds = String(r.totalSeconds);
+    this.el.dataset.memoryBytes = String(runMemoryBytes(e));
+    this.el.dataset.bigram = String(r.entropy.bigram);
+    this.el.dataset.unigram = String(r.entropy.unigram);
+    setText(this.main, `Estimate, measured on this device in ${formatDuration(r.measuredMs)} (${r.stepsTimed + 1} real steps): ` +
+      `${formatRate(r.tokensPerSec)} tokens/s, so ${formatCount(steps)} steps take about ${formatDuration(r.totalSeconds * 1000)}` +
+      `${r.evaluations ? ` with ${formatCount(r.evaluations)} validation losses` : ''}; memory about ${formatBytes(runMemoryBytes(e))}.` +
+      // the measurement runs the wasm build; a gpt model on WebGPU trains elsewhere, at its own pace
+      (s.backend?.backend === 'webgpu' && e.config.model !== 'seq2seq'
+        ? ` Measured with the CPU build: on WebGPU (${s.backend.adapter || 'this GPU'}) the run's own figures replace it once it starts.` : ''));
+    setText(this.scale, `For scale: on this text a bigram model (the byte before predicts the next) reaches ${formatLoss(r.entropy.bigram)} ` +
+      `nats per byte, byte frequencies alone ${formatLoss(r.entropy.unigram)}, a blind guess ln 256 = ${formatLoss(LN256)}.` +
+      (r.entropy.bytes < e.corpusSize ? ` (Counted on the first ${formatBytes(r.entropy.bytes)}.)` : ''));
+    // while training: the core's own measurements, corrected as it goes
+    const left = etaMs(s);
+    this.now.hidden = !s.model || s.step === 0;
+    if (s.model && s.step > 0)
+      setText(this.now, `Now, measured by the run: ${formatRate(s.tokensPerSec)} tokens/s` +
+        (left === null ? '.' : `, ${formatDuration(left)} left (estimated before the start: ${formatDuration(r.totalSeconds * 1000)} in all).`));
+  }
+}
+
+/** The model was made from the settings the estimate measured (the `run` group may change later). */
+function sameRun(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  for (const k of ['model', 'n_layer', 'n_head', 'n_embd', 'block_size', 'batch_size'])
+    if (a[k] !== b[k]) return false;
+  return true;
+}
