@@ -20,7 +20,7 @@ import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
 import { EstimateBox } from './ui/estimate-box';
 import { GuardNotice } from './ui/guard-notice';
-import { $ } from './ui/dom';
+import { $, h, panelHeader } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
 import { initMessages, notify } from './ui/messages';
@@ -100,7 +100,7 @@ bindModeSwitch($('#mode-slot'), store, controller.setMode);
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep
 $('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
-$('#wide').append(trainPanel.el, samplePanel.el, translateSlot, inspectPanel.el, alignmentSlot, keepPanel.el);
+$('#wide').append(trainPanel.el, samplePanel.el, translateSlot, inspectPanel.el, alignmentSlot, keepPanel.el, learnSection());
 watch(store, ['mode'], (s) => {
   if (s.mode === 'seq2seq') void loadTranslationViews();
 });
@@ -130,6 +130,39 @@ installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
   startPause: controller.startPause,
   generate: () => (store.get().mode === 'seq2seq' ? translateNow?.() : samplePanel.generateNow()),
 });
+
+// 7 learn by hand: its code (ui/learn-panel.ts) is a chunk of its own, loaded when the mode opens
+function learnSection(): HTMLElement {
+  const host = h('div', { id: 'learn-host' });
+  let opened = false;
+  const open = async () => {
+    if (opened) return;
+    opened = true;
+    openBtn.disabled = true;
+    openBtn.textContent = 'Loading…';
+    const { mountLearn } = await import('./ui/learn-panel');
+    let nextId = 0;
+    await mountLearn(host, {
+      trace: async (model, edits) => {
+        // the worker answers 'walk' once the module has loaded
+        if (!store.get().ready) await new Promise<void>((resolve) => { const off = watch(store, ['ready'], (st) => { if (st.ready) { queueMicrotask(() => off()); resolve(); } }); });
+        const id = ++nextId;
+        const answer = client.next('walkTrace', (m) => m.id === id);
+        client.send({ type: 'walk', id, model, edits });
+        const { trace, error } = await answer;
+        return { trace, error };
+      },
+    });
+    openBtn.hidden = true;
+  };
+  const openBtn = h('button', { type: 'button', id: 'walk-open', class: 'primary', onclick: () => void open() }, 'Open one step, number by number');
+  if (location.hash === '#learn') queueMicrotask(() => void open());
+  const section = h('section', { id: 'learn', class: 'card wide', 'aria-labelledby': 'learn-title' },
+    panelHeader(7, 'Learn by hand', 'The walkthrough’s tiny model (3 tokens, width 2, vocabulary 4): one training step with every number, as the core computes it.'),
+    openBtn, host);
+  section.querySelector('h2')!.id = 'learn-title';
+  return section;
+}
 
 async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);
