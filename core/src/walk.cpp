@@ -2,6 +2,7 @@
 #include "tinygpt/walk.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -143,6 +144,12 @@ void set_weight(Model& model, const std::string& param, int64_t index, float val
 namespace {
 
 constexpr float kEps = 1e-5f;  // nn::layernorm_lastdim's default
+
+std::string short_number(float x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", double(x));
+  return buf;
+}
 
 struct Recorder {
   Trace trace;
@@ -370,7 +377,8 @@ Trace trace_step(const Model& model) {
   const std::string d_opt = "walkthrough.md#7-one-training-step";
   r.trace.grad_norm = optim::clip_grad_norm(grads.data(), n_params, model.grad_clip);
   r.add("grad norm", "adamw", {1}, &r.trace.grad_norm,
-        "‖g‖ = √(Σ g²); if ‖g‖ > " + std::to_string(model.grad_clip).substr(0, 3) + " every g is scaled by clip/‖g‖",
+        "‖g‖ = √(Σ g²) over every parameter; if ‖g‖ > clip (" + short_number(model.grad_clip) +
+            ") every g is scaled by clip/‖g‖",
         "optim::clip_grad_norm", d_opt);
   optim::AdamW opt(n_params, model.adamw, segments);
   opt.step(params.data(), grads.data(), model.lr);
