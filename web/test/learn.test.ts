@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { transferables } from '../src/protocol';
-import { formatValue, markdownSection } from '../src/ui/learn-panel';
+import { formatValue, markdownSection } from '../src/ui/learn-format';
 
 const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs');
 

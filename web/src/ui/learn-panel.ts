@@ -6,6 +6,7 @@ import './learn-panel.css';
 
 import type { WalkEdits, WalkTrace } from '../protocol';
 import { clear, h, setText } from './dom';
+import { formatValue, markdownSection } from './learn-format';
 
 export type WalkModelName = 'walkthrough' | 'two-heads';
 type WalkEntry = WalkTrace['entries'][number];
@@ -45,29 +46,6 @@ const MODELS: { name: WalkModelName; label: string }[] = [
   { name: 'walkthrough', label: 'The walkthrough: one head, V = 4' },
   { name: 'two-heads', label: 'Two heads, V = 8' },
 ];
-
-/** A float for a cell: short, but -Infinity and tiny values stay readable. */
-export function formatValue(v: number): string {
-  if (v === -Infinity) return '−∞';
-  if (v === Infinity) return '∞';
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === 0) return '0';
-  const a = Math.abs(v);
-  if (a >= 1e4 || a < 1e-3) return v.toExponential(2).replace('-', '−');
-  return v.toFixed(4).replace(/\.?0+$/, '').replace('-', '−');
-}
-
-/** The text of a markdown section: from the heading whose GitHub anchor is `anchor` to the next heading as high. */
-export function markdownSection(md: string, anchor: string): string | null {
-  const slug = (s: string) => s.trim().toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').replace(/\s/g, '-');
-  const lines = md.split('\n');
-  const start = lines.findIndex((l) => /^#{1,6} /.test(l) && slug(l.replace(/^#+ /, '')) === anchor);
-  if (start < 0) return null;
-  const level = /^#+/.exec(lines[start])![0].length;
-  let end = start + 1;
-  while (end < lines.length && !(new RegExp(`^#{1,${level}} `).test(lines[end]))) end++;
-  return lines.slice(start, end).join('\n').trim();
-}
 
 export class LearnPanel {
   readonly el: HTMLElement;
@@ -297,6 +275,17 @@ export class LearnPanel {
     clear(this.boxes);
     this.boxEls = t.entries.map((e, i) => this.box(e, i));
     this.boxes.append(...this.boxEls);
+    requestAnimationFrame(() => this.markScrollable());
+  }
+
+  /** A table wider than its box scrolls: then it takes the focus, so the keyboard can scroll it too. */
+  private markScrollable(): void {
+    for (const table of this.boxes.querySelectorAll<HTMLElement>('.walk-tensor')) {
+      if (table.scrollWidth > table.clientWidth + 1) {
+        table.tabIndex = 0;
+        table.setAttribute('aria-label', `values of ${table.closest<HTMLElement>('.walk-box')?.dataset.name ?? 'the tensor'} (scrolls)`);
+      } else table.removeAttribute('tabindex');
+    }
   }
 
   private box(e: WalkEntry, i: number): HTMLElement {
@@ -307,8 +296,9 @@ export class LearnPanel {
       onclick: (ev: Event) => { ev.preventDefault(); void this.toggleDoc(doc, page, anchor); },
     }, h('code', {}, e.function), ' — ', page.replace('.md', ''), anchor ? ` § ${anchor}` : '');
     const edited = this.isEditedParam(e);
+    const wide = (e.shape[e.shape.length - 1] ?? 1) > 6;  // a wide tensor gets the whole row
     return h('li', {
-      class: `walk-box phase-${e.phase}${edited ? ' edited' : ''}`, 'data-name': e.name, 'data-phase': e.phase,
+      class: `walk-box phase-${e.phase}${edited ? ' edited' : ''}${wide ? ' wide' : ''}`, 'data-name': e.name, 'data-phase': e.phase,
       'data-node': e.node, tabindex: -1, onclick: () => this.go(i, false),
     },
       h('header', {},
