@@ -106,9 +106,8 @@ export class LearnPanel {
     this.boxes = h('ol', { class: 'walk-boxes', 'aria-label': 'Every number of the step' });
     this.el = h('div', { class: 'walk', id: 'walk', onkeydown: (e: Event) => this.onKey(e as KeyboardEvent) },
       h('p', { class: 'explain' },
-        'One training step of the tiny model of the walkthrough, with its own numbers, computed by the core: ',
-        'the forward pass, every gradient in the order autograd visits the nodes, then the AdamW update. ',
-        'Step with ◀ ▶ (or the arrow keys), edit a token or a weight and everything after it is computed again.'),
+        'The forward pass, every gradient in the order autograd visits the nodes, then the AdamW update. ',
+        'Step with ◀ ▶ (or the arrow keys); edit a token or a weight and the core computes everything after it again.'),
       h('div', { class: 'walk-controls' },
         h('label', { for: 'walk-model' }, 'Model '), this.modelSel,
         h('span', { class: 'walk-tokens-label' }, ' tokens '), this.tokenInputs, this.lossEl),
