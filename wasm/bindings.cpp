@@ -1051,7 +1051,8 @@ EMSCRIPTEN_BINDINGS(tinygpt_share) {
   emscripten::function("checkReplay", &check_replay_js);
 }
 
-// ==== watch it learn (issue 15): the run's history and step-through generation ====================
+// ==== watch it learn (issue 15): the run's history and step-through generation =============}
+
 // core/include/tinygpt/insight.h; docs/watch_it_learn.md. Self-contained: it needs Session::trainer()
 // and Session::generation() only.
 #include "tinygpt/insight.h"
@@ -1220,4 +1221,96 @@ EMSCRIPTEN_BINDINGS(tinygpt_insight) {
       .function("current", &GenerationTree::current);
   // a factory rather than a constructor: a C++ exception in it becomes a JS Error with the message
   emscripten::function("growGenerationTree", &make_generation_tree, emscripten::allow_raw_pointers());
+=======
+// ---- learn by hand: one traced training step of the walkthrough's tiny GPT ---------------------
+// Self-contained like sniff. walkTrace(model, edits?) -> { model, loss, gradNorm, entries }
+// (core/include/tinygpt/walk.h); stateless: the page keeps its edits and sends them every time.
+#include "tinygpt/walk.h"
+
+namespace {
+
+val shape_to_js(const nn::Shape& s) {
+  val a = val::array();
+  for (int i = 0; i < s.ndim; i++) a.call<void>("push", double(s.dims[i]));
+  return a;
+}
+
+double walk_number(const val& v, const std::string& what) {
+  if (v.typeOf().as<std::string>() != "number") throw Error(what + " must be a number");
+  return v.as<double>();
+}
+
+int walk_int(const val& v, const std::string& what) {
+  const double x = walk_number(v, what);
+  if (x != std::floor(x) || std::abs(x) > 1e9) throw Error(what + " must be an integer");
+  return int(x);
+}
+
+val walk_trace(const std::string& name, const val& edits) {
+  return guarded([&] {
+    walk::Model m = walk::model_named(name);
+    if (!edits.isUndefined() && !edits.isNull()) {
+      if (edits.typeOf().as<std::string>() != "object") throw Error("walkTrace: edits must be an object");
+      const val tokens = edits["tokens"];
+      if (!tokens.isUndefined() && !tokens.isNull()) {
+        if (!val::global("Array").call<bool>("isArray", tokens) || tokens["length"].as<int>() != m.T + 1)
+          throw Error("walkTrace: tokens must be an array of " + std::to_string(m.T + 1) + " numbers");
+        for (int i = 0; i <= m.T; i++) walk::set_token(m, i, walk_int(tokens[i], "token " + std::to_string(i)));
+      }
+      const val weights = edits["weights"];
+      if (!weights.isUndefined() && !weights.isNull()) {
+        if (!val::global("Array").call<bool>("isArray", weights)) throw Error("walkTrace: weights must be an array");
+        const int n = weights["length"].as<int>();
+        for (int i = 0; i < n; i++) {
+          const val w = weights[i];
+          if (w.typeOf().as<std::string>() != "object" || w.isNull() || w["param"].typeOf().as<std::string>() != "string")
+            throw Error("walkTrace: each weight edit is { param, index, value }");
+          walk::set_weight(m, w["param"].as<std::string>(), walk_int(w["index"], "index"),
+                           float(walk_number(w["value"], "value")));
+        }
+      }
+    }
+    const walk::Trace tr = walk::trace_step(m);
+    val model = val::object();
+    model.set("name", m.name);
+    model.set("V", m.V), model.set("C", m.C), model.set("NH", m.NH), model.set("T", m.T);
+    model.set("tokens", copy_to_js("Int32Array", m.tokens.data(), m.tokens.size()));
+    val params = val::array();
+    for (const walk::Param& p : m.params) {
+      val o = val::object();
+      o.set("name", p.name);
+      o.set("shape", shape_to_js(p.shape));
+      o.set("decay", p.decay);
+      params.call<void>("push", o);
+    }
+    model.set("params", params);
+    val entries = val::array();
+    for (const walk::Entry& e : tr.entries) {
+      val o = val::object();
+      o.set("name", e.name);
+      o.set("phase", e.phase);
+      o.set("node", e.node);
+      o.set("shape", shape_to_js(e.shape));
+      o.set("values", copy_to_js("Float32Array", e.values.data(), e.values.size()));
+      o.set("equation", e.equation);
+      o.set("function", e.function);
+      o.set("doc", e.doc);
+      entries.call<void>("push", o);
+    }
+    val out = val::object();
+    out.set("model", model);
+    out.set("loss", tr.loss);
+    out.set("gradNorm", tr.grad_norm);
+    out.set("entries", entries);
+    return out;
+  });
+}
+
+val walk_trace_default(const std::string& name) { return walk_trace(name, val::undefined()); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(tinygpt_walk) {
+  emscripten::function("walkTrace", &walk_trace_default);
+  emscripten::function("walkTrace", &walk_trace);
 }

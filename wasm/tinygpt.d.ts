@@ -248,6 +248,32 @@ export interface ReplayCheck {
   message: string;         // "matches the shared run at step 50: ..." / "differs from the shared run at step 7: ..."
 }
 
+/** One named number or tensor of the traced step (core/include/tinygpt/walk.h). */
+export interface WalkEntry {
+  name: string;                                        // "ln_1.mean", "d(qkv)", "m[wte]", ...
+  phase: 'data' | 'forward' | 'backward' | 'update';
+  node: string;                                        // the box of the step's graph: "embedding", "ln_1", "attention", ...
+  shape: number[];
+  values: Float32Array;                                // row-major; masked scores are -Infinity
+  equation: string;                                    // plain text with Unicode symbols
+  function: string;                                    // the core function, as docs/ names it: "nn::layernorm_lastdim"
+  doc: string;                                         // docs/ page and section: "walkthrough.md#3-layernorm"
+}
+
+export interface WalkTrace {
+  model: { name: 'walkthrough' | 'two-heads'; V: number; C: number; NH: number; T: number; tokens: Int32Array;
+           params: { name: string; shape: number[]; decay: boolean }[] };
+  loss: number;
+  gradNorm: number;                                    // before clipping
+  entries: WalkEntry[];                                // data, forward, backward (autograd's order), update
+}
+
+/** Edits applied to the named model before the step; every call starts from the model's own numbers. */
+export interface WalkEdits {
+  tokens?: number[];                                   // all T + 1 tokens
+  weights?: { param: string; index: number; value: number }[];
+}
+
 export interface TinyGPTModule {
   Session: new (config: SessionConfig) => Session;
   backend(): 'simd128' | 'scalar' | string;
@@ -277,6 +303,8 @@ export interface TinyGPTModule {
   /** Parses a link (a URL, or its fragment); throws the core's message for a bad one. */
   parseShareLink(url: string): ShareLink;
   checkReplay(link: ShareLink, losses: Float32Array, variant: string): ReplayCheck;
+  /** One training step of the walkthrough's tiny GPT ("walkthrough": T 3, C 2, V 4, one head; "two-heads": C 4, V 8), every intermediate named. */
+  walkTrace(model: 'walkthrough' | 'two-heads', edits?: WalkEdits): WalkTrace;
   /** Entropy baselines of the session's training data (gpt: train split; seq2seq: the targets). */
   insightBaselines(session: Session): Baselines;
   /** Starts (or restarts, forgetting snapshots) the run's history; null probe: chosen from the validation split. */

@@ -1,190 +1,207 @@
-// Issue 15, "watch it learn": train the tiny preset on tiny Shakespeare with an evaluation (and so a
-// snapshot) every 25 steps, then use each view by keyboard or click as a person would: the
-// baselines on the loss chart, scrub the attention time-lapse, the embedding map's neighbours,
-// branch a generation twice and walk back, what changed between two snapshots, compare two
-// stored runs; and a resumed run keeps its history. Screenshots of each view go to test-artifacts/
-// (docs/watch_it_learn.md shows them).
+// Issue 16, part 1: the learn-by-hand mode. It loads on demand, shows the walkthrough's numbers
+// (read from the DOM and compared with tests/ref/walkthrough.json, the file the Catch2 test reads),
+// steps by keyboard, and an edited token or weight recomputes every box exactly as the module's
+// walkTrace computes it (called here directly, in Node). Screenshots go to test-artifacts/.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { launch, openPage, state, waitState } from './helpers';
+// @ts-expect-error: a plain .mjs helper of the Node tests
+import { loadModule } from '../wasm/helpers.mjs';
+import { launch, waitState } from './helpers';
 
+const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
-const base = () => inject('baseURL');
-const STEPS = 400, EVERY = 25;
+const hand = JSON.parse(fs.readFileSync(path.join(root, 'tests/ref/walkthrough.json'), 'utf8'));
 
-let page: Page;
+let ctx: BrowserContext;
 let close: () => Promise<void>;
+let page: Page;
+let M: any;
+const scripts: string[] = [];
+
+/** The values of the box named `name`, as the page holds them (data-v: every digit of the float). */
+async function box(name: string): Promise<{ shape: string; values: number[] }> {
+  return page.evaluate((n) => {
+    const el = [...document.querySelectorAll<HTMLElement>('.walk-box')].find((b) => b.dataset.name === n);
+    if (!el) throw new Error(`no box named ${n}`);
+    return {
+      shape: el.querySelector('.walk-shape')!.textContent!,
+      values: [...el.querySelectorAll<HTMLElement>('td')].map((td) => Number(td.dataset.v)),
+    };
+  }, name);
+}
+
+function near(actual: number, expected: number, margin: number, what: string): void {
+  expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(margin);
+}
+
+/** Every box of the page equals the module's trace (the page may run another build: 1e-6 relative). */
+async function expectPageShows(trace: any): Promise<void> {
+  const shown = await page.evaluate(() => [...document.querySelectorAll<HTMLElement>('.walk-box')].map((b) => ({
+    name: b.dataset.name!, values: [...b.querySelectorAll<HTMLElement>('td')].map((td) => Number(td.dataset.v)),
+  })));
+  expect(shown.map((b) => b.name)).toEqual(trace.entries.map((e: any) => e.name));
+  shown.forEach((b, i) => {
+    const want = [...trace.entries[i].values] as number[];
+    expect(b.values.length, b.name).toBe(want.length);
+    b.values.forEach((v, k) => {
+      if (!Number.isFinite(want[k])) expect(v, `${b.name}[${k}]`).toBe(want[k]);
+      else expect(Math.abs(v - want[k]), `${b.name}[${k}]`).toBeLessThanOrEqual(1e-6 * Math.max(1, Math.abs(want[k])));
+    });
+  });
+}
+
+async function current(): Promise<string> {
+  return page.evaluate(() => document.querySelector<HTMLElement>('.walk-box.current')?.dataset.name ?? '');
+}
+
+async function waitStatus(re: RegExp): Promise<void> {
+  await page.waitForFunction((src) => new RegExp(src).test(document.querySelector('.walk-status')?.textContent ?? ''), re.source);
+}
 
 beforeAll(async () => {
   fs.mkdirSync(artifacts, { recursive: true });
-  const l = await launch({ viewport: { width: 1280, height: 1000 } });
-  close = l.close;
-  page = await l.ctx.newPage();
-  page.on('dialog', (d) => void d.accept());
-  await openPage(page, base());
+  M = await loadModule('simd');
+  ({ ctx, close } = await launch());
+  page = await ctx.newPage();
+  page.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(r.url()); });
 });
 afterAll(async () => {
   await close?.();
 });
 
-async function shot(selector: string, name: string): Promise<void> {
-  await page.locator(selector).scrollIntoViewIfNeeded();
-  await page.locator(selector).screenshot({ path: path.join(artifacts, `learn-${name}.png`) });
-}
-
-/** Trains the tiny preset on the built-in text to the end of a short schedule. */
-async function trainTiny(lr: string | null): Promise<void> {
-  await page.click('[data-preset=tiny]');
-  await page.fill('#knob-max_iters', String(STEPS));
-  await page.fill('#knob-eval_interval', String(EVERY));
-  if (lr) await page.fill('#knob-learning_rate', lr);
-  await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
-  await page.click('#btn-start');
-  await waitState(page, (s, n) => s.step >= n && !s.running, STEPS, 120_000);
-  await waitState(page, (s, n) => s.insight && s.insight.snapshots.length === n, STEPS / EVERY + 1);
-}
-
-/** The pixels of the first time-lapse canvas. */
-const mapPixels = () => page.evaluate(() => (document.querySelector('#tl-maps canvas') as HTMLCanvasElement).toDataURL());
-
-describe('watch it learn', () => {
-  it('draws the baselines of the text on the loss chart, says when the model beats them, in nats or bits', async () => {
-    await page.click('#btn-shakespeare');
-    await page.waitForFunction(() => !!document.querySelector('#corpus-name')?.textContent);
-    await trainTiny(null);
-    const b = await state(page, (s) => s.insight.baselines);
-    // tiny Shakespeare (train split): 65 distinct bytes; unigram about 3.3 nats, bigram about 2.5
-    expect(b.distinct).toBeGreaterThan(55);
-    expect(b.uniform).toBeCloseTo(Math.log(b.distinct), 9);
-    expect(b.unigram).toBeGreaterThan(b.bigram);
-    expect(b.uniform).toBeGreaterThan(b.unigram);
-    const text = await page.textContent('#baseline-crossings');
-    expect(text).toMatch(/beats a uniform guess \(\d\.\d\d\) at step \d+/);
-    expect(text).toContain(b.unigram.toFixed(2));
-    await page.selectOption('#loss-unit', 'bits');
-    await page.waitForFunction((v) => document.querySelector('#baseline-crossings')!.textContent!.includes(v), b.unigramBits.toFixed(2));
-    await shot('#train', '1-baselines');
-    await page.selectOption('#loss-unit', 'nats');
-  });
-
-  it('scrubs the attention time-lapse with the keyboard and plays it', async () => {
-    await page.locator('#learn').scrollIntoViewIfNeeded();
-    await page.waitForSelector('#learn[data-loaded=true]');
-    await page.waitForSelector('#tl-maps canvas');
-    const K = await state(page, (s) => s.insight.snapshots.length);
-    const NH = await state(page, (s) => s.insight.NH);
-    expect(await page.locator('#tl-maps canvas').count()).toBe(NH);   // all heads
-    const newest = await mapPixels();
-    await page.focus('#learn-slider');
-    await page.keyboard.press('Home');
-    await page.waitForFunction(() => document.querySelector('#learn-step')!.getAttribute('data-step') === '0');
-    const first = await mapPixels();
-    expect(first).not.toBe(newest);   // the heads changed during training
-    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
-    await page.waitForFunction((s) => document.querySelector('#learn-step')!.getAttribute('data-step') === String(s), 3 * EVERY);
-    expect(await page.textContent('#learn-step')).toBe(`step ${3 * EVERY} (snapshot 4 of ${K})`);
-    await page.selectOption('#tl-head', '1');
-    expect(await page.locator('#tl-maps canvas').count()).toBe(1);
-    await page.selectOption('#tl-head', 'all');
-    await page.focus('#learn-play');
+describe('learn by hand', () => {
+  it('loads its code only when opened, from the keyboard', async () => {
+    await page.goto(inject('baseURL'));
+    await waitState(page, (s) => !!s.ready);
+    const before = scripts.length;
+    expect(await page.locator('.walk').count()).toBe(0);
+    await page.focus('#walk-open');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => Number(document.querySelector('#learn-step')!.getAttribute('data-index')) >= 6);
-    await page.keyboard.press('Enter');   // pause
-    expect(await page.getAttribute('#learn-play', 'aria-pressed')).toBe('false');
-    await shot('#view-timelapse', '2-timelapse');
+    await page.waitForSelector('.walk-box[data-name="X"]');
+    const loaded = scripts.slice(before).filter((u) => /learn-panel/.test(u));
+    expect(loaded.length, `scripts loaded on opening: ${scripts.slice(before).join(', ')}`).toBe(1);
+    expect(scripts.slice(0, before).some((u) => /learn-panel/.test(u))).toBe(false);
   });
 
-  it('shows the byte-embedding map and the nearest neighbours of a byte', async () => {
-    await page.focus('#emb-map');
+  it("shows the walkthrough's hand-computed numbers", async () => {
+    expect((await box('x')).values).toEqual(hand.x);
+    expect((await box('y')).values).toEqual(hand.y);
+    const X = await box('X');
+    expect(X.shape).toBe('(1, 3, 2)');
+    hand.X.flat().forEach((v: number, i: number) => near(X.values[i], v, hand.X_margin, `X[${i}]`));
+    const ln = hand.layernorm_row0;
+    near((await box('ln_1.mean')).values[0], ln.mean, ln.stat_margin, 'mean of X0');
+    near((await box('ln_1.var')).values[0], ln.var, ln.stat_margin, 'variance of X0');
+    near((await box('ln_1.rstd')).values[0], ln.rstd, ln.stat_margin, 'rstd of X0');
+    const lnOut = (await box('ln_1.out')).values;
+    near(lnOut[0], ln.out[0], ln.out_margin, 'LN(X0)[0]');
+    near(lnOut[1], ln.out[1], ln.out_margin, 'LN(X0)[1]');
+    const att = (await box('att')).values;
+    expect([att[0], att[1]]).toEqual(hand.attention.P0);
+    near(att[3], hand.attention.P1[0], hand.attention.P_margin, 'P10');
+    near(att[4], hand.attention.P1[1], hand.attention.P_margin, 'P11');
+    const Y = (await box('Y')).values;
+    near(Y[2], hand.attention.Y1[0], hand.attention.Y_margin, 'Y1[0]');
+    near(Y[3], hand.attention.Y1[1], hand.attention.Y_margin, 'Y1[1]');
+    const masked = await page.locator('.walk-box[data-name="scores + mask"] td').nth(1).textContent();
+    expect(masked).toBe('−∞');
+    const logits = (await box('logits')).values;
+    hand.cross_entropy.logits.forEach((v: number, i: number) => near(logits[i], v, hand.cross_entropy.logits_margin, `logits[0,${i}]`));
+    near((await box('losses')).values[0], hand.cross_entropy.loss, hand.cross_entropy.loss_margin, 'loss of row 0');
+    await expectPageShows(M.walkTrace('walkthrough'));
+    await page.locator('.walk-box[data-name="att"]').scrollIntoViewIfNeeded();
+    await page.locator('#learn').screenshot({ path: path.join(artifacts, 'learn-1-walkthrough.png') });
+  });
+
+  it('steps forward and back by keyboard, highlighting the box and its node in the graph', async () => {
+    await page.focus('#walk-next');
+    expect(await current()).toBe('tokens');
+    await page.keyboard.press('Enter');
+    expect(await current()).toBe('x');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => document.querySelector('#emb-info')!.textContent!.includes('nearest on the map'));
-    const info = await page.textContent('#emb-info');
-    expect(info!.split('nearest on the map ')[1].trim().split(' ').length).toBe(5);
-    await shot('#view-embedding', '3-embedding');
+    expect(await current()).toBe('y');
+    await page.keyboard.press('ArrowLeft');
+    expect(await current()).toBe('x');
+    await page.click('.walk-phases button[data-phase="backward"]');
+    expect(await current()).toBe('d(loss)');
+    expect(await page.getAttribute('.walk-graph button.current', 'data-node')).toBe('loss');
+    expect(await page.getAttribute('.walk-graph button.current', 'data-phase')).toBe('backward');
+    await page.click('.walk-graph button[data-node="attention"]');
+    expect(await page.evaluate(() => document.querySelector<HTMLElement>('.walk-box.current')?.dataset.node)).toBe('attention');
+    expect(await page.textContent('.walk-counter')).toMatch(/^\d+ \/ \d+: d\(Y\)$/);
+    // the docs link opens its section in the box
+    await page.click('.walk-box.current .walk-fn');
+    await page.waitForSelector('.walk-box.current .walk-doc:not([hidden]) pre');
+    expect(await page.textContent('.walk-box.current .walk-doc pre')).toMatch(/^### C\.3 The backward algorithm/);
+    await page.click('.walk-phases button[data-phase="update"]');
+    expect(await current()).toBe('grad norm');
+    await page.locator('.walk-box.current').screenshot({ path: path.join(artifacts, 'learn-2-update-box.png') });
   });
 
-  it('steps through a generation, branches it twice and walks back', async () => {
-    await page.fill('#st-prompt', 'ROMEO:');
-    await page.click('#st-begin');
-    await waitState(page, (s) => s.tree && s.tree.nodes.length === 1);
-    const k = await state(page, (s) => s.tree.nodes[0].topTokens.length);
-    expect(k).toBe(8);
-    expect(await page.locator('#st-cands .st-cand').count()).toBe(8);
-    // grow: first candidate, then its first candidate
-    await page.locator('#st-cands .st-cand').nth(0).click();
-    await waitState(page, (s) => s.tree.nodes.length === 2 && s.treeSelected === 1);
-    await page.locator('#st-cands .st-cand').nth(0).click();
-    await waitState(page, (s) => s.tree.nodes.length === 3 && s.treeSelected === 2);
-    // walk back one byte and branch there with the second candidate
-    await page.click('#st-back');
-    await waitState(page, (s) => s.treeSelected === 1);
-    await page.locator('#st-cands .st-cand').nth(1).click();
-    await waitState(page, (s) => s.tree.nodes.length === 4 && s.treeSelected === 3);
-    // walk back to the root and branch a second time there
-    await page.click('#st-tree button[data-node="0"]');
-    await waitState(page, (s) => s.treeSelected === 0);
-    await page.locator('#st-cands .st-cand').nth(2).click();
-    await waitState(page, (s) => s.tree.nodes.length === 5 && s.treeSelected === 4);
-    const tree: { parent: number; children: number[] }[] = await state(page, (s) => s.tree.nodes.map((n: any) => ({ parent: n.parent, children: [...n.children] })));
-    expect(tree.map((n) => n.parent)).toEqual([-1, 0, 1, 1, 0]);
-    expect(tree[0].children).toEqual([1, 4]);
-    expect(tree[1].children).toEqual([2, 3]);
-    // the candidate already grown is walked to, not grown again
-    await page.click('#st-tree button[data-node="1"]');
-    await page.locator('#st-cands .st-cand').nth(0).click();
-    await waitState(page, (s) => s.treeSelected === 2);
-    expect(await state(page, (s) => s.tree.nodes.length)).toBe(5);
-    expect(await page.locator('#st-tree button.st-node').count()).toBe(5);
-    // the path shows the prompt and the two bytes, each a way back
-    expect(await page.locator('#st-path .st-byte').count()).toBe(2);
-    await shot('#view-step', '4-step-through');
+  it('recomputes every box through the core when a token is edited, and only what comes after it', async () => {
+    const beforeX = (await box('X')).values;
+    const beforeLogits = (await box('logits')).values;
+    await page.fill('#walk-token-1', '0');
+    await page.press('#walk-token-1', 'Tab');
+    await waitStatus(/Recomputed by the core with tokens \[2, 0, 3, 0\]/);
+    expect(await current()).toBe('grad norm');                 // the current box stays
+    await expectPageShows(M.walkTrace('walkthrough', { tokens: [2, 0, 3, 0], weights: [] }));
+    const X = (await box('X')).values;
+    expect(X.slice(0, 2)).toEqual(beforeX.slice(0, 2));        // position 0 is upstream of token 1
+    near(X[2], 0, 1e-7, 'X1[0] = W_te[0][0] + W_pe[1][0]');
+    const logits = (await box('logits')).values;
+    expect(logits.slice(0, 4)).toEqual(beforeLogits.slice(0, 4));   // the causal mask: row 0 cannot see position 1
+    expect(logits.slice(4)).not.toEqual(beforeLogits.slice(4));
+    await page.locator('.walk-box[data-name="logits"]').scrollIntoViewIfNeeded();
+    await page.locator('#learn').screenshot({ path: path.join(artifacts, 'learn-3-token-edited.png') });
   });
 
-  it('shows what changed between two snapshots and the loss against position', async () => {
-    const K = await state(page, (s) => s.insight.snapshots.length);
-    await page.selectOption('#wc-a', '0');
-    await page.selectOption('#wc-b', String(K - 1));
-    await page.waitForFunction(() => /mean loss of the probe/.test(document.querySelector('#wc-summary')!.textContent!));
-    const diffs = await page.$$eval('#wc-tokens .tok[data-diff]', (els) => els.map((e) => Number((e as HTMLElement).dataset.diff)));
-    const T = await state(page, (s) => s.insight.T);
-    expect(diffs.length).toBe(T - 1);   // no loss for the first probe byte
-    // after 400 steps most probe bytes are easier than at step 0 (about ln 256 each)
-    expect(diffs.filter((d) => d < 0).length).toBeGreaterThan(T / 2);
-    await shot('#view-changed', '5-what-changed');
+  it('refuses a token outside the vocabulary with the core message and keeps the numbers', async () => {
+    const before = (await box('logits')).values;
+    await page.fill('#walk-token-2', '9');
+    await page.press('#walk-token-2', 'Tab');
+    await waitStatus(/token 9 is outside the vocabulary \[0, 4\)/);
+    expect((await box('logits')).values).toEqual(before);
+    expect(await page.inputValue('#walk-token-2')).toBe('3');
   });
 
-  it('compares two stored runs on one chart', async () => {
-    const firstId = await state(page, (s) => s.runId);
-    await waitState(page, (s) => s.lastSave && s.lastSave.step === s.step);
-    await page.click('#btn-reset');
-    await waitState(page, (s) => !s.model);
-    await trainTiny('0.001');
-    await waitState(page, (s) => s.lastSave && s.lastSave.step === s.step && s.runs.length >= 2);
-    await page.locator('#learn').scrollIntoViewIfNeeded();
-    await page.check(`#cmp-${firstId}`);
-    await waitState(page, (s, id) => !!s.compare[id], firstId);
-    await page.waitForFunction(() => document.querySelector('#cmp-chart')!.getAttribute('data-series') === '2');
-    const legend = await page.locator('#cmp-chart .u-legend').textContent();
-    expect(legend).toContain('lr 0.001');
-    expect(legend).toContain('lr 0.003');
-    await shot('#view-compare', '6-compare');
+  it('recomputes after a weight edit, which starts from a click on the number', async () => {
+    await page.click('.walk-box[data-name="wpe"] td[data-i="0"]');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('walk-weight-value');
+    expect(await page.inputValue('#walk-weight-param')).toBe('wpe');
+    await page.fill('#walk-weight-value', '0.6');
+    await page.keyboard.press('Enter');
+    await waitStatus(/wpe\[0\] = 0\.6/);
+    await expectPageShows(M.walkTrace('walkthrough', { tokens: [2, 0, 3, 0], weights: [{ param: 'wpe', index: 0, value: 0.6 }] }));
+    near((await box('X')).values[0], 0.6, 1e-6, 'X0[0]');
+    await page.click('#walk-reset');
+    await waitStatus(/The model’s own numbers/);
+    await expectPageShows(M.walkTrace('walkthrough'));
   });
 
-  it('keeps the history when the run is resumed after a reload', async () => {
-    const before = await state(page, (s) => ({ steps: s.insight.snapshots.map((x: any) => x.step), probe: [...s.insight.probe] }));
-    await page.reload();
-    await waitState(page, (s) => !!s.ready && !!s.resumeOffer);
-    await page.click('#btn-resume');
-    await waitState(page, (s) => !!s.model && s.insight && s.insight.snapshots.length > 0, null, 60_000);
-    const after = await state(page, (s) => ({ steps: s.insight.snapshots.map((x: any) => x.step), probe: [...s.insight.probe] }));
-    expect(after).toEqual(before);
-    await page.locator('#learn').scrollIntoViewIfNeeded();
-    await page.waitForSelector('#tl-maps canvas');
+  it('switches to the two-head model with V = 8', async () => {
+    await page.selectOption('#walk-model', 'two-heads');
+    await page.waitForFunction(() => document.querySelector('.walk-box[data-name="att"] .walk-shape')?.textContent === '(1, 2, 3, 3)');
+    expect((await box('logits')).shape).toBe('(1, 3, 8)');
+    await expectPageShows(M.walkTrace('two-heads'));
+    await page.locator('.walk-box[data-name="att"]').scrollIntoViewIfNeeded();
+    await page.locator('#learn').screenshot({ path: path.join(artifacts, 'learn-4-two-heads.png') });
+  });
+
+  it('has no serious or critical accessibility violations (axe-core)', async () => {
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const violations = await page.evaluate(async () => {
+      const r = await (window as any).axe.run(document.querySelector('#learn'), { resultTypes: ['violations'] });
+      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes.slice(0, 4).map((n: any) => n.target.join(' ')).join('; ')}`);
+    });
+    expect(violations).toEqual([]);
   });
 });

@@ -98,35 +98,35 @@ const keepPanel = new KeepPanel(store, {
 const banner = new ResumeBanner(store, (id) => void runs.resume(id), runs.dismissOffer);
 
 // "Watch it learn" (views of the run's history): its code loads when the panel nears the screen
-const learn = h('section', { id: 'learn', class: 'card wide', 'aria-labelledby': 'learn-title' },
-  panelHeader(7, 'Watch it learn', 'How the model got here: snapshots taken at every evaluation (kept with the run), a generation you can ' +
+const watchPanel = h('section', { id: 'watch', class: 'card wide', 'aria-labelledby': 'watch-title' },
+  panelHeader(8, 'Watch it learn', 'How the model got here: snapshots taken at every evaluation (kept with the run), a generation you can ' +
     'step through and branch, and your runs side by side.'),
-  h('div', { id: 'learn-body' }, h('p', { class: 'muted small' }, 'Loading the views…')));
-learn.querySelector('h2')!.id = 'learn-title';
-let learnLoading = false;
+  h('div', { id: 'watch-body' }, h('p', { class: 'muted small' }, 'Loading the views…')));
+watchPanel.querySelector('h2')!.id = 'watch-title';
+let watchLoading = false;
 const loadLearn = () => {
-  if (learnLoading) return;
-  learnLoading = true;
+  if (watchLoading) return;
+  watchLoading = true;
   observer.disconnect();
   void import('./ui/learn/views').then(({ LearnViews }) => {
-    const body = $('#learn-body');
+    const body = $('#watch-body');
     body.replaceChildren();
     new LearnViews(store, body, {
       treeStart: controller.treeStart, treeExtend: controller.treeExtend, treeSelect: controller.treeSelect, compareRun: (id) => void runs.curves(id),
     });
-    learn.dataset.loaded = 'true';
+    watchPanel.dataset.loaded = 'true';
   });
 };
 const observer = new IntersectionObserver((e) => { if (e.some((x) => x.isIntersecting)) loadLearn(); }, { rootMargin: '600px' });
-observer.observe(learn);
-learn.addEventListener('focusin', loadLearn);
+observer.observe(watchPanel);
+watchPanel.addEventListener('focusin', loadLearn);
 
 $('#banner-slot').append(banner.el);
 bindModeSwitch($('#mode-slot'), store, controller.setMode);
-// workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 watch it learn
+// workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 learn by hand, 8 watch it learn
 $('#col-left').append(dataPanel.el);
 $('#col-right').append(settingsPanel.el);
-$('#wide').append(trainPanel.el, samplePanel.el, translateSlot, inspectPanel.el, alignmentSlot, keepPanel.el, learn);
+$('#wide').append(trainPanel.el, samplePanel.el, translateSlot, inspectPanel.el, alignmentSlot, keepPanel.el, learnSection(), watchPanel);
 watch(store, ['mode'], (s) => {
   if (s.mode === 'seq2seq') void loadTranslationViews();
 });
@@ -156,6 +156,39 @@ installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
   startPause: controller.startPause,
   generate: () => (store.get().mode === 'seq2seq' ? translateNow?.() : samplePanel.generateNow()),
 });
+
+// 7 learn by hand: its code (ui/learn-panel.ts) is a chunk of its own, loaded when the mode opens
+function learnSection(): HTMLElement {
+  const host = h('div', { id: 'learn-host' });
+  let opened = false;
+  const open = async () => {
+    if (opened) return;
+    opened = true;
+    openBtn.disabled = true;
+    openBtn.textContent = 'Loading…';
+    const { mountLearn } = await import('./ui/learn-panel');
+    let nextId = 0;
+    await mountLearn(host, {
+      trace: async (model, edits) => {
+        // the worker answers 'walk' once the module has loaded
+        if (!store.get().ready) await new Promise<void>((resolve) => { const off = watch(store, ['ready'], (st) => { if (st.ready) { queueMicrotask(() => off()); resolve(); } }); });
+        const id = ++nextId;
+        const answer = client.next('walkTrace', (m) => m.id === id);
+        client.send({ type: 'walk', id, model, edits });
+        const { trace, error } = await answer;
+        return { trace, error };
+      },
+    });
+    openBtn.hidden = true;
+  };
+  const openBtn = h('button', { type: 'button', id: 'walk-open', class: 'primary', onclick: () => void open() }, 'Open one step, number by number');
+  if (location.hash === '#learn') queueMicrotask(() => void open());
+  const section = h('section', { id: 'learn', class: 'card wide', 'aria-labelledby': 'learn-title' },
+    panelHeader(7, 'Learn by hand', 'The walkthrough’s tiny model (3 tokens, width 2, vocabulary 4): one training step with every number, as the core computes it.'),
+    openBtn, host);
+  section.querySelector('h2')!.id = 'learn-title';
+  return section;
+}
 
 async function boot(): Promise<void> {
   const params = new URLSearchParams(location.search);

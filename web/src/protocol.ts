@@ -10,12 +10,12 @@
 // the transfer lists.
 import type {
   FieldSpec, FullConfig, PairsReport, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed,
-  TaskInfo, TranslateOptions,
+  TaskInfo, TranslateOptions, WalkEdits, WalkTrace,
 } from '../../wasm/tinygpt';
 
 export type {
   FieldSpec, FullConfig, PairsReport, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed,
-  TaskInfo, TranslateOptions,
+  TaskInfo, TranslateOptions, WalkEdits, WalkTrace,
 };
 
 /** The model kinds of the config schema (`model`): a language model, or the encoder-decoder that translates. */
@@ -98,7 +98,9 @@ export type ToWorker =
   /** Parse a run link (the page was opened with one). */
   | { type: 'openLink'; id: number; url: string }
   /** Compare the current run's first losses with this link's after every slice (null: stop comparing). */
-  | { type: 'replay'; link: ShareLink | null };
+  | { type: 'replay'; link: ShareLink | null }
+  /** Learn by hand: one traced training step of the walkthrough's tiny model (the module's walkTrace). */
+  | { type: 'walk'; id: number; model: 'walkthrough' | 'two-heads'; edits: WalkEdits };
 
 export type CheckpointReason = 'autosave' | 'download';
 
@@ -317,6 +319,8 @@ export type FromWorker =
   | { type: 'link'; id: number; link: ShareLink | null; error: string; variant: string }
   /** The replay compared with its link: sent when it is decided (matches or diverged). */
   | { type: 'replayCheck'; check: ReplayCheck; variant: string }
+  /** The answer to 'walk': the trace, or the core's message for a refused edit (nothing else changes). */
+  | { type: 'walkTrace'; id: number; trace: WalkTrace | null; error: string | null }
   | { type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' };
 
 export type ToWorkerType = ToWorker['type'];
@@ -410,6 +414,9 @@ export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {
       add(msg.topBytes);
       add(msg.topProbs);
       break;
+    case 'walkTrace':
+      for (const e of msg.trace?.entries ?? []) add(e.values);
+      break;
     case 'inspection':
       add(msg.bytes);
       add(msg.attention);
@@ -433,7 +440,7 @@ export function post<M extends ToWorker | FromWorker>(target: PostTarget, msg: M
 
 const toWorkerTypes: ReadonlySet<string> = new Set<ToWorkerType>([
   'init', 'validate', 'setCorpus', 'create', 'start', 'update', 'pause', 'reset', 'evaluate', 'generate',
-  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads', 'treeStart', 'treeExtend', 'runCurves', 'builtinTask', 'translate', 'inspectTranslation', 'injectNan', 'measure', 'share', 'openLink', 'replay',
+  'stopGeneration', 'inspect', 'save', 'load', 'loadSafetensors', 'sniff', 'threads', 'treeStart', 'treeExtend', 'runCurves', 'builtinTask', 'translate', 'inspectTranslation', 'injectNan', 'measure', 'share', 'openLink', 'replay', 'walk',
 ]);
 
 /** Guards the worker against anything that is not one of our messages. */

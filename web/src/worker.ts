@@ -11,7 +11,7 @@
 // the run loop's policy) and a GpuBackend (gpu/worker-gpu.ts, loaded on first use) computes the
 // steps, evaluations, inspections and samples. Any GPU failure falls back to this Session on the
 // CPU, from its last good state.
-import type { GenerationTree, Session, Slice, TinyGPTModule } from '../../wasm/tinygpt';
+import type { GenerationTree, Session, Slice, TinyGPTModule, WalkTrace } from '../../wasm/tinygpt';
 import { WebGpuDevice } from './gpu/device';
 import { GpuBackendError, isGpuBackendError } from './gpu/errors';
 import type { GpuHostModule } from './gpu/session';
@@ -669,6 +669,17 @@ function handle(msg: ToWorker): void | Promise<void> {
       } catch (e) {
         send({ type: 'measured', id: msg.id, result: null, error: e instanceof Error ? e.message : String(e) });
       }
+      return;
+    }
+    case 'walk': {
+      // a refused edit is the learn-by-hand view's business, not a page-wide error
+      let trace: WalkTrace | null = null, error: string | null = null;
+      try {
+        trace = M.walkTrace(msg.model, msg.edits);
+      } catch (e) {
+        error = e instanceof Error ? e.message : String(e);
+      }
+      send({ type: 'walkTrace', id: msg.id, trace, error });
       return;
     }
     case 'load': {

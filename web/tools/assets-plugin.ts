@@ -5,6 +5,7 @@
 //   hashed, renamed or bundled.
 // - data/tinyshakespeare.txt: the built-in corpus, served and emitted from data/ (not copied
 //   into git).
+// - docs/: the pages the learn-by-hand mode links to (its boxes show their sections), as they are.
 // - sw.js: web/src/sw.ts built as its own chunk at a fixed name, with the list of every output
 //   file (the offline cache) written into it, so any change to the site changes sw.js and the
 //   browser installs the new version.
@@ -31,7 +32,11 @@ const MIME: Record<string, string> = {
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
   '.webmanifest': 'application/manifest+json',
+  '.md': 'text/markdown; charset=utf-8',
 };
+
+/** The docs/ pages the learn-by-hand mode (web/src/ui/learn-panel.ts) links to. */
+export const LEARN_DOCS = ['walkthrough.md', 'multihead_attention.md', 'autograd_and_memory_layout.md', 'learn_by_hand.md'];
 
 export interface AssetOptions {
   root: string;            // repository root
@@ -53,6 +58,7 @@ export function tinygptAssets(opts: AssetOptions): Plugin {
   const files = new Map<string, string>([
     ...WASM_FILES.map((f) => [`wasm/${f}`, path.join(wasmDir, f)] as [string, string]),
     ['data/tinyshakespeare.txt', corpus],
+    ...LEARN_DOCS.map((f) => [`docs/${f}`, path.join(opts.root, 'docs', f)] as [string, string]),
   ]);
 
   // URL path -> contents, made here (the manifest and its icons)

@@ -89,9 +89,9 @@ export class LearnViews {
 
   constructor(private store: PageStore, host: HTMLElement, private handlers: LearnHandlers) {
     // ---- the shared slider
-    this.slider = h('input', { type: 'range', id: 'learn-slider', min: 0, max: 0, value: 0, 'aria-label': 'Snapshot (training step)' });
-    this.playBtn = h('button', { type: 'button', id: 'learn-play', 'aria-pressed': 'false' }, 'Play');
-    this.stepLabel = h('span', { id: 'learn-step', class: 'mono', 'aria-live': 'polite' }, 'no snapshots yet');
+    this.slider = h('input', { type: 'range', id: 'watch-slider', min: 0, max: 0, value: 0, 'aria-label': 'Snapshot (training step)' });
+    this.playBtn = h('button', { type: 'button', id: 'watch-play', 'aria-pressed': 'false' }, 'Play');
+    this.stepLabel = h('span', { id: 'watch-step', class: 'mono', 'aria-live': 'polite' }, 'no snapshots yet');
     this.slider.addEventListener('input', () => {
       const k = this.count();
       this.index = Number(this.slider.value) >= k - 1 ? -1 : Number(this.slider.value);
@@ -148,8 +148,8 @@ export class LearnViews {
     this.cmpNote = h('p', { id: 'cmp-note', class: 'small muted' });
 
     host.append(
-      h('div', { class: 'row learn-scrub' }, h('label', { for: 'learn-slider' }, 'Snapshot'), this.slider, this.playBtn, this.stepLabel),
-      h('div', { class: 'learn-grid' },
+      h('div', { class: 'row watch-scrub' }, h('label', { for: 'watch-slider' }, 'Snapshot'), this.slider, this.playBtn, this.stepLabel),
+      h('div', { class: 'watch-grid' },
         h('section', { class: 'view', id: 'view-timelapse', 'aria-labelledby': 'tl-title' },
           viewHead('tl-title', 'Attention time-lapse', 'The attention maps of one fixed probe text at every evaluation: drag the slider or press Play to watch heads start to look at the previous byte, the start of the word, the line.'),
           h('div', { class: 'row' }, h('label', {}, 'Layer ', this.layerSel), h('label', {}, 'Head ', this.headSel)),

@@ -1,0 +1,190 @@
+// Issue 15, "watch it learn": train the tiny preset on tiny Shakespeare with an evaluation (and so a
+// snapshot) every 25 steps, then use each view by keyboard or click as a person would: the
+// baselines on the loss chart, scrub the attention time-lapse, the embedding map's neighbours,
+// branch a generation twice and walk back, what changed between two snapshots, compare two
+// stored runs; and a resumed run keeps its history. Screenshots of each view go to test-artifacts/
+// (docs/watch_it_learn.md shows them).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+import { launch, openPage, state, waitState } from './helpers';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const artifacts = path.join(root, 'test-artifacts');
+const base = () => inject('baseURL');
+const STEPS = 400, EVERY = 25;
+
+let page: Page;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  fs.mkdirSync(artifacts, { recursive: true });
+  const l = await launch({ viewport: { width: 1280, height: 1000 } });
+  close = l.close;
+  page = await l.ctx.newPage();
+  page.on('dialog', (d) => void d.accept());
+  await openPage(page, base());
+});
+afterAll(async () => {
+  await close?.();
+});
+
+async function shot(selector: string, name: string): Promise<void> {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.locator(selector).screenshot({ path: path.join(artifacts, `watch-${name}.png`) });
+}
+
+/** Trains the tiny preset on the built-in text to the end of a short schedule. */
+async function trainTiny(lr: string | null): Promise<void> {
+  await page.click('[data-preset=tiny]');
+  await page.fill('#knob-max_iters', String(STEPS));
+  await page.fill('#knob-eval_interval', String(EVERY));
+  if (lr) await page.fill('#knob-learning_rate', lr);
+  await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+  await page.click('#btn-start');
+  await waitState(page, (s, n) => s.step >= n && !s.running, STEPS, 120_000);
+  await waitState(page, (s, n) => s.insight && s.insight.snapshots.length === n, STEPS / EVERY + 1);
+}
+
+/** The pixels of the first time-lapse canvas. */
+const mapPixels = () => page.evaluate(() => (document.querySelector('#tl-maps canvas') as HTMLCanvasElement).toDataURL());
+
+describe('watch it learn', () => {
+  it('draws the baselines of the text on the loss chart, says when the model beats them, in nats or bits', async () => {
+    await page.click('#btn-shakespeare');
+    await page.waitForFunction(() => !!document.querySelector('#corpus-name')?.textContent);
+    await trainTiny(null);
+    const b = await state(page, (s) => s.insight.baselines);
+    // tiny Shakespeare (train split): 65 distinct bytes; unigram about 3.3 nats, bigram about 2.5
+    expect(b.distinct).toBeGreaterThan(55);
+    expect(b.uniform).toBeCloseTo(Math.log(b.distinct), 9);
+    expect(b.unigram).toBeGreaterThan(b.bigram);
+    expect(b.uniform).toBeGreaterThan(b.unigram);
+    const text = await page.textContent('#baseline-crossings');
+    expect(text).toMatch(/beats a uniform guess \(\d\.\d\d\) at step \d+/);
+    expect(text).toContain(b.unigram.toFixed(2));
+    await page.selectOption('#loss-unit', 'bits');
+    await page.waitForFunction((v) => document.querySelector('#baseline-crossings')!.textContent!.includes(v), b.unigramBits.toFixed(2));
+    await shot('#train', '1-baselines');
+    await page.selectOption('#loss-unit', 'nats');
+  });
+
+  it('scrubs the attention time-lapse with the keyboard and plays it', async () => {
+    await page.locator('#watch').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#watch[data-loaded=true]');
+    await page.waitForSelector('#tl-maps canvas');
+    const K = await state(page, (s) => s.insight.snapshots.length);
+    const NH = await state(page, (s) => s.insight.NH);
+    expect(await page.locator('#tl-maps canvas').count()).toBe(NH);   // all heads
+    const newest = await mapPixels();
+    await page.focus('#watch-slider');
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => document.querySelector('#watch-step')!.getAttribute('data-step') === '0');
+    const first = await mapPixels();
+    expect(first).not.toBe(newest);   // the heads changed during training
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((s) => document.querySelector('#watch-step')!.getAttribute('data-step') === String(s), 3 * EVERY);
+    expect(await page.textContent('#watch-step')).toBe(`step ${3 * EVERY} (snapshot 4 of ${K})`);
+    await page.selectOption('#tl-head', '1');
+    expect(await page.locator('#tl-maps canvas').count()).toBe(1);
+    await page.selectOption('#tl-head', 'all');
+    await page.focus('#watch-play');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => Number(document.querySelector('#watch-step')!.getAttribute('data-index')) >= 6);
+    await page.keyboard.press('Enter');   // pause
+    expect(await page.getAttribute('#watch-play', 'aria-pressed')).toBe('false');
+    await shot('#view-timelapse', '2-timelapse');
+  });
+
+  it('shows the byte-embedding map and the nearest neighbours of a byte', async () => {
+    await page.focus('#emb-map');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => document.querySelector('#emb-info')!.textContent!.includes('nearest on the map'));
+    const info = await page.textContent('#emb-info');
+    expect(info!.split('nearest on the map ')[1].trim().split(' ').length).toBe(5);
+    await shot('#view-embedding', '3-embedding');
+  });
+
+  it('steps through a generation, branches it twice and walks back', async () => {
+    await page.fill('#st-prompt', 'ROMEO:');
+    await page.click('#st-begin');
+    await waitState(page, (s) => s.tree && s.tree.nodes.length === 1);
+    const k = await state(page, (s) => s.tree.nodes[0].topTokens.length);
+    expect(k).toBe(8);
+    expect(await page.locator('#st-cands .st-cand').count()).toBe(8);
+    // grow: first candidate, then its first candidate
+    await page.locator('#st-cands .st-cand').nth(0).click();
+    await waitState(page, (s) => s.tree.nodes.length === 2 && s.treeSelected === 1);
+    await page.locator('#st-cands .st-cand').nth(0).click();
+    await waitState(page, (s) => s.tree.nodes.length === 3 && s.treeSelected === 2);
+    // walk back one byte and branch there with the second candidate
+    await page.click('#st-back');
+    await waitState(page, (s) => s.treeSelected === 1);
+    await page.locator('#st-cands .st-cand').nth(1).click();
+    await waitState(page, (s) => s.tree.nodes.length === 4 && s.treeSelected === 3);
+    // walk back to the root and branch a second time there
+    await page.click('#st-tree button[data-node="0"]');
+    await waitState(page, (s) => s.treeSelected === 0);
+    await page.locator('#st-cands .st-cand').nth(2).click();
+    await waitState(page, (s) => s.tree.nodes.length === 5 && s.treeSelected === 4);
+    const tree: { parent: number; children: number[] }[] = await state(page, (s) => s.tree.nodes.map((n: any) => ({ parent: n.parent, children: [...n.children] })));
+    expect(tree.map((n) => n.parent)).toEqual([-1, 0, 1, 1, 0]);
+    expect(tree[0].children).toEqual([1, 4]);
+    expect(tree[1].children).toEqual([2, 3]);
+    // the candidate already grown is walked to, not grown again
+    await page.click('#st-tree button[data-node="1"]');
+    await page.locator('#st-cands .st-cand').nth(0).click();
+    await waitState(page, (s) => s.treeSelected === 2);
+    expect(await state(page, (s) => s.tree.nodes.length)).toBe(5);
+    expect(await page.locator('#st-tree button.st-node').count()).toBe(5);
+    // the path shows the prompt and the two bytes, each a way back
+    expect(await page.locator('#st-path .st-byte').count()).toBe(2);
+    await shot('#view-step', '4-step-through');
+  });
+
+  it('shows what changed between two snapshots and the loss against position', async () => {
+    const K = await state(page, (s) => s.insight.snapshots.length);
+    await page.selectOption('#wc-a', '0');
+    await page.selectOption('#wc-b', String(K - 1));
+    await page.waitForFunction(() => /mean loss of the probe/.test(document.querySelector('#wc-summary')!.textContent!));
+    const diffs = await page.$$eval('#wc-tokens .tok[data-diff]', (els) => els.map((e) => Number((e as HTMLElement).dataset.diff)));
+    const T = await state(page, (s) => s.insight.T);
+    expect(diffs.length).toBe(T - 1);   // no loss for the first probe byte
+    // after 400 steps most probe bytes are easier than at step 0 (about ln 256 each)
+    expect(diffs.filter((d) => d < 0).length).toBeGreaterThan(T / 2);
+    await shot('#view-changed', '5-what-changed');
+  });
+
+  it('compares two stored runs on one chart', async () => {
+    const firstId = await state(page, (s) => s.runId);
+    await waitState(page, (s) => s.lastSave && s.lastSave.step === s.step);
+    await page.click('#btn-reset');
+    await waitState(page, (s) => !s.model);
+    await trainTiny('0.001');
+    await waitState(page, (s) => s.lastSave && s.lastSave.step === s.step && s.runs.length >= 2);
+    await page.locator('#watch').scrollIntoViewIfNeeded();
+    await page.check(`#cmp-${firstId}`);
+    await waitState(page, (s, id) => !!s.compare[id], firstId);
+    await page.waitForFunction(() => document.querySelector('#cmp-chart')!.getAttribute('data-series') === '2');
+    const legend = await page.locator('#cmp-chart .u-legend').textContent();
+    expect(legend).toContain('lr 0.001');
+    expect(legend).toContain('lr 0.003');
+    await shot('#view-compare', '6-compare');
+  });
+
+  it('keeps the history when the run is resumed after a reload', async () => {
+    const before = await state(page, (s) => ({ steps: s.insight.snapshots.map((x: any) => x.step), probe: [...s.insight.probe] }));
+    await page.reload();
+    await waitState(page, (s) => !!s.ready && !!s.resumeOffer);
+    await page.click('#btn-resume');
+    await waitState(page, (s) => !!s.model && s.insight && s.insight.snapshots.length > 0, null, 60_000);
+    const after = await state(page, (s) => ({ steps: s.insight.snapshots.map((x: any) => x.step), probe: [...s.insight.probe] }));
+    expect(after).toEqual(before);
+    await page.locator('#watch').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#tl-maps canvas');
+  });
+});
