@@ -1051,8 +1051,7 @@ EMSCRIPTEN_BINDINGS(tinygpt_share) {
   emscripten::function("checkReplay", &check_replay_js);
 }
 
-// ==== watch it learn (issue 15): the run's history and step-through generation =============}
-
+// ==== watch it learn (issue 15): the run's history and step-through generation ====================
 // core/include/tinygpt/insight.h; docs/watch_it_learn.md. Self-contained: it needs Session::trainer()
 // and Session::generation() only.
 #include "tinygpt/insight.h"
@@ -1221,7 +1220,8 @@ EMSCRIPTEN_BINDINGS(tinygpt_insight) {
       .function("current", &GenerationTree::current);
   // a factory rather than a constructor: a C++ exception in it becomes a JS Error with the message
   emscripten::function("growGenerationTree", &make_generation_tree, emscripten::allow_raw_pointers());
-=======
+}
+
 // ---- learn by hand: one traced training step of the walkthrough's tiny GPT ---------------------
 // Self-contained like sniff. walkTrace(model, edits?) -> { model, loss, gradNorm, entries }
 // (core/include/tinygpt/walk.h); stateless: the page keeps its edits and sends them every time.
