@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tinygpt/error.h"
+#include "tinygpt/insight.h"
 #include "tinygpt/trainer.h"
 
 namespace tinygpt {
@@ -17,27 +18,12 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 }  // namespace
 
 TextEntropy text_entropy(const uint8_t* bytes, size_t n) {
+  // the same counts as the loss chart's reference lines (insight::entropy_baselines)
+  const insight::Baselines b = insight::entropy_baselines(bytes, n);
   TextEntropy e;
   e.bytes = n;
-  if (n == 0) return e;
-  std::vector<uint64_t> unigram(256, 0);
-  std::vector<uint64_t> pairs(256 * 256, 0);  // (a, b): b follows a
-  for (size_t i = 0; i < n; i++) unigram[bytes[i]]++;
-  for (size_t i = 1; i < n; i++) pairs[size_t(bytes[i - 1]) * 256 + bytes[i]]++;
-  // H(X) = -sum_b p(b) ln p(b)
-  for (uint64_t c : unigram)
-    if (c) e.unigram -= double(c) / double(n) * std::log(double(c) / double(n));
-  if (n < 2) return e;
-  // H(X_t | X_t-1) = -sum_a,b p(a, b) ln p(b | a), p(b | a) = c(a, b) / c(a, .)
-  const double N = double(n - 1);
-  for (int a = 0; a < 256; a++) {
-    const uint64_t* row = &pairs[size_t(a) * 256];
-    uint64_t total = 0;
-    for (int b = 0; b < 256; b++) total += row[b];
-    if (!total) continue;
-    for (int b = 0; b < 256; b++)
-      if (row[b]) e.bigram -= double(row[b]) / N * std::log(double(row[b]) / double(total));
-  }
+  e.unigram = b.unigram;
+  e.bigram = b.bigram;
   return e;
 }
 
