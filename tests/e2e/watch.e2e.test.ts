@@ -16,7 +16,8 @@ import { launch, openPage, state, waitState } from './helpers';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
 const base = () => inject('baseURL');
-const STEPS = 400, EVERY = 25;
+// WATCH_STEPS=2000 trains longer for the docs' screenshots (an evaluation every 100 steps then)
+const STEPS = Number(process.env.WATCH_STEPS) || 400, EVERY = STEPS >= 1000 ? 100 : 25;
 
 let page: Page;
 let close: () => Promise<void>;
@@ -46,7 +47,7 @@ async function trainTiny(lr: string | null): Promise<void> {
   if (lr) await page.fill('#knob-learning_rate', lr);
   await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
   await page.click('#btn-start');
-  await waitState(page, (s, n) => s.step >= n && !s.running, STEPS, 120_000);
+  await waitState(page, (s, n) => s.step >= n && !s.running, STEPS, 300 * STEPS);
   await waitState(page, (s, n) => s.insight && s.insight.snapshots.length === n, STEPS / EVERY + 1);
 }
 
@@ -71,7 +72,7 @@ describe('watch it learn', () => {
     await page.waitForFunction((v) => document.querySelector('#baseline-crossings')!.textContent!.includes(v), b.unigramBits.toFixed(2));
     await shot('#train', '1-baselines');
     await page.selectOption('#loss-unit', 'nats');
-  });
+  }, 90_000 + 300 * STEPS);
 
   it('scrubs the attention time-lapse with the keyboard and plays it', async () => {
     await page.locator('#watch').scrollIntoViewIfNeeded();
