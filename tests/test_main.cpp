@@ -36,6 +36,11 @@ void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noe
   std::size_t al = static_cast<std::size_t>(a);
   return std::aligned_alloc(al, (n + al - 1) / al * al);
 }
+// These replace the global operators, so new pairs with this free(); GCC 12 cannot see that once
+// it inlines them into library code, and warns (-Wmismatched-new-delete) in optimised builds.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
