@@ -451,3 +451,54 @@ TEST_CASE("the branch tree of a translation follows greedy decoding and ends at 
   CHECK(tree.positions_computed() == before + 1);
   CHECK_THROWS_WITH(tree.extend(0, data::kPad), Catch::Contains("cannot be generated"));
 }
+
+TEST_CASE("nearest neighbours by cosine on a hand-made table: order, ties, zero rows, k clamped", "[insight]") {
+  // five rows (5, 2): cosines against row 0 are 0.6, 0, -1, 0; row 1 (3, 4) and row 2 (0, 2) have 8 / 10
+  const std::vector<float> x = {1, 0, 3, 4, 0, 2, -1, 0, 0, 0};
+  const insight::Neighbours n = insight::nearest_neighbours(x.data(), 5, 2, 3);
+  REQUIRE(n.k == 3);
+  // Euclidean would put the zero row (distance 1) first for row 0; cosine puts (3, 4) first
+  CHECK(n.index == std::vector<int32_t>{1, 2, 4,   // row 0: 0.6, then the ties at 0 by index
+                                        2, 0, 4,   // row 1: 0.8, 0.6, 0
+                                        1, 0, 3,   // row 2: 0.8, 0, 0
+                                        2, 4, 1,   // row 3: 0, 0, -0.6
+                                        0, 1, 2}); // row 4 (all zeros): 0 to every row
+  const std::vector<float> want = {0.6f, 0, 0, 0.8f, 0.6f, 0, 0.8f, 0, 0, 0, 0, -0.6f, 0, 0, 0};
+  for (size_t i = 0; i < want.size(); i++) CHECK(n.similarity[i] == Approx(want[i]).margin(1e-7));
+  // lengths do not matter: row 1 scaled by 10 changes nothing
+  std::vector<float> scaled = x;
+  scaled[2] *= 10, scaled[3] *= 10;
+  CHECK(insight::nearest_neighbours(scaled.data(), 5, 2, 3).index == n.index);
+  // k is clamped to the other rows; a single row has none
+  CHECK(insight::nearest_neighbours(x.data(), 5, 2, 10).k == 4);
+  CHECK(insight::nearest_neighbours(x.data(), 1, 2, 3).index.empty());
+  CHECK_THROWS_WITH(insight::nearest_neighbours(x.data(), 5, 0, 3), Catch::Contains("C >= 1"));
+  CHECK_THROWS_WITH(insight::nearest_neighbours(x.data(), 5, 2, -1), Catch::Contains("k >= 0"));
+}
+
+TEST_CASE("embedding neighbours read the rows of the mapped bytes in wte", "[insight]") {
+  train::Trainer t(tiny_gpt());
+  t.set_corpus(text());
+  Run(t).advance(5);
+  const model::TinyGPT& m = t.model();
+  const int C = m.config().n_embd;
+  const std::string some = "To be, or not to be: that is the question.";
+  const std::vector<uint8_t> bytes = insight::distinct_bytes(reinterpret_cast<const uint8_t*>(some.data()), some.size());
+  REQUIRE(bytes.size() > 3);
+  // the table by hand: row i is wte[bytes[i]]
+  std::vector<float> rows;  // (N, C)
+  const float* wte = m.params() + m.param_info("wte").offset;
+  for (uint8_t b : bytes) rows.insert(rows.end(), wte + size_t(b) * C, wte + size_t(b + 1) * C);
+  const insight::Neighbours want = insight::nearest_neighbours(rows.data(), int(bytes.size()), C, 3);
+  const insight::Neighbours got = insight::embedding_neighbours(m, bytes, 3);
+  CHECK(got.index == want.index);
+  CHECK(got.similarity == want.similarity);
+  // each row's own embedding is not its neighbour, and cosines are in [-1, 1], descending
+  for (size_t i = 0; i < bytes.size(); i++) {
+    for (int r = 0; r < 3; r++) {
+      CHECK(got.index[i * 3 + size_t(r)] != int32_t(i));
+      CHECK(std::abs(got.similarity[i * 3 + size_t(r)]) <= 1.0f + 1e-6f);
+      if (r) CHECK(got.similarity[i * 3 + size_t(r)] <= got.similarity[i * 3 + size_t(r) - 1]);
+    }
+  }
+}

@@ -1128,6 +1128,25 @@ val insight_history(Session& s, double after_step) {
   });
 }
 
+// The nearest neighbours of every byte on the embedding map, by cosine in the full embedding space
+// at the model's current weights (insight::embedding_neighbours): {k, step, index: Int32Array (N, k)
+// into the history's bytes, most alike first, similarity: Float32Array (N, k)}. N = 0 without a history.
+val insight_neighbours(Session& s, int k) {
+  return guarded([&] {
+    if (k < 0 || k > 256) throw Error("insightNeighbours: k must be 0 to 256, not " + std::to_string(k));
+    train::Trainer& t = s.trainer();
+    const std::vector<uint8_t>& bytes = t.history().bytes();
+    const insight::Neighbours n = t.kind() == ModelKind::gpt ? insight::embedding_neighbours(t.model(), bytes, k)
+                                                             : insight::embedding_neighbours(t.seq2seq(), bytes, k);
+    val o = val::object();
+    o.set("k", n.k);
+    o.set("step", s.step());
+    o.set("index", copy_to_js("Int32Array", n.index.data(), n.index.size()));
+    o.set("similarity", copy_to_js("Float32Array", n.similarity.data(), n.similarity.size()));
+    return o;
+  });
+}
+
 // Takes a snapshot now (the run loop takes one at every evaluation by itself).
 void insight_record_snapshot(Session& s) {
   guarded([&] { s.trainer().record_snapshot(); });
@@ -1210,6 +1229,7 @@ EMSCRIPTEN_BINDINGS(tinygpt_insight) {
   emscripten::function("insightStopHistory", &insight_stop_history);
   emscripten::function("insightHistory", &insight_history);
   emscripten::function("insightRecordSnapshot", &insight_record_snapshot);
+  emscripten::function("insightNeighbours", &insight_neighbours);
   emscripten::class_<GenerationTree>("GenerationTree")
       .function("node", &GenerationTree::node)
       .function("extend", &GenerationTree::extend)

@@ -314,6 +314,8 @@ export interface TinyGPTModule {
   insightHistory(session: Session, afterStep: number): InsightHistory;
   /** Takes a snapshot now (advance() takes one at every evaluation by itself). */
   insightRecordSnapshot(session: Session): void;
+  /** Every mapped byte's k nearest by cosine in the full embedding space, at the current weights. */
+  insightNeighbours(session: Session, k: number): EmbeddingNeighbours;
   /** A branch tree from a prompt (gpt) or source (seq2seq) with the top-k tokens per node. The caller deletes it. */
   growGenerationTree(session: Session, prompt: Uint8Array, topK: number): GenerationTree;
 }
@@ -346,6 +348,14 @@ export interface InsightHistory {
   embedding: Float32Array; // (K, N, 2) PCA of the byte embeddings
   probeLoss: Float32Array; // (K, T) -ln p(probe byte t | before); NaN at t = 0 (gpt)
   positionLoss: Float32Array; // (K, P) mean validation loss at each window position
+}
+
+/** insightNeighbours: indices into InsightHistory.bytes, most alike (cosine) first. */
+export interface EmbeddingNeighbours {
+  k: number;               // min(k asked, N - 1)
+  step: number;            // the weights' step
+  index: Int32Array;       // (N, k)
+  similarity: Float32Array; // (N, k) cosines
 }
 
 export interface GenerationNode {

@@ -410,6 +410,60 @@ void token_losses(float* out, const float* logits, const int32_t* targets, int r
   }
 }
 
+// ---- nearest neighbours --------------------------------------------------------------------------
+
+Neighbours nearest_neighbours(const float* x, int N, int C, int k) {
+  if (N < 0 || C < 1 || k < 0) throw Error("nearest_neighbours: needs N >= 0, C >= 1 and k >= 0");
+  Neighbours out;
+  out.k = std::min(k, std::max(0, N - 1));
+  std::vector<double> norm(static_cast<size_t>(N));  // (N) |x_i|, in double: the cosines of near-parallel rows differ in the 7th digit
+  for (int i = 0; i < N; i++) {
+    double s = 0.0;
+    for (int c = 0; c < C; c++) s += double(x[size_t(i) * C + c]) * x[size_t(i) * C + c];
+    norm[size_t(i)] = std::sqrt(s);
+  }
+  out.index.resize(size_t(N) * out.k);
+  out.similarity.resize(size_t(N) * out.k);
+  std::vector<double> cosine(static_cast<size_t>(N));  // (N) of row i against every row
+  std::vector<int32_t> order;
+  for (int i = 0; i < N; i++) {
+    const float* xi = x + size_t(i) * C;
+    for (int j = 0; j < N; j++) {
+      const float* xj = x + size_t(j) * C;
+      double dot = 0.0;
+      for (int c = 0; c < C; c++) dot += double(xi[c]) * xj[c];
+      const double denom = norm[size_t(i)] * norm[size_t(j)];
+      cosine[size_t(j)] = denom > 0.0 ? dot / denom : 0.0;
+    }
+    order.clear();  // (N - 1) the other rows
+    for (int j = 0; j < N; j++)
+      if (j != i) order.push_back(j);
+    // most alike first; stable on ties, so the lower index wins
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cosine[size_t(a)] > cosine[size_t(b)]; });
+    for (int r = 0; r < out.k; r++) {
+      out.index[size_t(i) * out.k + r] = order[size_t(r)];
+      out.similarity[size_t(i) * out.k + r] = float(cosine[size_t(order[size_t(r)])]);
+    }
+  }
+  return out;
+}
+
+namespace {
+Neighbours table_neighbours(const float* table, int C, const std::vector<uint8_t>& bytes, int k) {
+  const int N = int(bytes.size());
+  std::vector<float> rows(size_t(N) * C);  // (N, C) the embeddings of the mapped bytes
+  for (int i = 0; i < N; i++) std::memcpy(rows.data() + size_t(i) * C, table + size_t(bytes[size_t(i)]) * C, size_t(C) * sizeof(float));
+  return nearest_neighbours(rows.data(), N, C, k);
+}
+}  // namespace
+
+Neighbours embedding_neighbours(const model::TinyGPT& m, const std::vector<uint8_t>& bytes, int k) {
+  return table_neighbours(m.params() + m.param_info("wte").offset, m.config().n_embd, bytes, k);
+}
+Neighbours embedding_neighbours(const model::Seq2Seq& m, const std::vector<uint8_t>& bytes, int k) {
+  return table_neighbours(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, bytes, k);
+}
+
 namespace {
 
 // Rows (N) of an embedding table (V, C) at the given token values, then their projection.

@@ -73,6 +73,19 @@ describe(`insight API (tinygpt-${variant})`, () => {
         assert.deepEqual([...h2.embedding], [...h.embedding]);
         assert.deepEqual([...h2.probe], [...h.probe]);
       } finally { s2.delete(); }
+      // neighbours in the full embedding space: k per mapped byte, never itself, cosines descending
+      const nb = M.insightNeighbours(s, 4);
+      assert.equal(nb.k, 4);
+      assert.equal(nb.step, 20);
+      assert.equal(nb.index.length, h.N * 4);
+      for (let i = 0; i < h.N; i++) {
+        for (let r = 0; r < 4; r++) {
+          assert.notEqual(nb.index[i * 4 + r], i);
+          assert.ok(nb.index[i * 4 + r] >= 0 && nb.index[i * 4 + r] < h.N);
+          if (r) assert.ok(nb.similarity[i * 4 + r] <= nb.similarity[i * 4 + r - 1]);
+        }
+      }
+      assert.throws(() => M.insightNeighbours(s, -1), /k must be 0 to 256/);
       M.insightStopHistory(s);
       assert.equal(M.insightHistory(s, -1).enabled, false);
       assert.equal(M.describeCheckpoint(s.save()).historySnapshots, 0);

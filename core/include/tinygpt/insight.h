@@ -10,6 +10,7 @@
 //                       the run loop): attention maps of a fixed probe, quantised; the embedding
 //                       map; the probe's per-token losses; the per-position loss curve. Kept
 //                       within a byte budget, saved in checkpoints (history.* sections)
+//   nearest_neighbours  the rows most alike (cosine) in the full embedding space, for the map's hover
 //   BranchTree          step-through generation: the top-k next tokens at every node, any of
 //                       them can be grown into a branch; KV caches reused along a branch
 //
@@ -70,6 +71,25 @@ struct Projection {
 // not jump; without, the coordinates' third moment is made positive (then the first non-zero
 // coordinate). Computed on the smaller of the Gram matrix (N, N) and the covariance (C, C).
 Projection pca_2d(const float* x, int N, int C, const float* previous = nullptr);
+
+// ---- nearest neighbours in the embedding space -------------------------------------------------
+
+// For each row i of x (N, C), the k other rows most alike by cosine similarity
+//   cos(i, j) = x_i . x_j / (|x_i| |x_j|)        (0 where either row is all zeros)
+// measured in the full C-dimensional space (the 2-D map distorts distances: its two axes keep
+// only part of the variance). Cosine, not Euclidean: an embedding's direction is what the first
+// layer's dot products read, and its length grows with how often a byte was trained.
+struct Neighbours {
+  int k = 0;                       // per row: min(k asked, N - 1)
+  std::vector<int32_t> index;      // (N, k) row indices, most alike first (ties: lower index first)
+  std::vector<float> similarity;   // (N, k) their cosines
+};
+Neighbours nearest_neighbours(const float* x, int N, int C, int k);
+
+// The rows of the history's embedding map (History::bytes) in the table its snapshots project:
+// gpt wte, seq2seq src_embed (the source bytes), at the model's current weights.
+Neighbours embedding_neighbours(const model::TinyGPT& model, const std::vector<uint8_t>& bytes, int k);
+Neighbours embedding_neighbours(const model::Seq2Seq& model, const std::vector<uint8_t>& bytes, int k);
 
 // ---- snapshots and the history -----------------------------------------------------------------
 
