@@ -18,6 +18,8 @@ const artifacts = path.join(root, 'test-artifacts');
 const base = () => inject('baseURL');
 // WATCH_STEPS=2000 trains longer for the docs' screenshots (an evaluation every 100 steps then)
 const STEPS = Number(process.env.WATCH_STEPS) || 400, EVERY = STEPS >= 1000 ? 100 : 25;
+// the translator: s2s-tiny on the built-in reverse task (translation.e2e: ~90% exact match by 600 steps)
+const S2S_STEPS = 600, S2S_EVERY = 50;
 
 let page: Page;
 let close: () => Promise<void>;
@@ -104,9 +106,20 @@ describe('watch it learn', () => {
   it('shows the byte-embedding map and the nearest neighbours of a byte', async () => {
     await page.focus('#emb-map');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => document.querySelector('#emb-info')!.textContent!.includes('nearest on the map'));
-    const info = await page.textContent('#emb-info');
-    expect(info!.split('nearest on the map ')[1].trim().split(' ').length).toBe(5);
+    await page.waitForFunction(() => document.querySelector('#emb-info')!.textContent!.includes('nearest in the embedding space'));
+    // the neighbours are the core's (cosine in the full embedding space), not distances on the 2-D map
+    const info = (await page.textContent('#emb-info'))!;
+    const near = (await page.getAttribute('#emb-info', 'data-near'))!.split(',').map(Number);
+    expect(near.length).toBe(5);
+    const byte = Number(await page.getAttribute('#emb-info', 'data-byte'));
+    const core = await page.evaluate((b) => {
+      const h = (window as any).__tinygpt.get().insight, n = [...h.bytes].indexOf(b), k = h.neighbours.k;
+      return { bytes: [...h.neighbours.index.subarray(n * k, n * k + 5)].map((i: number) => h.bytes[i]), cos: [...h.neighbours.similarity.subarray(n * k, n * k + 5)] };
+    }, byte);
+    expect(near).toEqual(core.bytes);
+    expect(near).not.toContain(byte);
+    for (let r = 1; r < 5; r++) expect(core.cos[r]).toBeLessThanOrEqual(core.cos[r - 1]);
+    expect(info).toContain(core.cos[0].toFixed(2));
     await shot('#view-embedding', '3-embedding');
   });
 
@@ -188,4 +201,62 @@ describe('watch it learn', () => {
     await page.locator('#watch').scrollIntoViewIfNeeded();
     await page.waitForSelector('#tl-maps canvas');
   });
+
+  it('draws a translator’s history: the cross-attention time-lapse of the reverse task finds the anti-diagonal', async () => {
+    await page.click('#btn-reset');
+    await waitState(page, (s) => !s.model);
+    await page.click('label[for=mode-seq2seq]');
+    await waitState(page, (s) => s.mode === 'seq2seq');
+    await page.click('[data-task=reverse]');
+    await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'reverse');
+    await page.click('[data-preset=s2s-tiny]');
+    await page.fill('#knob-block_size', '9');    // strings of 1 to 8 letters
+    await page.fill('#knob-max_iters', String(S2S_STEPS));
+    await page.fill('#knob-eval_interval', String(S2S_EVERY));
+    await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+    await page.click('#btn-start');
+    await waitState(page, (s, n) => s.step >= n && !s.running, S2S_STEPS, 200_000);
+    await waitState(page, (s, n) => s.insight && s.insight.kind === 'seq2seq' && s.insight.snapshots.length === n, S2S_STEPS / S2S_EVERY + 1);
+    const h = await state(page, (s) => ({ S: s.insight.S, T: s.insight.T, NH: s.insight.NH, L: s.insight.L, source: [...s.insight.probeSource], target: [...s.insight.probe] }));
+    // the probe is a held-out pair of the reverse task: its target is its source reversed; rows are BOS + target
+    expect(h.target).toEqual([...h.source].reverse());
+    expect(h.T).toBe(h.S + 1);
+    expect(h.S).toBeGreaterThan(2);
+    await page.locator('#watch').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#tl-maps canvas.tl-cross');
+    expect(await page.locator('#tl-maps canvas.tl-cross').count()).toBe(h.NH);   // all heads of decoder layer 1
+    expect(await page.textContent('#view-timelapse .explain')).toMatch(/cross-attention/);
+    expect(await page.textContent('#tl-probe')).toContain('→');
+    // scrub to the first snapshot and back to the newest by keyboard: the maps change
+    const newest = await mapPixels();
+    await page.focus('#watch-slider');
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => document.querySelector('#watch-step')!.getAttribute('data-step') === '0');
+    expect(await mapPixels()).not.toBe(newest);
+    await page.keyboard.press('End');
+    await page.waitForFunction((n) => document.querySelector('#watch-step')!.getAttribute('data-step') === String(n), S2S_STEPS);
+    // the last snapshot: the row predicting target byte q (= source byte S-1-q) looks most at source position S-1-q
+    const peaks = (await page.getAttribute('#tl-maps', 'data-peaks'))!.split(',').map(Number);
+    expect(peaks.length).toBe(h.T);
+    const onAnti = peaks.slice(0, h.S).filter((k, q) => k === h.S - 1 - q).length;
+    expect(onAnti / h.S).toBeGreaterThanOrEqual(0.75);
+    // the same read from the core's numbers in the store, at step 0 (untrained: no alignment yet)
+    const first = await state(page, (s) => s.insight.crossPeaks(s.insight.snapshots[0], 0, 'all'));
+    expect(first.slice(0, h.S).filter((k: number, q: number) => k === h.S - 1 - q).length).toBeLessThan(onAnti);
+    await shot('#view-timelapse', '7-translation');
+    // what changed: the target bytes and the end token, each with a change of loss
+    await page.selectOption('#wc-a', '0');
+    await page.waitForFunction(() => /mean loss of the probe/.test(document.querySelector('#wc-summary')!.textContent!));
+    expect(await page.locator('#wc-tokens .tok[data-diff]').count()).toBe(h.T);
+    expect(await page.locator('#wc-tokens .tok').last().textContent()).toBe('⟨end⟩');
+    // step through a translation: the source is the probe's; the likeliest first byte is the source's last
+    expect(await page.textContent('label[for=st-prompt]')).toBe('Source');
+    expect(await page.inputValue('#st-prompt')).toBe(String.fromCharCode(...h.source));
+    await page.click('#st-begin');
+    await waitState(page, (s) => s.tree && s.tree.nodes.length === 1);
+    expect(await state(page, (s) => s.tree.nodes[0].topTokens[0])).toBe(h.source[h.S - 1]);
+    await page.locator('#st-cands .st-cand').nth(0).click();
+    await waitState(page, (s) => s.tree.nodes.length === 2 && s.treeSelected === 1);
+    expect(await page.textContent('#st-path')).toContain('→');
+  }, 300_000);
 });

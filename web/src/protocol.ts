@@ -245,8 +245,12 @@ export interface InsightMsg {
   enabled: boolean;
   kind: 'gpt' | 'seq2seq';
   L: number; NH: number; T: number; N: number; P: number;
+  Le: number; S: number;    // seq2seq: encoder layers, source length of the probe pair
   attentionBytes: number;   // A: per snapshot
-  probe: Uint8Array;        // (T) gpt probe text
+  probe: Uint8Array;        // (T) gpt probe text; seq2seq: the probe's target (T - 1)
+  probeSource: Uint8Array;  // (S) seq2seq: the probe's source
+  /** Every mapped byte's nearest (cosine, full embedding space) at the weights of `step` (wasm insightNeighbours). */
+  neighbours: { k: number; step: number; index: Int32Array; similarity: Float32Array };
   bytes: Uint8Array;        // (N) byte values on the embedding map
   baselines: Baselines;
   total: number;            // snapshots kept in the core (after this message)
@@ -361,6 +365,8 @@ export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {
       add(msg.embedding);
       add(msg.probeLoss);
       add(msg.positionLoss);
+      add(msg.neighbours.index);
+      add(msg.neighbours.similarity);
       break;
     case 'sniff':
       add(msg.head);

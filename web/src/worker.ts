@@ -231,6 +231,8 @@ function ensureHistory(s: Session): void {
   }
 }
 
+const NEIGHBOURS = 5;          // nearest bytes listed for each byte of the embedding map
+
 /** Sends the snapshots the page has not seen (all of them when `reset`). */
 function sendInsight(reset: boolean): void {
   const s = session;
@@ -241,9 +243,12 @@ function sendInsight(reset: boolean): void {
   if (!reset && h.total !== insightTotal + h.steps.length) return sendInsight(true);
   insightSent = h.steps.length ? h.steps[h.steps.length - 1] : -1;
   insightTotal = h.total;
+  // the map's hover shows neighbours measured in the full embedding space (not on the 2-D map)
+  const nb = M!.insightNeighbours(s, NEIGHBOURS);
   send({
-    type: 'insight', reset, enabled: h.enabled, kind: h.kind, L: h.L, NH: h.NH, T: h.T, N: h.N, P: h.P,
-    attentionBytes: h.attentionBytes, probe: h.probe, bytes: h.bytes, baselines: h.baselines, total: h.total, sizeBytes: h.sizeBytes,
+    type: 'insight', reset, enabled: h.enabled, kind: h.kind, L: h.L, NH: h.NH, T: h.T, N: h.N, P: h.P, Le: h.Le, S: h.S,
+    attentionBytes: h.attentionBytes, probe: h.probe, probeSource: h.probeSource, bytes: h.bytes,
+    neighbours: { k: nb.k, step: nb.step, index: nb.index, similarity: nb.similarity }, baselines: h.baselines, total: h.total, sizeBytes: h.sizeBytes,
     steps: h.steps, attention: h.attention, embedding: h.embedding, probeLoss: h.probeLoss, positionLoss: h.positionLoss,
   });
 }

@@ -18,6 +18,9 @@ function msg(reset: boolean, steps: number[], total: number): InsightMsg {
     embedding: Float32Array.from({ length: K * 4 }, (_, i) => i),
     probeLoss: Float32Array.from({ length: K * 3 }, (_, i) => (i % 3 === 0 ? NaN : i)),
     positionLoss: Float32Array.from({ length: K * 3 }, (_, i) => 10 + i),
+    Le: 0, S: 0, probeSource: new Uint8Array(0),
+    // byte 0's nearest is byte 1 (cosine 0.5) and the other way round; k = 1
+    neighbours: { k: 1, step: steps[K - 1] ?? 0, index: Int32Array.from([1, 0]), similarity: Float32Array.from([0.5, 0.5]) },
   };
 }
 
@@ -39,6 +42,39 @@ describe('Insight', () => {
     const h = Insight.apply(null, msg(true, [0], 1));
     expect(h.mapOffset(0, 0)).toBe(0);
     expect(h.mapOffset(0, 1)).toBe(6);
+  });
+});
+
+describe('Insight of a translator', () => {
+  it('finds the cross-attention map (T, S) of a decoder layer and head, stored first', () => {
+    // L = 2 decoder layers, NH = 2, T = 3 (BOS + 2 target bytes), S = 4 source bytes
+    const m = { ...msg(true, [0], 1), kind: 'seq2seq' as const, L: 2, Le: 1, S: 4, probeSource: new Uint8Array([1, 2, 3, 4]) };
+    const h = Insight.apply(null, m);
+    expect(h.kind).toBe('seq2seq');
+    expect([...h.probeSource]).toEqual([1, 2, 3, 4]);
+    expect(h.crossOffset(0, 0)).toBe(0);
+    expect(h.crossOffset(0, 1)).toBe(12);
+    expect(h.crossOffset(1, 0)).toBe(24);
+    expect(h.crossOffset(1, 1)).toBe(36);
+  });
+
+  it('finds where each row of a cross-attention map peaks, per head and over heads', () => {
+    // L = 1, NH = 2, T = 2, S = 3: head 0 rows peak at 2 and 0; head 1 at 1 and 0 (rows 0: 0.81 vs 0.36 and 0.49)
+    const m = { ...msg(true, [0], 1), kind: 'seq2seq' as const, L: 1, NH: 2, T: 2, S: 3, attentionBytes: 12 };
+    m.attention = Uint8Array.from([0, 153, 229, 255, 0, 0, /* head 1 */ 0, 178, 127, 255, 0, 0]);
+    const h = Insight.apply(null, m);
+    expect(h.crossPeaks(h.snapshots[0], 0, 0)).toEqual([2, 0]);
+    expect(h.crossPeaks(h.snapshots[0], 0, 1)).toEqual([1, 0]);
+    // over heads, row 0: column 1 has 0.36 + 0.49 = 0.85, column 2 has 0.81 + 0.25 = 1.06
+    expect(h.crossPeaks(h.snapshots[0], 0, 'all')).toEqual([2, 0]);
+  });
+
+  it('lists the nearest bytes in the full embedding space from the core’s table, none for a bad byte', () => {
+    const h = Insight.apply(null, msg(true, [0, 50], 2));
+    expect(h.nearest(0, 5)).toEqual([{ index: 1, cosine: 0.5 }]);
+    expect(h.nearest(1, 5)).toEqual([{ index: 0, cosine: 0.5 }]);
+    expect(h.nearest(2, 5)).toEqual([]);
+    expect(h.neighbours.step).toBe(50);
   });
 });
 

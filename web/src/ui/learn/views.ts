@@ -9,8 +9,12 @@
 //   what changed   the probe's per-byte loss at two snapshots, and loss against position
 //   compare runs   validation curves of the runs stored in this browser, overlaid
 //
-// Every number comes from the core; this file only draws (colours, positions on a canvas) and
-// measures distances on the drawn map for "nearest on the map".
+// A translation model (seq2seq) has the same views on its own numbers: the time-lapse shows the
+// decoder's cross-attention of a probe pair (target rows x source columns: the alignment appearing),
+// the map the source bytes, what changed the target bytes and the end token, the tree translations.
+//
+// Every number comes from the core, the neighbours on the map too (cosine in the full embedding
+// space: wasm insightNeighbours); this file only draws.
 import uPlot from 'uplot';
 
 import type { Insight } from '../../app/insight';
@@ -19,7 +23,7 @@ import { formatCount, formatProb } from '../../format';
 import type { RunCurvesMsg } from '../../protocol';
 import { byteLabel, byteRole, displayString } from '../../utf8';
 import { clear, cssVar, h, setText } from '../dom';
-import { drawPackedAttention } from '../heatmap';
+import { drawPackedAttention, quantisedColor } from '../heatmap';
 
 export interface LearnHandlers {
   treeStart(prompt: Uint8Array, topK: number): void;
@@ -31,8 +35,9 @@ export interface LearnHandlers {
 
 const PLAY_MS = 350;
 
+/** A token's label: a byte, or a translator's BOS / EOS (data::kBos 256, kEos 257). */
 function label(b: number): string {
-  return byteLabel(b).text;
+  return b === 256 ? '⟨s⟩' : b === 257 ? '⟨end⟩' : byteLabel(b).text;
 }
 
 /** One line saying what a view shows. */
@@ -61,6 +66,10 @@ export class LearnViews {
   private headSel: HTMLSelectElement;
   private maps: HTMLElement;
   private probeEl: HTMLElement;
+  private tlExplain: HTMLElement;
+  private embExplain: HTMLElement;
+  private promptLabel: HTMLElement;
+  private treeSource = '';     // seq2seq: the source the tree translates
   // embedding map
   private emb: HTMLCanvasElement;
   private embInfo: HTMLElement;
@@ -129,6 +138,7 @@ export class LearnViews {
     const begin = h('button', { type: 'button', id: 'st-begin', class: 'primary' }, 'Begin');
     begin.addEventListener('click', () => {
       const k = Math.max(2, Math.min(16, Math.round(Number(this.topK.value)) || 8));
+      this.treeSource = this.prompt.value;
       this.handlers.treeStart(new TextEncoder().encode(this.prompt.value), k);
     });
     this.backBtn = h('button', { type: 'button', id: 'st-back' }, 'Back one byte');
@@ -170,6 +180,9 @@ export class LearnViews {
         this.cmpList, this.cmpHost, this.cmpNote),
     );
 
+    this.tlExplain = host.querySelector('#view-timelapse .explain')!;
+    this.embExplain = host.querySelector('#view-embedding .explain')!;
+    this.promptLabel = host.querySelector('label[for=st-prompt]')!;
     watch(store, ['insight', 'insightRev'], () => this.onHistory());
     watch(store, ['tree', 'treeSelected', 'treeNote'], (s) => this.drawTree(s));
     // validation points arrive with valStep; the list is rebuilt only when the runs change (keeps focus)
@@ -201,6 +214,7 @@ export class LearnViews {
     this.playBtn.disabled = k < 2;
     if (this.index >= k) this.index = -1;
     this.slider.value = String(Math.max(0, this.current()));
+    this.explainKind(ins);
     // layer and head choices follow the model
     if (ins && this.layerSel.options.length !== ins.L) {
       clear(this.layerSel);
@@ -222,6 +236,25 @@ export class LearnViews {
     this.aSel.selectedIndex = Math.max(0, keepA);
     this.bSel.selectedIndex = Math.max(0, keepB);
     this.drawSnapshotViews();
+  }
+
+  /** The one-line explanations and the prompt's meaning follow the model kind. */
+  private explainKind(ins: Insight | null): void {
+    const s2s = ins?.kind === 'seq2seq';
+    if (this.tlExplain.dataset.kind === (s2s ? 'seq2seq' : 'gpt')) return;
+    this.tlExplain.dataset.kind = s2s ? 'seq2seq' : 'gpt';
+    setText(this.tlExplain, s2s
+      ? 'The decoder’s cross-attention for one fixed probe pair at every evaluation: each row is the target byte being predicted, each column a source byte; watch the alignment appear (a reversal: the anti-diagonal).'
+      : 'The attention maps of one fixed probe text at every evaluation: drag the slider or press Play to watch heads start to look at the previous byte, the start of the word, the line.');
+    setText(this.embExplain, s2s
+      ? 'Every source byte placed by its learned embedding in the encoder’s table (the core’s PCA: the two directions it varies most); neighbours are measured in the full embedding space.'
+      : 'Every byte of the text placed by its learned embedding (the core’s PCA: the two directions it varies most): watch vowels, digits, punctuation and upper/lower case move apart.');
+    setText(this.promptLabel, s2s ? 'Source' : 'Prompt');
+    this.prompt.setAttribute('aria-label', s2s ? 'Source to translate' : 'Prompt');
+    // a translator starts from its probe's source, a language model from a line of the play
+    if (s2s && this.prompt.value === 'ROMEO:') this.prompt.value = new TextDecoder().decode(ins!.probeSource);
+    else if (!s2s && ins && this.prompt.value !== 'ROMEO:' && this.prompt.dataset.fromProbe === 'true') this.prompt.value = 'ROMEO:';
+    this.prompt.dataset.fromProbe = String(s2s);
   }
 
   private togglePlay(): void {
@@ -253,10 +286,6 @@ export class LearnViews {
       clear(this.maps);
       return;
     }
-    if (ins.kind !== 'gpt') {
-      setText(this.stepLabel, 'a translation model: its history (cross-attention) is in the wasm API, not drawn here yet');
-      return;
-    }
     const i = this.current();
     const s = ins.snapshots[i];
     setText(this.stepLabel, `step ${formatCount(s.step)} (snapshot ${i + 1} of ${k})`);
@@ -279,12 +308,35 @@ export class LearnViews {
     const width = this.maps.clientWidth || 320;
     const size = Math.max(96, Math.min(320, Math.floor((width - 12 * (heads.length - 1)) / heads.length)));
     clear(this.maps);
+    if (ins.kind === 'seq2seq') return this.drawCross(snap, l, heads, width);
     for (const hd of heads) {
       const c = h('canvas', { class: 'tl-map', 'data-head': hd, role: 'img', 'aria-label': `Layer ${l + 1}, head ${hd + 1} at step ${snap.step}` });
       drawPackedAttention(c, snap.attention, ins.mapOffset(l, hd), ins.T, size, masked());
       this.maps.append(h('figure', {}, c, h('figcaption', { class: 'small muted' }, `head ${hd + 1}`)));
     }
     setText(this.probeEl, `Probe (rows and columns, in order): ${displayString(ins.probe)}`);
+  }
+
+  /** Cross-attention maps (T, S) of decoder layer l: rows the target bytes predicted (then the end), columns the source. */
+  private drawCross(snap: Insight['snapshots'][number], l: number, heads: number[], width: number): void {
+    const ins = this.insight!;
+    const rows = [...ins.probe].map(label).concat('⟨end⟩');
+    const cols = [...ins.probeSource].map(label);
+    const margin = 22;
+    const fit = Math.floor((width - 12 * (heads.length - 1)) / heads.length) - margin;
+    const cell = Math.max(8, Math.min(28, Math.floor(fit / Math.max(ins.S, ins.T))));
+    for (const hd of heads) {
+      const c = h('canvas', { class: 'tl-map tl-cross', 'data-head': hd, role: 'img' });
+      const peaks = ins.crossPeaks(snap, l, hd);
+      c.dataset.peaks = peaks.join(',');
+      c.setAttribute('aria-label', `Cross-attention of layer ${l + 1}, head ${hd + 1} at step ${snap.step}: ` +
+        rows.map((r, q) => `${r} looks most at ${cols[peaks[q]]}`).join('; '));
+      drawQuantisedMatrix(c, snap.attention, ins.crossOffset(l, hd), ins.T, ins.S, cell, margin, rows, cols);
+      this.maps.append(h('figure', {}, c, h('figcaption', { class: 'small muted' }, `head ${hd + 1}`)));
+    }
+    const peaks = ins.crossPeaks(snap, l, 'all');
+    this.maps.dataset.peaks = peaks.join(',');
+    setText(this.probeEl, `Probe pair: ${displayString(ins.probeSource)} → ${displayString(ins.probe)} (rows: the target byte predicted, then the end; columns: the source).`);
   }
 
   // ------------------------------------------------------------ view 3: embedding map
@@ -321,7 +373,7 @@ export class LearnViews {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     const pts = this.embPoints();
-    const near = this.embSel >= 0 ? this.neighbours(this.embSel, pts, 5) : [];
+    const near = this.embSel >= 0 ? ins.nearest(this.embSel, 5).map((e) => e.index) : [];
     const fg = cssVar('--fg') || '#222';
     for (let n = 0; n < ins.N; n++) {
       const b = ins.bytes[n];
@@ -334,17 +386,15 @@ export class LearnViews {
     if (this.embSel >= 0 && this.embSel < ins.N) this.describeByte(this.embSel, near);
   }
 
-  /** The k bytes nearest to byte n on the drawn map. */
-  private neighbours(n: number, pts: { x: number; y: number }[], k: number): number[] {
-    return pts.map((p, i) => ({ i, d: (p.x - pts[n].x) ** 2 + (p.y - pts[n].y) ** 2 })).filter((e) => e.i !== n)
-      .sort((a, b) => a.d - b.d).slice(0, k).map((e) => e.i);
-  }
-
-  private describeByte(n: number, near: number[]): void {
+  /** The byte's nearest in the full embedding space (the core's cosines at the newest weights). */
+  private describeByte(n: number, _near: number[]): void {
     const ins = this.insight!;
     const b = ins.bytes[n];
-    setText(this.embInfo, `${label(b)} (0x${b.toString(16).padStart(2, '0')}, ${byteRole(b)}): nearest on the map ${near.map((i) => label(ins.bytes[i])).join(' ')}`);
+    const near = ins.nearest(n, 5);
+    setText(this.embInfo, `${label(b)} (0x${b.toString(16).padStart(2, '0')}, ${byteRole(b)}): nearest in the embedding space (cosine, step ${formatCount(ins.neighbours.step)}) ` +
+      near.map((e) => `${label(ins.bytes[e.index])} ${e.cosine.toFixed(2)}`).join(', '));
     this.embInfo.dataset.byte = String(b);
+    this.embInfo.dataset.near = near.map((e) => ins.bytes[e.index]).join(',');
   }
 
   private embHover(e: MouseEvent): void {
@@ -383,13 +433,15 @@ export class LearnViews {
     if (!a || !b) return;
     clear(this.changed);
     let learned = 0, sumA = 0, sumB = 0, n = 0;
-    for (let t = 0; t < ins.T && t < ins.probe.length; t++) {
+    // gpt: the probe bytes; seq2seq: the target bytes, then the end token (T = target + 1)
+    const tokens = ins.kind === 'seq2seq' ? [...ins.probe, 257] : [...ins.probe];
+    for (let t = 0; t < ins.T && t < tokens.length; t++) {
       const la = a.probeLoss[t], lb = b.probeLoss[t];
-      const cell = h('span', { class: 'tok', 'data-t': t }, label(ins.probe[t]));
+      const cell = h('span', { class: 'tok', 'data-t': t }, label(tokens[t]));
       if (Number.isFinite(la) && Number.isFinite(lb)) {
         const d = lb - la;
         cell.style.background = diffColor(d);
-        cell.title = `${label(ins.probe[t])}: ${la.toFixed(2)} → ${lb.toFixed(2)} nats (${d <= 0 ? '' : '+'}${d.toFixed(2)})`;
+        cell.title = `${label(tokens[t])}: ${la.toFixed(2)} → ${lb.toFixed(2)} nats (${d <= 0 ? '' : '+'}${d.toFixed(2)})`;
         cell.dataset.diff = d.toFixed(4);
         if (d < -0.5) learned++;
         sumA += la;
@@ -459,7 +511,8 @@ export class LearnViews {
     // the path: prompt, then each byte as a button that walks back to it
     const path: number[] = [];
     for (let n = s.treeSelected; n > 0; n = t.nodes[n].parent) path.unshift(n);
-    this.pathEl.append(h('span', { class: 'st-prompt' }, displayString(t.prompt)));
+    const s2s = this.insight?.kind === 'seq2seq' || s.mode === 'seq2seq';
+    this.pathEl.append(h('span', { class: 'st-prompt' }, s2s ? `${this.treeSource} → ` : displayString(t.prompt)));
     for (const n of path) {
       const b = h('button', { type: 'button', class: 'st-byte', 'data-node': n, title: `p = ${formatProb(t.nodes[n].prob)}: walk back here` }, label(t.nodes[n].token));
       b.addEventListener('click', () => this.handlers.treeSelect(n));
@@ -480,7 +533,7 @@ export class LearnViews {
       const node = t.nodes[n];
       const li = h('li', {});
       const b = h('button', { type: 'button', class: `st-node${n === s.treeSelected ? ' selected' : ''}`, 'data-node': n, 'aria-current': n === s.treeSelected ? 'true' : null },
-        n === 0 ? 'prompt' : `${label(node.token)} ${formatProb(node.prob)}`);
+        n === 0 ? (s2s ? 'source' : 'prompt') : `${label(node.token)} ${formatProb(node.prob)}`);
       b.addEventListener('click', () => this.handlers.treeSelect(n));
       li.append(b);
       if (node.children.length) {
@@ -554,4 +607,36 @@ export class LearnViews {
 
 function configLine(c: { n_layer: number; n_embd: number; block_size: number; learning_rate: number; batch_size: number }): string {
   return `${c.n_layer}L × ${c.n_embd}, ctx ${c.block_size}, lr ${+c.learning_rate.toPrecision(3)}, batch ${c.batch_size}`;   // float32 noise off
+}
+
+/**
+ * Draws a full map (rows, cols) stored one byte per weight (q = round(255 sqrt(p)), insight.h) at
+ * att[offset + r * cols + c], `cell` CSS pixels a weight, with the row labels on the left and the
+ * column labels on top in a `margin`.
+ */
+function drawQuantisedMatrix(canvas: HTMLCanvasElement, att: Uint8Array, offset: number, rows: number, cols: number, cell: number,
+  margin: number, rowLabels: string[], colLabels: string[]): void {
+  const dpr = window.devicePixelRatio || 1;
+  const w = margin + cols * cell, hgt = margin + rows * cell;
+  canvas.style.width = `${w}px`;
+  canvas.style.height = `${hgt}px`;
+  canvas.width = Math.round(w * dpr);
+  canvas.height = Math.round(hgt * dpr);
+  const ctx = canvas.getContext('2d')!;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, w, hgt);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const [red, green, blue] = quantisedColor(att[offset + r * cols + c]);
+      ctx.fillStyle = `rgb(${red}, ${green}, ${blue})`;
+      ctx.fillRect(margin + c * cell, margin + r * cell, cell, cell);
+    }
+  }
+  ctx.fillStyle = cssVar('--fg') || '#222';
+  ctx.font = `${Math.min(12, Math.max(8, cell - 2))}px ui-monospace, monospace`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  colLabels.forEach((t, c) => ctx.fillText(t.length > 2 ? t.slice(0, 2) : t, margin + (c + 0.5) * cell, margin / 2));
+  ctx.textAlign = 'right';
+  rowLabels.forEach((t, r) => ctx.fillText(t === '⟨end⟩' ? '⟨/⟩' : t.length > 2 ? t.slice(0, 2) : t, margin - 3, margin + (r + 0.5) * cell));
 }
