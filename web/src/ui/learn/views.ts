@@ -383,11 +383,11 @@ export class LearnViews {
         : b >= 0x80 ? (b < 0xc0 ? '#a05ad8' : '#d85aa0') : /[aeiouAEIOU]/.test(ch) ? '#3a6fd8' : /[0-9]/.test(ch) ? '#c08a00' : /[A-Za-z]/.test(ch) ? fg : '#7a8596';
       ctx.fillText(label(b), pts[n].x, pts[n].y);
     }
-    if (this.embSel >= 0 && this.embSel < ins.N) this.describeByte(this.embSel, near);
+    if (this.embSel >= 0 && this.embSel < ins.N) this.describeByte(this.embSel);
   }
 
   /** The byte's nearest in the full embedding space (the core's cosines at the newest weights). */
-  private describeByte(n: number, _near: number[]): void {
+  private describeByte(n: number): void {
     const ins = this.insight!;
     const b = ins.bytes[n];
     const near = ins.nearest(n, 5);
