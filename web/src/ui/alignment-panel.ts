@@ -7,6 +7,7 @@ import { type AttentionMapView, type MapKind, attentionMap } from '../app/derive
 import { type AlignSource, type PageStore, watch } from '../app/state';
 import type { TranslationInspectionMsg } from '../protocol';
 import { clear, cssVar, h, panelHeader, setText } from './dom';
+import { HeadPicker } from './head-picker';
 import { drawMatrix, drawMatrixHighlight, drawTicks } from './heatmap';
 import { hideTooltip, showTooltip } from './tooltip';
 
@@ -42,9 +43,7 @@ export class AlignmentPanel {
   private customTgt: HTMLInputElement;
   private custom: HTMLElement;
   private mapSel: HTMLSelectElement;
-  private layerSel: HTMLSelectElement;
-  private headSel: HTMLSelectElement;
-  private gridBtn: HTMLButtonElement;
+  private readonly picker: HeadPicker;  // layer, head, all heads
   private canvas: HTMLCanvasElement;
   private overlay: HTMLCanvasElement;
   private rowLabels: HTMLElement;
@@ -59,9 +58,6 @@ export class AlignmentPanel {
   private data: TranslationInspectionMsg | null = null;
   private view: AttentionMapView | null = null;
   private kind: MapKind = 'cross';
-  private layer = -1;   // -1: the last layer (of a decoder, where the alignment is usually clearest)
-  private head = 0;
-  private showGrid = false;
   private cell = 0;
   private hoverQ: number | null = null;
   private hoverK: number | null = null;
@@ -80,9 +76,8 @@ export class AlignmentPanel {
       h('label', { for: 'align-custom-source' }, 'Source'), this.customSrc,
       h('label', { for: 'align-custom-target' }, 'Target'), this.customTgt);
     this.mapSel = h('select', { id: 'align-map' }, ...(Object.keys(MAPS) as MapKind[]).map((k) => h('option', { value: k }, MAPS[k].label)));
-    this.layerSel = h('select', { id: 'align-layer' });
-    this.headSel = h('select', { id: 'align-head' });
-    this.gridBtn = h('button', { type: 'button', id: 'btn-align-all-heads', 'aria-pressed': 'false' }, 'All heads');
+    this.picker = new HeadPicker({ layer: 'align-layer', head: 'align-head', grid: 'btn-align-all-heads' }, () => this.draw());
+    this.picker.layer = -1;  // the last layer (of a decoder, where the alignment is usually clearest)
     this.canvas = h('canvas', { id: 'align-heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention map; arrow keys move over the weights' });
     this.overlay = h('canvas', { class: 'heatmap-overlay', 'aria-hidden': 'true' });
     this.rowLabels = h('div', { id: 'align-rows', class: 'tick-labels rows', 'aria-hidden': 'true' });
@@ -98,8 +93,7 @@ export class AlignmentPanel {
       this.pairLine,
       h('div', { class: 'row' },
         h('label', { for: 'align-map' }, 'Attention'), this.mapSel,
-        h('label', { for: 'align-layer' }, 'Layer'), this.layerSel,
-        h('label', { for: 'align-head' }, 'Head'), this.headSel, this.gridBtn,
+        ...this.picker.controls(),
         h('span', { class: 'legend small' }, 'weight ', h('span', { class: 'legend-bar viridis' }), ' 0 → 1 (square-root scale); grey: the future, masked')),
       this.single, this.grid);
     this.el = h('section', { id: 'alignment', class: 'card wide', 'aria-labelledby': 'alignment-title', hidden: true },
@@ -130,9 +124,6 @@ export class AlignmentPanel {
       this.kind = this.mapSel.value as MapKind;
       this.show();
     });
-    this.layerSel.addEventListener('change', () => this.select(Number(this.layerSel.value), this.head));
-    this.headSel.addEventListener('change', () => this.select(this.layer, Number(this.headSel.value)));
-    this.gridBtn.addEventListener('click', () => this.setGrid(!this.showGrid));
     this.canvas.addEventListener('mousemove', (e) => this.onCanvasMove(e));
     this.canvas.addEventListener('mouseleave', () => this.hover(null, null));
     this.canvas.addEventListener('keydown', (e) => this.onCanvasKey(e));
@@ -169,17 +160,10 @@ export class AlignmentPanel {
     const d = this.data;
     if (!d) return;
     const view = attentionMap(d, this.kind);
-    const changed = !this.view || this.view.layers !== view.layers || this.view.kind !== view.kind || this.headSel.options.length !== d.NH;
+    const changed = !this.view || this.view.layers !== view.layers || this.view.kind !== view.kind || this.picker.headSel.options.length !== d.NH;
     this.view = view;
     if (changed) {
-      clear(this.layerSel);
-      clear(this.headSel);
-      for (let l = 0; l < view.layers; l++) this.layerSel.append(h('option', { value: l }, String(l)));
-      for (let n = 0; n < d.NH; n++) this.headSel.append(h('option', { value: n }, String(n)));
-      this.layer = this.layer < 0 ? view.layers - 1 : Math.min(this.layer, view.layers - 1);
-      this.head = Math.min(this.head, d.NH - 1);
-      this.layerSel.value = String(this.layer);
-      this.headSel.value = String(this.head);
+      this.picker.setCounts(view.layers, d.NH, /*lastLayer=*/true);
     }
     const dec = new TextDecoder();
     const bytes = (t: Int32Array) => new Uint8Array(Array.from(t).filter((x) => x < 256));
@@ -187,21 +171,6 @@ export class AlignmentPanel {
     this.body.hidden = false;
     setText(this.axisY, MAPS[this.kind].rowAxis);
     setText(this.axisX, MAPS[this.kind].colAxis);
-    this.draw();
-  }
-
-  private select(layer: number, head: number): void {
-    this.layer = layer;
-    this.head = head;
-    this.layerSel.value = String(layer);
-    this.headSel.value = String(head);
-    this.draw();
-  }
-
-  private setGrid(on: boolean): void {
-    this.showGrid = on;
-    this.gridBtn.setAttribute('aria-pressed', String(on));
-    setText(this.gridBtn, on ? 'One head' : 'All heads');
     this.draw();
   }
 
@@ -213,14 +182,14 @@ export class AlignmentPanel {
     const v = this.view;
     const d = this.data;
     if (!v || !d) return;
-    this.single.hidden = this.showGrid;
-    this.grid.hidden = !this.showGrid;
+    this.single.hidden = this.picker.showGrid;
+    this.grid.hidden = !this.picker.showGrid;
     const masked = v.causal ? this.masked() : null;
-    if (!this.showGrid) {
+    if (!this.picker.showGrid) {
       const avail = Math.max(160, Math.min(520, this.el.clientWidth - 120));
       this.cell = Math.max(2, Math.min(36, Math.floor(avail / Math.max(v.rows, v.cols))));
-      drawMatrix(this.canvas, v.weights, (this.layer * d.NH + this.head) * v.rows * v.cols, v.rows, v.cols, this.cell, masked);
-      Object.assign(this.canvas.dataset, { kind: v.kind, layer: String(this.layer), head: String(this.head), rows: String(v.rows), cols: String(v.cols),
+      drawMatrix(this.canvas, v.weights, (this.picker.layer * d.NH + this.picker.head) * v.rows * v.cols, v.rows, v.cols, this.cell, masked);
+      Object.assign(this.canvas.dataset, { kind: v.kind, layer: String(this.picker.layer), head: String(this.picker.head), rows: String(v.rows), cols: String(v.cols),
         drawn: String(Number(this.canvas.dataset.drawn ?? 0) + 1), step: String(d.step) });
       drawMatrixHighlight(this.overlay, v.rows, v.cols, this.cell, this.hoverQ, this.hoverK, cssVar('--accent') || '#e0662a', v.causal);
       drawTicks(this.rowLabels, v.rowLabels, this.cell, false, (t) => `row ${t}: ${v.rowLabels[t]}`);
@@ -235,13 +204,7 @@ export class AlignmentPanel {
         for (let n = 0; n < d.NH; n++) {
           const c = h('canvas', { 'aria-hidden': 'true' });
           drawMatrix(c, v.weights, (l * d.NH + n) * v.rows * v.cols, v.rows, v.cols, cell, masked);
-          const b = h('button', { type: 'button', class: `head-cell${l === this.layer && n === this.head ? ' current' : ''}`, 'data-layer': l, 'data-head': n,
-            'aria-label': `Layer ${l}, head ${n}` }, c, h('span', { class: 'small' }, `L${l} H${n}`));
-          b.addEventListener('click', () => {
-            this.select(l, n);
-            this.setGrid(false);
-          });
-          this.grid.append(b);
+          this.grid.append(this.picker.cell(l, n, c));
         }
       }
       this.grid.dataset.count = String(v.layers * d.NH);
@@ -254,17 +217,17 @@ export class AlignmentPanel {
     const v = this.view;
     const d = this.data;
     if (!v || !d) return;
-    if (!this.showGrid) drawMatrixHighlight(this.overlay, v.rows, v.cols, this.cell, q, k, cssVar('--accent') || '#e0662a', v.causal);
+    if (!this.picker.showGrid) drawMatrixHighlight(this.overlay, v.rows, v.cols, this.cell, q, k, cssVar('--accent') || '#e0662a', v.causal);
     if (q === null || k === null) {
       hideTooltip();
       return;
     }
-    const w = v.causal && k > q ? 0 : v.weights[(this.layer * d.NH + this.head) * v.rows * v.cols + q * v.cols + k];
+    const w = v.causal && k > q ? 0 : v.weights[(this.picker.layer * d.NH + this.picker.head) * v.rows * v.cols + q * v.cols + k];
     const row = v.kind === 'encoder' ? `source byte ${q} “${v.rowLabels[q]}”` : `writing “${v.rowLabels[q]}” (row ${q})`;
     const col = v.kind === 'cross' ? `source byte ${k} “${v.colLabels[k]}”` : v.kind === 'encoder' ? `byte ${k} “${v.colLabels[k]}”` : `input ${k} “${v.colLabels[k]}”`;
     const tip = h('div', { class: 'tip-attn' },
       h('div', { class: 'tip-title' }, `${row} ${MAPS[v.kind].verb} ${col}`),
-      h('div', {}, v.causal && k > q ? 'masked: the decoder cannot look at what it has not written yet' : `weight ${w.toFixed(4)} (layer ${this.layer}, head ${this.head})`));
+      h('div', {}, v.causal && k > q ? 'masked: the decoder cannot look at what it has not written yet' : `weight ${w.toFixed(4)} (layer ${this.picker.layer}, head ${this.picker.head})`));
     const r = this.canvas.getBoundingClientRect();
     const x = r.left + (k + 1) * this.cell;
     const y = r.top + (q + 1) * this.cell;

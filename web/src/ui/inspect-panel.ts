@@ -5,6 +5,7 @@ import { formatProb } from '../format';
 import type { InspectionMsg } from '../protocol';
 import { alternativeLabel, byteLabel, byteLabels, byteRole, hex, windowSegments } from '../utf8';
 import { clear, cssVar, h, panelHeader, setText } from './dom';
+import { HeadPicker } from './head-picker';
 import { colorCss, drawAttention, drawHighlight, drawTicks } from './heatmap';
 import { hideTooltip, showTooltip } from './tooltip';
 
@@ -35,9 +36,7 @@ export class InspectPanel {
   private custom: HTMLTextAreaElement;
   private sliceBtn: HTMLButtonElement;
   private runBtn: HTMLButtonElement;
-  private layerSel: HTMLSelectElement;
-  private headSel: HTMLSelectElement;
-  private gridBtn: HTMLButtonElement;
+  private readonly picker: HeadPicker;  // layer, head, all heads
   private tokensEl: HTMLElement;
   private lossEl: HTMLElement;
   private lossSummary: HTMLElement;
@@ -54,9 +53,6 @@ export class InspectPanel {
   private labels: string[] = [];
   private charStart: number[] = [];   // for each byte, where its character starts (itself if none)
   private lossCells: HTMLElement[] = [];
-  private layer = 0;
-  private head = 0;
-  private showGrid = false;
   private hoverQ: number | null = null;
   private hoverK: number | null = null;
   private size = 0;
@@ -72,9 +68,7 @@ export class InspectPanel {
     this.sliceBtn = h('button', { type: 'button', id: 'btn-another-slice' }, 'Another slice');
     this.runBtn = h('button', { type: 'button', id: 'btn-inspect', class: 'primary' }, 'Look inside');
     this.live = h('input', { type: 'checkbox', id: 'inspect-live', checked: true });
-    this.layerSel = h('select', { id: 'inspect-layer' });
-    this.headSel = h('select', { id: 'inspect-head' });
-    this.gridBtn = h('button', { type: 'button', id: 'btn-all-heads', 'aria-pressed': 'false' }, 'All heads');
+    this.picker = new HeadPicker({ layer: 'inspect-layer', head: 'inspect-head', grid: 'btn-all-heads' }, () => this.draw());
     this.tokensEl = h('div', { id: 'inspect-tokens', class: 'token-strip', tabindex: '0', 'aria-label': 'Tokens; arrow keys pick the query token' });
     this.lossEl = h('div', { id: 'token-loss', class: 'token-strip loss-strip', tabindex: '0', 'aria-label': 'Loss of each byte; arrow keys move' });
     this.lossSummary = h('p', { id: 'loss-summary', class: 'muted small' });
@@ -94,8 +88,7 @@ export class InspectPanel {
       h('h3', { class: 'small-title' }, 'Tokens (bytes) — hover one to see where it looks'),
       this.tokensEl,
       h('div', { class: 'row' },
-        h('label', { for: 'inspect-layer' }, 'Layer'), this.layerSel,
-        h('label', { for: 'inspect-head' }, 'Head'), this.headSel, this.gridBtn,
+        ...this.picker.controls(),
         h('span', { class: 'legend small' }, 'weight ', h('span', { class: 'legend-bar viridis' }), ' 0 → 1 (square-root scale); grey: the future, masked')),
       this.single, this.grid,
       h('h3', { class: 'small-title' }, 'How surprising each byte was'),
@@ -124,9 +117,6 @@ export class InspectPanel {
     this.custom.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) handlers.onRequest();
     });
-    this.layerSel.addEventListener('change', () => this.select(Number(this.layerSel.value), this.head));
-    this.headSel.addEventListener('change', () => this.select(this.layer, Number(this.headSel.value)));
-    this.gridBtn.addEventListener('click', () => this.setGrid(!this.showGrid));
     this.canvas.addEventListener('mousemove', (e) => this.onCanvasMove(e));
     this.canvas.addEventListener('mouseleave', () => this.hover(null, null));
     this.canvas.addEventListener('keydown', (e) => this.onCanvasKey(e));
@@ -178,34 +168,12 @@ export class InspectPanel {
     const first = !this.data || this.data.L !== d.L || this.data.NH !== d.NH;
     this.data = d;
     if (first) {
-      clear(this.layerSel);
-      clear(this.headSel);
-      for (let l = 0; l < d.L; l++) this.layerSel.append(h('option', { value: l }, String(l)));
-      for (let n = 0; n < d.NH; n++) this.headSel.append(h('option', { value: n }, String(n)));
-      this.layer = Math.min(this.layer, d.L - 1);
-      this.head = Math.min(this.head, d.NH - 1);
-      this.layerSel.value = String(this.layer);
-      this.headSel.value = String(this.head);
+      this.picker.setCounts(d.L, d.NH);
     }
     this.body.hidden = false;
     this.losses = losses;
     this.renderTokens();
     this.renderLoss();
-    this.draw();
-  }
-
-  private select(layer: number, head: number): void {
-    this.layer = layer;
-    this.head = head;
-    this.layerSel.value = String(layer);
-    this.headSel.value = String(head);
-    this.draw();
-  }
-
-  private setGrid(on: boolean): void {
-    this.showGrid = on;
-    this.gridBtn.setAttribute('aria-pressed', String(on));
-    setText(this.gridBtn, on ? 'One head' : 'All heads');
     this.draw();
   }
 
@@ -217,15 +185,15 @@ export class InspectPanel {
     const d = this.data;
     if (!d) return;
     const T = d.T;
-    this.single.hidden = this.showGrid;
-    this.grid.hidden = !this.showGrid;
-    if (!this.showGrid) {
+    this.single.hidden = this.picker.showGrid;
+    this.grid.hidden = !this.picker.showGrid;
+    if (!this.picker.showGrid) {
       const avail = Math.max(160, Math.min(480, this.el.clientWidth - 80));
       const cell = Math.max(1, Math.floor(avail / T));
       this.size = cell * T;
-      drawAttention(this.canvas, d.attention, (this.layer * d.NH + this.head) * T * T, T, this.size, this.masked());
-      this.canvas.dataset.layer = String(this.layer);
-      this.canvas.dataset.head = String(this.head);
+      drawAttention(this.canvas, d.attention, (this.picker.layer * d.NH + this.picker.head) * T * T, T, this.size, this.masked());
+      this.canvas.dataset.layer = String(this.picker.layer);
+      this.canvas.dataset.head = String(this.picker.head);
       this.canvas.dataset.t = String(T);
       this.canvas.dataset.drawn = String(Number(this.canvas.dataset.drawn ?? 0) + 1);
       drawHighlight(this.overlay, T, this.size, this.hoverQ, this.hoverK, cssVar('--accent') || '#e0662a');
@@ -239,13 +207,7 @@ export class InspectPanel {
         for (let n = 0; n < d.NH; n++) {
           const c = h('canvas', { 'aria-hidden': 'true' });
           drawAttention(c, d.attention, (l * d.NH + n) * T * T, T, size, this.masked());
-          const b = h('button', { type: 'button', class: `head-cell${l === this.layer && n === this.head ? ' current' : ''}`, 'data-layer': l, 'data-head': n, 'aria-label': `Layer ${l}, head ${n}` },
-            c, h('span', { class: 'small' }, `L${l} H${n}`));
-          b.addEventListener('click', () => {
-            this.select(l, n);
-            this.setGrid(false);
-          });
-          this.grid.append(b);
+          this.grid.append(this.picker.cell(l, n, c));
         }
       }
       this.grid.dataset.count = String(d.L * d.NH);
@@ -322,7 +284,7 @@ export class InspectPanel {
     const d = this.data;
     if (!d) return;
     const q = this.hoverQ;
-    const off = (this.layer * d.NH + this.head) * d.T * d.T;
+    const off = (this.picker.layer * d.NH + this.picker.head) * d.T * d.T;
     for (let t = 0; t < this.cells.length; t++) {
       const c = this.cells[t];
       if (!c) continue;
@@ -344,14 +306,14 @@ export class InspectPanel {
   private hover(q: number | null, k: number | null, anchor?: HTMLElement): void {
     this.hoverQ = q;
     this.hoverK = k;
-    if (!this.showGrid && this.data) drawHighlight(this.overlay, this.data.T, this.size, q, k, cssVar('--accent') || '#e0662a');
+    if (!this.picker.showGrid && this.data) drawHighlight(this.overlay, this.data.T, this.size, q, k, cssVar('--accent') || '#e0662a');
     this.shadeTokens();
     if (q === null || !this.data) {
       hideTooltip();
       return;
     }
     const d = this.data;
-    const off = (this.layer * d.NH + this.head) * d.T * d.T + q * d.T;
+    const off = (this.picker.layer * d.NH + this.picker.head) * d.T * d.T + q * d.T;
     const tip = h('div', { class: 'tip-attn' });
     if (k !== null) {
       const w = k <= q ? d.attention[off + k] : 0;
@@ -360,7 +322,7 @@ export class InspectPanel {
     } else {
       // the strongest few weights of this row
       const row = Array.from({ length: q + 1 }, (_, t) => [t, d.attention[off + t]] as [number, number]).sort((a, b) => b[1] - a[1]).slice(0, 5);
-      tip.append(h('div', { class: 'tip-title' }, `byte ${q} “${this.label(q)}” looks at (layer ${this.layer}, head ${this.head}):`));
+      tip.append(h('div', { class: 'tip-title' }, `byte ${q} “${this.label(q)}” looks at (layer ${this.picker.layer}, head ${this.picker.head}):`));
       const list = h('ol', { class: 'alts' });
       for (const [t, w] of row) list.append(h('li', {}, h('span', { class: 'alt-label' }, `${t} “${this.label(t)}”`), h('span', { class: 'bar', style: `--w:${(w * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, w.toFixed(3))));
       tip.append(list);
