@@ -12,17 +12,10 @@
 //   BENCH_TASKS=reverse,dates       only these tasks (default: all four)
 //   BENCH_TASK_SECONDS=600          the time bound per task (default 600 s)
 //   BENCH_VARIANT=simd              force a build (default: the page's choice, threads when isolated)
-import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { preview } from 'vite';
 
-import { chromiumPath } from '../scripts/chromium.mjs';
-import { root } from '../tests/wasm/helpers.mjs';
+import { openBenchPage } from './page-harness.mjs';
 
-if (!fs.existsSync(path.join(root, 'dist/index.html'))) throw new Error('dist/ is missing: run npm run build first');
 
 // the preset each task is meant for (core/src/config.cpp: the presets' blurbs)
 const PRESET = { 'zh-en': 's2s-small', reverse: 's2s-tiny', numbers: 's2s-base', dates: 's2s-base' };
@@ -32,39 +25,7 @@ const tasks = (process.env.BENCH_TASKS ?? Object.keys(PRESET).join(',')).split('
 const boundS = Number(process.env.BENCH_TASK_SECONDS ?? 600);
 const query = process.env.BENCH_VARIANT ? `?variant=${process.env.BENCH_VARIANT}` : '';
 
-const port = await new Promise((resolve, reject) => {
-  const srv = net.createServer();
-  srv.on('error', reject);
-  srv.listen(0, '127.0.0.1', () => {
-    const { port } = srv.address();
-    srv.close(() => resolve(port));
-  });
-});
-const server = await preview({
-  configFile: path.join(root, 'web/vite.config.ts'),
-  logLevel: 'warn',
-  preview: { port, host: '127.0.0.1', strictPort: true, open: false },
-});
-const base = `http://127.0.0.1:${port}/`;
-const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-bench-s2s-'));
-const ctx = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: chromiumPath(),
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1280, height: 900 },
-});
-const page = ctx.pages()[0] ?? (await ctx.newPage());
-// fn(state, arg) runs in the page on the store's state (window.__tinygpt.get()); it is sent as
-// source, so it cannot close over locals
-const dbg = (fn, arg) => page.evaluate(({ src, arg }) => (0, eval)(`(${src})`)(window.__tinygpt.get(), arg), { src: fn.toString(), arg });
-async function waitFor(pred, timeoutMs, arg) {
-  const t0 = Date.now();
-  while (!(await dbg(pred, arg))) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${pred}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-s2s-');
 
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 console.log(`bench:page:translation — headless Chromium (${(await ctx.browser()?.version()) ?? 'chromium'}), ${os.cpus()[0].model}, ` +
@@ -127,6 +88,4 @@ for (const task of tasks) {
 console.log('\nsummary');
 for (const r of rows) console.log(`  ${r.task.padEnd(8)} ${r.result}; ${r.speed}  [${r.how}; load ${r.load}]`);
 
-await ctx.close();
-await server.close();
-fs.rmSync(userDataDir, { recursive: true, force: true });
+await close();

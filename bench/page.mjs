@@ -14,52 +14,17 @@
 //   configs; --contended adds config S with one core kept busy (issue 11, item 13); BENCH_ONLY=history
 //   runs 4 only.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { preview } from 'vite';
 
 import { execFileSync, spawn } from 'node:child_process';
 
-import { chromiumPath } from '../scripts/chromium.mjs';
 import { root } from '../tests/wasm/helpers.mjs';
 
-if (!fs.existsSync(path.join(root, 'dist/index.html'))) throw new Error('dist/ is missing: run npm run build first');
+import { openBenchPage } from './page-harness.mjs';
 
-const port = await new Promise((resolve, reject) => {
-  const srv = net.createServer();
-  srv.on('error', reject);
-  srv.listen(0, '127.0.0.1', () => {
-    const { port } = srv.address();
-    srv.close(() => resolve(port));
-  });
-});
-const server = await preview({
-  configFile: path.join(root, 'web/vite.config.ts'),
-  logLevel: 'warn',
-  preview: { port, host: '127.0.0.1', strictPort: true, open: false },
-});
-const base = `http://127.0.0.1:${port}/`;
-const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-bench-'));
-const ctx = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: chromiumPath(),
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1280, height: 900 },
-});
-const page = ctx.pages()[0] ?? (await ctx.newPage());
-// Runs fn(state, arg) in the page on the page store's state (window.__tinygpt.get()); fn is sent
-// as source: it cannot close over locals.
-const dbg = (fn, arg) => page.evaluate(({ src, arg }) => (0, eval)(`(${src})`)(window.__tinygpt.get(), arg), { src: fn.toString(), arg });
-async function waitFor(pred, timeoutMs, arg) {
-  const t0 = Date.now();
-  while (!(await dbg(pred, arg))) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${pred}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+
+const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-');
 
 async function open(query, evalEvery = null, preset = 'S') {
   await page.goto(base + query);
@@ -219,7 +184,5 @@ if (!only || only === 'history') {
     `the snapshots themselves: ${(100 * mean(shares)).toFixed(2)}% of the wall time (the core's timing, same runs)`);
 }
 
-await ctx.close();
-await server.close();
-fs.rmSync(userDataDir, { recursive: true, force: true });
+await close();
 process.exit(0);
