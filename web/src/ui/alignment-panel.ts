@@ -8,7 +8,7 @@ import { type AlignSource, type PageStore, watch } from '../app/state';
 import type { TranslationInspectionMsg } from '../protocol';
 import { clear, cssVar, h, panelHeader, setText } from './dom';
 import { HeadPicker } from './head-picker';
-import { drawMatrix, drawMatrixHighlight, drawTicks } from './heatmap';
+import { drawMatrix, drawMatrixHighlight, drawTicks, moveCell } from './heatmap';
 import { hideTooltip, showTooltip } from './tooltip';
 
 export interface AlignmentHandlers {
@@ -247,17 +247,10 @@ export class AlignmentPanel {
   private onCanvasKey(e: KeyboardEvent): void {
     const v = this.view;
     if (!v) return;
-    let q = this.hoverQ ?? 0;
-    let k = this.hoverK ?? 0;
-    if (e.key === 'ArrowUp') q--;
-    else if (e.key === 'ArrowDown') q++;
-    else if (e.key === 'ArrowLeft') k--;
-    else if (e.key === 'ArrowRight') k++;
-    else if (e.key === 'Escape') return this.hover(null, null);
-    else return;
+    const cell = moveCell(e.key, this.hoverQ ?? 0, this.hoverK ?? 0, v.rows, v.cols, v.causal);
+    if (cell === null) return;
+    if (cell === 'leave') return this.hover(null, null);
     e.preventDefault();
-    q = Math.max(0, Math.min(v.rows - 1, q));
-    k = Math.max(0, Math.min(v.causal ? q : v.cols - 1, k));
-    this.hover(q, k);
+    this.hover(cell[0], cell[1]);
   }
 }

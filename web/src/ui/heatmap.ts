@@ -161,3 +161,20 @@ export function drawPackedAttention(canvas: HTMLCanvasElement, att: Uint8Array, 
   ctx.clearRect(0, 0, canvas.width, canvas.height);
   ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
 }
+
+/**
+ * Arrow keys move the highlighted cell (query row q, key column k) of an attention map; Escape
+ * leaves it. Returns the new cell, 'leave' for Escape, or null for a key the map does not use.
+ * causal: a row q only has the columns 0..q.
+ */
+export function moveCell(key: string, q: number, k: number, rows: number, cols: number, causal: boolean): [number, number] | 'leave' | null {
+  if (key === 'ArrowUp') q--;
+  else if (key === 'ArrowDown') q++;
+  else if (key === 'ArrowLeft') k--;
+  else if (key === 'ArrowRight') k++;
+  else if (key === 'Escape') return 'leave';
+  else return null;
+  q = Math.max(0, Math.min(rows - 1, q));
+  k = Math.max(0, Math.min(causal ? q : cols - 1, k));
+  return [q, k];
+}

@@ -6,7 +6,7 @@ import type { InspectionMsg } from '../protocol';
 import { alternativeLabel, byteLabel, byteLabels, byteRole, hex, windowSegments } from '../utf8';
 import { clear, cssVar, h, panelHeader, setText } from './dom';
 import { HeadPicker } from './head-picker';
-import { colorCss, drawAttention, drawHighlight, drawTicks } from './heatmap';
+import { colorCss, drawAttention, drawHighlight, drawTicks, moveCell } from './heatmap';
 import { hideTooltip, showTooltip } from './tooltip';
 
 export interface InspectHandlers {
@@ -351,18 +351,11 @@ export class InspectPanel {
   private onCanvasKey(e: KeyboardEvent): void {
     const d = this.data;
     if (!d) return;
-    let q = this.hoverQ ?? 0;
-    let k = this.hoverK ?? 0;
-    if (e.key === 'ArrowUp') q--;
-    else if (e.key === 'ArrowDown') q++;
-    else if (e.key === 'ArrowLeft') k--;
-    else if (e.key === 'ArrowRight') k++;
-    else if (e.key === 'Escape') return this.hover(null, null);
-    else return;
+    const cell = moveCell(e.key, this.hoverQ ?? 0, this.hoverK ?? 0, d.T, d.T, true);
+    if (cell === null) return;
+    if (cell === 'leave') return this.hover(null, null);
     e.preventDefault();
-    q = Math.max(0, Math.min(d.T - 1, q));
-    k = Math.max(0, Math.min(q, k));
-    this.hover(q, k);
+    this.hover(cell[0], cell[1]);
   }
 
   private onStripKey(e: KeyboardEvent, which: 'tokens' | 'loss'): void {
