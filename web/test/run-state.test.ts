@@ -2,35 +2,14 @@
 // events into state (with a fake worker client: the same messages the real worker sends).
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { type ClientLike, Controller, sampleText } from '../src/app/controller';
+import { Controller, sampleText } from '../src/app/controller';
 import { canStart, etaMs, startBlockedReason, startLabel, statusLine, tokenLosses } from '../src/app/derive';
 import { LossHistory } from '../src/app/history';
 import { createPageStore, initialState, patch, watch } from '../src/app/state';
-import type { FromWorker, FullConfig, Preset, Ready, ToWorker } from '../src/protocol';
+import type { FullConfig, Preset, Ready, ToWorker } from '../src/protocol';
 import { normalise } from '../src/settings';
+import { FakeClient } from './fake-client';
 import { loadScalar } from './wasm';
-
-class FakeClient implements ClientLike {
-  sent: ToWorker[] = [];
-  private listeners: ((m: FromWorker) => void)[] = [];
-  send(msg: ToWorker): void {
-    this.sent.push(msg);
-  }
-  on(type: FromWorker['type'], fn: (m: never) => void): () => void {
-    const l = (m: FromWorker) => {
-      if (m.type === type) (fn as (m: FromWorker) => void)(m);
-    };
-    this.listeners.push(l);
-    return () => undefined;
-  }
-  onAny(fn: (m: FromWorker) => void): () => void {
-    this.listeners.unshift(fn);
-    return () => undefined;
-  }
-  emit(m: FromWorker): void {
-    for (const l of this.listeners) l(m);
-  }
-}
 
 // the schema and presets come from the core, as in the page (scalar wasm build)
 let ready: Ready;

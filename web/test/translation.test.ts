@@ -3,40 +3,19 @@
 // and tasks of the core itself (scalar wasm build) and real inspections from a seq2seq Session.
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { type ClientLike, Controller } from '../src/app/controller';
+import { Controller } from '../src/app/controller';
 import {
   SEED_PAIR, alignmentInput, attentionMap, canStart, corpusKindFor, defaultPair, describeModel, formatPercent, modeCorpus, pairsReport,
   previewPairs, startBlockedReason, statusLine,
 } from '../src/app/derive';
 import { LossHistory } from '../src/app/history';
 import { type CorpusState, createPageStore, initialState } from '../src/app/state';
-import type { FromWorker, FullConfig, Ready, ToWorker, TranslationInspectionMsg } from '../src/protocol';
+import type { FullConfig, Ready, ToWorker, TranslationInspectionMsg } from '../src/protocol';
 import { presetsFor } from '../src/settings';
 import { byteLabels, tokenLabels, windowSegments } from '../src/utf8';
+import { FakeClient } from './fake-client';
 import { loadScalar } from './wasm';
 import type { TinyGPTModule } from '../../wasm/tinygpt';
-
-class FakeClient implements ClientLike {
-  sent: ToWorker[] = [];
-  private listeners: ((m: FromWorker) => void)[] = [];
-  send(msg: ToWorker): void {
-    this.sent.push(msg);
-  }
-  on(type: FromWorker['type'], fn: (m: never) => void): () => void {
-    const l = (m: FromWorker) => {
-      if (m.type === type) (fn as (m: FromWorker) => void)(m);
-    };
-    this.listeners.push(l);
-    return () => undefined;
-  }
-  onAny(fn: (m: FromWorker) => void): () => void {
-    this.listeners.unshift(fn);
-    return () => undefined;
-  }
-  emit(m: FromWorker): void {
-    for (const l of this.listeners) l(m);
-  }
-}
 
 const enc = new TextEncoder();
 let M: TinyGPTModule;
