@@ -12,11 +12,11 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-quic', '-
   '--disable-component-update', '--disable-sync'];
 
 /** A fresh persistent profile (IndexedDB, service worker, Web Locks shared by its pages); `args`: more switches. */
-export async function launch(options: { viewport?: { width: number; height: number }; args?: string[] } = {}): Promise<{ ctx: BrowserContext; close: () => Promise<void> }> {
+export async function launch(options: { viewport?: { width: number; height: number }; args?: string[]; locale?: string } = {}): Promise<{ ctx: BrowserContext; close: () => Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-e2e-'));
   const ctx = await chromium.launchPersistentContext(dir, {
     executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
-    acceptDownloads: true, viewport: options.viewport ?? { width: 1280, height: 900 },
+    acceptDownloads: true, viewport: options.viewport ?? { width: 1280, height: 900 }, locale: options.locale ?? 'en-US',
   });
   return { ctx, close: async () => { await ctx.close(); fs.rmSync(dir, { recursive: true, force: true }); } };
 }
@@ -63,3 +63,44 @@ export async function pause(page: Page): Promise<void> {
 }
 
 export const lorem = (word: string) => `${word} was here, and ${word} will be back tomorrow.\n`.repeat(60);
+
+/**
+ * English left in a Chinese page: every text node and labelling attribute (title, aria-label,
+ * placeholder, alt, aria-description) of `root` (default: the whole document, hidden parts too),
+ * outside data (elements marked translate="no", and code/kbd/pre/samp/script/style), with a
+ * Latin-script word of two letters or more that is not one of the terms Chinese keeps
+ * (web/src/i18n/terms.ts). Returns "where: text" lines; [] when all is Chinese.
+ */
+export async function untranslated(page: Page, root = 'html'): Promise<string[]> {
+  const { TERMS } = await import('../../web/src/i18n/terms');
+  return page.evaluate(({ root, terms }) => {
+    const allowed = new Set(terms);
+    const skip = 'script, style, code, kbd, pre, samp, [translate="no"], svg';
+    const out: string[] = [];
+    const bad = (text: string) => (text.match(/[A-Za-z][A-Za-z0-9+]*/g) ?? []).some((w) => w.length > 1 && !allowed.has(w));
+    const where = (el: Element) => {
+      const id = el.closest('[id]');
+      return `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : ''} in #${id?.id ?? '?'}`;
+    };
+    const top = document.querySelector(root);
+    if (!top) return [`no element ${root}`];
+    const walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+    for (let n: Node | null = walker.currentNode; n; n = walker.nextNode()) {
+      if (n.nodeType === Node.ELEMENT_NODE) {
+        const el = n as Element;
+        if (el.closest(skip)) continue;
+        for (const attr of ['title', 'aria-label', 'placeholder', 'alt', 'aria-description']) {
+          const v = el.getAttribute(attr);
+          if (v && bad(v)) out.push(`${where(el)} [${attr}]: ${v.slice(0, 120)}`);
+        }
+        if (el instanceof HTMLInputElement && (el.type === 'button' || el.type === 'submit') && bad(el.value)) out.push(`${where(el)} [value]: ${el.value}`);
+      } else {
+        const parent = n.parentElement;
+        if (!parent || parent.closest(skip)) continue;
+        const text = n.textContent ?? '';
+        if (bad(text)) out.push(`${where(parent)}: ${text.trim().slice(0, 120)}`);
+      }
+    }
+    return out;
+  }, { root, terms: [...TERMS] });
+}

@@ -1,4 +1,5 @@
-// format.ts — numbers for people.
+// format.ts — numbers for people (units in the page's language: i18n common.*).
+import { t } from './i18n';
 
 export function formatCount(n: number): string {
   return Math.round(n).toLocaleString('en-US');
@@ -18,8 +19,8 @@ export function formatBytes(n: number): string {
 }
 
 export function formatParams(n: number): string {
-  if (n >= 1e6) return `${(n / 1e6).toFixed(n >= 1e7 ? 1 : 2)} M`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
+  if (n >= 1e6) return t().common.million((n / 1e6).toFixed(n >= 1e7 ? 1 : 2));
+  if (n >= 1e3) return t().common.thousand((n / 1e3).toFixed(1));
   return String(n);
 }
 
@@ -27,17 +28,17 @@ export function formatParams(n: number): string {
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
   const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  if (s < 60) return t().common.seconds(s.toFixed(s < 10 ? 1 : 0));
   const m = Math.floor(s / 60);
   const rs = Math.floor(s % 60);
-  if (m < 60) return `${m} min ${String(rs).padStart(2, '0')} s`;
+  if (m < 60) return t().common.minutesSeconds(m, String(rs).padStart(2, '0'));
   const h = Math.floor(m / 60);
-  return `${h} h ${String(m % 60).padStart(2, '0')} min`;
+  return t().common.hoursMinutes(h, String(m % 60).padStart(2, '0'));
 }
 
 export function formatRate(perSec: number): string {
   if (!Number.isFinite(perSec) || perSec <= 0) return '—';
-  if (perSec >= 1e4) return `${(perSec / 1e3).toFixed(1)} k`;
+  if (perSec >= 1e4) return t().common.thousand((perSec / 1e3).toFixed(1));
   return perSec.toFixed(0);
 }
 

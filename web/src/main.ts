@@ -20,9 +20,11 @@ import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
 import { EstimateBox } from './ui/estimate-box';
 import { GuardNotice } from './ui/guard-notice';
+import { bindStatic, locale, t, tr } from './i18n';
 import { $, h, panelHeader } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
+import { bindLanguageSwitch } from './ui/language-switch';
 import { initMessages, notify } from './ui/messages';
 import { bindModeSwitch } from './ui/mode-switch';
 import { bindRunBar } from './ui/run-bar';
@@ -33,7 +35,11 @@ import { ReplayBanner, ShareBox } from './ui/share-box';
 import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
 
+// the page's language first: index.html's text, the switcher, and the store's mirror of it
+bindStatic(document);
+bindLanguageSwitch($('#language-slot'));
 const store = createPageStore();
+locale.listen((l) => patch(store, { locale: l }));
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
 (window as unknown as { __tinygpt: typeof store }).__tinygpt = store;
 
@@ -86,7 +92,7 @@ function loadTranslationViews(): Promise<void> {
     translateNow = () => translatePanel.translateNow();
   }).catch((e: unknown) => {
     translationViews = null;   // tried again at the next switch
-    notify(`The translation views could not be loaded: ${e instanceof Error ? e.message : e}`, 'error');
+    notify(t().page.translationViewsFailed(e instanceof Error ? e.message : String(e)), 'error');
   });
   return translationViews;
 }
@@ -99,9 +105,8 @@ const banner = new ResumeBanner(store, (id) => void runs.resume(id), runs.dismis
 
 // "Watch it learn" (views of the run's history): its code loads when the panel nears the screen
 const watchPanel = h('section', { id: 'watch', class: 'card wide', 'aria-labelledby': 'watch-title' },
-  panelHeader(8, 'Watch it learn', 'How the model got here: snapshots taken at every evaluation (kept with the run), a generation you can ' +
-    'step through and branch, and your runs side by side.'),
-  h('div', { id: 'watch-body' }, h('p', { class: 'muted small' }, 'Loading the views…')));
+  panelHeader(8, tr((m) => m.page.watchTitle), tr((m) => m.page.watchExplain)),
+  h('div', { id: 'watch-body' }, h('p', { class: 'muted small' }, tr((m) => m.page.watchLoading))));
 watchPanel.querySelector('h2')!.id = 'watch-title';
 let watchLoading = false;
 const loadLearn = () => {
@@ -144,7 +149,7 @@ if (/[#?&]tinygpt=/.test(location.hash)) replay.open(location.href);   // opened
 // (over a model, only once the person has reset it: a link never replaces a run by itself)
 window.addEventListener('hashchange', () => {
   if (!/[#?&]tinygpt=/.test(location.hash)) return;
-  if (store.get().model) notify('A shared run link: press Reset first (or open the link in a new tab) to set it up; the current model stays as it is.', 'info', { timeout: 12000 });
+  if (store.get().model) notify(t().page.sharedLinkPasted, 'info', { timeout: 12000 });
   else replay.open(location.href);
 });
 /** Test hooks (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
@@ -165,7 +170,7 @@ function learnSection(): HTMLElement {
     if (opened) return;
     opened = true;
     openBtn.disabled = true;
-    openBtn.textContent = 'Loading…';
+    openBtn.replaceChildren(t().common.loading);
     const { mountLearn } = await import('./ui/learn-panel');
     let nextId = 0;
     await mountLearn(host, {
@@ -181,10 +186,10 @@ function learnSection(): HTMLElement {
     });
     openBtn.hidden = true;
   };
-  const openBtn = h('button', { type: 'button', id: 'walk-open', class: 'primary', onclick: () => void open() }, 'Open one step, number by number');
+  const openBtn = h('button', { type: 'button', id: 'walk-open', class: 'primary', onclick: () => void open() }, tr((m) => m.page.learnOpen));
   if (location.hash === '#learn') queueMicrotask(() => void open());
   const section = h('section', { id: 'learn', class: 'card wide', 'aria-labelledby': 'learn-title' },
-    panelHeader(7, 'Learn by hand', 'The walkthrough’s tiny model (3 tokens, width 2, vocabulary 4): one training step with every number, as the core computes it.'),
+    panelHeader(7, tr((m) => m.page.learnTitle), tr((m) => m.page.learnExplain)),
     openBtn, host);
   section.querySelector('h2')!.id = 'learn-title';
   return section;
@@ -217,7 +222,7 @@ async function boot(): Promise<void> {
     return true;
   };
   const sw = await registerServiceWorker(prepareReload, (text) => notify(text, 'info', { timeout: 15000 }));
-  $('#offline').textContent = sw.registered ? 'works offline' : '';
+  if (sw.registered) $('#offline').append(h('span', {}, tr((m) => m.page.worksOffline)));
 }
 
 void boot();

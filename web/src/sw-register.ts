@@ -4,6 +4,8 @@
 // `prepareReload` keeps what the person did before it (their settings, their text) for the
 // reloaded page, or says no (a live model): then it only reports that a reload enables threads.
 
+import { t } from './i18n';
+
 const FLAG = 'tinygpt-coi-reload';
 
 export interface SwStatus {
@@ -19,7 +21,7 @@ export async function registerServiceWorker(prepareReload: () => Promise<boolean
     if (window.crossOriginIsolated) return;
     if (sessionStorage.getItem(FLAG)) return;          // tried once already: the host or browser prevents it
     if (!(await prepareReload())) {
-      onHint('Reload the page to train with several threads (the offline cache is now installed).');
+      onHint(t().page.reloadForThreads);
       return;
     }
     sessionStorage.setItem(FLAG, '1');

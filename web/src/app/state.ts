@@ -12,6 +12,7 @@ import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
 import type { BackendInfo, CorpusKind, FieldSpec, FullConfig, InspectionMsg, ModelKind, PairsReport, Preset, Ready, RunCurvesMsg, SampleChunk, TaskInfo, ThreadSetting, TranslationInspectionMsg, TranslationMsg, TreeMsg } from '../protocol';
+import { type Locale, locale } from '../i18n';
 import type { CorpusRef } from '../runs-db';
 import type { EstimateState } from './estimate';
 import { type GuardState, initialGuard } from './guard';
@@ -84,6 +85,7 @@ export interface RunSummary {
 export interface StorageInfo { usage: number; quota: number; persisted: boolean | null }
 
 export interface RunState {
+  locale: Locale;                         // the page's language (i18n/index.ts; mirrored here so panels watch it)
   // the module
   ready: Ready | null;
   loadFailed: string | null;
@@ -180,7 +182,7 @@ export interface RunState {
 
 export function initialState(): RunState {
   return {
-    ready: null, loadFailed: null, backend: null, threadSetting: 'auto', threadsNow: 0, threadsReason: '', tasks: [], mode: 'gpt',
+    locale: locale.get(), ready: null, loadFailed: null, backend: null, threadSetting: 'auto', threadsNow: 0, threadsReason: '', tasks: [], mode: 'gpt',
     corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, corpusOffset: 0,
     schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {},
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,

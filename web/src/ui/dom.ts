@@ -1,14 +1,19 @@
 // dom.ts — a few lines instead of a framework: element creation and small helpers.
+import { isTr, type Tr, trAttr, trText } from '../i18n';
 
-type Child = Node | string | number | null | undefined | false;
-type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
+type Child = Node | string | number | Tr | null | undefined | false;
+type Attrs = Record<string, string | number | boolean | Tr | null | undefined | EventListener>;
 
-/** h('button', {class: 'x', onclick: fn, 'aria-label': '...'}, 'text', child) */
+/**
+ * h('button', {class: 'x', onclick: fn, 'aria-label': tr((m) => m.x.label)}, tr((m) => m.x.text), child)
+ * A `tr(...)` child or attribute value follows the page's language (i18n/index.ts).
+ */
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v as EventListener);
+    else if (isTr(v)) trAttr(el, k, v.tr);
     else if (k === 'class') el.className = String(v);
     else if (v === true) el.setAttribute(k, '');
     else el.setAttribute(k, String(v));
@@ -20,7 +25,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
 export function append(el: Element, ...children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : String(c));
+    el.append(c instanceof Node ? c : isTr(c) ? trText(c.tr) : String(c));
   }
 }
 
@@ -40,7 +45,7 @@ export function clear(el: Element): void {
 }
 
 /** A section heading with a short explanation of what the panel shows. */
-export function panelHeader(num: number, title: string, explain: string): HTMLElement {
+export function panelHeader(num: number, title: string | Tr, explain: string | Tr): HTMLElement {
   return h('header', { class: 'panel-head' },
     h('h2', {}, h('span', { class: 'num', 'aria-hidden': 'true' }, String(num)), title),
     h('p', { class: 'explain' }, explain));

@@ -1,4 +1,5 @@
 // messages.ts — notices at the top of the page (errors, confirmations), announced to screen readers.
+import { tr } from '../i18n';
 import { h } from './dom';
 
 export type Kind = 'info' | 'success' | 'warning' | 'error';
@@ -13,7 +14,7 @@ export function initMessages(el: HTMLElement): void {
 export function notify(text: string, kind: Kind = 'info', options: { timeout?: number; id?: string } = {}): HTMLElement | null {
   if (!box) return null;
   if (options.id) box.querySelector(`[data-id="${options.id}"]`)?.remove();
-  const close = h('button', { class: 'icon', 'aria-label': 'Dismiss', title: 'Dismiss' }, '×');
+  const close = h('button', { class: 'icon', 'aria-label': tr((m) => m.common.dismiss), title: tr((m) => m.common.dismiss) }, '×');
   const item = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status', 'data-id': options.id ?? null },
     h('span', { class: 'text' }, text), close);
   close.addEventListener('click', () => item.remove());

@@ -3,6 +3,7 @@
 import { startBlockedReason, startDisabled, startLabel, totalSteps } from '../app/derive';
 import { type PageStore, watch } from '../app/state';
 import { formatCount, formatLoss, formatRate } from '../format';
+import { tr } from '../i18n';
 import { h, setText, throttle } from './dom';
 
 export function bindRunBar(bar: HTMLElement, store: PageStore, onStartPause: () => void): void {
@@ -11,8 +12,9 @@ export function bindRunBar(bar: HTMLElement, store: PageStore, onStartPause: () 
   const step = h('b', { id: 'bar-step' }, '0');
   const loss = h('b', { id: 'bar-loss' }, '—');
   const tps = h('b', { id: 'bar-tps' }, '—');
-  bar.append(button, h('span', {}, 'step ', step), h('span', {}, 'loss ', loss), h('span', {}, tps, ' tok/s'));
-  watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished'], (s) => {
+  bar.append(button, h('span', {}, tr((m) => m.page.barStep), step), h('span', {}, tr((m) => m.page.barLoss), loss),
+    h('span', {}, tps, tr((m) => m.page.barTokens)));
+  watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished', 'locale'], (s) => {
     setText(button, startLabel(s));
     button.dataset.state = s.running ? 'running' : s.model ? 'paused' : 'idle';
     button.setAttribute('aria-disabled', String(startDisabled(s)));

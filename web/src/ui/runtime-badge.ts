@@ -2,18 +2,20 @@
 import { type PageStore, watch } from '../app/state';
 import type { ThreadSetting } from '../protocol';
 import { backendBadge } from '../gpu/backend';
+import { t } from '../i18n';
 import { setText } from './dom';
 
 export function bindRuntimeBadge(badge: HTMLElement, store: PageStore): void {
-  watch(store, ['ready', 'loadFailed', 'backend', 'threadsNow', 'threadsReason', 'threadSetting'], ({ ready: m, loadFailed, backend, threadsNow, threadsReason, threadSetting }) => {
+  watch(store, ['ready', 'loadFailed', 'backend', 'threadsNow', 'threadsReason', 'threadSetting', 'locale'], ({ ready: m, loadFailed, backend, threadsNow, threadsReason, threadSetting }) => {
     if (loadFailed) {
-      setText(badge, 'wasm failed to load');
+      setText(badge, t().page.wasmFailed);
       badge.classList.add('bad');
       return;
     }
     if (!m) return;
     const n = threadsNow || m.threads;
-    const threads = m.variant === 'threads' ? ` ×${n}${threadSetting === 'auto' ? ' auto' : ''}` : '';
+    const msg = t().page;
+    const threads = m.variant === 'threads' ? ` ×${n}${threadSetting === 'auto' ? ` ${msg.badgeAuto}` : ''}` : '';
     const onGpu = backend?.backend === 'webgpu';
     setText(badge, onGpu ? backendBadge('webgpu', backend.adapter) : `wasm ${m.variant}${threads} · ${m.backend}`);
     badge.dataset.variant = m.variant;
@@ -21,15 +23,11 @@ export function bindRuntimeBadge(badge: HTMLElement, store: PageStore): void {
     badge.dataset.backend = m.backend;
     badge.dataset.device = onGpu ? 'webgpu' : 'wasm';
     badge.classList.add('ok');
-    const build = `the ${m.variant} build of the C++ core (${m.backend} kernels, ${n} thread${n === 1 ? '' : 's'}` +
-      (m.variant === 'threads' && threadSetting === 'auto'
-        ? `, chosen by the core's thread tuner from the step times${threadsReason ? `: ${threadsReason}` : ''}` : '') + '; ' +
-      `module loaded in ${m.loadMs.toFixed(0)} ms)`;
+    const build = msg.buildDescription(m.variant, m.backend, n,
+      m.variant === 'threads' && threadSetting === 'auto' ? threadsReason : null, m.loadMs.toFixed(0));
     badge.title = onGpu
-      ? `Training runs on the GPU through WebGPU (${backend.adapter}). A Web Worker runs ${build}: it draws the batches, ` +
-        'keeps the run loop and the checkpoints, and takes over if the GPU fails.'
-      : `Training runs in a Web Worker on ${build}.` + (m.fallbackReason ? ` Not the threads build: ${m.fallbackReason}.` : '') +
-        (backend?.reason ? ` Not WebGPU: ${backend.reason}.` : '');
+      ? msg.onGpu(backend.adapter, build)
+      : msg.onCpu(build) + (m.fallbackReason ? msg.notThreads(m.fallbackReason) : '') + (backend?.reason ? msg.notWebgpu(backend.reason) : '');
   });
 }
 
@@ -53,15 +51,15 @@ export function bindThreadsPicker(label: HTMLElement, store: PageStore, onChange
     localStorage.setItem(THREADS_KEY, String(setting));
     onChange(setting);
   });
-  watch(store, ['ready', 'threadSetting'], ({ ready, threadSetting }) => {
+  watch(store, ['ready', 'threadSetting', 'locale'], ({ ready, threadSetting }) => {
     label.hidden = !ready || ready.variant !== 'threads' || ready.maxThreads < 2;
     if (!ready) return;
     const options = ['auto', ...Array.from({ length: ready.maxThreads }, (_, i) => String(i + 1))];
-    if (select.options.length !== options.length) {
+    if (select.options.length !== options.length || select.options[0].textContent !== t().page.threadsAuto(ready.maxThreads)) {
       select.replaceChildren(...options.map((v) => {
         const o = document.createElement('option');
         o.value = v;
-        o.textContent = v === 'auto' ? `auto (up to ${ready.maxThreads})` : v;
+        o.textContent = v === 'auto' ? t().page.threadsAuto(ready.maxThreads) : v;
         return o;
       }));
     }

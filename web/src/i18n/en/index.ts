@@ -1,0 +1,17 @@
+// The English catalogue: one object per area of the page. Its type is the type of every catalogue.
+import { common } from './common';
+import { data } from './data';
+import { errors } from './errors';
+import { inspect } from './inspect';
+import { keep } from './keep';
+import { learn } from './learn';
+import { page } from './page';
+import { sample } from './sample';
+import { settings } from './settings';
+import { share } from './share';
+import { train } from './train';
+import { translate } from './translate';
+import { watch } from './watch';
+
+export const en = { common, page, data, settings, train, share, sample, inspect, translate, keep, learn, watch, errors };
+export type Messages = typeof en;

@@ -1,0 +1,3 @@
+// learn — see i18n/index.ts for the conventions (strings, or functions of typed parameters).
+export const learn = {
+};

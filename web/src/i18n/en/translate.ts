@@ -1,0 +1,3 @@
+// translate — see i18n/index.ts for the conventions (strings, or functions of typed parameters).
+export const translate = {
+};

@@ -1,0 +1,19 @@
+// terms.ts — the Latin-script words the Chinese page may show: names of things (formats, APIs,
+// programs, functions, units) that Chinese technical writing keeps as they are. The catalogue
+// test (web/test/i18n.test.ts) allows only these in zh-CN messages, and the zh-CN e2e pass
+// (tests/e2e/i18n.e2e.test.ts) allows only these in the page's text outside data the person
+// gave or the model wrote (marked translate="no", or code/kbd/pre/samp elements).
+// A word here is matched case-sensitively as written.
+export const TERMS: readonly string[] = [
+  // the project, programs, platforms
+  'tinygpt', 'GPT', 'JavaScript', 'WebAssembly', 'wasm', 'WebGPU', 'Web', 'Worker', 'IndexedDB', 'PyTorch', 'Python', 'CLI',
+  'C++', 'CPU', 'GPU', 'SIMD', 'SIMD128', 'scalar', 'simd', 'threads', 'AVX', 'SSE', 'Chromium', 'Chrome', 'SwiftShader',
+  'auto', 'Node',
+  // model and math
+  'AdamW', 'Adam', 'LayerNorm', 'GELU', 'ReLU', 'softmax', 'token', 'tokens', 'logits', 'MLP', 'FFN', 'Q', 'K', 'V', 'BOS', 'EOS',
+  'PAD', 'CER', 'NaN', 'Transformer', 'bigram', 'unigram', 'nats', 'bits', 'lr', 'exp', 'log', 'ln', 'max', 'min', 'mean',
+  'var', 'sqrt', 'eps', 'tanh', 'erf',
+  // formats and units
+  'TSV', 'UTF', 'Latin', 'Windows', 'ckpt', 'tsv', 'txt', 'safetensors', 'json', 'KiB', 'MiB', 'GiB', 'TiB', 'KB', 'MB', 'GB',
+  'ms', 'URL',
+];

@@ -1,0 +1,4 @@
+import type { data as en } from '../en/data';
+
+export const data: typeof en = {
+};

@@ -1,0 +1,18 @@
+// The Chinese (simplified) catalogue: TypeScript checks it against the English one, key by key.
+import type { Messages } from '../en';
+import { common } from './common';
+import { data } from './data';
+import { errors } from './errors';
+import { inspect } from './inspect';
+import { keep } from './keep';
+import { learn } from './learn';
+import { page } from './page';
+import { sample } from './sample';
+import { settings } from './settings';
+import { share } from './share';
+import { train } from './train';
+import { translate } from './translate';
+import { watch } from './watch';
+
+export const zhCN: Messages = { common, page, data, settings, train, share, sample, inspect, translate, keep, learn, watch, errors };
+

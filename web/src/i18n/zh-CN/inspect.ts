@@ -1,0 +1,4 @@
+import type { inspect as en } from '../en/inspect';
+
+export const inspect: typeof en = {
+};

@@ -1,0 +1,4 @@
+import type { learn as en } from '../en/learn';
+
+export const learn: typeof en = {
+};

@@ -1,0 +1,4 @@
+import type { train as en } from '../en/train';
+
+export const train: typeof en = {
+};

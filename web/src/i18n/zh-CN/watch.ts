@@ -1,0 +1,4 @@
+import type { watch as en } from '../en/watch';
+
+export const watch: typeof en = {
+};
