@@ -11,7 +11,7 @@ export function initMessages(el: HTMLElement): void {
 }
 
 /** Shows a notice; info/success fade after a while, warnings and errors stay until dismissed. */
-export function notify(text: string, kind: Kind = 'info', options: { timeout?: number; id?: string } = {}): HTMLElement | null {
+export function notify(text: string | Node, kind: Kind = 'info', options: { timeout?: number; id?: string } = {}): HTMLElement | null {
   if (!box) return null;
   if (options.id) box.querySelector(`[data-id="${options.id}"]`)?.remove();
   const close = h('button', { class: 'icon', 'aria-label': tr((m) => m.common.dismiss), title: tr((m) => m.common.dismiss) }, '×');
