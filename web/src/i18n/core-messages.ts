@@ -8,45 +8,44 @@
 import { h } from '../ui/dom';
 import { t, tr } from '.';
 
-/** A message of the core: `text` is its English, `code` + `args` let the page word it. */
-export interface CoreMessage {
-  text: string;
+/**
+ * Where a core message travels in the protocol, the object that carries its English text may
+ * also carry `code` (stable, e.g. "config.range") and `args` (its parameters). Display sites pass
+ * that object along with the text: `coreNode(p.message, p)`.
+ */
+export interface Coded {
   code?: string;
   args?: Record<string, string | number>;
 }
 
 type Wording = (args: Record<string, string | number>) => string;
 
-function wording(code: string | undefined): Wording | null {
-  if (!code) return null;
+function wording(from: object | undefined): { w: Wording; coded: Coded } | null {
+  const coded = (from ?? {}) as Coded;
+  if (typeof coded.code !== 'string') return null;
   const table = (t().errors as unknown as { core?: Record<string, Wording | string> }).core;
-  const w = table?.[code];
-  if (typeof w === 'string') return () => w;
-  return typeof w === 'function' ? w : null;
+  const w = table?.[coded.code];
+  if (typeof w === 'string') return { w: () => w, coded };
+  return typeof w === 'function' ? { w, coded } : null;
 }
 
-function asMessage(m: CoreMessage | string): CoreMessage {
-  return typeof m === 'string' ? { text: m } : m;
-}
-
-/** The message as plain text in the page's language, if the catalogue words it; else the core's English. */
-export function coreText(m: CoreMessage | string): string {
-  const msg = asMessage(m);
-  const w = wording(msg.code);
-  return w ? w(msg.args ?? {}) : msg.text;
+/** The message as plain text in the page's language if the catalogue words its code; else the core's English. */
+export function coreText(text: string, from?: object): string {
+  const found = wording(from);
+  return found ? found.w(found.coded.args ?? {}) : text;
 }
 
 /** Whether the catalogue words this message (else coreNode shows the English, marked). */
-export function isWorded(m: CoreMessage | string): boolean {
-  return wording(asMessage(m).code) !== null;
+export function isWorded(from?: object): boolean {
+  return wording(from) !== null;
 }
 
 /** The message as DOM: worded in the page's language, or the core's English marked as such. */
-export function coreNode(m: CoreMessage | string): HTMLElement {
-  const msg = asMessage(m);
-  const w = wording(msg.code);
-  if (w) return h('span', { class: 'core-message', 'data-code': msg.code ?? null }, w(msg.args ?? {}));
-  return h('span', { class: 'core-message', 'data-code': msg.code ?? null },
+export function coreNode(text: string, from?: object): HTMLElement {
+  const found = wording(from);
+  const code = (from as Coded | undefined)?.code ?? null;
+  if (found) return h('span', { class: 'core-message', 'data-code': code }, found.w(found.coded.args ?? {}));
+  return h('span', { class: 'core-message', 'data-code': code },
     h('span', { class: 'core-says' }, tr((x) => x.errors.coreSays)),
-    h('span', { translate: 'no', lang: 'en' }, msg.text));
+    h('span', { translate: 'no', lang: 'en' }, text));
 }

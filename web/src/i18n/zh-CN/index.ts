@@ -7,6 +7,7 @@ import { inspect } from './inspect';
 import { keep } from './keep';
 import { learn } from './learn';
 import { page } from './page';
+import { run } from './run';
 import { sample } from './sample';
 import { settings } from './settings';
 import { share } from './share';
@@ -14,5 +15,5 @@ import { train } from './train';
 import { translate } from './translate';
 import { watch } from './watch';
 
-export const zhCN: Messages = { common, page, data, settings, train, share, sample, inspect, translate, keep, learn, watch, errors };
+export const zhCN: Messages = { common, page, data, settings, train, share, sample, inspect, translate, keep, learn, watch, run, errors };
 
