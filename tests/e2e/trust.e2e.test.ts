@@ -24,7 +24,7 @@ beforeAll(async () => {
   close = l.close;
   ctx = l.ctx;
   page = await l.ctx.newPage();
-  await openPage(page, inject('baseURL'));
+  await openPage(page, `${inject('baseURL')}?test-hooks`);   // the NaN injection hook (main.ts)
 });
 afterAll(async () => {
   await close?.();

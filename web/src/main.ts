@@ -152,8 +152,10 @@ window.addEventListener('hashchange', () => {
   if (store.get().model) notify(t().page.sharedLinkPasted, 'info', { timeout: 12000 });
   else replay.open(location.href);
 });
-/** Test hooks (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
-(window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (steps: number) => client.send({ type: 'injectNan', steps }) };
+/** Test hooks, only with ?test-hooks in the address (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
+if (new URLSearchParams(location.search).has('test-hooks')) {
+  (window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (steps: number) => client.send({ type: 'injectNan', steps }) };
+}
 watch(store, ['running', 'model'], (s) => (document.body.dataset.state = pageMode(s)));
 installDropTarget($('#drop-overlay'), (f) => void corpus.handleFile(f));
 bindRunBar($('#run-bar'), store, controller.startPause);
