@@ -69,7 +69,7 @@ export const lorem = (word: string) => `${word} was here, and ${word} will be ba
  * placeholder, alt, aria-description) of `root` (default: the whole document, hidden parts too),
  * outside data (elements marked translate="no", and code/kbd/pre/samp/script/style), with a
  * Latin-script word of two letters or more that is not one of the terms Chinese keeps
- * (web/src/i18n/terms.ts). Returns "where: text" lines; [] when all is Chinese.
+ * (web/src/i18n/terms.ts) or a snake_case identifier. Returns "where: text" lines; [] when all is Chinese.
  */
 export async function untranslated(page: Page, root = 'html'): Promise<string[]> {
   const { TERMS } = await import('../../web/src/i18n/terms');
@@ -77,7 +77,8 @@ export async function untranslated(page: Page, root = 'html'): Promise<string[]>
     const allowed = new Set(terms);
     const skip = 'script, style, code, kbd, pre, samp, [translate="no"], svg';
     const out: string[] = [];
-    const bad = (text: string) => (text.match(/[A-Za-z][A-Za-z0-9+]*/g) ?? []).some((w) => w.length > 1 && !allowed.has(w));
+    // snake_case names (n_embd, max_iters) are identifiers of the schema and the core: code, not prose
+    const bad = (text: string) => (text.match(/[A-Za-z][A-Za-z0-9_+]*/g) ?? []).some((w) => w.length > 1 && !w.includes('_') && !allowed.has(w));
     const where = (el: Element) => {
       const id = el.closest('[id]');
       return `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : ''} in #${id?.id ?? '?'}`;

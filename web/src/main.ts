@@ -20,7 +20,7 @@ import { registerServiceWorker } from './sw-register';
 import { DataPanel } from './ui/data-panel';
 import { EstimateBox } from './ui/estimate-box';
 import { GuardNotice } from './ui/guard-notice';
-import { bindStatic, locale, t, tr } from './i18n';
+import { bindStatic, locale, localeReady, t, tr } from './i18n';
 import { $, h, panelHeader } from './ui/dom';
 import { InspectPanel } from './ui/inspect-panel';
 import { KeepPanel, ResumeBanner } from './ui/keep-panel';
@@ -35,13 +35,16 @@ import { ReplayBanner, ShareBox } from './ui/share-box';
 import { installShortcuts } from './ui/shortcuts';
 import { TrainPanel } from './ui/train-panel';
 
-// the page's language first: index.html's text, the switcher, and the store's mirror of it
-bindStatic(document);
-bindLanguageSwitch($('#language-slot'));
 const store = createPageStore();
-locale.listen((l) => patch(store, { locale: l }));
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
 (window as unknown as { __tinygpt: typeof store }).__tinygpt = store;
+// the page's language before any panel is built (its catalogue: a chunk of its own for Chinese),
+// index.html's text, the switcher, and the store's mirror of it
+await localeReady;
+bindStatic(document);
+bindLanguageSwitch($('#language-slot'));
+patch(store, { locale: locale.get() });
+locale.listen((l) => patch(store, { locale: l }));
 
 const client = new WorkerClient();
 const controller = new Controller(store, client);

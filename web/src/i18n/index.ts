@@ -6,6 +6,9 @@
 // (plurals and word order are the function's business). We looked at @nanostores/i18n (loads
 // translations as untyped JSON, checked only at run time) and typesafe-i18n (a code generator,
 // unmaintained): the 60 lines below give compile-time completeness with nothing to generate.
+// English is in the main chunk (the fallback and the type); Chinese is a chunk of its own,
+// fetched before the page is built when it is the language (main.ts awaits `localeReady`) or at a
+// switch, so a visit in one language does not download the other's text.
 //
 // The language: the one remembered in localStorage, else the first of navigator.languages we
 // have, else English. `setLocale` switches it live: text created with `tr()` (through `h()`) is
@@ -14,12 +17,17 @@
 import { atom } from 'nanostores';
 
 import { en, type Messages } from './en';
-import { zhCN } from './zh-CN';
 
 export type { Messages };
 export type Locale = 'en' | 'zh-CN';
 
-export const CATALOGUES: Record<Locale, Messages> = { en, 'zh-CN': zhCN };
+const catalogues: Partial<Record<Locale, Messages>> = { en };
+
+/** The catalogue of `l`, fetched the first time it is asked for. */
+export async function loadCatalogue(l: Locale): Promise<Messages> {
+  if (l === 'zh-CN') catalogues[l] ??= (await import('./zh-CN')).zhCN;
+  return catalogues[l]!;
+}
 /** Each language's name in itself, for the switcher. */
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', 'zh-CN': '中文' };
 export const LOCALE_KEY = 'tinygpt.locale';
@@ -44,10 +52,12 @@ function initialLocale(): Locale {
 
 /** The current language (a nanostores atom: subscribe to follow switches). */
 export const locale = atom<Locale>(initialLocale());
+/** Resolves once the starting language's catalogue is there (main.ts builds the page after it). */
+export const localeReady: Promise<unknown> = loadCatalogue(locale.get()).catch(() => locale.set('en'));
 
-/** The current catalogue: `t().train.start`, `t().train.steps(12)`. */
+/** The current catalogue: `t().train.start`, `t().train.steps(12)` (English until a catalogue has arrived). */
 export function t(): Messages {
-  return CATALOGUES[locale.get()];
+  return catalogues[locale.get()] ?? en;
 }
 
 /** A message picked from the catalogue at render time. */
@@ -83,11 +93,11 @@ export function trAttr(el: Element, name: string, pick: Msg): void {
   bound.push({ ref: new WeakRef(el), pick, attr: name });
 }
 
-/** Switches the language, remembers it, and relabels the page. */
-export function setLocale(next: Locale): void {
+/** Switches the language (once its catalogue is there), remembers it, and relabels the page. */
+export async function setLocale(next: Locale): Promise<void> {
+  await loadCatalogue(next);
   try { localStorage.setItem(LOCALE_KEY, next); } catch { /* storage blocked: this visit only */ }
-  if (locale.get() === next) return;
-  locale.set(next);
+  if (locale.get() !== next) locale.set(next);
 }
 
 locale.subscribe((l) => {

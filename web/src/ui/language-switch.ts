@@ -7,7 +7,7 @@ export function bindLanguageSwitch(slot: HTMLElement): void {
   const select = h('select', { id: 'language', 'aria-label': tr((m) => m.page.language), title: tr((m) => m.page.languageTitle) },
     ...(Object.keys(LOCALE_NAMES) as Locale[]).map((l) =>
       h('option', { value: l, lang: l, translate: 'no' }, LOCALE_NAMES[l]))) as HTMLSelectElement;
-  select.addEventListener('change', () => setLocale(select.value as Locale));
+  select.addEventListener('change', () => void setLocale(select.value as Locale).catch(() => { select.value = locale.get(); }));
   locale.subscribe((l) => { select.value = l; });
   slot.replaceWith(select);
 }
