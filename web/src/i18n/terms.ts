@@ -2,8 +2,8 @@
 // programs, functions, units) that Chinese technical writing keeps as they are. The catalogue
 // test (web/test/i18n.test.ts) allows only these in zh-CN messages, and the zh-CN e2e pass
 // (tests/e2e/i18n.e2e.test.ts) allows only these (and snake_case identifiers such as n_embd)
-// in the page's text outside data the person
-// gave or the model wrote (marked translate="no", or code/kbd/pre/samp elements).
+// in the page's text outside data the person gave or the model wrote (marked translate="no",
+// or code/kbd/pre/samp elements).
 // A word here is matched case-sensitively as written.
 export const TERMS: readonly string[] = [
   // the project, programs, platforms
