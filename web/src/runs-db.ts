@@ -11,6 +11,7 @@
 // it open: see runs-lock.ts).
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 
+import { t } from './i18n';
 import type { FullConfig } from './protocol';
 
 export interface CorpusRef {
@@ -109,7 +110,7 @@ export class RunsDb {
 
   async getCheckpoint(run: RunRecord): Promise<ArrayBuffer> {
     const c = await this.db.get('checkpoints', run.checkpointKey);
-    if (!c) throw new Error(`the checkpoint of "${run.name}" is missing from this browser's storage`);
+    if (!c) throw new Error(t().keep.checkpointGone(run.name));
     return c.bytes;
   }
 

@@ -6,6 +6,7 @@
 import { analyzeCorpus } from '../corpus';
 import { checkpointFileName } from '../checkpoint';
 import { formatBytes, formatCount } from '../format';
+import { type Messages, locale, t } from '../i18n';
 import { type RunRecord, type RunSave, RunsDb, newId } from '../runs-db';
 import { TabLocks } from '../runs-lock';
 import type { FromWorker } from '../protocol';
@@ -52,6 +53,8 @@ export class Runs {
     });
     window.addEventListener('pagehide', () => this.saveIfBehind());
     this.locks.onChange(() => void this.refresh());
+    // the list's model descriptions are worded when listed: again in the new language
+    locale.listen(() => void this.refresh());
     for (const name of ['open', 'resume', 'rename', 'download', 'remove', 'dismissOffer', 'persist', 'holdCorpus', 'saveIfBehind', 'curves'] as const) {
       (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     }
@@ -77,9 +80,11 @@ export class Runs {
     const m = s.model.config;
     // a model is saved with its own data: a translator loaded without its pairs waits for them
     if (s.corpus.kind !== corpusKindFor(s.mode)) return;
-    const size = m.model === 'seq2seq' ? `translator, ${m.n_enc_layer} + ${m.n_dec_layer} layers` : `${m.n_layer} layers`;
+    // a new run's name, in the language of the day (the person may rename it: it is data from then on)
+    const names = t().keep.autoName;
+    const size = m.model === 'seq2seq' ? names.translator(m.n_enc_layer, m.n_dec_layer) : names.layers(m.n_layer);
     this.inFlight = {
-      id: s.runId, name: `${s.corpus.ref.name} · ${size}, width ${m.n_embd}`, createdAt: Date.now(), savedAt: 0, step: s.step,
+      id: s.runId, name: names.name(s.corpus.ref.name, size, m.n_embd), createdAt: Date.now(), savedAt: 0, step: s.step,
       settings: normalise(s.schema, m), corpus: s.corpus.ref, elapsedMs: s.elapsedMs,
       variant: s.ready?.variant ?? '', lastLoss: s.lastLoss, valLoss: s.valLoss,
     };
@@ -99,12 +104,11 @@ export class Runs {
     } catch (e) {
       const quota = e instanceof DOMException && e.name === 'QuotaExceededError';
       const est = this.get().storage;
-      const why = quota
-        ? `the browser's storage for this page is full${est ? ` (${formatBytes(est.usage)} of ${formatBytes(est.quota)})` : ''}. ` +
-          'Nothing was deleted: delete runs you no longer need under "Your runs" (or download them first), and the next save goes through.'
-        : `${e instanceof Error ? e.message : e}`;
-      this.set({ saveNote: `Not saved: ${why}` });
-      if (quota) notify(`This run was not saved: ${why}`, 'error', { id: 'quota' });
+      const usage = est ? [formatBytes(est.usage), formatBytes(est.quota)] as const : null;
+      // the browser's own words for any other failure (its language is the browser's)
+      const why = (m: Messages) => (quota ? m.keep.quotaFull(usage?.[0] ?? null, usage?.[1] ?? null) : `${e instanceof Error ? e.message : e}`);
+      this.set({ saveNote: (m) => m.keep.notSaved(why(m)) });
+      if (quota) notify(t().keep.notSavedNotice(why(t())), 'error', { id: 'quota' });
     } finally {
       this.inFlight = null;
       if (this.again) {
@@ -131,7 +135,7 @@ export class Runs {
   private summary(r: RunRecord, busy: Set<string>): RunSummary {
     return {
       id: r.id, name: r.name, savedAt: r.savedAt, step: r.step, steps: r.settings.max_iters ?? 0, corpusName: r.corpus.name,
-      model: describeModel(r.settings), valLoss: r.valLoss, bytes: r.checkpointBytes + (r.corpus.builtin ? 0 : r.corpus.size),
+      model: describeModel(r.settings), config: r.settings, valLoss: r.valLoss, bytes: r.checkpointBytes + (r.corpus.builtin ? 0 : r.corpus.size),
       busy: busy.has(r.id) && !this.locks.ownsRun(r.id), current: this.get().runId === r.id,
     };
   }
@@ -144,7 +148,7 @@ export class Runs {
     const offer = !s.model && !this.offerDismissed ? runs.find((r) => !r.busy && !r.current) : undefined;
     this.set({
       runs,
-      resumeOffer: offer ? { id: offer.id, name: offer.name, savedAt: offer.savedAt, step: offer.step, steps: offer.steps, corpusName: offer.corpusName, model: offer.model } : null,
+      resumeOffer: offer ? { id: offer.id, name: offer.name, savedAt: offer.savedAt, step: offer.step, steps: offer.steps, corpusName: offer.corpusName, model: offer.model, config: offer.config } : null,
     });
     void this.refreshStorage();
   }
@@ -155,7 +159,7 @@ export class Runs {
     const id = m.reason === 'resume' && this.resuming ? this.resuming : newId('run');
     this.resuming = null;
     const released = previous && previous !== id ? this.locks.releaseRun(previous) : Promise.resolve();
-    this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? 'Nothing saved yet: the run is saved every 10 s of training and when it pauses.' : '' });
+    this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? (x) => x.keep.nothingSavedYet : null });
     this.lastSaveRequest = performance.now();
     if (m.reason === 'resume') {
       const r = s.runs.find((x) => x.id === id);
@@ -185,13 +189,13 @@ export class Runs {
     if (m.during === 'load' && this.resuming) {
       void this.locks.releaseRun(this.resuming);
       this.resuming = null;
-      this.set({ saveNote: `Could not resume the saved run: ${m.message}. The current model is unchanged.` });
+      this.set({ saveNote: { before: (x) => x.keep.couldNotResume, core: m.message, from: m, after: (x) => x.keep.unchanged } });
     }
   }
 
   private onReset(): void {
     const id = this.get().runId;
-    this.set({ runId: null, lastSave: null, saveNote: 'Nothing saved yet.' });
+    this.set({ runId: null, lastSave: null, saveNote: (x) => x.keep.nothingSaved });
     // listed again once the lock is free: a query just after the release still shows it held,
     // which would list this tab's own run as "open in another tab"
     void (id ? this.locks.releaseRun(id) : Promise.resolve()).then(() => this.refresh());
@@ -201,11 +205,10 @@ export class Runs {
     const s = this.get();
     if (!this.db || s.runId === id) return;
     const run = await this.db.getRun(id);
-    if (!run) return void notify('That run is no longer stored in this browser.', 'error');
-    if (s.model && !confirm(`Replace the current model (step ${formatCount(s.step)}) with "${run.name}" at step ${formatCount(run.step)}? ` +
-      'The current run is saved first and stays in Your runs.')) return;
+    if (!run) return void notify(t().keep.gone, 'error');
+    if (s.model && !confirm(t().keep.confirmReplace(formatCount(s.step), run.name, formatCount(run.step)))) return;
     if (!(await this.locks.claimRun(id))) {
-      notify(`"${run.name}" is open in another tab: continue it there, or close that tab first.`, 'warning');
+      notify(t().keep.openElsewhere(run.name), 'warning');
       return void this.refresh();
     }
     if (s.model) this.save();   // the worker answers in order: this checkpoint is the current model's
@@ -213,7 +216,7 @@ export class Runs {
     this.set({ resumeOffer: null });
     try {
       const bytes = await this.corpusLoader.bytesOf(run.corpus);
-      if (!bytes) throw new Error(`the ${run.corpus.kind === 'pairs' ? 'pairs' : 'text'} it was trained on (${run.corpus.name}) ${run.corpus.kind === 'pairs' ? 'are' : 'is'} no longer stored in this browser`);
+      if (!bytes) throw new Error(t().keep.dataGone(run.corpus.kind === 'pairs', run.corpus.name));
       const checkpoint = await this.db.getCheckpoint(run);
       const stats = await analyzeCorpus(bytes);
       // pairs are read at the run's block_size (the form may show another mode's)
@@ -223,16 +226,17 @@ export class Runs {
       this.client.send({ type: 'load', bytes: checkpoint, reason: 'resume', name: run.name });
     } catch (e) {
       void this.locks.releaseRun(id);
+      // our own words (worded when thrown), or the browser's
       const why = e instanceof Error ? e.message : String(e);
-      this.set({ saveNote: `Could not resume "${run.name}": ${why}.` });
-      notify(`Could not resume the saved run: ${why}`, 'error');
+      this.set({ saveNote: (m) => m.keep.couldNotResumeNamed(run.name, why) });
+      notify(t().keep.couldNotResume + why, 'error');
     }
   }
 
   async rename(id: string): Promise<void> {
     const r = this.get().runs.find((x) => x.id === id);
     if (!this.db || !r) return;
-    const name = prompt('Name of this run:', r.name)?.trim();
+    const name = prompt(t().keep.renamePrompt, r.name)?.trim();
     if (!name || name === r.name) return;
     await this.db.renameRun(id, name);
     this.locks.announce();
@@ -243,7 +247,7 @@ export class Runs {
   async curves(id: string): Promise<void> {
     const run = await this.db?.getRun(id);
     if (!this.db || !run) return;
-    this.set({ compareNote: `Reading ${run.name}…` });
+    this.set({ compareNote: t().keep.reading(run.name) });   // a string: the learn views show it as it is
     this.client.send({ type: 'runCurves', id, bytes: await this.db.getCheckpoint(run) });
   }
 
@@ -256,7 +260,7 @@ export class Runs {
   async remove(id: string): Promise<void> {
     const r = this.get().runs.find((x) => x.id === id);
     if (!this.db || !r || r.busy || r.current) return;
-    if (!confirm(`Delete "${r.name}" (step ${formatCount(r.step)}, ${formatBytes(r.bytes)}) from this browser? This can't be undone.`)) return;
+    if (!confirm(t().keep.confirmDelete(r.name, formatCount(r.step), formatBytes(r.bytes)))) return;
     const held = await this.locks.heldByAnyTab();
     await this.db.deleteRun(id, (corpusId) => held.corpora.has(corpusId));
     this.locks.announce();
@@ -277,10 +281,14 @@ export class Runs {
       for (const id of await this.db.orphanCorpora()) if (!held.corpora.has(id) && id !== keepCorpus) await this.db.deleteCorpus(id);
       await this.refresh();
       const offer = this.get().resumeOffer;
-      if (offer) this.set({ saveNote: `A saved run at step ${formatCount(offer.step)} is waiting (see the top of the page, or Your runs).` });
+      if (offer) {
+        const step = formatCount(offer.step);
+        this.set({ saveNote: (m) => m.keep.waiting(step) });
+      }
     } catch (e) {
       this.db = null;
-      this.set({ saveNote: `Saving is unavailable in this browser (${e instanceof Error ? e.message : e}).` });
+      const why = `${e instanceof Error ? e.message : e}`;   // the browser's words
+      this.set({ saveNote: (m) => m.keep.unavailable(why) });
     }
   }
 

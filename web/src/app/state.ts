@@ -12,7 +12,7 @@ import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
 import type { BackendInfo, CorpusKind, FieldSpec, FullConfig, InspectionMsg, ModelKind, PairsReport, Preset, Ready, RunCurvesMsg, SampleChunk, TaskInfo, ThreadSetting, TranslationInspectionMsg, TranslationMsg, TreeMsg } from '../protocol';
-import { type Locale, locale } from '../i18n';
+import { type Locale, type Msg, locale } from '../i18n';
 import type { CorpusRef } from '../runs-db';
 import type { EstimateState } from './estimate';
 import { type GuardState, initialGuard } from './guard';
@@ -48,13 +48,22 @@ export interface Pair { source: string; target: string }
 /** What the attention maps of the translator show: a pair of the data, the last translation, or one typed. */
 export type AlignSource = 'pair' | 'translation' | 'custom';
 
+/**
+ * A sentence the page shows, worded when it is drawn (a language switch rewords it; ui/note.ts
+ * draws one): a catalogue message, or a message of the core or the worker (`core`: its English;
+ * `from`: the protocol object carrying its code and args, i18n/core-messages.ts) between
+ * catalogue words.
+ */
+export type Note = Msg | CoreNote;
+export interface CoreNote { core: string; from?: object; before?: Msg; after?: Msg }
+
 export interface TranslationState {
   id: number;
   source: string;
   beam: number;
   busy: boolean;
   result: TranslationMsg | null;
-  note: string;             // why it failed, or ''
+  note: Note | null;        // why it failed
 }
 
 export interface SampleState {
@@ -62,10 +71,13 @@ export interface SampleState {
   prompt: Uint8Array;
   chunks: SampleChunk[];    // append-only while it streams
   generating: boolean;
-  note: string;             // why it ended early, or ''
+  note: Note | null;        // why it ended early
 }
 
-export interface ResumeOffer { id: string; name: string; savedAt: number; step: number; steps: number; corpusName: string; model: string }
+export interface ResumeOffer { id: string; name: string; savedAt: number; step: number; steps: number; corpusName: string; model: string; config: ModelShape }
+
+/** What describeModel (derive.ts) words: the model's shape, as a run record stored it. */
+export type ModelShape = Partial<Pick<FullConfig, 'model' | 'n_layer' | 'n_enc_layer' | 'n_dec_layer' | 'd_ff' | 'n_head' | 'n_embd' | 'block_size'>>;
 
 /** A run kept in this browser, as the "Your runs" list shows it. */
 export interface RunSummary {
@@ -75,7 +87,8 @@ export interface RunSummary {
   step: number;
   steps: number;
   corpusName: string;
-  model: string;            // "2 layers × 2 heads, width 64, context 32"
+  model: string;            // "2 layers × 2 heads, width 64, context 32", in the language of the last refresh (runs.ts refreshes at a switch)
+  config: ModelShape;       // the shape it describes: word it at render time (describeModel)
   valLoss: number | null;
   bytes: number;            // checkpoint + stored text
   busy: boolean;            // another tab trains it
@@ -149,7 +162,7 @@ export interface RunState {
   download: boolean;
   runId: string | null;                   // the run this tab trains and saves
   lastSave: { at: number; step: number; bytes: number } | null;
-  saveNote: string;                       // shown when nothing is saved yet, or why saving failed
+  saveNote: Note | null;                  // shown when nothing is saved yet, or why saving failed
   runs: RunSummary[];
   storage: StorageInfo | null;
   resumeOffer: ResumeOffer | null;
@@ -164,7 +177,7 @@ export interface RunState {
   inspectInFlight: boolean;
   inspectLen: number | null;
   lastInspectAt: number;
-  inspectNote: string | null;
+  inspectNote: Note | null;
   inspection: InspectionMsg | null;
   tokenLosses: number[];
   // translating and its attention maps (seq2seq; the inspect* scheduling keys are shared)
@@ -190,7 +203,7 @@ export function initialState(): RunState {
     lastTick: 0, memoryBytes: null, history: new LossHistory(), historyRev: 0,
     lossUnit: 'nats', insight: null, insightRev: 0, tree: null, treeSelected: 0, treeNote: '', compare: {}, compareNote: '',
     guard: initialGuard(), estimate: null, replay: null, shareUrl: null,
-    download: false, runId: null, lastSave: null, saveNote: 'Nothing saved yet.', runs: [], storage: null, resumeOffer: null,
+    download: false, runId: null, lastSave: null, saveNote: (m) => m.keep.nothingSaved, runs: [], storage: null, resumeOffer: null,
     sample: null, samplePrompt: '', inspectSource: 'corpus', inspectText: '', inspectLive: true, inspectVisible: false,
     inspectId: 0, inspectInFlight: false, inspectLen: null, lastInspectAt: 0, inspectNote: null, inspection: null, tokenLosses: [],
     translation: null, alignSource: 'pair', alignPair: null, alignCustom: { source: '', target: '' }, alignVisible: false, alignment: null,

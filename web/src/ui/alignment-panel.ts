@@ -5,10 +5,12 @@
 // arrow keys for the weights. It follows training while visible.
 import { type AttentionMapView, type MapKind, attentionMap } from '../app/derive';
 import { type AlignSource, type PageStore, watch } from '../app/state';
+import { type Messages, t, tr } from '../i18n';
 import type { TranslationInspectionMsg } from '../protocol';
-import { clear, cssVar, h, panelHeader, setText } from './dom';
+import { clear, cssVar, h, panelHeader } from './dom';
 import { HeadPicker } from './head-picker';
 import { drawMatrix, drawMatrixHighlight, drawTicks, moveCell } from './heatmap';
+import { NoteLine, withData } from './note';
 import { hideTooltip, showTooltip } from './tooltip';
 
 export interface AlignmentHandlers {
@@ -20,11 +22,9 @@ export interface AlignmentHandlers {
   onVisible(visible: boolean): void;
 }
 
-const MAPS: Record<MapKind, { label: string; rowAxis: string; colAxis: string; verb: string }> = {
-  cross: { label: 'cross-attention (decoder → source)', rowAxis: 'target byte being written ↓', colAxis: 'source byte it reads →', verb: 'reads' },
-  encoder: { label: 'encoder self-attention', rowAxis: 'source byte ↓', colAxis: 'source byte it looks at →', verb: 'looks at' },
-  decoder: { label: 'decoder self-attention (causal)', rowAxis: 'target byte being written ↓', colAxis: 'decoder input it looks at (⟨BOS⟩ + target so far) →', verb: 'looks at' },
-};
+const MAP_KINDS: MapKind[] = ['cross', 'encoder', 'decoder'];
+/** The catalogue's words for a kind of map: its name, its axes, the tooltip's sentence. */
+const words = (m: Messages, kind: MapKind) => m.translate.maps[kind];
 
 function parseRgb(css: string, fallback: [number, number, number]): [number, number, number] {
   const m = /rgba?\((\d+)[ ,]+(\d+)[ ,]+(\d+)/.exec(css) ?? /#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(css);
@@ -64,46 +64,47 @@ export class AlignmentPanel {
 
   constructor(store: PageStore, handlers: AlignmentHandlers) {
     this.source = h('select', { id: 'align-source' },
-      h('option', { value: 'pair' }, 'a pair of the data'),
-      h('option', { value: 'translation' }, 'the last translation'),
-      h('option', { value: 'custom' }, 'your own pair'));
-    this.anotherBtn = h('button', { type: 'button', id: 'btn-another-pair' }, 'Another pair');
-    this.runBtn = h('button', { type: 'button', id: 'btn-align', class: 'primary' }, 'Look inside');
+      h('option', { value: 'pair' }, tr((m) => m.translate.align.sourcePair)),
+      h('option', { value: 'translation' }, tr((m) => m.translate.align.sourceTranslation)),
+      h('option', { value: 'custom' }, tr((m) => m.translate.align.sourceCustom)));
+    this.anotherBtn = h('button', { type: 'button', id: 'btn-another-pair' }, tr((m) => m.translate.align.anotherPair));
+    this.runBtn = h('button', { type: 'button', id: 'btn-align', class: 'primary' }, tr((m) => m.translate.align.lookInside));
     this.live = h('input', { type: 'checkbox', id: 'align-live', checked: true });
-    this.customSrc = h('input', { id: 'align-custom-source', type: 'text', spellcheck: 'false', placeholder: '我 爱 吃 火锅' });
-    this.customTgt = h('input', { id: 'align-custom-target', type: 'text', spellcheck: 'false', placeholder: 'I like to eat hot pot' });
+    // the seed's pair as an example (data, in the languages it is written in)
+    this.customSrc = h('input', { id: 'align-custom-source', type: 'text', spellcheck: 'false', placeholder: '我 爱 吃 火锅', translate: 'no' });
+    this.customTgt = h('input', { id: 'align-custom-target', type: 'text', spellcheck: 'false', placeholder: 'I like to eat hot pot', translate: 'no' });
     this.custom = h('div', { class: 'row align-custom', hidden: true },
-      h('label', { for: 'align-custom-source' }, 'Source'), this.customSrc,
-      h('label', { for: 'align-custom-target' }, 'Target'), this.customTgt);
-    this.mapSel = h('select', { id: 'align-map' }, ...(Object.keys(MAPS) as MapKind[]).map((k) => h('option', { value: k }, MAPS[k].label)));
+      h('label', { for: 'align-custom-source' }, tr((m) => m.translate.source)), this.customSrc,
+      h('label', { for: 'align-custom-target' }, tr((m) => m.translate.align.target)), this.customTgt);
+    this.mapSel = h('select', { id: 'align-map' }, ...MAP_KINDS.map((k) => h('option', { value: k }, tr((m) => words(m, k).label))));
     this.picker = new HeadPicker({ layer: 'align-layer', head: 'align-head', grid: 'btn-align-all-heads' }, () => this.draw());
     this.picker.layer = -1;  // the last layer (of a decoder, where the alignment is usually clearest)
-    this.canvas = h('canvas', { id: 'align-heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention map; arrow keys move over the weights' });
+    this.canvas = h('canvas', { id: 'align-heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': tr((m) => m.translate.align.mapLabel) });
     this.overlay = h('canvas', { class: 'heatmap-overlay', 'aria-hidden': 'true' });
-    this.rowLabels = h('div', { id: 'align-rows', class: 'tick-labels rows', 'aria-hidden': 'true' });
-    this.colLabels = h('div', { id: 'align-cols', class: 'tick-labels cols', 'aria-hidden': 'true' });
+    this.rowLabels = h('div', { id: 'align-rows', class: 'tick-labels rows', 'aria-hidden': 'true', translate: 'no' });
+    this.colLabels = h('div', { id: 'align-cols', class: 'tick-labels cols', 'aria-hidden': 'true', translate: 'no' });
     this.axisY = h('div', { class: 'axis-y small muted' });
     this.axisX = h('div', { class: 'axis-x small muted' });
     this.single = h('div', { class: 'heatmap-wrap' }, this.axisY, this.rowLabels,
       h('div', { class: 'heatmap-stack' }, this.canvas, this.overlay), this.colLabels, this.axisX);
     this.grid = h('div', { id: 'align-heads-grid', class: 'heads-grid', hidden: true });
-    this.note = h('p', { id: 'align-note', class: 'muted small', 'aria-live': 'polite' }, 'Train or load a translator, then look inside.');
-    this.pairLine = h('p', { id: 'align-pair', class: 'align-pair' });
+    this.note = new NoteLine(h('p', { id: 'align-note', class: 'muted small', 'aria-live': 'polite' }));
+    this.note.set(this.needModel);
+    this.pairLine = h('p', { id: 'align-pair', class: 'align-pair', translate: 'no' });
     this.body = h('div', { class: 'inspect-body', hidden: true },
       this.pairLine,
       h('div', { class: 'row' },
-        h('label', { for: 'align-map' }, 'Attention'), this.mapSel,
+        h('label', { for: 'align-map' }, tr((m) => m.translate.align.attention)), this.mapSel,
         ...this.picker.controls(),
-        h('span', { class: 'legend small' }, 'weight ', h('span', { class: 'legend-bar viridis' }), ' 0 → 1 (square-root scale); grey: the future, masked')),
+        h('span', { class: 'legend small' }, tr((m) => m.inspect.legendWeight), h('span', { class: 'legend-bar viridis' }), tr((m) => m.inspect.legendScale))),
       this.single, this.grid);
+    const head = panelHeader(5, tr((m) => m.translate.align.title), '');
+    head.querySelector('.explain')!.append(...explainWithExample());
     this.el = h('section', { id: 'alignment', class: 'card wide', 'aria-labelledby': 'alignment-title', hidden: true },
-      panelHeader(5, 'Look inside: attention', 'Cross-attention is where the translator reads the source: for every byte it writes (a row), ' +
-        'each head of each decoder layer puts weights that sum to 1 over the source bytes (columns). As it learns, the bytes of a word come to ' +
-        'read the bytes of the word they translate: for 我 爱 吃 火锅 → I like to eat hot pot, “I” reads 我 and “hot pot” reads 火锅, though the ' +
-        'order of the words differs. Self-attention is each side looking at itself: the encoder at the whole source, the decoder at what it has written.'),
-      h('div', { class: 'row' }, h('label', { for: 'align-source' }, 'Show:'), this.source, this.anotherBtn, this.runBtn,
-        h('label', { class: 'check' }, this.live, ' update while training')),
-      this.custom, this.note, this.body);
+      head,
+      h('div', { class: 'row' }, h('label', { for: 'align-source' }, tr((m) => m.translate.align.show)), this.source, this.anotherBtn, this.runBtn,
+        h('label', { class: 'check' }, this.live, tr((m) => m.inspect.live))),
+      this.custom, this.note.el, this.body);
     this.el.querySelector('h2')!.id = 'alignment-title';
     this.wire(store, handlers);
   }
@@ -145,15 +146,22 @@ export class AlignmentPanel {
     watch(store, ['model', 'inspectNote', 'mode'], (st) => {
       if (!st.model || st.mode !== 'seq2seq') {
         this.runBtn.disabled = this.anotherBtn.disabled = true;
-        setText(this.note, 'Train or load a translator, then look inside.');
+        this.note.set(this.needModel);
         this.body.hidden = true;
         this.data = null;
         return;
       }
       this.runBtn.disabled = this.anotherBtn.disabled = false;
-      if (st.inspectNote) setText(this.note, st.inspectNote);
+      if (st.inspectNote) this.note.set(st.inspectNote);
+    });
+    // the tick labels' titles and an open tooltip are worded when drawn
+    watch(store, ['locale'], () => {
+      this.drawAxes();
+      this.draw();
     });
   }
+
+  private readonly needModel = (m: Messages) => m.translate.align.needModel;
 
   /** The chosen kind of attention of the current inspection: selectors, pair line, map. */
   private show(): void {
@@ -167,11 +175,18 @@ export class AlignmentPanel {
     }
     const dec = new TextDecoder();
     const bytes = (t: Int32Array) => new Uint8Array(Array.from(t).filter((x) => x < 256));
-    setText(this.pairLine, `${dec.decode(bytes(d.src))}  →  ${dec.decode(bytes(d.tgtIn))}`);
+    const line = `${dec.decode(bytes(d.src))}  →  ${dec.decode(bytes(d.tgtIn))}`;
+    if (this.pairLine.textContent !== line) this.pairLine.textContent = line;
     this.body.hidden = false;
-    setText(this.axisY, MAPS[this.kind].rowAxis);
-    setText(this.axisX, MAPS[this.kind].colAxis);
+    this.drawAxes();
     this.draw();
+  }
+
+  /** The axes of the chosen kind of map (the decoder's columns name ⟨BOS⟩: a token, marked as data). */
+  private drawAxes(): void {
+    const m = words(t(), this.kind);
+    this.axisY.replaceChildren(m.rowAxis);
+    this.axisX.replaceChildren(withData((slot) => m.colAxis(slot(0)), ['⟨BOS⟩']));
   }
 
   private masked(): [number, number, number] {
@@ -192,8 +207,9 @@ export class AlignmentPanel {
       Object.assign(this.canvas.dataset, { kind: v.kind, layer: String(this.picker.layer), head: String(this.picker.head), rows: String(v.rows), cols: String(v.cols),
         drawn: String(Number(this.canvas.dataset.drawn ?? 0) + 1), step: String(d.step) });
       drawMatrixHighlight(this.overlay, v.rows, v.cols, this.cell, this.hoverQ, this.hoverK, cssVar('--accent') || '#e0662a', v.causal);
-      drawTicks(this.rowLabels, v.rowLabels, this.cell, false, (t) => `row ${t}: ${v.rowLabels[t]}`);
-      drawTicks(this.colLabels, v.colLabels, this.cell, true, (t) => `column ${t}: ${v.colLabels[t]}`);
+      const m = t().translate.align;
+      drawTicks(this.rowLabels, v.rowLabels, this.cell, false, (i) => m.rowTick(i, v.rowLabels[i]));
+      drawTicks(this.colLabels, v.colLabels, this.cell, true, (i) => m.columnTick(i, v.colLabels[i]));
     } else {
       clear(this.grid);
       this.grid.style.setProperty('--cols', String(d.NH));
@@ -223,11 +239,10 @@ export class AlignmentPanel {
       return;
     }
     const w = v.causal && k > q ? 0 : v.weights[(this.picker.layer * d.NH + this.picker.head) * v.rows * v.cols + q * v.cols + k];
-    const row = v.kind === 'encoder' ? `source byte ${q} “${v.rowLabels[q]}”` : `writing “${v.rowLabels[q]}” (row ${q})`;
-    const col = v.kind === 'cross' ? `source byte ${k} “${v.colLabels[k]}”` : v.kind === 'encoder' ? `byte ${k} “${v.colLabels[k]}”` : `input ${k} “${v.colLabels[k]}”`;
+    const m = t().translate;
     const tip = h('div', { class: 'tip-attn' },
-      h('div', { class: 'tip-title' }, `${row} ${MAPS[v.kind].verb} ${col}`),
-      h('div', {}, v.causal && k > q ? 'masked: the decoder cannot look at what it has not written yet' : `weight ${w.toFixed(4)} (layer ${this.picker.layer}, head ${this.picker.head})`));
+      h('div', { class: 'tip-title' }, withData((slot) => words(t(), v.kind).tip(q, slot(0), k, slot(1)), [v.rowLabels[q], v.colLabels[k]])),
+      h('div', {}, v.causal && k > q ? m.align.maskedTip : m.align.weightTip(w.toFixed(4), this.picker.layer, this.picker.head)));
     const r = this.canvas.getBoundingClientRect();
     const x = r.left + (k + 1) * this.cell;
     const y = r.top + (q + 1) * this.cell;
@@ -253,4 +268,12 @@ export class AlignmentPanel {
     e.preventDefault();
     this.hover(cell[0], cell[1]);
   }
+}
+
+/** The panel's explanation: the catalogue's words around the seed's example pair (data, marked translate="no"). */
+function explainWithExample(): Node[] {
+  const ex = (text: string) => h('span', { translate: 'no' }, text);
+  return [tr((m) => m.translate.align.explain1), ex('我 爱 吃 火锅 → I like to eat hot pot'), tr((m) => m.translate.align.explain2), ex('“I”'),
+    tr((m) => m.translate.align.explain3), ex('我'), tr((m) => m.translate.align.explain4), ex('“hot pot”'), tr((m) => m.translate.align.explain3), ex('火锅'),
+    tr((m) => m.translate.align.explain5)].map((x) => (x instanceof Node ? x : h('span', {}, x)));
 }

@@ -2,7 +2,8 @@
 // (Look inside: the language model's maps; the translator's maps). One copy of the controls and
 // of the rules: the options follow the model's counts, the choice is kept (clamped) when they
 // change, and every change redraws through the owner's callback.
-import { clear, h, setText } from './dom';
+import { tr } from '../i18n';
+import { clear, h } from './dom';
 
 export class HeadPicker {
   readonly layerSel: HTMLSelectElement;
@@ -16,7 +17,7 @@ export class HeadPicker {
   constructor(ids: { layer: string; head: string; grid: string }, private readonly onChange: () => void) {
     this.layerSel = h('select', { id: ids.layer }) as HTMLSelectElement;
     this.headSel = h('select', { id: ids.head }) as HTMLSelectElement;
-    this.gridBtn = h('button', { type: 'button', id: ids.grid, 'aria-pressed': 'false' }, 'All heads') as HTMLButtonElement;
+    this.gridBtn = h('button', { type: 'button', id: ids.grid, 'aria-pressed': 'false' }, tr((m) => (this.showGrid ? m.inspect.heads.one : m.inspect.heads.all))) as HTMLButtonElement;
     this.layerSel.addEventListener('change', () => this.select(Number(this.layerSel.value), this.head));
     this.headSel.addEventListener('change', () => this.select(this.layer, Number(this.headSel.value)));
     this.gridBtn.addEventListener('click', () => this.setGrid(!this.showGrid));
@@ -24,7 +25,7 @@ export class HeadPicker {
 
   /** Label, select, label, select, toggle: for the owner's controls row. */
   controls(): HTMLElement[] {
-    return [h('label', { for: this.layerSel.id }, 'Layer'), this.layerSel, h('label', { for: this.headSel.id }, 'Head'), this.headSel, this.gridBtn];
+    return [h('label', { for: this.layerSel.id }, tr((m) => m.inspect.heads.layer)), this.layerSel, h('label', { for: this.headSel.id }, tr((m) => m.inspect.heads.head)), this.headSel, this.gridBtn];
   }
 
   /** The model's layer and head counts; lastLayer: start at the last layer (first time only). Does not redraw. */
@@ -50,14 +51,14 @@ export class HeadPicker {
   setGrid(on: boolean): void {
     this.showGrid = on;
     this.gridBtn.setAttribute('aria-pressed', String(on));
-    setText(this.gridBtn, on ? 'One head' : 'All heads');
+    this.gridBtn.replaceChildren(h('span', {}, tr((m) => (on ? m.inspect.heads.one : m.inspect.heads.all))));
     this.onChange();
   }
 
   /** A cell of the all-heads grid: clicking it shows that head alone. */
   cell(layer: number, head: number, canvas: HTMLCanvasElement): HTMLButtonElement {
     const b = h('button', { type: 'button', class: `head-cell${layer === this.layer && head === this.head ? ' current' : ''}`, 'data-layer': layer, 'data-head': head,
-      'aria-label': `Layer ${layer}, head ${head}` }, canvas, h('span', { class: 'small' }, `L${layer} H${head}`)) as HTMLButtonElement;
+      'aria-label': tr((m) => m.inspect.heads.cellLabel(layer, head)) }, canvas, h('span', { class: 'small' }, tr((m) => m.inspect.heads.cell(layer, head)))) as HTMLButtonElement;
     b.addEventListener('click', () => {
       this.select(layer, head);
       this.setGrid(false);

@@ -2,11 +2,13 @@
 // layer and head (or all of them), and how surprising each byte was to the model.
 import { type InspectSource, type PageStore, watch } from '../app/state';
 import { formatProb } from '../format';
+import { type Messages, t, tr } from '../i18n';
 import type { InspectionMsg } from '../protocol';
 import { alternativeLabel, byteLabel, byteLabels, byteRole, hex, windowSegments } from '../utf8';
-import { clear, cssVar, h, panelHeader, setText } from './dom';
+import { clear, cssVar, h, panelHeader } from './dom';
 import { HeadPicker } from './head-picker';
 import { colorCss, drawAttention, drawHighlight, drawTicks, moveCell } from './heatmap';
+import { NoteLine, withData } from './note';
 import { hideTooltip, showTooltip } from './tooltip';
 
 export interface InspectHandlers {
@@ -39,14 +41,14 @@ export class InspectPanel {
   private readonly picker: HeadPicker;  // layer, head, all heads
   private tokensEl: HTMLElement;
   private lossEl: HTMLElement;
-  private lossSummary: HTMLElement;
+  private lossSummary: NoteLine;
   private canvas: HTMLCanvasElement;
   private overlay: HTMLCanvasElement;
   private rowLabels: HTMLElement;   // the characters of the rows (queries) and columns (keys)
   private colLabels: HTMLElement;
   private single: HTMLElement;
   private grid: HTMLElement;
-  private note: HTMLElement;
+  private note: NoteLine;
   private body: HTMLElement;
   private data: InspectionMsg | null = null;
   private cells: HTMLElement[] = [];
@@ -60,48 +62,47 @@ export class InspectPanel {
 
   constructor(store: PageStore, handlers: InspectHandlers) {
     this.source = h('select', { id: 'inspect-source' },
-      h('option', { value: 'corpus' }, 'a slice of the corpus'),
-      h('option', { value: 'prompt' }, 'the sampling prompt'),
-      h('option', { value: 'sample' }, 'the last sample'),
-      h('option', { value: 'custom' }, 'your own text'));
-    this.custom = h('textarea', { id: 'inspect-text', rows: 2, hidden: true, placeholder: 'Type a text to look inside', spellcheck: 'false', 'aria-label': 'Text to look inside' });
-    this.sliceBtn = h('button', { type: 'button', id: 'btn-another-slice' }, 'Another slice');
-    this.runBtn = h('button', { type: 'button', id: 'btn-inspect', class: 'primary' }, 'Look inside');
+      h('option', { value: 'corpus' }, tr((m) => m.inspect.sourceCorpus)),
+      h('option', { value: 'prompt' }, tr((m) => m.inspect.sourcePrompt)),
+      h('option', { value: 'sample' }, tr((m) => m.inspect.sourceSample)),
+      h('option', { value: 'custom' }, tr((m) => m.inspect.sourceCustom)));
+    this.custom = h('textarea', { id: 'inspect-text', rows: 2, hidden: true, placeholder: tr((m) => m.inspect.customPlaceholder), spellcheck: 'false', 'aria-label': tr((m) => m.inspect.customLabel) });
+    this.sliceBtn = h('button', { type: 'button', id: 'btn-another-slice' }, tr((m) => m.inspect.anotherSlice));
+    this.runBtn = h('button', { type: 'button', id: 'btn-inspect', class: 'primary' }, tr((m) => m.inspect.lookInside));
     this.live = h('input', { type: 'checkbox', id: 'inspect-live', checked: true });
     this.picker = new HeadPicker({ layer: 'inspect-layer', head: 'inspect-head', grid: 'btn-all-heads' }, () => this.draw());
-    this.tokensEl = h('div', { id: 'inspect-tokens', class: 'token-strip', tabindex: '0', 'aria-label': 'Tokens; arrow keys pick the query token' });
-    this.lossEl = h('div', { id: 'token-loss', class: 'token-strip loss-strip', tabindex: '0', 'aria-label': 'Loss of each byte; arrow keys move' });
-    this.lossSummary = h('p', { id: 'loss-summary', class: 'muted small' });
-    this.canvas = h('canvas', { id: 'heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': 'Attention map: rows are queries, columns are keys' });
+    // the strips and the ticks show the text's bytes: data (translate="no")
+    this.tokensEl = h('div', { id: 'inspect-tokens', class: 'token-strip', tabindex: '0', 'aria-label': tr((m) => m.inspect.tokensLabel), translate: 'no' });
+    this.lossEl = h('div', { id: 'token-loss', class: 'token-strip loss-strip', tabindex: '0', 'aria-label': tr((m) => m.inspect.lossLabel), translate: 'no' });
+    this.lossSummary = new NoteLine(h('p', { id: 'loss-summary', class: 'muted small' }));
+    this.canvas = h('canvas', { id: 'heatmap', class: 'heatmap', tabindex: '0', role: 'img', 'aria-label': tr((m) => m.inspect.mapLabel) });
     this.overlay = h('canvas', { class: 'heatmap-overlay', 'aria-hidden': 'true' });
-    this.rowLabels = h('div', { id: 'heatmap-rows', class: 'tick-labels rows', 'aria-hidden': 'true' });
-    this.colLabels = h('div', { id: 'heatmap-cols', class: 'tick-labels cols', 'aria-hidden': 'true' });
+    this.rowLabels = h('div', { id: 'heatmap-rows', class: 'tick-labels rows', 'aria-hidden': 'true', translate: 'no' });
+    this.colLabels = h('div', { id: 'heatmap-cols', class: 'tick-labels cols', 'aria-hidden': 'true', translate: 'no' });
     this.single = h('div', { class: 'heatmap-wrap' },
-      h('div', { class: 'axis-y small muted' }, 'query (the byte doing the looking) ↓'),
+      h('div', { class: 'axis-y small muted' }, tr((m) => m.inspect.rowAxis)),
       this.rowLabels,
       h('div', { class: 'heatmap-stack' }, this.canvas, this.overlay),
       this.colLabels,
-      h('div', { class: 'axis-x small muted' }, 'key (an earlier byte it looks at) →'));
+      h('div', { class: 'axis-x small muted' }, tr((m) => m.inspect.colAxis)));
     this.grid = h('div', { id: 'heads-grid', class: 'heads-grid', hidden: true });
-    this.note = h('p', { id: 'inspect-note', class: 'muted small', 'aria-live': 'polite' }, 'Train or load a model, then look inside.');
+    this.note = new NoteLine(h('p', { id: 'inspect-note', class: 'muted small', 'aria-live': 'polite' }));
+    this.note.set(this.needModel);
     this.body = h('div', { class: 'inspect-body', hidden: true },
-      h('h3', { class: 'small-title' }, 'Tokens (bytes) — hover one to see where it looks'),
+      h('h3', { class: 'small-title' }, tr((m) => m.inspect.tokensTitle)),
       this.tokensEl,
       h('div', { class: 'row' },
         ...this.picker.controls(),
-        h('span', { class: 'legend small' }, 'weight ', h('span', { class: 'legend-bar viridis' }), ' 0 → 1 (square-root scale); grey: the future, masked')),
+        h('span', { class: 'legend small' }, tr((m) => m.inspect.legendWeight), h('span', { class: 'legend-bar viridis' }), tr((m) => m.inspect.legendScale))),
       this.single, this.grid,
-      h('h3', { class: 'small-title' }, 'How surprising each byte was'),
-      h('p', { class: 'muted small' }, 'Each byte is coloured by its loss, −ln p(byte | the bytes before it): the model\'s surprise at seeing it. ' +
-        'The first byte has nothing before it, so it is not predicted.'),
-      this.lossEl, this.lossSummary);
+      h('h3', { class: 'small-title' }, tr((m) => m.inspect.lossTitle)),
+      h('p', { class: 'muted small' }, tr((m) => m.inspect.lossExplain)),
+      this.lossEl, this.lossSummary.el);
     this.el = h('section', { id: 'inspect', class: 'card wide', 'aria-labelledby': 'inspect-title' },
-      panelHeader(5, 'Look inside', 'Attention is how each byte gathers information from the bytes before it. In every layer, ' +
-        'each head computes, for every byte (a row), weights over the earlier bytes (columns) that sum to 1, and mixes their vectors with them. ' +
-        'Heads often specialise: one looks at the previous byte, another at the start of the word or line.'),
-      h('div', { class: 'row' }, h('label', { for: 'inspect-source' }, 'Text:'), this.source, this.sliceBtn, this.runBtn,
-        h('label', { class: 'check' }, this.live, ' update while training')),
-      this.custom, this.note, this.body);
+      panelHeader(5, tr((m) => m.inspect.title), tr((m) => m.inspect.explain)),
+      h('div', { class: 'row' }, h('label', { for: 'inspect-source' }, tr((m) => m.inspect.text)), this.source, this.sliceBtn, this.runBtn,
+        h('label', { class: 'check' }, this.live, tr((m) => m.inspect.live))),
+      this.custom, this.note.el, this.body);
     this.el.querySelector('h2')!.id = 'inspect-title';
 
     this.wire(store, handlers);
@@ -148,18 +149,22 @@ export class InspectPanel {
       if (st.inspection) this.show(st.inspection, st.tokenLosses);
     });
     watch(store, ['model', 'inspectNote'], (st) => {
-      if (!st.model) this.disable('Train or load a model, then look inside.');
+      if (!st.model) this.disable();
       else {
         this.runBtn.disabled = this.sliceBtn.disabled = false;
-        if (st.inspectNote) setText(this.note, st.inspectNote);
+        if (st.inspectNote) this.note.set(st.inspectNote);
       }
     });
+    // the ticks' titles are worded when drawn
+    watch(store, ['locale'], () => this.draw());
   }
 
-  private disable(why: string): void {
+  private readonly needModel = (m: Messages) => m.inspect.needModel;
+
+  private disable(): void {
     this.runBtn.disabled = true;
     this.sliceBtn.disabled = true;
-    setText(this.note, why);
+    this.note.set(this.needModel);
     this.body.hidden = true;
     this.data = null;
   }
@@ -218,8 +223,9 @@ export class InspectPanel {
   /** The character of each row and column beside the map (every k-th when the cells are small). */
   private drawTicks(cell: number): void {
     const labels = Array.from({ length: this.data!.T }, (_, t) => this.label(t));
-    drawTicks(this.rowLabels, labels, cell, false, (t) => `byte ${t}`);
-    drawTicks(this.colLabels, labels, cell, true, (t) => `byte ${t}`);
+    const m = t().inspect;
+    drawTicks(this.rowLabels, labels, cell, false, (i) => m.byteTick(i));
+    drawTicks(this.colLabels, labels, cell, true, (i) => m.byteTick(i));
   }
 
   private label(t: number): string {
@@ -254,13 +260,13 @@ export class InspectPanel {
       const partial = seg.kind === 'bytes' && seg.partial;
       // continuation bytes at the very start: the window began inside a character
       const continued = lead > 0 && seg.start === 0;
-      const glyph = seg.kind === 'char' ? seg.text : partial ? 'cut' : continued ? '…' : 'invalid';
-      const title = seg.kind === 'char' ? `${seg.text}: ${seg.length} bytes` : partial
-        ? 'the start of a character cut off by the end of the text'
-        : continued ? 'continuation of a character that starts before the window' : 'bytes that form no UTF-8 character';
+      const m = t().inspect.group;
+      const glyph = seg.kind === 'char' ? seg.text : partial ? m.cut : continued ? '…' : m.invalid;
+      const title = seg.kind === 'char' ? m.charTitle(seg.text, seg.length) : partial ? m.cutTitle : continued ? m.continuedTitle : m.invalidTitle;
       const kind = seg.kind === 'char' ? '' : continued ? ' continued' : partial ? ' partial' : ' invalid';
+      // the strip is data (translate="no"); the words for bytes that form no character are the page's
       const group = h('span', { class: `group${kind}`, title },
-        h('span', { class: 'glyph' }, glyph));
+        h('span', { class: 'glyph', translate: seg.kind === 'char' ? null : 'yes' }, glyph));
       const inner = h('span', { class: 'cells' });
       for (let i = 0; i < seg.length; i++) {
         const t = seg.start + i;
@@ -314,17 +320,18 @@ export class InspectPanel {
     }
     const d = this.data;
     const off = (this.picker.layer * d.NH + this.picker.head) * d.T * d.T + q * d.T;
+    const m = t().inspect;
     const tip = h('div', { class: 'tip-attn' });
     if (k !== null) {
       const w = k <= q ? d.attention[off + k] : 0;
-      tip.append(h('div', { class: 'tip-title' }, `byte ${q} “${this.label(q)}” → byte ${k} “${this.label(k)}”`),
-        h('div', {}, k <= q ? `weight ${w.toFixed(4)}` : 'masked: a byte cannot look at the future'));
+      tip.append(h('div', { class: 'tip-title' }, withData((slot) => m.tip.pair(q, slot(0), k, slot(1)), [this.label(q), this.label(k)])),
+        h('div', {}, k <= q ? m.tip.weight(w.toFixed(4)) : m.tip.masked));
     } else {
       // the strongest few weights of this row
-      const row = Array.from({ length: q + 1 }, (_, t) => [t, d.attention[off + t]] as [number, number]).sort((a, b) => b[1] - a[1]).slice(0, 5);
-      tip.append(h('div', { class: 'tip-title' }, `byte ${q} “${this.label(q)}” looks at (layer ${this.picker.layer}, head ${this.picker.head}):`));
+      const row = Array.from({ length: q + 1 }, (_, i) => [i, d.attention[off + i]] as [number, number]).sort((a, b) => b[1] - a[1]).slice(0, 5);
+      tip.append(h('div', { class: 'tip-title' }, withData((slot) => m.tip.looksAt(q, slot(0), this.picker.layer, this.picker.head), [this.label(q)])));
       const list = h('ol', { class: 'alts' });
-      for (const [t, w] of row) list.append(h('li', {}, h('span', { class: 'alt-label' }, `${t} “${this.label(t)}”`), h('span', { class: 'bar', style: `--w:${(w * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, w.toFixed(3))));
+      for (const [i, w] of row) list.append(h('li', {}, h('span', { class: 'alt-label', translate: 'no' }, `${i} “${this.label(i)}”`), h('span', { class: 'bar', style: `--w:${(w * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, w.toFixed(3))));
       tip.append(list);
     }
     if (anchor) showTooltip(tip, anchor.getBoundingClientRect());
@@ -396,30 +403,32 @@ export class InspectPanel {
     this.lossEl.dataset.mean = Number.isFinite(mean) ? mean.toFixed(4) : '';
     let worst = 1;
     for (let t = 2; t < d.T; t++) if (this.losses[t] > this.losses[worst]) worst = t;
-    setText(this.lossSummary, d.T > 1
-      ? `Mean loss ${mean.toFixed(3)} nats per byte (a blind guess: ${LN256.toFixed(2)}). Most surprising: byte ${worst} “${this.label(worst)}” at ${this.losses[worst].toFixed(2)}.`
-      : 'One byte: nothing to predict.');
+    const worstLabel = this.label(worst), worstLoss = this.losses[worst];
+    this.lossSummary.set(d.T > 1
+      ? { draw: () => withData((slot) => t().inspect.lossSummary(mean.toFixed(3), LN256.toFixed(2), worst, slot(0), worstLoss.toFixed(2)), [worstLabel]) }
+      : (m) => m.inspect.oneByte);
   }
 
-  private showLossTip(t: number, anchor: HTMLElement | undefined): void {
+  private showLossTip(i: number, anchor: HTMLElement | undefined): void {
     const d = this.data;
     if (!d || !anchor) return;
+    const m = t().inspect;
     const box = h('div', { class: 'tip-sample' });
-    const b = d.bytes[t];
-    if (t === 0) {
-      box.append(h('div', { class: 'tip-title' }, `byte 0 “${this.label(0)}”`), h('div', { class: 'muted' }, 'the first byte is not predicted'));
+    const b = d.bytes[i];
+    if (i === 0) {
+      box.append(h('div', { class: 'tip-title' }, withData((slot) => m.tip.byte(0, slot(0)), [this.label(0)])), h('div', { class: 'muted' }, m.tip.firstNotPredicted));
     } else {
-      const p = d.probs[(t - 1) * 256 + b];
-      box.append(h('div', { class: 'tip-title' }, `byte ${t} “${this.label(t)}” (${hex(b)}, ${byteRole(b)})`),
-        h('div', {}, `p = ${formatProb(p)} · loss ${this.losses[t].toFixed(3)} nats`),
-        h('div', { class: 'tip-sub' }, 'what the model expected here:'));
-      const row = Array.from(d.probs.subarray((t - 1) * 256, t * 256));
-      const top = row.map((q, i) => [i, q] as [number, number]).sort((x, y) => y[1] - x[1]).slice(0, 5);
+      const p = d.probs[(i - 1) * 256 + b];
+      box.append(h('div', { class: 'tip-title' }, withData((slot) => m.tip.byteRole(i, slot(0), slot(1), byteRole(b)), [this.label(i), hex(b)])),
+        h('div', {}, m.tip.loss(formatProb(p), this.losses[i].toFixed(3))),
+        h('div', { class: 'tip-sub' }, m.tip.expected));
+      const row = Array.from(d.probs.subarray((i - 1) * 256, i * 256));
+      const top = row.map((q, j) => [j, q] as [number, number]).sort((x, y) => y[1] - x[1]).slice(0, 5);
       const list = h('ol', { class: 'alts' });
-      const prefix = Array.from(d.bytes.subarray(this.charStart[t] ?? t, t));
-      for (const [i, q] of top) {
-        const lab = alternativeLabel(prefix, i);
-        list.append(h('li', { class: i === b ? 'chosen' : '' }, h('span', { class: `alt-label ${lab.kind}` }, lab.text),
+      const prefix = Array.from(d.bytes.subarray(this.charStart[i] ?? i, i));
+      for (const [j, q] of top) {
+        const lab = alternativeLabel(prefix, j);
+        list.append(h('li', { class: j === b ? 'chosen' : '' }, h('span', { class: `alt-label ${lab.kind}`, translate: 'no' }, lab.text),
           h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, formatProb(q))));
       }
       box.append(list);

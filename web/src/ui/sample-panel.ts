@@ -3,13 +3,14 @@
 // its bytes for a multi-byte character); hovering or moving the keyboard cursor over a character
 // shows the five bytes the model thought most likely at each of its positions.
 import type { GenerateRequest } from '../app/controller';
-import { type PageStore, type SampleState, watch } from '../app/state';
+import { type Note, type PageStore, type SampleState, watch } from '../app/state';
 import { formatProb } from '../format';
+import { type Msg, t, tr } from '../i18n';
 import type { SampleChunk } from '../protocol';
-import { type Segment, Utf8Stream, alternativeLabel, byteRole, charLabel, hex, hexChip } from '../utf8';
-import { clear, h, panelHeader, setText } from './dom';
-import { segmentProb, shadedSpan } from './shading';
-import { hideTooltip, showTooltip } from './tooltip';
+import { type Segment, Utf8Stream, alternativeLabel, byteRole, hex } from '../utf8';
+import { clear, h, panelHeader } from './dom';
+import { NoteLine, withData } from './note';
+import { TokenStrip, characterTitle, segmentProb, shadedSpan } from './shading';
 
 export interface SampleHandlers {
   onGenerate(req: GenerateRequest): void;
@@ -32,67 +33,60 @@ export class SamplePanel {
   private output: HTMLElement;
   private genBtn: HTMLButtonElement;
   private stopBtn: HTMLButtonElement;
-  private info: HTMLElement;
+  private info: NoteLine;
+  private strip: TokenStrip;
   private stream = new Utf8Stream();
   private gen: Generated = { bytes: [], probs: [], topBytes: [], topProbs: [] };
   private pendingEl: HTMLElement | null = null;
-  private tokens: HTMLElement[] = [];
-  private active = -1;
   private chunks = 0;
   private generating = false;
   private shown: SampleState | null = null;   // the generation drawn, and how many of its chunks
   private chunksDrawn = 0;
 
   constructor(store: PageStore, private handlers: SampleHandlers) {
-    this.prompt = h('textarea', { id: 'prompt', rows: 2, placeholder: 'Empty: the text starts after a newline', spellcheck: 'false' });
-    const num = (id: string, label: string, value: string, attrs: Record<string, string | number>, help: string) => {
+    this.prompt = h('textarea', { id: 'prompt', rows: 2, placeholder: tr((m) => m.sample.promptPlaceholder), spellcheck: 'false' });
+    const num = (id: string, label: Msg, value: string, attrs: Record<string, string | number>, help: Msg) => {
       const input = h('input', { id, type: 'number', value, ...attrs, 'aria-describedby': `${id}-help` });
       this.inputs[id] = input;
-      return h('div', { class: 'knob' }, h('label', { for: id }, label), input, h('span', { class: 'help', id: `${id}-help` }, help));
+      return h('div', { class: 'knob' }, h('label', { for: id }, tr(label)), input, h('span', { class: 'help', id: `${id}-help` }, tr(help)));
     };
-    this.genBtn = h('button', { id: 'btn-generate', type: 'button', class: 'primary' }, 'Generate');
-    this.stopBtn = h('button', { id: 'btn-stop-generate', type: 'button', disabled: true }, 'Stop');
+    this.genBtn = h('button', { id: 'btn-generate', type: 'button', class: 'primary' }, tr((m) => m.sample.generate));
+    this.stopBtn = h('button', { id: 'btn-stop-generate', type: 'button', disabled: true }, tr((m) => m.sample.stop));
     this.genBtn.addEventListener('click', () => this.generate());
     this.stopBtn.addEventListener('click', () => handlers.onStop());
     this.output = h('div', {
       id: 'sample-output', class: 'sample-output', tabindex: '0', role: 'log', 'aria-live': 'off',
-      'aria-label': 'Generated text. Use the arrow keys to inspect each character.',
+      'aria-label': tr((m) => m.sample.outputLabel),
     });
-    this.info = h('p', { id: 'sample-info', class: 'muted small', 'aria-live': 'polite' }, '');
+    this.strip = new TokenStrip(this.output, (tok) => this.explain(tok));
+    this.info = new NoteLine(h('p', { id: 'sample-info', class: 'muted small', 'aria-live': 'polite' }, ''));
     this.el = h('section', { id: 'sample', class: 'card wide', 'aria-labelledby': 'sample-title' },
-      panelHeader(4, 'Sample', 'The model writes one byte at a time: it gives a probability to each of the 256 bytes, one is drawn, ' +
-        'and it is fed back in. Temperature flattens (>1) or sharpens (<1) the distribution; top-k and top-p keep only the ' +
-        'likeliest bytes. Shading shows how surprised the model itself was by each character.'),
+      panelHeader(4, tr((m) => m.sample.title), tr((m) => m.sample.explain)),
       h('div', { class: 'sample-grid' },
-        h('div', { class: 'knob prompt-knob' }, h('label', { for: 'prompt' }, 'Prompt'), this.prompt),
+        h('div', { class: 'knob prompt-knob' }, h('label', { for: 'prompt' }, tr((m) => m.sample.prompt)), this.prompt),
         h('div', { class: 'knob-row' },
-          num('sample-length', 'Length', '400', { min: 1, max: 20000, step: 50 }, 'bytes to generate'),
-          num('sample-temp', 'Temperature', '0.8', { min: 0, max: 5, step: 0.1 }, '0 = always the likeliest'),
-          num('sample-topk', 'Top-k', '0', { min: 0, max: 256, step: 1 }, '0 = off'),
-          num('sample-topp', 'Top-p', '1', { min: 0.01, max: 1, step: 0.05 }, '1 = off'),
-          num('sample-seed', 'Seed', '1', { min: 0, step: 1 }, 'same seed, same text'))),
-      h('div', { class: 'row' }, this.genBtn, this.stopBtn, this.info),
+          num('sample-length', (m) => m.sample.length, '400', { min: 1, max: 20000, step: 50 }, (m) => m.sample.lengthHelp),
+          num('sample-temp', (m) => m.sample.temperature, '0.8', { min: 0, max: 5, step: 0.1 }, (m) => m.sample.temperatureHelp),
+          num('sample-topk', (m) => m.sample.topK, '0', { min: 0, max: 256, step: 1 }, (m) => m.sample.topKHelp),
+          num('sample-topp', (m) => m.sample.topP, '1', { min: 0.01, max: 1, step: 0.05 }, (m) => m.sample.topPHelp),
+          num('sample-seed', (m) => m.sample.seed, '1', { min: 0, step: 1 }, (m) => m.sample.seedHelp))),
+      h('div', { class: 'row' }, this.genBtn, this.stopBtn, this.info.el),
       this.output,
-      h('p', { class: 'legend small' }, h('span', { class: 'legend-bar surprise' }), ' light: the model expected it · dark: it was a surprise (probability below 1/256)'));
+      h('p', { class: 'legend small' }, h('span', { class: 'legend-bar surprise' }), tr((m) => m.sample.legend)));
     this.el.querySelector('h2')!.id = 'sample-title';
     this.prompt.addEventListener('input', () => handlers.onPrompt(this.prompt.value));
     watch(store, ['mode'], (st) => (this.el.hidden = st.mode !== 'gpt'));
     watch(store, ['sample'], (st) => this.sync(st.sample));
-    watch(store, ['model', 'sample', 'mode'], (st) => this.setEnabled(!!st.model && st.mode === 'gpt', 'Train or load a model to sample from it.'));
-    this.output.addEventListener('keydown', (e) => this.onKey(e));
-    this.output.addEventListener('blur', () => hideTooltip());
-    this.output.addEventListener('mouseleave', () => hideTooltip());
-    this.output.addEventListener('mouseover', (e) => {
-      const t = (e.target as HTMLElement).closest<HTMLElement>('.tok');
-      if (t) this.focusToken(Number(t.dataset.k), false);
-    });
+    watch(store, ['model', 'sample', 'mode', 'locale'], (st) => this.setEnabled(!!st.model && st.mode === 'gpt'));
   }
 
-  private setEnabled(canGenerate: boolean, why: string): void {
+  private readonly needModel: Msg = (m) => m.sample.needModel;
+
+  private setEnabled(canGenerate: boolean): void {
     this.genBtn.disabled = !canGenerate || this.generating;
-    this.genBtn.title = canGenerate ? '' : why;
-    if (!canGenerate && !this.generating) setText(this.info, why);
-    else if (this.info.textContent === why) setText(this.info, '');
+    this.genBtn.title = canGenerate ? '' : this.needModel(t());
+    if (!canGenerate && !this.generating) this.info.set(this.needModel);
+    else if (this.info.current === this.needModel) this.info.set(null);
   }
 
   /** Draws the store's generation: a new one from its start, the same one from where it was. */
@@ -119,13 +113,13 @@ export class SamplePanel {
     const topK = Math.round(v('sample-topk'));
     const topP = v('sample-topp');
     const seed = Math.round(v('sample-seed'));
-    const bad = !(length >= 1 && length <= 20000) ? 'Length must be between 1 and 20000'
-      : !(temperature >= 0) ? 'Temperature must be 0 or more'
-        : !(topK >= 0 && topK <= 256) ? 'Top-k must be between 0 and 256'
-          : !(topP > 0 && topP <= 1) ? 'Top-p must be in (0, 1]'
-            : !(seed >= 0) ? 'Seed must be 0 or more' : '';
+    const bad: Msg | null = !(length >= 1 && length <= 20000) ? (m) => m.sample.bad.length
+      : !(temperature >= 0) ? (m) => m.sample.bad.temperature
+        : !(topK >= 0 && topK <= 256) ? (m) => m.sample.bad.topK
+          : !(topP > 0 && topP <= 1) ? (m) => m.sample.bad.topP
+            : !(seed >= 0) ? (m) => m.sample.bad.seed : null;
     if (bad) {
-      setText(this.info, bad);
+      this.info.set(bad);
       return;
     }
     this.handlers.onGenerate({ prompt: new TextEncoder().encode(this.prompt.value), length, options: { temperature, topK, topP, seed } });
@@ -138,15 +132,14 @@ export class SamplePanel {
     this.stopBtn.disabled = false;
     this.stream = new Utf8Stream();
     this.gen = { bytes: [], probs: [], topBytes: [], topProbs: [] };
-    this.tokens = [];
-    this.active = -1;
+    this.strip.reset();
     this.chunks = 0;
     this.pendingEl = null;
     clear(this.output);
     this.output.dataset.chunks = '0';
     this.output.dataset.done = 'false';
-    this.output.append(h('span', { class: 'prompt-text' }, new TextDecoder().decode(prompt)));
-    setText(this.info, 'Generating…');
+    this.output.append(h('span', { class: 'prompt-text', translate: 'no' }, new TextDecoder().decode(prompt)));
+    this.info.set((m) => m.sample.generating);
   }
 
   private chunk(c: SampleChunk): void {
@@ -167,7 +160,7 @@ export class SamplePanel {
       for (const seg of this.stream.finish()) {
         const el = this.render(seg);
         el.classList.add('partial');
-        el.title = 'cut off: the generation ended inside this character';
+        el.title = t().sample.cutOff;
         this.output.append(el);
       }
     }
@@ -179,46 +172,24 @@ export class SamplePanel {
     this.output.dataset.chunks = String(this.chunks);
     this.output.dataset.bytes = String(this.gen.bytes.length);
     this.output.scrollTop = this.output.scrollHeight;
-    if (c.done) this.end(`${this.gen.bytes.length} bytes from the model at step ${c.step}, in ${this.chunks} chunks.`);
+    if (c.done) {
+      const bytes = this.gen.bytes.length, chunks = this.chunks;
+      this.end((m) => m.sample.done(bytes, c.step, chunks));
+    }
   }
 
-  private end(text: string): void {
+  private end(note: Note | null): void {
     this.generating = false;
     this.stopBtn.disabled = true;
     this.genBtn.disabled = false;
     this.output.dataset.done = 'true';
-    setText(this.info, text);
+    this.info.set(note);
   }
 
   private render(seg: Segment, pending = false): HTMLElement {
-    const el = shadedSpan(seg, segmentProb(this.gen.probs, seg), pending ? -1 : this.tokens.length, pending);
-    if (!pending) this.tokens.push(el);
+    const el = shadedSpan(seg, segmentProb(this.gen.probs, seg), pending ? -1 : this.strip.length, pending);
+    if (!pending) this.strip.add(el);
     return el;
-  }
-
-  private onKey(e: KeyboardEvent): void {
-    if (!this.tokens.length) return;
-    let k = this.active;
-    if (e.key === 'ArrowRight') k = Math.min(this.tokens.length - 1, k + 1);
-    else if (e.key === 'ArrowLeft') k = Math.max(0, k < 0 ? this.tokens.length - 1 : k - 1);
-    else if (e.key === 'Home') k = 0;
-    else if (e.key === 'End') k = this.tokens.length - 1;
-    else if (e.key === 'Escape') {
-      hideTooltip();
-      return;
-    } else return;
-    e.preventDefault();
-    this.focusToken(k, true);
-  }
-
-  private focusToken(k: number, scroll: boolean): void {
-    if (k < 0 || k >= this.tokens.length) return;
-    this.tokens[this.active]?.classList.remove('active');
-    this.active = k;
-    const el = this.tokens[k];
-    el.classList.add('active');
-    if (scroll) el.scrollIntoView({ block: 'nearest' });
-    showTooltip(this.explain(el), el.getBoundingClientRect());
   }
 
   /** Tooltip: the character, its probability, and the top-5 alternatives at each of its bytes. */
@@ -226,11 +197,10 @@ export class SamplePanel {
     const start = Number(el.dataset.start);
     const len = Number(el.dataset.len);
     const p = Number(el.dataset.p);
+    const m = t().sample.tip;
     const box = h('div', { class: 'tip-sample' });
     const bytes = this.gen.bytes.slice(start, start + len);
-    const title = el.classList.contains('chip') ? `${hexChip(bytes)} (not a complete UTF-8 character)`
-      : `“${charLabel(el.textContent ?? '')}” ${len > 1 ? `= bytes ${bytes.map(hex).join(' ')}` : `(byte ${hex(bytes[0])})`}`;
-    box.append(h('div', { class: 'tip-title' }, title), h('div', { class: 'muted' }, `probability ${formatProb(p)}${len > 1 ? ' (product over its bytes)' : ''}`));
+    box.append(h('div', { class: 'tip-title' }, characterTitle(el, bytes)), h('div', { class: 'muted' }, m.probability(formatProb(p), len > 1)));
     for (let j = 0; j < len; j++) {
       const i = start + j;
       const list = h('ol', { class: 'alts' });
@@ -240,12 +210,12 @@ export class SamplePanel {
         const q = this.gen.topProbs[i * 5 + r];
         const lab = alternativeLabel(prefix, b);
         list.append(h('li', { class: b === this.gen.bytes[i] ? 'chosen' : '', title: `${hex(b)}: ${byteRole(b)}` },
-          h('span', { class: `alt-label ${lab.kind}` }, lab.text),
+          h('span', { class: `alt-label ${lab.kind}`, translate: 'no' }, lab.text),
           h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }),
           h('span', { class: 'alt-p' }, formatProb(q))));
       }
-      if (len > 1) box.append(h('div', { class: 'tip-sub' }, `byte ${j + 1} of ${len}: ${hex(this.gen.bytes[i])} (p ${formatProb(this.gen.probs[i])})`));
-      else box.append(h('div', { class: 'tip-sub' }, 'the five likeliest next bytes:'));
+      if (len > 1) box.append(h('div', { class: 'tip-sub' }, withData((slot) => m.byteOf(j + 1, len, slot(0), formatProb(this.gen.probs[i])), [hex(this.gen.bytes[i])])));
+      else box.append(h('div', { class: 'tip-sub' }, m.likeliest));
       box.append(list);
     }
     return box;

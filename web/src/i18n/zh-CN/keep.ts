@@ -1,4 +1,62 @@
 import type { keep as en } from '../en/keep';
 
 export const keep: typeof en = {
+  title: '保存你的成果',
+  explain1: '每次运行都会保存在这个浏览器里：训练中每 10 秒一次、每次暂停时，以及标签页被隐藏或关闭时，所以重新加载页面后可以原样继续。' +
+    '检查点文件包含权重、优化器状态和损失历史，格式与命令行工具相同（',
+  explain2: '）。把一个检查点拖到页面上即可加载；也可以拖入一个 ',
+  explain3: ' 模型（',
+  explain4: ' 导出的），从它的权重开始一次新的运行。',
+  download: '下载检查点',
+  load: '加载检查点…',
+  runs: '你的运行',
+  nothingSaved: '还没有保存任何内容。',
+  nothingSavedYet: '还没有保存任何内容：训练中每 10 秒以及暂停时会保存一次。',
+  saved: (step, ago, bytes) => `已保存在这个浏览器里：第 ${step} 步，${ago}前（${bytes}）。`,
+  agoSeconds: (s) => `${s} 秒`,
+  agoMinutes: (m) => `${m} 分钟`,
+  agoHours: (h) => `${h} 小时`,
+  noRuns: '还没有：运行保存后会出现在这里。',
+  actions: { resume: '继续', rename: '重命名', download: '下载', delete: '删除' },
+  actionLabel: (action, name) => `${action} ${name}`,
+  busyTitle: '已在另一个标签页中打开：请在那里继续',
+  currentTitle: '这个标签页正在训练它',
+  deleteTitle: '从这个浏览器中删除它',
+  busyTag: '在另一个标签页中打开',
+  currentTag: '本标签页',
+  meta: (step, steps, model, corpus, valLoss, when, bytes) =>
+    `第 ${step} / ${steps} 步 · ${model} · 数据 ${corpus}${valLoss !== null ? ` · 验证损失 ${valLoss}` : ''} · 保存于 ${when} · ${bytes}`,
+  usage: (usage, quota) => `本页面使用了浏览器允许的 ${quota} 中的 ${usage}。`,
+  persisted: '浏览器会一直保留它，直到你删除。',
+  notPersisted: '磁盘空间不足时，浏览器可能会清除它。',
+  keepIt: '保留它',
+  bannerLabel: '已保存的运行',
+  offer: (when, step, steps, model, corpus) =>
+    `这个浏览器在 ${when} 保存了一次运行：第 ${step} / ${steps} 步，${model}，在 ${corpus} 上训练。要从停下的地方原样继续吗？`,
+  notNow: '暂不',
+  notNowTitle: '这次运行仍保留在“你的运行”中',
+  autoName: {
+    name: (corpus, size, width) => `${corpus} · ${size}，宽度 ${width}`,
+    layers: (n) => `${n} 层`,
+    translator: (enc, dec) => `翻译器，${enc} + ${dec} 层`,
+  },
+  quotaFull: (usage, quota) =>
+    `浏览器给本页面的存储空间已满${usage !== null ? `（${quota} 中已用 ${usage}）` : ''}。` +
+    '没有删除任何内容：请在“你的运行”中删除不再需要的运行（或先下载它们），下一次保存就能成功。',
+  notSaved: (why) => `未保存：${why}`,
+  notSavedNotice: (why) => `这次运行没有保存：${why}`,
+  couldNotResume: '无法继续已保存的运行：',
+  unchanged: '。当前模型没有变化。',
+  couldNotResumeNamed: (name, why) => `无法继续“${name}”：${why}。`,
+  gone: '这个浏览器里已经没有那次运行了。',
+  confirmReplace: (step, name, runStep) =>
+    `用第 ${runStep} 步的“${name}”替换当前模型（第 ${step} 步）吗？当前运行会先保存，并保留在“你的运行”中。`,
+  openElsewhere: (name) => `“${name}”已在另一个标签页中打开：请在那里继续，或先关闭那个标签页。`,
+  dataGone: (pairs, name) => `训练它所用的${pairs ? '句对' : '文本'}（${name}）已不在这个浏览器里`,
+  checkpointGone: (name) => `这个浏览器的存储中缺少“${name}”的检查点`,
+  renamePrompt: '这次运行的名称：',
+  reading: (name) => `正在读取 ${name}…`,
+  confirmDelete: (name, step, bytes) => `从这个浏览器中删除“${name}”（第 ${step} 步，${bytes}）吗？此操作无法撤销。`,
+  waiting: (step) => `有一次保存在第 ${step} 步的运行在等你（见页面顶部，或“你的运行”）。`,
+  unavailable: (why) => `这个浏览器无法保存（${why}）。`,
 };

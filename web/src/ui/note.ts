@@ -1,0 +1,76 @@
+// note.ts — drawing a Note (app/state.ts): a sentence the store keeps as a message to word, not
+// as words, so that it is worded in the page's language when it is drawn and again at a switch.
+import type { Note } from '../app/state';
+import { locale, t } from '../i18n';
+import { coreNode, coreText } from '../i18n/core-messages';
+import { h } from './dom';
+
+/** The note as plain text in the page's language (a core message the catalogue lacks: its English). */
+export function noteText(note: Note | null | undefined): string {
+  if (!note) return '';
+  if (typeof note === 'function') return note(t());
+  return `${note.before?.(t()) ?? ''}${coreText(note.core, note.from)}${note.after?.(t()) ?? ''}`;
+}
+
+/** The note as DOM: a core message the catalogue does not word is shown as the core wrote it, marked (coreNode). */
+export function noteNode(note: Note): Node {
+  if (typeof note === 'function') return document.createTextNode(note(t()));
+  return h('span', {}, note.before?.(t()) ?? '', coreNode(note.core, note.from), note.after?.(t()) ?? '');
+}
+
+/** What a NoteLine shows besides a note: DOM drawn in the page's language (withData, say). */
+export interface Drawn { draw: () => Node }
+
+/**
+ * A line of a panel showing one note at a time (a status, why a button can't be used), worded
+ * again when the language switches. `value` goes to data-value (tests read it).
+ */
+export class NoteLine {
+  private note: Note | Drawn | null = null;
+  private value: string | undefined;
+
+  constructor(readonly el: HTMLElement) {
+    locale.listen(() => this.draw());
+  }
+
+  get current(): Note | Drawn | null {
+    return this.note;
+  }
+
+  set(note: Note | Drawn | null, value?: number | string): void {
+    if (note === this.note && (value === undefined || String(value) === this.value)) return;
+    this.note = note;
+    this.value = value === undefined ? undefined : String(value);
+    this.draw();
+  }
+
+  private draw(): void {
+    if (this.value !== undefined) this.el.dataset.value = this.value;
+    if (!this.note) {
+      if (this.el.firstChild) this.el.replaceChildren();
+      return;
+    }
+    // plain text stays one text node (setText's habit: no redraw when the words are the same)
+    if (typeof this.note === 'function') {
+      const text = this.note(t());
+      if (this.el.textContent !== text || this.el.children.length) this.el.textContent = text;
+    } else if ('draw' in this.note) this.el.replaceChildren(this.note.draw());
+    else this.el.replaceChildren(noteNode(this.note));
+  }
+}
+
+/**
+ * A message with data in it (a character, bytes in hex, a name) as DOM: the data sits in
+ * translate="no" spans, the words around it are the message's. `build` words the message with
+ * `slot(i)` where data[i] goes: withData((slot) => t().sample.tip.charBytes(slot(0), slot(1)), ['中', 'e4 b8 ad']).
+ */
+export function withData(build: (slot: (i: number) => string) => string, data: readonly (string | number)[]): DocumentFragment {
+  const text = build((i) => `\u0001${i}\u0002`);
+  const out = document.createDocumentFragment();
+  for (const part of text.split(/(\u0001\d+\u0002)/)) {
+    const slot = /^\u0001(\d+)\u0002$/.exec(part);
+    if (slot) out.append(h('span', { translate: 'no' }, String(data[Number(slot[1])])));
+    else if (part) out.append(part);
+  }
+  return out;
+}
