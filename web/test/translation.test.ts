@@ -10,6 +10,7 @@ import {
 } from '../src/app/derive';
 import { LossHistory } from '../src/app/history';
 import { type CorpusState, createPageStore, initialState } from '../src/app/state';
+import { noteText } from '../src/ui/note';
 import type { FullConfig, Ready, ToWorker, TranslationInspectionMsg } from '../src/protocol';
 import { presetsFor } from '../src/settings';
 import { byteLabels, tokenLabels, windowSegments } from '../src/utf8';
@@ -226,7 +227,7 @@ describe('the controller in translation mode', () => {
     expect(new TextDecoder().decode(t.source)).toBe('abc');
     expect(store.get().translation?.busy).toBe(true);
     c.setAlignSource('translation');
-    expect(store.get().inspectNote).toBe('Translate something first.');
+    expect(noteText(store.get().inspectNote)).toBe('Translate something first.');
     client.emit({ type: 'translation', id: t.id, step: 7, source: enc.encode('abc'), text: enc.encode('cba'), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]),
       logProb: -1, finished: true, beam: 3 });
     expect(store.get().translation?.busy).toBe(false);
@@ -241,8 +242,8 @@ describe('the controller in translation mode', () => {
     expect(store.get().inspectInFlight).toBe(true);
     client.emit({ type: 'error', message: 'give a source text to look inside', recoverable: true, during: 'inspectTranslation' });
     expect(store.get().inspectInFlight).toBe(false);
-    expect(store.get().inspectNote).toBe('Give a source text to look inside');
+    expect(noteText(store.get().inspectNote)).toBe('Give a source text to look inside');
     client.emit({ type: 'error', message: 'translate: the source has 18 bytes; this model reads at most 9', recoverable: true, during: 'translate' });
-    expect(store.get().translation?.note).toMatch(/^Translate: the source has 18 bytes/);
+    expect(noteText(store.get().translation?.note)).toMatch(/^Translate: the source has 18 bytes/);
   });
 });

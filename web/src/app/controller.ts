@@ -1,19 +1,23 @@
 // controller.ts — turns the training worker's events into state changes, and the panels'
 // requests into worker commands. It owns no DOM (apart from the download link): panels draw
 // what the store holds.
-import { checkpointFileName, isCheckpoint, isSafetensors } from '../checkpoint';
+import { MAGIC, checkpointFileName, isCheckpoint, isSafetensors } from '../checkpoint';
 import type { WorkerClient } from '../client';
 import { formatCount } from '../format';
 import { fallbackMessage } from '../gpu/backend';
 import type { CorpusKind, FromWorker, FullConfig, LossHistory as History, ModelKind, SampleOptions, ThreadSetting, Variant } from '../protocol';
 import { normalise } from '../settings';
-import { notify } from '../ui/messages';
+import { type Messages, t } from '../i18n';
+import { h } from '../ui/dom';
+import { type Kind, notify as show } from '../ui/messages';
+import { coreText } from '../i18n/core-messages';
+import { coreInline, withData } from '../ui/note';
 import { alignmentInput, canStart, corpusKindFor, defaultPair, describeModel, isBusy, previewPairs, tokenLosses } from './derive';
 import { downloadBytes } from './download';
 import { applyGuard, divergedStep, divergedWhy, initialGuard } from './guard';
 import { LossHistory } from './history';
 import { Insight } from './insight';
-import { type AlignSource, type InspectSource, type Pair, type PageStore, type RunState, patch } from './state';
+import { type AlignSource, type InspectSource, type Note, type Pair, type PageStore, type RunState, patch } from './state';
 
 const LIVE_INSPECT_MS = 1000;
 
@@ -98,10 +102,10 @@ export class Controller {
     this.set({ backend: m });
     const f = m.fallback;
     if (f) {
-      notify(capitalise(fallbackMessage(f, f)), 'warning', { id: 'backend' });
+      notify(() => coreInline(capitalise(fallbackMessage(f, f)), f), 'warning', { id: 'backend' });   // the GPU back end's words
       if (f.history) this.set(historyState(this.get(), f.history, f.step));   // the run went back to its last good state
     } else if (first && m.forced && m.backend === 'wasm' && m.reason && !m.reason.startsWith('?backend')) {
-      notify(`${capitalise(m.reason)}: training runs on the CPU.`, 'warning', { id: 'backend' });
+      notify(() => h('span', {}, coreInline(capitalise(m.reason), m), t().run.onCpu), 'warning', { id: 'backend' });
     }
   }
 
@@ -122,7 +126,7 @@ export class Controller {
     const replaced = s.corpus !== null && s.corpus.kind === c.kind;
     const alignPair = c.kind === 'pairs' ? defaultPair(previewPairs(c.preview)) : s.alignPair;
     this.set({ corpus: { ...c, pairs: m.pairs ?? null }, pendingCorpus: null, corpusOffset: 0, corpusProblem: null, alignPair });
-    if (s.model && replaced) notify(`The model now trains on ${m.name}.`, 'info');
+    if (s.model && replaced) notify(() => withData((slot) => t().run.nowTrainsOn(slot(0)), [m.name]), 'info');
     if (s.model && !s.loading) this.inspect();
     else if (c.kind === 'pairs') this.requestValidation();   // the verdict says how the core reads them at the form's block_size
   }
@@ -142,20 +146,22 @@ export class Controller {
       memoryBytes: m.memoryBytes, etaMs: null, tokensPerSec: 0, lr: null, gradNorm: null,
       elapsedMs: m.reason === 'create' ? 0 : loading?.elapsedMs ?? 0,
       settings, formSettings: settings,
-      sample: endSample(s, 'Stopped: the model was replaced.'),
+      sample: endSample(s, (x) => x.sample.stoppedReplaced),
       resumeOffer: null,   // a new run has started: the offer goes (the old run stays in Your runs)
       tree: null, treeSelected: 0,   // the worker dropped the tree with the model
     });
     // a model of the other kind: the data of its kind the page had comes back (the corpus loader)
     const kind = corpusKindFor(mode);
     const restoring = s.corpus?.kind !== kind && this.restoreData(kind);
-    const noun = kind === 'pairs' ? 'pairs' : 'text';
+    const pairs = kind === 'pairs';
+    const r = t().run;
     if (m.reason === 'load') {
-      notify(`Loaded ${m.name ?? 'the checkpoint'}: ${describeModel(m.config)}, step ${formatCount(m.step)}.`, 'success');
-      if (!m.hasCorpus && !restoring) notify(`Choose the ${noun} this model was trained on to continue training it.`, 'info');
-      else if (m.hasCorpus && !m.corpusMatches) notify(`This checkpoint was trained on different ${noun}; training now continues on the current ${kind === 'pairs' ? 'ones' : 'one'}.`, 'warning', { timeout: 10000 });
+      notify(() => m.name !== undefined ? withData((slot) => r.loaded(slot(0), describeModel(m.config), formatCount(m.step)), [m.name])
+        : r.loaded(r.theCheckpoint, describeModel(m.config), formatCount(m.step)), 'success');
+      if (!m.hasCorpus && !restoring) notify(r.chooseData(pairs), 'info');
+      else if (m.hasCorpus && !m.corpusMatches) notify(r.otherData(pairs), 'warning', { timeout: 10000 });
     } else if (m.reason === 'resume') {
-      notify(`Resumed the saved run at step ${formatCount(m.step)}.`, 'success');
+      notify(r.resumed(formatCount(m.step)), 'success');
     }
     if (this.get().pendingStart) {
       this.set({ pendingStart: false });
@@ -170,7 +176,7 @@ export class Controller {
       model: null, step: 0, running: false, finished: false, lastLoss: null, valLoss: null, valStep: null, lr: null, gradNorm: null,
       valExactMatch: null, valCer: null,
       elapsedMs: 0, tokensPerSec: 0, etaMs: null, history: new LossHistory(), historyRev: s.historyRev + 1, guard: initialGuard(),
-      sample: endSample(s, 'Stopped: the model was reset.'), inspection: null, tokenLosses: [], inspectNote: null,
+      sample: endSample(s, (x) => x.sample.stoppedReset), inspection: null, tokenLosses: [], inspectNote: null,
       insight: null, insightRev: s.insightRev + 1, tree: null, treeSelected: 0,
       translation: null, alignment: null,
     });
@@ -181,7 +187,7 @@ export class Controller {
     if (m.running) this.set({ running: true, finished: false, lastTick: performance.now(), guard: { ...this.get().guard, paused: null } });
     else {
       this.set({ running: false, finished: m.reason === 'finished' });
-      if (m.reason === 'finished') notify(`Finished the schedule: ${formatCount(m.step)} steps.`, 'success');
+      if (m.reason === 'finished') notify(t().run.finished(formatCount(m.step)), 'success');
       this.refreshInspection();
     }
   }
@@ -215,8 +221,8 @@ export class Controller {
     const n = h.valSteps.length;
     this.set({ ...g, valLoss: n ? h.valLosses[n - 1] : null, valStep: n ? h.valSteps[n - 1] : null });
     const r = m.rollbacks?.[m.rollbacks.length - 1];
-    if (m.pausedBecause) notify('Training paused by the NaN guard: three steps in a row diverged. See the Train panel.', 'error', { id: 'nan-guard' });
-    else if (r) notify(`Step ${divergedStep(r)} diverged (${divergedWhy(r)}): back to step ${r.restoredStep}, learning rate × ${r.lrScale}.`, 'warning', { id: 'nan-guard', timeout: 15000 });
+    if (m.pausedBecause) notify(t().run.guardPaused, 'error', { id: 'nan-guard' });
+    else if (r) notify(t().run.guardRollback(divergedStep(r), divergedWhy(r), r.restoredStep, r.lrScale), 'warning', { id: 'nan-guard', timeout: 15000 });
   }
 
   private onEvalResult(m: Msg<'evalResult'>): void {
@@ -235,17 +241,17 @@ export class Controller {
   private onInspection(m: Msg<'inspection'>): void {
     const s = this.get();
     if (m.id !== s.inspectId) return;
-    const cut = s.inspectLen !== null && s.inspectLen > m.T ? ` (the last ${m.T} of ${s.inspectLen}: the model sees at most its context)` : '';
+    const of = s.inspectLen !== null && s.inspectLen > m.T ? s.inspectLen : null;
     this.set({
       inspectInFlight: false, lastInspectAt: performance.now(), inspection: m, tokenLosses: tokenLosses(m),
-      inspectNote: `${m.T} bytes, model at step ${m.step}${cut}`,
+      inspectNote: (x) => x.inspect.notes.inspected(m.T, m.step) + (of !== null ? x.inspect.notes.cut(m.T, of) : ''),
     });
   }
 
   private onTranslation(m: Msg<'translation'>): void {
     const t = this.get().translation;
     if (!t || m.id !== t.id) return;
-    this.set({ translation: { ...t, busy: false, result: m, note: '' } });
+    this.set({ translation: { ...t, busy: false, result: m, note: null } });
     if (this.get().alignSource === 'translation') this.inspect();
   }
 
@@ -254,7 +260,7 @@ export class Controller {
     if (m.id !== s.inspectId) return;
     this.set({
       inspectInFlight: false, lastInspectAt: performance.now(), alignment: m,
-      inspectNote: `${m.S} source bytes × ${m.T} target positions (⟨BOS⟩ and ${m.T - 1} bytes), model at step ${m.step}`,
+      inspectNote: (x) => x.translate.notes.inspected(m.S, m.T, m.step, '⟨BOS⟩'),
     });
   }
 
@@ -263,7 +269,8 @@ export class Controller {
     this.set({ download: false });
     const name = checkpointFileName(this.get().corpus?.ref.name ?? 'model', m.step);
     downloadBytes(name, m.bytes);
-    notify(`Saved ${name} (${formatCount(m.bytes.byteLength)} bytes). Continue it with: tinygpt train --resume ${name}`, 'success');
+    const bytes = formatCount(m.bytes.byteLength);
+    notify(() => h('span', {}, withData((slot) => t().run.downloaded(slot(0), bytes), [name]), h('code', {}, `tinygpt train --resume ${name}`)), 'success');
   }
 
   private onError(m: Msg<'error'>): void {
@@ -272,7 +279,7 @@ export class Controller {
     switch (m.during) {
       case 'init':
         this.set({ loadFailed: m.message });
-        notify(`The model could not be loaded: ${m.message}`, 'error');
+        notify(() => h('span', {}, t().run.initFailed, coreInline(m.message, m)), 'error');
         return;
       case 'setCorpus': {
         const pairs = s.pendingCorpus?.kind === 'pairs';
@@ -284,46 +291,50 @@ export class Controller {
       }
       case 'translate': {
         const t = s.translation;
-        if (t) this.set({ translation: { ...t, busy: false, note: capitalise(m.message) } });
+        if (t) this.set({ translation: { ...t, busy: false, note: { core: capitalise(m.message), from: m } } });
         return;
       }
       case 'inspectTranslation':
-        this.set({ inspectInFlight: false, inspectNote: capitalise(m.message) });
+        this.set({ inspectInFlight: false, inspectNote: { core: capitalise(m.message), from: m } });
         return;
       case 'builtinTask':
         return;   // the corpus loader shows it
       case 'create':
         this.set({ creating: false, pendingStart: false });
-        notify(`Could not create the model: ${m.message}`, 'error');
+        notify(() => h('span', {}, t().run.createFailed, coreInline(m.message, m)), 'error');
         return;
       case 'load':
       case 'loadSafetensors': {
         const l = s.loading;
         this.set({ loading: null });
-        if (l?.reason === 'resume') notify(`Could not resume the saved run: ${m.message}`, 'error');
-        else notify(`Could not load ${l?.name ?? 'the checkpoint'}: ${m.message}. The current model is unchanged.`, 'error');
+        const r = t().run;
+        if (l?.reason === 'resume') notify(() => h('span', {}, t().keep.couldNotResume, coreInline(m.message, m)), 'error');
+        else {
+          const name = l?.name ?? r.theCheckpoint;
+          notify(() => h('span', {}, withData((slot) => r.loadFailed(slot(0)), [name]), coreInline(m.message, m), r.unchanged), 'error');
+        }
         return;
       }
       case 'generate':
       case 'stopGeneration':
-        this.set({ sample: endSample(s, `Stopped: ${m.message}`) });
+        this.set({ sample: endSample(s, { before: (x) => x.sample.stopped, core: m.message, from: m }) });
         return;
       case 'inspect':
-        this.set({ inspectInFlight: false, inspectNote: capitalise(m.message) });
+        this.set({ inspectInFlight: false, inspectNote: { core: capitalise(m.message), from: m } });
         return;
       case 'treeStart':
       case 'treeExtend':
-        this.set({ treeNote: capitalise(m.message) });
+        this.set({ treeNote: coreText(capitalise(m.message), m) });   // a string: the learn views show it as it is
         return;
       case 'runCurves':
-        this.set({ compareNote: `Could not read that run: ${m.message}` });
+        this.set({ compareNote: t().run.curvesFailed + coreText(m.message, m) });   // a string, as treeNote
         return;
       case 'save':
         this.set({ download: false });
-        notify(`Could not save: ${m.message}`, 'error');
+        notify(() => h('span', {}, t().run.saveFailed, coreInline(m.message, m)), 'error');
         return;
       default:
-        notify(capitalise(m.message), 'error');
+        notify(() => coreInline(capitalise(m.message), m), 'error');
     }
   }
 
@@ -381,7 +392,7 @@ export class Controller {
     const s = this.get();
     if (!s.model || s.mode !== 'seq2seq') return;
     const id = (s.translation?.id ?? 0) + 1;
-    this.set({ translation: { id, source: req.source, beam: req.beam, busy: true, result: null, note: '' } });
+    this.set({ translation: { id, source: req.source, beam: req.beam, busy: true, result: null, note: null } });
     this.client.send({ type: 'translate', id, source: new TextEncoder().encode(req.source).buffer as ArrayBuffer, options: { beam: req.beam } });
   }
 
@@ -451,7 +462,7 @@ export class Controller {
     const s = this.get();
     if (!s.model) return;
     const id = (s.sample?.id ?? 0) + 1;
-    this.set({ sample: { id, prompt: req.prompt.slice(), chunks: [], generating: true, note: '' } });
+    this.set({ sample: { id, prompt: req.prompt.slice(), chunks: [], generating: true, note: null } });
     this.client.send({ type: 'generate', id, prompt: req.prompt.buffer as ArrayBuffer, length: req.length, options: req.options });
   }
 
@@ -469,18 +480,18 @@ export class Controller {
     if (s.mode === 'seq2seq') return this.inspectTranslation();
     let text: Uint8Array | null = null;
     const source: InspectSource = s.inspectSource;
-    const note = (inspectNote: string) => this.set({ inspectNote });
+    const note = (inspectNote: Note) => this.set({ inspectNote });
     if (source === 'corpus') {
-      if (!s.corpus) return note('Choose a text first.');
+      if (!s.corpus) return note((x) => x.inspect.notes.chooseText);
     } else if (source === 'prompt') {
       text = new TextEncoder().encode(s.samplePrompt);
       if (!text.length) text = new TextEncoder().encode('\n');
     } else if (source === 'sample') {
       text = sampleText(s);
-      if (!text.length) return note('Generate a sample first.');
+      if (!text.length) return note((x) => x.inspect.notes.sampleFirst);
     } else {
       text = new TextEncoder().encode(s.inspectText);
-      if (!text.length) return note('Type a text to look inside.');
+      if (!text.length) return note((x) => x.inspect.notes.typeText);
     }
     const id = s.inspectId + 1;
     this.set({ inspectId: id, inspectInFlight: true, inspectLen: text ? text.length : null });
@@ -492,7 +503,9 @@ export class Controller {
     const s = this.get();
     const input = alignmentInput(s);
     if (!input) {
-      this.set({ inspectNote: s.alignSource === 'translation' ? 'Translate something first.' : s.alignSource === 'custom' ? 'Type a source (and a target).' : 'Choose pairs first.' });
+      const why: (x: Messages) => string = s.alignSource === 'translation' ? (x) => x.translate.notes.translateFirst
+        : s.alignSource === 'custom' ? (x) => x.translate.notes.typePair : (x) => x.translate.notes.choosePairs;
+      this.set({ inspectNote: why });
       return;
     }
     const id = s.inspectId + 1;
@@ -546,18 +559,18 @@ export class Controller {
     try {
       bytes = new Uint8Array(await file.arrayBuffer());
     } catch (e) {
-      notify(`Can't read ${file.name}: ${e instanceof Error ? e.message : e}`, 'error');
+      notify(() => withData((slot) => t().run.cantRead(slot(0), slot(1)), [file.name, `${e instanceof Error ? e.message : e}`]), 'error');   // the browser's words: as data
       return;
     }
     if (!isCheckpoint(bytes)) {
       if (isSafetensors(bytes, bytes.length)) return this.loadModelFile(file);
-      notify(`${file.name} is not a tinygpt checkpoint (it doesn't start with TGPTCKPT). The current model is unchanged.`, 'error');
+      notify(() => withData((slot) => t().run.notCheckpoint(slot(0), slot(1)), [file.name, MAGIC]), 'error');
       return;
     }
     const s = this.get();
-    if (s.model && !confirm(`Replace the current model (step ${formatCount(s.step)}) with ${file.name}? The current run stays in Your runs.`)) return;
+    if (s.model && !confirm(t().run.confirmLoad(formatCount(s.step), file.name))) return;
     if (s.model) this.beforeReplace();   // the worker answers in order: that checkpoint is the current model's
-    notify(`Loading ${file.name}…`, 'info', { id: 'loading', timeout: 3000 });
+    notify(() => withData((slot) => t().run.loading(slot(0)), [file.name]), 'info', { id: 'loading', timeout: 3000 });
     this.set({ loading: { name: file.name, reason: 'file' } });
     this.client.send({ type: 'load', bytes: bytes.buffer as ArrayBuffer, reason: 'file', name: file.name });
   }
@@ -580,13 +593,13 @@ export class Controller {
     try {
       bytes = await file.arrayBuffer();
     } catch (e) {
-      notify(`Can't read ${file.name}: ${e instanceof Error ? e.message : e}`, 'error');
+      notify(() => withData((slot) => t().run.cantRead(slot(0), slot(1)), [file.name, `${e instanceof Error ? e.message : e}`]), 'error');   // the browser's words: as data
       return;
     }
     const s = this.get();
-    if (s.model && !confirm(`Replace the current model (step ${formatCount(s.step)}) with a new run from ${file.name}? The current run stays in Your runs.`)) return;
+    if (s.model && !confirm(t().run.confirmModelFile(formatCount(s.step), file.name))) return;
     if (s.model) this.beforeReplace();
-    notify(`Loading ${file.name}…`, 'info', { id: 'loading', timeout: 3000 });
+    notify(() => withData((slot) => t().run.loading(slot(0)), [file.name]), 'info', { id: 'loading', timeout: 3000 });
     this.set({ loading: { name: file.name, reason: 'file' } });
     this.client.send({ type: 'loadSafetensors', bytes, name: file.name });
   }
@@ -639,7 +652,7 @@ export class Controller {
   treeStart(prompt: Uint8Array, topK: number): void {
     if (!this.get().model) return;
     const id = (this.get().tree?.id ?? 0) + 1;
-    this.set({ treeNote: 'Growing…' });
+    this.set({ treeNote: t().run.growing });   // a string: the learn views show it as it is
     this.client.send({ type: 'treeStart', id, prompt: prompt.slice().buffer as ArrayBuffer, topK });
   }
 
@@ -676,7 +689,7 @@ function historyState(s: RunState, h: History, step: number): Partial<RunState> 
 }
 
 /** The sample ended early (the model changed under it, or an error). */
-function endSample(s: RunState, note: string): RunState['sample'] {
+function endSample(s: RunState, note: Note): RunState['sample'] {
   return s.sample && s.sample.generating ? { ...s.sample, generating: false, note } : s.sample;
 }
 
@@ -693,6 +706,15 @@ export function sampleText(s: Pick<RunState, 'sample'>): Uint8Array {
     o += c.bytes.length;
   }
   return out;
+}
+
+/**
+ * A notice; one with DOM in it (data marked, a core message, code) is built only where there is
+ * a page to show it (the controller's unit tests run in Node, without a DOM).
+ */
+function notify(content: string | (() => string | Node), kind?: Kind, options?: { timeout?: number; id?: string }): void {
+  if (typeof content === 'function' && typeof document === 'undefined') return;
+  show(typeof content === 'function' ? content() : content, kind, options);
 }
 
 function capitalise(s: string): string {

@@ -97,7 +97,7 @@ export class Runs {
     try {
       if (!this.db || !meta) return;
       const record = await this.db.saveRun({ ...meta, step, savedAt: Date.now() }, bytes);
-      if (this.get().runId === meta.id) this.set({ lastSave: { at: record.savedAt, step, bytes: bytes.byteLength }, saveNote: '' });
+      if (this.get().runId === meta.id) this.set({ lastSave: { at: record.savedAt, step, bytes: bytes.byteLength }, saveNote: null });
       this.locks.announce();
       void this.askPersistence();
       await this.refresh();

@@ -14,6 +14,8 @@ export const TERMS: readonly string[] = [
   'AdamW', 'Adam', 'LayerNorm', 'GELU', 'ReLU', 'softmax', 'token', 'tokens', 'logits', 'MLP', 'FFN', 'Q', 'K', 'V', 'BOS', 'EOS',
   'PAD', 'CER', 'NaN', 'Transformer', 'bigram', 'unigram', 'nats', 'bits', 'lr', 'exp', 'log', 'ln', 'max', 'min', 'mean',
   'var', 'sqrt', 'eps', 'tanh', 'erf',
+  // keys (as written on the keyboard)
+  'Ctrl', 'Enter', 'Ctrl+Enter',
   // formats and units
   'TSV', 'UTF', 'Latin', 'Windows', 'ckpt', 'tsv', 'txt', 'safetensors', 'json', 'KiB', 'MiB', 'GiB', 'TiB', 'KB', 'MB', 'GB',
   'ms', 'URL',

@@ -52,7 +52,7 @@ export class AlignmentPanel {
   private axisX: HTMLElement;
   private single: HTMLElement;
   private grid: HTMLElement;
-  private note: HTMLElement;
+  private note: NoteLine;
   private pairLine: HTMLElement;
   private body: HTMLElement;
   private data: TranslationInspectionMsg | null = null;

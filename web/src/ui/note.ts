@@ -2,7 +2,7 @@
 // as words, so that it is worded in the page's language when it is drawn and again at a switch.
 import type { Note } from '../app/state';
 import { locale, t } from '../i18n';
-import { coreNode, coreText } from '../i18n/core-messages';
+import { coreNode, coreText, isWorded } from '../i18n/core-messages';
 import { h } from './dom';
 
 /** The note as plain text in the page's language (a core message the catalogue lacks: its English). */
@@ -15,7 +15,7 @@ export function noteText(note: Note | null | undefined): string {
 /** The note as DOM: a core message the catalogue does not word is shown as the core wrote it, marked (coreNode). */
 export function noteNode(note: Note): Node {
   if (typeof note === 'function') return document.createTextNode(note(t()));
-  return h('span', {}, note.before?.(t()) ?? '', coreNode(note.core, note.from), note.after?.(t()) ?? '');
+  return h('span', {}, note.before?.(t()) ?? '', coreInline(note.core, note.from), note.after?.(t()) ?? '');
 }
 
 /** What a NoteLine shows besides a note: DOM drawn in the page's language (withData, say). */
@@ -73,4 +73,13 @@ export function withData(build: (slot: (i: number) => string) => string, data: r
     else if (part) out.append(part);
   }
   return out;
+}
+
+/**
+ * A core message inside one of the page's sentences: as plain text where it already reads in the
+ * page's language (worded by its code, or the page is in English: the wording stays as it was),
+ * else as coreNode shows it (the English, marked).
+ */
+export function coreInline(text: string, from?: object): Node {
+  return locale.get() === 'en' || isWorded(from) ? document.createTextNode(coreText(text, from)) : coreNode(text, from);
 }

@@ -1,3 +1,32 @@
-// run — see i18n/index.ts for the conventions (strings, or functions of typed parameters).
+// run — what the controller (app/controller.ts) says in notices and asks in confirmations: loading,
+// resuming, finishing, the NaN guard, downloads, and failures (the worker's words follow a frame
+// of ours; data such as a file's name arrives as a parameter, marked by the page).
 export const run = {
+  onCpu: ': training runs on the CPU.',
+  nowTrainsOn: (name: string) => `The model now trains on ${name}.`,
+  theCheckpoint: 'the checkpoint',
+  loaded: (name: string, model: string, step: string) => `Loaded ${name}: ${model}, step ${step}.`,
+  chooseData: (pairs: boolean) => `Choose the ${pairs ? 'pairs' : 'text'} this model was trained on to continue training it.`,
+  otherData: (pairs: boolean) => `This checkpoint was trained on different ${pairs ? 'pairs' : 'text'}; training now continues on the current ${pairs ? 'ones' : 'one'}.`,
+  resumed: (step: string) => `Resumed the saved run at step ${step}.`,
+  finished: (steps: string) => `Finished the schedule: ${steps} steps.`,
+  guardPaused: 'Training paused by the NaN guard: three steps in a row diverged. See the Train panel.',
+  guardRollback: (step: number, why: string, restored: number, lrScale: number) =>
+    `Step ${step} diverged (${why}): back to step ${restored}, learning rate × ${lrScale}.`,
+  /** Followed by the command that continues it (as code). */
+  downloaded: (name: string, bytes: string) => `Saved ${name} (${bytes} bytes). Continue it with: `,
+  initFailed: 'The model could not be loaded: ',
+  createFailed: 'Could not create the model: ',
+  /** Followed by the worker's reason, then `unchanged`. */
+  loadFailed: (name: string) => `Could not load ${name}: `,
+  unchanged: '. The current model is unchanged.',
+  curvesFailed: 'Could not read that run: ',
+  saveFailed: 'Could not save: ',
+  cantRead: (name: string, why: string) => `Can't read ${name}: ${why}`,
+  notCheckpoint: (name: string, magic: string) => `${name} is not a tinygpt checkpoint (it doesn't start with ${magic}). The current model is unchanged.`,
+  confirmLoad: (step: string, name: string) => `Replace the current model (step ${step}) with ${name}? The current run stays in Your runs.`,
+  confirmModelFile: (step: string, name: string) =>
+    `Replace the current model (step ${step}) with a new run from ${name}? The current run stays in Your runs.`,
+  loading: (name: string) => `Loading ${name}…`,
+  growing: 'Growing…',
 };
