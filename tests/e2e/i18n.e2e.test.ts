@@ -94,6 +94,7 @@ describe('the page in Chinese (zh-CN browser)', () => {
     await page.click('[data-preset=s2s-tiny]');
     await page.fill('#knob-block_size', '9');
     await page.fill('#knob-max_iters', '30');
+    await page.fill('#knob-warmup_iters', '10');   // the preset's warm-up is longer than 30 steps: the core refuses it
     await page.fill('#knob-eval_interval', '15');
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
@@ -118,5 +119,144 @@ describe('the page in Chinese (zh-CN browser)', () => {
     await page.selectOption('#language', 'zh-CN');
     await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
     await expectAllChinese('switched back');
+  });
+});
+
+// i18n-look: sampling, the attention maps (with their tooltips), the translator and its maps, keeping
+// runs and the controller's notices, each checked in Chinese on a page of its own; then a switch to
+// English in the middle of the visit relabels them (the English the en-US tests match), and back.
+describe('sample, look inside, the translator and your runs in Chinese (zh-CN browser)', () => {
+  let ctx2: BrowserContext;
+  let close2: () => Promise<void>;
+  let p: Page;
+  const MINE = ['#sample', '#inspect', '#translate', '#alignment', '#keep', '#resume-banner', '#messages', '#tooltip'];
+
+  async function expectMineChinese(what: string, roots = MINE): Promise<void> {
+    const stray: string[] = [];
+    for (const root of roots) if (await p.$(root)) stray.push(...await untranslated(p, root));
+    expect(stray, `English in the zh-CN page (${what})`).toEqual([]);
+  }
+
+  /** Hovers the element and waits for the page's tooltip. */
+  async function tooltipOn(selector: string, at?: { x: number; y: number }): Promise<void> {
+    await p.locator(selector).scrollIntoViewIfNeeded();
+    if (at) {
+      const box = (await p.locator(selector).boundingBox())!;
+      await p.mouse.move(box.x + at.x, box.y + at.y);
+    } else await p.locator(selector).hover();
+    await p.waitForSelector('#tooltip:not([hidden])');
+  }
+
+  beforeAll(async () => {
+    ({ ctx: ctx2, close: close2 } = await launch({ locale: 'zh-CN' }));
+    p = await ctx2.newPage();
+    p.on('pageerror', (e) => console.error('page error:', e.message));
+    await p.goto(inject('baseURL'));
+    await waitState(p, (s) => !!s.ready);
+  }, 120_000);
+
+  afterAll(async () => {
+    await close2?.();
+  });
+
+  it('the translator and its attention maps, tooltips included', async () => {
+    await p.click('label[for=mode-seq2seq]');
+    await waitState(p, (s) => s.mode === 'seq2seq');
+    await expectMineChinese('the translator before a model');
+    await p.click('[data-task=reverse]');
+    await p.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'reverse');
+    await p.click('[data-preset=s2s-tiny]');
+    await p.fill('#knob-block_size', '9');
+    await p.fill('#knob-max_iters', '30');
+    await p.fill('#knob-warmup_iters', '10');        // (the preset's warm-up is longer than the run)
+    await p.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+    await p.click('#btn-start');
+    await waitState(p, (s) => s.step >= 30 && !s.running, null, 120_000);
+    await p.fill('#translate-source', 'abcdefghijkl');          // longer than the model reads: the worker's refusal
+    await p.keyboard.press('Control+Enter');
+    await waitState(p, (s) => !!s.translation && !s.translation.busy && !s.translation.result, null, 30_000);
+    await expectMineChinese('a refused source');
+    await p.fill('#translate-source', 'abc');
+    await p.keyboard.press('Control+Enter');
+    await waitState(p, (s) => !!s.translation?.result && !s.translation.busy, null, 30_000);
+    await tooltipOn('#translate-output .tok >> nth=0');
+    await expectMineChinese('a translation and the tooltip of a character');
+    await tooltipOn('#translate-output .tok.end');
+    await expectMineChinese('the tooltip of the end token');
+    await p.selectOption('#align-source', 'translation');
+    await p.click('#btn-align');
+    await waitState(p, (s) => !!s.alignment && !s.inspectInFlight, null, 30_000);
+    for (const kind of ['cross', 'encoder', 'decoder']) {
+      await p.selectOption('#align-map', kind);
+      await p.waitForFunction((k) => document.querySelector('#align-heatmap')?.getAttribute('data-kind') === k, kind);
+      await tooltipOn('#align-heatmap', { x: 3, y: 3 });
+      await expectMineChinese(`the ${kind} map and the tooltip of a weight`);
+    }
+    await p.click('#btn-align-all-heads');
+    await p.waitForSelector('#align-heads-grid:not([hidden])');
+    await expectMineChinese('all heads of the translator');
+    await p.mouse.move(0, 0);
+    await p.locator('#alignment').screenshot({ path: 'test-artifacts/i18n-zh-alignment.png' });
+  });
+
+  it('a sample, the attention maps and the loss of each byte, tooltips included', async () => {
+    await p.click('#btn-reset');
+    await waitState(p, (s) => !s.model);
+    await p.click('label[for=mode-gpt]');
+    await waitState(p, (s) => s.mode === 'gpt');
+    await expectMineChinese('the language model before a model');
+    await p.click('#btn-shakespeare');
+    await p.waitForFunction(() => !!document.querySelector('#corpus-name')?.textContent);
+    await p.click('[data-preset=tiny]');
+    await p.fill('#knob-max_iters', '40');
+    await p.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+    await p.click('#btn-start');
+    await waitState(p, (s) => s.step >= 40 && !s.running, null, 120_000);
+    await p.fill('#sample-length', '0');                        // refused by the panel
+    await p.click('#btn-generate');
+    await p.waitForFunction(() => /\S/.test(document.querySelector('#sample-info')?.textContent ?? ''));
+    await p.fill('#sample-length', '60');
+    await p.fill('#prompt', '你好');
+    await p.click('#btn-generate');
+    await waitState(p, (s) => !s.sample.generating && s.sample.chunks.length > 0, null, 60_000);
+    await tooltipOn('#sample-output .tok >> nth=2');
+    await expectMineChinese('a sample and the tooltip of a character');
+    await p.selectOption('#inspect-source', 'prompt');         // 你好: multi-byte characters on the strips
+    await waitState(p, (s) => !!s.inspection && !s.inspectInFlight, null, 60_000);
+    await tooltipOn('#inspect-tokens [data-t="1"]');
+    await expectMineChinese('the token strip and the weights of a query');
+    await tooltipOn('#heatmap', { x: 4, y: 4 });
+    await expectMineChinese('the tooltip of a weight');
+    await tooltipOn('#token-loss [data-t="3"]');
+    await expectMineChinese('the tooltip of the loss of a byte');
+    await p.click('#btn-all-heads');
+    await p.waitForSelector('#heads-grid:not([hidden])');
+    await expectMineChinese('all heads');
+    await p.click('#btn-all-heads');
+    await p.mouse.move(0, 0);
+    await waitState(p, (s) => !!s.lastSave, null, 30_000);      // saved when it paused: listed under your runs
+    await p.waitForSelector('#runs-list .run');
+    await expectMineChinese('the saved run and the list of runs');
+    await p.locator('#inspect').screenshot({ path: 'test-artifacts/i18n-zh-inspect.png' });
+  });
+
+  it('relabels these panels at a switch to English in the middle of the visit, and back', async () => {
+    await p.selectOption('#language', 'en');
+    await p.waitForFunction(() => document.documentElement.lang === 'en');
+    expect(await p.textContent('#btn-generate')).toBe('Generate');
+    expect(await p.textContent('#inspect h2')).toContain('Look inside');
+    expect(await p.getAttribute('#prompt', 'placeholder')).toBe('Empty: the text starts after a newline');
+    expect(await p.textContent('#sample-info')).toMatch(/^60 bytes from the model at step 40, in \d+ chunks\.$/);
+    expect(await p.textContent('#inspect-note')).toMatch(/^\d+ bytes, model at step 40/);
+    expect(await p.textContent('#loss-summary')).toMatch(/^Mean loss \d+\.\d+ nats per byte/);
+    expect(await p.textContent('#autosave-status')).toMatch(/^Saved in this browser at step 40, \d+ s ago/);
+    expect(await p.textContent('#runs-list .run [data-action=resume]')).toBe('Resume');
+    expect(await p.textContent('#btn-all-heads')).toBe('All heads');
+    expect(await p.textContent('#translate h2')).toContain('Translate');
+    expect(await p.textContent('#align-map option[value=cross]')).toBe('cross-attention (decoder → source)');
+    await p.selectOption('#language', 'zh-CN');
+    await p.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    expect(await p.textContent('#btn-generate')).toBe('生成');
+    await expectMineChinese('switched back');
   });
 });

@@ -90,11 +90,14 @@ export class KeepPanel {
       return;
     }
     for (const r of runs) {
-      // action: the data-action tests click by (the English verb, lower case)
+      // action: the data-action tests click by (the English verb, lower case). A screen reader
+      // hears the verb and the run's name ("Resume alpha.txt · 2 layers, width 64"): labelled by
+      // the button and the name element, so the name stays data (translate="no")
+      const nameId = `run-name-${r.id}`;
       const button = (action: 'resume' | 'rename' | 'download' | 'delete', handler: (id: string) => void, opts: { disabled?: boolean; title?: string; cls?: string } = {}) => {
-        const label = m.actions[action];
-        const b = h('button', { type: 'button', class: `small-button ${opts.cls ?? ''}`, 'data-action': action, title: opts.title || null,
-          'aria-label': m.actionLabel(label, r.name) }, label);
+        const id = `run-${action}-${r.id}`;
+        const b = h('button', { type: 'button', id, class: `small-button ${opts.cls ?? ''}`, 'data-action': action, title: opts.title || null,
+          'aria-labelledby': `${id} ${nameId}` }, m.actions[action]);
         b.disabled = !!opts.disabled;
         b.addEventListener('click', () => handler(r.id));
         return b;
@@ -102,7 +105,7 @@ export class KeepPanel {
       const why = r.busy ? m.busyTitle : r.current ? m.currentTitle : '';
       this.list.append(h('li', { class: 'run', 'data-run': r.id, 'data-busy': String(r.busy), 'data-current': String(r.current) },
         h('div', { class: 'run-main' },
-          h('strong', { class: 'run-name', translate: 'no' }, r.name),
+          h('strong', { class: 'run-name', id: nameId, translate: 'no' }, r.name),
           r.busy ? h('span', { class: 'tag busy' }, m.busyTag) : null,
           r.current ? h('span', { class: 'tag' }, m.currentTag) : null,
           h('span', { class: 'muted small run-meta' },

@@ -209,8 +209,9 @@ export class SamplePanel {
         const b = this.gen.topBytes[i * 5 + r];
         const q = this.gen.topProbs[i * 5 + r];
         const lab = alternativeLabel(prefix, b);
-        list.append(h('li', { class: b === this.gen.bytes[i] ? 'chosen' : '', title: `${hex(b)}: ${byteRole(b)}` },
-          h('span', { class: `alt-label ${lab.kind}`, translate: 'no' }, lab.text),
+        // the byte in hex and its role in UTF-8, on its label (the label is data: translate="no")
+        list.append(h('li', { class: b === this.gen.bytes[i] ? 'chosen' : '' },
+          h('span', { class: `alt-label ${lab.kind}`, translate: 'no', title: m.alternative(hex(b), byteRole(b)) }, lab.text),
           h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }),
           h('span', { class: 'alt-p' }, formatProb(q))));
       }

@@ -20,8 +20,6 @@ export const keep = {
   agoHours: (h: number) => `${h} h`,
   noRuns: 'None yet: a run appears here once it is saved.',
   actions: { resume: 'Resume', rename: 'Rename', download: 'Download', delete: 'Delete' },
-  /** A run's button for screen readers: "Resume alpha.txt · 2 layers, width 64". */
-  actionLabel: (action: string, name: string) => `${action} ${name}`,
   busyTitle: 'Open in another tab: continue it there',
   currentTitle: 'This tab is training it',
   deleteTitle: 'Delete it from this browser',

@@ -42,6 +42,7 @@ export const sample = {
     charByte: (ch: string, byte: string) => `“${ch}” (byte ${byte})`,
     probability: (p: string, product: boolean) => `probability ${p}${product ? ' (product over its bytes)' : ''}`,
     byteOf: (j: number, len: number, byte: string, p: string) => `byte ${j} of ${len}: ${byte} (p ${p})`,
+    alternative: (byte: string, role: string) => `${byte}: ${role}`,
     likeliest: 'the five likeliest next bytes:',
   },
 };

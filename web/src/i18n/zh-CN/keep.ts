@@ -18,7 +18,6 @@ export const keep: typeof en = {
   agoHours: (h) => `${h} 小时`,
   noRuns: '还没有：运行保存后会出现在这里。',
   actions: { resume: '继续', rename: '重命名', download: '下载', delete: '删除' },
-  actionLabel: (action, name) => `${action} ${name}`,
   busyTitle: '已在另一个标签页中打开：请在那里继续',
   currentTitle: '这个标签页正在训练它',
   deleteTitle: '从这个浏览器中删除它',

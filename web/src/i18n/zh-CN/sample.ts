@@ -40,6 +40,7 @@ export const sample: typeof en = {
     charByte: (ch, byte) => `“${ch}”（字节 ${byte}）`,
     probability: (p, product) => `概率 ${p}${product ? '（各字节概率之积）' : ''}`,
     byteOf: (j, len, byte, p) => `第 ${j} / ${len} 个字节：${byte}（p ${p}）`,
+    alternative: (byte, role) => `${byte}：${role}`,
     likeliest: '最可能的五个下一字节：',
   },
 };
