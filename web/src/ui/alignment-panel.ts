@@ -154,7 +154,7 @@ export class AlignmentPanel {
       this.runBtn.disabled = this.anotherBtn.disabled = false;
       if (st.inspectNote) this.note.set(st.inspectNote);
     });
-    // the tick labels' titles and an open tooltip are worded when drawn
+    // the axes and the tick labels' titles are worded when drawn: again at a switch
     watch(store, ['locale'], () => {
       this.drawAxes();
       this.draw();

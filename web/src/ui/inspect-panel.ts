@@ -155,8 +155,10 @@ export class InspectPanel {
         if (st.inspectNote) this.note.set(st.inspectNote);
       }
     });
-    // the ticks' titles are worded when drawn
-    watch(store, ['locale'], () => this.draw());
+    // the strips' group titles and the ticks' titles are worded when drawn: again at a switch
+    watch(store, ['locale'], () => {
+      if (this.data) this.show(this.data, this.losses);
+    });
   }
 
   private readonly needModel = (m: Messages) => m.inspect.needModel;
