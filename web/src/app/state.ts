@@ -12,7 +12,7 @@ import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
 import type { BackendInfo, CorpusKind, FieldSpec, FullConfig, InspectionMsg, ModelKind, PairsReport, Preset, Ready, RunCurvesMsg, SampleChunk, TaskInfo, ThreadSetting, TranslationInspectionMsg, TranslationMsg, TreeMsg } from '../protocol';
-import { type Locale, type Msg, locale } from '../i18n';
+import { type Locale, locale, type Msg } from '../i18n';
 import type { CorpusRef } from '../runs-db';
 import type { EstimateState } from './estimate';
 import { type GuardState, initialGuard } from './guard';
