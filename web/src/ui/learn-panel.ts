@@ -4,11 +4,11 @@
 // first payload does not carry it.
 import './learn-panel.css';
 
-import { docHref, locale, type Messages, type Msg, t, tr } from '../i18n';
+import { docHref, locale, type Msg, t, tr } from '../i18n';
 import { type Coded, coreNode } from '../i18n/core-messages';
 import type { WalkEdits, WalkTrace } from '../protocol';
 import { clear, h, setText } from './dom';
-import { docAnchor, formatValue, markdownSection } from './learn-format';
+import { docAnchor, equationOf, formatValue, markdownSection, withCode, type Worded } from './learn-format';
 
 export type WalkModelName = 'walkthrough' | 'two-heads';
 type WalkEntry = WalkTrace['entries'][number];
@@ -49,55 +49,9 @@ const MODELS: { name: WalkModelName; label: Msg }[] = [
 
 type Parts = (Node | string)[];
 
-// a message with one identifier in it (a core function) is called with this character in its
-// place, and the identifier goes between the two halves as code
-const SLOT = '\uE000';
-function withCode(msg: (code: string) => string, code: string): Parts {
-  const [before, after = ''] = msg(SLOT).split(SLOT);
-  return [before, h('code', {}, code), after];
-}
-
-/**
- * A box's equation: the math (the core's, shown as code) and the words around it from the
- * catalogue. The core writes its equations for the CLI in English; where one holds words, the
- * box is known by its identifiers (name, phase, node, function) and its math is written here
- * without them. Any other equation is math only and shown as the core wrote it.
- */
-export function equationOf(e: WalkEntry, trace: WalkTrace): { math: string | null; words: ((m: Messages) => Parts) | null } {
-  const decay = (name: string) => trace.model.params.find((p) => p.name === name)?.decay;
-  const math = (m: string, words: (m: Messages) => Parts) => ({ math: m, words });
-  if (e.phase === 'data' && e.name === 'tokens') return { math: null, words: (m) => [m.learn.eq.corpus(e.shape[0] ?? 0)] };
-  if (e.node === 'params' && decay(e.name) !== undefined) {
-    return math(`${e.name} (${e.shape.join(', ')})`, (m) => [decay(e.name) ? m.learn.eq.decay : m.learn.eq.noDecay]);
-  }
-  if (e.phase === 'forward') {
-    const part = ['Q', 'K', 'V'].indexOf(e.name);
-    if (part >= 0) {
-      const at = ['', 'C + ', '2C + '][part];
-      return math(`${e.name}_h = qkv[…, ${at}h·HS : ${at}(h+1)·HS]`, (m) => [m.learn.eq.qkvThird(part)]);
-    }
-    if (e.name === 'mask') return math('M_ij = 0 (j ≤ i), −∞ (j > i)', (m) => [m.learn.eq.causal]);
-    if (e.name === 'Y') return math('Y_h,i = Σ_j P_h,ij V_h,j', (m) => [m.learn.eq.headsSideBySide]);
-    if (e.name === 'X + A') return math('X ← X + A', (m) => [m.learn.eq.residual]);
-    if (e.name === 'X + MLP') return math('X ← X + MLP(LN₂(X))', (m) => [m.learn.eq.residual]);
-  }
-  if (e.phase === 'backward') {
-    const of = /^d\((.*)\)$/.exec(e.name)?.[1];
-    if (of === 'loss' && e.function === 'nn::Tensor::backward') return math('∂L/∂L = 1', (m) => [m.learn.eq.seed]);
-    const forward = trace.entries.find((x) => x.phase === 'forward' && x.name === of);
-    if (forward && e.function === 'nn::Tensor::backward') {
-      return math(`∂L/∂(${of})`, (m) => withCode(m.learn.eq.completeWhen, forward.function));
-    }
-    if (of !== undefined && decay(of) !== undefined) return math(`∂L/∂${of}`, (m) => withCode(m.learn.eq.accumulatedBy, e.function));
-  }
-  if (e.phase === 'update') {
-    if (e.name === 'grad norm') return math('‖g‖ = √(Σ g²), g ← g · min(1, c/‖g‖)', (m) => [m.learn.eq.gradNorm]);
-    if (e.name === 'bias corrections') return math('[1 − β₁ᵗ, 1 − β₂ᵗ]', (m) => [m.learn.eq.atStepOne]);
-    if (e.name.endsWith(' (new)') && decay(e.name.slice(0, -' (new)'.length)) === false) {
-      return math('θ ← θ − α m̂ / (√v̂ + ε)', (m) => [m.learn.eq.noDecayUpdate]);
-    }
-  }
-  return { math: e.equation, words: null };
+/** Words with identifiers in them (learn-format's Worded) as DOM: the identifiers as code. */
+function wordedNodes(parts: Worded): Parts {
+  return parts.map((p) => (typeof p === 'string' ? p : h('code', {}, p.code)));
 }
 
 export class LearnPanel {
@@ -381,7 +335,7 @@ export class LearnPanel {
         h('span', { class: 'walk-name', translate: 'no' }, e.name),
         h('span', { class: 'walk-shape' }, `(${e.shape.join(', ')})`),
         h('span', { class: 'walk-phase' }, t().learn.phaseTag[e.phase])),
-      h('p', { class: 'walk-eq' }, math !== null ? h('span', { class: 'walk-math', translate: 'no' }, math) : null, ...(words ? words(t()) : [])),
+      h('p', { class: 'walk-eq' }, math !== null ? h('span', { class: 'walk-math', translate: 'no' }, math) : null, ...(words ? wordedNodes(words(t())) : [])),
       this.tensor(e),
       h('p', { class: 'walk-src' }, t().learn.computedBy, link),
       doc);
@@ -441,10 +395,10 @@ export class LearnPanel {
         this.docCache.set(href, md);
       }
       const text = markdownSection(await md, anchor);
-      shown = text !== null ? h('pre', {}, text) : h('p', { class: 'small' }, ...withCode(t().learn.noSection, `${href}#${anchor}`));
+      shown = text !== null ? h('pre', {}, text) : h('p', { class: 'small' }, ...wordedNodes(withCode(t().learn.noSection, `${href}#${anchor}`)));
     } catch (err) {
       this.docCache.delete(href);
-      shown = h('p', { class: 'small bad' }, ...withCode(t().learn.docFailed, href),
+      shown = h('p', { class: 'small bad' }, ...wordedNodes(withCode(t().learn.docFailed, href)),
         ' (', h('code', {}, err instanceof Error ? err.message : String(err)), ')');
     }
     el.replaceChildren(shown);

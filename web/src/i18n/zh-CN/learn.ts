@@ -1,7 +1,7 @@
 import type { learn as en } from '../en/learn';
 
 export const learn: typeof en = {
-  explain1: '先是前向传播，再按 autograd 访问节点的顺序给出每个梯度，最后是 AdamW 更新。',
+  explain1: '先是前向传播，再按自动求导访问节点的顺序给出每个梯度，最后是 AdamW 更新。',
   explain2: '用 ◀ ▶（或方向键）逐框前进或后退；修改一个 token 或一个权重，核心会重新计算它之后的一切。',
   model: '模型 ',
   models: {
@@ -25,12 +25,12 @@ export const learn: typeof en = {
   phasesLabel: '跳到某个阶段',
   boxesLabel: '这一步的每个数字',
   graph: {
-    data: 'token → x, y',
+    data: '语料 token → x, y',
     params: '权重',
     attention: '分数 · 掩码 · softmax · P·V',
     attnProj: '投影',
     residual: '+ 残差',
-    mlp: 'MLP（GELU）',
+    mlp: 'MLP（GELU 激活）',
     lmHead: 'logits',
     loss: 'softmax + 交叉熵',
     adamw: '裁剪 + AdamW',
@@ -43,7 +43,7 @@ export const learn: typeof en = {
   tokenRange: (position, max) => `第 ${position} 个 token 必须是 0 到 ${max} 之间的整数`,
   valueNumber: '新值必须是一个数',
   recomputed: '核心已按 ',
-  editedTokens: (list) => `token [${list}]`,
+  editedTokens: (list) => `token 序列 [${list}]`,
   recomputedEnd: ' 重新计算。',
   ownNumbers: '模型自己的数字。',
   computedBy: '计算函数：',
