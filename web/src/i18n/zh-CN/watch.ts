@@ -61,7 +61,7 @@ export const watch: typeof en = {
     `第 ${a} 步 → 第 ${b} 步：探针的平均损失 ${la} → ${lb} nats；${n} 个字节中有 ${learned} 个的损失至少降低了 0.5 nats。`,
   nats: (x) => `损失 ${x} nats`,
   positionAxis: '窗口中的位置 →',
-  cmpTitle: '比较训练',
+  cmpTitle: '比较多次训练',
   cmpExplain: '本浏览器中保存的训练的验证损失画在同一张图上，图例中列出设置：哪个预设、学习率或文本学得更快。',
   cmpRuns: '要叠加的已保存训练',
   cmpChart: '所选训练的验证损失',

@@ -21,6 +21,7 @@ import type { Insight } from '../../app/insight';
 import { type PageStore, type RunState, watch } from '../../app/state';
 import { formatCount, formatProb } from '../../format';
 import { locale, type Msg, t, tr } from '../../i18n';
+import { coreText } from '../../i18n/core-messages';
 import type { RunCurvesMsg } from '../../protocol';
 import { byteLabel, byteRole, displayString } from '../../utf8';
 import { clear, cssVar, h, setText } from '../dom';
@@ -46,9 +47,23 @@ function data(text: string, attrs: Record<string, string> = {}): HTMLElement {
   return h('span', { ...attrs, translate: 'no' }, text);
 }
 
-/** A note from the store: a sentence already worded, or a message worded now (a `Msg`). */
-function noteText(note: string | Msg | null | undefined): string {
-  return typeof note === 'function' ? note(t()) : note ?? '';
+/** A message called with SLOT for a value: the words, and the value between them as data. */
+const SLOT = '\uE000';
+function withData(words: string, value: string): (Node | string)[] {
+  const [before, after = ''] = words.split(SLOT);
+  return [before, data(value), after];
+}
+
+/**
+ * A note from the store: a sentence already worded, a message worded now (a `Msg`), or a core
+ * message between catalogue words (the shape of app/state.ts's Note, where the store keeps one).
+ */
+type NoteLike = string | Msg | { core: string; from?: object; before?: Msg; after?: Msg } | null | undefined;
+function noteText(note: NoteLike): string {
+  if (!note) return '';
+  if (typeof note === 'string') return note;
+  if (typeof note === 'function') return note(t());
+  return `${note.before?.(t()) ?? ''}${coreText(note.core, note.from)}${note.after?.(t()) ?? ''}`;
 }
 
 /** One line saying what a view shows. */
@@ -406,7 +421,8 @@ export class LearnViews {
     const ins = this.insight!;
     const b = ins.bytes[n];
     const near = ins.nearest(n, 5);
-    this.embInfo.replaceChildren(data(label(b)), t().watch.nearest(`0x${b.toString(16).padStart(2, '0')}`, byteRole(b), formatCount(ins.neighbours.step)),
+    this.embInfo.replaceChildren(data(label(b)),
+      ...withData(t().watch.nearest(SLOT, byteRole(b), formatCount(ins.neighbours.step)), `0x${b.toString(16).padStart(2, '0')}`),
       data(near.map((e) => `${label(ins.bytes[e.index])} ${e.cosine.toFixed(2)}`).join(', ')));
     this.embInfo.dataset.byte = String(b);
     this.embInfo.dataset.near = near.map((e) => ins.bytes[e.index]).join(',');
@@ -570,12 +586,12 @@ export class LearnViews {
     const runsKey = `${s.locale}|` + s.runs.map((r) => `${r.id}@${r.step}:${r.name}:${r.current}`).join('|');
     if (runsKey !== this.cmpRunsKey) this.listRuns(s, runsKey);
     // series: the current run, then each ticked run whose curves arrived
-    const runs: { name: string; steps: number[]; losses: number[] }[] = [];
+    const runs: { name: string; steps: number[]; losses: number[]; stored?: boolean }[] = [];
     if (s.model && s.history.valSteps.length) runs.push({ name: t().watch.thisRun(configLine(s.model.config)), steps: s.history.valSteps, losses: s.history.valLosses });
     for (const id of this.cmpChecked) {
       const c: RunCurvesMsg | undefined = s.compare[id];
       const r = s.runs.find((x) => x.id === id);
-      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses] });
+      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses], stored: true });
     }
     this.cmpHost.dataset.series = String(runs.length);
     this.plotCompare(runs);
@@ -595,12 +611,12 @@ export class LearnViews {
         } else this.cmpChecked.delete(r.id);
         this.drawCompare(this.store.get());
       });
-      this.cmpList.append(h('label', { class: 'cmp-run' }, box, ' ', data(r.name), t().watch.runLine(String(r.model), formatCount(r.step)),
+      this.cmpList.append(h('label', { class: 'cmp-run' }, box, ' ', data(r.name), t().watch.runLine(noteText(r.model), formatCount(r.step)),
         r.current ? t().watch.thisRunTag : null));
     }
   }
 
-  private plotCompare(runs: { name: string; steps: number[]; losses: number[] }[]): void {
+  private plotCompare(runs: { name: string; steps: number[]; losses: number[]; stored?: boolean }[]): void {
     // one x axis: the union of the evaluated steps; gaps where a run has no point
     const xs = [...new Set(runs.flatMap((r) => r.steps))].sort((a, b) => a - b);
     const data = [xs, ...runs.map((r) => {
@@ -619,6 +635,9 @@ export class LearnViews {
         axes: [{ stroke: axis, label: t().watch.axisStep }, { stroke: axis, label: t().watch.axisLoss, size: 48 }],
         series: [{ label: t().watch.axisStep }, ...runs.map((r, i) => ({ label: r.name, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
       }, data, this.cmpHost);
+      // a stored run's label starts with its name: data, not for translation
+      const rows = this.cmpHost.querySelectorAll('.u-legend .u-series');
+      runs.forEach((r, i) => { if (r.stored) rows[i + 1]?.querySelector('.u-label')?.setAttribute('translate', 'no'); });
     } else this.cmpPlot.setData(data);
   }
 }
