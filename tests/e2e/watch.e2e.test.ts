@@ -217,6 +217,7 @@ describe('watch it learn', () => {
       const ours = (await untranslated(page, '#watch')).filter((line) => (line.split(': ').slice(1).join(': ').match(/[A-Za-z][A-Za-z0-9+]*/g) ?? [])
         .some((w) => w.length > 1 && !TERMS.includes(w) && !foreign.has(w)));
       expect(ours).toEqual([]);
+      for (const close of await page.locator('.notice button.icon').all()) await close.click();   // notices would cover the views
       await shot('#watch', 'zh-CN');
     } finally {
       await page.selectOption('#language', 'en');
