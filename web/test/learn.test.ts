@@ -6,12 +6,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-import { CATALOGUES } from '../src/i18n';
+import type { Locale, Messages } from '../src/i18n';
+import { en as english } from '../src/i18n/en';
+import { zhCN } from '../src/i18n/zh-CN';
 import { TERMS } from '../src/i18n/terms';
 import { transferables, type WalkTrace } from '../src/protocol';
 import { docAnchor, equationOf, formatValue, headingAnchor, markdownSection, type Worded, ZH_ANCHORS } from '../src/ui/learn-format';
 import { loadScalar } from './wasm';
 
+const CATALOGUES: Record<Locale, Messages> = { en: english, 'zh-CN': zhCN };
 const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs');
 
 describe('learn by hand', () => {
