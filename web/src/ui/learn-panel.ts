@@ -90,7 +90,7 @@ export class LearnPanel {
     this.modelSel = h('select', { id: 'walk-model', onchange: () => void this.switchModel(this.modelSel.value as WalkModelName) },
       ...MODELS.map((m) => h('option', { value: m.name }, tr(m.label))));
     this.tokenInputs = h('span', { class: 'walk-tokens' });
-    this.weightParam = h('select', { id: 'walk-weight-param', 'aria-label': tr((m) => m.learn.weightTensor), translate: 'no' });
+    this.weightParam = h('select', { id: 'walk-weight-param', 'aria-label': tr((m) => m.learn.weightTensor) });
     this.weightIndex = h('input', { id: 'walk-weight-index', type: 'number', min: 0, step: 1, value: 0, 'aria-label': tr((m) => m.learn.flatIndex) });
     this.weightValue = h('input', { id: 'walk-weight-value', type: 'number', step: 'any', 'aria-label': tr((m) => m.learn.newValue) });
     const weightForm = h('form', { class: 'walk-weight', onsubmit: (e: Event) => { e.preventDefault(); void this.applyWeight(); } },
@@ -291,7 +291,7 @@ export class LearnPanel {
     });
     const current = this.weightParam.value;
     clear(this.weightParam);
-    for (const p of trace.model.params) this.weightParam.append(h('option', { value: p.name }, `${p.name} (${p.shape.join('×')})`));
+    for (const p of trace.model.params) this.weightParam.append(h('option', { value: p.name, translate: 'no' }, `${p.name} (${p.shape.join('×')})`));
     if (trace.model.params.some((p) => p.name === current)) this.weightParam.value = current;
   }
 

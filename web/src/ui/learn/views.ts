@@ -159,7 +159,7 @@ export class LearnViews {
     this.posCanvas = h('canvas', { id: 'wc-positions', class: 'pos-curve', role: 'img', 'aria-label': tr((m) => m.watch.positionsLabel) });
 
     // ---- view 4: step-through generation
-    this.prompt = h('input', { type: 'text', id: 'st-prompt', value: 'ROMEO:', 'aria-label': t().watch.prompt, spellcheck: 'false', translate: 'no' });
+    this.prompt = h('input', { type: 'text', id: 'st-prompt', value: 'ROMEO:', 'aria-label': t().watch.prompt, spellcheck: 'false' });
     this.topK = h('input', { type: 'number', id: 'st-topk', min: 2, max: 16, value: 8, 'aria-label': tr((m) => m.watch.topLabel) });
     const begin = h('button', { type: 'button', id: 'st-begin', class: 'primary' }, tr((m) => m.watch.begin));
     begin.addEventListener('click', () => {
