@@ -223,7 +223,7 @@ describe('learn by hand in Chinese (issue 16: switched in the middle of a visit)
     expect(await page.textContent('.walk-graph button[data-node="attention"]')).toBe('分数 · 掩码 · softmax · P·V');
     expect(await page.textContent('#walk-next')).toBe('下一步 ▶');
     expect(await page.textContent('.walk-status')).toBe('模型自己的数字。');
-    expect(await page.textContent('.walk-box[data-name="mask"] .walk-eq')).toBe('M_ij = 0 (j ≤ i), −∞ (j > i)（因果）');
+    expect(await page.textContent('.walk-box[data-name="mask"] .walk-eq')).toBe('M_ij = 0 (j ≤ i), −∞ (j > i)（因果掩码）');
     expect(await page.textContent('.walk-box[data-name="d(X)"] .walk-eq')).toBe('∂L/∂(X)，运行 nn::add_positional 的反向时已累加完整');
     expect(await page.getAttribute('#walk-token-0', 'aria-label')).toBe('第 0 个 token（输入）');
     expect(await untranslated(page, '#walk')).toEqual([]);
@@ -248,7 +248,7 @@ describe('learn by hand in Chinese (issue 16: switched in the middle of a visit)
     await page.click('.walk-box[data-name="wpe"] td[data-i="1"]');
     await page.fill('#walk-weight-value', '0.25');
     await page.keyboard.press('Enter');
-    await waitStatus(/^核心已按 token 序列 \[2, 1, 3, 0\], wpe\[1\] = 0\.25 重新计算。$/);
+    await waitStatus(/^核心已按 token 序列 \[2, 1, 3, 0\]，wpe\[1\] = 0\.25 重新计算。$/);
     expect(await untranslated(page, '#walk')).toEqual([]);
   });
 

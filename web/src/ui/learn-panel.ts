@@ -177,7 +177,7 @@ export class LearnPanel {
     const tokens = [...this.tokens];
     const weights = [...this.weightEdits.values()];
     const parts: Parts = [t().learn.editedTokens(tokens.join(', '))];
-    for (const w of weights) parts.push(', ', h('code', {}, `${w.param}[${w.index}] = ${w.value}`));
+    for (const w of weights) parts.push(t().learn.editSep, h('code', {}, `${w.param}[${w.index}] = ${w.value}`));
     return parts;
   }
 

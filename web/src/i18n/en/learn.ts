@@ -49,6 +49,7 @@ export const learn = {
   valueNumber: 'the new value must be a number',
   recomputed: 'Recomputed by the core with ',
   editedTokens: (list: string) => `tokens [${list}]`,
+  editSep: ', ',
   recomputedEnd: '.',
   ownNumbers: 'The model’s own numbers.',
   // a box
