@@ -1,7 +1,9 @@
 // Issue 16, part 1: the learn-by-hand mode. It loads on demand, shows the walkthrough's numbers
 // (read from the DOM and compared with tests/ref/walkthrough.json, the file the Catch2 test reads),
 // steps by keyboard, and an edited token or weight recomputes every box exactly as the module's
-// walkTrace computes it (called here directly, in Node). Screenshots go to test-artifacts/.
+// walkTrace computes it (called here directly, in Node); switched to Chinese mid-visit, every box,
+// the graph and the status are worded again, with no English left outside the core's names and
+// math, and the docs come from the Chinese twins. Screenshots go to test-artifacts/.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -12,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 // @ts-expect-error: a plain .mjs helper of the Node tests
 import { loadModule } from '../wasm/helpers.mjs';
-import { launch, waitState } from './helpers';
+import { launch, untranslated, waitState } from './helpers';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -205,3 +207,60 @@ describe('learn by hand', () => {
     expect(violations).toEqual([]);
   });
 });
+
+describe('learn by hand in Chinese (issue 16: switched in the middle of a visit)', () => {
+  it('words the boxes, the graph, the controls and the status again, with no English left', async () => {
+    await page.selectOption('#walk-model', 'walkthrough');
+    await page.waitForFunction(() => document.querySelector('.walk-box[data-name="att"] .walk-shape')?.textContent === '(1, 1, 3, 3)');
+    await page.click('.walk-box[data-name="att"] header');   // the attention softmax, in the middle of the step
+    expect(await current()).toBe('att');
+    expect(await page.textContent('.walk-box[data-name="mask"] .walk-eq')).toBe('M_ij = 0 (j ≤ i), −∞ (j > i) (causal)');
+    await page.selectOption('#language', 'zh-CN');
+    await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    await page.waitForFunction(() => document.querySelector('.walk-box[data-name="att"] .walk-phase')?.textContent === '前向');
+    expect(await current()).toBe('att');                         // the current box stays
+    expect(await page.textContent('.walk-phases button[data-phase="backward"]')).toBe('反向');
+    expect(await page.textContent('.walk-graph button[data-node="attention"]')).toBe('分数 · 掩码 · softmax · P·V');
+    expect(await page.textContent('#walk-next')).toBe('下一步 ▶');
+    expect(await page.textContent('.walk-status')).toBe('模型自己的数字。');
+    expect(await page.textContent('.walk-box[data-name="mask"] .walk-eq')).toBe('M_ij = 0 (j ≤ i), −∞ (j > i)（因果掩码）');
+    expect(await page.textContent('.walk-box[data-name="d(X)"] .walk-eq')).toBe('∂L/∂(X)，运行 nn::add_positional 的反向时已累加完整');
+    expect(await page.getAttribute('#walk-token-0', 'aria-label')).toBe('第 0 个 token（输入）');
+    expect(await untranslated(page, '#walk')).toEqual([]);
+    // the docs: the link and the section shown in the box are the Chinese twin's
+    expect(await page.getAttribute('.walk-box[data-name="att"] .walk-fn', 'href')).toBe('docs/walkthrough.zh-CN.md#4-单头注意力');
+    await page.click('.walk-box[data-name="att"] .walk-fn');
+    await page.waitForSelector('.walk-box[data-name="att"] .walk-doc:not([hidden]) pre');
+    expect(await page.textContent('.walk-box[data-name="att"] .walk-doc pre')).toMatch(/^## 4\) 单头注意力/);
+    await page.locator('.walk-box[data-name="att"]').scrollIntoViewIfNeeded();
+    await page.locator('#learn').screenshot({ path: path.join(artifacts, 'learn-zh-CN.png') });
+    await page.click('.walk-box[data-name="att"] .walk-fn');   // closed again
+  });
+
+  it('says in Chinese why an edit is refused, and what was recomputed', async () => {
+    await page.fill('#walk-token-2', '9');
+    await page.press('#walk-token-2', 'Tab');
+    await waitStatus(/^未修改：/);
+    expect(await page.inputValue('#walk-token-2')).toBe('3');
+    await page.fill('#walk-token-2', '');
+    await page.press('#walk-token-2', 'Tab');
+    await waitStatus(/^未修改：第 2 个 token 必须是 0 到 3 之间的整数$/);
+    await page.click('.walk-box[data-name="wpe"] td[data-i="1"]');
+    await page.fill('#walk-weight-value', '0.25');
+    await page.keyboard.press('Enter');
+    await waitStatus(/^核心已按 token 序列 \[2, 1, 3, 0\]，wpe\[1\] = 0\.25 重新计算。$/);
+    expect(await untranslated(page, '#walk')).toEqual([]);
+  });
+
+  it('words it all in English again when switched back', async () => {
+    await page.selectOption('#language', 'en');
+    await page.waitForFunction(() => document.documentElement.lang === 'en');
+    await waitStatus(/^Recomputed by the core with tokens \[2, 1, 3, 0\], wpe\[1\] = 0\.25\.$/);
+    expect(await page.textContent('.walk-phases button[data-phase="backward"]')).toBe('Backward');
+    expect(await page.textContent('.walk-box[data-name="att"] .walk-phase')).toBe('forward');
+    expect(await page.getAttribute('.walk-box[data-name="att"] .walk-fn', 'href')).toBe('docs/walkthrough.md#4-attention-with-one-head');
+    await page.click('#walk-reset');
+    await waitStatus(/The model’s own numbers/);
+  });
+});
+

@@ -35,8 +35,9 @@ const MIME: Record<string, string> = {
   '.md': 'text/markdown; charset=utf-8',
 };
 
-/** The docs/ pages the learn-by-hand mode (web/src/ui/learn-panel.ts) links to. */
-export const LEARN_DOCS = ['walkthrough.md', 'multihead_attention.md', 'autograd_and_memory_layout.md', 'learn_by_hand.md'];
+/** The docs/ pages the learn-by-hand mode (web/src/ui/learn-panel.ts) links to, each with its Chinese twin (i18n docHref). */
+export const LEARN_DOCS = ['walkthrough.md', 'multihead_attention.md', 'autograd_and_memory_layout.md', 'learn_by_hand.md']
+  .flatMap((f) => [f, f.replace(/\.md$/, '.zh-CN.md')]);
 
 export interface AssetOptions {
   root: string;            // repository root

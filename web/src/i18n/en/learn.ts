@@ -1,3 +1,77 @@
 // learn — see i18n/index.ts for the conventions (strings, or functions of typed parameters).
+// Section 7, learn by hand (ui/learn-panel.ts). Box names, core function names and the math stay
+// as the core writes them (shown as code); these are the words around them.
 export const learn = {
+  explain1: 'The forward pass, every gradient in the order autograd visits the nodes, then the AdamW update. ',
+  explain2: 'Step with ◀ ▶ (or the arrow keys); edit a token or a weight and the core computes everything after it again.',
+  model: 'Model ',
+  models: {
+    walkthrough: 'The walkthrough: one head, V = 4',
+    twoHeads: 'Two heads, V = 8',
+  },
+  tokens: ' tokens ',
+  loss: (value: string) => ` loss ${value}`,
+  token: (position: number, role: 'x' | 'y' | 'xy') =>
+    `Token ${position} (${role === 'x' ? 'input' : role === 'y' ? 'target' : 'input and target'})`,
+  editWeight: 'Edit a weight ',
+  weightTensor: 'Weight tensor',
+  index: ' index ',
+  flatIndex: 'Flat index',
+  value: ' value ',
+  newValue: 'New value',
+  apply: 'Apply',
+  undoAll: 'Undo all edits',
+  back: '◀ Back',
+  next: 'Next ▶',
+  graphLabel: 'The step as a graph: pick a box to jump to it',
+  phasesLabel: 'Jump to a phase',
+  boxesLabel: 'Every number of the step',
+  // the boxes of the step's graph (the others are math: W_te[x] + W_pe, LN₁, Q K V, LN₂, LN_f)
+  graph: {
+    data: 'tokens → x, y',
+    params: 'weights',
+    attention: 'scores · mask · softmax · PV',
+    attnProj: 'proj',
+    residual: '+ residual',
+    mlp: 'MLP (GELU)',
+    lmHead: 'logits',
+    loss: 'softmax + CE',
+    adamw: 'clip + AdamW',
+  },
+  // the phases: the buttons, and the tag of each box
+  phases: { data: 'Data', forward: 'Forward', backward: 'Backward', update: 'Update' },
+  phaseTag: { data: 'data', forward: 'forward', backward: 'backward', update: 'update' },
+  // the status line
+  computing: 'computing…',
+  notChanged: 'Not changed: ',
+  refused: 'the core refused the edit',
+  tokenRange: (position: number, max: number) => `token ${position} must be a whole number from 0 to ${max}`,
+  valueNumber: 'the new value must be a number',
+  recomputed: 'Recomputed by the core with ',
+  editedTokens: (list: string) => `tokens [${list}]`,
+  editSep: ', ',
+  recomputedEnd: '.',
+  ownNumbers: 'The model’s own numbers.',
+  // a box
+  computedBy: 'computed by ',
+  tensorScrolls: (name: string) => `values of ${name} (scrolls)`,
+  clickToEdit: (cell: string) => `${cell}: click to edit`,
+  noSection: (where: string) => `(no section ${where})`,
+  docFailed: (page: string) => `${page} could not be loaded`,
+  // the words of an equation (the math is the core's; `fn` is a core function, shown as code)
+  eq: {
+    corpus: (n: number) => `the corpus: T + 1 = ${n} tokens`,
+    decay: ', weight decay applies',
+    noDecay: ', no weight decay',
+    qkvThird: (part: number) => ` (the ${['first', 'second', 'third'][part] ?? ''} third of qkv, cut into heads)`,
+    causal: ' (causal)',
+    headsSideBySide: ', heads side by side',
+    residual: ' (residual)',
+    seed: ' (the seed)',
+    completeWhen: (fn: string) => `, complete when ${fn}’s backward runs`,
+    accumulatedBy: (fn: string) => `, accumulated (+=) by ${fn}’s backward`,
+    gradNorm: ' over every parameter, c the clipping threshold',
+    atStepOne: ' at t = 1',
+    noDecayUpdate: ' (no decay: a gain or a bias)',
+  },
 };

@@ -20,6 +20,8 @@ import uPlot from 'uplot';
 import type { Insight } from '../../app/insight';
 import { type PageStore, type RunState, watch } from '../../app/state';
 import { formatCount, formatProb } from '../../format';
+import { locale, type Msg, t, tr } from '../../i18n';
+import { coreText } from '../../i18n/core-messages';
 import type { RunCurvesMsg } from '../../protocol';
 import { byteLabel, byteRole, displayString } from '../../utf8';
 import { clear, cssVar, h, setText } from '../dom';
@@ -37,12 +39,36 @@ const PLAY_MS = 350;
 
 /** A token's label: a byte, or a translator's BOS / EOS (data::kBos 256, kEos 257). */
 function label(b: number): string {
-  return b === 256 ? '⟨s⟩' : b === 257 ? '⟨end⟩' : byteLabel(b).text;
+  return b === 256 ? t().watch.bos : b === 257 ? t().watch.end : byteLabel(b).text;
+}
+
+/** Data (a byte, a prompt, a run's name): shown as it is, not for translation. */
+function data(text: string, attrs: Record<string, string> = {}): HTMLElement {
+  return h('span', { ...attrs, translate: 'no' }, text);
+}
+
+/** A message called with SLOT for a value: the words, and the value between them as data. */
+const SLOT = '\uE000';
+function withData(words: string, value: string): (Node | string)[] {
+  const [before, after = ''] = words.split(SLOT);
+  return [before, data(value), after];
+}
+
+/**
+ * A note from the store: a sentence already worded, a message worded now (a `Msg`), or a core
+ * message between catalogue words (the shape of app/state.ts's Note, where the store keeps one).
+ */
+type NoteLike = string | Msg | { core: string; from?: object; before?: Msg; after?: Msg } | null | undefined;
+function noteText(note: NoteLike): string {
+  if (!note) return '';
+  if (typeof note === 'string') return note;
+  if (typeof note === 'function') return note(t());
+  return `${note.before?.(t()) ?? ''}${coreText(note.core, note.from)}${note.after?.(t()) ?? ''}`;
 }
 
 /** One line saying what a view shows. */
-function viewHead(id: string, title: string, what: string): HTMLElement {
-  return h('header', { class: 'view-head' }, h('h3', { id }, title), h('p', { class: 'explain small' }, what));
+function viewHead(id: string, title: Msg, what: Msg): HTMLElement {
+  return h('header', { class: 'view-head' }, h('h3', { id }, tr(title)), h('p', { class: 'explain small' }, tr(what)));
 }
 
 function masked(): [number, number, number] {
@@ -98,9 +124,9 @@ export class LearnViews {
 
   constructor(private store: PageStore, host: HTMLElement, private handlers: LearnHandlers) {
     // ---- the shared slider
-    this.slider = h('input', { type: 'range', id: 'watch-slider', min: 0, max: 0, value: 0, 'aria-label': 'Snapshot (training step)' });
-    this.playBtn = h('button', { type: 'button', id: 'watch-play', 'aria-pressed': 'false' }, 'Play');
-    this.stepLabel = h('span', { id: 'watch-step', class: 'mono', 'aria-live': 'polite' }, 'no snapshots yet');
+    this.slider = h('input', { type: 'range', id: 'watch-slider', min: 0, max: 0, value: 0, 'aria-label': tr((m) => m.watch.snapshotLabel) });
+    this.playBtn = h('button', { type: 'button', id: 'watch-play', 'aria-pressed': 'false' }, t().watch.play);
+    this.stepLabel = h('span', { id: 'watch-step', class: 'mono', 'aria-live': 'polite' }, t().watch.noSnapshots);
     this.slider.addEventListener('input', () => {
       const k = this.count();
       this.index = Number(this.slider.value) >= k - 1 ? -1 : Number(this.slider.value);
@@ -109,8 +135,8 @@ export class LearnViews {
     this.playBtn.addEventListener('click', () => this.togglePlay());
 
     // ---- view 2: time-lapse
-    this.layerSel = h('select', { id: 'tl-layer', 'aria-label': 'Layer' });
-    this.headSel = h('select', { id: 'tl-head', 'aria-label': 'Head' });
+    this.layerSel = h('select', { id: 'tl-layer', 'aria-label': tr((m) => m.watch.layer) });
+    this.headSel = h('select', { id: 'tl-head', 'aria-label': tr((m) => m.watch.head) });
     this.layerSel.addEventListener('change', () => this.drawMaps());
     this.headSel.addEventListener('change', () => this.drawMaps());
     this.maps = h('div', { id: 'tl-maps', class: 'tl-maps' });
@@ -118,75 +144,80 @@ export class LearnViews {
 
     // ---- view 3: embedding map
     this.emb = h('canvas', { id: 'emb-map', class: 'emb-map', tabindex: '0', role: 'img',
-      'aria-label': 'Byte embeddings on their two principal axes; arrow keys pick a byte and show its nearest neighbours' });
-    this.embInfo = h('p', { id: 'emb-info', class: 'small', 'aria-live': 'polite' }, 'Hover a byte (or focus the map and use the arrow keys) to see its nearest neighbours.');
+      'aria-label': tr((m) => m.watch.embLabel) });
+    this.embInfo = h('p', { id: 'emb-info', class: 'small', 'aria-live': 'polite' }, t().watch.embHint);
     this.emb.addEventListener('mousemove', (e) => this.embHover(e));
     this.emb.addEventListener('keydown', (e) => this.embKey(e));
 
     // ---- view 5: what changed
-    this.aSel = h('select', { id: 'wc-a', 'aria-label': 'Earlier snapshot' });
-    this.bSel = h('select', { id: 'wc-b', 'aria-label': 'Later snapshot' });
+    this.aSel = h('select', { id: 'wc-a', 'aria-label': tr((m) => m.watch.earlier) });
+    this.bSel = h('select', { id: 'wc-b', 'aria-label': tr((m) => m.watch.later) });
     this.aSel.addEventListener('change', () => this.drawChanged());
     this.bSel.addEventListener('change', () => this.drawChanged());
     this.changed = h('div', { id: 'wc-tokens', class: 'token-strip' });
     this.changedSummary = h('p', { id: 'wc-summary', class: 'small' });
-    this.posCanvas = h('canvas', { id: 'wc-positions', class: 'pos-curve', role: 'img', 'aria-label': 'Validation loss at each position of the context window, at the two snapshots' });
+    this.posCanvas = h('canvas', { id: 'wc-positions', class: 'pos-curve', role: 'img', 'aria-label': tr((m) => m.watch.positionsLabel) });
 
     // ---- view 4: step-through generation
-    this.prompt = h('input', { type: 'text', id: 'st-prompt', value: 'ROMEO:', 'aria-label': 'Prompt', spellcheck: 'false' });
-    this.topK = h('input', { type: 'number', id: 'st-topk', min: 2, max: 16, value: 8, 'aria-label': 'Candidates per step' });
-    const begin = h('button', { type: 'button', id: 'st-begin', class: 'primary' }, 'Begin');
+    this.prompt = h('input', { type: 'text', id: 'st-prompt', value: 'ROMEO:', 'aria-label': t().watch.prompt, spellcheck: 'false' });
+    this.topK = h('input', { type: 'number', id: 'st-topk', min: 2, max: 16, value: 8, 'aria-label': tr((m) => m.watch.topLabel) });
+    const begin = h('button', { type: 'button', id: 'st-begin', class: 'primary' }, tr((m) => m.watch.begin));
     begin.addEventListener('click', () => {
       const k = Math.max(2, Math.min(16, Math.round(Number(this.topK.value)) || 8));
       this.treeSource = this.prompt.value;
       this.handlers.treeStart(new TextEncoder().encode(this.prompt.value), k);
     });
-    this.backBtn = h('button', { type: 'button', id: 'st-back' }, 'Back one byte');
+    this.backBtn = h('button', { type: 'button', id: 'st-back' }, tr((m) => m.watch.backOne));
     this.backBtn.addEventListener('click', () => {
       const s = this.store.get();
       const n = s.tree?.nodes[s.treeSelected];
       if (n && n.parent >= 0) this.handlers.treeSelect(n.parent);
     });
     this.pathEl = h('p', { id: 'st-path', class: 'mono st-path', 'aria-live': 'polite' });
-    this.cands = h('div', { id: 'st-cands', class: 'st-cands', role: 'group', 'aria-label': 'Next byte candidates' });
+    this.cands = h('div', { id: 'st-cands', class: 'st-cands', role: 'group', 'aria-label': tr((m) => m.watch.candidates) });
     this.treeEl = h('div', { id: 'st-tree', class: 'st-tree' });
     this.treeNote = h('p', { id: 'st-note', class: 'small muted' });
 
     // ---- view 6: compare runs
-    this.cmpList = h('div', { id: 'cmp-list', class: 'cmp-list', role: 'group', 'aria-label': 'Stored runs to overlay' });
-    this.cmpHost = h('div', { id: 'cmp-chart', class: 'chart', role: 'img', 'aria-label': 'Validation loss of the chosen runs' });
+    this.cmpList = h('div', { id: 'cmp-list', class: 'cmp-list', role: 'group', 'aria-label': tr((m) => m.watch.cmpRuns) });
+    this.cmpHost = h('div', { id: 'cmp-chart', class: 'chart', role: 'img', 'aria-label': tr((m) => m.watch.cmpChart) });
     this.cmpNote = h('p', { id: 'cmp-note', class: 'small muted' });
 
     host.append(
-      h('div', { class: 'row watch-scrub' }, h('label', { for: 'watch-slider' }, 'Snapshot'), this.slider, this.playBtn, this.stepLabel),
+      h('div', { class: 'row watch-scrub' }, h('label', { for: 'watch-slider' }, tr((m) => m.watch.snapshot)), this.slider, this.playBtn, this.stepLabel),
       h('div', { class: 'watch-grid' },
         h('section', { class: 'view', id: 'view-timelapse', 'aria-labelledby': 'tl-title' },
-          viewHead('tl-title', 'Attention time-lapse', 'The attention maps of one fixed probe text at every evaluation: drag the slider or press Play to watch heads start to look at the previous byte, the start of the word, the line.'),
-          h('div', { class: 'row' }, h('label', {}, 'Layer ', this.layerSel), h('label', {}, 'Head ', this.headSel)),
+          viewHead('tl-title', (m) => m.watch.tlTitle, (m) => m.watch.tlExplain),
+          h('div', { class: 'row' }, h('label', {}, tr((m) => m.watch.layerLabel), this.layerSel), h('label', {}, tr((m) => m.watch.headLabel), this.headSel)),
           this.maps, this.probeEl),
         h('section', { class: 'view', id: 'view-embedding', 'aria-labelledby': 'emb-title' },
-          viewHead('emb-title', 'Byte-embedding map', 'Every byte of the text placed by its learned embedding (the core’s PCA: the two directions it varies most): watch vowels, digits, punctuation and upper/lower case move apart.'),
+          viewHead('emb-title', (m) => m.watch.embTitle, (m) => m.watch.embExplain),
           this.emb, this.embInfo)),
       h('section', { class: 'view', id: 'view-step', 'aria-labelledby': 'st-title' },
-        viewHead('st-title', 'Step-through generation', 'Generate one byte at a time: the model’s likeliest next bytes with their probabilities; pick any to grow a branch, walk back and branch again.'),
-        h('div', { class: 'row' }, h('label', { for: 'st-prompt' }, 'Prompt'), this.prompt, h('label', { for: 'st-topk' }, 'Top'), this.topK, begin, this.backBtn),
+        viewHead('st-title', (m) => m.watch.stTitle, (m) => m.watch.stExplain),
+        h('div', { class: 'row' }, h('label', { for: 'st-prompt' }, t().watch.prompt), this.prompt, h('label', { for: 'st-topk' }, tr((m) => m.watch.top)), this.topK, begin, this.backBtn),
         this.pathEl, this.cands, this.treeEl, this.treeNote),
       h('section', { class: 'view', id: 'view-changed', 'aria-labelledby': 'wc-title' },
-        viewHead('wc-title', 'What changed', 'The loss of each probe byte at two snapshots, coloured by the change (green: learned between them), and the validation loss at each position of the window (early positions have less context).'),
-        h('div', { class: 'row' }, h('label', {}, 'From ', this.aSel), h('label', {}, 'to ', this.bSel)),
+        viewHead('wc-title', (m) => m.watch.wcTitle, (m) => m.watch.wcExplain),
+        h('div', { class: 'row' }, h('label', {}, tr((m) => m.watch.from), this.aSel), h('label', {}, tr((m) => m.watch.to), this.bSel)),
         this.changed, this.changedSummary, this.posCanvas),
       h('section', { class: 'view', id: 'view-compare', 'aria-labelledby': 'cmp-title' },
-        viewHead('cmp-title', 'Compare runs', 'Validation loss of runs kept in this browser on one chart, their settings in the legend: which preset, learning rate or text learns faster.'),
+        viewHead('cmp-title', (m) => m.watch.cmpTitle, (m) => m.watch.cmpExplain),
         this.cmpList, this.cmpHost, this.cmpNote),
     );
 
     this.tlExplain = host.querySelector('#view-timelapse .explain')!;
     this.embExplain = host.querySelector('#view-embedding .explain')!;
     this.promptLabel = host.querySelector('label[for=st-prompt]')!;
-    watch(store, ['insight', 'insightRev'], () => this.onHistory());
-    watch(store, ['tree', 'treeSelected', 'treeNote'], (s) => this.drawTree(s));
+    // 'locale': a language switch words the views again (the text drawn on canvases too)
+    watch(store, ['insight', 'insightRev', 'locale'], () => this.onHistory());
+    watch(store, ['tree', 'treeSelected', 'treeNote', 'locale'], (s) => this.drawTree(s));
     // validation points arrive with valStep; the list is rebuilt only when the runs change (keeps focus)
-    watch(store, ['runs', 'compare', 'compareNote', 'valStep', 'model', 'runId'], (s) => this.drawCompare(s));
+    watch(store, ['runs', 'compare', 'compareNote', 'valStep', 'model', 'runId', 'locale'], (s) => this.drawCompare(s));
+    locale.listen(() => {
+      setText(this.playBtn, this.timer ? t().watch.pause : t().watch.play);
+      if (this.embSel < 0) setText(this.embInfo, t().watch.embHint);
+    });
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.drawSnapshotViews());
     window.addEventListener('resize', () => this.drawSnapshotViews());
   }
@@ -222,7 +253,7 @@ export class LearnViews {
     }
     if (ins && this.headSel.options.length !== ins.NH + 1) {
       clear(this.headSel);
-      this.headSel.append(h('option', { value: 'all' }, 'all heads'));
+      this.headSel.append(h('option', { value: 'all' }, tr((m) => m.watch.allHeads)));
       for (let hd = 0; hd < ins.NH; hd++) this.headSel.append(h('option', { value: hd }, String(hd + 1)));
     }
     // the two snapshots to compare: the first and the newest unless chosen
@@ -231,7 +262,7 @@ export class LearnViews {
     const keepB = followB ? k - 1 : Math.min(this.bSel.selectedIndex, k - 1);
     for (const sel of [this.aSel, this.bSel]) {
       clear(sel);
-      ins?.snapshots.forEach((s, i) => sel.append(h('option', { value: i }, `step ${formatCount(s.step)}`)));
+      ins?.snapshots.forEach((s, i) => sel.append(h('option', { value: i }, t().watch.step(formatCount(s.step)))));
     }
     this.aSel.selectedIndex = Math.max(0, keepA);
     this.bSel.selectedIndex = Math.max(0, keepB);
@@ -241,16 +272,13 @@ export class LearnViews {
   /** The one-line explanations and the prompt's meaning follow the model kind. */
   private explainKind(ins: Insight | null): void {
     const s2s = ins?.kind === 'seq2seq';
+    const m = t().watch;
+    setText(this.tlExplain, s2s ? m.tlExplainS2s : m.tlExplain);
+    setText(this.embExplain, s2s ? m.embExplainS2s : m.embExplain);
+    setText(this.promptLabel, s2s ? m.source : m.prompt);
+    this.prompt.setAttribute('aria-label', s2s ? m.sourceLabel : m.prompt);
     if (this.tlExplain.dataset.kind === (s2s ? 'seq2seq' : 'gpt')) return;
     this.tlExplain.dataset.kind = s2s ? 'seq2seq' : 'gpt';
-    setText(this.tlExplain, s2s
-      ? 'The decoder’s cross-attention for one fixed probe pair at every evaluation: each row is the target byte being predicted, each column a source byte; watch the alignment appear (a reversal: the anti-diagonal).'
-      : 'The attention maps of one fixed probe text at every evaluation: drag the slider or press Play to watch heads start to look at the previous byte, the start of the word, the line.');
-    setText(this.embExplain, s2s
-      ? 'Every source byte placed by its learned embedding in the encoder’s table (the core’s PCA: the two directions it varies most); neighbours are measured in the full embedding space.'
-      : 'Every byte of the text placed by its learned embedding (the core’s PCA: the two directions it varies most): watch vowels, digits, punctuation and upper/lower case move apart.');
-    setText(this.promptLabel, s2s ? 'Source' : 'Prompt');
-    this.prompt.setAttribute('aria-label', s2s ? 'Source to translate' : 'Prompt');
     // a translator starts from its probe's source, a language model from a line of the play
     if (s2s && this.prompt.value === 'ROMEO:') this.prompt.value = new TextDecoder().decode(ins!.probeSource);
     else if (!s2s && ins && this.prompt.value !== 'ROMEO:' && this.prompt.dataset.fromProbe === 'true') this.prompt.value = 'ROMEO:';
@@ -274,21 +302,21 @@ export class LearnViews {
       }, PLAY_MS);
     }
     this.playBtn.setAttribute('aria-pressed', String(!!this.timer));
-    setText(this.playBtn, this.timer ? 'Pause' : 'Play');
+    setText(this.playBtn, this.timer ? t().watch.pause : t().watch.play);
   }
 
   private drawSnapshotViews(): void {
     const ins = this.insight;
     const k = this.count();
     if (!ins || !ins.enabled || k === 0) {
-      setText(this.stepLabel, ins && !ins.enabled ? 'this run keeps no history' : 'no snapshots yet: they are taken at every evaluation');
+      setText(this.stepLabel, ins && !ins.enabled ? t().watch.noHistory : t().watch.noSnapshotsYet);
       this.stepLabel.dataset.step = '';
       clear(this.maps);
       return;
     }
     const i = this.current();
     const s = ins.snapshots[i];
-    setText(this.stepLabel, `step ${formatCount(s.step)} (snapshot ${i + 1} of ${k})`);
+    setText(this.stepLabel, t().watch.stepOf(formatCount(s.step), i + 1, k));
     this.stepLabel.dataset.step = String(s.step);
     this.stepLabel.dataset.index = String(i);
     this.drawMaps();
@@ -310,17 +338,17 @@ export class LearnViews {
     clear(this.maps);
     if (ins.kind === 'seq2seq') return this.drawCross(snap, l, heads, width);
     for (const hd of heads) {
-      const c = h('canvas', { class: 'tl-map', 'data-head': hd, role: 'img', 'aria-label': `Layer ${l + 1}, head ${hd + 1} at step ${snap.step}` });
+      const c = h('canvas', { class: 'tl-map', 'data-head': hd, role: 'img', 'aria-label': t().watch.mapLabel(l + 1, hd + 1, snap.step) });
       drawPackedAttention(c, snap.attention, ins.mapOffset(l, hd), ins.T, size, masked());
-      this.maps.append(h('figure', {}, c, h('figcaption', { class: 'small muted' }, `head ${hd + 1}`)));
+      this.maps.append(h('figure', {}, c, h('figcaption', { class: 'small muted' }, t().watch.headCaption(hd + 1))));
     }
-    setText(this.probeEl, `Probe (rows and columns, in order): ${displayString(ins.probe)}`);
+    this.probeEl.replaceChildren(t().watch.probe, data(displayString(ins.probe)));
   }
 
   /** Cross-attention maps (T, S) of decoder layer l: rows the target bytes predicted (then the end), columns the source. */
   private drawCross(snap: Insight['snapshots'][number], l: number, heads: number[], width: number): void {
     const ins = this.insight!;
-    const rows = [...ins.probe].map(label).concat('⟨end⟩');
+    const rows = [...ins.probe].map(label).concat(t().watch.end);
     const cols = [...ins.probeSource].map(label);
     const margin = 22;
     const fit = Math.floor((width - 12 * (heads.length - 1)) / heads.length) - margin;
@@ -329,14 +357,16 @@ export class LearnViews {
       const c = h('canvas', { class: 'tl-map tl-cross', 'data-head': hd, role: 'img' });
       const peaks = ins.crossPeaks(snap, l, hd);
       c.dataset.peaks = peaks.join(',');
-      c.setAttribute('aria-label', `Cross-attention of layer ${l + 1}, head ${hd + 1} at step ${snap.step}: ` +
-        rows.map((r, q) => `${r} looks most at ${cols[peaks[q]]}`).join('; '));
+      // the rows and columns are bytes (data): the label names them, the map is the data
+      c.setAttribute('translate', 'no');
+      c.setAttribute('aria-label', t().watch.crossLabel(l + 1, hd + 1, snap.step) +
+        rows.map((r, q) => t().watch.looksMostAt(r, cols[peaks[q]])).join(t().watch.listSep));
       drawQuantisedMatrix(c, snap.attention, ins.crossOffset(l, hd), ins.T, ins.S, cell, margin, rows, cols);
-      this.maps.append(h('figure', {}, c, h('figcaption', { class: 'small muted' }, `head ${hd + 1}`)));
+      this.maps.append(h('figure', {}, c, h('figcaption', { class: 'small muted' }, t().watch.headCaption(hd + 1))));
     }
     const peaks = ins.crossPeaks(snap, l, 'all');
     this.maps.dataset.peaks = peaks.join(',');
-    setText(this.probeEl, `Probe pair: ${displayString(ins.probeSource)} → ${displayString(ins.probe)} (rows: the target byte predicted, then the end; columns: the source).`);
+    this.probeEl.replaceChildren(t().watch.probePair, data(`${displayString(ins.probeSource)} → ${displayString(ins.probe)}`), t().watch.probePairEnd);
   }
 
   // ------------------------------------------------------------ view 3: embedding map
@@ -391,8 +421,9 @@ export class LearnViews {
     const ins = this.insight!;
     const b = ins.bytes[n];
     const near = ins.nearest(n, 5);
-    setText(this.embInfo, `${label(b)} (0x${b.toString(16).padStart(2, '0')}, ${byteRole(b)}): nearest in the embedding space (cosine, step ${formatCount(ins.neighbours.step)}) ` +
-      near.map((e) => `${label(ins.bytes[e.index])} ${e.cosine.toFixed(2)}`).join(', '));
+    this.embInfo.replaceChildren(data(label(b)),
+      ...withData(t().watch.nearest(SLOT, byteRole(b), formatCount(ins.neighbours.step)), `0x${b.toString(16).padStart(2, '0')}`),
+      data(near.map((e) => `${label(ins.bytes[e.index])} ${e.cosine.toFixed(2)}`).join(', ')));
     this.embInfo.dataset.byte = String(b);
     this.embInfo.dataset.near = near.map((e) => ins.bytes[e.index]).join(',');
   }
@@ -433,15 +464,16 @@ export class LearnViews {
     if (!a || !b) return;
     clear(this.changed);
     let learned = 0, sumA = 0, sumB = 0, n = 0;
+    const msg = t().watch;
     // gpt: the probe bytes; seq2seq: the target bytes, then the end token (T = target + 1)
     const tokens = ins.kind === 'seq2seq' ? [...ins.probe, 257] : [...ins.probe];
-    for (let t = 0; t < ins.T && t < tokens.length; t++) {
-      const la = a.probeLoss[t], lb = b.probeLoss[t];
-      const cell = h('span', { class: 'tok', 'data-t': t }, label(tokens[t]));
+    for (let pos = 0; pos < ins.T && pos < tokens.length; pos++) {
+      const la = a.probeLoss[pos], lb = b.probeLoss[pos];
+      const cell = h('span', { class: 'tok', 'data-t': pos, translate: 'no' }, label(tokens[pos]));
       if (Number.isFinite(la) && Number.isFinite(lb)) {
         const d = lb - la;
         cell.style.background = diffColor(d);
-        cell.title = `${label(tokens[t])}: ${la.toFixed(2)} → ${lb.toFixed(2)} nats (${d <= 0 ? '' : '+'}${d.toFixed(2)})`;
+        cell.title = label(tokens[pos]) + msg.byteChange(la.toFixed(2), lb.toFixed(2), `${d <= 0 ? '' : '+'}${d.toFixed(2)}`);
         cell.dataset.diff = d.toFixed(4);
         if (d < -0.5) learned++;
         sumA += la;
@@ -450,7 +482,7 @@ export class LearnViews {
       }
       this.changed.append(cell);
     }
-    setText(this.changedSummary, n ? `Step ${formatCount(a.step)} → ${formatCount(b.step)}: mean loss of the probe ${(sumA / n).toFixed(2)} → ${(sumB / n).toFixed(2)} nats; ${learned} of ${n} bytes got at least 0.5 nats easier.` : '');
+    setText(this.changedSummary, n ? msg.summary(formatCount(a.step), formatCount(b.step), (sumA / n).toFixed(2), (sumB / n).toFixed(2), learned, n) : '');
     this.drawPositions(a.positionLoss, b.positionLoss, a.step, b.step);
   }
 
@@ -478,8 +510,8 @@ export class LearnViews {
     ctx.lineTo(pad, hgt - pad + 8);
     ctx.lineTo(w - 4, hgt - pad + 8);
     ctx.stroke();
-    ctx.fillText(`${hi.toFixed(1)} nats`, 2, 12);
-    ctx.fillText('position in the window →', pad + 4, hgt - 4);
+    ctx.fillText(t().watch.nats(hi.toFixed(1)), 2, 12);
+    ctx.fillText(t().watch.positionAxis, pad + 4, hgt - 4);
     for (const [series, color, step] of [[a, '#9aa5b8', stepA], [b, '#e0662a', stepB]] as const) {
       ctx.strokeStyle = color;
       ctx.lineWidth = 2;
@@ -493,47 +525,48 @@ export class LearnViews {
       }
       ctx.stroke();
       ctx.fillStyle = color;
-      ctx.fillText(`step ${step}`, w - 70, color === '#e0662a' ? 28 : 14);
+      ctx.fillText(t().watch.step(String(step)), w - 70, color === '#e0662a' ? 28 : 14);
     }
   }
 
   // ------------------------------------------------------------ view 4: step-through generation
 
   private drawTree(s: RunState): void {
-    setText(this.treeNote, s.treeNote || (s.tree ? `Model at step ${formatCount(s.tree.step)}; ${s.tree.nodes.length} nodes, ${s.tree.positionsComputed} positions computed (the KV cache of a branch is reused)` : 'Press Begin to grow a tree from the prompt.'));
+    setText(this.treeNote, noteText(s.treeNote) || (s.tree ? t().watch.treeInfo(formatCount(s.tree.step), s.tree.nodes.length, s.tree.positionsComputed) : t().watch.pressBegin));
     clear(this.pathEl);
     clear(this.cands);
     clear(this.treeEl);
-    const t = s.tree;
-    this.backBtn.disabled = !t || t.nodes[s.treeSelected]?.parent < 0;
-    if (!t) return;
-    const sel = t.nodes[s.treeSelected];
+    const tree = s.tree;
+    const msg = t().watch;
+    this.backBtn.disabled = !tree || tree.nodes[s.treeSelected]?.parent < 0;
+    if (!tree) return;
+    const sel = tree.nodes[s.treeSelected];
     // the path: prompt, then each byte as a button that walks back to it
     const path: number[] = [];
-    for (let n = s.treeSelected; n > 0; n = t.nodes[n].parent) path.unshift(n);
+    for (let n = s.treeSelected; n > 0; n = tree.nodes[n].parent) path.unshift(n);
     const s2s = this.insight?.kind === 'seq2seq' || s.mode === 'seq2seq';
-    this.pathEl.append(h('span', { class: 'st-prompt' }, s2s ? `${this.treeSource} → ` : displayString(t.prompt)));
+    this.pathEl.append(data(s2s ? `${this.treeSource} → ` : displayString(tree.prompt), { class: 'st-prompt' }));
     for (const n of path) {
-      const b = h('button', { type: 'button', class: 'st-byte', 'data-node': n, title: `p = ${formatProb(t.nodes[n].prob)}: walk back here` }, label(t.nodes[n].token));
+      const b = h('button', { type: 'button', class: 'st-byte', 'data-node': n, title: msg.walkBack(formatProb(tree.nodes[n].prob)) }, data(label(tree.nodes[n].token)));
       b.addEventListener('click', () => this.handlers.treeSelect(n));
       this.pathEl.append(b);
     }
     this.pathEl.dataset.node = String(s.treeSelected);
     // the candidates after the selected node
     sel.topTokens.forEach((tok, i) => {
-      const grown = [...sel.children].some((c) => t.nodes[c].token === tok);
+      const grown = [...sel.children].some((c) => tree.nodes[c].token === tok);
       const b = h('button', { type: 'button', class: `st-cand${grown ? ' grown' : ''}`, 'data-token': tok },
-        h('span', { class: 'mono' }, label(tok)), h('small', {}, ` ${formatProb(sel.topProbs[i])}`));
+        h('span', { class: 'mono', translate: 'no' }, label(tok)), h('small', {}, ` ${formatProb(sel.topProbs[i])}`));
       b.style.setProperty('--p', String(sel.topProbs[i]));
       b.addEventListener('click', () => this.handlers.treeExtend(s.treeSelected, tok));
       this.cands.append(b);
     });
     // the tree: every branch as nested lists of buttons
     const walk = (n: number): HTMLElement => {
-      const node = t.nodes[n];
+      const node = tree.nodes[n];
       const li = h('li', {});
       const b = h('button', { type: 'button', class: `st-node${n === s.treeSelected ? ' selected' : ''}`, 'data-node': n, 'aria-current': n === s.treeSelected ? 'true' : null },
-        n === 0 ? (s2s ? 'source' : 'prompt') : `${label(node.token)} ${formatProb(node.prob)}`);
+        n === 0 ? (s2s ? msg.rootSource : msg.rootPrompt) : data(label(node.token)), n === 0 ? null : ` ${formatProb(node.prob)}`);
       b.addEventListener('click', () => this.handlers.treeSelect(n));
       li.append(b);
       if (node.children.length) {
@@ -549,16 +582,16 @@ export class LearnViews {
   // ------------------------------------------------------------ view 6: compare runs
 
   private drawCompare(s: RunState): void {
-    setText(this.cmpNote, s.compareNote || (s.runs.length ? 'Tick runs to overlay their validation loss (the current run is always drawn).' : 'Runs you train are kept in this browser; they appear here to compare.'));
-    const runsKey = s.runs.map((r) => `${r.id}@${r.step}:${r.name}:${r.current}`).join('|');
+    setText(this.cmpNote, noteText(s.compareNote) || (s.runs.length ? t().watch.cmpTick : t().watch.cmpNone));
+    const runsKey = `${s.locale}|` + s.runs.map((r) => `${r.id}@${r.step}:${r.name}:${r.current}`).join('|');
     if (runsKey !== this.cmpRunsKey) this.listRuns(s, runsKey);
     // series: the current run, then each ticked run whose curves arrived
-    const runs: { name: string; steps: number[]; losses: number[] }[] = [];
-    if (s.model && s.history.valSteps.length) runs.push({ name: `this run (${configLine(s.model.config)})`, steps: s.history.valSteps, losses: s.history.valLosses });
+    const runs: { name: string; steps: number[]; losses: number[]; stored?: boolean }[] = [];
+    if (s.model && s.history.valSteps.length) runs.push({ name: t().watch.thisRun(configLine(s.model.config)), steps: s.history.valSteps, losses: s.history.valLosses });
     for (const id of this.cmpChecked) {
       const c: RunCurvesMsg | undefined = s.compare[id];
       const r = s.runs.find((x) => x.id === id);
-      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses] });
+      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses], stored: true });
     }
     this.cmpHost.dataset.series = String(runs.length);
     this.plotCompare(runs);
@@ -578,18 +611,19 @@ export class LearnViews {
         } else this.cmpChecked.delete(r.id);
         this.drawCompare(this.store.get());
       });
-      this.cmpList.append(h('label', { class: 'cmp-run' }, box, ` ${r.name} — ${r.model}, step ${formatCount(r.step)}${r.current ? ' (this run)' : ''}`));
+      this.cmpList.append(h('label', { class: 'cmp-run' }, box, ' ', data(r.name), t().watch.runLine(noteText(r.model), formatCount(r.step)),
+        r.current ? t().watch.thisRunTag : null));
     }
   }
 
-  private plotCompare(runs: { name: string; steps: number[]; losses: number[] }[]): void {
+  private plotCompare(runs: { name: string; steps: number[]; losses: number[]; stored?: boolean }[]): void {
     // one x axis: the union of the evaluated steps; gaps where a run has no point
     const xs = [...new Set(runs.flatMap((r) => r.steps))].sort((a, b) => a - b);
     const data = [xs, ...runs.map((r) => {
       const m = new Map(r.steps.map((st, i) => [st, r.losses[i]]));
       return xs.map((x) => m.get(x) ?? null);
     })] as uPlot.AlignedData;
-    const key = runs.map((r) => r.name).join('|');
+    const key = `${locale.get()}|` + runs.map((r) => r.name).join('|');
     const colors = ['#3a6fd8', '#e0662a', '#2a9d5c', '#a05ad8', '#c08a00', '#d85aa0'];
     if (!this.cmpPlot || this.cmpHost.dataset.key !== key) {
       this.cmpPlot?.destroy();
@@ -598,15 +632,18 @@ export class LearnViews {
       this.cmpPlot = new uPlot({
         width: Math.max(240, this.cmpHost.clientWidth || 320), height: 220,
         scales: { x: { time: false } },
-        axes: [{ stroke: axis, label: 'step' }, { stroke: axis, label: 'val loss (nats/byte)', size: 48 }],
-        series: [{ label: 'step' }, ...runs.map((r, i) => ({ label: r.name, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
+        axes: [{ stroke: axis, label: t().watch.axisStep }, { stroke: axis, label: t().watch.axisLoss, size: 48 }],
+        series: [{ label: t().watch.axisStep }, ...runs.map((r, i) => ({ label: r.name, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
       }, data, this.cmpHost);
+      // a stored run's label starts with its name: data, not for translation
+      const rows = this.cmpHost.querySelectorAll('.u-legend .u-series');
+      runs.forEach((r, i) => { if (r.stored) rows[i + 1]?.querySelector('.u-label')?.setAttribute('translate', 'no'); });
     } else this.cmpPlot.setData(data);
   }
 }
 
 function configLine(c: { n_layer: number; n_embd: number; block_size: number; learning_rate: number; batch_size: number }): string {
-  return `${c.n_layer}L × ${c.n_embd}, ctx ${c.block_size}, lr ${+c.learning_rate.toPrecision(3)}, batch ${c.batch_size}`;   // float32 noise off
+  return t().watch.config(c.n_layer, c.n_embd, c.block_size, +c.learning_rate.toPrecision(3), c.batch_size);   // float32 noise off
 }
 
 /**
@@ -636,7 +673,8 @@ function drawQuantisedMatrix(canvas: HTMLCanvasElement, att: Uint8Array, offset:
   ctx.font = `${Math.min(12, Math.max(8, cell - 2))}px ui-monospace, monospace`;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
-  colLabels.forEach((t, c) => ctx.fillText(t.length > 2 ? t.slice(0, 2) : t, margin + (c + 0.5) * cell, margin / 2));
+  colLabels.forEach((l, c) => ctx.fillText(l.length > 2 ? l.slice(0, 2) : l, margin + (c + 0.5) * cell, margin / 2));
   ctx.textAlign = 'right';
-  rowLabels.forEach((t, r) => ctx.fillText(t === '⟨end⟩' ? '⟨/⟩' : t.length > 2 ? t.slice(0, 2) : t, margin - 3, margin + (r + 0.5) * cell));
+  const end = t().watch.end;
+  rowLabels.forEach((l, r) => ctx.fillText(l === end ? '⟨/⟩' : l.length > 2 ? l.slice(0, 2) : l, margin - 3, margin + (r + 0.5) * cell));
 }
