@@ -175,7 +175,7 @@ function learnSection(): HTMLElement {
     if (opened) return;
     opened = true;
     openBtn.disabled = true;
-    openBtn.replaceChildren(t().common.loading);
+    openBtn.replaceChildren(h('span', {}, tr((m) => m.common.loading)));
     const { mountLearn } = await import('./ui/learn-panel');
     let nextId = 0;
     await mountLearn(host, {
@@ -185,8 +185,7 @@ function learnSection(): HTMLElement {
         const id = ++nextId;
         const answer = client.next('walkTrace', (m) => m.id === id);
         client.send({ type: 'walk', id, model, edits });
-        const { trace, error } = await answer;
-        return { trace, error };
+        return await answer;   // the trace, or the core's refusal with its code and args (core-messages.ts)
       },
     });
     openBtn.hidden = true;
