@@ -2,6 +2,7 @@
 // Pure functions (unit-tested); the page runs `analyzeCorpus` in chunks so big files don't
 // freeze it.
 import { Utf8Counter } from './utf8';
+import type { Msg } from './i18n';
 
 /** Files above this are refused before reading them: the corpus lives in JS and in wasm memory. */
 export const MAX_CORPUS_BYTES = 512 * 1024 * 1024;
@@ -108,26 +109,18 @@ export async function analyzeCorpus(
   return a.finish();
 }
 
+/** Why a file can't be taken, from its size alone: a message worded at render time (i18n Msg). */
 export type CorpusProblem =
-  | { kind: 'empty'; message: string }
-  | { kind: 'tooLarge'; message: string }
-  | { kind: 'tooShort'; message: string };
+  | { kind: 'empty'; message: Msg }
+  | { kind: 'tooLarge'; message: Msg }
+  | { kind: 'tooShort'; message: Msg };
 
 /** Checked from the file size alone, before reading anything. */
 export function checkSize(size: number, context: number): CorpusProblem | null {
-  if (size === 0) return { kind: 'empty', message: 'This file is empty: there is nothing to learn from. Choose a file with some text in it.' };
+  if (size === 0) return { kind: 'empty', message: (m) => m.data.problem.emptyWhy };
   if (size > MAX_CORPUS_BYTES)
-    return {
-      kind: 'tooLarge',
-      message: `This file is ${formatMiB(size)}; the page accepts up to ${formatMiB(MAX_CORPUS_BYTES)} (the text is held in the ` +
-        'page and again in the model\'s memory). Use a shorter excerpt.',
-    };
-  if (size < context + 1)
-    return {
-      kind: 'tooShort',
-      message: `This file has ${size} byte${size === 1 ? '' : 's'}, fewer than context + 1 = ${context + 1}: every training ` +
-        'example is a window of context + 1 bytes. Use a longer text or a shorter context.',
-    };
+    return { kind: 'tooLarge', message: (m) => m.data.problem.tooLargeWhy(formatMiB(size), formatMiB(MAX_CORPUS_BYTES)) };
+  if (size < context + 1) return { kind: 'tooShort', message: (m) => m.data.problem.tooShortWhy(size, context + 1) };
   return null;
 }
 

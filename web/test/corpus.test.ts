@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize } from '../src/corpus';
+import { en } from '../src/i18n/en';
+import { zhCN } from '../src/i18n/zh-CN';
 import { loadScalar, shakespeare } from './wasm';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -55,7 +57,8 @@ describe('refusing files', () => {
     expect(checkSize(0, 64)?.kind).toBe('empty');
     expect(checkSize(MAX_CORPUS_BYTES + 1, 64)?.kind).toBe('tooLarge');
     expect(checkSize(64, 64)?.kind).toBe('tooShort');
-    expect(checkSize(64, 64)?.message).toContain('context + 1 = 65');
+    expect(checkSize(64, 64)?.message(en)).toContain('context + 1 = 65');
+    expect(checkSize(64, 64)?.message(zhCN)).toContain('上下文长度 + 1 = 65');
     expect(checkSize(65, 64)).toBeNull();
   });
 

@@ -282,11 +282,15 @@ export class Controller {
         notify(() => h('span', {}, t().run.initFailed, coreInline(m.message, m)), 'error');
         return;
       case 'setCorpus': {
+        // worded at render time (data-panel.ts): the core's message, then what is kept
         const pairs = s.pendingCorpus?.kind === 'pairs';
-        const name = s.pendingCorpus?.ref.name ?? (pairs ? 'these pairs' : 'this text');
-        const kept = s.corpus ? (s.corpus.kind === 'pairs' ? 'The previous pairs are kept.' : 'The previous text is kept.') : '';
+        const name = s.pendingCorpus?.ref.name;
+        const keptPairs = s.corpus ? s.corpus.kind === 'pairs' : null;
         this.set({ pendingCorpus: null, corpusBusy: null,
-          corpusProblem: { title: `Can't use ${name}`, message: `${sentence(m.message)} ${kept}`.trim(), kind: 'core', actions: [] } });
+          corpusProblem: {
+            kind: 'core', title: (x) => x.data.problem.cantUse(name ?? x.data.problem.theseData(pairs)), core: { text: sentence(m.message), from: m },
+            message: keptPairs === null ? null : (x) => (keptPairs ? x.data.problem.keptPairs : x.data.problem.keptText), data: name ? [name] : [], actions: [],
+          } });
         return;
       }
       case 'translate': {

@@ -8,6 +8,10 @@ import type { ClientLike } from './controller';
 import { type CorpusStats, analyzeCorpus, checkSize, readHead } from '../corpus';
 import type { CorpusKind, ModelKind, Sniffed } from '../protocol';
 import type { CorpusRef, RunsDb } from '../runs-db';
+import { type Messages, type Msg, t } from '../i18n';
+import { coreNode } from '../i18n/core-messages';
+import { h } from '../ui/dom';
+import { withData } from '../ui/data-text';
 import { notify } from '../ui/messages';
 import { hideTooltip } from '../ui/tooltip';
 import { corpusKindFor } from './derive';
@@ -51,17 +55,19 @@ export class CorpusLoader {
     }
   }
 
-  private busy(corpusBusy: string | null): void {
-    patch(this.store, { corpusBusy });
+  /** What the loader is doing, worded at render time; `data`: the file's name in it. */
+  private busy(say: Msg | null, ...data: string[]): void {
+    patch(this.store, { corpusBusy: say ? { say, data } : null });
   }
 
   private problem(corpusProblem: CorpusProblem | null): void {
     patch(this.store, { corpusProblem });
   }
 
-  private showProblem(title: string, message: string, kind: string, actions: { id: string; label: string; run: () => void }[] = []): void {
+  /** A refused file: worded at render time (`data`: the values in the words that are data, e.g. the file's name). */
+  private showProblem(p: Omit<CorpusProblem, 'actions'>, actions: { id: string; label: Msg; run: () => void }[] = []): void {
     this.problemActions = new Map(actions.map((a) => [a.id, a.run]));
-    this.problem({ title, message, kind, actions: actions.map(({ id, label }) => ({ id, label })) });
+    this.problem({ ...p, actions: actions.map(({ id, label }) => ({ id, label })) });
   }
 
   dismissProblem(): void {
@@ -76,16 +82,16 @@ export class CorpusLoader {
   }
 
   /** Resolves once the module is loaded: a file dropped before waits for it (it needs the sniffer). */
-  private whenReady(what: string): Promise<void> {
+  private whenReady(what: Msg, ...data: string[]): Promise<void> {
     if (this.store.get().ready) return Promise.resolve();
-    this.busy(`Waiting for the model code to load; ${what} will be read then…`);
+    this.busy((m) => m.data.busy.waiting(what(m)), ...data);
     return new Promise((resolve, reject) => {
       const off = this.store.listen((s) => {
         if (s.ready || s.loadFailed) {
           off();
           this.busy(null);
           if (s.ready) resolve();
-          else reject(new Error(`the model code could not be loaded (${s.loadFailed})`));
+          else reject(new Error(t().data.problem.notLoaded(String(s.loadFailed))));
         }
       });
     });
@@ -110,11 +116,11 @@ export class CorpusLoader {
     let head: Uint8Array;
     let verdict: Sniffed;
     try {
-      await this.whenReady(file.name);
+      await this.whenReady(() => file.name, file.name);
       head = await readHead(file, SNIFF_BYTES);
       verdict = await this.sniff(head, file.size, file.name);
     } catch (e) {
-      this.showProblem(`Can't read ${file.name}`, String(e instanceof Error ? e.message : e), 'read');
+      this.showProblem(readFailed((m) => m.data.problem.cantRead(file.name), e, null, file.name));
       return;
     }
     // a model file (tinygpt export) is binary to the sniffer: its safetensors header says what it is
@@ -123,12 +129,13 @@ export class CorpusLoader {
     if (verdict.kind === 'tsv_pairs' && s.mode === 'gpt') {
       // pairs are what the translator learns from: offer it (a model of the other kind must go first)
       const switchable = !s.model;
-      this.showProblem(`${file.name} holds translation pairs`,
-        `${verdict.message} ${switchable ? 'Train the encoder-decoder to translate them, or a language model on the file as text?'
-          : 'The current model is a language model: Reset it to train a translator on them, or train it on the file as text.'}`, 'pairs', [
-          ...(switchable ? [{ id: 'switch-translation', label: 'Switch to translation', run: () => void this.switchAndLoad(file) }] : []),
-          { id: 'as-text', label: 'Use it as text', run: () => void this.loadTextFile(file, verdict, 'text') },
-        ]);
+      this.showProblem({
+        kind: 'pairs', title: (m) => m.data.problem.holdsPairs(file.name), core: { text: verdict.message, from: verdict },
+        message: switchable ? (m) => m.data.problem.pairsSwitchable : (m) => m.data.problem.pairsLocked, data: [file.name],
+      }, [
+        ...(switchable ? [{ id: 'switch-translation', label: (m: Messages) => m.data.action.switchTranslation, run: () => void this.switchAndLoad(file) }] : []),
+        { id: 'as-text', label: (m) => m.data.action.asText, run: () => void this.loadTextFile(file, verdict, 'text') },
+      ]);
       return;
     }
     switch (verdict.kind) {
@@ -136,7 +143,8 @@ export class CorpusLoader {
         return this.deps.loadCheckpointFile(file);
       case 'not_checkpoint':
         // the checkpoint loader's refusal, not "train anyway": the name says it should be one
-        notify(`Could not load ${file.name}: ${verdict.message} The current model is unchanged.`, 'error');
+        notify(h('span', {}, ...withData(t().data.notice.notCheckpoint(file.name), [file.name]), coreNode(verdict.message, verdict), ' ',
+          t().data.notice.unchanged), 'error');
         return;
       default:
         return this.loadTextFile(file, verdict);
@@ -167,36 +175,43 @@ export class CorpusLoader {
     // pairs: the core's TSV reader judges the length (a window of context + 1 bytes is the language model's need)
     const size = checkSize(file.size, kind === 'pairs' ? 0 : this.currentContext());
     if (size) {
-      const titles = { empty: `${file.name} is empty`, tooLarge: `${file.name} is too large`, tooShort: `${file.name} is too short` };
-      this.showProblem(titles[size.kind], `${size.message} ${kind === 'pairs' ? 'The previous pairs are kept.' : 'The previous text is kept.'}`, size.kind);
+      const kept = (m: Messages) => (kind === 'pairs' ? m.data.problem.keptPairs : m.data.problem.keptText);
+      this.showProblem({
+        kind: size.kind, title: (m) => m.data.problem[size.kind](file.name), message: (m) => `${size.message(m)} ${kept(m)}`, data: [file.name],
+      });
       return;
     }
     this.dismissProblem();
-    this.busy(`Reading ${file.name}…`);
+    this.busy((m) => m.data.busy.reading(file.name), file.name);
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await file.arrayBuffer());
     } catch (e) {
       this.busy(null);
-      this.showProblem(`Can't read ${file.name}`, `${e instanceof Error ? e.message : e}. The previous text is kept.`, 'read');
+      this.showProblem(readFailed((m) => m.data.problem.cantRead(file.name), e, (m) => m.data.problem.keptText, file.name));
       return;
     }
-    const stats = await analyzeCorpus(bytes, (f) => this.busy(`Analysing ${file.name}… ${Math.round(f * 100)}%`));
+    const stats = await analyzeCorpus(bytes, (f) => this.busy((m) => m.data.busy.analysing(file.name, Math.round(f * 100)), file.name));
     this.busy(null);
-    const asIs = { id: 'train-anyway', label: 'Train on the bytes as they are', run: () => this.accept(file.name, bytes, stats, false, kind) };
+    const asIs = { id: 'train-anyway', label: (m: Messages) => m.data.action.asIs, run: () => this.accept(file.name, bytes, stats, false, kind) };
     switch (verdict?.kind) {
       case 'binary':
-        this.showProblem(`${file.name} doesn't look like text`, `${verdict.message} The previous text is kept unless you choose to train on it.`, 'binary',
-          [{ ...asIs, label: 'Train anyway' }]);
+        this.showProblem({
+          kind: 'binary', title: (m) => m.data.problem.notText(file.name), core: { text: verdict.message, from: verdict },
+          message: (m) => m.data.problem.notTextKept, data: [file.name],
+        }, [{ ...asIs, label: (m) => m.data.action.anyway }]);
         return;
       case 'latin1_text':
       case 'utf16_text': {
         // show what the guess reads like, so a person can tell whether it is right
         const label = verdict.encoding === 'windows-1252' ? 'Windows-1252' : verdict.encoding === 'iso-8859-1' ? 'Latin-1' : verdict.encoding.toUpperCase();
         const decoded = new TextDecoder(verdict.encoding).decode(bytes.subarray(0, 4096));
-        const glimpse = decoded.slice(0, 160).replace(/\s+/g, ' ').trim();
-        this.showProblem(`${file.name} is ${label} text, not UTF-8`, `${verdict.message} Read as ${label} it begins: “${glimpse}${decoded.length > 160 ? '…' : ''}”`, 'encoding', [
-          { id: 'convert', label: `Read it as ${label}`, run: () => this.convert(file.name, bytes, verdict.encoding, kind) },
+        const glimpse = decoded.slice(0, 160).replace(/\s+/g, ' ').trim() + (decoded.length > 160 ? '…' : '');
+        this.showProblem({
+          kind: 'encoding', title: (m) => m.data.problem.encoding(file.name, label), core: { text: verdict.message, from: verdict },
+          message: (m) => m.data.problem.readAs(label, glimpse), data: [file.name, glimpse],
+        }, [
+          { id: 'convert', label: (m) => m.data.action.readAs(label), run: () => this.convert(file.name, bytes, verdict.encoding, kind) },
           asIs,
         ]);
         return;
@@ -237,11 +252,11 @@ export class CorpusLoader {
   async loadTask(name: string): Promise<void> {
     this.dismissProblem();
     try {
-      await this.whenReady(`the ${name} task`);
+      await this.whenReady((m) => m.data.what.task(name), name);
       const bytes = await this.taskBytes(name);
       this.accept(name, bytes, await analyzeCorpus(bytes), true, 'pairs', name);
     } catch (e) {
-      this.showProblem(`Could not make the ${name} task`, String(e instanceof Error ? e.message : e), 'read');
+      this.showProblem(readFailed((m) => m.data.problem.noTask(name), e, null, name));
     }
   }
 
@@ -286,15 +301,15 @@ export class CorpusLoader {
   async loadBuiltin(): Promise<void> {
     this.dismissProblem();
     try {
-      await this.whenReady('tiny Shakespeare');
-      this.busy('Loading tiny Shakespeare…');
+      await this.whenReady((m) => m.data.what.builtin);
+      this.busy((m) => m.data.busy.builtin);
       const bytes = await this.fetchBuiltin();
       const stats = await analyzeCorpus(bytes);
       this.busy(null);
       this.accept(BUILTIN.name, bytes, stats, true);
     } catch (e) {
       this.busy(null);
-      this.showProblem('Could not load the built-in text', String(e instanceof Error ? e.message : e), 'read');
+      this.showProblem(readFailed((m) => m.data.problem.noBuiltin, e, null));
     }
   }
 
@@ -306,7 +321,8 @@ export class CorpusLoader {
     if (!builtin && db) {
       // IndexedDB copies the bytes during this call, before they are transferred to the worker below
       this.lastStore = db.putCorpus(ref, buffer).then(() => undefined, (e) => {
-        notify(`This text can't be stored in the browser, so the run won't be resumable after a reload (${e instanceof Error ? e.message : e}).`, 'warning');
+        // the browser's own words (IndexedDB), shown as it wrote them
+        notify(h('span', {}, ...withData(t().data.notice.notStored(errorText(e)), [errorText(e)])), 'warning');
       });
     }
     this.send(ref, bytes, stats, buffer);
@@ -315,13 +331,13 @@ export class CorpusLoader {
   /** Takes data again (after the service worker's reload, carry-over.ts, or a mode switch): from IndexedDB, the site or the core. */
   async restore(ref: CorpusRef): Promise<void> {
     try {
-      await this.whenReady(ref.name);
+      await this.whenReady(() => ref.name, ref.name);
       const bytes = await this.bytesOf(ref);
       if (!bytes) return;
       if (!ref.builtin) void this.deps.holdCorpus(ref.id);
       this.send(ref, bytes, await analyzeCorpus(bytes));
     } catch (e) {
-      this.showProblem(`Could not take ${ref.name} again`, String(e instanceof Error ? e.message : e), 'read');
+      this.showProblem(readFailed((m) => m.data.problem.notAgain(ref.name), e, null, ref.name));
     }
   }
 
@@ -340,4 +356,16 @@ export class CorpusLoader {
   stored(): Promise<void> {
     return this.lastStore;
   }
+}
+
+function errorText(e: unknown): string {
+  return String(e instanceof Error ? e.message : e);
+}
+
+/**
+ * A file or text that could not be read: the error's own text (the browser's, the worker's or the
+ * core's: not the page's words, so shown as such by coreNode), then what happens now.
+ */
+function readFailed(title: Msg, e: unknown, after: Msg | null, ...data: string[]): Omit<CorpusProblem, 'actions'> {
+  return { kind: 'read', title, core: { text: errorText(e), from: typeof e === 'object' && e !== null ? e : undefined }, message: after, data };
 }

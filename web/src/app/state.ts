@@ -37,9 +37,24 @@ export interface CorpusState {
 /** The model in the worker; replaced only when another one is created or loaded (its step is `step`). */
 export interface ModelState { config: FullConfig; parameters: number }
 
-/** An action a refused file offers besides Cancel (the corpus loader knows what it does). */
-export interface ProblemAction { id: string; label: string }
-export interface CorpusProblem { title: string; message: string; kind: string; actions: ProblemAction[] }
+/** An action a refused file offers besides Cancel (the corpus loader knows what it does); worded at render time. */
+export interface ProblemAction { id: string; label: Msg }
+/**
+ * A refused file, worded at render time (a language switch rewords it): a title, the core's
+ * verdict if it gave one (`core`: its text and the protocol object that carried it, for
+ * coreNode), then the page's own words. `data` are the values in them that are data (a file's
+ * name, a glimpse of its text): shown marked translate="no".
+ */
+export interface CorpusProblem {
+  kind: string;
+  title: Msg;
+  core?: { text: string; from?: object };
+  message: Msg | null;
+  data: string[];
+  actions: ProblemAction[];
+}
+/** What the corpus loader is doing ("Reading x.txt…"), worded at render time; `data` as in CorpusProblem. */
+export interface CorpusBusy { say: Msg; data: string[] }
 
 export type InspectSource = 'corpus' | 'prompt' | 'sample' | 'custom';
 
@@ -112,7 +127,7 @@ export interface RunState {
   // the text
   corpus: CorpusState | null;
   pendingCorpus: CorpusState | null;      // sent to the worker, not yet accepted
-  corpusBusy: string | null;
+  corpusBusy: CorpusBusy | null;
   corpusProblem: CorpusProblem | null;
   corpusOffset: number;                   // where "a slice of the corpus" starts
   // the settings form (built from the core's schema) and the core's verdict on it

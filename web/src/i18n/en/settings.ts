@@ -1,3 +1,64 @@
-// settings — see i18n/index.ts for the conventions (strings, or functions of typed parameters).
+// settings — the Model and training panel. The knobs' labels and help, and the presets' labels and
+// blurbs, are the core's (config.h, presets()) in English, kept here by name so the page can word
+// them in Chinese; web/test/core-text.test.ts fails when the core's English changes.
+// See i18n/index.ts for the conventions (strings, or functions of typed parameters).
+export interface FieldText { label: string; help: string }
+export interface PresetText { label: string; blurb: string }
+
 export const settings = {
+  title: 'Model and training',
+  explain: {
+    gpt: 'A GPT of this many layers, heads and width, trained with AdamW on random windows of ' +
+      '"context" bytes. Bigger models learn more but each step costs more. The knobs, their limits, the size and the memory ' +
+      'below all come from the core itself.',
+    seq2seq: 'The encoder-decoder Transformer of the seed: an encoder of self-attention layers reads the source, a decoder ' +
+      'of causal self-attention and cross-attention layers writes the target, both post-norm with a ReLU feed-forward of width d_ff. ' +
+      'block_size bounds the source, and the target + 1. Trained with AdamW on random batches of pairs; the knobs come from the core.',
+  },
+  presetsLabel: 'Presets',
+  loading: 'Loading the model code…',
+  groups: { model: 'Model', training: 'Training', run: 'Validation' },
+  locked: 'These are the settings of the current model. Reset to choose new ones (only the Validation fields can change now).',
+  creating: 'Creating the model…',
+  knobTitle: (name: string, range: string) => `${name}: ${range}`,
+  notPossible: 'not possible here',
+  presetEstimate: (params: string, bytes: string) => `${params} params · ≈${bytes}`,
+  estimate: (params: string, bytes: string) => `${params} parameters · about ${bytes} of memory for training ` +
+    '(weights, gradients, AdamW moments, activations)',
+  cantStart: 'Can\'t start: ',
+  isEmpty: (label: string) => `${label} is empty`,
+  notNumber: (label: string) => `${label} must be a number`,
+  corpusTooShort: (size: number, need: number) =>
+    `the corpus has ${size} bytes, fewer than block_size + 1 = ${need}: use a longer text or a shorter context`,
+  fields: {
+    model: { label: 'Model', help: 'gpt: a language model that continues text; seq2seq: an encoder-decoder that translates' },
+    n_layer: { label: 'Layers', help: 'Transformer blocks stacked on each other' },
+    n_enc_layer: { label: 'Encoder layers', help: 'encoder layers: self-attention over the source, then a ReLU feed-forward' },
+    n_dec_layer: { label: 'Decoder layers', help: 'decoder layers: causal self-attention, cross-attention to the source, feed-forward' },
+    d_ff: { label: 'Feed-forward width', help: 'hidden width of each layer\'s ReLU feed-forward network' },
+    n_head: { label: 'Heads', help: 'attention heads per layer; n_embd is split between them' },
+    n_embd: { label: 'Width', help: 'size of each token\'s vector (must be divisible by n_head)' },
+    block_size: { label: 'Context', help: 'how many bytes the model sees at once (seq2seq: the longest source, and target + 1)' },
+    seed: { label: 'Seed', help: 'random start and order of the data: same seed, same run' },
+    batch_size: { label: 'Batch', help: 'windows of text (or pairs) per step' },
+    learning_rate: { label: 'Learning rate', help: 'peak step size of AdamW, reached after warmup_iters' },
+    min_lr: { label: 'Minimum learning rate', help: 'floor of the cosine decay (about learning_rate / 10)' },
+    warmup_iters: { label: 'Warmup', help: 'steps of linear ramp-up of the learning rate' },
+    max_iters: { label: 'Steps', help: 'length of the schedule: the cosine decay reaches min_lr at this step' },
+    weight_decay: { label: 'Weight decay', help: 'pulls weight matrices and embeddings towards zero (AdamW)' },
+    beta1: { label: 'Adam beta1', help: 'decay of AdamW\'s first moment (momentum)' },
+    beta2: { label: 'Adam beta2', help: 'decay of AdamW\'s second moment' },
+    eps: { label: 'Adam eps', help: 'added to AdamW\'s denominator' },
+    grad_clip: { label: 'Gradient clip', help: 'largest global gradient norm (0 = no clipping)' },
+    eval_interval: { label: 'Validate every', help: 'steps between validation losses (0 = only when asked)' },
+    eval_iters: { label: 'Validation batches', help: 'batches averaged for one validation loss' },
+  } as Record<string, FieldText>,
+  presets: {
+    tiny: { label: 'tiny', blurb: 'Learns letter pairs in seconds: for a first look and for tests.' },
+    S: { label: 'small (S)', blurb: 'nanoGPT\'s CPU Shakespeare setting: words and names in a few minutes (val loss ~1.9 at 2000 steps).' },
+    M: { label: 'medium (M)', blurb: '6 layers, width 384, context 256: 11M parameters; slow without threads or a GPU.' },
+    's2s-tiny': { label: 'translate: tiny', blurb: '1 + 1 layers, width 32: reverses strings perfectly in a few seconds.' },
+    's2s-small': { label: 'translate: small', blurb: '2 + 2 layers, width 32: the Chinese-English phrases in about a minute.' },
+    's2s-base': { label: 'translate: base', blurb: '2 + 2 layers, width 64, d_ff 256: numbers and dates in words; zh-en with margin.' },
+  } as Record<string, PresetText>,
 };

@@ -1,4 +1,56 @@
 import type { settings as en } from '../en/settings';
 
 export const settings: typeof en = {
+  title: '模型与训练',
+  explain: {
+    gpt: '一个由这些层数、头数和宽度构成的 GPT，用 AdamW 在随机的、长为“上下文长度”字节的窗口上训练。' +
+      '模型越大学得越多，但每一步的代价也越高。下面的旋钮、取值范围、模型大小和内存都来自核心本身。',
+    seq2seq: '种子项目中的编码器-解码器 Transformer：由自注意力层组成的编码器读取源文本，由因果自注意力层和交叉注意力层组成的解码器' +
+      '写出目标文本，两者都采用后置层归一化，并带有宽度为“前馈宽度”的 ReLU 前馈网络。上下文长度限制源文本的长度，以及目标长度 + 1。' +
+      '用 AdamW 在随机的句对批次上训练；旋钮来自核心。',
+  },
+  presetsLabel: '预设',
+  loading: '正在加载模型代码…',
+  groups: { model: '模型', training: '训练', run: '验证' },
+  locked: '这是当前模型的设置。重置后才能选择新的设置（现在只有“验证”一组可以修改）。',
+  creating: '正在创建模型…',
+  knobTitle: (_name, range) => `取值范围 ${range}`,
+  notPossible: '此处不可行',
+  presetEstimate: (params, bytes) => `${params} 个参数 · ≈${bytes}`,
+  estimate: (params, bytes) => `${params} 个参数 · 训练约需 ${bytes} 内存（权重、梯度、AdamW 矩估计、激活值）`,
+  cantStart: '无法开始：',
+  isEmpty: (label) => `${label}为空`,
+  notNumber: (label) => `${label}必须是数字`,
+  corpusTooShort: (size, need) => `语料只有 ${size} 字节，少于上下文长度 + 1 = ${need}：请使用更长的文本或更短的上下文`,
+  fields: {
+    model: { label: '模型', help: 'GPT：续写文本的语言模型；编码器-解码器：用于翻译' },
+    n_layer: { label: '层数', help: '相互堆叠的 Transformer 块' },
+    n_enc_layer: { label: '编码器层数', help: '编码器层：对源文本做自注意力，然后是 ReLU 前馈网络' },
+    n_dec_layer: { label: '解码器层数', help: '解码器层：因果自注意力、对源文本的交叉注意力、前馈网络' },
+    d_ff: { label: '前馈宽度', help: '每层 ReLU 前馈网络的隐藏宽度' },
+    n_head: { label: '头数', help: '每层的注意力头数；宽度在各头之间均分' },
+    n_embd: { label: '宽度', help: '每个 token 向量的维度（必须能被头数整除）' },
+    block_size: { label: '上下文长度', help: '模型一次看到的字节数（翻译模型：最长的源文本，以及目标长度 + 1）' },
+    seed: { label: '随机种子', help: '随机初始化和数据顺序：种子相同，运行就相同' },
+    batch_size: { label: '批次大小', help: '每步的文本窗口（或句对）数' },
+    learning_rate: { label: '学习率', help: 'AdamW 的峰值步长，预热结束时达到' },
+    min_lr: { label: '最小学习率', help: '余弦衰减的下限（约为学习率的十分之一）' },
+    warmup_iters: { label: '预热', help: '学习率线性上升的步数' },
+    max_iters: { label: '步数', help: '调度的长度：余弦衰减在这一步降到最小学习率' },
+    weight_decay: { label: '权重衰减', help: '把权重矩阵和嵌入拉向零（AdamW）' },
+    beta1: { label: 'Adam β1', help: 'AdamW 一阶矩（动量）的衰减率' },
+    beta2: { label: 'Adam β2', help: 'AdamW 二阶矩的衰减率' },
+    eps: { label: 'Adam eps', help: '加在 AdamW 分母上的小常数' },
+    grad_clip: { label: '梯度裁剪', help: '全局梯度范数的上限（0 = 不裁剪）' },
+    eval_interval: { label: '验证间隔', help: '两次验证损失之间的步数（0 = 仅在要求时验证）' },
+    eval_iters: { label: '验证批次数', help: '一次验证损失所平均的批次数' },
+  },
+  presets: {
+    tiny: { label: '微型', blurb: '几秒内学会字母对：适合初次体验和测试。' },
+    S: { label: '小 (S)', blurb: '经典的 CPU 莎士比亚设置：几分钟内学会单词和人名（2000 步时验证损失约 1.9）。' },
+    M: { label: '中 (M)', blurb: '6 层，宽度 384，上下文长度 256：1100 万个参数；没有多线程或 GPU 时很慢。' },
+    's2s-tiny': { label: '翻译：微型', blurb: '1 + 1 层，宽度 32：几秒内就能完美地倒写字符串。' },
+    's2s-small': { label: '翻译：小', blurb: '2 + 2 层，宽度 32：大约一分钟学会中英短语。' },
+    's2s-base': { label: '翻译：基础', blurb: '2 + 2 层，宽度 64，前馈宽度 256：把数字和日期写成英文；中译英绰绰有余。' },
+  },
 };
