@@ -189,7 +189,7 @@ describe('a shared run', () => {
     await waitState(b, (s) => s.corpus?.ref.name === 'other.txt');
     expect(await b.textContent('#replay-status')).toContain('other.txt is');
     await dropFile(b, 'shared.txt', new TextEncoder().encode(text));
-    await waitState(b, (s) => s.corpus?.ref.name === 'shared.txt' && s.replay.corpusNote === '');
+    await waitState(b, (s) => s.corpus?.ref.name === 'shared.txt' && s.replay.corpusNote === null);
     expect(await b.inputValue('#knob-max_iters')).toBe('400');
     expect(await b.inputValue('#knob-n_embd')).toBe('64');
     await b.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
@@ -212,7 +212,7 @@ describe('a shared run', () => {
     await openPage(c, tampered);
     await waitState(c, (s) => !!s.replay);
     await dropFile(c, 'shared.txt', new TextEncoder().encode(text));
-    await waitState(c, (s) => s.corpus?.ref.name === 'shared.txt' && s.replay?.corpusNote === '');
+    await waitState(c, (s) => s.corpus?.ref.name === 'shared.txt' && s.replay?.corpusNote === null);
     await c.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await c.click('#btn-start');
     await waitState(c, (s) => !!s.replay.check, null, 60_000);

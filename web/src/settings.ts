@@ -5,10 +5,27 @@
 // is ready, and the settings panel is built from them. Ranges and the rules between fields are the
 // core's (`checkConfig`); the page only parses the form (a field that is not a number at all) and
 // checks what the core can't see (the corpus length).
+import { type Messages, t } from './i18n';
 import type { FieldSpec, FullConfig, Preset } from './protocol';
 
 export type { FieldSpec, FullConfig, Preset };
 export type Key = keyof FullConfig;
+
+/**
+ * A field's label and help in the page's language: the catalogue's (settings.fields, by name),
+ * else the core's English (`known` false: shown marked as such). web/test/core-text.test.ts
+ * checks that the catalogue's English is the core's.
+ */
+export function fieldText(f: Pick<FieldSpec, 'name' | 'label' | 'help'>, m: Messages = t()): { label: string; help: string; known: boolean } {
+  const w = Object.hasOwn(m.settings.fields, f.name) ? m.settings.fields[f.name] : undefined;
+  return w ? { ...w, known: true } : { label: f.label, help: f.help, known: false };
+}
+
+/** A preset's label and blurb in the page's language (settings.presets, by name), else the core's English. */
+export function presetText(p: Pick<Preset, 'name' | 'label' | 'blurb'>, m: Messages = t()): { label: string; blurb: string; known: boolean } {
+  const w = Object.hasOwn(m.settings.presets, p.name) ? m.settings.presets[p.name] : undefined;
+  return w ? { ...w, known: true } : { label: p.label, blurb: p.blurb, known: false };
+}
 
 /** The fields the form shows for a model kind, in the schema's order (the kind itself is a mode, not a knob). */
 export function knobsFor(schema: FieldSpec[], kind: string): FieldSpec[] {
@@ -30,19 +47,20 @@ export interface Parsed {
   errors: Partial<Record<Key, string>>;
 }
 
-/** Parses raw form values (strings) over a base config, with a message per field that is not a number. */
+/** Parses raw form values (strings) over a base config, with a message per field that is not a number (in the page's language). */
 export function parseSettings(knobs: FieldSpec[], base: FullConfig, raw: Partial<Record<Key, string>>): Parsed {
   const errors: Partial<Record<Key, string>> = {};
   const out: Record<string, unknown> = { ...base };
+  const m = t();
   for (const k of knobs) {
     const text = (raw[k.name] ?? '').trim();
     if (text === '') {
-      errors[k.name] = `${k.label} is empty`;
+      errors[k.name] = m.settings.isEmpty(fieldText(k, m).label);
       continue;
     }
     const v = Number(text);
     if (!Number.isFinite(v)) {
-      errors[k.name] = `${k.label} must be a number`;
+      errors[k.name] = m.settings.notNumber(fieldText(k, m).label);
       continue;
     }
     out[k.name] = v;
@@ -75,10 +93,9 @@ export function toFormValues(knobs: FieldSpec[], s: FullConfig): Partial<Record<
   return r;
 }
 
-/** The corpus must hold at least one training window. */
+/** The corpus must hold at least one training window ('' when it does; else why not, in the page's language). */
 export function checkCorpusLength(s: Pick<FullConfig, 'block_size'>, corpusSize: number | null): string {
   if (corpusSize === null) return '';
-  if (corpusSize < s.block_size + 1)
-    return `the corpus has ${corpusSize} bytes, fewer than block_size + 1 = ${s.block_size + 1}: use a longer text or a shorter context`;
+  if (corpusSize < s.block_size + 1) return t().settings.corpusTooShort(corpusSize, s.block_size + 1);
   return '';
 }

@@ -2,6 +2,7 @@
 // can, the status line, the ETA, what the translator's data and maps show. Pure functions
 // (unit-tested in web/test/run-state.test.ts and web/test/translation.test.ts).
 import { formatCount, formatDuration, formatParams, formatRate } from '../format';
+import { t } from '../i18n';
 import type { CorpusKind, FullConfig, ModelKind, PairsReport, TranslationInspectionMsg } from '../protocol';
 import { checkCorpusLength } from '../settings';
 import { EOS, tokenLabels } from '../utf8';
@@ -39,18 +40,28 @@ export function canStart(s: S): boolean {
   return !!s.ready && !!modeCorpus(s) && (s.model ? true : settingsOk(s));
 }
 
+// The sentences below are worded in the page's language when called: their callers re-render
+// when the store's `locale` changes (they list it among the keys they watch).
+
 /** The tooltip of a disabled Start ('' when it can start). */
 export function startBlockedReason(s: S): string {
-  if (!s.ready) return 'The model code is still loading';
-  if (!modeCorpus(s)) return s.mode === 'seq2seq' ? 'Choose a task or a file of pairs first' : 'Choose a text first';
-  if (!s.model && !settingsOk(s)) return 'Fix the settings first';
+  const m = t().train.blocked;
+  if (!s.ready) return m.loading;
+  if (!modeCorpus(s)) return s.mode === 'seq2seq' ? m.noPairs : m.noText;
+  if (!s.model && !settingsOk(s)) return m.settings;
   return '';
 }
 
-export type StartLabel = 'Pause' | 'Start' | 'Train more' | 'Resume';
+/** What Start does now. */
+export type StartAction = 'pause' | 'start' | 'trainMore' | 'resume';
 
-export function startLabel(s: S): StartLabel {
-  return s.running ? 'Pause' : !s.model ? 'Start' : s.finished ? 'Train more' : 'Resume';
+export function startAction(s: S): StartAction {
+  return s.running ? 'pause' : !s.model ? 'start' : s.finished ? 'trainMore' : 'resume';
+}
+
+/** The label of Start, in the page's language ("Pause", "Start", "Train more", "Resume"). */
+export function startLabel(s: S): string {
+  return t().train[startAction(s)];
 }
 
 export function startDisabled(s: S): boolean {
@@ -73,23 +84,23 @@ export function pageMode(s: S): 'running' | 'paused' | 'idle' {
 
 export function statusLine(s: S): string {
   const m = s.model;
-  if (!s.ready) return 'Loading the model code…';
-  if (s.creating) return 'Creating the model…';
-  if (s.running) return `Training at ${formatRate(s.tokensPerSec)} tokens/s…`;
-  if (m && s.finished) return `Finished the schedule (${formatCount(m.config.max_iters)} steps). "Train more" continues at the final learning rate.`;
-  if (m) return `Paused at step ${formatCount(s.step)}. ${formatParams(m.parameters)} parameters, trained for ${formatDuration(s.elapsedMs)}.`;
-  if (!modeCorpus(s)) return s.mode === 'seq2seq' ? 'Choose a task or a file of pairs, then press Start.' : 'Choose a text, then press Start.';
-  return s.mode === 'seq2seq'
-    ? 'Ready: Start creates an encoder-decoder with random weights and trains it to translate.'
-    : 'Ready: Start creates a model with random weights and trains it.';
+  const say = t().train.status;
+  if (!s.ready) return say.loading;
+  if (s.creating) return say.creating;
+  if (s.running) return say.training(formatRate(s.tokensPerSec));
+  if (m && s.finished) return say.finished(formatCount(m.config.max_iters));
+  if (m) return say.paused(formatCount(s.step), formatParams(m.parameters), formatDuration(s.elapsedMs));
+  if (!modeCorpus(s)) return s.mode === 'seq2seq' ? say.noPairs : say.noText;
+  return s.mode === 'seq2seq' ? say.readyPairs : say.readyText;
 }
 
+/** A model in a few words, in the page's language. */
 export function describeModel(c: Partial<Pick<FullConfig, 'model' | 'n_layer' | 'n_enc_layer' | 'n_dec_layer' | 'd_ff' | 'n_head' | 'n_embd' | 'block_size'>>): string {
-  if (c.model === 'seq2seq') {
-    return `translator: ${c.n_enc_layer} + ${c.n_dec_layer} layers × ${c.n_head} heads, width ${c.n_embd}, d_ff ${c.d_ff}, up to ${c.block_size} bytes`;
-  }
-  if (c.n_layer === undefined) return 'a model';  // a run saved by an older version of the page
-  return `${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, context ${c.block_size}`;
+  const say = t().train.describe;
+  const n = (x: number | undefined) => x ?? NaN;
+  if (c.model === 'seq2seq') return say.translator(n(c.n_enc_layer), n(c.n_dec_layer), n(c.n_head), n(c.n_embd), n(c.d_ff), n(c.block_size));
+  if (c.n_layer === undefined) return say.unknown;  // a run saved by an older version of the page
+  return say.gpt(c.n_layer, n(c.n_head), n(c.n_embd), n(c.block_size));
 }
 
 /** How the core reads the pairs now: at the form's block_size (the last verdict) or as they were taken. */

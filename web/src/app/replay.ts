@@ -6,8 +6,12 @@
 // the link's bit for bit (share::check_replay) and the page says "matches the shared run at step 50"
 // or where it diverged. Owns the store's `replay` and `shareUrl`.
 import { formatBytes } from '../format';
+import { type Messages, t } from '../i18n';
+import { coreNode } from '../i18n/core-messages';
 import type { ReplayCheck, ShareLink } from '../protocol';
 import { normalise } from '../settings';
+import { h } from '../ui/dom';
+import { withData } from '../ui/data-text';
 import { notify } from '../ui/messages';
 import type { ClientLike } from './controller';
 import { type PageStore, type RunState, patch, watch } from './state';
@@ -16,22 +20,37 @@ export interface ReplayState {
   url: string;
   link: ShareLink;
   variant: string;            // this page's build variant (the link's may differ: then bits may too)
-  corpusNote: string;         // '' when the current text is the link's, else what to do
+  corpusNote: CorpusNeed | null;   // null when the current text is the link's, else which text it needs
   active: boolean;            // the current model is the link's run: its losses are being compared
   check: ReplayCheck | null;  // the verdict, once there is one
 }
 
 export interface ShareState { url: string; step: number; error: string }
 
-/** Is this the text the link's run trained on? '' if it is, else a sentence saying which one it needs. */
-export function corpusNote(link: ShareLink, corpus: RunState['corpus']): string {
+/** Which text a link needs (data: worded at render time by `needText`). */
+export type CorpusNeed =
+  | { kind: 'builtin'; name: string }
+  | { kind: 'file'; name: string; size: number }
+  | { kind: 'other'; name: string; size: number; fingerprint: string; have: { name: string; size: number; fingerprint: string } };
+
+/** Is this the text the link's run trained on? null if it is, else which one it needs. */
+export function corpusNote(link: ShareLink, corpus: RunState['corpus']): CorpusNeed | null {
   const c = link.corpus;
-  if (c.builtin) return corpus?.ref.builtin && corpus.ref.name === c.builtin ? '' : `the built-in text ${c.builtin}`;
-  const name = c.name || 'the same file';
-  if (!corpus) return `${name} (${formatBytes(c.size)}, ${c.size} bytes)`;
+  if (c.builtin) return corpus?.ref.builtin && corpus.ref.name === c.builtin ? null : { kind: 'builtin', name: c.builtin };
+  if (!corpus) return { kind: 'file', name: c.name, size: c.size };
   if (corpus.stats.size !== c.size || corpus.stats.fingerprint !== c.fingerprint)
-    return `${name} (${c.size} bytes, fingerprint ${c.fingerprint}); ${corpus.ref.name} is ${corpus.stats.size} bytes with fingerprint ${corpus.stats.fingerprint}`;
-  return '';
+    return { kind: 'other', name: c.name, size: c.size, fingerprint: c.fingerprint,
+      have: { name: corpus.ref.name, size: corpus.stats.size, fingerprint: corpus.stats.fingerprint } };
+  return null;
+}
+
+/** The text a link needs, in the page's language; and the values in it that are data (names, fingerprints). */
+export function needText(n: CorpusNeed, m: Messages = t()): { text: string; data: string[] } {
+  const say = m.share.need;
+  const name = n.name || (n.kind === 'builtin' ? '' : say.sameFile);
+  if (n.kind === 'builtin') return { text: say.builtin(n.name), data: [n.name] };
+  if (n.kind === 'file') return { text: say.file(name, formatBytes(n.size), n.size), data: [n.name] };
+  return { text: say.other(name, n.size, n.fingerprint, n.have.name, n.have.size, n.have.fingerprint), data: [n.name, n.fingerprint, n.have.name, n.have.fingerprint] };
 }
 
 /** The settings a model was made from are the link's (floats compared as the form keeps them). */
@@ -52,7 +71,7 @@ export class Replay {
     for (const name of ['share', 'open'] as const) (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     client.on('link', (m) => {
       if (m.error || !m.link) {
-        notify(`This link can't be replayed: ${m.error}`, 'error');
+        notify(h('span', {}, t().share.cantReplay, coreNode(m.error, m)), 'error');
         return;
       }
       this.apply(m.link, m.variant);
@@ -65,7 +84,8 @@ export class Replay {
       const r = this.store.get().replay;
       if (!r) return;
       patch(this.store, { replay: { ...r, check: m.check, active: false } });
-      notify(`Replay: ${m.check.message}.`, m.check.status === 'matches' ? 'success' : 'warning', { timeout: 20000, id: 'replay' });
+      notify(h('span', {}, t().share.replay, coreNode(m.check.message, m.check), t().share.end),
+        m.check.status === 'matches' ? 'success' : 'warning', { timeout: 20000, id: 'replay' });
     });
     watch(store, ['corpus'], (s) => {
       if (s.replay) patch(store, { replay: { ...s.replay, corpusNote: corpusNote(s.replay.link, s.corpus) } });
@@ -96,8 +116,10 @@ export class Replay {
     });
     this.deps.setSettings(settings);
     if (link.corpus.builtin) void this.deps.loadBuiltin();
-    const text = link.corpus.builtin ? `the built-in text ${link.corpus.builtin}` : `${link.corpus.name || 'a file'} (${link.corpus.size} bytes)`;
-    notify(`A shared run: its settings are set, on ${text}. Press Start to replay it; its first ${link.losses.length} losses will be compared, bit for bit.`, 'info', { timeout: 12000 });
+    const say = t().share;
+    const name = link.corpus.builtin || link.corpus.name;
+    const text = link.corpus.builtin ? say.need.builtin(link.corpus.builtin) : say.need.fileShort(link.corpus.name || say.need.aFile, link.corpus.size);
+    notify(h('span', {}, ...withData(say.opened(text, link.losses.length), name ? [name] : [])), 'info', { timeout: 12000 });
   }
 
   private onModel(s: RunState): void {

@@ -8,6 +8,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
 import type { LossHistory } from '../app/history';
+import { t } from '../i18n';
 import type { Baselines } from '../protocol';
 import { cssVar } from './dom';
 
@@ -37,8 +38,15 @@ export class LossChart {
     this.rebuild();
   }
 
+  /** The language changed: uPlot draws its labels from the options, so the chart is made again. */
+  relabel(): void {
+    this.rebuild();
+    this.schedule(true);   // the legend shows the latest values again
+  }
+
   private rebuild(): void {
     this.u?.destroy();
+    const say = t().train.chart;
     const axis = cssVar('--muted') || '#666';
     const grid = cssVar('--grid') || 'rgba(128,128,128,0.15)';
     const font = '12px system-ui, sans-serif';
@@ -49,15 +57,15 @@ export class LossChart {
       legend: { live: true },
       scales: { x: { time: false } },
       axes: [
-        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: 'step', labelFont: font, labelSize: 18 },
-        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: this.scale === 1 ? 'loss (nats per byte)' : 'loss (bits per byte)', labelFont: font, labelSize: 18, size: 48 },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: say.step, labelFont: font, labelSize: 18 },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: this.scale === 1 ? say.lossNats : say.lossBits, labelFont: font, labelSize: 18, size: 48 },
       ],
       series: [
-        { label: 'step' },
-        { label: 'train', stroke: cssVar('--train-faint') || 'rgba(70,120,220,0.35)', width: 1, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.train, idx) },
-        { label: 'train (avg)', stroke: cssVar('--train') || '#3a6fd8', width: 2, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.ema, idx) },
+        { label: say.step },
+        { label: say.train, stroke: cssVar('--train-faint') || 'rgba(70,120,220,0.35)', width: 1, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.train, idx) },
+        { label: say.trainAvg, stroke: cssVar('--train') || '#3a6fd8', width: 2, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.ema, idx) },
         // a marker at each evaluated step, lines only between them (nothing before the first)
-        { label: 'validation', stroke: cssVar('--val') || '#e0662a', width: 2, spanGaps: true,
+        { label: say.validation, stroke: cssVar('--val') || '#e0662a', width: 2, spanGaps: true,
           points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 8, width: 2, fill: cssVar('--card') || '#fff' },
           value: (_u, _v, _si, idx) => this.legendVal(idx) },
       ],
@@ -70,11 +78,11 @@ export class LossChart {
       });
       // exact match is 0-100%; a CER above 100% (more edits than reference characters, early on) widens it
       opts.scales!['%'] = { range: (_u, _min, max) => [0, Math.max(100, Math.ceil(max ?? 100))] };
-      opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: 'held-out %', labelFont: font,
+      opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: say.heldOut, labelFont: font,
         labelSize: 18, size: 58, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
       opts.series.push(
-        pct('exact match', cssVar('--ok') || '#18733f', () => this.source?.valExactMatch ?? []),
-        pct('CER', cssVar('--warn') || '#b45f06', () => this.source?.valCer ?? [], [4, 3]));
+        pct(say.exact, cssVar('--ok') || '#18733f', () => this.source?.valExactMatch ?? []),
+        pct(say.cer, cssVar('--warn') || '#b45f06', () => this.source?.valCer ?? [], [4, 3]));
     }
     opts.hooks = { draw: [(u) => this.drawBaselines(u, axis)] };
     this.u = new uPlot(opts, this.data(), this.host);
@@ -106,7 +114,8 @@ export class LossChart {
     ctx.lineWidth = dpr;
     ctx.setLineDash([5 * dpr, 4 * dpr]);
     ctx.textAlign = 'right';
-    for (const [name, nats] of [['uniform over the bytes seen', b.uniform], ['unigram', b.unigram], ['bigram', b.bigram]] as const) {
+    const say = t().train.chart;
+    for (const [name, nats] of [[say.uniform, b.uniform], [say.unigram, b.unigram], [say.bigram, b.bigram]] as const) {
       const v = nats * this.scale;
       const min = u.scales.y.min ?? 0, max = u.scales.y.max ?? 0;
       if (v < min || v > max) continue;

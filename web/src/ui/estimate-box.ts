@@ -6,6 +6,8 @@ import { etaMs } from '../app/derive';
 import { runMemoryBytes } from '../app/estimate';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatBytes, formatCount, formatDuration, formatLoss, formatRate } from '../format';
+import { t } from '../i18n';
+import { coreNode } from '../i18n/core-messages';
 import { h, setText, throttle } from './dom';
 import './trust.css';
 
@@ -22,7 +24,7 @@ export class EstimateBox {
     this.scale = h('p', { id: 'estimate-scale', class: 'estimate-scale muted' });
     this.now = h('p', { id: 'estimate-now', class: 'estimate-now', hidden: true });
     this.el = h('div', { id: 'estimate-box', class: 'estimate-box', 'aria-live': 'polite', hidden: true }, this.main, this.scale, this.now);
-    watch(store, ['estimate', 'model', 'corpus', 'backend'], (s) => this.draw(s));
+    watch(store, ['estimate', 'model', 'corpus', 'backend', 'locale'], (s) => this.draw(s));
     const soon = throttle(() => this.draw(this.store.get()), 500);
     watch(store, ['step', 'tokensPerSec', 'etaMs', 'running'], soon);
   }
@@ -34,15 +36,17 @@ export class EstimateBox {
     this.el.hidden = !own;
     if (!e || !own) return;
     this.el.dataset.state = e.measuring ? 'measuring' : e.result ? 'measured' : 'failed';
+    const say = t().train.estimate;
     if (e.measuring) {
-      setText(this.main, 'Measuring a few real steps of these settings on this device…');
+      setText(this.main, say.measuring);
       setText(this.scale, '');
       this.now.hidden = true;
       return;
     }
     const r = e.result;
     if (!r) {
-      setText(this.main, `No estimate: ${e.error}`);
+      // the worker's (or the core's) reason
+      this.main.replaceChildren(say.none, coreNode(e.error, e));
       setText(this.scale, '');
       return;
     }
@@ -52,21 +56,19 @@ export class EstimateBox {
     this.el.dataset.memoryBytes = String(runMemoryBytes(e));
     this.el.dataset.bigram = String(r.entropy.bigram);
     this.el.dataset.unigram = String(r.entropy.unigram);
-    setText(this.main, `Estimate, measured on this device in ${formatDuration(r.measuredMs)} (${r.stepsTimed + 1} real steps): ` +
-      `${formatRate(r.tokensPerSec)} tokens/s, so ${formatCount(steps)} steps take about ${formatDuration(r.totalSeconds * 1000)}` +
-      `${r.evaluations ? ` with ${formatCount(r.evaluations)} validation losses` : ''}; memory about ${formatBytes(runMemoryBytes(e))}.` +
+    setText(this.main, say.main(formatDuration(r.measuredMs), r.stepsTimed + 1, formatRate(r.tokensPerSec), formatCount(steps),
+      formatDuration(r.totalSeconds * 1000)) +
+      `${r.evaluations ? say.evaluations(formatCount(r.evaluations)) : ''}${say.memory(formatBytes(runMemoryBytes(e)))}` +
       // the measurement runs the wasm build; a gpt model on WebGPU trains elsewhere, at its own pace
-      (s.backend?.backend === 'webgpu' && e.config.model !== 'seq2seq'
-        ? ` Measured with the CPU build: on WebGPU (${s.backend.adapter || 'this GPU'}) the run's own figures replace it once it starts.` : ''));
-    setText(this.scale, `For scale: on this text a bigram model (the byte before predicts the next) reaches ${formatLoss(r.entropy.bigram)} ` +
-      `nats per byte, byte frequencies alone ${formatLoss(r.entropy.unigram)}, a blind guess ln 256 = ${formatLoss(LN256)}.` +
-      (r.entropy.bytes < e.corpusSize ? ` (Counted on the first ${formatBytes(r.entropy.bytes)}.)` : ''));
+      (s.backend?.backend === 'webgpu' && e.config.model !== 'seq2seq' ? say.webgpu(s.backend.adapter || say.thisGpu) : ''));
+    setText(this.scale, say.scale(formatLoss(r.entropy.bigram), formatLoss(r.entropy.unigram), formatLoss(LN256)) +
+      (r.entropy.bytes < e.corpusSize ? say.counted(formatBytes(r.entropy.bytes)) : ''));
     // while training: the core's own measurements, corrected as it goes
     const left = etaMs(s);
     this.now.hidden = !s.model || s.step === 0;
     if (s.model && s.step > 0)
-      setText(this.now, `Now, measured by the run: ${formatRate(s.tokensPerSec)} tokens/s` +
-        (left === null ? '.' : `, ${formatDuration(left)} left (estimated before the start: ${formatDuration(r.totalSeconds * 1000)} in all).`));
+      setText(this.now, say.now(formatRate(s.tokensPerSec)) +
+        (left === null ? say.nowDone : say.nowLeft(formatDuration(left), formatDuration(r.totalSeconds * 1000))));
   }
 }
 

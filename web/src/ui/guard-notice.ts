@@ -3,6 +3,8 @@
 import { divergedStep, divergedWhy } from '../app/guard';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatLr } from '../format';
+import { t } from '../i18n';
+import { coreNode } from '../i18n/core-messages';
 import { h, setText } from './dom';
 import './trust.css';
 
@@ -20,7 +22,7 @@ export class GuardNotice {
     this.pause = h('p', { id: 'guard-pause', class: 'guard-pause', role: 'alert', hidden: true });
     this.el = h('div', { id: 'guard', class: 'guard', role: 'status', hidden: true }, this.title, this.list, this.pause);
     // the learning rate the next step uses (the core reports it with every slice) is part of the news
-    watch(store, ['guard', 'lr'], (s) => this.draw(s));
+    watch(store, ['guard', 'lr', 'locale'], (s) => this.draw(s));
   }
 
   private draw(s: RunState): void {
@@ -29,15 +31,13 @@ export class GuardNotice {
     this.el.dataset.rollbacks = String(g.events.length);
     this.el.dataset.lrScale = String(g.lrScale);
     this.el.dataset.lr = String(s.lr);
-    setText(this.title, `NaN guard: ${g.events.length} diverged step${g.events.length === 1 ? '' : 's'} undone; ` +
-      `the learning rate is now ${s.lr === null ? '' : `${formatLr(s.lr)}, `}${g.lrScale} × the schedule's.`);
+    const say = t().train.guard;
+    setText(this.title, say.title(g.events.length, s.lr === null ? '' : formatLr(s.lr), g.lrScale));
+    // why a step diverged is the core's sentence (run.h): shown by coreNode
     this.list.replaceChildren(...g.events.slice(-SHOWN).map((r) => h('li', {
       'data-failed': divergedStep(r), 'data-restored': r.restoredStep, 'data-scale': r.lrScale,
-    }, `Step ${divergedStep(r)} diverged (${divergedWhy(r)}): nothing reached the weights. Back to step ${r.restoredStep}, ` +
-      `the last good state; learning rate × ${r.lrScale} from there.`)));
+    }, say.event(divergedStep(r)), coreNode(divergedWhy(r), r), say.eventBack(r.restoredStep, r.lrScale))));
     this.pause.hidden = !g.paused;
-    setText(this.pause, g.paused ? `Training paused: three steps in a row diverged, even after going back and halving the learning ` +
-      `rate each time (now ${g.lrScale} × the schedule's). Lower learning_rate or raise grad_clip (Reset, change the settings, Start), ` +
-      `or press Resume to try again at the lower rate. The core said: ${g.paused}` : '');
+    this.pause.replaceChildren(...(g.paused ? [say.paused(g.lrScale), coreNode(g.paused)] : []));
   }
 }

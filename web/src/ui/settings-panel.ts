@@ -4,28 +4,22 @@
 import { corpusLengthError } from '../app/derive';
 import { type PageStore, type RunState, type Verdict, watch } from '../app/state';
 import { formatBytes, formatParams } from '../format';
+import { type Msg, t, tr } from '../i18n';
+import { coreNode } from '../i18n/core-messages';
 import {
-  type FieldSpec, type FullConfig, type Key, type Preset, inputStep, knobsFor, parseSettings, presetOf, presetsFor, toFormValues,
+  type FieldSpec, type FullConfig, type Key, type Preset, fieldText, inputStep, knobsFor, parseSettings, presetOf, presetsFor, presetText, toFormValues,
 } from '../settings';
 import { h, panelHeader, setText } from './dom';
 
 /** The lock of the form: while a model exists its settings are fixed (the `run` group stays editable). */
-export function settingsLock(s: Pick<RunState, 'model' | 'creating'>): { locked: boolean; note: string } {
-  if (s.model) return { locked: true, note: 'These are the settings of the current model. Reset to choose new ones (only the Validation fields can change now).' };
-  if (s.creating) return { locked: true, note: 'Creating the model…' };
-  return { locked: false, note: '' };
+export function settingsLock(s: Pick<RunState, 'model' | 'creating'>): { locked: boolean; note: Msg | null } {
+  if (s.model) return { locked: true, note: (m) => m.settings.locked };
+  if (s.creating) return { locked: true, note: (m) => m.settings.creating };
+  return { locked: false, note: null };
 }
 
-const GROUP_TITLES: Record<FieldSpec['group'], string> = { model: 'Model', training: 'Training', run: 'Validation' };
-
-const EXPLAIN: Record<string, string> = {
-  gpt: 'A GPT of this many layers, heads and width, trained with AdamW on random windows of ' +
-    '"context" bytes. Bigger models learn more but each step costs more. The knobs, their limits, the size and the memory ' +
-    'below all come from the core itself.',
-  seq2seq: 'The encoder-decoder Transformer of the seed: an encoder of self-attention layers reads the source, a decoder ' +
-    'of causal self-attention and cross-attention layers writes the target, both post-norm with a ReLU feed-forward of width d_ff. ' +
-    'block_size bounds the source, and the target + 1. Trained with AdamW on random batches of pairs; the knobs come from the core.',
-};
+/** The core's English for a name the catalogue does not know, marked as such (a newer core than the page). */
+const coreWords = (text: string) => h('span', { translate: 'no', lang: 'en' }, text);
 
 export class SettingsPanel {
   readonly el: HTMLElement;
@@ -49,12 +43,12 @@ export class SettingsPanel {
 
   /** The knobs are data: the core's configSchema() and presets(), from the store (sent with 'ready'). */
   constructor(store: PageStore, private onChange: (settings: FullConfig | null) => void) {
-    this.presetsEl = h('div', { class: 'presets', role: 'group', 'aria-label': 'Presets' });
-    this.groupsEl = h('div', { class: 'knob-groups' }, h('p', { class: 'help' }, 'Loading the model code…'));
+    this.presetsEl = h('div', { class: 'presets', role: 'group', 'aria-label': tr((m) => m.settings.presetsLabel) });
+    this.groupsEl = h('div', { class: 'knob-groups' }, h('p', { class: 'help' }, tr((m) => m.settings.loading)));
     this.estimate = h('p', { id: 'estimate', class: 'estimate', 'aria-live': 'polite' }, '…');
     this.error = h('p', { id: 'settings-error', class: 'settings-error', role: 'alert', hidden: true });
     this.lockNote = h('p', { class: 'lock-note', hidden: true });
-    const header = panelHeader(2, 'Model and training', EXPLAIN.gpt);
+    const header = panelHeader(2, tr((m) => m.settings.title), '');
     this.explain = header.querySelector('.explain')!;
     this.el = h('section', { id: 'settings', class: 'card', 'aria-labelledby': 'settings-title' },
       header, this.presetsEl, this.estimate, this.error, this.lockNote, this.groupsEl);
@@ -70,19 +64,26 @@ export class SettingsPanel {
       if (st.schema !== this.schema || st.formSettings.model !== this.mode) {
         this.schema = st.schema;
         this.mode = st.formSettings.model;
-        setText(this.explain, EXPLAIN[this.mode] ?? EXPLAIN.gpt);
         this.build(st.schema, presetsFor(st.presets, this.mode), st.formSettings);
         for (const [name, v] of Object.entries(st.presetVerdicts)) this.setPresetVerdict(name, v);
       } else this.set(st.formSettings);
     });
-    watch(store, ['presetVerdicts'], (st) => {
+    watch(store, ['formSettings', 'locale'], (st) => {
+      const m = t().settings;
+      setText(this.explain, st.formSettings?.model === 'seq2seq' ? m.explain.seq2seq : m.explain.gpt);
+    });
+    watch(store, ['presetVerdicts', 'locale'], (st) => {
       for (const [name, v] of Object.entries(st.presetVerdicts)) this.setPresetVerdict(name, v);
     });
-    watch(store, ['model', 'creating', 'schema'], (st) => {
+    watch(store, ['model', 'creating', 'schema', 'locale'], (st) => {
       const { locked, note } = settingsLock(st);
-      this.setLocked(locked, note);
+      this.setLocked(locked, note ? note(t()) : '');
     });
-    watch(store, ['model', 'settings', 'verdict', 'corpus', 'schema'], (st) => this.showVerdict(st));
+    // the form's own messages (a field that is not a number) are worded when it is read: again at a switch
+    watch(store, ['locale'], () => {
+      if (this.ready && this.inputs.size) this.read();
+    });
+    watch(store, ['model', 'settings', 'verdict', 'corpus', 'schema', 'locale'], (st) => this.showVerdict(st));
   }
 
   /** The core's verdict on the form (or the model's size once one exists). */
@@ -106,8 +107,10 @@ export class SettingsPanel {
     this.presetEstimates.clear();
     for (const p of presets) {
       const est = h('span', { class: 'preset-est' }, '…');
+      const known = presetText(p).known;
       const b = h('button', { type: 'button', class: 'preset', 'data-preset': p.name, 'aria-pressed': 'false' },
-        h('span', { class: 'preset-name' }, p.label), h('span', { class: 'preset-blurb' }, p.blurb), est);
+        h('span', { class: 'preset-name' }, known ? tr((m) => presetText(p, m).label) : coreWords(p.label)),
+        h('span', { class: 'preset-blurb' }, known ? tr((m) => presetText(p, m).blurb) : coreWords(p.blurb)), est);
       b.addEventListener('click', () => {
         if (this.locked) return;
         this.set(p.config);
@@ -123,20 +126,23 @@ export class SettingsPanel {
     for (const group of ['model', 'training', 'run'] as const) {
       const fields = this.knobs.filter((k) => k.group === group);
       if (!fields.length) continue;
-      const fs = h('fieldset', { class: 'knobs' }, h('legend', {}, GROUP_TITLES[group]));
+      const fs = h('fieldset', { class: 'knobs' }, h('legend', {}, tr((m) => m.settings.groups[group])));
       for (const k of fields) {
         const id = `knob-${k.name}`;
         const input = h('input', {
           id, name: k.name, type: 'number', inputmode: k.type === 'integer' ? 'numeric' : 'decimal', step: inputStep(k),
-          'aria-describedby': `${id}-help ${id}-err`, required: true, title: `${k.name}: ${k.range}`,
+          'aria-describedby': `${id}-help ${id}-err`, required: true, title: tr((m) => m.settings.knobTitle(k.name, k.range)),
         });
         input.addEventListener('input', () => this.emit());
         const err = h('span', { id: `${id}-err`, class: 'field-error', 'aria-live': 'polite' });
         this.inputs.set(k.name, input);
         this.fieldErrors.set(k.name, err);
+        // the catalogue's wording of the core's label and help (by name), else the core's English, marked
+        const known = fieldText(k).known;
         fs.append(h('div', { class: 'knob' },
-          h('label', { for: id }, k.label), input,
-          h('span', { id: `${id}-help`, class: 'help' }, capitalise(k.help) + '.'), err));
+          h('label', { for: id }, known ? tr((m) => fieldText(k, m).label) : coreWords(k.label)), input,
+          h('span', { id: `${id}-help`, class: 'help' },
+            known ? tr((m) => m.data.sentence(capitalise(fieldText(k, m).help))) : coreWords(`${capitalise(k.help)}.`)), err));
       }
       this.groupsEl.append(fs);
     }
@@ -182,7 +188,8 @@ export class SettingsPanel {
 
   private setPresetVerdict(name: string, v: Verdict): void {
     const el = this.presetEstimates.get(name);
-    if (el) setText(el, v.problems.length ? 'not possible here' : `${formatParams(v.parameters)} params · ≈${formatBytes(v.trainingBytes)}`);
+    const m = t().settings;
+    if (el) setText(el, v.problems.length ? m.notPossible : m.presetEstimate(formatParams(v.parameters), formatBytes(v.trainingBytes)));
   }
 
   /** The core's verdict on the current settings (and the page's corpus-length check). */
@@ -192,19 +199,17 @@ export class SettingsPanel {
       this.error.hidden = true;
       return;
     }
-    if (v.parameters > 0)
-      setText(this.estimate, `${formatParams(v.parameters)} parameters · about ${formatBytes(v.trainingBytes)} of memory for training ` +
-        '(weights, gradients, AdamW moments, activations)', v.parameters);
+    if (v.parameters > 0) setText(this.estimate, t().settings.estimate(formatParams(v.parameters), formatBytes(v.trainingBytes)), v.parameters);
     else setText(this.estimate, '');
-    // each problem next to its field, and the first one above the form
+    // each problem next to its field, and the first one above the form: the core's words (coreNode)
     for (const [k, el] of this.fieldErrors) {
       const p = v.problems.find((x) => x.field === k);
-      if (p) setText(el, capitalise(p.message));
+      if (p) el.replaceChildren(coreNode(capitalise(p.message), p));
       this.inputs.get(k)!.setAttribute('aria-invalid', p ? 'true' : 'false');
     }
-    const message = v.problems[0]?.message || extraError;
-    this.error.hidden = !message;
-    setText(this.error, message ? `Can't start: ${message}` : '');
+    const first = v.problems.find((p) => p.message);
+    this.error.hidden = !first && !extraError;
+    this.error.replaceChildren(...(first ? [t().settings.cantStart, coreNode(first.message, first)] : extraError ? [t().settings.cantStart + extraError] : []));
   }
 
   private setFieldProblem(): void {

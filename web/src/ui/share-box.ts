@@ -1,7 +1,10 @@
 // share-box.ts — "Share this run" in the Train panel, and the banner of a page opened with a run
 // link: what the link set up, which text it needs, and whether the replay matches it bit for bit.
-import type { ReplayState } from '../app/replay';
+import { type ReplayState, needText } from '../app/replay';
 import { type PageStore, type RunState, watch } from '../app/state';
+import { t, tr } from '../i18n';
+import { coreNode } from '../i18n/core-messages';
+import { withData } from './data-text';
 import { h, setText } from './dom';
 import './trust.css';
 
@@ -11,19 +14,23 @@ export class ShareBox {
   private url: HTMLInputElement;
   private copy: HTMLButtonElement;
   private note: HTMLElement;
+  private copied = false;     // "Copied" until the link changes
 
   constructor(store: PageStore, onShare: () => void) {
-    this.button = h('button', { id: 'btn-share', type: 'button', title: 'A link that sets up this run again: settings, seed, text, first losses' }, 'Share this run');
-    this.url = h('input', { id: 'share-url', type: 'text', readonly: true, 'aria-label': 'Link to this run', hidden: true });
-    this.copy = h('button', { id: 'btn-share-copy', type: 'button', hidden: true }, 'Copy');
+    this.button = h('button', { id: 'btn-share', type: 'button', title: tr((m) => m.share.buttonTitle) }, tr((m) => m.share.button));
+    this.url = h('input', { id: 'share-url', type: 'text', readonly: true, 'aria-label': tr((m) => m.share.urlLabel), hidden: true, translate: 'no' });
+    this.copy = h('button', { id: 'btn-share-copy', type: 'button', hidden: true }, t().share.copy);
     this.note = h('p', { id: 'share-note', class: 'share-note muted small', hidden: true });
     this.button.addEventListener('click', onShare);
     this.copy.addEventListener('click', () => {
       this.url.select();
-      navigator.clipboard?.writeText(this.url.value).then(() => setText(this.copy, 'Copied'), () => document.execCommand('copy'));
+      navigator.clipboard?.writeText(this.url.value).then(() => {
+        this.copied = true;
+        setText(this.copy, t().share.copied);
+      }, () => document.execCommand('copy'));
     });
     this.el = h('div', { id: 'share', class: 'share-row' }, this.button, this.url, this.copy, this.note);
-    watch(store, ['model', 'step', 'running', 'shareUrl', 'ready'], (s) => this.draw(s));
+    watch(store, ['model', 'step', 'running', 'shareUrl', 'ready', 'locale'], (s) => this.draw(s));
   }
 
   private draw(s: RunState): void {
@@ -32,19 +39,20 @@ export class ShareBox {
     const shown = !!u && !!s.model;
     this.url.hidden = this.copy.hidden = this.note.hidden = !shown || !!u?.error;
     if (!u || !shown) return;
+    const say = t().share;
     if (u.error) {
       this.note.hidden = false;
-      setText(this.note, `No link: ${u.error}`);
+      this.note.replaceChildren(say.noLink, coreNode(u.error, u));
       return;
     }
     if (this.url.value !== u.url) {
       this.url.value = u.url;
-      setText(this.copy, 'Copy');
+      this.copied = false;
     }
+    setText(this.copy, this.copied ? say.copied : say.copy);
     const n = Math.min(50, u.step);
-    setText(this.note, `The link holds the settings, the seed, the build variant (${s.ready?.buildVariant ?? 'this page\'s'}), the text ` +
-      `(the built-in one by name, your file by its fingerprint and size: the file itself stays here) and the first ${n} losses. ` +
-      'Opening it sets the run up again; with the same text it reproduces these losses bit for bit on the same build variant.');
+    const variant = s.ready?.buildVariant;
+    this.note.replaceChildren(...withData(say.note(variant ?? say.thisPage, n), variant ? [variant] : []));
   }
 }
 
@@ -56,9 +64,9 @@ export class ReplayBanner {
   constructor(store: PageStore) {
     this.text = h('p', { class: 'replay-text' });
     this.status = h('p', { id: 'replay-status', class: 'replay-status', role: 'status' });
-    this.el = h('div', { id: 'replay-banner', class: 'banner replay', role: 'region', 'aria-label': 'Shared run', hidden: true },
-      h('strong', {}, 'A shared run'), this.text, this.status);
-    watch(store, ['replay', 'model', 'corpus'], (s) => this.draw(s.replay));
+    this.el = h('div', { id: 'replay-banner', class: 'banner replay', role: 'region', 'aria-label': tr((m) => m.share.bannerLabel), hidden: true },
+      h('strong', {}, tr((m) => m.share.bannerTitle)), this.text, this.status);
+    watch(store, ['replay', 'model', 'corpus', 'locale'], (s) => this.draw(s.replay));
   }
 
   private draw(r: ReplayState | null): void {
@@ -66,13 +74,15 @@ export class ReplayBanner {
     if (!r) return;
     const c = r.link.config;
     this.el.dataset.status = r.check?.status ?? (r.active ? 'running' : 'waiting');
-    setText(this.text, `Settings from the link: ${c.n_layer} layers × ${c.n_head} heads, width ${c.n_embd}, context ${c.block_size}, ` +
-      `batch ${c.batch_size}, seed ${c.seed}, ${c.max_iters} steps. Made on ${r.link.variant || 'an unknown build'}; this page runs ` +
-      `${r.variant}${r.link.variant && r.link.variant !== r.variant ? ': the losses will differ a little (bit-identical only on the same build variant)' : ''}.`);
-    const status = r.check ? `Replay: ${r.check.message}.`
-      : r.corpusNote ? `Choose the text it trained on: ${r.corpusNote}. Drop it on the page or pick it in Data.`
-      : r.active ? `Comparing the first ${r.link.losses.length} losses with the link's…`
-      : `The text is the link's. Press Start to replay the run; its first ${r.link.losses.length} losses will be compared bit for bit.`;
-    setText(this.status, status);
+    const say = t().share;
+    const madeOn = say.madeOn(r.link.variant || say.unknownBuild, r.variant);
+    this.text.replaceChildren(say.settings(c.n_layer, c.n_head, c.n_embd, c.block_size, c.batch_size, c.seed, c.max_iters),
+      ...withData(madeOn, [r.link.variant, r.variant]), r.link.variant && r.link.variant !== r.variant ? say.differs : '', say.end);
+    const n = r.link.losses.length;
+    if (r.check) this.status.replaceChildren(say.replay, coreNode(r.check.message, r.check), say.end);
+    else if (r.corpusNote) {
+      const need = needText(r.corpusNote);
+      this.status.replaceChildren(...withData(say.chooseText(need.text), need.data));
+    } else setText(this.status, r.active ? say.comparing(n) : say.ready(n));
   }
 }

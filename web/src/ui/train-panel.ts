@@ -3,6 +3,7 @@ import { canStart, etaMs, formatPercent, isBusy, startBlockedReason, startDisabl
 import { crossings } from '../app/insight';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatCount, formatDuration, formatLoss, formatLr, formatRate } from '../format';
+import { type Messages, t, tr } from '../i18n';
 import { LossChart } from './chart';
 import { h, panelHeader, setText, throttle } from './dom';
 
@@ -30,15 +31,6 @@ export interface TrainView {
   valCer: number | null;
 }
 
-const EXPLAIN = {
-  gpt: 'Each step shows the model a batch of windows, measures how badly it predicted every next byte ' +
-    '(cross-entropy loss, in nats: ln 256 ≈ 5.55 is a blind guess) and nudges all weights to do better. ' +
-    'Validation loss is measured on text the model never trains on: if it rises while training loss falls, the model is memorising.',
-  seq2seq: 'Each step shows the translator a batch of pairs: the decoder is given the target so far (teacher forcing) and the loss ' +
-    'measures how badly it predicted each next byte of the target and its end (in nats per target byte). Each evaluation also translates ' +
-    'held-out pairs greedily: exact match is the share translated exactly right, CER the character error rate (edits per reference character).',
-};
-
 export class TrainPanel {
   readonly el: HTMLElement;
   readonly chart: LossChart;
@@ -54,56 +46,55 @@ export class TrainPanel {
   private explain: HTMLElement;
 
   constructor(private store: PageStore, h_: TrainHandlers) {
-    this.startBtn = h('button', { id: 'btn-start', type: 'button', class: 'primary big' }, 'Start');
-    this.resetBtn = h('button', { id: 'btn-reset', type: 'button' }, 'Reset');
-    this.evalBtn = h('button', { id: 'btn-evaluate', type: 'button', title: 'Measure the loss on the held-out 10% now' }, 'Validate now');
+    this.startBtn = h('button', { id: 'btn-start', type: 'button', class: 'primary big' }, tr((m) => m.train.start));
+    this.resetBtn = h('button', { id: 'btn-reset', type: 'button' }, tr((m) => m.train.reset));
+    this.evalBtn = h('button', { id: 'btn-evaluate', type: 'button', title: tr((m) => m.train.validateNowTitle) }, tr((m) => m.train.validateNow));
     this.startBtn.addEventListener('click', () => h_.onStartPause());
     this.resetBtn.addEventListener('click', () => h_.onReset());
     this.evalBtn.addEventListener('click', () => h_.onEvaluate());
-    this.status = h('p', { id: 'train-status', class: 'status', role: 'status' }, 'Choose a text, then press Start.');
-    this.progress = h('progress', { id: 'train-progress', max: 1, value: 0, 'aria-label': 'Training progress' }) as HTMLProgressElement;
+    this.status = h('p', { id: 'train-status', class: 'status', role: 'status' }, tr((m) => m.train.status.noText));
+    this.progress = h('progress', { id: 'train-progress', max: 1, value: 0, 'aria-label': tr((m) => m.train.progressLabel) }) as HTMLProgressElement;
     this.progressLabel = h('span', { class: 'progress-label' }, '');
-    const stat = (id: string, label: string, title: string) => {
+    type StatKey = keyof Messages['train']['stat'];
+    const stat = (id: string, label: StatKey, title: StatKey) => {
       const dd = h('dd', { id }, '—');
       this.fields[id] = dd;
-      return h('div', { class: 'stat', title }, h('dt', {}, label), dd);
+      return h('div', { class: 'stat', title: tr((m) => m.train.stat[title] as string) }, h('dt', {}, tr((m) => m.train.stat[label] as string)), dd);
     };
-    const metric = (id: string, label: string, title: string) => {
+    const metric = (id: string, label: StatKey, title: StatKey) => {
       const el = stat(id, label, title);
       el.hidden = true;
       this.metricStats.push(el);
       return el;
     };
-    const chartHost = h('div', { id: 'loss-chart', class: 'chart', role: 'img', 'aria-label': 'Loss curves: training loss per step, its average, and validation loss' });
-    const header = panelHeader(3, 'Train', EXPLAIN.gpt);
+    const chartHost = h('div', { id: 'loss-chart', class: 'chart', role: 'img' });
+    const header = panelHeader(3, tr((m) => m.train.title), '');
     this.explain = header.querySelector('.explain')!;
-    const unit = h('select', { id: 'loss-unit', 'aria-label': 'Loss unit' },
-      h('option', { value: 'nats' }, 'nats per byte'), h('option', { value: 'bits' }, 'bits per byte')) as HTMLSelectElement;
+    const unit = h('select', { id: 'loss-unit', 'aria-label': tr((m) => m.train.unitLabel) },
+      h('option', { value: 'nats' }, tr((m) => m.train.natsPerByte)), h('option', { value: 'bits' }, tr((m) => m.train.bitsPerByte))) as HTMLSelectElement;
     unit.addEventListener('change', () => h_.onUnit(unit.value as 'nats' | 'bits'));
     this.crossingsEl = h('p', { id: 'baseline-crossings', class: 'muted small', 'aria-live': 'polite' }, '');
-    const baselineNote = h('p', { class: 'explain small' }, 'Dashed lines: the loss of simple models of this text (from the core): ' +
-      'guessing uniformly among the bytes it uses, knowing only how often each byte occurs (unigram), and knowing the previous byte (bigram). ' +
-      'Below the bigram line the model uses more than one byte of context.');
+    const baselineNote = h('p', { class: 'explain small' }, tr((m) => m.train.baselineNote));
     this.el = h('section', { id: 'train', class: 'card wide', 'aria-labelledby': 'train-title' },
       header,
       h('div', { class: 'row controls' }, this.startBtn, this.resetBtn, this.evalBtn, this.status),
       h('div', { class: 'progress-row' }, this.progress, this.progressLabel),
       h('dl', { class: 'stats train-stats' },
-        stat('stat-step', 'Step', 'Optimizer steps done'),
-        stat('stat-loss', 'Train loss (avg)', 'Moving average of the training loss per step'),
-        stat('stat-val', 'Validation loss', 'Mean loss on held-out batches (lower is better)'),
-        metric('stat-exact', 'Exact match', 'Held-out pairs translated exactly right (greedy decoding), at the last evaluation'),
-        metric('stat-cer', 'CER', 'Character error rate on held-out pairs: edits (insert, delete, substitute) per reference character'),
-        stat('stat-tps', 'Tokens/s', 'Bytes of text processed per second (forward + backward + update)'),
-        stat('stat-elapsed', 'Elapsed', 'Training time of this run'),
-        stat('stat-eta', 'Remaining', 'Estimated time to the end of the schedule'),
-        stat('stat-lr', 'Learning rate', 'Warmup, then cosine decay'),
-        stat('stat-grad', 'Gradient norm', 'Size of the last gradient (clipped at 1.0)')),
-      h('div', { class: 'row chart-options' }, h('label', { for: 'loss-unit' }, 'Loss in '), unit, this.crossingsEl),
+        stat('stat-step', 'step', 'stepTitle'),
+        stat('stat-loss', 'loss', 'lossTitle'),
+        stat('stat-val', 'val', 'valTitle'),
+        metric('stat-exact', 'exact', 'exactTitle'),
+        metric('stat-cer', 'cer', 'cerTitle'),
+        stat('stat-tps', 'tps', 'tpsTitle'),
+        stat('stat-elapsed', 'elapsed', 'elapsedTitle'),
+        stat('stat-eta', 'eta', 'etaTitle'),
+        stat('stat-lr', 'lr', 'lrTitle'),
+        stat('stat-grad', 'grad', 'gradTitle')),
+      h('div', { class: 'row chart-options' }, h('label', { for: 'loss-unit' }, tr((m) => m.train.lossIn)), unit, this.crossingsEl),
       chartHost, baselineNote);
     this.el.querySelector('h2')!.id = 'train-title';
     this.chart = new LossChart(chartHost);
-    watch(store, ['lossUnit'], (st) => {
+    watch(store, ['lossUnit', 'locale'], (st) => {
       unit.value = st.lossUnit;
       this.chart.setUnit(st.lossUnit === 'bits');
       this.drawCrossings(st);
@@ -112,17 +103,18 @@ export class TrainPanel {
       this.chart.setBaselines(st.insight?.baselines ?? null);
       this.drawCrossings(st);
     });
-    watch(store, ['mode'], (st) => {
+    watch(store, ['mode', 'locale'], (st) => {
       const metrics = st.mode === 'seq2seq';
+      const m = t().train;
       for (const el of this.metricStats) el.hidden = !metrics;
-      setText(this.explain, EXPLAIN[st.mode]);
-      chartHost.setAttribute('aria-label', metrics
-        ? 'Loss curves: training loss per step, its average, validation loss; held-out exact match and character error rate in percent'
-        : 'Loss curves: training loss per step, its average, and validation loss');
+      setText(this.explain, m.explain[st.mode]);
+      chartHost.setAttribute('aria-label', m.chartLabel[st.mode]);
       this.chart.setMetrics(metrics);
     });
+    // the chart's legend and axes are drawn by uPlot from its options: made again in the new language
+    watch(store, ['locale'], () => this.chart.relabel());
     watch(store, ['history', 'historyRev'], (st) => this.chart.sync(st.history));
-    watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished'], (st) => {
+    watch(store, ['ready', 'corpus', 'model', 'settings', 'verdict', 'validateId', 'creating', 'loading', 'running', 'finished', 'locale'], (st) => {
       this.setControls(st);
       this.draw();
     });
@@ -139,11 +131,11 @@ export class TrainPanel {
     const b = s.insight?.baselines;
     if (!b) return setText(this.crossingsEl, '');
     const k = s.lossUnit === 'bits' ? 1 / Math.LN2 : 1;
-    const unit = s.lossUnit === 'bits' ? 'bits' : 'nats';
-    const names = { uniform: 'a uniform guess', unigram: 'a unigram model', bigram: 'a bigram model' };
+    const say = t().train.crossings;
+    const unit = s.lossUnit === 'bits' ? say.bits : say.nats;
     const parts = crossings(b, s.history.valSteps, s.history.valLosses).map((c) =>
-      c.step === null ? `not yet below ${names[c.name]} (${(c.level * k).toFixed(2)} ${unit})` : `beats ${names[c.name]} (${(c.level * k).toFixed(2)}) at step ${formatCount(c.step)}`);
-    setText(this.crossingsEl, `Validation loss ${parts.join('; ')}.`);
+      c.step === null ? say.notYet(say.names[c.name], (c.level * k).toFixed(2), unit) : say.beats(say.names[c.name], (c.level * k).toFixed(2), formatCount(c.step)));
+    setText(this.crossingsEl, say.line(parts.join(say.separator)));
   }
 
   private setControls(s: RunState): void {
@@ -175,17 +167,18 @@ export class TrainPanel {
     setText(f['stat-step'], `${formatCount(v.step)} / ${formatCount(v.steps)}`, v.step);
     setText(f['stat-loss'], v.lastLoss === null ? '—' : formatLoss(v.smoothLoss ?? v.lastLoss), v.lastLoss ?? '');
     f['stat-loss'].dataset.smooth = v.smoothLoss === null ? '' : String(v.smoothLoss);
-    f['stat-loss'].title = v.lastLoss === null ? '' : `last step: ${formatLoss(v.lastLoss)}; shown: moving average`;
+    const m = t().train.stat;
+    f['stat-loss'].title = v.lastLoss === null ? '' : m.lossNow(formatLoss(v.lastLoss));
     if (v.valLoss === null) setText(f['stat-val'], '—', '');
     else {
-      f['stat-val'].replaceChildren(formatLoss(v.valLoss), h('small', { title: 'measured after this many steps' }, ` @ ${formatCount(v.valStep ?? 0)}`));
+      f['stat-val'].replaceChildren(formatLoss(v.valLoss), h('small', { title: m.valAt }, ` @ ${formatCount(v.valStep ?? 0)}`));
       f['stat-val'].dataset.value = String(v.valLoss);
     }
     setText(f['stat-exact'], formatPercent(v.valExactMatch), v.valExactMatch ?? '');
     setText(f['stat-cer'], formatPercent(v.valCer), v.valCer ?? '');
     setText(f['stat-tps'], formatRate(v.tokensPerSec), v.tokensPerSec ? Math.round(v.tokensPerSec) : '');
     setText(f['stat-elapsed'], formatDuration(v.elapsedMs), Math.round(v.elapsedMs));
-    setText(f['stat-eta'], v.etaMs === null ? '—' : v.step >= v.steps ? 'done' : formatDuration(v.etaMs));
+    setText(f['stat-eta'], v.etaMs === null ? '—' : v.step >= v.steps ? m.done : formatDuration(v.etaMs));
     setText(f['stat-lr'], v.lr === null ? '—' : formatLr(v.lr));
     setText(f['stat-grad'], v.gradNorm === null ? '—' : v.gradNorm.toFixed(3));
     const frac = v.steps > 0 ? Math.min(1, v.step / v.steps) : 0;
