@@ -260,3 +260,111 @@ describe('sample, look inside, the translator and your runs in Chinese (zh-CN br
     await expectMineChinese('switched back');
   });
 });
+
+// helper "i18n-data": the Data, Model and training, and Train panels (with the pre-flight, the NaN
+// guard and sharing) in Chinese at each of their states, and relabelled live at a switch.
+describe('data, settings and training in Chinese (zh-CN browser)', () => {
+  let p: Page;
+  let closeOwn: () => Promise<void>;
+  const PANELS = ['#data', '#settings', '#train'];
+  async function panelsChinese(what: string): Promise<void> {
+    for (const root of PANELS) expect(await untranslated(p, root), `English in ${root} (${what})`).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    let c: BrowserContext;
+    ({ ctx: c, close: closeOwn } = await launch({ locale: 'zh-CN' }));
+    p = await c.newPage();
+    p.on('pageerror', (e) => console.error('page error:', e.message));
+    await p.goto(`${inject('baseURL')}?test-hooks`);
+    await waitState(p, (s) => !!s.ready);
+  }, 120_000);
+
+  afterAll(async () => {
+    await closeOwn?.();
+  });
+
+  it('the first screen, a text, a preset, the pre-flight', async () => {
+    await panelsChinese('no text yet');
+    expect(await p.textContent('#data h2')).toMatch(/数据/);
+    await p.click('#btn-shakespeare');
+    await p.waitForFunction(() => !!document.querySelector('#corpus-name')?.textContent);
+    await p.click('[data-preset=tiny]');
+    await p.waitForSelector('#estimate-box[data-state=measured]', { timeout: 60_000 });
+    await panelsChinese('Shakespeare, preset tiny, measured');
+    expect(await p.textContent('#estimate-main')).toMatch(/估计/);
+    expect(await p.textContent('[data-preset=tiny] .preset-name')).toBe('微型');
+    expect(await p.textContent('label[for=knob-n_embd]')).toBe('宽度');
+  });
+
+  it('refused files: binary, Latin-1, too short; an impossible setting', async () => {
+    await p.fill('#knob-n_embd', '7');
+    await p.waitForFunction(() => !!document.querySelector('#knob-n_embd-err')?.textContent);
+    await panelsChinese('an impossible setting');
+    await p.fill('#knob-n_embd', '64');
+    await dropFile(p, 'noise.bin', new Uint8Array(4096).map((_, i) => (i * 7919) % 256), 'application/octet-stream');
+    await p.waitForFunction(() => document.querySelector('#corpus-message')?.getAttribute('data-kind') === 'binary');
+    await panelsChinese('a binary file');
+    expect(await p.textContent('#btn-train-anyway')).toBe('仍然训练');
+    await p.click('#corpus-message button:not(.primary)');
+    const latin1 = new Uint8Array([...'Caf\xe9 cr\xe8me br\xfbl\xe9e, d\xe9j\xe0 vu. '.repeat(40)].map((ch) => ch.charCodeAt(0)));
+    await dropFile(p, 'menu.txt', latin1);
+    await p.waitForFunction(() => document.querySelector('#corpus-message')?.getAttribute('data-kind') === 'encoding');
+    await panelsChinese('a Latin-1 file');
+    expect(await p.textContent('#corpus-message')).toMatch(/按 Latin-1 读取/);
+    await p.click('#corpus-message button:not(.primary)');
+    await dropFile(p, 'short.txt', new TextEncoder().encode('abc'));
+    await p.waitForFunction(() => document.querySelector('#corpus-message')?.getAttribute('data-kind') === 'tooShort');
+    await panelsChinese('a file shorter than the context');
+    expect(await p.textContent('#corpus-message')).toMatch(/short\.txt 太短/);
+    await p.click('#corpus-message button');
+  });
+
+  it('trains, shares and reports a diverged step in Chinese', async () => {
+    await p.fill('#knob-max_iters', '60');
+    await p.fill('#knob-eval_interval', '20');
+    await p.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+    await p.click('#btn-start');
+    await waitState(p, (s) => s.step >= 25 && s.valLoss !== null, null, 120_000);
+    // the NaN guard: the test hook poisons the next step (main.ts, ?test-hooks)
+    await p.evaluate(() => (window as unknown as { __tinygptTest: { injectNanGradient: (n: number) => void } }).__tinygptTest.injectNanGradient(1));
+    await waitState(p, (s) => s.guard.events.length === 1, null, 60_000);
+    await waitState(p, (s) => s.step >= 60 && !s.running, null, 120_000);
+    expect(await p.textContent('#guard .guard-title')).toMatch(/^NaN 防护：已撤销 1 个发散的步/);
+    await p.click('#btn-share');
+    await p.waitForSelector('#share-url:not([hidden])');
+    await p.waitForTimeout(300);
+    await panelsChinese('after training and sharing');
+    expect(await p.textContent('#btn-start')).toBe('继续训练');
+    expect(await p.textContent('#train-status')).toMatch(/调度已完成/);
+    expect(await p.textContent('#loss-chart')).toMatch(/验证/);
+    await p.screenshot({ path: 'test-artifacts/i18n-zh-data-train.png', fullPage: true });
+  });
+
+  it('relabels the panels live at a switch to English, and back', async () => {
+    await p.selectOption('#language', 'en');
+    await p.waitForFunction(() => document.documentElement.lang === 'en');
+    expect(await p.textContent('#btn-start')).toBe('Train more');
+    expect(await p.textContent('#train-status')).toMatch(/^Finished the schedule/);
+    expect(await p.textContent('#data h2')).toMatch(/Data/);
+    expect(await p.textContent('label[for=knob-n_embd]')).toBe('Width');
+    expect(await p.textContent('#loss-chart')).toMatch(/validation/);
+    expect(await p.textContent('#corpus-info')).toMatch(/Distinct bytes/);
+    expect(await p.textContent('#share-note')).toMatch(/The link holds the settings/);
+    await p.selectOption('#language', 'zh-CN');
+    await p.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    await panelsChinese('switched back');
+    expect(await p.textContent('#btn-start')).toBe('继续训练');
+  });
+
+  it('the translator\'s data and settings in Chinese', async () => {
+    await p.click('#btn-reset');
+    await waitState(p, (s) => !s.model);
+    await p.click('#mode-seq2seq');
+    await p.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'zh-en');
+    await p.waitForSelector('#pairs-report');
+    await panelsChinese('translation mode, task zh-en');
+    expect(await p.textContent('#task-description')).toMatch(/中译英/);
+    await p.click('#mode-gpt');
+  });
+});

@@ -16,13 +16,13 @@ export type Key = keyof FullConfig;
  * else the core's English (`known` false: shown marked as such). web/test/core-text.test.ts
  * checks that the catalogue's English is the core's.
  */
-export function fieldText(f: Pick<FieldSpec, 'name' | 'label' | 'help'>, m: Messages = t()): { label: string; help: string; known: boolean } {
+export function fieldText(f: { name: string; label: string; help: string }, m: Messages = t()): { label: string; help: string; known: boolean } {
   const w = Object.hasOwn(m.settings.fields, f.name) ? m.settings.fields[f.name] : undefined;
   return w ? { ...w, known: true } : { label: f.label, help: f.help, known: false };
 }
 
 /** A preset's label and blurb in the page's language (settings.presets, by name), else the core's English. */
-export function presetText(p: Pick<Preset, 'name' | 'label' | 'blurb'>, m: Messages = t()): { label: string; blurb: string; known: boolean } {
+export function presetText(p: { name: string; label: string; blurb: string }, m: Messages = t()): { label: string; blurb: string; known: boolean } {
   const w = Object.hasOwn(m.settings.presets, p.name) ? m.settings.presets[p.name] : undefined;
   return w ? { ...w, known: true } : { label: p.label, blurb: p.blurb, known: false };
 }
