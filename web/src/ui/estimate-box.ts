@@ -34,7 +34,11 @@ export class EstimateBox {
     // the estimate belongs to the settings and text it measured: a model of other settings has its own numbers
     const own = !!e && (!s.model || sameRun(e.config, s.model.config)) && e.corpusSize === s.corpus?.stats.size;
     this.el.hidden = !own;
-    if (!e || !own) return;
+    if (!e || !own) {
+      // nothing stale (in another language) while hidden
+      for (const el of [this.main, this.scale, this.now]) el.replaceChildren();
+      return;
+    }
     this.el.dataset.state = e.measuring ? 'measuring' : e.result ? 'measured' : 'failed';
     const say = t().train.estimate;
     if (e.measuring) {

@@ -215,6 +215,7 @@ export class SettingsPanel {
   private setFieldProblem(): void {
     setText(this.estimate, '');
     this.error.hidden = true;
+    this.error.replaceChildren();
   }
 
   /** While a model exists its settings are fixed (the `run` group, e.g. eval_interval, stays editable). */

@@ -36,20 +36,21 @@ export class ShareBox {
   private draw(s: RunState): void {
     this.button.disabled = !s.model || !s.corpus;
     const u = s.shareUrl;
+    if (u && this.url.value !== u.url) this.copied = false;
+    setText(this.copy, this.copied ? t().share.copied : t().share.copy);
     const shown = !!u && !!s.model;
     this.url.hidden = this.copy.hidden = this.note.hidden = !shown || !!u?.error;
-    if (!u || !shown) return;
+    if (!u || !shown) {
+      this.note.replaceChildren();   // nothing stale, in another language, while hidden
+      return;
+    }
     const say = t().share;
     if (u.error) {
       this.note.hidden = false;
       this.note.replaceChildren(say.noLink, coreNode(u.error, u));
       return;
     }
-    if (this.url.value !== u.url) {
-      this.url.value = u.url;
-      this.copied = false;
-    }
-    setText(this.copy, this.copied ? say.copied : say.copy);
+    this.url.value = u.url;
     const n = Math.min(50, u.step);
     const variant = s.ready?.buildVariant;
     this.note.replaceChildren(...withData(say.note(variant ?? say.thisPage, n), variant ? [variant] : []));
@@ -71,7 +72,11 @@ export class ReplayBanner {
 
   private draw(r: ReplayState | null): void {
     this.el.hidden = !r;
-    if (!r) return;
+    if (!r) {
+      this.text.replaceChildren();
+      this.status.replaceChildren();
+      return;
+    }
     const c = r.link.config;
     this.el.dataset.status = r.check?.status ?? (r.active ? 'running' : 'waiting');
     const say = t().share;
