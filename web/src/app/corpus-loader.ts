@@ -9,7 +9,7 @@ import { type CorpusStats, analyzeCorpus, checkSize, readHead } from '../corpus'
 import type { CorpusKind, ModelKind, Sniffed } from '../protocol';
 import type { CorpusRef, RunsDb } from '../runs-db';
 import { type Messages, type Msg, t } from '../i18n';
-import { coreNode } from '../i18n/core-messages';
+import { coreInline } from '../ui/note';
 import { h } from '../ui/dom';
 import { withData } from '../ui/data-text';
 import { notify } from '../ui/messages';
@@ -143,7 +143,7 @@ export class CorpusLoader {
         return this.deps.loadCheckpointFile(file);
       case 'not_checkpoint':
         // the checkpoint loader's refusal, not "train anyway": the name says it should be one
-        notify(h('span', {}, ...withData(t().data.notice.notCheckpoint(file.name), [file.name]), coreNode(verdict.message, verdict), ' ',
+        notify(h('span', {}, ...withData(t().data.notice.notCheckpoint(file.name), [file.name]), coreInline(verdict.message, verdict), ' ',
           t().data.notice.unchanged), 'error');
         return;
       default:
@@ -364,7 +364,7 @@ function errorText(e: unknown): string {
 
 /**
  * A file or text that could not be read: the error's own text (the browser's, the worker's or the
- * core's: not the page's words, so shown as such by coreNode), then what happens now.
+ * core's: not the page's words, so shown as such by coreInline), then what happens now.
  */
 function readFailed(title: Msg, e: unknown, after: Msg | null, ...data: string[]): Omit<CorpusProblem, 'actions'> {
   return { kind: 'read', title, core: { text: errorText(e), from: typeof e === 'object' && e !== null ? e : undefined }, message: after, data };

@@ -7,7 +7,7 @@
 // or where it diverged. Owns the store's `replay` and `shareUrl`.
 import { formatBytes } from '../format';
 import { type Messages, t } from '../i18n';
-import { coreNode } from '../i18n/core-messages';
+import { coreInline } from '../ui/note';
 import type { ReplayCheck, ShareLink } from '../protocol';
 import { normalise } from '../settings';
 import { h } from '../ui/dom';
@@ -71,7 +71,7 @@ export class Replay {
     for (const name of ['share', 'open'] as const) (this as Record<string, unknown>)[name] = (this[name] as (...a: never[]) => unknown).bind(this);
     client.on('link', (m) => {
       if (m.error || !m.link) {
-        notify(h('span', {}, t().share.cantReplay, coreNode(m.error, m)), 'error');
+        notify(h('span', {}, t().share.cantReplay, coreInline(m.error, m)), 'error');
         return;
       }
       this.apply(m.link, m.variant);
@@ -84,7 +84,7 @@ export class Replay {
       const r = this.store.get().replay;
       if (!r) return;
       patch(this.store, { replay: { ...r, check: m.check, active: false } });
-      notify(h('span', {}, t().share.replay, coreNode(m.check.message, m.check), t().share.end),
+      notify(h('span', {}, t().share.replay, coreInline(m.check.message, m.check), t().share.end),
         m.check.status === 'matches' ? 'success' : 'warning', { timeout: 20000, id: 'replay' });
     });
     watch(store, ['corpus'], (s) => {

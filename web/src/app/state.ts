@@ -42,7 +42,7 @@ export interface ProblemAction { id: string; label: Msg }
 /**
  * A refused file, worded at render time (a language switch rewords it): a title, the core's
  * verdict if it gave one (`core`: its text and the protocol object that carried it, for
- * coreNode), then the page's own words. `data` are the values in them that are data (a file's
+ * coreInline), then the page's own words. `data` are the values in them that are data (a file's
  * name, a glimpse of its text): shown marked translate="no".
  */
 export interface CorpusProblem {

@@ -6,7 +6,7 @@ import { type CorpusBusy, type CorpusProblem, type CorpusState, type PageStore, 
 import type { CorpusStats } from '../corpus';
 import { formatBytes, formatCount } from '../format';
 import { type Messages, type Tr, t, tr } from '../i18n';
-import { coreNode } from '../i18n/core-messages';
+import { coreInline } from './note';
 import type { TaskInfo } from '../protocol';
 import { hexChip, segmentUtf8 } from '../utf8';
 import { withData } from './data-text';
@@ -152,9 +152,9 @@ export class DataPanel {
           stat('pairs-held-out', tr((m) => m.data.heldOut), formatCount(r.valPairs), r.valPairs, tr((m) => m.data.heldOutTitle)),
           stat('pairs-longest', tr((m) => m.data.longest), tr((m) => m.data.longestValue(r.longestSource, r.longestTarget)),
             `${r.longestSource}/${r.longestTarget}`, tr((m) => m.data.longestTitle))),
-        // the report is the core's sentence (tinygpt::PairsReport): shown by coreNode
+        // the report is the core's sentence (tinygpt::PairsReport): shown by coreInline
         h('p', { id: 'pairs-report', class: 'small pairs-report', 'data-pairs': String(r.pairs) },
-          tr((m) => m.data.coreRead), coreNode(r.report, r), tr((m) => m.data.fullStop)));
+          tr((m) => m.data.coreRead), coreInline(r.report, r), tr((m) => m.data.fullStop)));
     }
     const pairs = previewPairs(c.preview, 8, c.preview.length >= c.stats.size);
     const table = h('table', { id: 'pairs-preview', class: 'pairs-table' },
@@ -180,7 +180,7 @@ export class DataPanel {
     }
     this.problem.dataset.kind = p.kind;
     const m = t();
-    const said = p.core ? [coreNode(p.core.text, p.core.from)] : [];
+    const said = p.core ? [coreInline(p.core.text, p.core.from)] : [];
     const words = p.message ? withData(p.message(m), p.data) : [];
     this.problem.append(h('strong', {}, ...withData(p.title(m), p.data)), h('p', {}, ...said, said.length && words.length ? ' ' : null, ...words));
     const row = h('div', { class: 'row' });

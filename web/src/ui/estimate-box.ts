@@ -7,7 +7,7 @@ import { runMemoryBytes } from '../app/estimate';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatBytes, formatCount, formatDuration, formatLoss, formatRate } from '../format';
 import { t } from '../i18n';
-import { coreNode } from '../i18n/core-messages';
+import { coreInline } from './note';
 import { h, setText, throttle } from './dom';
 import './trust.css';
 
@@ -50,7 +50,7 @@ export class EstimateBox {
     const r = e.result;
     if (!r) {
       // the worker's (or the core's) reason
-      this.main.replaceChildren(say.none, coreNode(e.error, e));
+      this.main.replaceChildren(say.none, coreInline(e.error, e));
       setText(this.scale, '');
       return;
     }

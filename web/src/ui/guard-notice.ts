@@ -4,7 +4,7 @@ import { divergedStep, divergedWhy } from '../app/guard';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatLr } from '../format';
 import { t } from '../i18n';
-import { coreNode } from '../i18n/core-messages';
+import { coreInline } from './note';
 import { h, setText } from './dom';
 import './trust.css';
 
@@ -33,11 +33,11 @@ export class GuardNotice {
     this.el.dataset.lr = String(s.lr);
     const say = t().train.guard;
     setText(this.title, say.title(g.events.length, s.lr === null ? '' : formatLr(s.lr), g.lrScale));
-    // why a step diverged is the core's sentence (run.h): shown by coreNode
+    // why a step diverged is the core's sentence (run.h): shown by coreInline
     this.list.replaceChildren(...g.events.slice(-SHOWN).map((r) => h('li', {
       'data-failed': divergedStep(r), 'data-restored': r.restoredStep, 'data-scale': r.lrScale,
-    }, say.event(divergedStep(r)), coreNode(divergedWhy(r), r), say.eventBack(r.restoredStep, r.lrScale))));
+    }, say.event(divergedStep(r)), coreInline(divergedWhy(r), r), say.eventBack(r.restoredStep, r.lrScale))));
     this.pause.hidden = !g.paused;
-    this.pause.replaceChildren(...(g.paused ? [say.paused(g.lrScale), coreNode(g.paused)] : []));
+    this.pause.replaceChildren(...(g.paused ? [say.paused(g.lrScale), coreInline(g.paused)] : []));
   }
 }

@@ -5,7 +5,7 @@ import { corpusLengthError } from '../app/derive';
 import { type PageStore, type RunState, type Verdict, watch } from '../app/state';
 import { formatBytes, formatParams } from '../format';
 import { type Msg, t, tr } from '../i18n';
-import { coreNode } from '../i18n/core-messages';
+import { coreInline } from './note';
 import {
   type FieldSpec, type FullConfig, type Key, type Preset, fieldText, inputStep, knobsFor, parseSettings, presetOf, presetsFor, presetText, toFormValues,
 } from '../settings';
@@ -201,15 +201,15 @@ export class SettingsPanel {
     }
     if (v.parameters > 0) setText(this.estimate, t().settings.estimate(formatParams(v.parameters), formatBytes(v.trainingBytes)), v.parameters);
     else setText(this.estimate, '');
-    // each problem next to its field, and the first one above the form: the core's words (coreNode)
+    // each problem next to its field, and the first one above the form: the core's words (coreInline)
     for (const [k, el] of this.fieldErrors) {
       const p = v.problems.find((x) => x.field === k);
-      if (p) el.replaceChildren(coreNode(capitalise(p.message), p));
+      if (p) el.replaceChildren(coreInline(capitalise(p.message), p));
       this.inputs.get(k)!.setAttribute('aria-invalid', p ? 'true' : 'false');
     }
     const first = v.problems.find((p) => p.message);
     this.error.hidden = !first && !extraError;
-    this.error.replaceChildren(...(first ? [t().settings.cantStart, coreNode(first.message, first)] : extraError ? [t().settings.cantStart + extraError] : []));
+    this.error.replaceChildren(...(first ? [t().settings.cantStart, coreInline(first.message, first)] : extraError ? [t().settings.cantStart + extraError] : []));
   }
 
   private setFieldProblem(): void {

@@ -3,7 +3,7 @@
 import { type ReplayState, needText } from '../app/replay';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { t, tr } from '../i18n';
-import { coreNode } from '../i18n/core-messages';
+import { coreInline } from './note';
 import { withData } from './data-text';
 import { h, setText } from './dom';
 import './trust.css';
@@ -47,7 +47,7 @@ export class ShareBox {
     const say = t().share;
     if (u.error) {
       this.note.hidden = false;
-      this.note.replaceChildren(say.noLink, coreNode(u.error, u));
+      this.note.replaceChildren(say.noLink, coreInline(u.error, u));
       return;
     }
     this.url.value = u.url;
@@ -84,7 +84,7 @@ export class ReplayBanner {
     this.text.replaceChildren(say.settings(c.n_layer, c.n_head, c.n_embd, c.block_size, c.batch_size, c.seed, c.max_iters),
       ...withData(madeOn, [r.link.variant, r.variant]), r.link.variant && r.link.variant !== r.variant ? say.differs : '', say.end);
     const n = r.link.losses.length;
-    if (r.check) this.status.replaceChildren(say.replay, coreNode(r.check.message, r.check), say.end);
+    if (r.check) this.status.replaceChildren(say.replay, coreInline(r.check.message, r.check), say.end);
     else if (r.corpusNote) {
       const need = needText(r.corpusNote);
       this.status.replaceChildren(...withData(say.chooseText(need.text), need.data));
