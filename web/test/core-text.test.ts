@@ -53,7 +53,7 @@ describe('the core\'s texts in the catalogues', () => {
     expect(fieldText(core, en).label).toBe('Width');
     expect(fieldText({ name: 'n_future', label: 'Future', help: 'a knob of a newer core' }, zhCN))
       .toEqual({ label: 'Future', help: 'a knob of a newer core', known: false });
-    expect(presetText({ name: 'S', label: 'x', blurb: 'y' }, zhCN).label).toBe('小 (S)');
+    expect(presetText({ name: 'S', label: 'x', blurb: 'y' }, zhCN).label).toBe('小（S）');
     expect(presetText({ name: 'XL', label: 'huge', blurb: 'big' }, zhCN)).toEqual({ label: 'huge', blurb: 'big', known: false });
   });
 });
