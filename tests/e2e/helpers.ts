@@ -75,7 +75,7 @@ export async function untranslated(page: Page, root = 'html'): Promise<string[]>
   const { TERMS } = await import('../../web/src/i18n/terms');
   return page.evaluate(({ root, terms }) => {
     const allowed = new Set(terms);
-    const skip = 'script, style, code, kbd, pre, samp, [translate="no"], svg';
+    const skip = 'script, style, noscript, code, kbd, pre, samp, [translate="no"], svg';   // noscript: never shown when the page runs
     const out: string[] = [];
     // snake_case names (n_embd, max_iters) are identifiers of the schema and the core: code, not prose
     const bad = (text: string) => (text.match(/[A-Za-z][A-Za-z0-9_+]*/g) ?? []).some((w) => w.length > 1 && !w.includes('_') && !allowed.has(w));

@@ -3,6 +3,7 @@
 // (a truncated or invalid sequence becomes a hex chip such as ⟨e4 bd⟩), never hiding or
 // replacing a byte silently. Decoding follows the WHATWG/Unicode rules: no overlong forms, no
 // surrogates, nothing above U+10FFFF, and one invalid segment per "maximal subpart".
+import { t } from './i18n';
 
 /** A run of bytes shown as one unit. */
 export type Segment =
@@ -202,11 +203,12 @@ export function alternativeLabel(prefix: number[], b: number): { text: string; k
 
 /** A short description of a byte's role in UTF-8 (for tooltips). */
 export function byteRole(b: number): string {
-  if (b < 0x80) return b < 0x20 || b === 0x7f ? 'ASCII control byte' : 'ASCII';
-  if (b <= 0xbf) return 'continuation byte of a multi-byte character';
+  const role = t().common.byteRole;
+  if (b < 0x80) return b < 0x20 || b === 0x7f ? role.control : role.ascii;
+  if (b <= 0xbf) return role.continuation;
   const need = leadInfo(b).need;
-  if (need < 0) return 'never valid in UTF-8';
-  return `first byte of a ${need + 1}-byte character`;
+  if (need < 0) return role.invalid;
+  return role.lead(need + 1);
 }
 
 /** Decodes bytes for display, keeping invalid bytes visible as hex chips. */

@@ -9,7 +9,7 @@ export const TERMS: readonly string[] = [
   // the project, programs, platforms
   'tinygpt', 'GPT', 'JavaScript', 'WebAssembly', 'wasm', 'WebGPU', 'Web', 'Worker', 'IndexedDB', 'PyTorch', 'Python', 'CLI',
   'C++', 'CPU', 'GPU', 'SIMD', 'SIMD128', 'scalar', 'simd', 'threads', 'AVX', 'SSE', 'Chromium', 'Chrome', 'SwiftShader',
-  'auto', 'Node',
+  'auto', 'Node', 'simd128', 'avx512', 'avx2', 'sse2', 'sse', 'neon',   // kernel sets the core names (runtime badge)
   // model and math
   'AdamW', 'Adam', 'LayerNorm', 'GELU', 'ReLU', 'softmax', 'token', 'tokens', 'logits', 'MLP', 'FFN', 'Q', 'K', 'V', 'BOS', 'EOS',
   'PAD', 'CER', 'NaN', 'Transformer', 'bigram', 'unigram', 'nats', 'bits', 'lr', 'exp', 'log', 'ln', 'max', 'min', 'mean',
@@ -17,6 +17,6 @@ export const TERMS: readonly string[] = [
   // keys (as written on the keyboard)
   'Ctrl', 'Enter', 'Ctrl+Enter',
   // formats and units
-  'TSV', 'UTF', 'Latin', 'Windows', 'ckpt', 'tsv', 'txt', 'safetensors', 'json', 'KiB', 'MiB', 'GiB', 'TiB', 'KB', 'MB', 'GB',
+  'TSV', 'UTF', 'ASCII', 'Latin', 'Windows', 'ckpt', 'tsv', 'txt', 'safetensors', 'json', 'KiB', 'MiB', 'GiB', 'TiB', 'KB', 'MB', 'GB',
   'ms', 'URL',
 ];

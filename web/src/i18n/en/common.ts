@@ -11,4 +11,12 @@ export const common = {
   hoursMinutes: (h: number, m: string) => `${h} h ${m} min`,
   thousand: (x: string) => `${x} k`,
   million: (x: string) => `${x} M`,
+  // what a byte is in UTF-8 (utf8.ts byteRole)
+  byteRole: {
+    ascii: 'ASCII',
+    control: 'ASCII control byte',
+    continuation: 'continuation byte of a multi-byte character',
+    invalid: 'never valid in UTF-8',
+    lead: (n: number) => `first byte of a ${n}-byte character`,
+  },
 };

@@ -11,4 +11,11 @@ export const common: typeof en = {
   hoursMinutes: (h, m) => `${h} 小时 ${m} 分`,
   thousand: (x) => `${x} k`,
   million: (x) => `${x} M`,
+  byteRole: {
+    ascii: 'ASCII 字符',
+    control: 'ASCII 控制字节',
+    continuation: '多字节字符的后续字节',
+    invalid: '在 UTF-8 中永远无效',
+    lead: (n) => `${n} 字节字符的首字节`,
+  },
 };
