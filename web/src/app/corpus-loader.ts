@@ -11,7 +11,7 @@ import type { CorpusRef, RunsDb } from '../runs-db';
 import { type Messages, type Msg, t } from '../i18n';
 import { coreInline } from '../ui/note';
 import { h } from '../ui/dom';
-import { withData } from '../ui/data-text';
+import { withData } from '../ui/note';
 import { notify } from '../ui/messages';
 import { hideTooltip } from '../ui/tooltip';
 import { corpusKindFor } from './derive';
@@ -143,7 +143,7 @@ export class CorpusLoader {
         return this.deps.loadCheckpointFile(file);
       case 'not_checkpoint':
         // the checkpoint loader's refusal, not "train anyway": the name says it should be one
-        notify(h('span', {}, ...withData(t().data.notice.notCheckpoint(file.name), [file.name]), coreInline(verdict.message, verdict), ' ',
+        notify(h('span', {}, withData(t().data.notice.notCheckpoint(file.name), [file.name]), coreInline(verdict.message, verdict), ' ',
           t().data.notice.unchanged), 'error');
         return;
       default:
@@ -322,7 +322,7 @@ export class CorpusLoader {
       // IndexedDB copies the bytes during this call, before they are transferred to the worker below
       this.lastStore = db.putCorpus(ref, buffer).then(() => undefined, (e) => {
         // the browser's own words (IndexedDB), shown as it wrote them
-        notify(h('span', {}, ...withData(t().data.notice.notStored(errorText(e)), [errorText(e)])), 'warning');
+        notify(h('span', {}, withData(t().data.notice.notStored(errorText(e)), [errorText(e)])), 'warning');
       });
     }
     this.send(ref, bytes, stats, buffer);

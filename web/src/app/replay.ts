@@ -11,7 +11,7 @@ import { coreInline } from '../ui/note';
 import type { ReplayCheck, ShareLink } from '../protocol';
 import { normalise } from '../settings';
 import { h } from '../ui/dom';
-import { withData } from '../ui/data-text';
+import { withData } from '../ui/note';
 import { notify } from '../ui/messages';
 import type { ClientLike } from './controller';
 import { type PageStore, type RunState, patch, watch } from './state';
@@ -119,7 +119,7 @@ export class Replay {
     const say = t().share;
     const name = link.corpus.builtin || link.corpus.name;
     const text = link.corpus.builtin ? say.need.builtin(link.corpus.builtin) : say.need.fileShort(link.corpus.name || say.need.aFile, link.corpus.size);
-    notify(h('span', {}, ...withData(say.opened(text, link.losses.length), name ? [name] : [])), 'info', { timeout: 12000 });
+    notify(h('span', {}, withData(say.opened(text, link.losses.length), name ? [name] : [])), 'info', { timeout: 12000 });
   }
 
   private onModel(s: RunState): void {

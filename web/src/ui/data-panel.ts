@@ -9,7 +9,7 @@ import { type Messages, type Tr, t, tr } from '../i18n';
 import { coreInline } from './note';
 import type { TaskInfo } from '../protocol';
 import { hexChip, segmentUtf8 } from '../utf8';
-import { withData } from './data-text';
+import { withData } from './note';
 import { clear, h, panelHeader, setText } from './dom';
 
 export interface DataHandlers {
@@ -167,7 +167,7 @@ export class DataPanel {
 
   private setBusy(b: CorpusBusy | null): void {
     this.busy.hidden = !b;
-    this.busy.replaceChildren(...(b ? withData(b.say(t()), b.data) : []));
+    this.busy.replaceChildren(...(b ? [withData(b.say(t()), b.data)] : []));
   }
 
   /** A refused file: the message, and the actions it offers (e.g. "Train anyway"). */
@@ -181,11 +181,11 @@ export class DataPanel {
     this.problem.dataset.kind = p.kind;
     const m = t();
     const said = p.core ? [coreInline(p.core.text, p.core.from)] : [];
-    const words = p.message ? withData(p.message(m), p.data) : [];
-    this.problem.append(h('strong', {}, ...withData(p.title(m), p.data)), h('p', {}, ...said, said.length && words.length ? ' ' : null, ...words));
+    const words = p.message ? [withData(p.message(m), p.data)] : [];
+    this.problem.append(h('strong', {}, withData(p.title(m), p.data)), h('p', {}, ...said, said.length && words.length ? ' ' : null, ...words));
     const row = h('div', { class: 'row' });
     for (const a of p.actions) {
-      const b = h('button', { type: 'button', id: `btn-${a.id}`, class: 'primary' }, ...withData(a.label(m), p.data));
+      const b = h('button', { type: 'button', id: `btn-${a.id}`, class: 'primary' }, withData(a.label(m), p.data));
       b.addEventListener('click', () => this.handlers.onProblem(a.id));
       row.append(b);
     }

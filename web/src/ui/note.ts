@@ -60,18 +60,39 @@ export class NoteLine {
 }
 
 /**
- * A message with data in it (a character, bytes in hex, a name) as DOM: the data sits in
- * translate="no" spans, the words around it are the message's. `build` words the message with
- * `slot(i)` where data[i] goes: withData((slot) => t().sample.tip.charBytes(slot(0), slot(1)), ['中', 'e4 b8 ad']).
+ * A message with data in it (a character, bytes in hex, a file's or a run's name) as DOM: the
+ * data sits in translate="no" spans (the zh-CN check and a translating browser leave it alone),
+ * the words around it are the message's. Either `build` words the message with `slot(i)` where
+ * data[i] goes — withData((slot) => t().sample.tip.charBytes(slot(0), slot(1)), ['中', 'e4 b8 ad'])
+ * — or the message is already worded and each data value is found by its exact text in it
+ * (the longest first): withData(t().data.notice.notCheckpoint(name), [name]).
  */
-export function withData(build: (slot: (i: number) => string) => string, data: readonly (string | number)[]): DocumentFragment {
-  const text = build((i) => `\u0001${i}\u0002`);
+export function withData(build: string | ((slot: (i: number) => string) => string), data: readonly (string | number)[]): DocumentFragment {
   const out = document.createDocumentFragment();
-  for (const part of text.split(/(\u0001\d+\u0002)/)) {
-    const slot = /^\u0001(\d+)\u0002$/.exec(part);
-    if (slot) out.append(h('span', { translate: 'no' }, String(data[Number(slot[1])])));
-    else if (part) out.append(part);
+  const datum = (v: string | number) => h('span', { translate: 'no' }, String(v));
+  if (typeof build === 'function') {
+    for (const part of build((i) => `\u0001${i}\u0002`).split(/(\u0001\d+\u0002)/)) {
+      const slot = /^\u0001(\d+)\u0002$/.exec(part);
+      if (slot) out.append(datum(data[Number(slot[1])]));
+      else if (part) out.append(part);
+    }
+    return out;
   }
+  const values = data.map(String).filter((d) => d.length > 0).sort((a, b) => b.length - a.length);
+  let rest = build;
+  while (rest) {
+    let at = -1;
+    let value = '';
+    for (const v of values) {
+      const i = rest.indexOf(v);
+      if (i >= 0 && (at < 0 || i < at)) [at, value] = [i, v];
+    }
+    if (at < 0) break;
+    if (at > 0) out.append(rest.slice(0, at));
+    out.append(datum(value));
+    rest = rest.slice(at + value.length);
+  }
+  if (rest) out.append(rest);
   return out;
 }
 

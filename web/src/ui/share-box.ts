@@ -4,7 +4,7 @@ import { type ReplayState, needText } from '../app/replay';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { t, tr } from '../i18n';
 import { coreInline } from './note';
-import { withData } from './data-text';
+import { withData } from './note';
 import { h, setText } from './dom';
 import './trust.css';
 
@@ -53,7 +53,7 @@ export class ShareBox {
     this.url.value = u.url;
     const n = Math.min(50, u.step);
     const variant = s.ready?.buildVariant;
-    this.note.replaceChildren(...withData(say.note(variant ?? say.thisPage, n), variant ? [variant] : []));
+    this.note.replaceChildren(withData(say.note(variant ?? say.thisPage, n), variant ? [variant] : []));
   }
 }
 
@@ -82,12 +82,12 @@ export class ReplayBanner {
     const say = t().share;
     const madeOn = say.madeOn(r.link.variant || say.unknownBuild, r.variant);
     this.text.replaceChildren(say.settings(c.n_layer, c.n_head, c.n_embd, c.block_size, c.batch_size, c.seed, c.max_iters),
-      ...withData(madeOn, [r.link.variant, r.variant]), r.link.variant && r.link.variant !== r.variant ? say.differs : '', say.end);
+      withData(madeOn, [r.link.variant, r.variant]), r.link.variant && r.link.variant !== r.variant ? say.differs : '', say.end);
     const n = r.link.losses.length;
     if (r.check) this.status.replaceChildren(say.replay, coreInline(r.check.message, r.check), say.end);
     else if (r.corpusNote) {
       const need = needText(r.corpusNote);
-      this.status.replaceChildren(...withData(say.chooseText(need.text), need.data));
+      this.status.replaceChildren(withData(say.chooseText(need.text), need.data));
     } else setText(this.status, r.active ? say.comparing(n) : say.ready(n));
   }
 }

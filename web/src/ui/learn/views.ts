@@ -24,6 +24,7 @@ import { locale, type Msg, t, tr } from '../../i18n';
 import { coreText } from '../../i18n/core-messages';
 import type { RunCurvesMsg } from '../../protocol';
 import { byteLabel, byteRole, displayString } from '../../utf8';
+import { withData } from '../note';
 import { clear, cssVar, h, setText } from '../dom';
 import { drawPackedAttention, quantisedColor } from '../heatmap';
 
@@ -47,12 +48,6 @@ function data(text: string, attrs: Record<string, string> = {}): HTMLElement {
   return h('span', { ...attrs, translate: 'no' }, text);
 }
 
-/** A message called with SLOT for a value: the words, and the value between them as data. */
-const SLOT = '\uE000';
-function withData(words: string, value: string): (Node | string)[] {
-  const [before, after = ''] = words.split(SLOT);
-  return [before, data(value), after];
-}
 
 /**
  * A note from the store: a sentence already worded, a message worded now (a `Msg`), or a core
@@ -422,7 +417,7 @@ export class LearnViews {
     const b = ins.bytes[n];
     const near = ins.nearest(n, 5);
     this.embInfo.replaceChildren(data(label(b)),
-      ...withData(t().watch.nearest(SLOT, byteRole(b), formatCount(ins.neighbours.step)), `0x${b.toString(16).padStart(2, '0')}`),
+      withData((slot) => t().watch.nearest(slot(0), byteRole(b), formatCount(ins.neighbours.step)), [`0x${b.toString(16).padStart(2, '0')}`]),
       data(near.map((e) => `${label(ins.bytes[e.index])} ${e.cosine.toFixed(2)}`).join(', ')));
     this.embInfo.dataset.byte = String(b);
     this.embInfo.dataset.near = near.map((e) => ins.bytes[e.index]).join(',');
