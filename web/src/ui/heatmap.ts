@@ -45,9 +45,16 @@ export function drawAttention(canvas: HTMLCanvasElement, att: Float32Array, offs
  */
 export function drawMatrix(canvas: HTMLCanvasElement, att: Float32Array, offset: number, rows: number, cols: number, cell: number,
   masked: [number, number, number] | null): void {
+  paintCells(canvas, rows, cols, cell * cols, cell * rows, (q, k) => (masked && k > q ? masked : weightColor(att[offset + q * cols + k])));
+}
+
+/**
+ * Paints a rows x cols grid, cell (q, k) in colorAt(q, k), into `canvas` shown `width` x `height`
+ * CSS pixels: one pixel per cell, scaled up without smoothing (sharp cells at any devicePixelRatio).
+ */
+function paintCells(canvas: HTMLCanvasElement, rows: number, cols: number, width: number, height: number,
+  colorAt: (q: number, k: number) => readonly [number, number, number]): void {
   const dpr = window.devicePixelRatio || 1;
-  const width = cell * cols;
-  const height = cell * rows;
   canvas.style.width = `${width}px`;
   canvas.style.height = `${height}px`;
   canvas.width = Math.round(width * dpr);
@@ -57,7 +64,7 @@ export function drawMatrix(canvas: HTMLCanvasElement, att: Float32Array, offset:
   for (let q = 0; q < rows; q++) {
     for (let k = 0; k < cols; k++) {
       const p = (q * cols + k) * 4;
-      const [r, g, b] = masked && k > q ? masked : weightColor(att[offset + q * cols + k]);
+      const [r, g, b] = colorAt(q, k);
       d[p] = r;
       d[p + 1] = g;
       d[p + 2] = b;
@@ -134,32 +141,7 @@ export function quantisedColor(q: number): [number, number, number] {
  * byte per weight, into `canvas`, `size` CSS pixels square.
  */
 export function drawPackedAttention(canvas: HTMLCanvasElement, att: Uint8Array, offset: number, T: number, size: number, masked: [number, number, number]): void {
-  const dpr = window.devicePixelRatio || 1;
-  canvas.style.width = `${size}px`;
-  canvas.style.height = `${size}px`;
-  canvas.width = Math.round(size * dpr);
-  canvas.height = Math.round(size * dpr);
-  const img = new ImageData(T, T);
-  const d = img.data;
-  for (let q = 0; q < T; q++) {
-    const row = offset + (q * (q + 1)) / 2;
-    for (let k = 0; k < T; k++) {
-      const p = (q * T + k) * 4;
-      const [r, g, b] = k <= q ? quantisedColor(att[row + k]) : masked;
-      d[p] = r;
-      d[p + 1] = g;
-      d[p + 2] = b;
-      d[p + 3] = 255;
-    }
-  }
-  const small = document.createElement('canvas');
-  small.width = T;
-  small.height = T;
-  small.getContext('2d')!.putImageData(img, 0, 0);
-  const ctx = canvas.getContext('2d')!;
-  ctx.imageSmoothingEnabled = false;
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
-  ctx.drawImage(small, 0, 0, canvas.width, canvas.height);
+  paintCells(canvas, T, T, size, size, (q, k) => (k <= q ? quantisedColor(att[offset + (q * (q + 1)) / 2 + k]) : masked));
 }
 
 /**
