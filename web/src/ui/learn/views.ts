@@ -578,7 +578,7 @@ export class LearnViews {
 
   private drawCompare(s: RunState): void {
     setText(this.cmpNote, noteText(s.compareNote) || (s.runs.length ? t().watch.cmpTick : t().watch.cmpNone));
-    const runsKey = `${s.locale}|` + s.runs.map((r) => `${r.id}@${r.step}:${r.name}:${r.current}`).join('|');
+    const runsKey = `${s.locale}|` + s.runs.map((r) => `${r.id}@${r.step}:${r.name}:${r.current}:${noteText(r.model)}`).join('|');
     if (runsKey !== this.cmpRunsKey) this.listRuns(s, runsKey);
     // series: the current run, then each ticked run whose curves arrived
     const runs: { name: string; steps: number[]; losses: number[]; stored?: boolean }[] = [];
