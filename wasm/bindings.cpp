@@ -30,7 +30,21 @@ using emscripten::val;
 
 namespace {
 
-[[noreturn]] void throw_js(const std::string& message) { val::global("Error").new_(message).throw_(); }
+// A coded message's code and args (error.h) as properties of o, next to its English text: the
+// page words it from them (web/src/i18n/core-messages.ts). Nothing for an uncoded one.
+void set_code(val& o, const std::string& code, const MessageArgs& args) {
+  if (code.empty()) return;
+  val a = val::object();
+  for (const auto& [name, value] : args) a.set(name, value);
+  o.set("code", code);
+  o.set("args", a);
+}
+
+[[noreturn]] void throw_js(const std::string& message, const std::string& code = "", const MessageArgs& args = {}) {
+  val e = val::global("Error").new_(message);
+  set_code(e, code, args);
+  e.throw_();
+}
 
 // Runs f, turning any C++ exception into a JS Error.
 template <class F>
@@ -41,9 +55,9 @@ auto guarded(F&& f) -> decltype(f()) {
     else
       return f();
   } catch (const Error& e) {
-    throw_js(e.what());
+    throw_js(e.what(), e.code(), e.args());
   } catch (const std::bad_alloc&) {
-    throw_js("out of memory: the browser could not give the model more memory");
+    throw_js("out of memory: the browser could not give the model more memory", "wasm.out_of_memory");
   } catch (const std::exception& e) {
     throw_js(std::string("internal error: ") + e.what());
   }
@@ -116,7 +130,7 @@ ConfigAndLimit parse_config(const val& obj, std::vector<ConfigProblem>* problems
       }
     } catch (const Error& e) {
       if (!problems) throw;
-      problems->push_back({key, e.what()});
+      problems->push_back({key, e.what(), e.code(), e.args()});
     }
   }
   return r;
@@ -182,6 +196,7 @@ val slice_to_js(const Slice& s) {
     o.set("restoredStep", double(b.restored_step));
     o.set("lrScale", b.lr_scale);
     o.set("reason", b.reason);
+    set_code(o, b.code, b.args);
     rollbacks.call<void>("push", o);
   }
   val r = val::object();
@@ -197,6 +212,12 @@ val slice_to_js(const Slice& s) {
   r.set("finished", s.finished);
   r.set("etaSeconds", s.eta_s);
   r.set("error", s.error);
+  if (!s.error_code.empty()) {  // the pause's code and args, next to error
+    val coded = val::object();
+    set_code(coded, s.error_code, s.error_args);
+    r.set("errorCode", coded["code"]);
+    r.set("errorArgs", coded["args"]);
+  }
   r.set("threads", s.threads);
   r.set("threadsReason", s.threads_reason);
   return r;
@@ -505,19 +526,31 @@ val pairsReport(const val& bytes, int block_size) {
     o.set("longestSource", d.max_source_len());
     o.set("longestTarget", d.max_target_len());
     o.set("report", d.report().summary());
+    o.set("reportCode", std::string("pairs.report"));  // the report's code and args for the page's wording
+    val report_args = val::object();
+    for (const auto& [name, value] : d.report().args()) report_args.set(name, value);
+    o.set("reportArgs", report_args);
     return o;
   });
 }
 
-// {problems: [{field, message}], parameters, trainingBytes} for a config, computed without
+// Every code a coded message of the core can carry (error.h): the page's catalogues word each one.
+val message_codes_js() {
+  val codes = val::array();
+  for (std::string_view c : message_codes()) codes.call<void>("push", std::string(c));
+  return codes;
+}
+
+// {problems: [{field, message, code?, args?}], parameters, trainingBytes} for a config, computed without
 // allocating the model: every out-of-range field and broken rule, and the memory limit.
 val checkConfig(const val& config) {
   return guarded([&] {
     val problems = val::array();
-    auto problem = [&](const std::string& field_name, const std::string& message) {
+    auto problem = [&](const ConfigProblem& found) {
       val p = val::object();
-      p.set("field", field_name);
-      p.set("message", message);
+      p.set("field", found.field);
+      p.set("message", found.message);
+      set_code(p, found.code, found.args);
       problems.call<void>("push", p);
     };
     val o = val::object();
@@ -525,10 +558,10 @@ val checkConfig(const val& config) {
     const ConfigAndLimit c = parse_config(config, &found);  // every field that can't be set
     if (found.empty()) found = config_problems(c.config);    // then the ranges and the rules
     if (found.empty()) {
-      const std::string memory = check_memory(c.config, c.memory_limit);
-      if (!memory.empty()) found.push_back({"batch_size", memory});
+      Message memory = memory_message(c.config, c.memory_limit);
+      if (!memory.text.empty()) found.push_back({"batch_size", std::move(memory.text), std::move(memory.code), std::move(memory.args)});
     }
-    for (const ConfigProblem& p : found) problem(p.field, p.message);
+    for (const ConfigProblem& p : found) problem(p);
     o.set("problems", problems);
     o.set("parameters", found.empty() ? double(num_parameters(c.config)) : 0.0);
     o.set("trainingBytes", found.empty() ? double(estimate_training_bytes(c.config)) : 0.0);
@@ -637,6 +670,7 @@ EMSCRIPTEN_BINDINGS(tinygpt) {
   emscripten::function("numThreads", &numThreads);
   emscripten::function("setThreads", &setThreads);
   emscripten::function("checkConfig", &checkConfig);
+  emscripten::function("messageCodes", &message_codes_js);
   emscripten::function("configSchema", &configSchema);
   emscripten::function("presets", &presetList);
   emscripten::function("describeCheckpoint", &describeCheckpoint);
@@ -888,6 +922,12 @@ val sniff_file(const val& head, double total_size, const std::string& name) {
   o.set("kind", s.kind_name);
   o.set("encoding", s.encoding);
   o.set("message", s.message);
+  {  // the message's code and args (error.h), for the page's wording
+    val a = val::object();
+    for (const auto& [arg, value] : s.args) a.set(arg, value);
+    o.set("code", s.code);
+    o.set("args", a);
+  }
   o.set("bytesLookedAt", double(s.bytes_looked_at));
   o.set("invalidUtf8", double(s.invalid_utf8));
   o.set("nulBytes", double(s.nul_bytes));
@@ -1038,6 +1078,7 @@ val check_replay_js(const val& link, const val& losses, const std::string& varia
     o.set("sameVariant", r.same_variant);
     o.set("maxDifference", r.max_difference);
     o.set("message", r.message);
+    set_code(o, r.code, r.args);
     return o;
   });
 }

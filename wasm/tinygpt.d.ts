@@ -49,8 +49,18 @@ export interface FieldSpec {
 
 export interface Preset { name: string; label: string; blurb: string; config: FullConfig }
 
+/**
+ * A coded message (core error.h): a stable code (one of messageCodes()) and its parameters, next
+ * to the English text on the same object. The page words it (web/src/i18n/core-messages.ts).
+ * An Error thrown by the module carries them too (`e.code`, `e.args`) when the core coded it.
+ */
+export interface CoreCoded {
+  code?: string;
+  args?: Record<string, string>;
+}
+
 export interface ConfigCheck {
-  problems: { field: string; message: string }[];  // empty when the config is valid
+  problems: ({ field: string; message: string } & CoreCoded)[];  // empty when the config is valid
   parameters: number;      // 0 if invalid
   trainingBytes: number;
 }
@@ -70,6 +80,8 @@ export interface Sniffed {
   kind: 'empty' | 'checkpoint' | 'not_checkpoint' | 'utf8_text' | 'tsv_pairs' | 'latin1_text' | 'utf16_text' | 'binary';
   encoding: '' | 'utf-8' | 'windows-1252' | 'iso-8859-1' | 'utf-16le' | 'utf-16be';
   message: string;        // for the person who chose the file
+  code: string;           // message's code ("sniff.utf8_text", ...) and args ({name, ...})
+  args: Record<string, string>;
   bytesLookedAt: number;
   invalidUtf8: number;
   nulBytes: number;
@@ -101,8 +113,10 @@ export interface Slice {
   finished: boolean;       // the run reached its stop
   etaSeconds: number;      // to the stop at the current pace (-1: no stop, or not yet measured)
   /** Diverged steps the NaN guard undid: the run went back to restoredStep at lrScale x the learning rate. */
-  rollbacks: { failedStep: number; restoredStep: number; lrScale: number; reason: string }[];
+  rollbacks: ({ failedStep: number; restoredStep: number; lrScale: number; reason: string } & CoreCoded)[];
   error: string;           // why the run paused ('' if it did not): three rollbacks in a row
+  errorCode?: string;      // error's code ("train.paused") and args, when it has one
+  errorArgs?: Record<string, string>;
   threads: number;         // kernel threads the next step runs with
   threadsReason: string;   // the thread tuner's last decision ('' unless tuneThreads is on)
 }
@@ -166,6 +180,8 @@ export interface PairsReport {
   longestSource: number;   // bytes
   longestTarget: number;
   report: string;          // "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)"
+  reportCode: 'pairs.report';  // report's code and args (counts; line numbers as "4, 9")
+  reportArgs: Record<string, string>;
 }
 
 export interface Session {
@@ -236,7 +252,7 @@ export interface ShareLink {
 }
 
 /** A replay compared with a link's losses, bit for bit (share::check_replay). */
-export interface ReplayCheck {
+export interface ReplayCheck extends CoreCoded {
   status: 'pending' | 'matches' | 'diverged';
   compared: number;        // steps compared
   expected: number;        // steps the link holds
@@ -282,6 +298,8 @@ export interface TinyGPTModule {
   numThreads(): number;
   setThreads(n: number): void;
   checkConfig(config: SessionConfig): ConfigCheck;
+  /** Every code the core's coded messages can carry (error.h message_codes()). */
+  messageCodes(): string[];
   configSchema(): FieldSpec[];
   presets(): Preset[];
   describeCheckpoint(bytes: Uint8Array): CheckpointSummary;

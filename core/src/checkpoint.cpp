@@ -131,7 +131,7 @@ class Reader {
  private:
   void need(size_t k) {
     if (k > n_ || pos_ > n_ - k)
-      throw Error(std::string("checkpoint is truncated: ") + what_ + " goes past byte " + std::to_string(n_));
+      throw Error(coded("checkpoint.truncated", {}, std::string("checkpoint is truncated: ") + what_ + " goes past byte " + std::to_string(n_)));
   }
   const uint8_t* p_;
   size_t n_;
@@ -167,31 +167,33 @@ optim::Schedule schedule_of(const Config& c) { return {c.learning_rate, c.min_lr
 void check_checksum(const uint8_t* bytes, size_t n) {
   uint32_t stored = 0;
   for (int i = 0; i < 4; i++) stored |= uint32_t(bytes[n - 4 + size_t(i)]) << (8 * i);
-  if (crc32(bytes, n - 4) != stored) throw Error("checkpoint is corrupt: its checksum does not match its contents");
+  if (crc32(bytes, n - 4) != stored) throw Error(coded("checkpoint.corrupt", {}, "checkpoint is corrupt: its checksum does not match its contents"));
 }
 
 void check_size(size_t n, uint64_t expected) {
   if (n < expected)
-    throw Error("checkpoint is truncated: " + std::to_string(n) + " bytes, expected " + std::to_string(expected));
+    throw Error(coded("checkpoint.truncated", {}, "checkpoint is truncated: " + std::to_string(n) + " bytes, expected " + std::to_string(expected)));
   if (n > expected)
-    throw Error("checkpoint has " + std::to_string(n - expected) + " unexpected bytes after its end (expected " +
-                std::to_string(expected) + " bytes)");
+    throw Error(coded("checkpoint.trailing", {{"extra", std::to_string(n - expected)}}, "checkpoint has " + std::to_string(n - expected) + " unexpected bytes after its end (expected " +
+                std::to_string(expected) + " bytes)"));
 }
 
 void check_config(const Config& c) {
   const std::vector<ConfigProblem> problems = config_problems(c);
-  if (!problems.empty()) throw Error("checkpoint has an invalid config: " + problems.front().message);
+  if (problems.empty()) return;
+  const ConfigProblem& p = problems.front();
+  throw Error(coded("checkpoint.invalid_config", {{"problem", p.message}}, "checkpoint has an invalid config: " + p.message));
 }
 
 void check_history(const Contents& k, uint64_t n_params, uint64_t n_val) {
   if (n_params != uint64_t(num_parameters(k.config)))
-    throw Error("checkpoint holds " + std::to_string(n_params) + " parameters but its config (n_layer " +
+    throw Error(coded("checkpoint.inconsistent", {}, "checkpoint holds " + std::to_string(n_params) + " parameters but its config (n_layer " +
                 std::to_string(k.config.n_layer) + ", n_embd " + std::to_string(k.config.n_embd) + ", block_size " +
-                std::to_string(k.config.block_size) + ") needs " + std::to_string(num_parameters(k.config)));
+                std::to_string(k.config.block_size) + ") needs " + std::to_string(num_parameters(k.config))));
   if (k.step < 0 || k.train_losses.count != uint64_t(k.step) || k.adam_t < 0 || k.adam_t > k.step)
-    throw Error("checkpoint is inconsistent: " + std::to_string(k.train_losses.count) + " recorded losses for " +
-                std::to_string(k.step) + " steps");
-  if (n_val > uint64_t(k.step) + 1) throw Error("checkpoint is inconsistent: more validation points than steps");
+    throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: " + std::to_string(k.train_losses.count) + " recorded losses for " +
+                std::to_string(k.step) + " steps"));
+  if (n_val > uint64_t(k.step) + 1) throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: more validation points than steps"));
 }
 
 // ---- version 1: a fixed header ---------------------------------------------------------------
@@ -200,8 +202,8 @@ constexpr size_t kV1HeaderBytes = 8 + 4 + 5 * 4 + 8 + (4 + 2 * 4 + 2 * 4 + 5 * 4
 
 Contents read_v1(const uint8_t* bytes, size_t n) {
   if (n < kV1HeaderBytes)
-    throw Error("checkpoint is truncated: " + std::to_string(n) + " bytes, but the header alone is " +
-                std::to_string(kV1HeaderBytes));
+    throw Error(coded("checkpoint.truncated", {}, "checkpoint is truncated: " + std::to_string(n) + " bytes, but the header alone is " +
+                std::to_string(kV1HeaderBytes)));
   Reader r(bytes, n, 12, "the header");
   Contents k;
   k.version = 1;
@@ -230,7 +232,7 @@ Contents read_v1(const uint8_t* bytes, size_t n) {
   k.fingerprint = r.u64();
   k.corpus_size = r.u64();
   const uint64_t n_params = r.u64(), n_train = r.u64(), n_val = r.u64();
-  if (vocab != 256) throw Error("checkpoint has a vocabulary of " + std::to_string(vocab) + ", this build uses 256 bytes");
+  if (vocab != 256) throw Error(coded("checkpoint.corrupt", {}, "checkpoint has a vocabulary of " + std::to_string(vocab) + ", this build uses 256 bytes"));
   check_config(c);
   k.schedule = schedule_of(c);
   k.train_losses.count = n_train;
@@ -265,8 +267,8 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
   Reader r(bytes, n, 12, "the header");
   const uint32_t header_bytes = r.u32();
   if (header_bytes % 4 != 0 || header_bytes < 24 || header_bytes > n - 4)
-    throw Error("checkpoint is truncated or corrupt: its header claims " + std::to_string(header_bytes) +
-                " bytes in a file of " + std::to_string(n));
+    throw Error(coded("checkpoint.truncated", {}, "checkpoint is truncated or corrupt: its header claims " + std::to_string(header_bytes) +
+                " bytes in a file of " + std::to_string(n)));
   Reader h(bytes, header_bytes, 16, "the header");
   Contents k;
   k.version = 2;
@@ -281,9 +283,9 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     if (type == 'i' || type == 'u') iv = int64_t(h.u64());
     else if (type == 'f') fv = h.f64();
     else if (type == 's') sv = h.text(h.u32());
-    else throw Error("checkpoint field " + name + " has an unknown type code " + std::to_string(int(type)));
+    else throw Error(coded("checkpoint.corrupt", {}, "checkpoint field " + name + " has an unknown type code " + std::to_string(int(type))));
     auto want = [&](char t) {
-      if (type != t) throw Error("checkpoint field " + name + " has type '" + type + "', expected '" + t + "'");
+      if (type != t) throw Error(coded("checkpoint.corrupt", {}, "checkpoint field " + name + " has type '" + type + "', expected '" + t + "'"));
     };
     if (const FieldSpec* f = find_field(name)) {
       const char expected = f->type == FieldType::choice ? 's' : f->type == FieldType::real ? 'f' : 'i';
@@ -292,7 +294,7 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
         if (type == 's') set_field_text(k.config, *f, sv);
         else set_field(k.config, *f, type == 'f' ? fv : double(iv));
       } catch (const Error& e) {
-        throw Error(std::string("checkpoint has an invalid config: ") + e.what());
+        throw Error(coded("checkpoint.invalid_config", {{"problem", e.what()}}, std::string("checkpoint has an invalid config: ") + e.what()));
       }
     } else if (name == "step") {
       want('i'), k.step = iv, have_step = true;
@@ -311,11 +313,12 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     } else if (name == "lr_scale") {
       want('f'), k.lr_scale = float(fv);
     } else {
-      throw Error("checkpoint sets '" + name + "', which this build of tinygpt does not know: it was written by a newer version");
+      throw Error(coded("checkpoint.newer", {{"field", name}},
+                        "checkpoint sets '" + name + "', which this build of tinygpt does not know: it was written by a newer version"));
     }
   }
   if (!have_step || !have_adam || !have_fp || !(have_rng[0] && have_rng[1] && have_rng[2] && have_rng[3]))
-    throw Error("checkpoint is missing part of its state (step, adam_t, data_rng or corpus_fingerprint)");
+    throw Error(coded("checkpoint.corrupt", {}, "checkpoint is missing part of its state (step, adam_t, data_rng or corpus_fingerprint)"));
   check_config(k.config);
   const optim::Schedule plain = schedule_of(k.config);
   const int64_t from_step = k.schedule.from_step;
@@ -324,9 +327,9 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
   k.schedule.from_step = from_step;
   k.schedule.from_lr = from_lr;
   if (from_step < 0 || from_step > k.step || !std::isfinite(from_lr))
-    throw Error("checkpoint is inconsistent: its schedule restarts at step " + std::to_string(from_step));
+    throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: its schedule restarts at step " + std::to_string(from_step)));
   if (!(k.lr_scale > 0.0f && k.lr_scale <= 1.0f))
-    throw Error("checkpoint is inconsistent: its learning-rate scale is " + std::to_string(k.lr_scale));
+    throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: its learning-rate scale is " + std::to_string(k.lr_scale)));
 
   const uint32_t n_sections = h.u32();
   std::vector<Section> sections;
@@ -338,22 +341,22 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     s.count = h.u64();
     s.offset = h.u64();
     const size_t size = dtype_size(s.dtype);
-    if (size == 0) throw Error("checkpoint section " + s.name + " has an unknown type code " + std::to_string(int(s.dtype)));
+    if (size == 0) throw Error(coded("checkpoint.corrupt", {}, "checkpoint section " + s.name + " has an unknown type code " + std::to_string(int(s.dtype))));
     if (s.offset % 4 != 0 || s.count > payload / size || s.offset > payload - s.count * size)
-      throw Error("checkpoint is truncated or corrupt: section " + s.name + " (" + std::to_string(s.count) +
+      throw Error(coded("checkpoint.truncated", {}, "checkpoint is truncated or corrupt: section " + s.name + " (" + std::to_string(s.count) +
                   " elements at byte " + std::to_string(s.offset) + ") lies outside the " + std::to_string(payload) +
-                  "-byte payload");
+                  "-byte payload"));
     for (const Section& o : sections) {
-      if (o.name == s.name) throw Error("checkpoint has two sections called " + s.name);
+      if (o.name == s.name) throw Error(coded("checkpoint.corrupt", {}, "checkpoint has two sections called " + s.name));
       const uint64_t a0 = s.offset, a1 = s.offset + s.count * size, b0 = o.offset, b1 = o.offset + o.count * dtype_size(o.dtype);
-      if (a0 < b1 && b0 < a1) throw Error("checkpoint is corrupt: sections " + o.name + " and " + s.name + " overlap");
+      if (a0 < b1 && b0 < a1) throw Error(coded("checkpoint.corrupt", {}, "checkpoint is corrupt: sections " + o.name + " and " + s.name + " overlap"));
     }
     sections.push_back(s);
   }
   auto optional_section = [&](const char* name, char dtype) -> Span {
     for (const Section& s : sections)
       if (s.name == name) {
-        if (s.dtype != dtype) throw Error(std::string("checkpoint section ") + name + " has the wrong type");
+        if (s.dtype != dtype) throw Error(coded("checkpoint.corrupt", {}, std::string("checkpoint section ") + name + " has the wrong type"));
         return {bytes + header_bytes + s.offset, s.count};
       }
     return {};
@@ -361,7 +364,7 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
   auto section = [&](const char* name, char dtype) -> Span {
     const Span s = optional_section(name, dtype);
     if (!s.data && !std::any_of(sections.begin(), sections.end(), [&](const Section& x) { return x.name == name; }))
-      throw Error(std::string("checkpoint has no section ") + name);
+      throw Error(coded("checkpoint.corrupt", {}, std::string("checkpoint has no section ") + name));
     return s;
   };
   k.params = section("params", 'f');
@@ -370,14 +373,14 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
   k.train_losses = section("train_losses", 'f');
   const Span val_steps = section("val_steps", 'i'), val_losses = section("val_losses", 'f');
   if (k.adam_m.count != k.params.count || k.adam_v.count != k.params.count)
-    throw Error("checkpoint is inconsistent: the optimizer moments do not match the parameters in size");
-  if (val_steps.count != val_losses.count) throw Error("checkpoint is inconsistent: validation steps and losses differ in number");
+    throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: the optimizer moments do not match the parameters in size"));
+  if (val_steps.count != val_losses.count) throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: validation steps and losses differ in number"));
   check_history(k, k.params.count, val_steps.count);
   check_checksum(bytes, n);
   // seq2seq runs also keep the translation metrics of every evaluation
   const Span exact = optional_section("val_exact_match", 'f'), cer = optional_section("val_cer", 'f');
   if ((exact.data && exact.count != val_steps.count) || (cer.data && cer.count != val_steps.count))
-    throw Error("checkpoint is inconsistent: validation metrics and losses differ in number");
+    throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: validation metrics and losses differ in number"));
   k.val.resize(size_t(val_steps.count));
   for (size_t i = 0; i < k.val.size(); i++) {
     int64_t step;
@@ -413,17 +416,19 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
 Contents read(const uint8_t* bytes, size_t n) {
   if (n < 12 || !has_magic(bytes, n)) {
     if (n >= 8 && !has_magic(bytes, n))
-      throw Error("not a tinygpt checkpoint: the file does not start with the TGPTCKPT magic bytes");
-    throw Error("not a tinygpt checkpoint: the file is only " + std::to_string(n) + " bytes long");
+      throw Error(coded("checkpoint.not_checkpoint", {}, "not a tinygpt checkpoint: the file does not start with the TGPTCKPT magic bytes"));
+    throw Error(coded("checkpoint.too_short", {{"bytes", std::to_string(n)}},
+                      "not a tinygpt checkpoint: the file is only " + std::to_string(n) + " bytes long"));
   }
   const uint32_t version = Reader(bytes, n, 8, "the header").u32();
   if (version == 1) return read_v1(bytes, n);
   if (version == 2) {
-    if (n < 24) throw Error("checkpoint is truncated: " + std::to_string(n) + " bytes");
+    if (n < 24) throw Error(coded("checkpoint.truncated", {}, "checkpoint is truncated: " + std::to_string(n) + " bytes"));
     return read_v2(bytes, n);
   }
-  throw Error("checkpoint version " + std::to_string(version) + " is not supported (this build reads versions 1 and " +
-              std::to_string(kVersion) + ")");
+  throw Error(coded("checkpoint.version", {{"version", std::to_string(version)}, {"supported", std::to_string(kVersion)}},
+                    "checkpoint version " + std::to_string(version) + " is not supported (this build reads versions 1 and " +
+                        std::to_string(kVersion) + ")"));
 }
 
 void copy_floats(float* dst, const Span& s) {
@@ -536,7 +541,7 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
         if (p == t->params())
           for (const model::ParamInfo& info : t->param_table())
             if (int64_t(i) >= info.offset && int64_t(i) < info.offset + info.shape.numel()) where = " (in " + info.name + ")";
-        throw Error(std::string("checkpoint contains NaN or Inf values in ") + what + " at index " + std::to_string(i) + where);
+        throw Error(coded("checkpoint.not_finite", {}, std::string("checkpoint contains NaN or Inf values in ") + what + " at index " + std::to_string(i) + where));
       }
   };
   check_finite(t->params(), P, "the parameters");
@@ -544,7 +549,7 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   check_finite(t->optimizer().v().data(), P, "the optimizer's second moments");
   check_finite(train_losses.data(), train_losses.size(), "the loss history");
   for (const train::ValPoint& p : k.val)
-    if (!std::isfinite(p.loss)) throw Error("checkpoint contains NaN or Inf values in the validation history");
+    if (!std::isfinite(p.loss)) throw Error(coded("checkpoint.not_finite", {}, "checkpoint contains NaN or Inf values in the validation history"));
   insight::History history;
   if (k.has_history) {
     history = insight::History::unpack(k.history, k.step);
@@ -552,7 +557,7 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
     const Config& c = k.config;
     const bool gpt = c.model == ModelKind::gpt;
     if (l.kind != c.model || l.NH != c.n_head || l.L != (gpt ? c.n_layer : c.n_dec_layer) || l.Le != (gpt ? 0 : c.n_enc_layer))
-      throw Error("checkpoint has a damaged run history: its attention maps do not fit the model's layers and heads");
+      throw Error(coded("checkpoint.inconsistent", {}, "checkpoint has a damaged run history: its attention maps do not fit the model's layers and heads"));
   }
   t->optimizer().set_t(k.adam_t);
   CheckpointAccess::restore(*t, k.step, k.rng, k.fingerprint, k.corpus_size, k.schedule, k.lr_scale,

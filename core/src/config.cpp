@@ -114,27 +114,35 @@ const FieldSpec* find_field(std::string_view name) {
 const FieldSpec& field(std::string_view name) {
   if (const FieldSpec* f = find_field(name)) return *f;
   const std::string near = closest_field(name);
-  throw Error("unknown config field '" + std::string(name) + "'" + (near.empty() ? "" : " (did you mean " + near + "?)"));
+  const std::string text = "unknown config field '" + std::string(name) + "'" + (near.empty() ? "" : " (did you mean " + near + "?)");
+  if (near.empty()) throw Error(coded("config.unknown_field", {{"field", std::string(name)}}, text));
+  throw Error(coded("config.unknown_field_near", {{"field", std::string(name)}, {"near", near}}, text));
 }
 
 bool applies_to(const FieldSpec& f, ModelKind kind) { return (f.kinds >> int(kind)) & 1u; }
 
-std::string check_field_value(const FieldSpec& f, double v) {
+Message check_field_message(const FieldSpec& f, double v) {
   const std::string name = f.name;
-  if (!std::isfinite(v)) return name + " must be a finite number";
-  if (f.type != FieldType::real && v != std::floor(v)) return name + " must be a whole number (got " + format_number(v) + ")";
+  if (!std::isfinite(v)) return coded("config.not_finite", {{"field", name}}, name + " must be a finite number");
+  const std::string got = format_number(v);
+  if (f.type != FieldType::real && v != std::floor(v))
+    return coded("config.not_whole", {{"field", name}, {"value", got}}, name + " must be a whole number (got " + got + ")");
   const bool low = f.lo_open ? v <= f.lo : v < f.lo;
   const bool high = f.hi_open ? v >= f.hi : v > f.hi;
   if (low || high) {
-    if (f.type == FieldType::choice) return name + " has no choice number " + format_number(v);
-    return name + " must be in " + f.range + " (got " + format_number(v) + ")";
+    if (f.type == FieldType::choice)
+      return coded("config.no_choice", {{"field", name}, {"value", got}}, name + " has no choice number " + got);
+    return coded("config.range", {{"field", name}, {"range", f.range}, {"value", got}},
+                 name + " must be in " + f.range + " (got " + got + ")");
   }
-  return "";
+  return {};
 }
 
+std::string check_field_value(const FieldSpec& f, double v) { return check_field_message(f, v).text; }
+
 void set_field(Config& c, const FieldSpec& f, double v) {
-  const std::string problem = check_field_value(f, v);
-  if (!problem.empty()) throw Error(problem);
+  Message problem = check_field_message(f, v);
+  if (!problem.text.empty()) throw Error(std::move(problem));
   f.set(c, v);
 }
 
@@ -145,14 +153,17 @@ void set_field_text(Config& c, const FieldSpec& f, std::string_view text) {
       if (s == f.choices[i]) return f.set(c, double(i));
     std::string names;
     for (const std::string& n : f.choices) names += (names.empty() ? "" : ", ") + n;
-    throw Error(std::string(f.name) + " must be one of " + names + " (got '" + s + "')");
+    throw Error(coded("config.not_a_choice", {{"field", f.name}, {"choices", names}, {"value", s}},
+                      std::string(f.name) + " must be one of " + names + " (got '" + s + "')"));
   }
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0' || errno == ERANGE)
-    throw Error(std::string(f.name) + " expects " + (f.type == FieldType::integer ? "a whole number" : "a number") +
-                ", got '" + s + "'");
+    throw Error(coded(f.type == FieldType::integer ? "config.expects_whole" : "config.expects_number",
+                      {{"field", f.name}, {"value", s}},
+                      std::string(f.name) + " expects " + (f.type == FieldType::integer ? "a whole number" : "a number") +
+                          ", got '" + s + "'"));
   set_field(c, f, v);
 }
 
@@ -170,28 +181,38 @@ std::string field_text(const Config& c, const FieldSpec& f) {
 std::vector<ConfigProblem> config_problems(const Config& c) {
   std::vector<ConfigProblem> out;
   for (const FieldSpec& f : config_schema()) {
-    std::string p = check_field_value(f, f.get(c));
-    if (!p.empty()) out.push_back({f.name, std::move(p)});
+    Message p = check_field_message(f, f.get(c));
+    if (!p.text.empty()) out.push_back({f.name, std::move(p.text), std::move(p.code), std::move(p.args)});
   }
+  auto rule = [&](const char* field_name, std::string_view code, MessageArgs args, std::string text) {
+    Message m = coded(code, std::move(args), std::move(text));
+    out.push_back({field_name, std::move(m.text), std::move(m.code), std::move(m.args)});
+  };
   if (!out.empty()) return out;  // the rules below assume every field is in range
   if (c.model == ModelKind::seq2seq && c.block_size < 2)
-    out.push_back({"block_size", "block_size must be at least 2 for seq2seq (a target needs BOS and one byte)"});
+    rule("block_size", "config.seq2seq_block_min", {}, "block_size must be at least 2 for seq2seq (a target needs BOS and one byte)");
   if (c.model == ModelKind::seq2seq && c.block_size > 4096)
-    out.push_back({"block_size", "block_size must be at most 4096 for seq2seq (got " + std::to_string(c.block_size) + ")"});
+    rule("block_size", "config.seq2seq_block_max", {{"value", std::to_string(c.block_size)}},
+         "block_size must be at most 4096 for seq2seq (got " + std::to_string(c.block_size) + ")");
   if (c.n_embd % c.n_head != 0)
-    out.push_back({"n_embd", "n_embd " + std::to_string(c.n_embd) + " is not divisible by n_head " +
-                                 std::to_string(c.n_head) + " (each head gets n_embd / n_head channels)"});
+    rule("n_embd", "config.heads_divide", {{"n_embd", std::to_string(c.n_embd)}, {"n_head", std::to_string(c.n_head)}},
+         "n_embd " + std::to_string(c.n_embd) + " is not divisible by n_head " + std::to_string(c.n_head) +
+             " (each head gets n_embd / n_head channels)");
   if (c.min_lr > c.learning_rate)
-    out.push_back({"min_lr", "min_lr " + format_number(c.min_lr) + " is above learning_rate " + format_number(c.learning_rate)});
+    rule("min_lr", "config.min_lr_above", {{"min_lr", format_number(c.min_lr)}, {"learning_rate", format_number(c.learning_rate)}},
+         "min_lr " + format_number(c.min_lr) + " is above learning_rate " + format_number(c.learning_rate));
   if (c.warmup_iters > c.max_iters)
-    out.push_back({"warmup_iters", "warmup_iters " + std::to_string(c.warmup_iters) + " is longer than max_iters " +
-                                       std::to_string(c.max_iters)});
+    rule("warmup_iters", "config.warmup_longer",
+         {{"warmup_iters", std::to_string(c.warmup_iters)}, {"max_iters", std::to_string(c.max_iters)}},
+         "warmup_iters " + std::to_string(c.warmup_iters) + " is longer than max_iters " + std::to_string(c.max_iters));
   return out;
 }
 
 void validate_config(const Config& c) {
   const std::vector<ConfigProblem> problems = config_problems(c);
-  if (!problems.empty()) throw Error("invalid config: " + problems.front().message);
+  if (problems.empty()) return;
+  const ConfigProblem& p = problems.front();
+  throw Error(Message{p.code, p.args, "invalid config: " + p.message});  // the page words the problem itself
 }
 
 model::Seq2SeqDims seq2seq_dims(const Config& c) {
@@ -226,11 +247,14 @@ int64_t estimate_training_bytes(const Config& c) {
   return params + 2 * acts * int64_t(sizeof(float));  // activations and their gradients
 }
 
-std::string check_memory(const Config& c, int64_t memory_limit) {
+std::string check_memory(const Config& c, int64_t memory_limit) { return memory_message(c, memory_limit).text; }
+
+Message memory_message(const Config& c, int64_t memory_limit) {
   const int64_t need = estimate_training_bytes(c);
-  if (need <= memory_limit) return "";
-  return "this configuration needs about " + std::to_string(need >> 20) + " MiB, more than the " +
-         std::to_string(memory_limit >> 20) + " MiB allowed: reduce batch_size, block_size, n_embd or n_layer";
+  if (need <= memory_limit) return {};
+  return coded("config.memory", {{"need_mib", std::to_string(need >> 20)}, {"limit_mib", std::to_string(memory_limit >> 20)}},
+               "this configuration needs about " + std::to_string(need >> 20) + " MiB, more than the " +
+         std::to_string(memory_limit >> 20) + " MiB allowed: reduce batch_size, block_size, n_embd or n_layer");
 }
 
 const std::vector<Preset>& presets() {

@@ -17,7 +17,7 @@ uint64_t fingerprint(const uint8_t* bytes, size_t n) {
 
 ByteDataset::ByteDataset(std::vector<uint8_t> bytes, uint64_t seed, double val_fraction)
     : bytes_(std::move(bytes)), rng_(seed) {
-  if (bytes_.empty()) throw Error("the corpus is empty: give a file with some text in it");
+  if (bytes_.empty()) throw Error(coded("corpus.empty", {}, "the corpus is empty: give a file with some text in it"));
   if (!(val_fraction >= 0.0 && val_fraction < 1.0)) throw Error("validation fraction must be in [0, 1)");
   // the last val_fraction of the bytes is validation; the rest is training
   const size_t n_val = size_t(double(bytes_.size()) * val_fraction);
@@ -34,8 +34,9 @@ ByteDataset ByteDataset::from_file(const std::string& path, uint64_t seed) {
 
 void ByteDataset::check_context(int T) const {
   if (bytes_.size() < size_t(T) + 1)
-    throw Error("the corpus has " + std::to_string(bytes_.size()) + " bytes, fewer than context + 1 = " +
-                std::to_string(T + 1) + ": use a longer text or a shorter context");
+    throw Error(coded("corpus.too_short", {{"bytes", std::to_string(bytes_.size())}, {"needed", std::to_string(T + 1)}},
+                      "the corpus has " + std::to_string(bytes_.size()) + " bytes, fewer than context + 1 = " +
+                          std::to_string(T + 1) + ": use a longer text or a shorter context"));
 }
 
 bool ByteDataset::val_overlaps_train(int T) const { return val_size() < size_t(T) + 1 || train_size_ < size_t(T) + 1; }

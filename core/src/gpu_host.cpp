@@ -80,12 +80,7 @@ void record_steps(train::Trainer& t, const float* losses, const float* grad_norm
     const float loss = losses[i], norm = grad_norms[i];
     // Trainer::step's test and message
     if (!std::isfinite(loss) || !std::isfinite(norm) || loss > train::kDivergedLoss) {
-      char what[96];
-      if (!std::isfinite(loss)) std::snprintf(what, sizeof what, "the loss is %g", double(loss));
-      else if (!std::isfinite(norm)) std::snprintf(what, sizeof what, "the gradient norm is %g", double(norm));
-      else std::snprintf(what, sizeof what, "the loss is %.1f, worse than %.1f (4 x a uniform guess)", double(loss),
-                         double(train::kDivergedLoss));
-      throw train::Diverged("training diverged at step " + std::to_string(t.steps_done() + 1) + ": " + what);
+      throw train::Diverged(train::diverged_message(t.steps_done() + 1, loss, norm));
     }
     TrainerAccess::record_step(t, loss, norm);
   }

@@ -52,9 +52,32 @@ std::string TsvReport::summary() const {
   return s;
 }
 
+// The summary's numbers for the page's wording (code pairs.report): counts, and the first line
+// numbers of each kind as "3, 7, ..." ("" when there are none).
+MessageArgs TsvReport::args() const {
+  auto lines_of = [](const std::vector<int64_t>& l, int64_t count) {
+    std::string s;
+    for (size_t i = 0; i < l.size(); i++) s += (i ? ", " : "") + std::to_string(l[i]);
+    return count > int64_t(l.size()) ? s + ", ..." : s;
+  };
+  return {{"pairs", std::to_string(pairs)},
+          {"lines", std::to_string(lines)},
+          {"blank", std::to_string(blank)},
+          {"no_tab", std::to_string(no_tab)},
+          {"no_tab_lines", lines_of(no_tab_lines, no_tab)},
+          {"empty_side", std::to_string(empty_side)},
+          {"empty_side_lines", lines_of(empty_side_lines, empty_side)},
+          {"too_long", std::to_string(too_long)},
+          {"too_long_lines", lines_of(too_long_lines, too_long)},
+          {"source_limit", std::to_string(block_size)},
+          {"target_limit", std::to_string(block_size - 1)},
+          {"extra_columns", std::to_string(extra_columns)},
+          {"extra_column_lines", lines_of(extra_column_lines, extra_columns)}};
+}
+
 PairDataset::PairDataset(const std::vector<uint8_t>& tsv, int block_size, uint64_t seed, double val_fraction)
     : rng_(seed) {
-  if (block_size < 2) throw Error("the maximum length (block_size) must be at least 2 to hold a target and its end");
+  if (block_size < 2) throw Error(coded("config.seq2seq_block_min", {}, "the maximum length (block_size) must be at least 2 to hold a target and its end"));
   if (!(val_fraction >= 0.0 && val_fraction < 1.0)) throw Error("validation fraction must be in [0, 1)");
   TsvReport& r = report_;
   r.block_size = block_size;
@@ -100,9 +123,10 @@ PairDataset::PairDataset(const std::vector<uint8_t>& tsv, int block_size, uint64
   }
   r.pairs = int64_t(src_.size());
   if (src_.empty()) {
-    if (r.lines == 0 || r.lines == r.blank) throw Error("the pair file is empty: give lines of source<TAB>target");
-    throw Error("no usable source<TAB>target pair: " + r.summary() +
-                ". Each line must be the source text, one tab, then the target text.");
+    if (r.lines == 0 || r.lines == r.blank) throw Error(coded("pairs.empty", {}, "the pair file is empty: give lines of source<TAB>target"));
+    throw Error(coded("pairs.none_usable", r.args(),
+                      "no usable source<TAB>target pair: " + r.summary() +
+                          ". Each line must be the source text, one tab, then the target text."));
   }
 
   // Held-out split: order the pairs by a hash of their bytes and hold out the first ones.

@@ -127,7 +127,7 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
 // the NaN guard: nothing reached the weights; go back to the last good state at half the learning
 // rate, and stop asking after kMaxRollbacks in a row
 bool Run::roll_back(Slice& s, const train::Diverged& e) {
-  const train::Rollback r = trainer_.roll_back(e.what());
+  const train::Rollback r = trainer_.roll_back(e.message());
   s.rollbacks.push_back(r);
   // the slice's losses are those of steps first_step + 1 .. now: drop the undone ones (a good
   // state before the slice's start moves its start back)
@@ -139,9 +139,15 @@ bool Run::roll_back(Slice& s, const train::Diverged& e) {
   }
   while (!s.evals.empty() && s.evals.back().step > r.restored_step) s.evals.pop_back();
   if (++rollbacks_in_a_row_ >= kMaxRollbacks) {
+    const std::string scale = std::to_string(r.lr_scale).substr(0, 5);
     s.error = std::string(e.what()) + "; training paused after " + std::to_string(kMaxRollbacks) +
-              " rollbacks in a row (the learning rate is now " + std::to_string(r.lr_scale).substr(0, 5) +
+              " rollbacks in a row (the learning rate is now " + scale +
               " x the schedule's): lower learning_rate or raise grad_clip, then continue";
+    // the page words the pause from the divergence's args and these
+    s.error_code = "train.paused";
+    s.error_args = e.args();
+    s.error_args.push_back({"rollbacks", std::to_string(kMaxRollbacks)});
+    s.error_args.push_back({"lr_scale", scale});
     rollbacks_in_a_row_ = 0;
     return false;
   }

@@ -34,13 +34,13 @@ std::string base64url(const uint8_t* b, size_t n) {
 }
 
 std::vector<uint8_t> unbase64url(std::string_view s) {
-  if (s.size() % 4 == 1) throw Error("the losses in the link are cut off (base64url of a wrong length)");
+  if (s.size() % 4 == 1) throw Error(coded("share.bad_losses", {}, "the losses in the link are cut off (base64url of a wrong length)"));
   std::vector<uint8_t> out;
   uint32_t acc = 0;
   int bits = 0;
   for (char ch : s) {
     const char* p = ch ? std::strchr(kB64, ch) : nullptr;
-    if (!p) throw Error(std::string("the losses in the link are not base64url (the character '") + ch + "')");
+    if (!p) throw Error(coded("share.bad_losses", {}, std::string("the losses in the link are not base64url (the character '") + ch + "')"));
     acc = acc << 6 | uint32_t(p - kB64);
     bits += 6;
     if (bits >= 8) {
@@ -149,14 +149,15 @@ Link parse_link(std::string_view url) {
     fields = amp == std::string_view::npos ? std::string_view() : fields.substr(amp + 1);
     if (pair.empty()) continue;
     const size_t eq = pair.find('=');
-    if (eq == std::string_view::npos) throw Error("the link has a field without a value: '" + std::string(pair) + "'");
+    if (eq == std::string_view::npos) throw Error(coded("share.malformed", {}, "the link has a field without a value: '" + std::string(pair) + "'"));
     const std::string key(pair.substr(0, eq));
-    if (!values.emplace(key, decode_component(pair.substr(eq + 1))).second) throw Error("the link gives '" + key + "' twice");
+    if (!values.emplace(key, decode_component(pair.substr(eq + 1))).second) throw Error(coded("share.malformed", {}, "the link gives '" + key + "' twice"));
   }
   auto it = values.find("tinygpt");
-  if (it == values.end()) throw Error("this is not a tinygpt run link (it has no tinygpt=1 field)");
+  if (it == values.end()) throw Error(coded("share.not_a_link", {}, "this is not a tinygpt run link (it has no tinygpt=1 field)"));
   if (it->second != std::to_string(kLinkVersion))
-    throw Error("this run link is of version " + it->second + "; this tinygpt reads version " + std::to_string(kLinkVersion));
+    throw Error(coded("share.version", {{"version", it->second}, {"supported", std::to_string(kLinkVersion)}},
+                      "this run link is of version " + it->second + "; this tinygpt reads version " + std::to_string(kLinkVersion)));
   Link link;
   // the model kind first: it decides which fields apply
   if (auto m = values.find("model"); m != values.end()) set_field_text(link.config, field("model"), m->second);
@@ -171,7 +172,7 @@ Link parse_link(std::string_view url) {
       corpus_given = true;
       if (value.rfind("builtin:", 0) == 0) {
         link.corpus.builtin = value.substr(8);
-        if (link.corpus.builtin.empty()) throw Error("the link's corpus=builtin: names no text");
+        if (link.corpus.builtin.empty()) throw Error(coded("share.bad_corpus", {}, "the link's corpus=builtin: names no text"));
       } else if (value.rfind("fnv:", 0) == 0) {
         const size_t colon = value.find(':', 4);
         const std::string hex = value.substr(4, colon == std::string::npos ? std::string::npos : colon - 4);
@@ -181,14 +182,14 @@ Link parse_link(std::string_view url) {
         char* size_end = nullptr;
         link.corpus.size = std::strtoull(size.c_str(), &size_end, 10);
         if (hex.size() != 16 || *end || size.empty() || *size_end || link.corpus.size == 0)
-          throw Error("the link's corpus must be builtin:NAME or fnv:<16 hex digits>:<size>, got '" + value + "'");
+          throw Error(coded("share.bad_corpus", {}, "the link's corpus must be builtin:NAME or fnv:<16 hex digits>:<size>, got '" + value + "'"));
       } else {
-        throw Error("the link's corpus must be builtin:NAME or fnv:<16 hex digits>:<size>, got '" + value + "'");
+        throw Error(coded("share.bad_corpus", {}, "the link's corpus must be builtin:NAME or fnv:<16 hex digits>:<size>, got '" + value + "'"));
       }
     } else if (key == "losses") {
       const std::vector<uint8_t> bytes = unbase64url(value);
       if (bytes.size() % 4 || bytes.size() / 4 > kMaxLosses)
-        throw Error("the link's losses must be at most " + std::to_string(kMaxLosses) + " float32 values");
+        throw Error(coded("share.bad_losses", {}, "the link's losses must be at most " + std::to_string(kMaxLosses) + " float32 values"));
       for (size_t i = 0; i < bytes.size(); i += 4) {
         uint32_t bits = 0;
         for (int k = 0; k < 4; k++) bits |= uint32_t(bytes[i + size_t(k)]) << (8 * k);
@@ -199,13 +200,14 @@ Link parse_link(std::string_view url) {
     } else {
       const FieldSpec& f = field(key);  // "unknown config field 'x'" with a suggestion
       if (!applies_to(f, link.config.model))
-        throw Error(std::string("the link gives ") + f.name + ", which a " + model_kind_name(link.config.model) + " model does not have");
+        throw Error(coded("share.wrong_kind", {{"field", f.name}, {"model", model_kind_name(link.config.model)}}, std::string("the link gives ") + f.name + ", which a " + model_kind_name(link.config.model) + " model does not have"));
       set_field_text(link.config, f, value);
     }
   }
-  if (!corpus_given) throw Error("the link does not say which text the run trained on (corpus=...)");
+  if (!corpus_given) throw Error(coded("share.no_corpus", {}, "the link does not say which text the run trained on (corpus=...)"));
   const std::vector<ConfigProblem> problems = config_problems(link.config);
-  if (!problems.empty()) throw Error("the link's settings are not valid: " + problems[0].message);
+  if (!problems.empty())  // the page words the problem itself
+    throw Error(Message{problems[0].code, problems[0].args, "the link's settings are not valid: " + problems[0].message});
   return link;
 }
 
@@ -250,17 +252,32 @@ Replay check_replay(const Link& link, const float* losses, size_t n, std::string
     char most[96];
     std::snprintf(most, sizeof most, "; over the first %lld steps the losses differ by at most %.2g", (long long)r.compared,
                   r.max_difference);
+    r.code = "replay.diverged";
+    r.args = {{"step", std::to_string(r.diverged_at)}, {"run_loss", loss_text(r.run_loss)}, {"link_loss", loss_text(r.link_loss)}};
     r.message = "differs from the shared run at step " + std::to_string(r.diverged_at) + ": loss " + loss_text(r.run_loss) +
                 " here, " + loss_text(r.link_loss) + " in the link" + (r.same_variant ? "" : most) + variants;
   } else if (r.expected == 0) {
     r.status = Replay::matches;
+    r.code = "replay.no_losses";
     r.message = "the link holds no losses to compare with";
   } else if (r.compared == r.expected) {
     r.status = Replay::matches;
+    r.code = "replay.matches";
+    r.args = {{"step", std::to_string(r.expected)}};
     r.message = "matches the shared run at step " + std::to_string(r.expected) + ": the first " + std::to_string(r.expected) +
                 " losses are identical, bit for bit" + variants;
   } else {
+    r.code = "replay.so_far";
+    r.args = {{"compared", std::to_string(r.compared)}, {"expected", std::to_string(r.expected)}};
     r.message = "matches the shared run so far (step " + std::to_string(r.compared) + " of " + std::to_string(r.expected) + ")" + variants;
+  }
+  if (!r.same_variant) {  // the page adds the variant note when these are there
+    char most[32];
+    std::snprintf(most, sizeof most, "%.2g", r.max_difference);
+    r.args.push_back({"link_variant", link.variant});
+    r.args.push_back({"variant", std::string(variant)});
+    r.args.push_back({"max_difference", most});
+    r.args.push_back({"compared_steps", std::to_string(r.compared)});
   }
   return r;
 }

@@ -91,9 +91,11 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
   r.bytes_looked_at = n;
   total_size = std::max<uint64_t>(total_size, n);
   const std::string who = quoted(name);
+  r.args = {{"name", name}};  // "" reads "this file"
   auto done = [&](FileKind k) {
     r.kind = k;
     r.kind_name = file_kind_name(k);
+    if (r.code.empty()) r.code = "sniff." + r.kind_name;
     return r;
   };
 
@@ -112,6 +114,7 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
   }
   if (n >= 2 && ((head[0] == 0xFF && head[1] == 0xFE) || (head[0] == 0xFE && head[1] == 0xFF))) {
     r.encoding = head[0] == 0xFF ? "utf-16le" : "utf-16be";
+    r.args.push_back({"encoding", r.encoding});
     r.message = who + " is UTF-16 text (" + r.encoding + ", with a byte order mark). The model learns from bytes: "
                 "convert it to UTF-8 (same characters, fewer bytes) or train on its bytes as they are.";
     return done(FileKind::utf16_text);
@@ -157,9 +160,15 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
   if (r.nul_bytes == 0 && controls < 0.01 && utf8) {
     r.encoding = "utf-8";
     if (r.lines >= 2 && r.tsv_lines * 10 >= r.lines * 9) {
+      r.args.push_back({"lines", std::to_string(r.tsv_lines)});
+      r.args.push_back({"bytes", std::to_string(n)});
       r.message = who + " holds tab-separated pairs (" + std::to_string(r.tsv_lines) + " lines \"source<TAB>target\" in the first " +
                   std::to_string(n) + " bytes): input for a translation model. This model trains on it as plain text.";
       return done(FileKind::tsv_pairs);
+    }
+    if (r.invalid_utf8) {
+      r.code = "sniff.utf8_damaged";
+      r.args.push_back({"invalid", std::to_string(r.invalid_utf8)});
     }
     r.message = r.invalid_utf8 ? who + " is UTF-8 text with " + std::to_string(r.invalid_utf8) +
                                      " invalid byte sequences; they are kept as bytes."
@@ -168,15 +177,27 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
   }
   if (latin1_like) {
     r.encoding = c1_range ? "windows-1252" : "iso-8859-1";
+    r.args.push_back({"encoding", c1_range ? "Windows-1252" : "Latin-1 (ISO-8859-1)"});
+    r.args.push_back({"high_bytes", std::to_string(r.high_bytes)});
     r.message = who + " is not UTF-8 but reads as " + std::string(c1_range ? "Windows-1252" : "Latin-1 (ISO-8859-1)") +
                 " text (" + std::to_string(r.high_bytes) + " bytes are accented letters or symbols in that encoding). "
                 "Convert it to UTF-8, or train on its bytes as they are.";
     return done(FileKind::latin1_text);
   }
   std::string why;
-  if (r.nul_bytes) why = std::to_string(r.nul_bytes) + " NUL byte" + (r.nul_bytes == 1 ? "" : "s");
-  else if (r.control_bytes) why = std::to_string(r.control_bytes) + " control bytes";
-  else why = std::to_string(int(invalid_share * 100 + 0.5)) + "% of it is not valid UTF-8, nor a Latin-1 text";
+  if (r.nul_bytes) {
+    why = std::to_string(r.nul_bytes) + " NUL byte" + (r.nul_bytes == 1 ? "" : "s");
+    r.code = "sniff.binary_nul";
+    r.args.push_back({"count", std::to_string(r.nul_bytes)});
+  } else if (r.control_bytes) {
+    why = std::to_string(r.control_bytes) + " control bytes";
+    r.code = "sniff.binary_control";
+    r.args.push_back({"count", std::to_string(r.control_bytes)});
+  } else {
+    why = std::to_string(int(invalid_share * 100 + 0.5)) + "% of it is not valid UTF-8, nor a Latin-1 text";
+    r.code = "sniff.binary_invalid";
+    r.args.push_back({"percent", std::to_string(int(invalid_share * 100 + 0.5))});
+  }
   r.message = who + " looks like a binary file, not text (" + why + "). The model reads bytes, so it can still learn from it, "
               "but samples and previews will be mostly hex.";
   return done(FileKind::binary);

@@ -43,6 +43,37 @@ class Learner {
 namespace {
 
 const char* kNoData[] = {"no corpus: load a text first", "no pairs: load a TSV of source<TAB>target lines or a built-in task first"};
+}  // namespace
+
+Message diverged_message(int64_t step, float loss, float grad_norm) {
+  char what[96];
+  MessageArgs args = {{"step", std::to_string(step)}};
+  std::string code;
+  if (!std::isfinite(loss)) {
+    std::snprintf(what, sizeof what, "the loss is %g", double(loss));
+    code = "train.diverged_loss";
+    args.push_back({"loss", std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf"});
+  } else if (!std::isfinite(grad_norm)) {
+    std::snprintf(what, sizeof what, "the gradient norm is %g", double(grad_norm));
+    code = "train.diverged_norm";
+    args.push_back({"norm", std::isnan(grad_norm) ? "nan" : "inf"});
+  } else {
+    std::snprintf(what, sizeof what, "the loss is %.1f, worse than %.1f (4 x a uniform guess)", double(loss), double(kDivergedLoss));
+    code = "train.diverged_high";
+    char l[32], limit[32];
+    std::snprintf(l, sizeof l, "%.1f", double(loss));
+    std::snprintf(limit, sizeof limit, "%.1f", double(kDivergedLoss));
+    args.push_back({"loss", l});
+    args.push_back({"limit", limit});
+  }
+  return coded(code, std::move(args), "training diverged at step " + std::to_string(step) + ": " + what);
+}
+
+namespace {
+
+Error no_data(ModelKind kind) {
+  return Error(coded(kind == ModelKind::gpt ? "data.no_corpus" : "data.no_pairs", {}, kNoData[int(kind)]));
+}
 
 class GptLearner final : public Learner {
  public:
@@ -165,8 +196,8 @@ optim::AdamW make_optimizer(Learner& l, const Config& c) {
 
 static const Config& checked(const Config& c, int64_t memory_limit) {
   validate_config(c);
-  const std::string memory = check_memory(c, memory_limit);
-  if (!memory.empty()) throw Error(memory);
+  Message memory = memory_message(c, memory_limit);
+  if (!memory.text.empty()) throw Error(std::move(memory));
   return c;
 }
 
@@ -192,12 +223,14 @@ const std::vector<model::ParamInfo>& Trainer::param_table() const { return learn
 int64_t Trainer::tokens_per_step() const { return learner_->tokens_per_step(config_.batch_size); }
 
 model::TinyGPT& Trainer::model() {
-  if (kind() != ModelKind::gpt) throw Error("this run's model is a seq2seq translation model, not a language model");
+  if (kind() != ModelKind::gpt)
+    throw Error(coded("model.not_gpt", {}, "this run's model is a seq2seq translation model, not a language model"));
   return static_cast<GptLearner&>(*learner_).model_;
 }
 const model::TinyGPT& Trainer::model() const { return const_cast<Trainer*>(this)->model(); }
 model::Seq2Seq& Trainer::seq2seq() {
-  if (kind() != ModelKind::seq2seq) throw Error("this run's model is a language model (gpt), not a seq2seq translation model");
+  if (kind() != ModelKind::seq2seq)
+    throw Error(coded("model.not_seq2seq", {}, "this run's model is a language model (gpt), not a seq2seq translation model"));
   return static_cast<Seq2SeqLearner&>(*learner_).model_;
 }
 const model::Seq2Seq& Trainer::seq2seq() const { return const_cast<Trainer*>(this)->seq2seq(); }
@@ -208,32 +241,37 @@ void Trainer::update_field(std::string_view name, double value) {
     Config next = config_;
     set_field(next, f, value);
     if (next.max_iters <= step_)
-      throw Error("max_iters must be above the steps already done (" + std::to_string(step_) + ")");
+      throw Error(coded("config.max_iters_done", {{"step", std::to_string(step_)}},
+                        "max_iters must be above the steps already done (" + std::to_string(step_) + ")"));
     if (next.max_iters < next.warmup_iters)
-      throw Error("max_iters must be at least warmup_iters (" + std::to_string(next.warmup_iters) + ")");
+      throw Error(coded("config.max_iters_warmup", {{"warmup_iters", std::to_string(next.warmup_iters)}},
+                        "max_iters must be at least warmup_iters (" + std::to_string(next.warmup_iters) + ")"));
     schedule_ = schedule_.extended(step_, next.max_iters);
     config_ = next;
     return;
   }
   if (f.group != FieldGroup::run)
-    throw Error(std::string(f.name) + " is fixed once the model exists (start a new run to change it)");
+    throw Error(coded("config.fixed", {{"field", f.name}},
+                      std::string(f.name) + " is fixed once the model exists (start a new run to change it)"));
   set_field(config_, f, value);
 }
 
 const data::ByteDataset& Trainer::dataset() const {
   const auto* d = kind() == ModelKind::gpt ? static_cast<const GptLearner&>(*learner_).data_.get() : nullptr;
-  if (!d) throw Error(kNoData[0]);
+  if (!d) throw no_data(ModelKind::gpt);
   return *d;
 }
 
 const data::PairDataset& Trainer::pairs() const {
   const auto* d = kind() == ModelKind::seq2seq ? static_cast<const Seq2SeqLearner&>(*learner_).data_.get() : nullptr;
-  if (!d) throw Error(kNoData[1]);
+  if (!d) throw no_data(ModelKind::seq2seq);
   return *d;
 }
 
 void Trainer::set_corpus(std::vector<uint8_t> bytes) {
-  if (bytes.empty()) throw Error(kind() == ModelKind::gpt ? "the corpus is empty" : "the pairs file is empty");
+  if (bytes.empty())
+    throw Error(kind() == ModelKind::gpt ? coded("corpus.empty", {}, "the corpus is empty")
+                                         : coded("pairs.empty", {}, "the pairs file is empty"));
   // sampling continues where this run's generator is (from the seed or a checkpoint)
   if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
   learner_->set_data(std::move(bytes), data_rng_state_);
@@ -262,7 +300,7 @@ bool Trainer::corpus_matches_checkpoint() const {
 void Trainer::reserve_arena() { arena_.reserve(size_t(learner_->activation_bytes(config_.batch_size))); }
 
 float Trainer::step() {
-  if (!learner_->has_data()) throw Error(kNoData[int(kind())]);
+  if (!learner_->has_data()) throw no_data(kind());
   reserve_arena();
   arena_.reset();
   learner_->zero_grad();
@@ -282,11 +320,7 @@ float Trainer::step() {
     }
   const float norm = optim::clip_grad_norm(learner_->grads(), P, config_.grad_clip);
   if (!std::isfinite(value) || !std::isfinite(norm) || value > kDivergedLoss) {
-    char what[96];
-    if (!std::isfinite(value)) std::snprintf(what, sizeof what, "the loss is %g", double(value));
-    else if (!std::isfinite(norm)) std::snprintf(what, sizeof what, "the gradient norm is %g", double(norm));
-    else std::snprintf(what, sizeof what, "the loss is %.1f, worse than %.1f (4 x a uniform guess)", double(value), double(kDivergedLoss));
-    throw Diverged("training diverged at step " + std::to_string(step_ + 1) + ": " + what);
+    throw Diverged(diverged_message(step_ + 1, value, norm));
   }
   last_grad_norm_ = norm;
   optimizer_.step(learner_->params(), learner_->grads(), learning_rate());
@@ -312,6 +346,13 @@ void Trainer::keep_good_state() {
   good_.rng = rng_state();
 }
 
+Rollback Trainer::roll_back(const Message& reason) {
+  Rollback r = roll_back(reason.text);
+  r.code = reason.code;
+  r.args = reason.args;
+  return r;
+}
+
 Rollback Trainer::roll_back(const std::string& reason) {
   if (good_.step < 0) throw Error("internal: no good state to roll back to");
   Rollback r;
@@ -335,7 +376,7 @@ Rollback Trainer::roll_back(const std::string& reason) {
 }
 
 ValPoint Trainer::evaluate() {
-  if (!learner_->has_data()) throw Error(kNoData[int(kind())]);
+  if (!learner_->has_data()) throw no_data(kind());
   reserve_arena();
   nn::GradMode no_grad(false);
   double sum = 0.0;
@@ -431,7 +472,7 @@ insight::Baselines Trainer::baselines() const {
 }
 
 void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector<uint8_t>& probe_target) {
-  if (!learner_->has_data()) throw Error(kNoData[int(kind())]);
+  if (!learner_->has_data()) throw no_data(kind());
   insight::Layout l;
   l.kind = kind();
   l.NH = config_.n_head;
@@ -478,7 +519,7 @@ void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector
 
 void Trainer::record_snapshot() {
   if (!history_.enabled()) throw Error("no history: start_history() first");
-  if (!learner_->has_data()) throw Error(kNoData[int(kind())]);
+  if (!learner_->has_data()) throw no_data(kind());
   reserve_arena();
   insight::Snapshot s = kind() == ModelKind::gpt ? insight::take_snapshot(model(), dataset(), arena_, history_)
                                                  : insight::take_snapshot(seq2seq(), pairs(), arena_, history_);

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "tinygpt/error.h"
 
 namespace tinygpt {
 
@@ -118,6 +119,8 @@ const FieldSpec& field(std::string_view name);
 
 // "" if v is a value of the field (an integer where one is needed, inside the range), else why not.
 std::string check_field_value(const FieldSpec& f, double v);
+// The same problem, coded for the page ({} when v is fine).
+Message check_field_message(const FieldSpec& f, double v);
 // Checks and stores v; throws tinygpt::Error naming the field.
 void set_field(Config& c, const FieldSpec& f, double v);
 // Parses text (a number, or a choice's name) and stores it; throws tinygpt::Error naming the field.
@@ -129,6 +132,8 @@ bool applies_to(const FieldSpec& f, ModelKind kind);
 struct ConfigProblem {
   std::string field;    // the field it is about (the first one, for a rule between two)
   std::string message;  // a sentence that names the field(s) and what is allowed
+  std::string code;     // its code and args for the page (error.h); "" for an uncoded one
+  MessageArgs args;
 };
 // Every problem of the config: out-of-range fields, then the rules between fields
 // (n_embd divisible by n_head, min_lr <= learning_rate, warmup_iters <= max_iters).
@@ -152,6 +157,8 @@ int64_t estimate_training_bytes(const Config& c);
 constexpr int64_t kDefaultMemoryLimit = int64_t(2) << 30;  // 2 GiB
 // "" if the estimate fits the limit, else a message that says how to make it fit.
 std::string check_memory(const Config& c, int64_t memory_limit);
+// The same, coded for the page ({} when it fits).
+Message memory_message(const Config& c, int64_t memory_limit);
 
 // ---- presets ---------------------------------------------------------------------------------
 

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "tinygpt/error.h"
+
 #include "tinygpt/rng.h"
 
 namespace tinygpt::data {
@@ -50,6 +52,7 @@ struct TsvReport {
   std::vector<int64_t> no_tab_lines, empty_side_lines, too_long_lines, extra_column_lines;
   int block_size = 0;
   std::string summary() const;  // one paragraph for the user, e.g. "1200 pairs from 1203 lines; skipped: ..."
+  MessageArgs args() const;     // its numbers, by name, for the page (code pairs.report)
 };
 
 class PairDataset {

@@ -55,6 +55,8 @@ struct Slice {
   double eta_s = -1.0;          // seconds to stop_at at the current pace (-1: no stop or unknown)
   std::vector<train::Rollback> rollbacks;  // diverged steps the NaN guard undid, in order
   std::string error;            // why the run paused ("" = it did not); the steps before it count
+  std::string error_code;       // error's code and args for the page (error.h)
+  MessageArgs error_args;
   int threads = 0;              // kernel threads the next step runs with
   std::string threads_reason;   // the thread tuner's last decision ("" when not tuning)
 };

@@ -64,6 +64,8 @@ struct Replay {
   double max_difference = 0.0;  // max |run - link| over the compared steps (another variant: how close it is)
   bool same_variant = true;
   std::string message;        // one sentence for the page and the CLI
+  std::string code;           // its code and args for the page (error.h); link_variant, variant, ... on another build variant
+  MessageArgs args;
 };
 // Compares the first losses of a run on `variant` with the link's, bit for bit.
 Replay check_replay(const Link& link, const float* losses, size_t n, std::string_view variant);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tinygpt/error.h"
+
 namespace tinygpt::io {
 
 enum class FileKind {
@@ -31,6 +33,8 @@ struct Sniffed {
   std::string kind_name;   // "utf8_text", ... (the enum as text, for JS and logs)
   std::string encoding;    // "utf-8", "windows-1252", "iso-8859-1", "utf-16le", "utf-16be" or ""
   std::string message;     // one or two sentences for the person who chose the file
+  std::string code;        // message's code and args for the page (error.h): "sniff.<kind_name>" or a variant
+  MessageArgs args;
   size_t bytes_looked_at = 0;
   size_t invalid_utf8 = 0; // invalid UTF-8 sequences in those bytes
   size_t nul_bytes = 0;

@@ -43,6 +43,8 @@ class Diverged : public Error {
 // A step above this loss has diverged: 4 ln 256 ~ 22.2 nats is four times a uniform guess over the
 // bytes, which a model that is learning never comes near (a fresh one starts at ln 256 = 5.55).
 constexpr float kDivergedLoss = 22.18f;
+// "training diverged at step N: the loss is nan" (coded train.diverged_*), for Diverged.
+Message diverged_message(int64_t step, float loss, float grad_norm);
 
 // How the run recovered from a diverged step (Trainer::roll_back).
 struct Rollback {
@@ -50,6 +52,8 @@ struct Rollback {
   int64_t restored_step = 0;  // the run is back at this step: later losses were dropped
   float lr_scale = 1.0f;      // the learning rate is now the schedule's times this
   std::string reason;         // what went wrong, for the user
+  std::string code;           // reason's code and args for the page (error.h); "" when uncoded
+  MessageArgs args;
 };
 
 // Every this many steps the trainer keeps a copy of the parameters and optimizer state in memory,
@@ -116,6 +120,7 @@ class Trainer {
   // After a Diverged step: back to the last good state (parameters, AdamW moments, step, data
   // order, history) and half the learning rate from there on. The NaN guard of tinygpt::Run.
   Rollback roll_back(const std::string& reason);
+  Rollback roll_back(const Message& reason);
   int64_t good_state_step() const { return good_.step; }
   float lr_scale() const { return lr_scale_; }
   // Test hook: the next `steps` steps get a NaN in their gradient, as corrupted batches would give.

@@ -1,0 +1,51 @@
+// messages.cpp — the codes of the core's coded messages (error.h). The page words each one in
+// every language it has (web/src/i18n/*/errors.ts); a web test compares its catalogues with this
+// list (wasm messageCodes()), so a new code here without a wording fails CI.
+#include <algorithm>
+
+#include "tinygpt/error.h"
+
+namespace tinygpt {
+
+const std::vector<std::string_view>& message_codes() {
+  static const std::vector<std::string_view> codes = {
+      // config fields and the rules between them (config.cpp, trainer.cpp); args name the field(s)
+      "config.unknown_field", "config.unknown_field_near", "config.not_finite", "config.not_whole", "config.no_choice",
+      "config.range", "config.not_a_choice", "config.expects_whole", "config.expects_number",
+      "config.seq2seq_block_min", "config.seq2seq_block_max", "config.heads_divide", "config.min_lr_above",
+      "config.warmup_longer", "config.memory", "config.fixed", "config.max_iters_done", "config.max_iters_warmup",
+      // data (data.cpp, pairs.cpp, trainer.cpp)
+      "corpus.empty", "corpus.too_short", "pairs.empty", "pairs.none_usable", "pairs.report", "data.no_corpus",
+      "data.no_pairs", "model.not_gpt", "model.not_seq2seq",
+      // what the sniffer makes of a file (sniff.cpp): "sniff." + the file kind, or a variant of it
+      "sniff.empty", "sniff.checkpoint", "sniff.not_checkpoint", "sniff.utf8_text", "sniff.utf8_damaged",
+      "sniff.tsv_pairs", "sniff.latin1_text", "sniff.utf16_text", "sniff.binary_nul", "sniff.binary_control",
+      "sniff.binary_invalid",
+      // checkpoints (checkpoint.cpp)
+      "checkpoint.not_checkpoint", "checkpoint.too_short", "checkpoint.truncated", "checkpoint.trailing",
+      "checkpoint.corrupt", "checkpoint.inconsistent", "checkpoint.not_finite", "checkpoint.version",
+      "checkpoint.newer", "checkpoint.invalid_config",
+      // the NaN guard (trainer.cpp, run.cpp, gpu_host.cpp)
+      "train.diverged_loss", "train.diverged_norm", "train.diverged_high", "train.paused",
+      // run links and their replay (share.cpp)
+      "share.not_a_link", "share.version", "share.malformed", "share.bad_corpus", "share.bad_losses",
+      "share.no_corpus", "share.wrong_kind", "replay.diverged", "replay.no_losses", "replay.matches", "replay.so_far",
+      // the wasm layer (wasm/bindings.cpp)
+      "wasm.out_of_memory",
+  };
+  return codes;
+}
+
+bool is_message_code(std::string_view code) {
+  const auto& codes = message_codes();
+  return std::find(codes.begin(), codes.end(), code) != codes.end();
+}
+
+Message coded(std::string_view code, MessageArgs args, std::string text) {
+  // An unlisted code would reach the page without a wording: the message goes uncoded (the page
+  // shows its English), and web/test/core-messages.test.ts fails on the code in the sources.
+  if (!is_message_code(code)) return {"", {}, std::move(text)};
+  return {std::string(code), std::move(args), std::move(text)};
+}
+
+}  // namespace tinygpt
