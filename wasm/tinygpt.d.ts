@@ -56,7 +56,7 @@ export interface Preset { name: string; label: string; blurb: string; config: Fu
  */
 export interface CoreCoded {
   code?: string;
-  args?: Record<string, string>;
+  args?: Record<string, string | number>;
 }
 
 export interface ConfigCheck {
@@ -80,8 +80,8 @@ export interface Sniffed {
   kind: 'empty' | 'checkpoint' | 'not_checkpoint' | 'utf8_text' | 'tsv_pairs' | 'latin1_text' | 'utf16_text' | 'binary';
   encoding: '' | 'utf-8' | 'windows-1252' | 'iso-8859-1' | 'utf-16le' | 'utf-16be';
   message: string;        // for the person who chose the file
-  code: string;           // message's code ("sniff.utf8_text", ...) and args ({name, ...})
-  args: Record<string, string>;
+  code?: string;          // message's code ("sniff.utf8_text", ...) and args ({name, ...})
+  args?: Record<string, string>;
   bytesLookedAt: number;
   invalidUtf8: number;
   nulBytes: number;
@@ -180,8 +180,8 @@ export interface PairsReport {
   longestSource: number;   // bytes
   longestTarget: number;
   report: string;          // "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)"
-  reportCode: 'pairs.report';  // report's code and args (counts; line numbers as "4, 9")
-  reportArgs: Record<string, string>;
+  reportCode?: 'pairs.report';  // report's code and args (counts; line numbers as "4, 9")
+  reportArgs?: Record<string, string>;
 }
 
 export interface Session {

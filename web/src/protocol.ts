@@ -116,6 +116,7 @@ export interface Ready {
   crossOriginIsolated: boolean;
   loadMs: number;           // time to fetch + compile + instantiate the module
   fallbackReason?: string;  // why a faster variant was not used
+  fallbackCoded?: CoreCoded;  // fallbackReason's code (variant.*) and args: coreNode(r.fallbackReason, r.fallbackCoded)
   schema: FieldSpec[];      // the config schema: the page builds its knobs from it
   presets: Preset[];        // the same presets as the CLI's --preset
   tasks: TaskInfo[];        // the built-in translation tasks
@@ -141,6 +142,8 @@ export interface RollbackInfo {
   restoredStep: number;     // the run went back to this step (later losses are dropped)
   lrScale: number;          // the learning rate is now the schedule's times this
   reason: string;           // the core's sentence: "training diverged at step N: the loss is nan"
+  code?: string;            // reason's code (train.diverged_*) and args
+  args?: Record<string, string | number>;
 }
 
 /** One slice of the core's run loop (Session.advance). Its evaluations follow as evalResult messages. */
@@ -152,6 +155,7 @@ export interface Progress {
   firstStep?: number;       // steps done before the slice (after a rollback: the step it went back to)
   rollbacks?: RollbackInfo[];  // diverged steps the guard undid during the slice, in order
   pausedBecause?: string;   // the core's reason when the guard paused the run (three rollbacks in a row), else ''
+  pausedCoded?: CoreCoded;  // pausedBecause's code (train.paused) and args: coreNode(p.pausedBecause, p.pausedCoded)
   tokensPerSec: number;     // the core's own timing of the slice (training time only)
   lr: number;               // learning rate of the next step
   gradNorm: number;
@@ -194,10 +198,14 @@ export interface BackendInfo {
   adapter: string;          // the WebGPU adapter ('' if none was found)
   reason: string;           // why not WebGPU ('' on WebGPU): no adapter, ?backend=wasm, a seq2seq model, a failure
   forced: boolean;          // ?backend= chose
+  code?: string;            // reason's code (gpu.*) and args: coreNode(b.reason, b)
+  args?: Record<string, string | number>;
   /** WebGPU just gave up on the current model: it continues on the CPU at `step`. */
   fallback?: {
     kind: string;           // GpuErrorKind: unavailable, limits, out-of-memory, pipeline, device-lost, internal
     message: string;
+    code?: string;          // message's code (gpu.<kind>) and args: coreNode(f.message, f)
+    args?: Record<string, string | number>;
     step: number;           // where the model is now
     lostSteps: number;      // steps the GPU had trained past the last state it brought back (trained again)
     history: LossHistory | null;  // the run's history after going back (null: nothing went back)
@@ -298,7 +306,7 @@ export type FromWorker =
   | Ready
   | BackendInfo
   | {
-    type: 'validation'; id: number; problems: { field: string; message: string }[]; parameters: number; trainingBytes: number;
+    type: 'validation'; id: number; problems: ({ field: string; message: string } & CoreCoded)[]; parameters: number; trainingBytes: number;
     pairs?: PairsReport;    // seq2seq with pairs: how the core reads them at this block_size
   }
   | { type: 'corpus'; name: string; size: number; pairs?: PairsReport }
@@ -318,18 +326,54 @@ export type FromWorker =
   | TranslationMsg
   | TranslationInspectionMsg
   /** The pre-flight measurement, or why there is none. */
-  | { type: 'measured'; id: number; result: PreflightResult | null; error: string }
-  | { type: 'shared'; id: number; url: string; error: string }
-  | { type: 'link'; id: number; link: ShareLink | null; error: string; variant: string }
+  | ({ type: 'measured'; id: number; result: PreflightResult | null; error: string } & CoreCoded)
+  | ({ type: 'shared'; id: number; url: string; error: string } & CoreCoded)
+  | ({ type: 'link'; id: number; link: ShareLink | null; error: string; variant: string } & CoreCoded)
   /** The replay compared with its link: sent when it is decided (matches or diverged). */
   | { type: 'replayCheck'; check: ReplayCheck; variant: string }
   /** The answer to 'walk': the trace, or the core's message for a refused edit (nothing else changes). */
-  | { type: 'walkTrace'; id: number; trace: WalkTrace | null; error: string | null }
-  | { type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' };
+  | ({ type: 'walkTrace'; id: number; trace: WalkTrace | null; error: string | null } & CoreCoded)
+  /** code/args (when the core or the worker coded it) word `message`: coreNode(m.message, m). */
+  | ({ type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' } & CoreCoded);
 
 export type ToWorkerType = ToWorker['type'];
 export type FromWorkerType = FromWorker['type'];
 export type MessageOf<U extends { type: string }, T extends U['type']> = Extract<U, { type: T }>;
+
+// ---- coded messages ---------------------------------------------------------------------
+/**
+ * A message's stable code and parameters next to its English text on the same object: the core's
+ * (core error.h, wasm messageCodes()) or the worker's own (WORKER_MESSAGE_CODES). The page words it
+ * from the catalogue (web/src/i18n/core-messages.ts: coreNode(text, object)); without a code it
+ * shows the English.
+ */
+export interface CoreCoded {
+  code?: string;
+  args?: Record<string, string | number>;
+}
+
+/** The codes of the worker's own messages (beside the core's): each has a wording in errors.core. */
+export const WORKER_MESSAGE_CODES = [
+  'worker.loading', 'worker.no_model', 'worker.no_corpus', 'worker.no_pairs', 'worker.choose_text', 'worker.tree_gone',
+  'worker.tree_stale', 'worker.inspect_empty',
+  'variant.requested', 'variant.not_isolated', 'variant.no_threads', 'variant.no_simd', 'variant.threads_need_isolation',
+  'variant.load_failed',
+  'gpu.off_requested', 'gpu.not_available', 'gpu.no_adapter', 'gpu.no_device', 'gpu.device_lost', 'gpu.seq2seq',
+  'gpu.limits', 'gpu.out-of-memory', 'gpu.pipeline', 'gpu.internal', 'gpu.unavailable', 'gpu.device-lost',
+  'gpu.generate_lost',
+] as const;
+export type WorkerMessageCode = (typeof WORKER_MESSAGE_CODES)[number];
+
+/** An Error whose message the page can word: code + args beside the English (as the wasm module's). */
+export function codedError(code: WorkerMessageCode, message: string, args: Record<string, string | number> = {}): Error {
+  return Object.assign(new Error(message), { code, args });
+}
+
+/** The code and args an error carries (a wasm Error or codedError), as fields to spread into a message; {} if none. */
+export function codedOf(e: unknown): CoreCoded {
+  const c = (typeof e === 'object' && e !== null ? e : {}) as CoreCoded;
+  return typeof c.code === 'string' && c.code !== '' ? { code: c.code, args: c.args ?? {} } : {};
+}
 
 /** The ArrayBuffers a message hands over (transferred, not copied). */
 export function transferables(msg: ToWorker | FromWorker): ArrayBuffer[] {

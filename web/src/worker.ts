@@ -17,8 +17,8 @@ import { GpuBackendError, isGpuBackendError } from './gpu/errors';
 import type { GpuHostModule } from './gpu/session';
 import type { GpuBackend } from './gpu/worker-gpu';
 import {
-  type BackendInfo, type CorpusKind, type FromWorker, type PairsReport, type SampleOptions, type ThreadSetting, type ToWorker, type TreeNode, type Variant, isToWorker,
-  post,
+  type BackendInfo, type CoreCoded, type CorpusKind, type FromWorker, type PairsReport, type SampleOptions, type ThreadSetting, type ToWorker, type TreeNode, type Variant, isToWorker,
+  codedError, codedOf, post,
 } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -58,12 +58,13 @@ const webgpu = new WebGpuDevice((message) => {
 });
 let gpu: GpuBackend | null = null;         // the current model's GPU backend
 let onCpuBecause = '';                     // why the current model is on the CPU although WebGPU is on
+let onCpuCoded: CoreCoded = {};            // its code and args
 
 const send = (msg: FromWorker) => post(self, msg);
 
 function fail(during: ToWorker['type'] | 'train', e: unknown, recoverable = true): void {
   const message = e instanceof Error ? e.message : String(e);
-  send({ type: 'error', message, recoverable, during });
+  send({ type: 'error', message, recoverable, during, ...codedOf(e) });
 }
 
 // ---------------------------------------------------------------- loading the module
@@ -73,13 +74,15 @@ const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
 
-function detectVariant(): { variant: Variant; reason?: string } {
+function detectVariant(): { variant: Variant; reason?: string; coded?: CoreCoded } {
   const simd = WebAssembly.validate(SIMD_PROBE);
   if (self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' && simd) return { variant: 'threads' };
   const why = !self.crossOriginIsolated
     ? 'the page is not cross-origin isolated (no SharedArrayBuffer), so one thread'
     : 'this browser lacks wasm threads';
-  return simd ? { variant: 'simd', reason: why } : { variant: 'scalar', reason: 'this browser has no WebAssembly SIMD' };
+  const whyCode = !self.crossOriginIsolated ? 'variant.not_isolated' : 'variant.no_threads';
+  return simd ? { variant: 'simd', reason: why, coded: { code: whyCode, args: {} } }
+    : { variant: 'scalar', reason: 'this browser has no WebAssembly SIMD', coded: { code: 'variant.no_simd', args: {} } };
 }
 
 async function loadModule(wasmBase: string, v: Variant): Promise<TinyGPTModule> {
@@ -99,9 +102,11 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   const detected = detectVariant();
   let chosen: Variant = msg.variant ?? detected.variant;
   let reason = msg.variant ? `variant ${msg.variant} requested` : detected.reason;
+  let reasonCoded: CoreCoded | undefined = msg.variant ? { code: 'variant.requested', args: { variant: msg.variant } } : detected.coded;
   if (chosen === 'threads' && !self.crossOriginIsolated) {
     chosen = 'simd';
     reason = 'threads need a cross-origin isolated page';
+    reasonCoded = { code: 'variant.threads_need_isolation', args: {} };
   }
   try {
     M = await loadModule(msg.wasmBase, chosen);
@@ -109,6 +114,7 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
     if (chosen === 'scalar') throw e;
     const fallback: Variant = chosen === 'threads' && WebAssembly.validate(SIMD_PROBE) ? 'simd' : 'scalar';
     reason = `the ${chosen} build failed to load (${e instanceof Error ? e.message : e})`;
+    reasonCoded = { code: 'variant.load_failed', args: { variant: chosen } };
     chosen = fallback;
     M = await loadModule(msg.wasmBase, chosen);
   }
@@ -123,7 +129,7 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
   applyThreads();
   send({
     type: 'ready', variant, backend: M.backend(), threads: M.numThreads(), maxThreads: threadCap, threadSetting,
-    crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason,
+    crossOriginIsolated: self.crossOriginIsolated, loadMs: performance.now() - t0, fallbackReason: reason, fallbackCoded: reasonCoded,
     schema: M.configSchema(), presets: M.presets(), tasks: M.builtinTasks(), buildVariant: M.buildVariant(),
   });
   await webgpu.find(msg.backend, !!msg.backendForced);
@@ -139,9 +145,11 @@ async function init(msg: Extract<ToWorker, { type: 'init' }>): Promise<void> {
 async function attachGpu(): Promise<BackendInfo['fallback']> {
   const s = needSession();
   onCpuBecause = '';
+  onCpuCoded = {};
   if (webgpu.off) return undefined;
   if (s.kind() !== 'gpt') {
     onCpuBecause = 'the seq2seq model has no GPU plan: a translation run trains on the CPU';
+    onCpuCoded = { code: 'gpu.seq2seq', args: {} };
     return undefined;
   }
   try {
@@ -153,9 +161,10 @@ async function attachGpu(): Promise<BackendInfo['fallback']> {
     return undefined;
   } catch (e) {
     const err = asGpuError(e);
-    if (err.kind !== 'limits') webgpu.off = err.message;  // this GPU is no use to the page; a smaller model may fit
+    if (err.kind !== 'limits') webgpu.turnOff(err.message, err.coded());  // this GPU is no use to the page; a smaller model may fit
     onCpuBecause = err.message;
-    return { kind: err.kind, message: err.message, step: s.step(), lostSteps: 0, history: null };
+    onCpuCoded = err.coded();
+    return { kind: err.kind, message: err.message, ...err.coded(), step: s.step(), lostSteps: 0, history: null };
   }
 }
 
@@ -165,8 +174,10 @@ function asGpuError(e: unknown): GpuBackendError {
 
 function reportBackend(fallback?: BackendInfo['fallback']): void {
   const onGpu = session ? gpu !== null : !webgpu.off;
-  const reason = onGpu ? '' : session && onCpuBecause ? onCpuBecause : webgpu.off;
-  send({ type: 'backend', backend: onGpu ? 'webgpu' : 'wasm', adapter: webgpu.adapterName, reason, forced: webgpu.forced, fallback });
+  const cpuOwn = !onGpu && !!session && !!onCpuBecause;
+  const reason = onGpu ? '' : cpuOwn ? onCpuBecause : webgpu.off;
+  const coded = onGpu ? {} : cpuOwn ? onCpuCoded : webgpu.offCoded;
+  send({ type: 'backend', backend: onGpu ? 'webgpu' : 'wasm', adapter: webgpu.adapterName, reason, ...coded, forced: webgpu.forced, fallback });
 }
 
 /**
@@ -177,15 +188,16 @@ function reportBackend(fallback?: BackendInfo['fallback']): void {
 function fallBack(b: GpuBackend, e: GpuBackendError): void {
   if (b !== gpu) return;  // already done, or a model that was replaced
   gpu = null;
-  if (e.kind !== 'limits') webgpu.off = e.message;
+  if (e.kind !== 'limits') webgpu.turnOff(e.message, e.coded());
   onCpuBecause = e.message;
+  onCpuCoded = e.coded();
   const { step, rewoundFrom } = b.abandon(e);
   if (generation) {
     generation = null;
-    fail('generate', new Error(`${e.message}; generate again (now on the CPU)`));
+    fail('generate', codedError('gpu.generate_lost', `${e.message}; generate again (now on the CPU)`, { kind: e.kind }));
   }
   const history = rewoundFrom !== null ? needSession().history() : null;
-  reportBackend({ kind: e.kind, message: e.message, step, lostSteps: rewoundFrom !== null ? rewoundFrom - step : 0, history });
+  reportBackend({ kind: e.kind, message: e.message, ...e.coded(), step, lostSteps: rewoundFrom !== null ? rewoundFrom - step : 0, history });
   if (rewoundFrom !== null) sendInsight(true);   // snapshots after the good state went with it
 }
 
@@ -206,7 +218,7 @@ async function onGpu<T>(b: GpuBackend, f: (b: GpuBackend) => Promise<T>, cpu: ()
 // ---------------------------------------------------------------- model
 
 function needSession(): Session {
-  if (!session) throw new Error('no model yet: press Start to create one');
+  if (!session) throw codedError('worker.no_model', 'no model yet: press Start to create one');
   return session;
 }
 
@@ -374,6 +386,7 @@ function sendSlice(r: Slice): void {
   if (r.losses.length || r.rollbacks.length || r.error) {
     send({
       type: 'progress', step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, pausedBecause: r.error,
+      pausedCoded: r.errorCode ? { code: r.errorCode, args: r.errorArgs ?? {} } : undefined,
       tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(),
       threads: r.threads ?? M!.numThreads(), threadsReason: r.threadsReason ?? '',
     });
@@ -460,11 +473,11 @@ async function inspect(msg: Extract<ToWorker, { type: 'inspect' }>): Promise<voi
   let text: Uint8Array;
   if (msg.text) text = new Uint8Array(msg.text);
   else {
-    if (!corpus) throw new Error('no corpus to take a slice from');
+    if (!corpus) throw codedError('worker.no_corpus', 'no corpus to take a slice from');
     const start = Math.max(0, Math.min(msg.corpusOffset ?? 0, corpus.length - T));
     text = corpus.slice(start, start + T);
   }
-  if (text.length === 0) throw new Error('give some text to look inside (at least one byte)');
+  if (text.length === 0) throw codedError('worker.inspect_empty', 'give some text to look inside (at least one byte)');
   const r = gpu ? await onGpu(gpu, (b) => b.inspect(text), () => s.inspect(text)) : s.inspect(text);
   const bytes = text.slice(text.length - r.T);
   send({ type: 'inspection', id: msg.id, step: s.step(), bytes, T: r.T, L: r.L, NH: r.NH, attention: r.attention, probs: r.probs });
@@ -502,7 +515,7 @@ function applyThreads(): void {
 
 function handle(msg: ToWorker): void | Promise<void> {
   if (msg.type === 'init') return init(msg);
-  if (!M) throw new Error('the module is still loading');
+  if (!M) throw codedError('worker.loading', 'the module is still loading');
   switch (msg.type) {
     case 'threads': {
       threadSetting = msg.setting;
@@ -517,7 +530,8 @@ function handle(msg: ToWorker): void | Promise<void> {
         try {
           pairs = M.pairsReport(corpus, msg.config.block_size ?? 64);
         } catch (e) {
-          problems.push({ field: 'block_size', message: `${corpusName}: ${e instanceof Error ? e.message : e}` });
+          // the core's message (its code words it), the file named before it in the English
+          problems.push({ field: 'block_size', message: `${corpusName}: ${e instanceof Error ? e.message : e}`, ...codedOf(e) });
         }
       }
       send({ type: 'validation', id: msg.id, problems, parameters, trainingBytes, pairs });
@@ -565,7 +579,10 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'start': {
       const s = needSession();
-      if (!s.hasCorpus()) throw new Error(s.kind() === 'seq2seq' ? 'no pairs: choose a task or a file of pairs first' : 'no corpus: choose a text first');
+      if (!s.hasCorpus()) {
+        throw s.kind() === 'seq2seq' ? codedError('worker.no_pairs', 'no pairs: choose a task or a file of pairs first')
+          : codedError('worker.no_corpus', 'no corpus: choose a text first');
+      }
       s.setStopAt(msg.stopAt);
       if (!running) {
         running = true;
@@ -650,7 +667,7 @@ function handle(msg: ToWorker): void | Promise<void> {
         const link = { config: s.config(), variant: trainingVariant(), corpus: msg.corpus, losses: s.history().train.slice(0, 50) };
         send({ type: 'shared', id: msg.id, url: M.makeShareLink(link, msg.base), error: '' });
       } catch (e) {
-        send({ type: 'shared', id: msg.id, url: '', error: e instanceof Error ? e.message : String(e) });
+        send({ type: 'shared', id: msg.id, url: '', error: e instanceof Error ? e.message : String(e), ...codedOf(e) });
       }
       return;
     }
@@ -658,7 +675,7 @@ function handle(msg: ToWorker): void | Promise<void> {
       try {
         send({ type: 'link', id: msg.id, link: M.parseShareLink(msg.url), error: '', variant: M.buildVariant() });
       } catch (e) {
-        send({ type: 'link', id: msg.id, link: null, error: e instanceof Error ? e.message : String(e), variant: M.buildVariant() });
+        send({ type: 'link', id: msg.id, link: null, error: e instanceof Error ? e.message : String(e), variant: M.buildVariant(), ...codedOf(e) });
       }
       return;
     case 'replay':
@@ -668,23 +685,24 @@ function handle(msg: ToWorker): void | Promise<void> {
     case 'measure': {
       // the text's first 64 MiB are plenty for the entropies; a subarray is not copied here
       try {
-        if (!corpus) throw new Error('choose a text first');
+        if (!corpus) throw codedError('worker.choose_text', 'choose a text first');
         const result = M.preflight(msg.config, corpus.subarray(0, 64 << 20), msg.budgetMs);
         send({ type: 'measured', id: msg.id, result, error: '' });
       } catch (e) {
-        send({ type: 'measured', id: msg.id, result: null, error: e instanceof Error ? e.message : String(e) });
+        send({ type: 'measured', id: msg.id, result: null, error: e instanceof Error ? e.message : String(e), ...codedOf(e) });
       }
       return;
     }
     case 'walk': {
       // a refused edit is the learn-by-hand view's business, not a page-wide error
-      let trace: WalkTrace | null = null, error: string | null = null;
+      let trace: WalkTrace | null = null, error: string | null = null, coded: CoreCoded = {};
       try {
         trace = M.walkTrace(msg.model, msg.edits);
       } catch (e) {
         error = e instanceof Error ? e.message : String(e);
+        coded = codedOf(e);
       }
-      send({ type: 'walkTrace', id: msg.id, trace, error });
+      send({ type: 'walkTrace', id: msg.id, trace, error, ...coded });
       return;
     }
     case 'load': {
@@ -737,8 +755,11 @@ function handle(msg: ToWorker): void | Promise<void> {
       return;
     }
     case 'treeExtend': {
-      if (!tree || msg.id !== treeId) throw new Error('that generation tree is gone: begin again');
-      if (!tree.current()) throw new Error(`the model has trained since this tree was grown (step ${tree.step()}): begin again`);
+      if (!tree || msg.id !== treeId) throw codedError('worker.tree_gone', 'that generation tree is gone: begin again');
+      if (!tree.current()) {
+        throw codedError('worker.tree_stale', `the model has trained since this tree was grown (step ${tree.step()}): begin again`,
+          { step: tree.step() });
+      }
       sendTree(tree.extend(msg.node, msg.token));
       return;
     }

@@ -10,6 +10,7 @@ export class WebGpuDevice {
   adapterName = '';  // vendor, architecture, device, description: what the header shows
   forced = false;    // ?backend= chose
   off = '';          // why the page does not train on WebGPU ('' = it does)
+  offCoded: { code?: string; args?: Record<string, string | number> } = {};  // off's code (gpu.*) and args
   private adapter: GPUAdapter | null = null;  // found at start, consumed by the device
   private device: GPUDevice | null = null;
 
@@ -24,26 +25,33 @@ export class WebGpuDevice {
   async find(wanted: 'webgpu' | 'wasm' | undefined, forced: boolean): Promise<void> {
     this.forced = forced;
     if (wanted !== 'webgpu') {
-      this.off = forced ? '?backend=wasm asks for the CPU build' : 'WebGPU is not available in this browser';
+      if (forced) this.turnOff('?backend=wasm asks for the CPU build', { code: 'gpu.off_requested', args: {} });
+      else this.turnOff('WebGPU is not available in this browser', { code: 'gpu.not_available', args: {} });
       return;
     }
     if (!this.api) {
-      this.off = 'WebGPU is not available in this browser';
+      this.turnOff('WebGPU is not available in this browser', { code: 'gpu.not_available', args: {} });
       return;
     }
     try {
       this.adapter = await this.api.requestAdapter(HIGH_PERFORMANCE);
     } catch (e) {
-      this.off = `WebGPU found no adapter (${e instanceof Error ? e.message : e})`;
+      this.turnOff(`WebGPU found no adapter (${e instanceof Error ? e.message : e})`, { code: 'gpu.no_adapter', args: {} });
       return;
     }
     if (!this.adapter) {
-      this.off = 'WebGPU found no GPU adapter';
+      this.turnOff('WebGPU found no GPU adapter', { code: 'gpu.no_adapter', args: {} });
       return;
     }
     const i = this.adapter.info;
     this.adapterName = [i?.vendor, i?.architecture, i?.device, i?.description].filter((x) => x).join(' ') || 'GPU';
-    this.off = '';
+    this.turnOff('', {});
+  }
+
+  /** Why the page does not train on WebGPU from now on ('' = it does), with its code for the page's wording. */
+  turnOff(message: string, coded: { code?: string; args?: Record<string, string | number> }): void {
+    this.off = message;
+    this.offCoded = message ? coded : {};
   }
 
   /** The page's device, created on first use with the largest buffers the adapter allows. */
@@ -51,19 +59,19 @@ export class WebGpuDevice {
     if (this.device) return this.device;
     const adapter = this.adapter ?? (await this.api?.requestAdapter(HIGH_PERFORMANCE));
     this.adapter = null;  // an adapter gives one device
-    if (!adapter) throw new GpuBackendError('unavailable', 'WebGPU found no GPU adapter');
+    if (!adapter) throw new GpuBackendError('unavailable', 'WebGPU found no GPU adapter', 'gpu.no_adapter');
     let device: GPUDevice;
     try {
       const L = adapter.limits;
       device = await adapter.requestDevice({ requiredLimits: { maxBufferSize: L.maxBufferSize, maxStorageBufferBindingSize: L.maxStorageBufferBindingSize } });
     } catch (e) {
-      throw new GpuBackendError('unavailable', `WebGPU could not create a device: ${e instanceof Error ? e.message : e}`);
+      throw new GpuBackendError('unavailable', `WebGPU could not create a device: ${e instanceof Error ? e.message : e}`, 'gpu.no_device');
     }
     this.device = device;
     void device.lost.then((info) => {
       if (this.device === device) this.device = null;
       const message = `the GPU device was lost: ${info.message || info.reason}`;
-      this.off = message;
+      this.turnOff(message, { code: 'gpu.device_lost', args: {} });
       this.onLost(message);
     });
     return device;

@@ -10,10 +10,20 @@ export type GpuErrorKind =
 
 export class GpuBackendError extends Error {
   readonly kind: GpuErrorKind;
-  constructor(kind: GpuErrorKind, message: string) {
+  /** The message's code for the page's wording (protocol WORKER_MESSAGE_CODES): gpu.<kind> unless a more precise one. */
+  readonly code: string;
+  readonly args: Record<string, string | number>;
+  constructor(kind: GpuErrorKind, message: string, code?: string, args: Record<string, string | number> = {}) {
     super(message);
     this.name = 'GpuBackendError';
     this.kind = kind;
+    this.code = code ?? `gpu.${kind}`;
+    this.args = args;
+  }
+
+  /** code and args, to spread next to the message in a protocol object. */
+  coded(): { code: string; args: Record<string, string | number> } {
+    return { code: this.code, args: this.args };
   }
 }
 

@@ -1,12 +1,15 @@
 // core-messages.ts — what the C++ core (or the worker) says, in the page's language.
 //
 // The core writes English for the CLI. Where a message reaches the page it also carries a stable
-// `code` and its parameters (`args`); the page words it from the catalogue (`errors.core.<code>`).
-// A message without a code, or with a code the catalogue does not know, is shown as the core
-// wrote it, marked as such (translate="no", lang="en") behind a translated frame: never silently
-// English in a Chinese sentence.
+// `code` and its parameters (`args`) on the same object (an Error, a problem, a rollback, ...; see
+// core/include/tinygpt/error.h and protocol.ts CoreCoded); the page words it from the catalogue
+// (`errors.core.<code>`). On the English page the core's own sentence is shown as it wrote it (the
+// CLI's wording, which tests match); in another language the catalogue's. A message without a
+// code, or with one the catalogue does not know, is shown as the core wrote it, marked as such
+// (translate="no", lang="en") behind a translated frame: never silently English in a Chinese sentence.
 import { h } from '../ui/dom';
-import { t, tr } from '.';
+import type { CoreArgs, CoreWording } from './core-args';
+import { locale, t, tr } from '.';
 
 /**
  * Where a core message travels in the protocol, the object that carries its English text may
@@ -18,34 +21,85 @@ export interface Coded {
   args?: Record<string, string | number>;
 }
 
-type Wording = (args: Record<string, string | number>) => string;
+type Wording = (args: CoreArgs) => string;
 
-function wording(from: object | undefined): { w: Wording; coded: Coded } | null {
+function wording(from: object | undefined | null): { w: Wording; args: CoreArgs } | null {
   const coded = (from ?? {}) as Coded;
-  if (typeof coded.code !== 'string') return null;
-  const table = (t().errors as unknown as { core?: Record<string, Wording | string> }).core;
-  const w = table?.[coded.code];
-  if (typeof w === 'string') return { w: () => w, coded };
-  return typeof w === 'function' ? { w, coded } : null;
+  if (typeof coded.code !== 'string' || coded.code === '') return null;
+  const table = (t().errors as unknown as { core?: Record<string, CoreWording> }).core;
+  const w = table && Object.hasOwn(table, coded.code) ? table[coded.code] : undefined;
+  const args: CoreArgs = {};
+  for (const [k, v] of Object.entries(coded.args ?? {})) args[k] = String(v);
+  if (typeof w === 'string') return { w: () => w, args };
+  return typeof w === 'function' ? { w, args } : null;
 }
 
+/** The core's own English is the English page's wording (when the display site has it). */
+const ownEnglish = (text: string) => locale.get() === 'en' && text !== '';
+
 /** The message as plain text in the page's language if the catalogue words its code; else the core's English. */
-export function coreText(text: string, from?: object): string {
+export function coreText(text: string, from?: object | null): string {
   const found = wording(from);
-  return found ? found.w(found.coded.args ?? {}) : text;
+  if (!found || ownEnglish(text)) return text;
+  return found.w(found.args);
 }
 
 /** Whether the catalogue words this message (else coreNode shows the English, marked). */
-export function isWorded(from?: object): boolean {
+export function isWorded(from?: object | null): boolean {
   return wording(from) !== null;
 }
 
-/** The message as DOM: worded in the page's language, or the core's English marked as such. */
-export function coreNode(text: string, from?: object): HTMLElement {
+// The wording with each arg in a translate="no" span: the args are data (a field name, a file
+// name, a number as the core wrote it), which the zh-CN check and translation tools leave alone.
+// The wording is called with stand-ins whose text is a marker (numbers still read as numbers) and
+// the markers are then replaced by the spans.
+function wordedNodes(w: Wording, args: CoreArgs): (Node | string)[] {
+  const names = Object.keys(args);
+  const stand: Record<string, unknown> = {};
+  names.forEach((name, i) => {
+    const value = args[name];
+    // an empty arg stays '' (a wording may test for it); a marker is \u0001<index>\u0002
+    stand[name] = value === '' ? '' : { toString: () => `\u0001${i}\u0002`, valueOf: () => Number(value) };
+  });
+  const text = w(stand as CoreArgs);
+  const out: (Node | string)[] = [];
+  for (const part of text.split(/(\u0001\d+\u0002)/)) {
+    const m = /^\u0001(\d+)\u0002$/.exec(part);
+    if (m) out.push(h('span', { translate: 'no', class: 'core-arg' }, args[names[Number(m[1])]]));
+    else if (part) out.push(part);
+  }
+  return out;
+}
+
+function fill(span: HTMLElement, text: string, from: object | null | undefined): void {
   const found = wording(from);
-  const code = (from as Coded | undefined)?.code ?? null;
-  if (found) return h('span', { class: 'core-message', 'data-code': code }, found.w(found.coded.args ?? {}));
-  return h('span', { class: 'core-message', 'data-code': code },
-    h('span', { class: 'core-says' }, tr((x) => x.errors.coreSays)),
-    h('span', { translate: 'no', lang: 'en' }, text));
+  if (found && !ownEnglish(text)) {
+    span.replaceChildren(...wordedNodes(found.w, found.args));
+    span.removeAttribute('lang');
+  } else if (found || locale.get() === 'en') {
+    span.replaceChildren(text);  // the English page: the core's sentence
+    span.removeAttribute('lang');
+  } else {
+    span.replaceChildren(
+      h('span', { class: 'core-says' }, tr((x) => x.errors.coreSays)),
+      h('span', { translate: 'no', lang: 'en' }, text));
+  }
+}
+
+/**
+ * The message as DOM: worded in the page's language (its args marked translate="no"), or the
+ * core's English marked as such. It rewords itself when the language switches.
+ */
+export function coreNode(text: string, from?: object | null): HTMLElement {
+  const code = (from as Coded | undefined | null)?.code ?? null;
+  const span = h('span', { class: 'core-message', 'data-code': code || null });
+  fill(span, text, from);
+  // follow the language; the span is held weakly, so a message the page dropped is not kept
+  const ref = new WeakRef(span);
+  const stop = locale.listen(() => {
+    const s = ref.deref();
+    if (s) fill(s, text, from);
+    else stop();
+  });
+  return span;
 }

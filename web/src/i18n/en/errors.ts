@@ -1,7 +1,149 @@
 // errors — what the core and the worker say (i18n/core-messages.ts): `core.<code>` words a coded
-// message from its args; `coreSays` frames one the catalogue does not word (shown in English).
+// message from its args (core/include/tinygpt/error.h; the codes: core/src/messages.cpp and
+// protocol.ts WORKER_MESSAGE_CODES); `coreSays` frames one the catalogue does not word (shown in
+// English). The English here follows the core's own sentences; on the English page the core's
+// exact text is shown (core-messages.ts), so these are the reference for the other languages.
+import { type CoreArgs, coreWordings, has } from '../core-args';
+
+const who = (a: CoreArgs) => (`${a.name}` === '' ? 'This file' : `${a.name}`);
+const lineList = (count: string, lines: string) => `${Number(count) === 1 ? ' (line ' : ' (lines '}${lines})`;
+
+/** TsvReport::summary(): "1200 pairs from 1203 lines; skipped: ..." */
+function pairsReport(a: CoreArgs): string {
+  const n = (k: string) => Number(a[k]);
+  let s = `${a.pairs} ${n('pairs') === 1 ? 'pair' : 'pairs'} from ${a.lines} ${n('lines') === 1 ? 'line' : 'lines'}`;
+  const skipped: string[] = [];
+  if (n('no_tab')) skipped.push(`${a.no_tab} without a tab${lineList(a.no_tab, a.no_tab_lines)}`);
+  if (n('empty_side')) skipped.push(`${a.empty_side} with an empty source or target${lineList(a.empty_side, a.empty_side_lines)}`);
+  if (n('too_long')) {
+    skipped.push(`${a.too_long} longer than the model's ${a.source_limit}-byte source / ${a.target_limit}-byte target limit` +
+      lineList(a.too_long, a.too_long_lines));
+  }
+  if (n('blank')) skipped.push(`${a.blank} ${n('blank') === 1 ? 'blank line' : 'blank lines'}`);
+  if (skipped.length) s += `; skipped: ${skipped.join(', ')}`;
+  if (n('extra_columns')) {
+    s += `; ${a.extra_columns} with more than two columns (only the first two are used)${lineList(a.extra_columns, a.extra_column_lines)}`;
+  }
+  return s;
+}
+
+/** share::check_replay's note when the link was made on another build variant. */
+const variantNote = (a: CoreArgs) => (has(a, 'link_variant')
+  ? ` (the link was made on ${a.link_variant}, this is ${a.variant}: runs are bit-identical only on the same build variant)` : '');
+
 export const errors = {
   coreSays: 'The core says: ',
-  core: {
-  } as Record<string, never>,
+  core: coreWordings({
+    // config fields and the rules between them
+    'config.unknown_field': (a) => `unknown config field '${a.field}'`,
+    'config.unknown_field_near': (a) => `unknown config field '${a.field}' (did you mean ${a.near}?)`,
+    'config.not_finite': (a) => `${a.field} must be a finite number`,
+    'config.not_whole': (a) => `${a.field} must be a whole number (got ${a.value})`,
+    'config.no_choice': (a) => `${a.field} has no choice number ${a.value}`,
+    'config.range': (a) => `${a.field} must be in ${a.range} (got ${a.value})`,
+    'config.not_a_choice': (a) => `${a.field} must be one of ${a.choices} (got '${a.value}')`,
+    'config.expects_whole': (a) => `${a.field} expects a whole number, got '${a.value}'`,
+    'config.expects_number': (a) => `${a.field} expects a number, got '${a.value}'`,
+    'config.seq2seq_block_min': 'block_size must be at least 2 for seq2seq (a target needs BOS and one byte)',
+    'config.seq2seq_block_max': (a) => `block_size must be at most 4096 for seq2seq (got ${a.value})`,
+    'config.heads_divide': (a) => `n_embd ${a.n_embd} is not divisible by n_head ${a.n_head} (each head gets n_embd / n_head channels)`,
+    'config.min_lr_above': (a) => `min_lr ${a.min_lr} is above learning_rate ${a.learning_rate}`,
+    'config.warmup_longer': (a) => `warmup_iters ${a.warmup_iters} is longer than max_iters ${a.max_iters}`,
+    'config.memory': (a) => `this configuration needs about ${a.need_mib} MiB, more than the ${a.limit_mib} MiB allowed: ` +
+      'reduce batch_size, block_size, n_embd or n_layer',
+    'config.fixed': (a) => `${a.field} is fixed once the model exists (start a new run to change it)`,
+    'config.max_iters_done': (a) => `max_iters must be above the steps already done (${a.step})`,
+    'config.max_iters_warmup': (a) => `max_iters must be at least warmup_iters (${a.warmup_iters})`,
+    // data
+    'corpus.empty': 'the corpus is empty: give a file with some text in it',
+    'corpus.too_short': (a) => `the corpus has ${a.bytes} bytes, fewer than context + 1 = ${a.needed}: use a longer text or a shorter context`,
+    'pairs.empty': 'the pair file is empty: give lines of source<TAB>target',
+    'pairs.none_usable': (a) => `no usable source<TAB>target pair: ${pairsReport(a)}. ` +
+      'Each line must be the source text, one tab, then the target text.',
+    'pairs.report': pairsReport,
+    'data.no_corpus': 'no corpus: load a text first',
+    'data.no_pairs': 'no pairs: load a TSV of source<TAB>target lines or a built-in task first',
+    'model.not_gpt': "this run's model is a seq2seq translation model, not a language model",
+    'model.not_seq2seq': "this run's model is a language model (gpt), not a seq2seq translation model",
+    // the sniffer
+    'sniff.empty': (a) => `${who(a)} is empty: there is nothing to learn from. Choose a file with some text in it.`,
+    'sniff.checkpoint': (a) => `${who(a)} is a tinygpt checkpoint.`,
+    'sniff.not_checkpoint': (a) => `${who(a)} is named like a checkpoint but is not one: it does not start with TGPTCKPT ` +
+      '(a checkpoint from another program, or another file renamed). Nothing was loaded.',
+    'sniff.utf8_text': (a) => `${who(a)} is UTF-8 text.`,
+    'sniff.utf8_damaged': (a) => `${who(a)} is UTF-8 text with ${a.invalid} invalid byte sequences; they are kept as bytes.`,
+    'sniff.tsv_pairs': (a) => `${who(a)} holds tab-separated pairs (${a.lines} lines "source<TAB>target" in the first ${a.bytes} bytes): ` +
+      'input for a translation model. This model trains on it as plain text.',
+    'sniff.latin1_text': (a) => `${who(a)} is not UTF-8 but reads as ${a.encoding} text (${a.high_bytes} bytes are accented letters ` +
+      'or symbols in that encoding). Convert it to UTF-8, or train on its bytes as they are.',
+    'sniff.utf16_text': (a) => `${who(a)} is UTF-16 text (${a.encoding}, with a byte order mark). The model learns from bytes: ` +
+      'convert it to UTF-8 (same characters, fewer bytes) or train on its bytes as they are.',
+    'sniff.binary_nul': (a) => `${who(a)} looks like a binary file, not text (${a.count} NUL ${Number(a.count) === 1 ? 'byte' : 'bytes'}). ` +
+      'The model reads bytes, so it can still learn from it, but samples and previews will be mostly hex.',
+    'sniff.binary_control': (a) => `${who(a)} looks like a binary file, not text (${a.count} control bytes). ` +
+      'The model reads bytes, so it can still learn from it, but samples and previews will be mostly hex.',
+    'sniff.binary_invalid': (a) => `${who(a)} looks like a binary file, not text (${a.percent}% of it is not valid UTF-8, nor a Latin-1 text). ` +
+      'The model reads bytes, so it can still learn from it, but samples and previews will be mostly hex.',
+    // checkpoints
+    'checkpoint.not_checkpoint': 'not a tinygpt checkpoint: the file does not start with the TGPTCKPT magic bytes',
+    'checkpoint.too_short': (a) => `not a tinygpt checkpoint: the file is only ${a.bytes} bytes long`,
+    'checkpoint.truncated': 'checkpoint is truncated: the file ends before its contents do',
+    'checkpoint.trailing': (a) => `checkpoint has ${a.extra} unexpected bytes after its end`,
+    'checkpoint.corrupt': 'checkpoint is corrupt: its contents do not match its structure or checksum',
+    'checkpoint.inconsistent': 'checkpoint is inconsistent: its history does not match its state',
+    'checkpoint.not_finite': 'checkpoint contains NaN or Inf values',
+    'checkpoint.version': (a) => `checkpoint version ${a.version} is not supported (this build reads versions 1 and ${a.supported})`,
+    'checkpoint.newer': (a) => `checkpoint sets '${a.field}', which this build of tinygpt does not know: it was written by a newer version`,
+    'checkpoint.invalid_config': (a) => `checkpoint has an invalid config: ${a.problem}`,
+    // the NaN guard
+    'train.diverged_loss': (a) => `training diverged at step ${a.step}: the loss is ${a.loss}`,
+    'train.diverged_norm': (a) => `training diverged at step ${a.step}: the gradient norm is ${a.norm}`,
+    'train.diverged_high': (a) => `training diverged at step ${a.step}: the loss is ${a.loss}, worse than ${a.limit} (4 x a uniform guess)`,
+    'train.paused': (a) => `training diverged at step ${a.step}; training paused after ${a.rollbacks} rollbacks in a row ` +
+      `(the learning rate is now ${a.lr_scale} x the schedule's): lower learning_rate or raise grad_clip, then continue`,
+    // run links and their replay
+    'share.not_a_link': 'this is not a tinygpt run link (it has no tinygpt=1 field)',
+    'share.version': (a) => `this run link is of version ${a.version}; this tinygpt reads version ${a.supported}`,
+    'share.malformed': 'the link is malformed: a field without a value, or a field given twice',
+    'share.bad_corpus': "the link's corpus must be builtin:NAME or fnv:<16 hex digits>:<size>",
+    'share.bad_losses': "the link's losses are damaged (cut off, not base64url, or too many)",
+    'share.no_corpus': 'the link does not say which text the run trained on (corpus=...)',
+    'share.wrong_kind': (a) => `the link gives ${a.field}, which a ${a.model} model does not have`,
+    'replay.diverged': (a) => `differs from the shared run at step ${a.step}: loss ${a.run_loss} here, ${a.link_loss} in the link` +
+      (has(a, 'link_variant') ? `; over the first ${a.compared_steps} steps the losses differ by at most ${a.max_difference}` : '') +
+      variantNote(a),
+    'replay.no_losses': 'the link holds no losses to compare with',
+    'replay.matches': (a) => `matches the shared run at step ${a.step}: the first ${a.step} losses are identical, bit for bit${variantNote(a)}`,
+    'replay.so_far': (a) => `matches the shared run so far (step ${a.compared} of ${a.expected})${variantNote(a)}`,
+    // the wasm layer
+    'wasm.out_of_memory': 'out of memory: the browser could not give the model more memory',
+    // the worker's own
+    'worker.loading': 'the module is still loading',
+    'worker.no_model': 'no model yet: press Start to create one',
+    'worker.no_corpus': 'no corpus: choose a text first',
+    'worker.no_pairs': 'no pairs: choose a task or a file of pairs first',
+    'worker.choose_text': 'choose a text first',
+    'worker.tree_gone': 'that generation tree is gone: begin again',
+    'worker.tree_stale': (a) => `the model has trained since this tree was grown (step ${a.step}): begin again`,
+    'worker.inspect_empty': 'give some text to look inside (at least one byte)',
+    'variant.requested': (a) => `variant ${a.variant} requested`,
+    'variant.not_isolated': 'the page is not cross-origin isolated (no SharedArrayBuffer), so one thread',
+    'variant.no_threads': 'this browser lacks wasm threads',
+    'variant.no_simd': 'this browser has no WebAssembly SIMD',
+    'variant.threads_need_isolation': 'threads need a cross-origin isolated page',
+    'variant.load_failed': (a) => `the ${a.variant} build failed to load`,
+    'gpu.off_requested': '?backend=wasm asks for the CPU build',
+    'gpu.not_available': 'WebGPU is not available in this browser',
+    'gpu.no_adapter': 'WebGPU found no GPU adapter',
+    'gpu.no_device': 'WebGPU could not create a device',
+    'gpu.device_lost': 'the GPU device was lost',
+    'gpu.seq2seq': 'the seq2seq model has no GPU plan: a translation run trains on the CPU',
+    'gpu.limits': "the model does not fit this GPU's limits",
+    'gpu.out-of-memory': 'the GPU could not allocate the memory the model needs',
+    'gpu.pipeline': 'a GPU kernel failed to build',
+    'gpu.internal': 'WebGPU reported an error',
+    'gpu.unavailable': 'WebGPU is not available',
+    'gpu.device-lost': 'the GPU device was lost',
+    'gpu.generate_lost': 'the GPU gave up; generate again (now on the CPU)',
+  }),
 };

@@ -1,7 +1,128 @@
+import { type CoreArgs, coreWordings, has } from '../core-args';
 import type { errors as en } from '../en/errors';
+
+const who = (a: CoreArgs) => (`${a.name}` === '' ? '此文件' : `“${a.name}”`);
+const lineList = (lines: string) => `（第 ${lines} 行）`;
+
+/** 句对文件的读取报告（TsvReport::summary）。 */
+function pairsReport(a: CoreArgs): string {
+  const n = (k: string) => Number(a[k]);
+  let s = `从 ${a.lines} 行中读出 ${a.pairs} 个句对`;
+  const skipped: string[] = [];
+  if (n('no_tab')) skipped.push(`${a.no_tab} 行没有制表符${lineList(a.no_tab_lines)}`);
+  if (n('empty_side')) skipped.push(`${a.empty_side} 行的源文本或目标文本为空${lineList(a.empty_side_lines)}`);
+  if (n('too_long')) {
+    skipped.push(`${a.too_long} 行超过模型的长度上限（源文本 ${a.source_limit} 字节、目标文本 ${a.target_limit} 字节）` +
+      lineList(a.too_long_lines));
+  }
+  if (n('blank')) skipped.push(`${a.blank} 个空行`);
+  if (skipped.length) s += `；跳过：${skipped.join('，')}`;
+  if (n('extra_columns')) s += `；${a.extra_columns} 行多于两列（只用前两列）${lineList(a.extra_column_lines)}`;
+  return s;
+}
+
+const variantNote = (a: CoreArgs) => (has(a, 'link_variant')
+  ? `（链接生成于 ${a.link_variant}，这里是 ${a.variant}：只有在同一构建变体上，运行结果才逐位相同）` : '');
+const binary = '模型读取的是字节，所以仍然可以从中学习，但样本和预览大多会显示为十六进制。';
 
 export const errors: typeof en = {
   coreSays: '核心报告（英文原文）：',
-  core: {
-  },
+  core: coreWordings({
+    'config.unknown_field': (a) => `没有名为“${a.field}”的配置项`,
+    'config.unknown_field_near': (a) => `没有名为“${a.field}”的配置项（是不是 ${a.near}？）`,
+    'config.not_finite': (a) => `${a.field} 必须是有限的数`,
+    'config.not_whole': (a) => `${a.field} 必须是整数（输入的是 ${a.value}）`,
+    'config.no_choice': (a) => `${a.field} 没有编号为 ${a.value} 的选项`,
+    'config.range': (a) => `${a.field} 必须在 ${a.range} 范围内（输入的是 ${a.value}）`,
+    'config.not_a_choice': (a) => `${a.field} 只能是 ${a.choices} 之一（输入的是“${a.value}”）`,
+    'config.expects_whole': (a) => `${a.field} 需要一个整数，输入的是“${a.value}”`,
+    'config.expects_number': (a) => `${a.field} 需要一个数，输入的是“${a.value}”`,
+    'config.seq2seq_block_min': '翻译模型的上下文长度至少为 2（目标序列需要 BOS 和至少一个字节）',
+    'config.seq2seq_block_max': (a) => `翻译模型的上下文长度最多为 4096（输入的是 ${a.value}）`,
+    'config.heads_divide': (a) => `嵌入维度 ${a.n_embd} 不能被注意力头数 ${a.n_head} 整除（每个头分到“嵌入维度 ÷ 头数”个通道）`,
+    'config.min_lr_above': (a) => `最小学习率 ${a.min_lr} 高于学习率 ${a.learning_rate}`,
+    'config.warmup_longer': (a) => `预热步数 ${a.warmup_iters} 超过了总步数 ${a.max_iters}`,
+    'config.memory': (a) => `该配置大约需要 ${a.need_mib} MiB 内存，超过了允许的 ${a.limit_mib} MiB：请减小批次大小、上下文长度、嵌入维度或层数`,
+    'config.fixed': (a) => `模型创建后就不能再改 ${a.field}（要改请开始新的训练）`,
+    'config.max_iters_done': (a) => `总步数必须大于已经完成的步数（${a.step}）`,
+    'config.max_iters_warmup': (a) => `总步数不能少于预热步数（${a.warmup_iters}）`,
+    'corpus.empty': '语料为空：请选择一个有文字内容的文件',
+    'corpus.too_short': (a) => `语料只有 ${a.bytes} 字节，少于上下文长度 + 1 = ${a.needed}：请使用更长的文本或更短的上下文`,
+    'pairs.empty': '句对文件为空：每行应为源文本、一个制表符、再接目标文本',
+    'pairs.none_usable': (a) => `没有可用的句对：${pairsReport(a)}。每行应为源文本、一个制表符、再接目标文本。`,
+    'pairs.report': pairsReport,
+    'data.no_corpus': '还没有语料：请先载入文本',
+    'data.no_pairs': '还没有句对：请先载入 TSV 句对文件或内置任务',
+    'model.not_gpt': '本次训练的模型是翻译模型（编码器-解码器），不是语言模型',
+    'model.not_seq2seq': '本次训练的模型是语言模型（GPT），不是翻译模型',
+    'sniff.empty': (a) => `${who(a)}是空的：没有可学习的内容。请选择一个有文字内容的文件。`,
+    'sniff.checkpoint': (a) => `${who(a)}是 tinygpt 检查点。`,
+    'sniff.not_checkpoint': (a) => `${who(a)}的名字像检查点，但并不是：它的开头没有检查点的标识字节（可能是其他程序的检查点，或被改名的其他文件）。没有载入任何内容。`,
+    'sniff.utf8_text': (a) => `${who(a)}是 UTF-8 文本。`,
+    'sniff.utf8_damaged': (a) => `${who(a)}是 UTF-8 文本，其中有 ${a.invalid} 处无效的字节序列；这些字节按原样保留。`,
+    'sniff.tsv_pairs': (a) => `${who(a)}包含以制表符分隔的句对（前 ${a.bytes} 字节中有 ${a.lines} 行是“源文本、制表符、目标文本”）：` +
+      '这是翻译模型的输入。本模型会把它当作普通文本来训练。',
+    'sniff.latin1_text': (a) => `${who(a)}不是 UTF-8，而是 ${a.encoding} 文本（有 ${a.high_bytes} 个字节是该编码中的重音字母或符号）。` +
+      '请把它转换为 UTF-8，或直接用它的字节训练。',
+    'sniff.utf16_text': (a) => `${who(a)}是 UTF-16 文本（${a.encoding}，带字节顺序标记）。模型从字节学习：` +
+      '可以把它转换为 UTF-8（字符相同，字节更少），也可以直接用它的字节训练。',
+    'sniff.binary_nul': (a) => `${who(a)}看起来是二进制文件，不是文本（有 ${a.count} 个零字节）。${binary}`,
+    'sniff.binary_control': (a) => `${who(a)}看起来是二进制文件，不是文本（有 ${a.count} 个控制字节）。${binary}`,
+    'sniff.binary_invalid': (a) => `${who(a)}看起来是二进制文件，不是文本（${a.percent}% 的内容既不是有效的 UTF-8，也不是 Latin-1 文本）。${binary}`,
+    'checkpoint.not_checkpoint': '这不是 tinygpt 检查点：文件开头没有检查点的标识字节',
+    'checkpoint.too_short': (a) => `这不是 tinygpt 检查点：文件只有 ${a.bytes} 字节`,
+    'checkpoint.truncated': '检查点文件不完整：文件在内容结束之前就断了（可能下载或复制时中断）',
+    'checkpoint.trailing': (a) => `检查点文件末尾多出了 ${a.extra} 个字节`,
+    'checkpoint.corrupt': '检查点已损坏：内容与其结构或校验和不符',
+    'checkpoint.inconsistent': '检查点内容前后不一致：记录的历史与模型状态对不上',
+    'checkpoint.not_finite': '检查点中含有 NaN 或无穷大的值',
+    'checkpoint.version': (a) => `不支持版本 ${a.version} 的检查点（此版本只能读取版本 1 和 ${a.supported}）`,
+    'checkpoint.newer': (a) => `检查点设置了此版本 tinygpt 不认识的“${a.field}”：它是由更新的版本写入的`,
+    'checkpoint.invalid_config': (a) => `检查点中的配置无效（核心的说明：${a.problem}）`,
+    'train.diverged_loss': (a) => `训练在第 ${a.step} 步发散：损失为 ${a.loss}`,
+    'train.diverged_norm': (a) => `训练在第 ${a.step} 步发散：梯度范数为 ${a.norm}`,
+    'train.diverged_high': (a) => `训练在第 ${a.step} 步发散：损失为 ${a.loss}，超过了 ${a.limit}（均匀猜测的 4 倍）`,
+    'train.paused': (a) => `训练在第 ${a.step} 步发散；连续回滚 ${a.rollbacks} 次后已暂停（学习率现为计划值的 ${a.lr_scale} 倍）：` +
+      '请降低学习率或提高梯度裁剪阈值，然后继续',
+    'share.not_a_link': '这不是 tinygpt 的运行链接（缺少 tinygpt=1 字段）',
+    'share.version': (a) => `这个运行链接的版本是 ${a.version}；此 tinygpt 只能读取版本 ${a.supported}`,
+    'share.malformed': '链接格式有误：有字段缺少值，或同一字段出现了两次',
+    'share.bad_corpus': '链接中的语料字段无效',
+    'share.bad_losses': '链接中的损失数据已损坏（被截断、编码错误或数量过多）',
+    'share.no_corpus': '链接没有说明这次运行是用哪段文本训练的',
+    'share.wrong_kind': (a) => `链接给出了 ${a.field}，但 ${a.model} 模型没有这一项`,
+    'replay.diverged': (a) => `与分享的运行在第 ${a.step} 步出现差异：这里的损失为 ${a.run_loss}，链接中为 ${a.link_loss}` +
+      (has(a, 'link_variant') ? `；前 ${a.compared_steps} 步的损失最多相差 ${a.max_difference}` : '') + variantNote(a),
+    'replay.no_losses': '链接中没有可比较的损失',
+    'replay.matches': (a) => `与分享的运行在第 ${a.step} 步一致：前 ${a.step} 个损失逐位相同${variantNote(a)}`,
+    'replay.so_far': (a) => `到目前为止与分享的运行一致（第 ${a.compared} 步，共 ${a.expected} 步）${variantNote(a)}`,
+    'wasm.out_of_memory': '内存不足：浏览器无法为模型分配更多内存',
+    'worker.loading': '模块仍在加载中',
+    'worker.no_model': '还没有模型：请按“开始”创建一个',
+    'worker.no_corpus': '还没有语料：请先选择文本',
+    'worker.no_pairs': '还没有句对：请先选择任务或句对文件',
+    'worker.choose_text': '请先选择文本',
+    'worker.tree_gone': '这棵生成树已不存在：请重新开始',
+    'worker.tree_stale': (a) => `生成树长出之后模型又训练过了（第 ${a.step} 步）：请重新开始`,
+    'worker.inspect_empty': '请给出要查看的文本（至少一个字节）',
+    'variant.requested': (a) => `指定了 ${a.variant} 构建`,
+    'variant.not_isolated': '页面没有跨源隔离（无法使用共享内存），因此只用一个线程',
+    'variant.no_threads': '此浏览器不支持 wasm 多线程',
+    'variant.no_simd': '此浏览器不支持 WebAssembly SIMD',
+    'variant.threads_need_isolation': '多线程需要跨源隔离的页面',
+    'variant.load_failed': (a) => `${a.variant} 构建加载失败`,
+    'gpu.off_requested': '网址参数要求使用 CPU 构建',
+    'gpu.not_available': '此浏览器不支持 WebGPU',
+    'gpu.no_adapter': 'WebGPU 没有找到 GPU 适配器',
+    'gpu.no_device': 'WebGPU 无法创建设备',
+    'gpu.device_lost': 'GPU 设备已丢失',
+    'gpu.seq2seq': '翻译模型没有 GPU 方案：翻译训练在 CPU 上进行',
+    'gpu.limits': '模型超出了这块 GPU 的限制',
+    'gpu.out-of-memory': 'GPU 无法分配模型所需的显存',
+    'gpu.pipeline': 'GPU 内核构建失败',
+    'gpu.internal': 'WebGPU 报告了一个错误',
+    'gpu.unavailable': 'WebGPU 不可用',
+    'gpu.device-lost': 'GPU 设备已丢失',
+    'gpu.generate_lost': 'GPU 出错了；请重新生成（现在在 CPU 上运行）',
+  }),
 };
