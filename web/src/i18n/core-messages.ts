@@ -30,8 +30,10 @@ function wording(from: object | undefined | null): { w: Wording; args: CoreArgs 
   const w = table && Object.hasOwn(table, coded.code) ? table[coded.code] : undefined;
   const args: CoreArgs = {};
   for (const [k, v] of Object.entries(coded.args ?? {})) args[k] = String(v);
+  // an arg the sender left out reads as '' (never "undefined" in a sentence)
+  const read = <T extends object>(x: T): T => new Proxy(x, { get: (o, k) => (k in o ? Reflect.get(o, k) : '') });
   if (typeof w === 'string') return { w: () => w, args };
-  return typeof w === 'function' ? { w, args } : null;
+  return typeof w === 'function' ? { w: (a) => w(read(a)), args } : null;
 }
 
 /** The core's own English is the English page's wording (when the display site has it). */
@@ -49,34 +51,40 @@ export function isWorded(from?: object | null): boolean {
   return wording(from) !== null;
 }
 
-// The wording with each arg in a translate="no" span: the args are data (a field name, a file
-// name, a number as the core wrote it), which the zh-CN check and translation tools leave alone.
-// The wording is called with stand-ins whose text is a marker (numbers still read as numbers) and
-// the markers are then replaced by the spans.
-function wordedNodes(w: Wording, args: CoreArgs): (Node | string)[] {
-  const names = Object.keys(args);
+/** A piece of a worded message: its own text, or an arg's value (data: shown translate="no"). */
+export interface CorePart { text: string; arg: boolean }
+
+/**
+ * The message worded in the page's language as parts, each arg's value apart from the sentence
+ * (a field name, a file name, a number as the core wrote it: data, which the zh-CN check and
+ * translation tools leave alone); null if the catalogue does not word its code. The wording is
+ * called with stand-ins whose text is a marker (numbers still read as numbers), then split there.
+ */
+export function coreParts(from?: object | null): CorePart[] | null {
+  const found = wording(from);
+  if (!found) return null;
+  const names = Object.keys(found.args);
   const stand: Record<string, unknown> = {};
   names.forEach((name, i) => {
-    const value = args[name];
+    const value = found.args[name];
     // an empty arg stays '' (a wording may test for it); a marker is \u0001<index>\u0002
     stand[name] = value === '' ? '' : { toString: () => `\u0001${i}\u0002`, valueOf: () => Number(value) };
   });
-  const text = w(stand as CoreArgs);
-  const out: (Node | string)[] = [];
-  for (const part of text.split(/(\u0001\d+\u0002)/)) {
-    const m = /^\u0001(\d+)\u0002$/.exec(part);
-    if (m) out.push(h('span', { translate: 'no', class: 'core-arg' }, args[names[Number(m[1])]]));
-    else if (part) out.push(part);
+  const out: CorePart[] = [];
+  for (const piece of found.w(stand as CoreArgs).split(/(\u0001\d+\u0002)/)) {
+    const m = /^\u0001(\d+)\u0002$/.exec(piece);
+    if (m) out.push({ text: found.args[names[Number(m[1])]], arg: true });
+    else if (piece) out.push({ text: piece, arg: false });
   }
   return out;
 }
 
 function fill(span: HTMLElement, text: string, from: object | null | undefined): void {
-  const found = wording(from);
-  if (found && !ownEnglish(text)) {
-    span.replaceChildren(...wordedNodes(found.w, found.args));
+  const parts = coreParts(from);
+  if (parts && !ownEnglish(text)) {
+    span.replaceChildren(...parts.map((p) => (p.arg ? h('span', { translate: 'no', class: 'core-arg' }, p.text) : p.text)));
     span.removeAttribute('lang');
-  } else if (found || locale.get() === 'en') {
+  } else if (parts || locale.get() === 'en') {
     span.replaceChildren(text);  // the English page: the core's sentence
     span.removeAttribute('lang');
   } else {
