@@ -45,7 +45,8 @@ describe('settings from the core schema', () => {
     const fields = M.checkConfig(parsed).problems.map((p) => p.field);
     expect(fields).toEqual(['n_embd', 'batch_size']);  // the range problems first; the rules between fields after
     expect(M.checkConfig({ ...S, n_head: 3 }).problems).toEqual([
-      { field: 'n_embd', message: 'n_embd 128 is not divisible by n_head 3 (each head gets n_embd / n_head channels)' },
+      { field: 'n_embd', message: 'n_embd 128 is not divisible by n_head 3 (each head gets n_embd / n_head channels)',
+        code: 'config.heads_divide', args: { n_embd: '128', n_head: '3' } },  // coded for the page's wording (core error.h)
     ]);
   });
 
