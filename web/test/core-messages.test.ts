@@ -4,9 +4,11 @@
 // brings no English of its own; a real wasm error and problem carry code and args.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { CATALOGUES, locale } from '../src/i18n';
+import { loadCatalogue, locale } from '../src/i18n';
+import { en } from '../src/i18n/en';
+import { zhCN } from '../src/i18n/zh-CN';
 import { coreParts, coreText, isWorded } from '../src/i18n/core-messages';
 import { TERMS } from '../src/i18n/terms';
 import { WORKER_MESSAGE_CODES, codedError, codedOf } from '../src/protocol';
@@ -33,8 +35,10 @@ function codesInSources(): string[] {
   return [...out].sort();
 }
 
+const CATALOGUES = { en, 'zh-CN': zhCN };
 const table = (l: 'en' | 'zh-CN') => CATALOGUES[l].errors.core as Record<string, unknown>;
 
+beforeAll(() => loadCatalogue('zh-CN'));  // t() words in Chinese once locale is zh-CN
 afterEach(() => locale.set('en'));
 
 describe('the coded messages', () => {
