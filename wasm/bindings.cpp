@@ -116,16 +116,17 @@ ConfigAndLimit parse_config(const val& obj, std::vector<ConfigProblem>* problems
     try {
       const std::string type = v.typeOf().as<std::string>();
       if (key == "memory_limit_mb") {
-        if (type != "number") throw Error("memory_limit_mb must be a number");
+        if (type != "number")
+          throw Error(coded("config.not_a_number", {{"field", "memory_limit_mb"}}, "memory_limit_mb must be a number"));
         r.memory_limit = int64_t(v.as<double>()) << 20;
         continue;
       }
       const FieldSpec& f = field(key);  // throws "unknown config field" with a suggestion
       if (f.type == FieldType::choice) {
-        if (type != "string") throw Error(std::string(f.name) + " must be a string");
+        if (type != "string") throw Error(coded("config.not_a_string", {{"field", f.name}}, std::string(f.name) + " must be a string"));
         set_field_text(r.config, f, v.as<std::string>());
       } else {
-        if (type != "number") throw Error(std::string(f.name) + " must be a number");
+        if (type != "number") throw Error(coded("config.not_a_number", {{"field", f.name}}, std::string(f.name) + " must be a number"));
         set_field(r.config, f, v.as<double>());
       }
     } catch (const Error& e) {

@@ -14,6 +14,7 @@ const std::vector<std::string_view>& message_codes() {
       "config.range", "config.not_a_choice", "config.expects_whole", "config.expects_number",
       "config.seq2seq_block_min", "config.seq2seq_block_max", "config.heads_divide", "config.min_lr_above",
       "config.warmup_longer", "config.memory", "config.fixed", "config.max_iters_done", "config.max_iters_warmup",
+      "config.not_a_number", "config.not_a_string",  // a field of the wrong JS type (wasm/bindings.cpp)
       // data (data.cpp, pairs.cpp, trainer.cpp)
       "corpus.empty", "corpus.too_short", "pairs.empty", "pairs.none_usable", "pairs.report", "data.no_corpus",
       "data.no_pairs", "model.not_gpt", "model.not_seq2seq",
@@ -25,6 +26,9 @@ const std::vector<std::string_view>& message_codes() {
       "checkpoint.not_checkpoint", "checkpoint.too_short", "checkpoint.truncated", "checkpoint.trailing",
       "checkpoint.corrupt", "checkpoint.inconsistent", "checkpoint.not_finite", "checkpoint.version",
       "checkpoint.newer", "checkpoint.invalid_config",
+      // looking inside (trainer.cpp): the text or the pair to inspect, the history's probe
+      "inspect.empty", "inspect.no_source", "inspect.source_long", "inspect.target_long", "insight.probe_long",
+      "insight.probe_empty",
       // the NaN guard (trainer.cpp, run.cpp, gpu_host.cpp)
       "train.diverged_loss", "train.diverged_norm", "train.diverged_high", "train.paused",
       // run links and their replay (share.cpp)

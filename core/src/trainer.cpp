@@ -396,7 +396,7 @@ ValPoint Trainer::evaluate() {
 
 Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   model::TinyGPT& m = model();
-  if (n == 0) throw Error("inspect: give at least one byte of text");
+  if (n == 0) throw Error(coded("inspect.empty", {}, "inspect: give at least one byte of text"));
   const Config& mc = config_;
   const int T = int(std::min<size_t>(n, size_t(mc.block_size)));
   std::vector<int32_t> tokens(bytes + (n - size_t(T)), bytes + n);
@@ -430,11 +430,15 @@ sample::Translation Trainer::translate(const std::string& source, const sample::
 TranslationInspection Trainer::inspect_translation(const std::string& source, const std::string& target) {
   model::Seq2Seq& m = seq2seq();
   const int limit = config_.block_size;
-  if (source.empty()) throw Error("give a source text to look inside");
+  if (source.empty()) throw Error(coded("inspect.no_source", {}, "give a source text to look inside"));
   if (int(source.size()) > limit)
-    throw Error("the source is " + std::to_string(source.size()) + " bytes, longer than block_size (" + std::to_string(limit) + ")");
+    throw Error(coded("inspect.source_long", {{"bytes", std::to_string(source.size())}, {"limit", std::to_string(limit)}},
+                      "the source is " + std::to_string(source.size()) + " bytes, longer than block_size (" +
+                          std::to_string(limit) + ")"));
   if (int(target.size()) + 1 > limit)
-    throw Error("the target is " + std::to_string(target.size()) + " bytes; at most block_size - 1 = " + std::to_string(limit - 1) + " fit");
+    throw Error(coded("inspect.target_long", {{"bytes", std::to_string(target.size())}, {"limit", std::to_string(limit - 1)}},
+                      "the target is " + std::to_string(target.size()) + " bytes; at most block_size - 1 = " +
+                          std::to_string(limit - 1) + " fit"));
   TranslationInspection r;
   r.S = int(source.size());
   r.T = int(target.size()) + 1;
@@ -492,8 +496,9 @@ void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector
     } else {
       const int most_src = std::min(insight::kMaxProbe, config_.block_size), most_tgt = most_src - 1;
       if (int(probe.size()) > most_src || int(probe_target.size()) > most_tgt)
-        throw Error("the probe's source may have at most " + std::to_string(most_src) + " bytes and its target " +
-                    std::to_string(most_tgt));
+        throw Error(coded("insight.probe_long", {{"source", std::to_string(most_src)}, {"target", std::to_string(most_tgt)}},
+                          "the probe's source may have at most " + std::to_string(most_src) + " bytes and its target " +
+                              std::to_string(most_tgt)));
       source = probe;
       text = probe_target;
     }
@@ -505,7 +510,7 @@ void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector
     for (size_t i = 0; i < d.size(); i++) all += d.source(i);
     bytes = insight::distinct_bytes(reinterpret_cast<const uint8_t*>(all.data()), all.size());
   }
-  if (text.empty() && kind() == ModelKind::gpt) throw Error("the probe text is empty");
+  if (text.empty() && kind() == ModelKind::gpt) throw Error(coded("insight.probe_empty", {}, "the probe text is empty"));
   l.T = int(text.size()) + (kind() == ModelKind::gpt ? 0 : 1);
   l.N = int(bytes.size());
   // a snapshot stays within a sixteenth of the history's budget: big models look at a shorter probe

@@ -21,12 +21,14 @@ function listedCodes(): string[] {
   return [...body.replace(/\/\/.*$/gm, '').matchAll(/"([a-z0-9_.-]+)"/g)].map((m) => m[1]);
 }
 
-/** Codes the core's sources put on messages: coded("x", ...) / "x" ? ... and the sniffer's "sniff." + kind. */
+/** Codes the core's sources (and its wasm bindings) put on messages: coded("x", ...) / "x" ? ... and the sniffer's "sniff." + kind. */
 function codesInSources(): string[] {
   const dir = path.join(root, 'core/src');
   const out = new Set<string>();
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.cpp') && n !== 'messages.cpp')) {
-    const src = fs.readFileSync(path.join(dir, f), 'utf8');
+  const files = fs.readdirSync(dir).filter((n) => n.endsWith('.cpp') && n !== 'messages.cpp').map((n) => path.join(dir, n));
+  for (const file of [...files, path.join(root, 'wasm/bindings.cpp')]) {
+    const f = path.basename(file);
+    const src = fs.readFileSync(file, 'utf8');
     for (const m of src.matchAll(/coded\(\s*"([a-z0-9_.-]+)"/g)) out.add(m[1]);
     for (const m of src.matchAll(/\?\s*"((?:config|data|corpus|pairs)\.[a-z0-9_]+)"\s*:\s*"([a-z0-9_.]+)"/g)) out.add(m[1]).add(m[2]);
     for (const m of src.matchAll(/(?:error_code|r\.code) = "([a-z0-9_.]*[a-z0-9_])"/g)) out.add(m[1]);

@@ -55,6 +55,8 @@ export const errors = {
     'config.max_iters_done': (a) => `max_iters must be above the steps already done (${a.step})`,
     'config.max_iters_warmup': (a) => `max_iters must be at least warmup_iters (${a.warmup_iters})`,
     // data
+    'config.not_a_number': (a) => `${a.field} must be a number`,
+    'config.not_a_string': (a) => `${a.field} must be a string`,
     'corpus.empty': 'the corpus is empty: give a file with some text in it',
     'corpus.too_short': (a) => `the corpus has ${a.bytes} bytes, fewer than context + 1 = ${a.needed}: use a longer text or a shorter context`,
     'pairs.empty': 'the pair file is empty: give lines of source<TAB>target',
@@ -95,6 +97,13 @@ export const errors = {
     'checkpoint.version': (a) => `checkpoint version ${a.version} is not supported (this build reads versions 1 and ${a.supported})`,
     'checkpoint.newer': (a) => `checkpoint sets '${a.field}', which this build of tinygpt does not know: it was written by a newer version`,
     'checkpoint.invalid_config': (a) => `checkpoint has an invalid config: ${a.problem}`,
+    // looking inside
+    'inspect.empty': 'inspect: give at least one byte of text',
+    'inspect.no_source': 'give a source text to look inside',
+    'inspect.source_long': (a) => `the source is ${a.bytes} bytes, longer than block_size (${a.limit})`,
+    'inspect.target_long': (a) => `the target is ${a.bytes} bytes; at most block_size - 1 = ${a.limit} fit`,
+    'insight.probe_long': (a) => `the probe's source may have at most ${a.source} bytes and its target ${a.target}`,
+    'insight.probe_empty': 'the probe text is empty',
     // the NaN guard
     'train.diverged_loss': (a) => `training diverged at step ${a.step}: the loss is ${a.loss}`,
     'train.diverged_norm': (a) => `training diverged at step ${a.step}: the gradient norm is ${a.norm}`,
