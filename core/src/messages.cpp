@@ -29,6 +29,10 @@ const std::vector<std::string_view>& message_codes() {
       // looking inside (trainer.cpp): the text or the pair to inspect, the history's probe
       "inspect.empty", "inspect.no_source", "inspect.source_long", "inspect.target_long", "insight.probe_long",
       "insight.probe_empty",
+      // sampling and translating options, the source to translate (sample.cpp, translate.cpp)
+      "sample.temperature", "sample.top_k", "sample.top_p", "sample.window_keep", "sample.negative_length",
+      "translate.empty", "translate.source_long", "translate.beam", "translate.sampling_and_beam",
+      "translate.length_penalty", "translate.max_len",
       // the NaN guard (trainer.cpp, run.cpp, gpu_host.cpp)
       "train.diverged_loss", "train.diverged_norm", "train.diverged_high", "train.paused",
       // run links and their replay (share.cpp)

@@ -12,11 +12,12 @@ namespace tinygpt::sample {
 using tinygpt::Error;
 
 void Options::validate(int block_size) const {
-  if (!(temperature >= 0.0f && temperature <= 100.0f)) throw Error("temperature must be between 0 and 100");
-  if (top_k < 0 || top_k > model::kVocab) throw Error("top-k must be between 0 (off) and 256");
-  if (!(top_p > 0.0f && top_p <= 1.0f)) throw Error("top-p must be in (0, 1] (1 = off)");
+  if (!(temperature >= 0.0f && temperature <= 100.0f)) throw Error(coded("sample.temperature", {}, "temperature must be between 0 and 100"));
+  if (top_k < 0 || top_k > model::kVocab) throw Error(coded("sample.top_k", {{"max", "256"}}, "top-k must be between 0 (off) and 256"));
+  if (!(top_p > 0.0f && top_p <= 1.0f)) throw Error(coded("sample.top_p", {}, "top-p must be in (0, 1] (1 = off)"));
   if (window_keep < 0 || window_keep > block_size)
-    throw Error("window_keep must be between 0 (default: half the context) and the context (" + std::to_string(block_size) + ")");
+    throw Error(coded("sample.window_keep", {{"max", std::to_string(block_size)}},
+                      "window_keep must be between 0 (default: half the context) and the context (" + std::to_string(block_size) + ")"));
 }
 
 namespace {
@@ -141,7 +142,7 @@ Token Generator::next() {
 }
 
 std::vector<Token> generate(const model::TinyGPT& model, const std::string& prompt, int n, const Options& options) {
-  if (n < 0) throw Error("the number of bytes to generate must be >= 0");
+  if (n < 0) throw Error(coded("sample.negative_length", {}, "the number of bytes to generate must be >= 0"));
   Generator gen(model, options);
   gen.set_prompt(prompt);
   std::vector<Token> out;

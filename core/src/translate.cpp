@@ -58,10 +58,11 @@ int sample_allowed(const double* logp, float temperature, int top_k, data::Rng& 
 }
 
 std::vector<int32_t> source_tokens(const std::string& source, int block_size) {
-  if (source.empty()) throw Error("translate: the source is empty");
+  if (source.empty()) throw Error(coded("translate.empty", {}, "translate: the source is empty"));
   if (source.size() > size_t(block_size))
-    throw Error("translate: the source has " + std::to_string(source.size()) + " bytes; this model reads at most " +
-                std::to_string(block_size));
+    throw Error(coded("translate.source_long", {{"bytes", std::to_string(source.size())}, {"limit", std::to_string(block_size)}},
+                      "translate: the source has " + std::to_string(source.size()) + " bytes; this model reads at most " +
+                          std::to_string(block_size)));
   return std::vector<int32_t>(reinterpret_cast<const uint8_t*>(source.data()),
                               reinterpret_cast<const uint8_t*>(source.data()) + source.size());
 }
@@ -150,12 +151,16 @@ Translation beam_search(const model::Seq2Seq& m, const std::vector<int32_t>& src
 
 void TranslateOptions::validate(int block_size) const {
   if (max_len < 0 || max_len > block_size - 1)
-    throw Error("max_len must be between 0 (the model's limit) and " + std::to_string(block_size - 1));
-  if (beam < 1 || beam > 64) throw Error("beam width must be between 1 and 64");
-  if (!(temperature >= 0.0f && temperature <= 100.0f)) throw Error("temperature must be between 0 and 100");
-  if (temperature > 0.0f && beam > 1) throw Error("sampling (temperature > 0) and beam search exclude each other");
-  if (top_k < 0 || top_k > 257) throw Error("top-k must be between 0 (off) and 257");
-  if (!(length_penalty >= 0.0f && length_penalty <= 10.0f)) throw Error("length penalty must be between 0 and 10");
+    throw Error(coded("translate.max_len", {{"max", std::to_string(block_size - 1)}},
+                      "max_len must be between 0 (the model's limit) and " + std::to_string(block_size - 1)));
+  if (beam < 1 || beam > 64) throw Error(coded("translate.beam", {}, "beam width must be between 1 and 64"));
+  if (!(temperature >= 0.0f && temperature <= 100.0f))
+    throw Error(coded("sample.temperature", {}, "temperature must be between 0 and 100"));
+  if (temperature > 0.0f && beam > 1)
+    throw Error(coded("translate.sampling_and_beam", {}, "sampling (temperature > 0) and beam search exclude each other"));
+  if (top_k < 0 || top_k > 257) throw Error(coded("sample.top_k", {{"max", "257"}}, "top-k must be between 0 (off) and 257"));
+  if (!(length_penalty >= 0.0f && length_penalty <= 10.0f))
+    throw Error(coded("translate.length_penalty", {}, "length penalty must be between 0 and 10"));
 }
 
 Translation translate(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o) {
@@ -192,7 +197,8 @@ std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::ve
                                           int max_len) {
   const int block_size = m.dims().block_size;
   if (max_len < 0 || max_len > block_size - 1)
-    throw Error("max_len must be between 0 (the model's limit) and " + std::to_string(block_size - 1));
+    throw Error(coded("translate.max_len", {{"max", std::to_string(block_size - 1)}},
+                      "max_len must be between 0 (the model's limit) and " + std::to_string(block_size - 1)));
   if (max_len == 0) max_len = block_size - 1;
   const int R = int(sources.size());
   std::vector<Translation> out(sources.size());

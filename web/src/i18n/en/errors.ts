@@ -104,6 +104,18 @@ export const errors = {
     'inspect.target_long': (a) => `the target is ${a.bytes} bytes; at most block_size - 1 = ${a.limit} fit`,
     'insight.probe_long': (a) => `the probe's source may have at most ${a.source} bytes and its target ${a.target}`,
     'insight.probe_empty': 'the probe text is empty',
+    // sampling and translating
+    'sample.temperature': 'temperature must be between 0 and 100',
+    'sample.top_k': (a) => `top-k must be between 0 (off) and ${a.max}`,
+    'sample.top_p': 'top-p must be in (0, 1] (1 = off)',
+    'sample.window_keep': (a) => `window_keep must be between 0 (default: half the context) and the context (${a.max})`,
+    'sample.negative_length': 'the number of bytes to generate must be >= 0',
+    'translate.empty': 'translate: the source is empty',
+    'translate.source_long': (a) => `translate: the source has ${a.bytes} bytes; this model reads at most ${a.limit}`,
+    'translate.beam': 'beam width must be between 1 and 64',
+    'translate.sampling_and_beam': 'sampling (temperature > 0) and beam search exclude each other',
+    'translate.length_penalty': 'length penalty must be between 0 and 10',
+    'translate.max_len': (a) => `max_len must be between 0 (the model's limit) and ${a.max}`,
     // the NaN guard
     'train.diverged_loss': (a) => `training diverged at step ${a.step}: the loss is ${a.loss}`,
     'train.diverged_norm': (a) => `training diverged at step ${a.step}: the gradient norm is ${a.norm}`,
