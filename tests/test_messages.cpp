@@ -11,6 +11,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/pairs.h"
 #include "tinygpt/run.h"
+#include "tinygpt/runtime.h"
 #include "tinygpt/share.h"
 #include "tinygpt/sniff.h"
 #include "tinygpt/trainer.h"
@@ -186,4 +187,26 @@ TEST_CASE("run links: parse errors and the replay's verdict are coded", "[messag
   r = share::check_replay(link, same, 1, "wasm-scalar");
   CHECK(r.code == "replay.so_far");
   CHECK(arg(r.args, "variant") == "wasm-scalar");
+}
+
+TEST_CASE("the thread tuner's decisions are coded, with the counts and times", "[messages][threads]") {
+  ThreadTuner only(1);
+  CHECK(only.reason_message().code == "threads.only");
+  CHECK(arg(only.reason_message().args, "threads") == "1");
+
+  ThreadTuner::Options o;
+  o.warmup_steps = 0, o.samples = 1;
+  ThreadTuner t(2, o);
+  CHECK(t.reason_message().code == "threads.timing_first");
+  CHECK(arg(t.reason_message().args, "threads") == "2");
+  t.record(0.010);  // 2 threads: 10 ms; then 1 thread
+  t.record(0.040);  // 1 thread: 40 ms: 2 threads win
+  const Message m = t.reason_message();
+  CHECK(m.code == "threads.chosen");
+  CHECK(m.text == t.reason());
+  CHECK(arg(m.args, "threads") == "2");
+  CHECK(arg(m.args, "ms") == "10.0");
+  CHECK(arg(m.args, "others") == "1");
+  CHECK(arg(m.args, "other_0_threads") == "1");
+  CHECK(arg(m.args, "other_0_ms") == "40.0");
 }

@@ -221,6 +221,11 @@ val slice_to_js(const Slice& s) {
   }
   r.set("threads", s.threads);
   r.set("threadsReason", s.threads_reason);
+  if (!s.threads_reason_code.empty()) {  // its code and args, as {code, args}
+    val coded = val::object();
+    set_code(coded, s.threads_reason_code, s.threads_reason_args);
+    r.set("threadsCoded", coded);
+  }
   return r;
 }
 
@@ -322,7 +327,7 @@ class Session {
     return guarded([&] {
       if (!generator_) throw Error("call beginGeneration() first");
       if (generator_step_ != trainer_->steps_done())
-        throw Error("the model was trained since beginGeneration(): start a new generation");
+        throw Error(coded("sample.model_changed", {}, "the model was trained since beginGeneration(): start a new generation"));
       if (k < 0) throw Error("generateNext(k) needs k >= 0");
       std::vector<sample::Token> toks;
       toks.reserve(size_t(k));
@@ -364,8 +369,9 @@ class Session {
         if (t->kind() == ModelKind::gpt) {
           const int ctx = t->config().block_size;
           if (trainer_->corpus_size() < size_t(ctx) + 1)
-            throw Error("the current corpus is shorter than this checkpoint's block_size + 1 (" + std::to_string(ctx + 1) +
-                        " bytes)");
+            throw Error(coded("checkpoint.corpus_short", {{"needed", std::to_string(ctx + 1)}},
+                              "the current corpus is shorter than this checkpoint's block_size + 1 (" + std::to_string(ctx + 1) +
+                                  " bytes)"));
           t->set_corpus(trainer_->take_corpus());  // moved, not copied: it can be 100 MB
         } else {
           std::vector<uint8_t> tsv = trainer_->take_corpus();
@@ -1249,10 +1255,12 @@ class GenerationTree {
 
  private:
   void check() const {
-    if (session_->generation() != generation_) throw Error("the model was replaced: start a new generation tree");
+    if (session_->generation() != generation_)
+      throw Error(coded("tree.replaced", {}, "the model was replaced: start a new generation tree"));
     if (session_->trainer().steps_done() != step_)
-      throw Error("the model has trained since this tree was grown (step " + std::to_string(step_) + ", now " +
-                  std::to_string(session_->trainer().steps_done()) + "): grow it again");
+      throw Error(coded("tree.stale", {{"step", std::to_string(step_)}, {"now", std::to_string(session_->trainer().steps_done())}},
+                        "the model has trained since this tree was grown (step " + std::to_string(step_) + ", now " +
+                            std::to_string(session_->trainer().steps_done()) + "): grow it again"));
   }
   Session* session_;
   std::unique_ptr<insight::BranchTree> tree_;

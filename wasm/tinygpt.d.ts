@@ -117,6 +117,7 @@ export interface Slice {
   error: string;           // why the run paused ('' if it did not): three rollbacks in a row
   errorCode?: string;      // error's code ("train.paused") and args, when it has one
   errorArgs?: Record<string, string>;
+  threadsCoded?: CoreCoded;  // threadsReason's code (threads.*) and args
   threads: number;         // kernel threads the next step runs with
   threadsReason: string;   // the thread tuner's last decision ('' unless tuneThreads is on)
 }

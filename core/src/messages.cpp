@@ -26,6 +26,9 @@ const std::vector<std::string_view>& message_codes() {
       "checkpoint.not_checkpoint", "checkpoint.too_short", "checkpoint.truncated", "checkpoint.trailing",
       "checkpoint.corrupt", "checkpoint.inconsistent", "checkpoint.not_finite", "checkpoint.version",
       "checkpoint.newer", "checkpoint.invalid_config",
+      "checkpoint.corpus_short",  // the loaded run's context is longer than the text there is (wasm/bindings.cpp)
+      // a generation or a generation tree the model moved on from (wasm/bindings.cpp)
+      "sample.model_changed", "tree.replaced", "tree.stale",
       // looking inside (trainer.cpp): the text or the pair to inspect, the history's probe
       "inspect.empty", "inspect.no_source", "inspect.source_long", "inspect.target_long", "insight.probe_long",
       "insight.probe_empty",
@@ -35,6 +38,8 @@ const std::vector<std::string_view>& message_codes() {
       "translate.length_penalty", "translate.max_len",
       // the NaN guard (trainer.cpp, run.cpp, gpu_host.cpp)
       "train.diverged_loss", "train.diverged_norm", "train.diverged_high", "train.paused",
+      // the thread tuner's last decision (runtime.cpp), shown on the runtime badge
+      "threads.only", "threads.timing_first", "threads.timing", "threads.chosen",
       // run links and their replay (share.cpp)
       "share.not_a_link", "share.version", "share.malformed", "share.bad_corpus", "share.bad_losses",
       "share.no_corpus", "share.wrong_kind", "replay.diverged", "replay.no_losses", "replay.matches", "replay.so_far",

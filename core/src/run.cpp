@@ -162,7 +162,12 @@ void Run::finish(Slice& s, int64_t steps_trained) const {
   s.finished = finished();
   s.eta_s = eta_seconds();
   s.threads = num_threads();
-  if (tuner_) s.threads_reason = tuner_->reason();
+  if (tuner_) {
+    const Message why = tuner_->reason_message();
+    s.threads_reason = why.text;
+    s.threads_reason_code = why.code;
+    s.threads_reason_args = why.args;
+  }
 }
 
 // ---- steps computed elsewhere ----

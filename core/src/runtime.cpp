@@ -29,6 +29,11 @@ std::string ms_text(double seconds) {
   std::snprintf(buf, sizeof buf, "%.1f ms", 1000.0 * seconds);
   return buf;
 }
+std::string ms_number(double seconds) {  // "25.0", as ms_text without the unit
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", 1000.0 * seconds);
+  return buf;
+}
 }  // namespace
 
 ThreadTuner::ThreadTuner(int max_threads) : ThreadTuner(max_threads, Options{}) {}
@@ -46,14 +51,26 @@ ThreadTuner::ThreadTuner(int max_threads, const Options& options) : opt_(options
   recheck_after_ = opt_.recheck_seconds;
   if (candidates_.size() == 1) {
     settle(0, "the only count this build and machine offer");
+    explain(why_, "threads.only", {{"threads", std::to_string(count(0))}}, false);
     return;
   }
   round_start_ = 0;
   round_best_ = -1;
   direction_ = +1;
   measure(0);
-  why_ = "timing " + threads_text(count(0)) + " first";
+  explain("timing " + threads_text(count(0)) + " first", "threads.timing_first", {{"threads", std::to_string(count(0))}}, false);
 }
+
+// why_ and its code; with_trigger adds the round's trigger (why it started) to the args
+void ThreadTuner::explain(std::string text, std::string_view code, MessageArgs args, bool with_trigger) {
+  why_ = std::move(text);
+  if (with_trigger) args.insert(args.end(), trigger_args_.begin(), trigger_args_.end());
+  Message m = coded(code, std::move(args), why_);
+  why_code_ = std::move(m.code);
+  why_args_ = std::move(m.args);
+}
+
+Message ThreadTuner::reason_message() const { return {why_code_, why_args_, why_}; }
 
 int ThreadTuner::threads() const { return count(current_); }
 
@@ -95,21 +112,29 @@ int ThreadTuner::record(double step_seconds) {
   if (int(window_.size()) < opt_.samples || candidates_.size() == 1) return threads();
   const double recent = window_median();
   std::string trigger;
-  if (recent > opt_.slowdown * settled_seconds_)
+  MessageArgs trigger_args;
+  if (recent > opt_.slowdown * settled_seconds_) {
     trigger = "steps slowed from " + ms_text(settled_seconds_) + " to " + ms_text(recent);
-  else if (since_check_ >= recheck_after_)
+    char from[32], to[32];
+    std::snprintf(from, sizeof from, "%.1f", 1000.0 * settled_seconds_);
+    std::snprintf(to, sizeof to, "%.1f", 1000.0 * recent);
+    trigger_args = {{"trigger", "slowed"}, {"from_ms", from}, {"to_ms", to}};
+  } else if (since_check_ >= recheck_after_) {
     trigger = "periodic re-check";
+    trigger_args = {{"trigger", "periodic"}};
+  }
   if (trigger.empty()) return threads();
   // a new round from the settled count, whose recent steps are a fresh measurement
   seconds_[size_t(settled_)] = recent;
   trigger_ = trigger;
+  trigger_args_ = std::move(trigger_args);
   round_start_ = settled_;
   round_best_ = settled_;
   direction_ = +1;
   const int first = settled_ + 1 < int(candidates_.size()) ? settled_ + 1 : settled_ - 1;
   if (first == settled_ - 1) direction_ = -1;
   measure(first);
-  why_ = "timing " + threads_text(count(first)) + " (" + trigger + ")";
+  explain("timing " + threads_text(count(first)) + " (" + trigger + ")", "threads.timing", {{"threads", std::to_string(count(first))}}, true);
   return threads();
 }
 
@@ -129,7 +154,8 @@ void ThreadTuner::finish_measurement(double median_seconds) {
     settle(round_best_, trigger_);
     return;
   }
-  why_ = "timing " + threads_text(threads()) + (trigger_.empty() ? "" : " (" + trigger_ + ")");
+  explain("timing " + threads_text(threads()) + (trigger_.empty() ? "" : " (" + trigger_ + ")"), "threads.timing",
+          {{"threads", std::to_string(threads())}}, true);
 }
 
 void ThreadTuner::settle(int candidate, std::string trigger) {  // by value: trigger_ is cleared below
@@ -150,8 +176,20 @@ void ThreadTuner::settle(int candidate, std::string trigger) {  // by value: tri
     why_ = threads_text(count(candidate)) + ": " + trigger;
     return;
   }
-  why_ = times_line(candidate) + ", chosen at step " + std::to_string(steps_) +
-         (trigger.empty() ? "" : " (" + trigger + ")");
+  // the page words the times from these: the chosen count's, then the others' (other_<i>_threads/_ms)
+  MessageArgs args = {{"threads", std::to_string(count(candidate))}, {"ms", ms_number(seconds_[size_t(candidate)])},
+                      {"step", std::to_string(steps_)}};
+  int others = 0;
+  for (size_t i = 0; i < candidates_.size(); i++) {
+    if (int(i) == candidate || seconds_[i] <= 0) continue;
+    args.push_back({"other_" + std::to_string(others) + "_threads", std::to_string(candidates_[i])});
+    args.push_back({"other_" + std::to_string(others) + "_ms", ms_number(seconds_[i])});
+    others++;
+  }
+  args.push_back({"others", std::to_string(others)});
+  explain(times_line(candidate) + ", chosen at step " + std::to_string(steps_) + (trigger.empty() ? "" : " (" + trigger + ")"),
+          "threads.chosen", std::move(args), true);
+  trigger_args_.clear();
 }
 
 std::string ThreadTuner::times_line(int chosen) const {

@@ -155,6 +155,7 @@ export interface Progress {
   firstStep?: number;       // steps done before the slice (after a rollback: the step it went back to)
   rollbacks?: RollbackInfo[];  // diverged steps the guard undid during the slice, in order
   pausedBecause?: string;   // the core's reason when the guard paused the run (three rollbacks in a row), else ''
+  threadsCoded?: CoreCoded; // threadsReason's code (threads.*) and args: coreText(p.threadsReason, p.threadsCoded)
   pausedCoded?: CoreCoded;  // pausedBecause's code (train.paused) and args: coreNode(p.pausedBecause, p.pausedCoded)
   tokensPerSec: number;     // the core's own timing of the slice (training time only)
   lr: number;               // learning rate of the next step

@@ -388,7 +388,7 @@ function sendSlice(r: Slice): void {
       type: 'progress', step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, pausedBecause: r.error,
       pausedCoded: r.errorCode ? { code: r.errorCode, args: r.errorArgs ?? {} } : undefined,
       tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(),
-      threads: r.threads ?? M!.numThreads(), threadsReason: r.threadsReason ?? '',
+      threads: r.threads ?? M!.numThreads(), threadsReason: r.threadsReason ?? '', threadsCoded: r.threadsCoded,
     });
   }
   for (const e of r.evals) send(evalResult(e));

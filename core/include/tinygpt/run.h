@@ -59,6 +59,8 @@ struct Slice {
   MessageArgs error_args;
   int threads = 0;              // kernel threads the next step runs with
   std::string threads_reason;   // the thread tuner's last decision ("" when not tuning)
+  std::string threads_reason_code;  // its code and args for the page (error.h)
+  MessageArgs threads_reason_args;
 };
 
 // After this many rollbacks in a row (no new good state in between) the run pauses.

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tinygpt/error.h"
+
 namespace tinygpt {
 
 const char* simd_backend();  // "avx512", "avx2", "sse2", "simd128", "neon" or "scalar"
@@ -55,6 +57,7 @@ class ThreadTuner {
   int record(double step_seconds);
   bool measuring() const;     // true while it is timing a count (false once settled)
   std::string reason() const; // what it chose and why, in one line
+  Message reason_message() const;  // the same, coded for the page (threads.*: error.h)
 
  private:
   enum class Phase { kMeasure, kSettled };
@@ -84,6 +87,10 @@ class ThreadTuner {
   double recheck_after_ = 0;      // seconds until the next periodic re-check
   int64_t steps_ = 0;
   std::string why_;               // how the last decision came about
+  std::string why_code_;          // its code and args (reason_message)
+  MessageArgs why_args_;
+  MessageArgs trigger_args_;      // trigger_'s args: {trigger: slowed, from_ms, to_ms} or {trigger: periodic}
+  void explain(std::string text, std::string_view code, MessageArgs args, bool with_trigger);
 };
 
 }  // namespace tinygpt

@@ -31,6 +31,12 @@ function pairsReport(a: CoreArgs): string {
 const variantNote = (a: CoreArgs) => (has(a, 'link_variant')
   ? ` (the link was made on ${a.link_variant}, this is ${a.variant}: runs are bit-identical only on the same build variant)` : '');
 
+/** Why the tuner's round started: " (steps slowed from 20.0 ms to 30.0 ms)", " (periodic re-check)" or "". */
+const tunerTrigger = (a: CoreArgs) => {
+  if (!has(a, 'trigger')) return '';
+  return has(a, 'from_ms') ? ` (steps slowed from ${a.from_ms} ms to ${a.to_ms} ms)` : ' (periodic re-check)';
+};
+
 export const errors = {
   coreSays: 'The core says: ',
   core: coreWordings({
@@ -104,6 +110,10 @@ export const errors = {
     'inspect.target_long': (a) => `the target is ${a.bytes} bytes; at most block_size - 1 = ${a.limit} fit`,
     'insight.probe_long': (a) => `the probe's source may have at most ${a.source} bytes and its target ${a.target}`,
     'insight.probe_empty': 'the probe text is empty',
+    'checkpoint.corpus_short': (a) => `the current corpus is shorter than this checkpoint's block_size + 1 (${a.needed} bytes)`,
+    'sample.model_changed': 'the model was trained since beginGeneration(): start a new generation',
+    'tree.replaced': 'the model was replaced: start a new generation tree',
+    'tree.stale': (a) => `the model has trained since this tree was grown (step ${a.step}, now ${a.now}): grow it again`,
     // sampling and translating
     'sample.temperature': 'temperature must be between 0 and 100',
     'sample.top_k': (a) => `top-k must be between 0 (off) and ${a.max}`,
@@ -122,6 +132,19 @@ export const errors = {
     'train.diverged_high': (a) => `training diverged at step ${a.step}: the loss is ${a.loss}, worse than ${a.limit} (4 x a uniform guess)`,
     'train.paused': (a) => `training diverged at step ${a.step}; training paused after ${a.rollbacks} rollbacks in a row ` +
       `(the learning rate is now ${a.lr_scale} x the schedule's): lower learning_rate or raise grad_clip, then continue`,
+    // the thread tuner
+    'threads.only': (a) => `${a.threads} ${Number(a.threads) === 1 ? 'thread' : 'threads'}: the only count this build and machine offer`,
+    'threads.timing_first': (a) => `timing ${a.threads} ${Number(a.threads) === 1 ? 'thread' : 'threads'} first`,
+    'threads.timing': (a) => `timing ${a.threads} ${Number(a.threads) === 1 ? 'thread' : 'threads'}${tunerTrigger(a)}`,
+    'threads.chosen': (a) => {
+      const others: string[] = [];
+      for (let i = 0; i < Number(a.others); i++) {
+        const n = a[`other_${i}_threads`];
+        others.push(`${n} ${Number(n) === 1 ? 'thread' : 'threads'}: ${a[`other_${i}_ms`]} ms/step`);
+      }
+      return `${a.threads} ${Number(a.threads) === 1 ? 'thread' : 'threads'}: ${a.ms} ms/step` +
+        (others.length ? ` (${others.join(', ')})` : '') + `, chosen at step ${a.step}${tunerTrigger(a)}`;
+    },
     // run links and their replay
     'share.not_a_link': 'this is not a tinygpt run link (it has no tinygpt=1 field)',
     'share.version': (a) => `this run link is of version ${a.version}; this tinygpt reads version ${a.supported}`,

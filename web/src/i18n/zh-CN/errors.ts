@@ -25,6 +25,11 @@ const variantNote = (a: CoreArgs) => (has(a, 'link_variant')
   ? `（链接生成于 ${a.link_variant}，这里是 ${a.variant}：只有在同一构建变体上，运行结果才逐位相同）` : '');
 const binary = '模型读取的是字节，所以仍然可以从中学习，但样本和预览大多会显示为十六进制。';
 
+const tunerTrigger = (a: CoreArgs) => {
+  if (!has(a, 'trigger')) return '';
+  return has(a, 'from_ms') ? `（步耗时从 ${a.from_ms} 毫秒变慢到 ${a.to_ms} 毫秒）` : '（定期复查）';
+};
+
 export const errors: typeof en = {
   coreSays: '核心报告（英文原文）：',
   core: coreWordings({
@@ -87,6 +92,10 @@ export const errors: typeof en = {
     'inspect.target_long': (a) => `目标文本有 ${a.bytes} 字节；最多只能放下 上下文长度 - 1 = ${a.limit} 字节`,
     'insight.probe_long': (a) => `探针的源文本最多 ${a.source} 字节，目标文本最多 ${a.target} 字节`,
     'insight.probe_empty': '探针文本为空',
+    'checkpoint.corpus_short': (a) => `当前语料比这个检查点的上下文长度 + 1（${a.needed} 字节）还短`,
+    'sample.model_changed': '开始生成之后模型又训练过了：请重新开始生成',
+    'tree.replaced': '模型已被替换：请重新生成一棵生成树',
+    'tree.stale': (a) => `生成树长出之后模型又训练过了（第 ${a.step} 步，现在第 ${a.now} 步）：请重新生成`,
     'sample.temperature': '温度必须在 0 到 100 之间',
     'sample.top_k': (a) => `k 值（只从概率最高的 k 个字节中采样）必须在 0（关闭）到 ${a.max} 之间`,
     'sample.top_p': 'p 值（核采样的累计概率）必须在 (0, 1] 之间（1 表示关闭）',
@@ -103,6 +112,15 @@ export const errors: typeof en = {
     'train.diverged_high': (a) => `训练在第 ${a.step} 步发散：损失为 ${a.loss}，超过了 ${a.limit}（均匀猜测的 4 倍）`,
     'train.paused': (a) => `训练在第 ${a.step} 步发散；连续回滚 ${a.rollbacks} 次后已暂停（学习率现为计划值的 ${a.lr_scale} 倍）：` +
       '请降低学习率或提高梯度裁剪阈值，然后继续',
+    'threads.only': (a) => `${a.threads} 个线程：这是此构建和这台机器唯一可用的线程数`,
+    'threads.timing_first': (a) => `先测 ${a.threads} 个线程的步耗时`,
+    'threads.timing': (a) => `正在测 ${a.threads} 个线程的步耗时${tunerTrigger(a)}`,
+    'threads.chosen': (a) => {
+      const others: string[] = [];
+      for (let i = 0; i < Number(a.others); i++) others.push(`${a[`other_${i}_threads`]} 个线程每步 ${a[`other_${i}_ms`]} 毫秒`);
+      return `${a.threads} 个线程每步 ${a.ms} 毫秒` + (others.length ? `（${others.join('，')}）` : '') +
+        `，在第 ${a.step} 步选定${tunerTrigger(a)}`;
+    },
     'share.not_a_link': '这不是 tinygpt 的运行链接（缺少 tinygpt=1 字段）',
     'share.version': (a) => `这个运行链接的版本是 ${a.version}；此 tinygpt 只能读取版本 ${a.supported}`,
     'share.malformed': '链接格式有误：有字段缺少值，或同一字段出现了两次',
