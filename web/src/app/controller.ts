@@ -86,7 +86,7 @@ export class Controller {
     const s = this.get();
     const initial = normalise(m.schema, s.model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === MODE_PRESET[s.mode])?.config ?? m.presets[0].config);
     this.set({
-      threadSetting: m.threadSetting ?? 'auto', threadsNow: m.threads, threadsReason: '',
+      threadSetting: m.threadSetting ?? 'auto', threadsNow: m.threads, threadsReason: '', threadsCoded: null,
       ready: m, schema: m.schema, presets: m.presets, tasks: m.tasks, formSettings: initial, settings: s.model ? s.settings : initial,
       mode: initial.model === 'seq2seq' ? 'seq2seq' : 'gpt',
       timing: { ...s.timing, readyMs: performance.now(), moduleLoadMs: m.loadMs },
@@ -205,7 +205,7 @@ export class Controller {
       step: m.step, historyRev: s.historyRev + 1, lastLoss: k ? m.losses[k - 1] : last.length ? last[last.length - 1] : null,
       tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
       lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + dt,
-      threadsNow: m.threads ?? s.threadsNow, threadsReason: m.threadsReason ?? '',
+      threadsNow: m.threads ?? s.threadsNow, threadsReason: m.threadsReason ?? '', threadsCoded: m.threadsCoded ?? null,
       etaMs: m.etaSeconds >= 0 ? m.etaSeconds * 1000 : null,   // the core's run loop estimates it
       timing: s.timing.firstStepMs ? s.timing : { ...s.timing, firstStepMs: now },
     });
@@ -583,7 +583,7 @@ export class Controller {
 
   /** Threads of the threads build: 'auto' (tuned by the core) or a fixed count; remembered by the page. */
   setThreads(setting: ThreadSetting): void {
-    this.set({ threadSetting: setting, threadsReason: '' });
+    this.set({ threadSetting: setting, threadsReason: '', threadsCoded: null });
     this.client.send({ type: 'threads', setting });
   }
 

@@ -11,7 +11,7 @@
 import { listenKeys, map, type MapStore } from 'nanostores';
 
 import type { CorpusStats } from '../corpus';
-import type { BackendInfo, CorpusKind, FieldSpec, FullConfig, InspectionMsg, ModelKind, PairsReport, Preset, Ready, RunCurvesMsg, SampleChunk, TaskInfo, ThreadSetting, TranslationInspectionMsg, TranslationMsg, TreeMsg } from '../protocol';
+import type { BackendInfo, CoreCoded, CorpusKind, FieldSpec, FullConfig, InspectionMsg, ModelKind, PairsReport, Preset, Ready, RunCurvesMsg, SampleChunk, TaskInfo, ThreadSetting, TranslationInspectionMsg, TranslationMsg, TreeMsg } from '../protocol';
 import { type Locale, locale, type Msg } from '../i18n';
 import type { CorpusRef } from '../runs-db';
 import type { EstimateState } from './estimate';
@@ -121,6 +121,7 @@ export interface RunState {
   threadSetting: ThreadSetting;           // 'auto' (the core's thread tuner) or a fixed count
   threadsNow: number;                     // kernel threads of the latest slice
   threadsReason: string;                  // the tuner's last decision ('' when the count is fixed)
+  threadsCoded: CoreCoded | null;         // its code (threads.*) and args, for the page's language
   tasks: TaskInfo[];                      // the core's built-in translation tasks (with 'ready')
   // what is trained: the config's `model` (the form's, or the live model's)
   mode: ModelKind;
@@ -210,7 +211,7 @@ export interface RunState {
 
 export function initialState(): RunState {
   return {
-    locale: locale.get(), ready: null, loadFailed: null, backend: null, threadSetting: 'auto', threadsNow: 0, threadsReason: '', tasks: [], mode: 'gpt',
+    locale: locale.get(), ready: null, loadFailed: null, backend: null, threadSetting: 'auto', threadsNow: 0, threadsReason: '', threadsCoded: null, tasks: [], mode: 'gpt',
     corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, corpusOffset: 0,
     schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {},
     model: null, step: 0, creating: false, pendingStart: false, loading: null, running: false, finished: false,

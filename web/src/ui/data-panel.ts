@@ -154,7 +154,7 @@ export class DataPanel {
             `${r.longestSource}/${r.longestTarget}`, tr((m) => m.data.longestTitle))),
         // the report is the core's sentence (tinygpt::PairsReport): shown by coreInline
         h('p', { id: 'pairs-report', class: 'small pairs-report', 'data-pairs': String(r.pairs) },
-          tr((m) => m.data.coreRead), coreInline(r.report, r), tr((m) => m.data.fullStop)));
+          tr((m) => m.data.coreRead), coreInline(r.report, { code: r.reportCode, args: r.reportArgs }), tr((m) => m.data.fullStop)));
     }
     const pairs = previewPairs(c.preview, 8, c.preview.length >= c.stats.size);
     const table = h('table', { id: 'pairs-preview', class: 'pairs-table' },

@@ -3,7 +3,8 @@
 import { divergedStep, divergedWhy } from '../app/guard';
 import { type PageStore, type RunState, watch } from '../app/state';
 import { formatLr } from '../format';
-import { t } from '../i18n';
+import { locale, t } from '../i18n';
+import type { RollbackInfo } from '../protocol';
 import { coreInline } from './note';
 import { h, setText } from './dom';
 import './trust.css';
@@ -36,8 +37,22 @@ export class GuardNotice {
     // why a step diverged is the core's sentence (run.h): shown by coreInline
     this.list.replaceChildren(...g.events.slice(-SHOWN).map((r) => h('li', {
       'data-failed': divergedStep(r), 'data-restored': r.restoredStep, 'data-scale': r.lrScale,
-    }, say.event(divergedStep(r)), coreInline(divergedWhy(r), r), say.eventBack(r.restoredStep, r.lrScale))));
+    }, say.event(divergedStep(r)), why(r), say.eventBack(r.restoredStep, r.lrScale))));
     this.pause.hidden = !g.paused;
-    this.pause.replaceChildren(...(g.paused ? [say.paused(g.lrScale), coreInline(g.paused)] : []));
+    this.pause.replaceChildren(...(g.paused ? [say.paused(g.lrScale), coreInline(g.paused, g.pausedCoded)] : []));
   }
+}
+
+/**
+ * Why a step diverged, without the step (the line says it): the core's words after "…at step N: "
+ * on the English page, the catalogue's words from the rollback's code and args in another.
+ */
+function why(r: RollbackInfo): Node {
+  const words = t().train.guard.why;
+  const args = r.args ?? {};
+  const w = locale.get() === 'en' ? null
+    : r.code === 'train.diverged_loss' ? words.loss(String(args.loss))
+    : r.code === 'train.diverged_norm' ? words.norm(String(args.norm))
+    : r.code === 'train.diverged_high' ? words.high(String(args.loss), String(args.limit)) : null;
+  return w === null ? coreInline(divergedWhy(r), r) : document.createTextNode(w);
 }

@@ -2,7 +2,7 @@
 // as words, so that it is worded in the page's language when it is drawn and again at a switch.
 import type { Note } from '../app/state';
 import { locale, t } from '../i18n';
-import { coreNode, coreText, isWorded } from '../i18n/core-messages';
+import { coreNode, coreText } from '../i18n/core-messages';
 import { h } from './dom';
 
 /** The note as plain text in the page's language (a core message the catalogue lacks: its English). */
@@ -97,10 +97,9 @@ export function withData(build: string | ((slot: (i: number) => string) => strin
 }
 
 /**
- * A core message inside one of the page's sentences: as plain text where it already reads in the
- * page's language (worded by its code, or the page is in English: the wording stays as it was),
- * else as coreNode shows it (the English, marked).
+ * A core message inside one of the page's sentences (coreNode: on the English page the core's own
+ * sentence; in Chinese its wording with the args marked as data, or the English marked as such).
  */
 export function coreInline(text: string, from?: object): Node {
-  return locale.get() === 'en' || isWorded(from) ? document.createTextNode(coreText(text, from)) : coreNode(text, from);
+  return coreNode(text, from);
 }

@@ -3,10 +3,11 @@ import { type PageStore, watch } from '../app/state';
 import type { ThreadSetting } from '../protocol';
 import { backendBadge } from '../gpu/backend';
 import { t } from '../i18n';
+import { coreText } from '../i18n/core-messages';
 import { setText } from './dom';
 
 export function bindRuntimeBadge(badge: HTMLElement, store: PageStore): void {
-  watch(store, ['ready', 'loadFailed', 'backend', 'threadsNow', 'threadsReason', 'threadSetting', 'locale'], ({ ready: m, loadFailed, backend, threadsNow, threadsReason, threadSetting }) => {
+  watch(store, ['ready', 'loadFailed', 'backend', 'threadsNow', 'threadsReason', 'threadsCoded', 'threadSetting', 'locale'], ({ ready: m, loadFailed, backend, threadsNow, threadsReason, threadsCoded, threadSetting }) => {
     if (loadFailed) {
       setText(badge, t().page.wasmFailed);
       badge.classList.add('bad');
@@ -24,10 +25,11 @@ export function bindRuntimeBadge(badge: HTMLElement, store: PageStore): void {
     badge.dataset.device = onGpu ? 'webgpu' : 'wasm';
     badge.classList.add('ok');
     const build = msg.buildDescription(m.variant, m.backend, n,
-      m.variant === 'threads' && threadSetting === 'auto' ? threadsReason : null, m.loadMs.toFixed(0));
+      m.variant === 'threads' && threadSetting === 'auto' ? coreText(threadsReason, threadsCoded) : null, m.loadMs.toFixed(0));
     badge.title = onGpu
       ? msg.onGpu(backend.adapter, build)
-      : msg.onCpu(build) + (m.fallbackReason ? msg.notThreads(m.fallbackReason) : '') + (backend?.reason ? msg.notWebgpu(backend.reason) : '');
+      : msg.onCpu(build) + (m.fallbackReason ? msg.notThreads(coreText(m.fallbackReason, m.fallbackCoded)) : '') +
+        (backend?.reason ? msg.notWebgpu(coreText(backend.reason, backend)) : '');
   });
 }
 

@@ -119,6 +119,12 @@ export const train = {
     title: (n: number, lr: string, scale: number) => `NaN guard: ${n} diverged step${n === 1 ? '' : 's'} undone; ` +
       `the learning rate is now ${lr ? `${lr}, ` : ''}${scale} × the schedule's.`,
     event: (step: number) => `Step ${step} diverged (`,
+    // why, after the step (the core's train.diverged_* without "training diverged at step N: ")
+    why: {
+      loss: (loss: string) => `the loss is ${loss}`,
+      norm: (norm: string) => `the gradient norm is ${norm}`,
+      high: (loss: string, limit: string) => `the loss is ${loss}, worse than ${limit} (4 x a uniform guess)`,
+    },
     eventBack: (restored: number, scale: number) => `): nothing reached the weights. Back to step ${restored}, ` +
       `the last good state; learning rate × ${scale} from there.`,
     paused: (scale: number) => 'Training paused: three steps in a row diverged, even after going back and halving the learning ' +

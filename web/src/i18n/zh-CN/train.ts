@@ -107,6 +107,11 @@ export const train: typeof en = {
   guard: {
     title: (n, lr, scale) => `NaN 防护：已撤销 ${n} 个发散的步；学习率现在是 ${lr ? `${lr}，即` : ''}调度值的 ${scale} 倍。`,
     event: (step) => `第 ${step} 步发散（`,
+    why: {
+      loss: (loss) => `损失为 ${loss}`,
+      norm: (norm) => `梯度范数为 ${norm}`,
+      high: (loss, limit) => `损失为 ${loss}，超过了 ${limit}（均匀猜测的 4 倍）`,
+    },
     eventBack: (restored, scale) => `）：没有任何更新写入权重。已回到第 ${restored} 步，即最后一个正常状态；` +
       `从那里起学习率 × ${scale}。`,
     paused: (scale) => `训练已暂停：即使每次都回退并把学习率减半，仍有连续三步发散（现在是调度值的 ${scale} 倍）。` +
