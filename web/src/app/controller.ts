@@ -7,7 +7,7 @@ import { formatCount } from '../format';
 import { fallbackMessage } from '../gpu/backend';
 import type { CorpusKind, FromWorker, FullConfig, LossHistory as History, ModelKind, SampleOptions, ThreadSetting, Variant } from '../protocol';
 import { normalise } from '../settings';
-import { type Messages, t } from '../i18n';
+import { locale, type Messages, t } from '../i18n';
 import { h } from '../ui/dom';
 import { type Kind, notify as show } from '../ui/messages';
 import { coreText } from '../i18n/core-messages';
@@ -102,7 +102,9 @@ export class Controller {
     this.set({ backend: m });
     const f = m.fallback;
     if (f) {
-      notify(() => coreInline(capitalise(fallbackMessage(f, f)), f), 'warning', { id: 'backend' });   // the GPU back end's words
+      // the GPU back end's words (gpu/backend.ts) on the English page; in another, the reason by its code and where the run goes on
+      notify(() => (locale.get() === 'en' ? h('span', {}, capitalise(fallbackMessage(f, f)))
+        : h('span', {}, coreInline(f.message, f), t().run.gpuContinues(f.kind === 'limits', f.step, f.lostSteps))), 'warning', { id: 'backend' });
       if (f.history) this.set(historyState(this.get(), f.history, f.step));   // the run went back to its last good state
     } else if (first && m.forced && m.backend === 'wasm' && m.reason && !m.reason.startsWith('?backend')) {
       notify(() => h('span', {}, coreInline(capitalise(m.reason), m), t().run.onCpu), 'warning', { id: 'backend' });

@@ -3,6 +3,11 @@
 // of ours; data such as a file's name arrives as a parameter, marked by the page).
 export const run = {
   onCpu: ': training runs on the CPU.',
+  // after WebGPU's reason for giving up on the model (gpu/backend.ts fallbackMessage words the English page)
+  gpuContinues: (limits: boolean, step: number, lost: number) => limits ? ': this model trains on the CPU.'
+    : lost > 0 ? `: the run continues on the CPU from step ${step}, the last state brought back from the GPU (the ${lost} ` +
+      `step${lost === 1 ? '' : 's'} after it are trained again).`
+    : `: the run continues on the CPU at step ${step}; nothing was lost.`,
   nowTrainsOn: (name: string) => `The model now trains on ${name}.`,
   theCheckpoint: 'the checkpoint',
   loaded: (name: string, model: string, step: string) => `Loaded ${name}: ${model}, step ${step}.`,

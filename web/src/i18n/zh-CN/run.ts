@@ -2,6 +2,9 @@ import type { run as en } from '../en/run';
 
 export const run: typeof en = {
   onCpu: '：训练在 CPU 上进行。',
+  gpuContinues: (limits, step, lost) => limits ? '：这个模型改在 CPU 上训练。'
+    : lost > 0 ? `：训练从第 ${step} 步（最后一次从 GPU 取回的状态）起在 CPU 上继续，之后的 ${lost} 步会重新训练。`
+    : `：训练在第 ${step} 步转到 CPU 上继续，没有丢失任何进度。`,
   nowTrainsOn: (name) => `模型现在在 ${name} 上训练。`,
   theCheckpoint: '检查点',
   loaded: (name, model, step) => `已加载 ${name}：${model}，第 ${step} 步。`,
