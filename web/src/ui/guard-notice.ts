@@ -5,7 +5,7 @@ import { type PageStore, type RunState, watch } from '../app/state';
 import { formatLr } from '../format';
 import { locale, t } from '../i18n';
 import type { RollbackInfo } from '../protocol';
-import { coreInline } from './note';
+import { coreInline, withData } from './note';
 import { h, setText } from './dom';
 import './trust.css';
 
@@ -49,10 +49,11 @@ export class GuardNotice {
  */
 function why(r: RollbackInfo): Node {
   const words = t().train.guard.why;
-  const args = r.args ?? {};
+  const a = r.args ?? {};
+  // the numbers are the core's, as it wrote them (nan, inf, 1.2e+03): data
   const w = locale.get() === 'en' ? null
-    : r.code === 'train.diverged_loss' ? words.loss(String(args.loss))
-    : r.code === 'train.diverged_norm' ? words.norm(String(args.norm))
-    : r.code === 'train.diverged_high' ? words.high(String(args.loss), String(args.limit)) : null;
-  return w === null ? coreInline(divergedWhy(r), r) : document.createTextNode(w);
+    : r.code === 'train.diverged_loss' ? withData((slot) => words.loss(slot(0)), [a.loss])
+    : r.code === 'train.diverged_norm' ? withData((slot) => words.norm(slot(0)), [a.norm])
+    : r.code === 'train.diverged_high' ? withData((slot) => words.high(slot(0), slot(1)), [a.loss, a.limit]) : null;
+  return w ?? coreInline(divergedWhy(r), r);
 }
