@@ -342,6 +342,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
 // ---- attention (flash-style: tiles of keys stream through workgroup memory) -----------------
 
+// The key/value tile of the query-row kernels (forward, backward of q): a workgroup loads keys and
+// values k0 .. k0+BC-1 of (b, h) from qkv (B, T, 3C) into workgroup memory, zeros past T. Needs
+// the qkv binding and attentionHead's constants.
+const KEY_TILE = /* wgsl */ `
+var<workgroup> Ks: array<f32, BC * HS>;
+var<workgroup> Vs: array<f32, BC * HS>;
+fn load_key_tile(b: u32, h: u32, k0: u32, lid: u32, T: u32, C: u32) {
+  let C3 = 3u * C;
+  for (var e = lid; e < BC * HS; e += 64u) {
+    let j = k0 + e / HS; let d = e % HS;
+    var kv = 0.0; var vv = 0.0;
+    if (j < T) { kv = qkv[(b * T + j) * C3 + C + h * HS + d]; vv = qkv[(b * T + j) * C3 + 2u * C + h * HS + d]; }
+    Ks[e] = kv; Vs[e] = vv;
+  }
+}
+`;
+
 function attentionHead(HS: number): string {
   const { BC, RQ } = attentionTiles(HS);
   return /* wgsl */ `
@@ -356,9 +373,7 @@ const attention_forward: KernelDef = {
   source: (c) => PRELUDE + bindings(['rw', 'rw', 'r'], ['out', 'lse', 'qkv']) + attentionHead(c.HS) + /* wgsl */ `
 // One invocation per query row i of a 64-row tile of head h: online softmax over the keys j <= i.
 // out_i = sum_j softmax_j(q_i . k_j / sqrt(HS)) v_j;  lse_i = log sum_j exp(q_i . k_j / sqrt(HS))
-var<workgroup> Ks: array<f32, BC * HS>;
-var<workgroup> Vs: array<f32, BC * HS>;
-@compute @workgroup_size(64)
+${KEY_TILE}@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
   let b = wid.y / NH; let h = wid.y % NH;
@@ -372,12 +387,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var m = -3.0e38; var l = 0.0;
   let last = min(T, wid.x * 64u + 64u) - 1u;
   for (var k0 = 0u; k0 <= last; k0 += BC) {
-    for (var e = lid; e < BC * HS; e += 64u) {
-      let j = k0 + e / HS; let d = e % HS;
-      var kv = 0.0; var vv = 0.0;
-      if (j < T) { kv = qkv[(b * T + j) * C3 + C + h * HS + d]; vv = qkv[(b * T + j) * C3 + 2u * C + h * HS + d]; }
-      Ks[e] = kv; Vs[e] = vv;
-    }
+    load_key_tile(b, h, k0, lid, T, C);
     workgroupBarrier();
     if (valid && i >= k0) {
       let n = min(BC, i + 1u - k0);
@@ -416,9 +426,7 @@ const attention_backward_q: KernelDef = {
     attentionHead(c.HS) + /* wgsl */ `
 // One invocation per query row i: D_i = dout_i . out_i, then over the keys j <= i
 //   p = exp(q_i . k_j * scale - lse_i),  ds = p (dout_i . v_j - D_i),  dq_i = scale sum_j ds k_j
-var<workgroup> Ks: array<f32, BC * HS>;
-var<workgroup> Vs: array<f32, BC * HS>;
-@compute @workgroup_size(64)
+${KEY_TILE}@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
   let b = wid.y / NH; let h = wid.y % NH;
@@ -441,12 +449,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
   let last = min(T, wid.x * 64u + 64u) - 1u;
   for (var k0 = 0u; k0 <= last; k0 += BC) {
-    for (var e = lid; e < BC * HS; e += 64u) {
-      let j = k0 + e / HS; let d = e % HS;
-      var kv = 0.0; var vv = 0.0;
-      if (j < T) { kv = qkv[(b * T + j) * C3 + C + h * HS + d]; vv = qkv[(b * T + j) * C3 + 2u * C + h * HS + d]; }
-      Ks[e] = kv; Vs[e] = vv;
-    }
+    load_key_tile(b, h, k0, lid, T, C);
     workgroupBarrier();
     if (valid && i >= k0) {
       let n = min(BC, i + 1u - k0);
