@@ -140,8 +140,11 @@ describe('learn by hand', () => {
     expect(await page.textContent('.walk-counter')).toMatch(/^\d+ \/ \d+: d\(Y\)$/);
     // the docs link opens its section in the box
     await page.click('.walk-box.current .walk-fn');
-    await page.waitForSelector('.walk-box.current .walk-doc:not([hidden]) pre');
-    expect(await page.textContent('.walk-box.current .walk-doc pre')).toMatch(/^### C\.3 The backward algorithm/);
+    // the docs link opens its section in the box: Markdown rendered, its math set by KaTeX
+    await page.waitForSelector('.walk-box.current .walk-doc:not([hidden]) .doc-section');
+    expect(await page.textContent('.walk-box.current .walk-doc .doc-section h3')).toMatch(/^C\.3 The backward algorithm/);
+    expect(await page.locator('.walk-box.current .walk-doc .doc-section .katex').count()).toBeGreaterThan(0);
+    expect(await page.locator('.walk-box.current .walk-doc .doc-section .katex-error').count()).toBe(0);
     await page.click('.walk-phases button[data-phase="update"]');
     expect(await current()).toBe('grad norm');
     await page.locator('.walk-box.current').screenshot({ path: path.join(artifacts, 'learn-2-update-box.png') });
@@ -230,8 +233,10 @@ describe('learn by hand in Chinese (issue 16: switched in the middle of a visit)
     // the docs: the link and the section shown in the box are the Chinese twin's
     expect(await page.getAttribute('.walk-box[data-name="att"] .walk-fn', 'href')).toBe('docs/walkthrough.zh-CN.md#4-单头注意力');
     await page.click('.walk-box[data-name="att"] .walk-fn');
-    await page.waitForSelector('.walk-box[data-name="att"] .walk-doc:not([hidden]) pre');
-    expect(await page.textContent('.walk-box[data-name="att"] .walk-doc pre')).toMatch(/^## 4\) 单头注意力/);
+    await page.waitForSelector('.walk-box[data-name="att"] .walk-doc:not([hidden]) .doc-section');
+    expect(await page.textContent('.walk-box[data-name="att"] .walk-doc .doc-section h2')).toMatch(/^4\) 单头注意力/);
+    expect(await page.locator('.walk-box[data-name="att"] .walk-doc .doc-section .katex').count()).toBeGreaterThan(0);
+    expect(await page.locator('.walk-box[data-name="att"] .walk-doc .doc-section .katex-error').count()).toBe(0);
     await page.locator('.walk-box[data-name="att"]').scrollIntoViewIfNeeded();
     await page.locator('#learn').screenshot({ path: path.join(artifacts, 'learn-zh-CN.png') });
     await page.click('.walk-box[data-name="att"] .walk-fn');   // closed again

@@ -395,7 +395,8 @@ export class LearnPanel {
         this.docCache.set(href, md);
       }
       const text = markdownSection(await md, anchor);
-      shown = text !== null ? h('pre', {}, text) : h('p', { class: 'small' }, ...wordedNodes(withCode(t().learn.noSection, `${href}#${anchor}`)));
+      shown = text !== null ? (await import('./doc-section')).renderDocSection(text)
+        : h('p', { class: 'small' }, ...wordedNodes(withCode(t().learn.noSection, `${href}#${anchor}`)));
     } catch (err) {
       this.docCache.delete(href);
       shown = h('p', { class: 'small bad' }, ...wordedNodes(withCode(t().learn.docFailed, href)),
