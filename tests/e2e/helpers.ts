@@ -1,6 +1,7 @@
 // Helpers for the e2e files that open their own browser (runs, inputs, layout): each takes
 // the page it acts on. app.e2e.test.ts keeps its own (one page, steps in order).
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -104,4 +105,14 @@ export async function untranslated(page: Page, root = 'html'): Promise<string[]>
     }
     return out;
   }, { root, terms: [...TERMS] });
+}
+
+/** axe-core's serious and critical accessibility violations in `root` (default: the whole page), one line each; [] when none. */
+export async function seriousA11yViolations(page: Page, root: string | null = null): Promise<string[]> {
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  return page.evaluate(async (sel) => {
+    const r = await (window as any).axe.run(sel ? document.querySelector(sel) : document, { resultTypes: ['violations'] });
+    return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes.slice(0, 4).map((n: any) => `${n.target.join(' ')} [${n.any[0]?.message ?? ''}]`).join('; ')}`);
+  }, root);
 }

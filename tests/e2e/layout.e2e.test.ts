@@ -2,17 +2,15 @@
 // Each test reproduces what went wrong: focus lost after Enter on Start, nothing on screen
 // while training on a phone, notices over the fields, a chart without markers, attention
 // maps without labels, bytes cut at the window start called invalid.
-import { createRequire } from 'node:module';
 
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { dropFile, launch, openPage, pause, state, waitState } from './helpers';
+import { dropFile, launch, openPage, pause, seriousA11yViolations, state, waitState } from './helpers';
 
 let ctx: BrowserContext;
 let close: () => Promise<void>;
 let page: Page;
-const require = createRequire(import.meta.url);
 
 beforeAll(async () => {
   ({ ctx, close } = await launch());
@@ -124,12 +122,6 @@ describe('keyboard, phone, layout', () => {
   });
 
   it('has no serious or critical accessibility violations (axe-core)', async () => {
-    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate(async () => {
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes.slice(0, 4).map((n: any) => `${n.target.join(' ')} [${n.any[0]?.message ?? ''}]`).join('; ')}`);
-    });
-    expect(violations).toEqual([]);
+    expect(await seriousA11yViolations(page)).toEqual([]);
   });
 });

@@ -5,7 +5,6 @@
 // the graph and the status are worded again, with no English left outside the core's names and
 // math, and the docs come from the Chinese twins. Screenshots go to test-artifacts/.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,9 +13,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 // @ts-expect-error: a plain .mjs helper of the Node tests
 import { loadModule } from '../wasm/helpers.mjs';
-import { launch, untranslated, waitState } from './helpers';
+import { launch, seriousA11yViolations, untranslated, waitState } from './helpers';
 
-const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
 const hand = JSON.parse(fs.readFileSync(path.join(root, 'tests/ref/walkthrough.json'), 'utf8'));
@@ -201,13 +199,7 @@ describe('learn by hand', () => {
   });
 
   it('has no serious or critical accessibility violations (axe-core)', async () => {
-    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate(async () => {
-      const r = await (window as any).axe.run(document.querySelector('#learn'), { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes.slice(0, 4).map((n: any) => n.target.join(' ')).join('; ')}`);
-    });
-    expect(violations).toEqual([]);
+    expect(await seriousA11yViolations(page, '#learn')).toEqual([]);
   });
 });
 

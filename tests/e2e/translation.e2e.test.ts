@@ -7,17 +7,15 @@
 // checkpoint downloaded and dropped back (mode, data and metrics return); a file with no usable
 // pair refused with the core's message and line numbers; autosave and resume after a reload; axe-core.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { dropFile, launch, openPage, pause, state, waitState } from './helpers';
+import { dropFile, launch, openPage, pause, seriousA11yViolations, state, waitState } from './helpers';
 
 let ctx: BrowserContext;
 let close: () => Promise<void>;
 let page: Page;
-const require = createRequire(import.meta.url);
 const consoleErrors: string[] = [];
 const enc = new TextEncoder();
 const STEPS = 600;   // s2s-tiny learns to reverse strings of up to 8 letters to ~90% exact match by here (100% by ~1500)
@@ -303,13 +301,7 @@ describe('translation in the page', () => {
   });
 
   it('has no serious or critical accessibility violations in translation mode (axe-core), and logged no errors', async () => {
-    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate(async () => {
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.length} nodes, e.g. ${v.nodes.slice(0, 4).map((n: any) => `${n.target.join(' ')} [${n.any[0]?.message ?? ''}]`).join('; ')}`);
-    });
-    expect(violations).toEqual([]);
+    expect(await seriousA11yViolations(page)).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
 });
