@@ -209,7 +209,10 @@ Trace trace_step(const Model& model) {
   Recorder r;
   nn::Arena arena(1 << 16);
   std::map<const nn::TensorImpl*, NodeInfo> info;  // graph outputs by tensor
-  auto named = [&](const nn::Tensor& t, const std::string& name, const std::string& node, const std::string& doc) {
+  // a forward value that is also a node of the autograd graph: its entry, and the name its gradient gets
+  auto add_node = [&](const std::string& name, const std::string& node, const nn::Tensor& t, const std::string& equation,
+                      const std::string& function, const std::string& doc) {
+    r.add(name, node, t, equation, function, doc);
     info[t.impl()] = {name, node, doc};
   };
 
@@ -244,11 +247,9 @@ Trace trace_step(const Model& model) {
   r.phase = "forward";
 
   nn::Tensor E = nn::embedding(arena, param("wte"), batch.x.data(), 1, T);  // (1, T, C)
-  r.add("wte[x]", "embedding", E, "E_t = W_te[x_t]", "nn::embedding", d_emb);
-  named(E, "wte[x]", "embedding", d_emb);
+  add_node("wte[x]", "embedding", E, "E_t = W_te[x_t]", "nn::embedding", d_emb);
   nn::Tensor X = nn::add_positional(arena, E, param("wpe"));  // (1, T, C)
-  r.add("X", "embedding", X, "X_t = W_te[x_t] + W_pe[t]", "nn::add_positional", d_emb);
-  named(X, "X", "embedding", d_emb);
+  add_node("X", "embedding", X, "X_t = W_te[x_t] + W_pe[t]", "nn::add_positional", d_emb);
 
   // LayerNorm: the op is one fused node; its kernel's saved statistics are the mean and 1/std
   auto layernorm = [&](const nn::Tensor& in, const std::string& pre, const std::string& gain_bias) {
@@ -262,16 +263,14 @@ Trace trace_step(const Model& model) {
           "kernels::layernorm_forward", d_ln);
     r.add(pre + ".rstd", pre, {1, T}, rstd.data(), "r_t = 1/√(σ²_t + ε), ε = 1e-5", "kernels::layernorm_forward", d_ln);
     nn::Tensor out = nn::layernorm_lastdim(arena, in, g, b, kEps);  // (1, T, C)
-    r.add(pre + ".out", pre, out, "LN(x)_tc = (x_tc − μ_t) r_t g_c + β_c", "nn::layernorm_lastdim", d_ln);
-    named(out, pre + ".out", pre, d_ln);
+    add_node(pre + ".out", pre, out, "LN(x)_tc = (x_tc − μ_t) r_t g_c + β_c", "nn::layernorm_lastdim", d_ln);
     return out;
   };
   const std::string blk = "h.0.";
   nn::Tensor H = layernorm(X, "ln_1", blk + "ln_1");  // (1, T, C)
 
   nn::Tensor qkv = nn::linear_lastdim(arena, H, param(blk + "attn.c_attn.weight"), param(blk + "attn.c_attn.bias"));
-  r.add("qkv", "qkv", qkv, "[Q K V] = H W_qkv + b_qkv  (1, T, 3C)", "nn::linear_lastdim", d_att);
-  named(qkv, "qkv", "qkv", d_att);
+  add_node("qkv", "qkv", qkv, "[Q K V] = H W_qkv + b_qkv  (1, T, 3C)", "nn::linear_lastdim", d_att);
   {
     // Q, K, V per head (NH, T, HS): channel h*HS + i of each third of a qkv row
     for (int part = 0; part < 3; part++) {
@@ -306,33 +305,25 @@ Trace trace_step(const Model& model) {
   nn::Tensor att;
   nn::Tensor Y = nn::causal_attention(arena, qkv, NH, &att);  // (1, T, C); att (1, NH, T, T)
   r.add("att", "attention", att, "P_h,i: = softmax_j(S_h,ij + M_ij)", "nn::causal_attention", d_att);
-  r.add("Y", "attention", Y, "Y_h,i = Σ_j P_h,ij V_h,j, heads side by side", "nn::causal_attention", d_att);
-  named(Y, "Y", "attention", d_att);
+  add_node("Y", "attention", Y, "Y_h,i = Σ_j P_h,ij V_h,j, heads side by side", "nn::causal_attention", d_att);
   nn::Tensor A = nn::linear_lastdim(arena, Y, param(blk + "attn.c_proj.weight"), param(blk + "attn.c_proj.bias"));
-  r.add("A", "attn_proj", A, "A = Y W_proj + b_proj", "nn::linear_lastdim", d_att);
-  named(A, "A", "attn_proj", d_att);
+  add_node("A", "attn_proj", A, "A = Y W_proj + b_proj", "nn::linear_lastdim", d_att);
   nn::Tensor X1 = nn::add(arena, X, A);  // (1, T, C)
-  r.add("X + A", "residual_1", X1, "X ← X + A (residual)", "nn::add", d_mlp);
-  named(X1, "X + A", "residual_1", d_mlp);
+  add_node("X + A", "residual_1", X1, "X ← X + A (residual)", "nn::add", d_mlp);
 
   nn::Tensor H2 = layernorm(X1, "ln_2", blk + "ln_2");  // (1, T, C)
   nn::Tensor F = nn::linear_lastdim(arena, H2, param(blk + "mlp.c_fc.weight"), param(blk + "mlp.c_fc.bias"));
-  r.add("fc", "mlp", F, "F = LN₂(X) W_fc + b_fc  (1, T, 4C)", "nn::linear_lastdim", d_mlp);
-  named(F, "fc", "mlp", d_mlp);
+  add_node("fc", "mlp", F, "F = LN₂(X) W_fc + b_fc  (1, T, 4C)", "nn::linear_lastdim", d_mlp);
   nn::Tensor G = nn::gelu(arena, F);  // (1, T, 4C)
-  r.add("gelu", "mlp", G, "G = ½ F (1 + tanh(√(2/π) (F + 0.044715 F³)))", "nn::gelu", d_mlp);
-  named(G, "gelu", "mlp", d_mlp);
+  add_node("gelu", "mlp", G, "G = ½ F (1 + tanh(√(2/π) (F + 0.044715 F³)))", "nn::gelu", d_mlp);
   nn::Tensor Mo = nn::linear_lastdim(arena, G, param(blk + "mlp.c_proj.weight"), param(blk + "mlp.c_proj.bias"));
-  r.add("mlp", "mlp", Mo, "MLP = G W_proj2 + b_proj2  (1, T, C)", "nn::linear_lastdim", d_mlp);
-  named(Mo, "mlp", "mlp", d_mlp);
+  add_node("mlp", "mlp", Mo, "MLP = G W_proj2 + b_proj2  (1, T, C)", "nn::linear_lastdim", d_mlp);
   nn::Tensor X2 = nn::add(arena, X1, Mo);  // (1, T, C)
-  r.add("X + MLP", "residual_2", X2, "X ← X + MLP(LN₂(X)) (residual)", "nn::add", d_mlp);
-  named(X2, "X + MLP", "residual_2", d_mlp);
+  add_node("X + MLP", "residual_2", X2, "X ← X + MLP(LN₂(X)) (residual)", "nn::add", d_mlp);
 
   nn::Tensor Hf = layernorm(X2, "ln_f", "ln_f");  // (1, T, C)
   nn::Tensor Z = nn::linear_lastdim(arena, Hf, param("lm_head.weight"), param("lm_head.bias"));  // (1, T, V)
-  r.add("logits", "lm_head", Z, "Z = LN_f(X) W_lm + b_lm  (1, T, V)", "nn::linear_lastdim", d_ce);
-  named(Z, "logits", "lm_head", d_ce);
+  add_node("logits", "lm_head", Z, "Z = LN_f(X) W_lm + b_lm  (1, T, V)", "nn::linear_lastdim", d_ce);
   {
     // the fused cross-entropy keeps its softmax and per-row losses to itself: ask its kernel
     std::vector<float> losses(static_cast<size_t>(T)), probs(static_cast<size_t>(T * V));
@@ -342,8 +333,7 @@ Trace trace_step(const Model& model) {
           "kernels::crossentropy_forward", d_ce);
   }
   nn::Tensor loss = nn::cross_entropy(arena, Z, batch.y.data());  // scalar
-  r.add("loss", "loss", loss, "L = (1/T) Σ_t ℓ_t", "nn::cross_entropy", d_ce);
-  named(loss, "loss", "loss", d_ce);
+  add_node("loss", "loss", loss, "L = (1/T) Σ_t ℓ_t", "nn::cross_entropy", d_ce);
   r.trace.loss = loss.item();
 
   // 4) backward: the nodes in the order nn::Tensor::backward runs them (reverse topological
