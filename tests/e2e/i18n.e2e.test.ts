@@ -9,9 +9,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { dropFile, launch, untranslated, waitState } from './helpers';
 
-let ctx: BrowserContext;
 let close: () => Promise<void>;
 let page: Page;
+
+/** A fresh browser whose language is zh-CN, on the page (with `query`), once the module is ready. */
+async function openChinesePage(query = ''): Promise<{ ctx: BrowserContext; page: Page; close: () => Promise<void> }> {
+  const l = await launch({ locale: 'zh-CN' });
+  const p = await l.ctx.newPage();
+  p.on('pageerror', (e) => console.error('page error:', e.message));
+  await p.goto(`${inject('baseURL')}${query}`);
+  await waitState(p, (s) => !!s.ready);
+  return { ctx: l.ctx, page: p, close: l.close };
+}
 
 async function expectAllChinese(what: string, root = 'html'): Promise<void> {
   const stray = await untranslated(page, root);
@@ -20,11 +29,7 @@ async function expectAllChinese(what: string, root = 'html'): Promise<void> {
 
 describe('the page in Chinese (zh-CN browser)', () => {
   beforeAll(async () => {
-    ({ ctx, close } = await launch({ locale: 'zh-CN' }));
-    page = await ctx.newPage();
-    page.on('pageerror', (e) => console.error('page error:', e.message));
-    await page.goto(inject('baseURL'));
-    await waitState(page, (s) => !!s.ready);
+    ({ page, close } = await openChinesePage());
   }, 120_000);
 
   afterAll(async () => {
@@ -126,7 +131,6 @@ describe('the page in Chinese (zh-CN browser)', () => {
 // runs and the controller's notices, each checked in Chinese on a page of its own; then a switch to
 // English in the middle of the visit relabels them (the English the en-US tests match), and back.
 describe('sample, look inside, the translator and your runs in Chinese (zh-CN browser)', () => {
-  let ctx2: BrowserContext;
   let close2: () => Promise<void>;
   let p: Page;
   const MINE = ['#sample', '#inspect', '#translate', '#alignment', '#keep', '#resume-banner', '#messages', '#tooltip'];
@@ -148,11 +152,7 @@ describe('sample, look inside, the translator and your runs in Chinese (zh-CN br
   }
 
   beforeAll(async () => {
-    ({ ctx: ctx2, close: close2 } = await launch({ locale: 'zh-CN' }));
-    p = await ctx2.newPage();
-    p.on('pageerror', (e) => console.error('page error:', e.message));
-    await p.goto(inject('baseURL'));
-    await waitState(p, (s) => !!s.ready);
+    ({ page: p, close: close2 } = await openChinesePage());
   }, 120_000);
 
   afterAll(async () => {
@@ -272,12 +272,7 @@ describe('data, settings and training in Chinese (zh-CN browser)', () => {
   }
 
   beforeAll(async () => {
-    let c: BrowserContext;
-    ({ ctx: c, close: closeOwn } = await launch({ locale: 'zh-CN' }));
-    p = await c.newPage();
-    p.on('pageerror', (e) => console.error('page error:', e.message));
-    await p.goto(`${inject('baseURL')}?test-hooks`);
-    await waitState(p, (s) => !!s.ready);
+    ({ page: p, close: closeOwn } = await openChinesePage('?test-hooks'));   // the NaN injection hook (main.ts)
   }, 120_000);
 
   afterAll(async () => {
