@@ -9,7 +9,7 @@
 // (translate="no", lang="en") behind a translated frame: never silently English in a Chinese sentence.
 import { h } from '../ui/dom';
 import type { CoreArgs, CoreWording } from './core-args';
-import { locale, t, tr } from '.';
+import { locale, relabelled, t, tr } from '.';
 
 /**
  * Where a core message travels in the protocol, the object that carries its English text may
@@ -100,14 +100,6 @@ function fill(span: HTMLElement, text: string, from: object | null | undefined):
  */
 export function coreNode(text: string, from?: object | null): HTMLElement {
   const code = (from as Coded | undefined | null)?.code ?? null;
-  const span = h('span', { class: 'core-message', 'data-code': code || null });
-  fill(span, text, from);
-  // follow the language; the span is held weakly, so a message the page dropped is not kept
-  const ref = new WeakRef(span);
-  const stop = locale.listen(() => {
-    const s = ref.deref();
-    if (s) fill(s, text, from);
-    else stop();
-  });
-  return span;
+  // follows the language (held weakly: a message the page dropped is not kept)
+  return relabelled(h('span', { class: 'core-message', 'data-code': code || null }), (span) => fill(span, text, from));
 }

@@ -71,26 +71,48 @@ export function isTr(x: unknown): x is Tr {
   return typeof x === 'object' && x !== null && !(x instanceof Node) && typeof (x as Tr).tr === 'function';
 }
 
-// the nodes to relabel at a switch; weak (and `pick` does not hold them), so the DOM a panel
-// throws away is not kept alive
-interface Bound { ref: WeakRef<Node>; pick: Msg; attr: string | null }
+// the nodes to draw again at a switch, held weakly
+interface Bound { ref: WeakRef<Node>; redraw: (node: Node) => void }
 const bound: Bound[] = [];
-function apply(node: Node, b: Bound): void {
-  if (b.attr === null) (node as Text).data = b.pick(t());
-  else (node as Element).setAttribute(b.attr, b.pick(t()));
+let pruneAt = 1024;
+/** Drops the entries whose node is gone; `relabel` also words the live ones again. */
+function sweep(relabel: boolean): void {
+  let live = 0;
+  for (const b of bound) {
+    const node = b.ref.deref();
+    if (!node) continue;
+    if (relabel) b.redraw(node);
+    bound[live++] = b;
+  }
+  bound.length = live;
+}
+// panels that redraw with tr() add entries between switches: swept when the list has doubled
+function keep(b: Bound): void {
+  bound.push(b);
+  if (bound.length < pruneAt) return;
+  sweep(false);
+  pruneAt = Math.max(1024, 2 * bound.length);
+}
+
+/**
+ * Draws `node` in the current language now and again after every switch. `redraw` gets the node
+ * as its argument and must not hold it itself (the node is held weakly, so the DOM a panel throws
+ * away is not kept alive).
+ */
+export function relabelled<N extends Node>(node: N, redraw: (node: N) => void): N {
+  redraw(node);
+  keep({ ref: new WeakRef(node), redraw: redraw as (node: Node) => void });
+  return node;
 }
 
 /** A text node showing `pick` in the current language, now and after every switch. */
 export function trText(pick: Msg): Text {
-  const node = document.createTextNode(pick(t()));
-  bound.push({ ref: new WeakRef(node), pick, attr: null });
-  return node;
+  return relabelled(document.createTextNode(''), (n) => { n.data = pick(t()); });
 }
 
 /** Sets attribute `name` of `el` to `pick` in the current language, now and after every switch. */
 export function trAttr(el: Element, name: string, pick: Msg): void {
-  el.setAttribute(name, pick(t()));
-  bound.push({ ref: new WeakRef(el), pick, attr: name });
+  relabelled(el, (e) => e.setAttribute(name, pick(t())));
 }
 
 /** Switches the language (once its catalogue is there), remembers it, and relabels the page. */
@@ -103,14 +125,7 @@ export async function setLocale(next: Locale): Promise<void> {
 locale.subscribe((l) => {
   if (typeof document === 'undefined') return;
   document.documentElement.lang = l;
-  let live = 0;
-  for (const b of bound) {
-    const node = b.ref.deref();
-    if (!node) continue;
-    apply(node, b);
-    bound[live++] = b;
-  }
-  bound.length = live;
+  sweep(true);
 });
 
 /** A page of docs/ in the current language (the docs are twins: x.md and x.zh-CN.md). */
