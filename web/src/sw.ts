@@ -3,7 +3,7 @@
 // control a scope:
 //  1. Cross-origin isolation on static hosts that can't set headers (GitHub Pages): it adds
 //     COOP same-origin + COEP require-corp to every response it serves, the technique of the
-//     coi-serviceworker package (sw-register.ts reloads once so the page runs isolated, which
+//     coi-serviceworker package (features/offline/register.ts reloads once so the page runs isolated, which
 //     enables SharedArrayBuffer and the threads build).
 //  2. Offline use: at install it caches every file of the build (the list is written into this
 //     file at build time, see web/tools/assets-plugin.ts): app shell, wasm builds and the built-in

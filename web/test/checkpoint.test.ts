@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { checkpointFileName, isCheckpoint, isSafetensors } from '../src/checkpoint';
-import { formatBytes, formatDuration, formatParams, formatProb } from '../src/format';
+import { checkpointFileName, isCheckpoint, isSafetensors } from '../src/lib/checkpoint';
+import { formatBytes, formatDuration, formatParams, formatProb } from '../src/lib/format';
 import { loadScalar, shakespeare } from './wasm';
 
 describe('checkpoint files', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import { en } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
-import { fieldText, presetText } from '../src/settings';
+import { fieldText, presetText } from '../src/features/settings/schema';
 import { loadScalar } from './wasm';
 
 describe('the core\'s texts in the catalogues', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize } from '../src/corpus';
+import { Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize } from '../src/features/data/corpus';
 import { en } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
 import { loadScalar, shakespeare } from './wasm';

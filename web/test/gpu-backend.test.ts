@@ -1,8 +1,8 @@
 // The WebGPU backend's page-side choices: ?backend=, the header badge, the fallback message.
 import { describe, expect, it } from 'vitest';
 
-import { backendBadge, chooseBackend, fallbackMessage } from '../src/gpu/backend';
-import { GpuBackendError } from '../src/gpu/errors';
+import { backendBadge, chooseBackend, fallbackMessage } from '../src/features/webgpu/backend';
+import { GpuBackendError } from '../src/features/webgpu/errors';
 
 describe('backend choice', () => {
   it('picks WebGPU when the browser has it, the wasm build otherwise', () => {

@@ -3,8 +3,8 @@
 // pause after three rollbacks in a row is kept until training goes on.
 import { describe, expect, it } from 'vitest';
 
-import { applyGuard, divergedStep, divergedWhy, initialGuard } from '../src/app/guard';
-import { LossHistory } from '../src/app/history';
+import { applyGuard, divergedStep, divergedWhy, initialGuard } from '../src/features/train/guard';
+import { LossHistory } from '../src/features/train/history';
 import type { RollbackInfo } from '../src/protocol';
 
 const history = (n: number) => {

@@ -10,7 +10,7 @@ import { loadCatalogue, locale } from '../src/i18n';
 import { en } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
 import type { FieldSpec, FullConfig, ShareLink } from '../src/protocol';
-import { checkCorpusLength, parseSettings } from '../src/settings';
+import { checkCorpusLength, parseSettings } from '../src/features/settings/schema';
 
 afterEach(() => locale.set('en'));
 

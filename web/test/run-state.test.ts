@@ -4,10 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import { Controller, sampleText } from '../src/app/controller';
 import { canStart, etaMs, startBlockedReason, startLabel, statusLine, tokenLosses } from '../src/app/derive';
-import { LossHistory } from '../src/app/history';
+import { LossHistory } from '../src/features/train/history';
 import { createPageStore, initialState, patch, watch } from '../src/app/state';
 import type { FullConfig, Preset, Ready, ToWorker } from '../src/protocol';
-import { normalise } from '../src/settings';
+import { normalise } from '../src/features/settings/schema';
 import { FakeClient } from './fake-client';
 import { loadScalar } from './wasm';
 

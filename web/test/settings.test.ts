@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { checkCorpusLength, knobsFor, normalise, parseSettings, presetOf, toFormValues } from '../src/settings';
+import { checkCorpusLength, knobsFor, normalise, parseSettings, presetOf, toFormValues } from '../src/features/settings/schema';
 import { loadScalar } from './wasm';
 
 // Every knob of the page comes from the core's schema: these tests take the schema and the

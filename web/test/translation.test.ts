@@ -8,12 +8,12 @@ import {
   SEED_PAIR, alignmentInput, attentionMap, canStart, corpusKindFor, defaultPair, describeModel, formatPercent, modeCorpus, pairsReport,
   previewPairs, startBlockedReason, statusLine,
 } from '../src/app/derive';
-import { LossHistory } from '../src/app/history';
+import { LossHistory } from '../src/features/train/history';
 import { type CorpusState, createPageStore, initialState } from '../src/app/state';
 import { noteText } from '../src/ui/note';
 import type { FullConfig, Ready, ToWorker, TranslationInspectionMsg } from '../src/protocol';
-import { presetsFor } from '../src/settings';
-import { byteLabels, tokenLabels, windowSegments } from '../src/utf8';
+import { presetsFor } from '../src/features/settings/schema';
+import { byteLabels, tokenLabels, windowSegments } from '../src/lib/utf8';
 import { FakeClient } from './fake-client';
 import { loadScalar } from './wasm';
 import type { TinyGPTModule } from '../../wasm/tinygpt';

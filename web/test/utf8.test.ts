@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { Utf8Counter, Utf8Stream, alternativeLabel, byteLabel, displayString, hexChip, segmentUtf8 } from '../src/utf8';
+import { Utf8Counter, Utf8Stream, alternativeLabel, byteLabel, displayString, hexChip, segmentUtf8 } from '../src/lib/utf8';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const render = (bytes: ArrayLike<number>, final = true) =>

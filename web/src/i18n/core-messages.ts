@@ -2,24 +2,21 @@
 //
 // The core writes English for the CLI. Where a message reaches the page it also carries a stable
 // `code` and its parameters (`args`) on the same object (an Error, a problem, a rollback, ...; see
-// core/include/tinygpt/error.h and protocol.ts CoreCoded); the page words it from the catalogue
+// core/include/tinygpt/error.h and lib/coded.ts); the page words it from the catalogue
 // (`errors.core.<code>`). On the English page the core's own sentence is shown as it wrote it (the
 // CLI's wording, which tests match); in another language the catalogue's. A message without a
 // code, or with one the catalogue does not know, is shown as the core wrote it, marked as such
 // (translate="no", lang="en") behind a translated frame: never silently English in a Chinese sentence.
-import { h } from '../ui/dom';
 import type { CoreArgs, CoreWording } from './core-args';
-import { locale, relabelled, t, tr } from '.';
+import { locale, t } from '.';
 
 /**
  * Where a core message travels in the protocol, the object that carries its English text may
  * also carry `code` (stable, e.g. "config.range") and `args` (its parameters). Display sites pass
  * that object along with the text: `coreNode(p.message, p)`.
  */
-export interface Coded {
-  code?: string;
-  args?: Record<string, string | number>;
-}
+export type { CoreCoded as Coded } from '../lib/coded';
+import type { CoreCoded as Coded } from '../lib/coded';
 
 type Wording = (args: CoreArgs) => string;
 
@@ -37,7 +34,7 @@ function wording(from: object | undefined | null): { w: Wording; args: CoreArgs 
 }
 
 /** The core's own English is the English page's wording (when the display site has it). */
-const ownEnglish = (text: string) => locale.get() === 'en' && text !== '';
+export const ownEnglish = (text: string) => locale.get() === 'en' && text !== '';
 
 /** The message as plain text in the page's language if the catalogue words its code; else the core's English. */
 export function coreText(text: string, from?: object | null): string {
@@ -77,29 +74,4 @@ export function coreParts(from?: object | null): CorePart[] | null {
     else if (piece) out.push({ text: piece, arg: false });
   }
   return out;
-}
-
-function fill(span: HTMLElement, text: string, from: object | null | undefined): void {
-  const parts = coreParts(from);
-  if (parts && !ownEnglish(text)) {
-    span.replaceChildren(...parts.map((p) => (p.arg ? h('span', { translate: 'no', class: 'core-arg' }, p.text) : p.text)));
-    span.removeAttribute('lang');
-  } else if (parts || locale.get() === 'en') {
-    span.replaceChildren(text);  // the English page: the core's sentence
-    span.removeAttribute('lang');
-  } else {
-    span.replaceChildren(
-      h('span', { class: 'core-says' }, tr((x) => x.errors.coreSays)),
-      h('span', { translate: 'no', lang: 'en' }, text));
-  }
-}
-
-/**
- * The message as DOM: worded in the page's language (its args marked translate="no"), or the
- * core's English marked as such. It rewords itself when the language switches.
- */
-export function coreNode(text: string, from?: object | null): HTMLElement {
-  const code = (from as Coded | undefined | null)?.code ?? null;
-  // follows the language (held weakly: a message the page dropped is not kept)
-  return relabelled(h('span', { class: 'core-message', 'data-code': code || null }), (span) => fill(span, text, from));
 }

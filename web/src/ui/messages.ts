@@ -4,15 +4,17 @@ import { h } from './dom';
 
 export type Kind = 'info' | 'success' | 'warning' | 'error';
 
-let box: HTMLElement | null = null;
+/** The page's notices area (index.html #messages); none in the unit tests, which run without a page. */
+const area = (): HTMLElement | null => (typeof document === 'undefined' ? null : document.getElementById('messages'));
 
-export function initMessages(el: HTMLElement): void {
-  box = el;
-}
-
-/** Shows a notice; info/success fade after a while, warnings and errors stay until dismissed. */
-export function notify(text: string | Node, kind: Kind = 'info', options: { timeout?: number; id?: string } = {}): HTMLElement | null {
+/**
+ * Shows a notice; info/success fade after a while, warnings and errors stay until dismissed.
+ * Content with DOM in it may be given as a function: built only where there is a page to show it.
+ */
+export function notify(content: string | Node | (() => string | Node), kind: Kind = 'info', options: { timeout?: number; id?: string } = {}): HTMLElement | null {
+  const box = area();
   if (!box) return null;
+  const text = typeof content === 'function' ? content() : content;
   if (options.id) box.querySelector(`[data-id="${options.id}"]`)?.remove();
   const close = h('button', { class: 'icon', 'aria-label': tr((m) => m.common.dismiss), title: tr((m) => m.common.dismiss) }, '×');
   const item = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status', 'data-id': options.id ?? null },

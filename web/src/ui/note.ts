@@ -1,9 +1,17 @@
-// note.ts — drawing a Note (app/state.ts): a sentence the store keeps as a message to word, not
-// as words, so that it is worded in the page's language when it is drawn and again at a switch.
-import type { Note } from '../app/state';
-import { locale, t } from '../i18n';
-import { coreNode, coreText } from '../i18n/core-messages';
+// note.ts — drawing a Note: a sentence a store keeps as a message to word, not as words, so
+// that it is worded in the page's language when it is drawn and again at a switch.
+import { locale, type Msg, t } from '../i18n';
+import { coreText } from '../i18n/core-messages';
+import { coreNode } from './core-message';
 import { h } from './dom';
+
+/**
+ * A sentence the page shows, worded when it is drawn (a language switch rewords it): a catalogue
+ * message, or a message of the core or the worker (`core`: its English; `from`: the object
+ * carrying its code and args, i18n/core-messages.ts) between catalogue words.
+ */
+export type Note = Msg | CoreNote;
+export interface CoreNote { core: string; from?: object; before?: Msg; after?: Msg }
 
 /** The note as plain text in the page's language (a core message the catalogue lacks: its English). */
 export function noteText(note: Note | null | undefined): string {

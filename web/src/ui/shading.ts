@@ -3,8 +3,8 @@
 // (streamed generation) and the translate panel (a translation) draw their output with it, and
 // share its keyboard and mouse inspection (TokenStrip).
 import { t } from '../i18n';
-import type { Segment } from '../utf8';
-import { charLabel, hex, hexChip } from '../utf8';
+import type { Segment } from '../lib/utf8';
+import { charLabel, hex, hexChip } from '../lib/utf8';
 import { h } from './dom';
 import { withData } from './note';
 import { hideTooltip, showTooltip } from './tooltip';

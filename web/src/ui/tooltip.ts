@@ -1,9 +1,9 @@
 // tooltip.ts — one floating tooltip for the whole page (hover and keyboard focus).
 import { clear } from './dom';
 
-let tip: HTMLElement | null = null;
-
+/** The page's one tooltip element (#tooltip), made the first time one is shown. */
 function element(): HTMLElement {
+  let tip = document.getElementById('tooltip');
   if (!tip) {
     tip = document.createElement('div');
     tip.id = 'tooltip';
@@ -35,5 +35,6 @@ export function showTooltipAt(content: Node | string, x: number, y: number): voi
 }
 
 export function hideTooltip(): void {
+  const tip = typeof document === 'undefined' ? null : document.getElementById('tooltip');
   if (tip) tip.hidden = true;
 }

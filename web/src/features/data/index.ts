@@ -1,0 +1,75 @@
+// data — what the model learns from: a text for the language model, or source<TAB>target pairs
+// for the translator. From a file (dropped or chosen), the built-in text or a built-in task to the
+// worker: the core's sniffer tells checkpoints from texts and texts from pairs; what can't be
+// trained on is refused with a message (the previous data kept); each mode keeps its own data.
+import type { CorpusRef } from '../../app/db';
+import type { Storage } from '../../app/storage';
+import { map, type MapStore, patch, watch } from '../../app/store';
+import type { Port } from '../../lib/wire';
+import type { Runtime } from '../runtime';
+import type { Session } from '../session';
+import type { Settings } from '../settings';
+import { type CorpusStats, analyzeCorpus } from './corpus';
+import { corpusKindFor, modeCorpus, pairsReport } from './derive';
+import { CorpusLoader, type ModelFiles } from './loader';
+import type { CorpusKind, DataCalls } from './messages';
+import { DataPanel } from './panel';
+import type { CorpusState, DataSlice } from './state';
+
+export { analyzeCorpus, corpusKindFor, modeCorpus, pairsReport };
+export { type Pair, SEED_PAIR, defaultPair, previewPairs } from './derive';
+export { BUILTIN, FIRST_TASK, TASK_SEED } from './loader';
+export type { CorpusKind, CorpusRef, CorpusState, CorpusStats, DataSlice, ModelFiles };
+
+export interface Data {
+  readonly $: MapStore<DataSlice>;
+  handleFile(file: File): Promise<void>;
+  loadBuiltin(): Promise<void>;
+  loadTask(name: string): Promise<void>;
+  /** Takes data again (after the service worker's reload, or a mode switch): from IndexedDB, the site or the core. */
+  restore(ref: CorpusRef): Promise<void>;
+  /** Brings back the data of a kind that was put aside (a model of that kind was loaded): true if there is some. */
+  restoreFor(kind: CorpusKind): boolean;
+  /** The bytes of data taken before: the site's text, a task from the core, or a file from IndexedDB (null if gone). */
+  bytesOf(ref: CorpusRef): Promise<Uint8Array | null>;
+  /** Hands data to the worker (a resumed run's: its pairs read at the run's block_size). */
+  send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, blockSize?: number): Promise<void>;
+  /** Resolves when the last text taken is in IndexedDB (or failed to get there). */
+  stored(): Promise<void>;
+  /** Where checkpoints and model files dropped as data go (features/runs). */
+  setModelFiles(files: ModelFiles): void;
+  mount(slot: HTMLElement): void;
+}
+
+export function createData(port: Port<DataCalls, object>, runtime: Runtime, settings: Settings, session: Session, storage: Storage): Data {
+  const $ = map<DataSlice>({ corpus: null, pendingCorpus: null, corpusBusy: null, corpusProblem: null, tasks: [] });
+  const loader = new CorpusLoader($, port, { runtime, settings, session, storage });
+  watch(runtime.$, ['ready'], ({ ready }) => void (ready && patch($, { tasks: ready.tasks })));
+  // each mode has its own data: the loader puts one aside and brings the other back
+  settings.onModeSwitched((mode) => loader.modeChanged(mode));
+  // a text must hold one window of the settings' context (the settings check it)
+  const size = () => settings.setTextSize(loader.textSize());
+  watch($, ['corpus'], size);
+  watch(settings.$, ['mode'], size);
+  return {
+    $,
+    handleFile: (file) => loader.handleFile(file),
+    loadBuiltin: () => loader.loadBuiltin(),
+    loadTask: (name) => loader.loadTask(name),
+    restore: (ref) => loader.restore(ref),
+    restoreFor: (kind) => loader.restoreFor(kind),
+    bytesOf: (ref) => loader.bytesOf(ref),
+    send: (ref, bytes, stats, blockSize) => loader.send(ref, bytes, stats, bytes.buffer as ArrayBuffer, blockSize),
+    stored: () => loader.stored(),
+    setModelFiles: (files) => void (loader.modelFiles = files),
+    mount(slot) {
+      slot.append(new DataPanel($, settings.$, session.$, {
+        onFile: (f) => void loader.handleFile(f),
+        onBuiltin: () => void loader.loadBuiltin(),
+        onTask: (name) => void loader.loadTask(name),
+        onProblem: (id) => (id ? loader.problemAction(id) : loader.dismissProblem()),
+      }).el);
+    },
+  };
+}
+

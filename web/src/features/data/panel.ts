@@ -1,0 +1,235 @@
+// panel.ts (data) — choosing the data to learn from: drop, file picker, the built-in corpus or (to
+// translate) a built-in task; what the text is made of, or how the core read the pairs; and why
+// a file was refused.
+import type { TaskInfo } from '../../../../wasm/tinygpt';
+import { type MapStore, view, watch } from '../../app/store';
+import { type Locale, type Messages, type Tr, t, tr } from '../../i18n';
+import { formatBytes, formatCount } from '../../lib/format';
+import { hexChip, segmentUtf8 } from '../../lib/utf8';
+import { clear, coreInline, h, panelHeader, setText, withData } from '../../ui';
+import type { SessionSlice } from '../session';
+import type { SettingsSlice } from '../settings';
+import type { CorpusStats } from './corpus';
+import { modeCorpus, pairsReport, previewPairs } from './derive';
+import type { CorpusBusy, CorpusProblem, CorpusState, DataSlice } from './state';
+
+type S = DataSlice & SettingsSlice & SessionSlice & { locale: Locale };
+
+export interface DataHandlers {
+  onFile(file: File): void;
+  onBuiltin(): void;
+  /** A built-in translation task (builtinTasks()). */
+  onTask(name: string): void;
+  /** One of the refused file's actions (e.g. "Train anyway"), or Cancel (null). */
+  onProblem(actionId: string | null): void;
+}
+
+/** A built-in task's description: the catalogue's (by name), else the core's English, marked as such. */
+export function taskDescription(task: TaskInfo): Tr | HTMLElement {
+  if (task.name in t().data.tasks) return tr((m) => m.data.tasks[task.name] ?? task.description);
+  return h('span', { translate: 'no', lang: 'en' }, task.description);
+}
+
+const tasksOf = (): Record<string, string> => t().data.tasks;
+
+/** A label and a value of the stats lists (the value's raw number in data-value). */
+function stat(id: string, label: Tr, value: string | Tr, raw: number | string, title?: Tr): HTMLElement {
+  return h('div', { class: 'stat', title: title ?? null }, h('dt', {}, label), h('dd', { id, 'data-value': String(raw) }, value));
+}
+
+export interface CorpusView {
+  name: string;
+  builtin: boolean;
+  stats: CorpusStats;
+  preview: Uint8Array;   // the first bytes of the text
+}
+
+export class DataPanel {
+  readonly el: HTMLElement;
+  private info: HTMLElement;
+  private problem: HTMLElement;
+  private busy: HTMLElement;
+  private input: HTMLInputElement;
+  private builtinBtn: HTMLButtonElement;
+  private tasksEl: HTMLElement;
+  private hint: HTMLElement;
+  private explain: HTMLElement;
+  private shown: CorpusState | null | undefined = undefined;   // what `info` shows
+  private shownReport = '';
+  private shownKey = '';
+
+  constructor(data: MapStore<DataSlice>, settings: MapStore<SettingsSlice>, session: MapStore<SessionSlice>, private handlers: DataHandlers) {
+    const store = view(data, settings, session);
+    this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden' });
+    this.input.addEventListener('change', () => {
+      const f = this.input.files?.[0];
+      if (f) handlers.onFile(f);
+      this.input.value = '';
+    });
+    this.builtinBtn = h('button', { id: 'btn-shakespeare', class: 'primary', type: 'button' }, tr((m) => m.data.shakespeare));
+    this.builtinBtn.addEventListener('click', () => handlers.onBuiltin());
+    const pick = h('label', { class: 'button', for: 'corpus-file' }, tr((m) => m.data.chooseFile));
+    pick.setAttribute('tabindex', '0');
+    pick.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        this.input.click();
+      }
+    });
+    this.busy = h('p', { class: 'busy', hidden: true, role: 'status' });
+    this.problem = h('div', { id: 'corpus-message', class: 'problem', role: 'alert', hidden: true });
+    this.info = h('div', { id: 'corpus-info', class: 'corpus-info' });
+    this.tasksEl = h('div', { id: 'tasks', class: 'tasks', role: 'group', 'aria-label': tr((m) => m.data.tasksLabel) });
+    this.hint = h('span', { class: 'hint' });
+    const header = panelHeader(1, tr((m) => m.data.title), '');
+    this.explain = header.querySelector('.explain')!;
+    this.el = h('section', { id: 'data', class: 'card', 'aria-labelledby': 'data-title' },
+      header,
+      this.tasksEl,
+      h('div', { class: 'row' }, this.builtinBtn, pick, this.input, this.hint),
+      this.busy, this.problem, this.info);
+    this.el.querySelector('h2')!.id = 'data-title';
+    // what the store says in sentences is worded here, at render time: a language switch rewords it
+    watch(store, ['corpusBusy', 'locale'], (st) => this.setBusy(st.corpusBusy));
+    watch(store, ['corpusProblem', 'locale'], (st) => this.showProblem(st.corpusProblem));
+    watch(store, ['tasks'], (st) => this.showTasks(st.tasks));
+    watch(store, ['mode', 'locale'], (st) => {
+      const pairs = st.mode === 'seq2seq';
+      const m = t().data;
+      setText(this.explain, m.explain[st.mode]);
+      this.builtinBtn.hidden = pairs;
+      this.tasksEl.hidden = !pairs;
+      setText(this.hint, pairs ? m.hint.pairs : m.hint.text);
+      this.input.accept = pairs ? '.tsv,.txt,text/tab-separated-values,text/plain' : '';
+    });
+    watch(store, ['corpus', 'mode', 'verdict', 'validateId', 'model', 'locale'], (st) => this.sync(st));
+  }
+
+  /** Shows the mode's data (a text, or pairs with the core's report), or what to do without any. */
+  private sync(st: S): void {
+    const c = modeCorpus(st);
+    const report = pairsReport(st)?.report.message ?? '';
+    for (const b of this.tasksEl.querySelectorAll<HTMLButtonElement>('button[data-task]')) {
+      b.setAttribute('aria-pressed', String(!!c?.ref.task && b.dataset.task === c.ref.task));
+    }
+    const key = `${st.mode}|${st.locale}`;   // the core's report may be worded by code: rebuilt at a switch
+    if (c === this.shown && report === this.shownReport && key === this.shownKey) return;
+    this.shown = c;
+    this.shownReport = report;
+    this.shownKey = key;
+    if (!c) {
+      clear(this.info);
+      const pairs = st.mode === 'seq2seq';
+      this.info.append(h('p', { class: 'muted' }, tr((m) => (pairs ? m.data.empty.pairs : m.data.empty.text))));
+      return;
+    }
+    if (c.kind === 'pairs') this.showPairs(c, st);
+    else this.show({ name: c.ref.name, builtin: c.ref.builtin, stats: c.stats, preview: c.preview });
+  }
+
+  private showTasks(tasks: TaskInfo[]): void {
+    clear(this.tasksEl);
+    for (const t of tasks) {
+      const known = t.name in tasksOf();
+      const b = h('button', { type: 'button', class: 'task', 'data-task': t.name, 'aria-pressed': 'false',
+        title: known ? tr((m) => m.data.tasks[t.name] ?? t.description) : null },
+      h('span', { class: 'task-name', translate: 'no' }, t.name), h('span', { class: 'task-blurb' }, taskDescription(t)));
+      b.addEventListener('click', () => this.handlers.onTask(t.name));
+      this.tasksEl.append(b);
+    }
+  }
+
+  /** Pairs: how the core read them (pairs used and held out, lines skipped and why), and the first ones. */
+  private showPairs(c: CorpusState, st: S): void {
+    clear(this.info);
+    const r = pairsReport(st);
+    const task = c.ref.task ? st.tasks.find((t) => t.name === c.ref.task) : undefined;
+    this.info.append(
+      h('p', { class: 'corpus-name' }, h('strong', { id: 'corpus-name', translate: 'no' }, c.ref.name),
+        c.ref.task ? h('span', { class: 'tag' }, tr((m) => m.data.builtinTask)) : null,
+        h('span', { class: 'muted' }, ` · ${formatBytes(c.stats.size)}`)));
+    if (task) this.info.append(h('p', { id: 'task-description', class: 'small' }, taskDescription(task)));
+    if (r) {
+      this.info.append(
+        h('dl', { class: 'stats' },
+          stat('pairs-count', tr((m) => m.data.pairs), formatCount(r.pairs), r.pairs, tr((m) => m.data.pairsTitle)),
+          stat('pairs-held-out', tr((m) => m.data.heldOut), formatCount(r.valPairs), r.valPairs, tr((m) => m.data.heldOutTitle)),
+          stat('pairs-longest', tr((m) => m.data.longest), tr((m) => m.data.longestValue(r.longestSource, r.longestTarget)),
+            `${r.longestSource}/${r.longestTarget}`, tr((m) => m.data.longestTitle))),
+        // the report is the core's sentence (tinygpt::PairsReport): shown by coreInline
+        h('p', { id: 'pairs-report', class: 'small pairs-report', 'data-pairs': String(r.pairs) },
+          tr((m) => m.data.coreRead), coreInline(r.report.message, r.report), tr((m) => m.data.fullStop)));
+    }
+    const pairs = previewPairs(c.preview, 8, c.preview.length >= c.stats.size);
+    const table = h('table', { id: 'pairs-preview', class: 'pairs-table' },
+      h('caption', { class: 'visually-hidden' }, tr((m) => m.data.firstPairs)),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, tr((m) => m.data.source)), h('th', { scope: 'col' }, tr((m) => m.data.target)))),
+      h('tbody', {}, ...pairs.map((p) => h('tr', {}, h('td', { translate: 'no' }, p.source), h('td', { translate: 'no' }, p.target)))));
+    this.info.append(h('h3', { class: 'small-title' }, tr((m) => m.data.firstPairs)),
+      h('div', { class: 'pairs-scroll', tabindex: '0', 'aria-label': tr((m) => m.data.firstPairs) }, table));
+  }
+
+  private setBusy(b: CorpusBusy | null): void {
+    this.busy.hidden = !b;
+    this.busy.replaceChildren(...(b ? [withData(b.say(t()), b.data)] : []));
+  }
+
+  /** A refused file: the message, and the actions it offers (e.g. "Train anyway"). */
+  private showProblem(p: CorpusProblem | null): void {
+    clear(this.problem);
+    this.problem.hidden = !p;
+    if (!p) {
+      delete this.problem.dataset.kind;
+      return;
+    }
+    this.problem.dataset.kind = p.kind;
+    const m = t();
+    const said = p.core ? [coreInline(p.core.text, p.core.from)] : [];
+    const words = p.message ? [withData(p.message(m), p.data)] : [];
+    this.problem.append(h('strong', {}, withData(p.title(m), p.data)), h('p', {}, ...said, said.length && words.length ? ' ' : null, ...words));
+    const row = h('div', { class: 'row' });
+    for (const a of p.actions) {
+      const b = h('button', { type: 'button', id: `btn-${a.id}`, class: 'primary' }, withData(a.label(m), p.data));
+      b.addEventListener('click', () => this.handlers.onProblem(a.id));
+      row.append(b);
+    }
+    const dismiss = h('button', { type: 'button' }, p.actions.length ? m.common.cancel : m.data.ok);
+    dismiss.addEventListener('click', () => this.handlers.onProblem(null));
+    row.append(dismiss);
+    this.problem.append(row);
+  }
+
+  private show(c: CorpusView): void {
+    const s = c.stats;
+    clear(this.info);
+    const invalidNote = (m: Messages) => (s.invalid > 0 ? m.data.invalid(s.invalid, formatCount(s.invalid)) : m.data.allValid);
+    const invalidSentence = (m: Messages) => (s.invalid ? m.data.sentence(invalidNote(m)) : '');
+    this.info.append(
+      h('p', { class: 'corpus-name' }, h('strong', { id: 'corpus-name', translate: 'no' }, c.name),
+        c.builtin ? h('span', { class: 'tag' }, tr((m) => m.data.builtIn)) : null,
+        h('span', { class: 'muted' }, ` · ${formatBytes(s.size)}`)),
+      h('dl', { class: 'stats' },
+        stat('corpus-bytes', tr((m) => m.data.bytes), formatCount(s.size), s.size),
+        stat('corpus-distinct', tr((m) => m.data.distinct), tr((m) => m.data.distinctValue(s.distinct)), s.distinct, tr((m) => m.data.distinctTitle)),
+        stat('corpus-chars', tr((m) => m.data.chars), formatCount(s.chars), s.chars, tr((m) => m.data.charsTitle(formatCount(s.multibyte), invalidNote(m)))),
+        stat('corpus-lines', tr((m) => m.data.lines), formatCount(s.lines), s.lines)),
+      h('p', { class: 'muted small' }, tr((m) => (s.multibyte > 0
+        ? `${m.data.multibyteNote(formatCount(s.multibyte))} ${invalidSentence(m)}`
+        : `${m.data.oneByteNote} ${invalidSentence(m)}`))),
+      h('h3', { class: 'small-title' }, tr((m) => m.data.beginning)),
+      this.renderPreview(c.preview, s.size));
+  }
+
+  private renderPreview(bytes: Uint8Array, total: number): HTMLElement {
+    const pre = h('pre', { id: 'corpus-preview', class: 'preview', tabindex: '0', 'aria-label': tr((m) => m.data.previewLabel) });
+    // a sequence cut by the end of the preview is not invalid: it continues in the file
+    const cut = bytes.length < total;
+    for (const seg of segmentUtf8(bytes, { final: !cut })) {
+      if (seg.kind === 'char') pre.append(seg.text);
+      else pre.append(h('span', { class: seg.partial ? 'chip partial' : 'chip',
+        title: tr((m) => (seg.partial ? m.data.chipPartial : m.data.chipInvalid)) }, hexChip(seg.bytes)));
+    }
+    if (cut) pre.append(h('span', { class: 'muted' }, ' …'));
+    return pre;
+  }
+}

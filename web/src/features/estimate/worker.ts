@@ -1,0 +1,24 @@
+// worker.ts (estimate) — the core's tinygpt::preflight on the worker's text.
+import { asCoded, codedError } from '../../lib/coded';
+import { handlers, type WorkerFeature } from '../../worker/registry';
+import { needModule } from '../../worker/state';
+import type { DataState } from '../data/worker';
+import type { EstimateCalls } from './messages';
+
+export function estimateWorker(): WorkerFeature<DataState> {
+  return {
+    name: 'estimate',
+    handlers: handlers<EstimateCalls, DataState>({
+      measure(msg, ctx) {
+        try {
+          const corpus = ctx.state.corpus?.bytes;
+          if (!corpus) throw codedError('worker.choose_text', 'choose a text first');
+          // the text's first 64 MiB are plenty for the entropies; a subarray is not copied here
+          return { result: needModule(ctx.state).preflight(msg.config, corpus.subarray(0, 64 << 20), msg.budgetMs), error: null };
+        } catch (e) {
+          return { result: null, error: asCoded(e) };
+        }
+      },
+    }),
+  };
+}

@@ -1,0 +1,329 @@
+// runs.ts — the runs kept in this browser ("Your runs"): every model this tab creates or loads is
+// a run with its own id, saved every SAVE_EVERY_MS of training, when training stops, when a
+// checkpoint is loaded, and when the tab is hidden or closed; listed with resume, rename,
+// download and delete; shared safely between tabs (runs-lock.ts); offered again after a reload.
+// Replacing a live model always asks first, and saves it before it goes.
+import { type RunRecord, type RunSave, RunsDb, newId } from '../../app/db';
+import type { Storage } from '../../app/storage';
+import { type MapStore, patch, watch } from '../../app/store';
+import { type Messages, locale, t } from '../../i18n';
+import { checkpointFileName } from '../../lib/checkpoint';
+import type { Coded } from '../../lib/coded';
+import { formatBytes, formatCount } from '../../lib/format';
+import type { Port } from '../../lib/wire';
+import { coreInline, downloadBytes, h, notify } from '../../ui';
+import { analyzeCorpus, corpusKindFor, type Data } from '../data';
+import type { Runtime } from '../runtime';
+import { describeModel, type ModelInfo, type Session } from '../session';
+import { normalise, type Settings } from '../settings';
+import type { Train } from '../train';
+import type { RunCurves, RunsCalls } from './messages';
+import type { RunsSlice, RunSummary } from './state';
+
+export interface RunsDeps { runtime: Runtime; settings: Settings; data: Data; session: Session; train: Train; storage: Storage }
+
+/** Training time between two saves: a closed tab loses at most this much. */
+export const SAVE_EVERY_MS = 10_000;
+
+export class Runs {
+  private inFlight: RunSave | null = null;     // what the checkpoint on its way belongs to
+  private again = false;
+  private lastSaveRequest = 0;                 // performance.now() of the last save asked for
+  private resuming: string | null = null;      // the run being loaded by resume()
+  private offerDismissed = false;
+  private persistAsked = false;
+
+  constructor(private readonly $: MapStore<RunsSlice>, private readonly port: Port<RunsCalls, object>, private readonly d: RunsDeps) {
+    const { session, train, data } = d;
+    watch(session.$, ['lastModel'], ({ lastModel }) => void (lastModel && this.onModel(lastModel.info)));
+    let hadModel = false;
+    watch(session.$, ['model'], ({ model }) => {
+      if (!model && hadModel) this.onReset();
+      hadModel = !!model;
+    });
+    let wasRunning = false;
+    watch(train.$, ['running'], ({ running }) => {
+      if (running) this.lastSaveRequest = performance.now();
+      else if (wasRunning) this.save();
+      wasRunning = running;
+    });
+    watch(train.$, ['step'], () => {
+      if (session.$.get().model && performance.now() - this.lastSaveRequest >= SAVE_EVERY_MS) this.save();
+    });
+    // a checkpoint loaded before its data (a translator dropped in language-model mode: its pairs
+    // come back after it) is saved once they are there
+    watch(data.$, ['corpus'], () => {
+      const s = this.$.get();
+      if (session.$.get().model && s.runId && !s.lastSave && this.locks.ownsRun(s.runId)) this.save();
+    });
+    session.beforeReplace(() => this.saveIfBehind());
+    if (typeof document !== 'undefined') {
+      // the tab may be closed next
+      document.addEventListener('visibilitychange', () => {
+        if (document.visibilityState === 'hidden') this.saveIfBehind();
+      });
+      window.addEventListener('pagehide', () => this.saveIfBehind());
+    }
+    this.locks.onChange(() => void this.refresh());
+    // the list's model descriptions are worded when listed: again in the new language
+    locale.listen(() => void this.refresh());
+  }
+
+  private get locks() {
+    return this.d.storage.locks;
+  }
+
+  private get db(): RunsDb | null {
+    return this.d.storage.db;
+  }
+
+  private get(): RunsSlice {
+    return this.$.get();
+  }
+
+  private set(changes: Partial<RunsSlice>): void {
+    patch(this.$, changes);
+  }
+
+  // ------------------------------------------------------------ saving
+
+  private save(): void {
+    const s = this.get();
+    const model = this.d.session.$.get().model;
+    const corpus = this.d.data.$.get().corpus;
+    const settings = this.d.settings.$.get();
+    const train = this.d.train.$.get();
+    if (!this.db || !model || !corpus || !s.runId) return;
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
+    const m = model.config;
+    // a model is saved with its own data: a translator loaded without its pairs waits for them
+    if (corpus.kind !== corpusKindFor(settings.mode)) return;
+    // a new run's name, in the language of the day (the person may rename it: it is data from then on)
+    const names = t().keep.autoName;
+    const size = m.model === 'seq2seq' ? names.translator(m.n_enc_layer, m.n_dec_layer) : names.layers(m.n_layer);
+    const meta: RunSave = {
+      id: s.runId, name: names.name(corpus.ref.name, size, m.n_embd), createdAt: Date.now(), savedAt: 0, step: train.step,
+      settings: normalise(settings.schema, m), corpus: corpus.ref, elapsedMs: train.elapsedMs,
+      variant: this.d.runtime.$.get().ready?.variant ?? '', lastLoss: train.lastLoss, valLoss: train.valLoss,
+    };
+    this.inFlight = meta;
+    this.lastSaveRequest = performance.now();
+    this.port.call('save', {}).then((r) => this.finish(r.step, r.bytes.buffer as ArrayBuffer), () => {
+      if (this.inFlight === meta) this.inFlight = null;
+    });
+  }
+
+  private async finish(step: number, bytes: ArrayBuffer): Promise<void> {
+    const meta = this.inFlight;
+    try {
+      if (!this.db || !meta) return;
+      const record = await this.db.saveRun({ ...meta, step, savedAt: Date.now() }, bytes);
+      if (this.get().runId === meta.id) this.set({ lastSave: { at: record.savedAt, step, bytes: bytes.byteLength }, saveNote: null });
+      this.locks.announce();
+      void this.askPersistence();
+      await this.refresh();
+    } catch (e) {
+      const quota = e instanceof DOMException && e.name === 'QuotaExceededError';
+      const est = this.get().storage;
+      const usage = est ? [formatBytes(est.usage), formatBytes(est.quota)] as const : null;
+      // the browser's own words for any other failure (its language is the browser's)
+      const why = (m: Messages) => (quota ? m.keep.quotaFull(usage?.[0] ?? null, usage?.[1] ?? null) : `${e instanceof Error ? e.message : e}`);
+      this.set({ saveNote: (m) => m.keep.notSaved(why(m)) });
+      if (quota) notify(t().keep.notSavedNotice(why(t())), 'error', { id: 'quota' });
+    } finally {
+      this.inFlight = null;
+      if (this.again) {
+        this.again = false;
+        this.saveIfBehind();
+      }
+    }
+  }
+
+  private async askPersistence(): Promise<void> {
+    if (this.persistAsked || !navigator.storage?.persist) return;
+    this.persistAsked = true;
+    await navigator.storage.persist().catch(() => false);
+    await this.refreshStorage();
+  }
+
+  private async refreshStorage(): Promise<void> {
+    if (!navigator.storage?.estimate) return;
+    const [e, persisted] = await Promise.all([navigator.storage.estimate(), navigator.storage.persisted?.().catch(() => null) ?? null]);
+    this.set({ storage: { usage: e.usage ?? 0, quota: e.quota ?? 0, persisted } });
+  }
+
+  private summary(r: RunRecord, busy: Set<string>): RunSummary {
+    return {
+      id: r.id, name: r.name, savedAt: r.savedAt, step: r.step, steps: r.settings.max_iters ?? 0, corpusName: r.corpus.name,
+      model: describeModel(r.settings), config: r.settings, valLoss: r.valLoss, bytes: r.checkpointBytes + (r.corpus.builtin ? 0 : r.corpus.size),
+      busy: busy.has(r.id) && !this.locks.ownsRun(r.id), current: this.get().runId === r.id,
+    };
+  }
+
+  private async refresh(): Promise<void> {
+    if (!this.db) return;
+    const [records, held] = await Promise.all([this.db.listRuns(), this.locks.heldByAnyTab()]);
+    const runs = records.map((r) => this.summary(r, held.runs));
+    const offer = !this.d.session.$.get().model && !this.offerDismissed ? runs.find((r) => !r.busy && !r.current) : undefined;
+    this.set({
+      runs,
+      resumeOffer: offer ? { id: offer.id, name: offer.name, savedAt: offer.savedAt, step: offer.step, steps: offer.steps, corpusName: offer.corpusName, model: offer.model, config: offer.config } : null,
+    });
+    void this.refreshStorage();
+  }
+
+  private onModel(m: ModelInfo): void {
+    const s = this.get();
+    const previous = s.runId;
+    const id = m.reason === 'resume' && this.resuming ? this.resuming : newId('run');
+    this.resuming = null;
+    const released = previous && previous !== id ? this.locks.releaseRun(previous) : Promise.resolve();
+    this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? (x) => x.keep.nothingSavedYet : null });
+    this.lastSaveRequest = performance.now();
+    if (m.reason === 'resume') {
+      const r = s.runs.find((x) => x.id === id);
+      if (r) this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes } });
+    }
+    void Promise.all([this.locks.claimRun(id), released]).then(() => {
+      if (m.reason === 'load') this.save();   // a loaded checkpoint is a run of its own at once
+      else void this.refresh();
+    });
+  }
+
+
+  private onReset(): void {
+    const id = this.get().runId;
+    this.set({ runId: null, lastSave: null, saveNote: (x) => x.keep.nothingSaved });
+    // listed again once the lock is free: a query just after the release still shows it held,
+    // which would list this tab's own run as "open in another tab"
+    void (id ? this.locks.releaseRun(id) : Promise.resolve()).then(() => this.refresh());
+  }
+
+  async resume(id: string): Promise<void> {
+    const s = this.get();
+    if (!this.db || s.runId === id) return;
+    const run = await this.db.getRun(id);
+    if (!run) return void notify(t().keep.gone, 'error');
+    const model = this.d.session.$.get().model;
+    if (model && !confirm(t().keep.confirmReplace(formatCount(this.d.train.$.get().step), run.name, formatCount(run.step)))) return;
+    if (!(await this.locks.claimRun(id))) {
+      notify(t().keep.openElsewhere(run.name), 'warning');
+      return void this.refresh();
+    }
+    if (model) this.save();   // the worker answers in order: this checkpoint is the current model's
+    this.offerDismissed = true;
+    this.set({ resumeOffer: null });
+    let loading = false;
+    try {
+      const bytes = await this.d.data.bytesOf(run.corpus);
+      if (!bytes) throw new Error(t().keep.dataGone(run.corpus.kind === 'pairs', run.corpus.name));
+      const checkpoint = await this.db.getCheckpoint(run);
+      const stats = await analyzeCorpus(bytes);
+      // pairs are read at the run's block_size (the form may show another mode's)
+      void this.d.data.send(run.corpus, bytes, stats, run.settings.block_size);
+      this.resuming = id;
+      this.d.session.setLoading({ name: run.name, reason: 'resume', elapsedMs: run.elapsedMs });
+      loading = true;
+      const info = await this.port.call('load', { bytes: checkpoint, reason: 'resume', name: run.name });
+      notify(t().run.resumed(formatCount(info.step)), 'success');
+    } catch (e) {
+      if (loading) return this.resumeFailed(e as Coded);
+      void this.locks.releaseRun(id);
+      // our own words (worded when thrown), or the browser's
+      const why = e instanceof Error ? e.message : String(e);
+      this.set({ saveNote: (m) => m.keep.couldNotResumeNamed(run.name, why) });
+      notify(t().keep.couldNotResume + why, 'error');
+    }
+  }
+
+  /** The worker refused the stored checkpoint: the model stays as it was. */
+  private resumeFailed(e: Coded): void {
+    this.d.session.setLoading(null);
+    if (this.resuming) void this.locks.releaseRun(this.resuming);
+    this.resuming = null;
+    this.set({ saveNote: { before: (x) => x.keep.couldNotResume, core: e.message, from: e, after: (x) => x.keep.unchanged } });
+    notify(() => h('span', {}, t().keep.couldNotResume, coreInline(e.message, e)), 'error');
+  }
+
+  async rename(id: string): Promise<void> {
+    const r = this.get().runs.find((x) => x.id === id);
+    if (!this.db || !r) return;
+    const name = prompt(t().keep.renamePrompt, r.name)?.trim();
+    if (!name || name === r.name) return;
+    await this.db.renameRun(id, name);
+    this.locks.announce();
+    await this.refresh();
+  }
+
+  /** A stored run's loss curves and config ("compare runs"); null if it is gone. */
+  async curves(id: string): Promise<RunCurves | null> {
+    const run = await this.db?.getRun(id);
+    if (!this.db || !run) return null;
+    return this.port.call('runCurves', { bytes: await this.db.getCheckpoint(run) });
+  }
+
+  /** A stored run's name (for "reading …" while its curves come). */
+  nameOf(id: string): string | null {
+    return this.get().runs.find((r) => r.id === id)?.name ?? null;
+  }
+
+  async download(id: string): Promise<void> {
+    const run = await this.db?.getRun(id);
+    if (!this.db || !run) return;
+    downloadBytes(checkpointFileName(run.corpus.name, run.step), await this.db.getCheckpoint(run));
+  }
+
+  async remove(id: string): Promise<void> {
+    const r = this.get().runs.find((x) => x.id === id);
+    if (!this.db || !r || r.busy || r.current) return;
+    if (!confirm(t().keep.confirmDelete(r.name, formatCount(r.step), formatBytes(r.bytes)))) return;
+    const held = await this.locks.heldByAnyTab();
+    await this.db.deleteRun(id, (corpusId) => held.corpora.has(corpusId));
+    this.locks.announce();
+    await this.refresh();
+  }
+
+  dismissOffer(): void {
+    this.offerDismissed = true;
+    this.set({ resumeOffer: null });
+  }
+
+  /** Opens the database, lists the runs and offers the latest one. */
+  async open(openDb: () => Promise<RunsDb>, keepCorpus: string | null = null): Promise<void> {
+    try {
+      this.d.storage.db = await openDb();
+      const db = this.d.storage.db;
+      // texts no run uses and no tab holds (dropped, never trained on) are not kept
+      const held = await this.locks.heldByAnyTab();
+      for (const id of await db.orphanCorpora()) if (!held.corpora.has(id) && id !== keepCorpus) await db.deleteCorpus(id);
+      await this.refresh();
+      const offer = this.get().resumeOffer;
+      if (offer) {
+        const step = formatCount(offer.step);
+        this.set({ saveNote: (m) => m.keep.waiting(step) });
+      }
+    } catch (e) {
+      this.d.storage.db = null;
+      const why = `${e instanceof Error ? e.message : e}`;   // the browser's words
+      this.set({ saveNote: (m) => m.keep.unavailable(why) });
+    }
+  }
+
+  /** Saves the run now if it moved since its last save (the tab may close, or the model go). */
+  saveIfBehind(): void {
+    if (this.d.session.$.get().model && this.d.train.$.get().step !== this.get().lastSave?.step) this.save();
+  }
+
+  /** "Keep it": asks the browser again to keep the storage. */
+  persist(): void {
+    this.persistAsked = false;
+    void this.askPersistence();
+  }
+
+  hasOffer(): boolean {
+    return !!this.get().resumeOffer;
+  }
+}

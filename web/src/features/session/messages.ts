@@ -1,0 +1,32 @@
+// messages.ts — the live model: created from settings, dropped, or replaced by a checkpoint
+// (features/runs); 'model' tells the page about each new one.
+import type { FullConfig, History, SessionConfig } from '../../../../wasm/tinygpt';
+
+export type { FullConfig, History, SessionConfig };
+
+/** The model kinds of the config schema (`model`): a language model, or the encoder-decoder that translates. */
+export type ModelKind = 'gpt' | 'seq2seq';
+
+export interface ModelInfo {
+  reason: 'create' | 'load' | 'resume';
+  name?: string;            // file name of a loaded checkpoint
+  config: FullConfig;
+  parameters: number;
+  step: number;
+  history: History;         // its loss curves (a checkpoint's so far)
+  corpusMatches: boolean;   // false when a checkpoint was trained on another corpus
+  memoryBytes: number;
+  hasCorpus: boolean;       // the worker's data went with the model (false: a checkpoint of the other kind)
+}
+
+export interface SessionCalls {
+  /** A fresh model (GPT-2 init from config.seed) and AdamW state, on the worker's data. `history`
+   * (default true): the run keeps snapshots for the 'watch it learn' views. */
+  create(msg: { config: SessionConfig; history?: boolean }): ModelInfo;
+  /** Drops the model (the data stays). */
+  reset(msg: Record<string, never>): void;
+}
+
+export interface SessionEvents {
+  model: ModelInfo;
+}

@@ -1,0 +1,72 @@
+// worker.ts (session) — the live model's life: created, replaced (a checkpoint: features/runs),
+// dropped. Every feature that keeps something of a model hears of it through the registry's
+// hooks: modelGone before it goes, modelReady once it is the session's (threads, WebGPU),
+// modelShown once the page was told ('model').
+import type { Session } from '../../../../wasm/tinygpt';
+import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
+import { type CoreState, needModule, needSession } from '../../worker/state';
+import { corpusFor, type DataState } from '../data/worker';
+import type { ModelInfo, SessionCalls } from './messages';
+
+export interface SessionState extends CoreState, DataState {
+  keepHistory: boolean;      // create's `history` (bench:page measures with it off)
+}
+
+export const initialSession = (): Pick<SessionState, 'keepHistory'> => ({ keepHistory: true });
+
+/** The model as the page hears of it. */
+function describe(st: SessionState, reason: ModelInfo['reason'], name?: string): ModelInfo {
+  const s = needSession(st);
+  return {
+    reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(), history: s.history(),
+    corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: needModule(st).memoryBytes(), hasCorpus: s.hasCorpus(),
+  };
+}
+
+/** Makes `s` the live model (the current one, if another, is deleted) and tells the page. */
+export async function installModel(ctx: Ctx<SessionState>, s: Session, reason: ModelInfo['reason'], name?: string): Promise<ModelInfo | null> {
+  const st = ctx.state;
+  await ctx.fire('modelGone');
+  if (st.session && st.session !== s) st.session.delete();
+  st.session = s;
+  await ctx.fire('modelReady');
+  if (st.session !== s) return null;   // replaced meanwhile
+  const info = describe(st, reason, name);
+  ctx.emit('model', info);
+  await ctx.fire('modelShown');
+  return info;
+}
+
+/** Drops the live model. */
+export async function dropModel(ctx: Ctx<SessionState>): Promise<void> {
+  await ctx.fire('modelGone');
+  ctx.state.session?.delete();
+  ctx.state.session = null;
+  await ctx.fire('modelDropped');
+}
+
+export function sessionWorker(): WorkerFeature<SessionState> {
+  return {
+    name: 'session',
+    handlers: handlers<SessionCalls, SessionState>({
+      async create(msg, ctx) {
+        const st = ctx.state;
+        const M = needModule(st);
+        await dropModel(ctx);
+        st.keepHistory = msg.history !== false;
+        const s = new M.Session(msg.config);
+        try {
+          const bytes = corpusFor(st, msg.config.model);
+          if (bytes) s.setCorpus(bytes);
+        } catch (e) {
+          s.delete();
+          throw e;
+        }
+        const info = await installModel(ctx, s, 'create');
+        if (!info) throw new Error('the model was replaced while it was being created');
+        return info;
+      },
+      reset: (_msg, ctx) => dropModel(ctx),
+    }),
+  };
+}

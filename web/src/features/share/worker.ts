@@ -1,0 +1,60 @@
+// worker.ts (share) — links to runs (the core's share::make_link / parse_link), and a replay's
+// first losses compared with its link's, bit for bit (share::check_replay), until the core's
+// verdict is final.
+import type { ShareLink } from '../../../../wasm/tinygpt';
+import { asCoded } from '../../lib/coded';
+import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
+import { needModule, needSession } from '../../worker/state';
+import { trainingVariant, type WebgpuState } from '../webgpu/worker';
+import type { ShareCalls } from './messages';
+
+export interface ShareState extends WebgpuState {
+  replayLink: ShareLink | null;   // a shared run being replayed: its first losses are checked
+}
+
+export const initialShare = (): Pick<ShareState, 'replayLink'> => ({ replayLink: null });
+
+function checkReplay(ctx: Ctx<ShareState>): void {
+  const st = ctx.state;
+  const link = st.replayLink;
+  const s = st.session;
+  if (!link || !s || s.step() === 0) return;
+  const variant = trainingVariant(st);
+  const check = needModule(st).checkReplay(link, s.history().train.subarray(0, link.losses.length), variant);
+  if (!check.final) return;
+  st.replayLink = null;
+  ctx.emit('replayCheck', { check, variant });
+}
+
+export function shareWorker(): WorkerFeature<ShareState> {
+  return {
+    name: 'share',
+    handlers: handlers<ShareCalls, ShareState>({
+      share(msg, ctx) {
+        try {
+          const s = needSession(ctx.state);
+          const link = { config: s.config(), variant: trainingVariant(ctx.state), corpus: msg.corpus, losses: s.history().train.slice(0, 50) };
+          return { url: needModule(ctx.state).makeShareLink(link, msg.base), error: null };
+        } catch (e) {
+          return { url: '', error: asCoded(e) };
+        }
+      },
+      openLink(msg, ctx) {
+        const M = needModule(ctx.state);
+        try {
+          return { link: M.parseShareLink(msg.url), error: null, variant: M.buildVariant() };
+        } catch (e) {
+          return { link: null, error: asCoded(e), variant: M.buildVariant() };
+        }
+      },
+      replay(msg, ctx) {
+        ctx.state.replayLink = msg.link;
+        checkReplay(ctx);
+      },
+    }),
+    hooks: {
+      modelGone: (ctx) => void (ctx.state.replayLink = null),
+      slice: (ctx) => checkReplay(ctx),
+    },
+  };
+}

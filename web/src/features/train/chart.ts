@@ -1,0 +1,238 @@
+// chart.ts — the loss curves (uPlot: 50 kB, canvas, fast enough to redraw tens of thousands of
+// points several times a second). x is the step; train loss per step (faint), its moving
+// average, and the validation loss at the steps where it was measured. For the translator, also
+// the held-out exact match and character error rate of each evaluation, in percent on a second
+// axis at the right. The data's entropy baselines (the core's, watch.h) as dashed reference
+// lines; nats or bits per byte.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+import type { LossHistory } from './history';
+import { t } from '../../i18n';
+import type { Baselines } from '../watch/messages';
+import { cssVar } from '../../ui';
+
+export class LossChart {
+  private u: uPlot | null = null;
+  private x: number[] = [0];
+  private train: (number | null)[] = [null];
+  private ema: (number | null)[] = [null];
+  private val: (number | null)[] = [null];
+  private exact: (number | null)[] = [null];
+  private cer: (number | null)[] = [null];
+  private metrics = false;                     // the translator's series are shown
+  private source: LossHistory | null = null;   // what is drawn, and how much of it
+  private trainSeen = 0;
+  private valSeen = 0;
+  private valRevision = 0;
+  private dirty = false;
+  private lastDraw = 0;
+  private observer: ResizeObserver;
+  private scale = 1;                         // 1: nats per byte; 1 / ln 2: bits
+  private baselines: Baselines | null = null;
+
+  constructor(private host: HTMLElement) {
+    this.observer = new ResizeObserver(() => this.resize());
+    this.observer.observe(host);
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.rebuild());
+    this.rebuild();
+  }
+
+  /** The language changed: uPlot draws its labels from the options, so the chart is made again. */
+  relabel(): void {
+    this.rebuild();
+    this.schedule(true);   // the legend shows the latest values again
+  }
+
+  private rebuild(): void {
+    this.u?.destroy();
+    const say = t().train.chart;
+    const axis = cssVar('--muted') || '#666';
+    const grid = cssVar('--grid') || 'rgba(128,128,128,0.15)';
+    const font = '12px system-ui, sans-serif';
+    const opts: uPlot.Options = {
+      width: Math.max(280, this.host.clientWidth),
+      height: 260,
+      cursor: { drag: { x: true, y: false } },
+      legend: { live: true },
+      scales: { x: { time: false } },
+      axes: [
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: say.step, labelFont: font, labelSize: 18 },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: this.scale === 1 ? say.lossNats : say.lossBits, labelFont: font, labelSize: 18, size: 48 },
+      ],
+      series: [
+        { label: say.step },
+        { label: say.train, stroke: cssVar('--train-faint') || 'rgba(70,120,220,0.35)', width: 1, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.train, idx) },
+        { label: say.trainAvg, stroke: cssVar('--train') || '#3a6fd8', width: 2, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.ema, idx) },
+        // a marker at each evaluated step, lines only between them (nothing before the first)
+        { label: say.validation, stroke: cssVar('--val') || '#e0662a', width: 2, spanGaps: true,
+          points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 8, width: 2, fill: cssVar('--card') || '#fff' },
+          value: (_u, _v, _si, idx) => this.legendVal(idx) },
+      ],
+    };
+    if (this.metrics) {
+      const pct = (label: string, color: string, values: () => number[], dash: number[] = []): uPlot.Series => ({
+        label, scale: '%', stroke: color, width: 1.5, dash, spanGaps: true,
+        points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 7, width: 2, fill: cssVar('--card') || '#fff' },
+        value: (_u, _v, _si, idx) => this.legendMetric(values(), idx),
+      });
+      // exact match is 0-100%; a CER above 100% (more edits than reference characters, early on) widens it
+      opts.scales!['%'] = { range: (_u, _min, max) => [0, Math.max(100, Math.ceil(max ?? 100))] };
+      opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: say.heldOut, labelFont: font,
+        labelSize: 18, size: 58, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
+      opts.series.push(
+        pct(say.exact, cssVar('--ok') || '#18733f', () => this.source?.valExactMatch ?? []),
+        pct(say.cer, cssVar('--warn') || '#b45f06', () => this.source?.valCer ?? [], [4, 3]));
+    }
+    opts.hooks = { draw: [(u) => this.drawBaselines(u, axis)] };
+    this.u = new uPlot(opts, this.data(), this.host);
+  }
+
+  /** Loss in nats (scale 1) or bits (1 / ln 2) per byte. */
+  setUnit(bits: boolean): void {
+    const scale = bits ? 1 / Math.LN2 : 1;
+    if (scale === this.scale) return;
+    this.scale = scale;
+    this.rebuild();
+  }
+
+  setBaselines(b: Baselines | null): void {
+    this.baselines = b;
+    this.u?.redraw(false);
+  }
+
+  /** Dashed lines at the baselines, labelled at the right end, where they fall inside the y range. */
+  private drawBaselines(u: uPlot, color: string): void {
+    const b = this.baselines;
+    if (!b) return;
+    const ctx = u.ctx;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+    ctx.fillStyle = color;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = dpr;
+    ctx.setLineDash([5 * dpr, 4 * dpr]);
+    ctx.textAlign = 'right';
+    const say = t().train.chart;
+    for (const [name, nats] of [[say.uniform, b.uniform], [say.unigram, b.unigram], [say.bigram, b.bigram]] as const) {
+      const v = nats * this.scale;
+      const min = u.scales.y.min ?? 0, max = u.scales.y.max ?? 0;
+      if (v < min || v > max) continue;
+      const y = Math.round(u.valToPos(v, 'y', true)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(u.bbox.left, y);
+      ctx.lineTo(u.bbox.left + u.bbox.width, y);
+      ctx.stroke();
+      ctx.fillText(`${name} ${v.toFixed(2)}`, u.bbox.left + u.bbox.width - 4 * dpr, y - 3 * dpr);
+    }
+    ctx.restore();
+  }
+
+
+  /** Shows (or hides) the translator's exact match and CER series. */
+  setMetrics(on: boolean): void {
+    if (on === this.metrics) return;
+    this.metrics = on;
+    this.rebuild();
+  }
+
+  /** The last exact match or CER at or before the cursor, in percent. */
+  private legendMetric(values: number[], idx: number | null): string {
+    const steps = this.source?.valSteps ?? [];
+    const at = idx ?? Infinity;
+    for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at && Number.isFinite(values[i])) return `${(values[i] * 100).toFixed(1)}% @ ${steps[i]}`;
+    return '—';
+  }
+
+  /** Live legend: the value at the cursor, or the latest one when the cursor is off the chart. */
+  private legend(series: (number | null)[], idx: number | null): string {
+    const v = idx == null ? series[series.length - 1] : series[idx];
+    return v == null ? '—' : (v * this.scale).toFixed(3);
+  }
+
+  /** Validation is measured now and then: the legend shows the last measurement at or before the cursor. */
+  private legendVal(idx: number | null): string {
+    const steps = this.source?.valSteps ?? [];
+    const losses = this.source?.valLosses ?? [];
+    const at = idx ?? Infinity;
+    for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at) return `${(losses[i] * this.scale).toFixed(3)} @ ${steps[i]}`;
+    return '—';
+  }
+
+  private data(): uPlot.AlignedData {
+    const k = this.scale;
+    const f = (a: (number | null)[]) => (k === 1 ? a : a.map((v) => (v == null ? v : v * k)));
+    const loss = [this.x, f(this.train), f(this.ema), f(this.val)];
+    return (this.metrics ? [...loss, this.exact, this.cer] : loss) as uPlot.AlignedData;
+  }
+
+  private resize(): void {
+    if (!this.u) return;
+    const w = Math.max(280, this.host.clientWidth);
+    if (Math.abs(w - this.u.width) > 1) this.u.setSize({ width: w, height: 260 });
+  }
+
+  private grow(step: number): void {
+    while (this.x.length <= step) {
+      this.x.push(this.x.length);
+      this.train.push(null);
+      this.ema.push(null);
+      this.val.push(null);
+      this.exact.push(null);
+      this.cer.push(null);
+    }
+  }
+
+  /** Draws a history: what was added since the last call, or all of it if it is another one. */
+  sync(h: LossHistory): void {
+    const replaced = h !== this.source;
+    if (replaced) {
+      this.source = h;
+      this.trainSeen = this.valSeen = this.valRevision = 0;
+      this.x = [0];
+      this.train = [null];
+      this.ema = [null];
+      this.val = [null];
+      this.exact = [null];
+      this.cer = [null];
+      if (h.train.length === 0 && h.valSteps.length === 0) {
+        this.schedule(true);
+        return;
+      }
+    }
+    if (this.trainSeen === h.train.length && this.valRevision === h.valRevision) return;
+    this.grow(h.lastStep);
+    for (let i = this.trainSeen; i < h.train.length; i++) {
+      this.train[h.first + i] = h.train[i];
+      this.ema[h.first + i] = h.ema[i];
+    }
+    // the last evaluation drawn may have been replaced (evaluated again at the same step)
+    for (let i = Math.max(0, this.valSeen - 1); i < h.valSteps.length; i++) {
+      this.grow(h.valSteps[i]);
+      this.val[h.valSteps[i]] = h.valLosses[i];
+      const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x * 100 : null);
+      this.exact[h.valSteps[i]] = pct(h.valExactMatch[i]);
+      this.cer[h.valSteps[i]] = pct(h.valCer[i]);
+    }
+    this.trainSeen = h.train.length;
+    this.valSeen = h.valSteps.length;
+    this.valRevision = h.valRevision;
+    this.host.dataset.valPoints = String(this.val.filter((v) => v != null).length);
+    this.schedule(replaced);
+  }
+
+  /** Redraws at most about 5 times a second (data arrive every slice). */
+  private schedule(now = false): void {
+    this.dirty = true;
+    const wait = now ? 0 : Math.max(0, 200 - (performance.now() - this.lastDraw));
+    setTimeout(() => requestAnimationFrame(() => {
+      if (!this.dirty || !this.u) return;
+      this.dirty = false;
+      this.lastDraw = performance.now();
+      this.u.setData(this.data());
+      // the cursor is off the chart: the legend shows the latest values, not "—"
+      if (this.u.cursor.idx == null) this.u.setLegend({ idx: null as unknown as number });
+    }), wait);
+  }
+}

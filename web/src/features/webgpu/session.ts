@@ -1,0 +1,362 @@
+// session.ts — a training session whose steps run on the GPU: the wasm Session stays the host
+// (corpus, batches, history, checkpoints: the core's gpu_host.h), the GpuExecutor computes.
+// Its methods mirror the wasm Session's, asynchronously; save() and sync() bring the GPU's
+// parameters and AdamW moments back into the wasm Session, so a checkpoint (or the CPU build,
+// after a fallback) continues exactly where the GPU was.
+import type { Slice } from '../../../../wasm/tinygpt';
+import { GpuBackendError } from './errors';
+import { GpuExecutor, type ExecutorOptions, type GeneratedChunk, type Inspection } from './executor';
+import { parsePlan, type GpuPlan } from './plan';
+
+/** tinygpt::StepPlan (core/include/tinygpt/run.h): what the core's run loop lets the GPU do next. */
+export interface RunPlan {
+  evaluate: boolean;       // an evaluation is due before any step (gpuRunRecordEvaluation)
+  steps: number;           // then at most this many steps (gpuRunRecord)
+  keepGoodState: boolean;  // once they are recorded, bring the state back: the good state a rollback returns to
+  finished: boolean;       // the run is at its stop
+}
+
+type Rollback = { failedStep: number; restoredStep: number; lrScale: number; reason: string };
+
+// The wasm module's WebGPU block (wasm/bindings.cpp, end of file).
+export interface GpuHostModule {
+  gpuPlan(session: unknown): string;
+  gpuExportState(session: unknown): { params: Float32Array; m: Float32Array; v: Float32Array; step: number; adamT: number };
+  gpuImportState(session: unknown, params: Float32Array, m: Float32Array, v: Float32Array, adamT: number, goodState: boolean): void;
+  gpuRollBack(session: unknown, reason: string): Rollback;
+  gpuReturnToGoodState(session: unknown, reason: string): Rollback;
+  gpuNextBatches(session: unknown, k: number): Int32Array;
+  gpuStepScalars(session: unknown, step: number, adamT: number, k: number): Float32Array;
+  gpuValBatches(session: unknown): Int32Array;
+  gpuRecordSteps(session: unknown, losses: Float32Array, gradNorms: Float32Array): void;
+  gpuRecordEval(session: unknown, losses: Float32Array): number;
+  gpuSampleOptions(session: unknown, options: object): { temperature: number; topK: number; topP: number; seed: number; windowKeep: number };
+  gpuSampleDraws(seed: number, start: number, k: number): Float32Array;
+  // the core's run loop (tinygpt::Run::plan / record / record_evaluation) with steps computed here
+  gpuRunPlan(session: unknown, maxSteps: number): RunPlan;
+  gpuRunRecord(session: unknown, losses: Float32Array, gradNorms: Float32Array, trainMs: number): Slice;
+  gpuRunRecordEvaluation(session: unknown, batchLosses: Float32Array, ms: number): { step: number; loss: number; ms: number };
+}
+
+// What this needs of the wasm Session.
+export interface HostSession {
+  step(): number;
+  learningRate(): number;
+  save(): Uint8Array;
+  load(bytes: Uint8Array): void;
+}
+
+export interface GpuTrainResult {
+  losses: Float32Array;
+  elapsedMs: number;
+  step: number;
+  lr: number;
+  gradNorm: number;
+}
+
+/** Steps computed on the GPU and not recorded anywhere yet (steps()). */
+export interface GpuSteps {
+  losses: Float32Array;    // one per step, up to and including a diverged one
+  gradNorms: Float32Array;
+  halted: boolean;         // the last one diverged: the GPU applied none of it, nor any step after it
+  ms: number;              // GPU time: from when the GPU could start them to when their losses were back
+}
+
+export interface SampleOptions {
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  seed?: number;
+  windowKeep?: number;
+}
+
+export class WebGpuSession {
+  private exec: GpuExecutor;
+  private planJson: string;
+  private tail: Promise<unknown> = Promise.resolve();
+  private epoch = 0; // bumped when a run halts: results of steps submitted before are dropped
+  private gpuAhead = false; // the GPU has steps the wasm Session's parameters do not
+  private submitted = 0; // steps submitted to the GPU so far (ahead of the session while in flight)
+  private updatesBehind = 0; // step - adam_t: every applied step advances both
+  private gen: { seed: number; drawn: number; greedy: boolean; step: number } | null = null;
+  private lastDone = 0; // performance.now() when the last queued operation finished
+  private abandoned: GpuBackendError | null = null;
+
+  private constructor(
+    private readonly M: GpuHostModule,
+    private readonly session: HostSession,
+    exec: GpuExecutor,
+    planJson: string,
+    private readonly options: ExecutorOptions,
+  ) {
+    this.exec = exec;
+    this.planJson = planJson;
+  }
+
+  // Plans the session's configuration, builds it on the GPU and uploads the session's state.
+  static async create(M: GpuHostModule, session: HostSession, options: ExecutorOptions = {}): Promise<WebGpuSession> {
+    const json = M.gpuPlan(session);
+    const exec = await GpuExecutor.create(parsePlan(json), options);
+    const s = new WebGpuSession(M, session, exec, json, options);
+    s.upload();
+    return s;
+  }
+
+  get plan(): GpuPlan {
+    return this.exec.plan;
+  }
+  get executor(): GpuExecutor {
+    return this.exec;
+  }
+  get adapterName(): string {
+    return this.exec.adapterName;
+  }
+
+  private upload(): void {
+    const st = this.M.gpuExportState(this.session);
+    this.exec.uploadState(st);
+    this.gpuAhead = false;
+    this.submitted = st.step;
+    this.updatesBehind = st.step - st.adamT;
+  }
+
+  // Runs f after everything queued before it (results are recorded in submission order).
+  private queue<T>(f: () => Promise<T>): Promise<T> {
+    const r = this.tail.then(async () => {
+      this.alive();
+      try {
+        return await f();
+      } finally {
+        this.lastDone = performance.now();
+      }
+    });
+    this.tail = r.catch(() => undefined);
+    return r;
+  }
+
+  // Nothing touches the host once the GPU was given up (abandon()): it may have gone back meanwhile.
+  private alive(): void {
+    if (this.abandoned) throw this.abandoned;
+  }
+
+  // Submits k steps at once; the GPU's own step counter says later how many it applied.
+  private submit(k: number) {
+    const first = this.submitted;
+    const scalars = this.M.gpuStepScalars(this.session, first, first - this.updatesBehind, k);
+    const pending = this.exec.train(this.M.gpuNextBatches(this.session, k), scalars, k);
+    pending.catch(() => undefined); // handled where it is collected (or, after a halt, deliberately dropped)
+    this.submitted += k;
+    this.gpuAhead = true;
+    return { pending, first, k, epoch: this.epoch, at: performance.now() };
+  }
+
+  // The results of submitted steps, in submission order (inside queue()).
+  private async collect(sub: ReturnType<WebGpuSession['submit']>): Promise<GpuSteps & { elapsedMs: number }> {
+    const r = await sub.pending;
+    const ms = performance.now() - Math.max(sub.at, this.lastDone);
+    this.alive();
+    if (sub.epoch !== this.epoch) throw new Error('training stopped: an earlier step diverged');
+    // the GPU applied exactly the steps its counter advanced by; a halt stops at the first bad one
+    const applied = r.stepAfter - sub.first;
+    if (r.halted) {
+      this.epoch++;
+      this.submitted = r.stepAfter; // the steps after the halt did not apply
+    } else if (applied !== sub.k) throw new Error(`internal: the GPU applied ${applied} of ${sub.k} steps`);
+    const n = r.halted ? Math.min(applied + 1, sub.k) : applied;
+    return { losses: r.losses.slice(0, n), gradNorms: r.gradNorms.slice(0, n), halted: r.halted, ms, elapsedMs: r.elapsedMs };
+  }
+
+  // k optimizer steps, submitted at once, recorded by nobody: the caller hands them to the core's
+  // run loop (gpuRunRecord), which applies its policy (a diverged step: rollback, then reload()).
+  // A caller may submit more before awaiting; after a halt, the ones behind it reject.
+  steps(k: number): Promise<GpuSteps> {
+    let sub: ReturnType<WebGpuSession['submit']>;
+    try {
+      this.alive();
+      sub = this.submit(k);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.queue(() => this.collect(sub));
+  }
+
+  // k optimizer steps recorded in the host (gpuRecordSteps: its history and step counter; a
+  // diverged step rejects with the CPU's message). The steps are submitted at once; the promise
+  // resolves when their losses are back, so a caller may submit the next slice before awaiting this one.
+  train(k: number): Promise<GpuTrainResult> {
+    let sub: ReturnType<WebGpuSession['submit']>;
+    try {
+      this.alive();
+      sub = this.submit(k);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.queue(async () => {
+      const r = await this.collect(sub);
+      const n = r.losses.length;
+      this.M.gpuRecordSteps(this.session, r.losses, r.gradNorms); // throws at a bad step
+      return { losses: r.losses, elapsedMs: r.elapsedMs, step: this.session.step(), lr: this.session.learningRate(), gradNorm: r.gradNorms[n - 1] };
+    });
+  }
+
+  // The validation loss (Trainer::evaluate's batches and mean), recorded in the history.
+  evaluate(): Promise<number> {
+    return this.queue(async () => {
+      const losses = await this.validationLosses();
+      this.alive();
+      return this.M.gpuRecordEval(this.session, losses);
+    });
+  }
+
+  // The losses of the eval_iters validation batches, recorded by nobody (gpuRunRecordEvaluation).
+  evaluateLosses(): Promise<Float32Array> {
+    return this.queue(() => this.validationLosses());
+  }
+
+  private validationLosses(): Promise<Float32Array> {
+    const batches = this.M.gpuValBatches(this.session);
+    const count = batches.length / (2 * this.plan.batch * this.plan.model.block_size);
+    return this.exec.evaluate(batches, count);
+  }
+
+  // Attention maps and next-byte probabilities of the last block_size bytes of a text
+  // (Trainer::inspect's contract).
+  async inspect(text: Uint8Array): Promise<Inspection> {
+    if (text.length === 0) throw new Error('inspect: give at least one byte of text');
+    const T = Math.min(text.length, this.plan.model.block_size);
+    return this.exec.inspect(text.subarray(text.length - T));
+  }
+
+  // Streaming generation, as the wasm Session's beginGeneration / generateNext.
+  async beginGeneration(prompt: Uint8Array, options: SampleOptions = {}): Promise<void> {
+    const o = this.M.gpuSampleOptions(this.session, options); // the core validates and resolves
+    const T = this.plan.model.block_size;
+    const context = prompt.length === 0 ? new Uint8Array([10]) : prompt.subarray(Math.max(0, prompt.length - T));
+    return this.queue(async () => {
+      this.exec.startGeneration(context, o);
+      this.gen = { seed: o.seed, drawn: 0, greedy: o.temperature <= 0, step: this.session.step() };
+    });
+  }
+
+  generateNext(k: number): Promise<GeneratedChunk> {
+    return this.queue(async () => {
+      const g = this.gen;
+      if (!g) throw new Error('call beginGeneration() first');
+      if (g.step !== this.session.step()) throw new Error('the model was trained since beginGeneration(): start a new generation');
+      const out: GeneratedChunk = { bytes: new Uint8Array(k), probs: new Float32Array(k), topBytes: new Uint8Array(5 * k), topProbs: new Float32Array(5 * k) };
+      for (let at = 0; at < k; ) {
+        const n = Math.min(this.plan.maxChunk, k - at);
+        const draws = g.greedy ? null : this.M.gpuSampleDraws(g.seed, g.drawn, n);
+        if (!g.greedy) g.drawn += n;
+        const c = await this.exec.generate(n, draws);
+        out.bytes.set(c.bytes, at);
+        out.probs.set(c.probs, at);
+        out.topBytes.set(c.topBytes, 5 * at);
+        out.topProbs.set(c.topProbs, 5 * at);
+        at += n;
+      }
+      return out;
+    });
+  }
+
+  async generate(prompt: Uint8Array, n: number, options: SampleOptions = {}): Promise<GeneratedChunk> {
+    await this.beginGeneration(prompt, options);
+    return this.generateNext(n);
+  }
+
+  // Brings the GPU's parameters and moments into the wasm Session (after every queued step).
+  // When no step is in flight, that state is also the one a rollback returns to.
+  sync(): Promise<void> {
+    return this.queue(async () => {
+      if (!this.gpuAhead) return;
+      const s = await this.exec.downloadState();
+      this.alive();
+      if (s.step !== this.session.step())
+        throw new Error(`internal: the GPU is at step ${s.step}, the session at ${this.session.step()}`);
+      this.M.gpuImportState(this.session, s.params, s.m, s.v, s.adamT, this.submitted === s.step);
+      this.gpuAhead = false;
+    });
+  }
+
+  // The NaN guard's recovery after a diverged step (train rejected with "training diverged at
+  // step ..."): the session goes back to its last good state at half the learning rate
+  // (Trainer::roll_back), and that state goes to the GPU.
+  rollBack(reason: string): Promise<Rollback> {
+    return this.queue(async () => {
+      const r = this.M.gpuRollBack(this.session, reason);
+      this.gen = null;
+      this.upload();
+      return r;
+    });
+  }
+
+  // The host's state changed under the GPU (the core's run loop rolled back after a diverged
+  // step): upload it, after everything queued.
+  reload(): Promise<void> {
+    return this.queue(async () => {
+      this.gen = null;
+      this.upload();
+    });
+  }
+
+  // True when the host's parameters are the GPU's: nothing ran on the GPU since the last upload or sync.
+  get hostInSync(): boolean {
+    return !this.gpuAhead;
+  }
+
+  // The GPU is gone (a lost device, a failed kernel): from now on every call rejects, and the
+  // host continues alone. If the GPU had run ahead of the host's parameters, the host goes back
+  // to its last good state (the last sync with no step in flight), the learning rate unchanged.
+  // Returns the step the host is at, and the step it came back from (null: nothing was lost).
+  abandon(error: GpuBackendError): { step: number; rewoundFrom: number | null } {
+    if (this.abandoned) return { step: this.session.step(), rewoundFrom: null };
+    this.abandoned = error;
+    let rewoundFrom: number | null = null;
+    if (this.gpuAhead) {
+      const at = this.session.step();
+      this.M.gpuReturnToGoodState(this.session, error.message);
+      if (this.session.step() < at) rewoundFrom = at;
+    }
+    this.gpuAhead = false;
+    this.gen = null;
+    try {
+      this.exec.destroy();
+    } catch {
+      // a lost device has nothing left to free
+    }
+    return { step: this.session.step(), rewoundFrom };
+  }
+
+  // A checkpoint of the run (the CPU Session's format): sync, then the session saves.
+  async save(): Promise<Uint8Array> {
+    await this.sync();
+    return this.session.save();
+  }
+
+  // Loads a checkpoint into the session (which validates it; on error nothing changes) and
+  // uploads it; a different model or batch gets a new plan and executor.
+  load(bytes: Uint8Array): Promise<void> {
+    return this.queue(async () => {
+      this.session.load(bytes);
+      this.gen = null;
+      this.gpuAhead = false; // the host holds the checkpoint's state now
+      const json = this.M.gpuPlan(this.session);
+      if (json !== this.planJson) {
+        const exec = await GpuExecutor.create(parsePlan(json), this.options);
+        this.exec.destroy();
+        this.exec = exec;
+        this.planJson = json;
+      }
+      this.upload();
+    });
+  }
+
+  // Waits for everything queued.
+  async idle(): Promise<void> {
+    await this.queue(async () => this.exec.idle());
+  }
+
+  destroy(): void {
+    this.exec.destroy();
+  }
+}
