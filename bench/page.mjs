@@ -167,7 +167,7 @@ if (!only || only === 'history') {
     const s1 = await dbg((d) => d.step);
     const sec = (Date.now() - t0) / 1000;
     const snapSec = ((await dbg((d) => d.timing.snapshotMs)) - snap0) / 1000;
-    const kept = await dbg((d) => (d.insight ? d.insight.snapshots.length : 0));
+    const kept = await dbg((d) => (d.watch ? d.watch.snapshots.length : 0));
     await stop();
     times[mode].push((s1 - s0) / sec);
     if (mode === 'on') shares.push(snapSec / sec);

@@ -59,6 +59,11 @@ export interface CoreCoded {
   args?: Record<string, string | number>;
 }
 
+/** A coded sentence: the English text, with its code and args beside it. */
+export interface Coded extends CoreCoded {
+  message: string;
+}
+
 export interface ConfigCheck {
   problems: ({ field: string; message: string } & CoreCoded)[];  // empty when the config is valid
   parameters: number;      // 0 if invalid
@@ -113,13 +118,10 @@ export interface Slice {
   finished: boolean;       // the run reached its stop
   etaSeconds: number;      // to the stop at the current pace (-1: no stop, or not yet measured)
   /** Diverged steps the NaN guard undid: the run went back to restoredStep at lrScale x the learning rate. */
-  rollbacks: ({ failedStep: number; restoredStep: number; lrScale: number; reason: string } & CoreCoded)[];
-  error: string;           // why the run paused ('' if it did not): three rollbacks in a row
-  errorCode?: string;      // error's code ("train.paused") and args, when it has one
-  errorArgs?: Record<string, string>;
-  threadsCoded?: CoreCoded;  // threadsReason's code (threads.*) and args
+  rollbacks: ({ failedStep: number; restoredStep: number; lrScale: number } & Coded)[];
+  paused: Coded | null;    // why the run paused (three rollbacks in a row), null if it did not
   threads: number;         // kernel threads the next step runs with
-  threadsReason: string;   // the thread tuner's last decision ('' unless tuneThreads is on)
+  threadsReason: Coded | null;  // the thread tuner's last decision (null unless tuneThreads is on)
 }
 
 export interface Generated {
@@ -180,9 +182,7 @@ export interface PairsReport {
   valPairs: number;        // held out (10%)
   longestSource: number;   // bytes
   longestTarget: number;
-  report: string;          // "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)"
-  reportCode?: 'pairs.report';  // report's code and args (counts; line numbers as "4, 9")
-  reportArgs?: Record<string, string>;
+  report: Coded;           // "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)" (pairs.report)
 }
 
 export interface Session {
@@ -255,6 +255,7 @@ export interface ShareLink {
 /** A replay compared with a link's losses, bit for bit (share::check_replay). */
 export interface ReplayCheck extends CoreCoded {
   status: 'pending' | 'matches' | 'diverged';
+  final: boolean;          // the verdict is final: matches, or diverged on this variant or after all the link's steps
   compared: number;        // steps compared
   expected: number;        // steps the link holds
   divergedAt: number;      // first step (from 1) whose loss differs; 0 if none
@@ -266,7 +267,7 @@ export interface ReplayCheck extends CoreCoded {
 }
 
 /** One named number or tensor of the traced step (core/include/tinygpt/walk.h). */
-export interface WalkEntry {
+export interface LearnEntry {
   name: string;                                        // "ln_1.mean", "d(qkv)", "m[wte]", ...
   phase: 'data' | 'forward' | 'backward' | 'update';
   node: string;                                        // the box of the step's graph: "embedding", "ln_1", "attention", ...
@@ -277,16 +278,16 @@ export interface WalkEntry {
   doc: string;                                         // docs/ page and section: "walkthrough.md#3-layernorm"
 }
 
-export interface WalkTrace {
+export interface LearnTrace {
   model: { name: 'walkthrough' | 'two-heads'; V: number; C: number; NH: number; T: number; tokens: Int32Array;
            params: { name: string; shape: number[]; decay: boolean }[] };
   loss: number;
   gradNorm: number;                                    // before clipping
-  entries: WalkEntry[];                                // data, forward, backward (autograd's order), update
+  entries: LearnEntry[];                                // data, forward, backward (autograd's order), update
 }
 
 /** Edits applied to the named model before the step; every call starts from the model's own numbers. */
-export interface WalkEdits {
+export interface LearnEdits {
   tokens?: number[];                                   // all T + 1 tokens
   weights?: { param: string; index: number; value: number }[];
 }
@@ -323,18 +324,18 @@ export interface TinyGPTModule {
   parseShareLink(url: string): ShareLink;
   checkReplay(link: ShareLink, losses: Float32Array, variant: string): ReplayCheck;
   /** One training step of the walkthrough's tiny GPT ("walkthrough": T 3, C 2, V 4, one head; "two-heads": C 4, V 8), every intermediate named. */
-  walkTrace(model: 'walkthrough' | 'two-heads', edits?: WalkEdits): WalkTrace;
+  learnTrace(model: 'walkthrough' | 'two-heads', edits?: LearnEdits): LearnTrace;
   /** Entropy baselines of the session's training data (gpt: train split; seq2seq: the targets). */
-  insightBaselines(session: Session): Baselines;
+  watchBaselines(session: Session): Baselines;
   /** Starts (or restarts, forgetting snapshots) the run's history; null probe: chosen from the validation split. */
-  insightStartHistory(session: Session, probe: Uint8Array | null, probeTarget: Uint8Array | null): void;
-  insightStopHistory(session: Session): void;
+  watchStartHistory(session: Session, probe: Uint8Array | null, probeTarget: Uint8Array | null): void;
+  watchStopHistory(session: Session): void;
   /** The history, with the snapshots after `afterStep` (-1: all). */
-  insightHistory(session: Session, afterStep: number): InsightHistory;
+  watchHistory(session: Session, afterStep: number): WatchHistory;
   /** Takes a snapshot now (advance() takes one at every evaluation by itself). */
-  insightRecordSnapshot(session: Session): void;
+  watchRecordSnapshot(session: Session): void;
   /** Every mapped byte's k nearest by cosine in the full embedding space, at the current weights. */
-  insightNeighbours(session: Session, k: number): EmbeddingNeighbours;
+  watchNeighbours(session: Session, k: number): EmbeddingNeighbours;
   /** A branch tree from a prompt (gpt) or source (seq2seq) with the top-k tokens per node. The caller deletes it. */
   growGenerationTree(session: Session, prompt: Uint8Array, topK: number): GenerationTree;
 }
@@ -350,7 +351,7 @@ export interface Baselines {
 }
 
 /** The run's history (insightHistory): the layout, the probe, and the snapshots after a step. */
-export interface InsightHistory {
+export interface WatchHistory {
   enabled: boolean;
   kind: 'gpt' | 'seq2seq';
   L: number; NH: number; Le: number; S: number; T: number; N: number; P: number;
@@ -369,7 +370,7 @@ export interface InsightHistory {
   positionLoss: Float32Array; // (K, P) mean validation loss at each window position
 }
 
-/** insightNeighbours: indices into InsightHistory.bytes, most alike (cosine) first. */
+/** watchNeighbours: indices into WatchHistory.bytes, most alike (cosine) first. */
 export interface EmbeddingNeighbours {
   k: number;               // min(k asked, N - 1)
   step: number;            // the weights' step

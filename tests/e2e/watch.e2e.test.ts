@@ -50,7 +50,7 @@ async function trainTiny(lr: string | null): Promise<void> {
   await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
   await page.click('#btn-start');
   await waitState(page, (s, n) => s.step >= n && !s.running, STEPS, 300 * STEPS);
-  await waitState(page, (s, n) => s.insight && s.insight.snapshots.length === n, STEPS / EVERY + 1);
+  await waitState(page, (s, n) => s.watch && s.watch.snapshots.length === n, STEPS / EVERY + 1);
 }
 
 /** The pixels of the first time-lapse canvas. */
@@ -61,7 +61,7 @@ describe('watch it learn', () => {
     await page.click('#btn-shakespeare');
     await page.waitForFunction(() => !!document.querySelector('#corpus-name')?.textContent);
     await trainTiny(null);
-    const b = await state(page, (s) => s.insight.baselines);
+    const b = await state(page, (s) => s.watch.baselines);
     // tiny Shakespeare (train split): 65 distinct bytes; unigram about 3.3 nats, bigram about 2.5
     expect(b.distinct).toBeGreaterThan(55);
     expect(b.uniform).toBeCloseTo(Math.log(b.distinct), 9);
@@ -80,8 +80,8 @@ describe('watch it learn', () => {
     await page.locator('#watch').scrollIntoViewIfNeeded();
     await page.waitForSelector('#watch[data-loaded=true]');
     await page.waitForSelector('#tl-maps canvas');
-    const K = await state(page, (s) => s.insight.snapshots.length);
-    const NH = await state(page, (s) => s.insight.NH);
+    const K = await state(page, (s) => s.watch.snapshots.length);
+    const NH = await state(page, (s) => s.watch.NH);
     expect(await page.locator('#tl-maps canvas').count()).toBe(NH);   // all heads
     const newest = await mapPixels();
     await page.focus('#watch-slider');
@@ -113,7 +113,7 @@ describe('watch it learn', () => {
     expect(near.length).toBe(5);
     const byte = Number(await page.getAttribute('#emb-info', 'data-byte'));
     const core = await page.evaluate((b) => {
-      const h = (window as any).__tinygpt.get().insight, n = [...h.bytes].indexOf(b), k = h.neighbours.k;
+      const h = (window as any).__tinygpt.get().watch, n = [...h.bytes].indexOf(b), k = h.neighbours.k;
       return { bytes: [...h.neighbours.index.subarray(n * k, n * k + 5)].map((i: number) => h.bytes[i]), cos: [...h.neighbours.similarity.subarray(n * k, n * k + 5)] };
     }, byte);
     expect(near).toEqual(core.bytes);
@@ -161,12 +161,12 @@ describe('watch it learn', () => {
   });
 
   it('shows what changed between two snapshots and the loss against position', async () => {
-    const K = await state(page, (s) => s.insight.snapshots.length);
+    const K = await state(page, (s) => s.watch.snapshots.length);
     await page.selectOption('#wc-a', '0');
     await page.selectOption('#wc-b', String(K - 1));
     await page.waitForFunction(() => /mean loss of the probe/.test(document.querySelector('#wc-summary')!.textContent!));
     const diffs = await page.$$eval('#wc-tokens .tok[data-diff]', (els) => els.map((e) => Number((e as HTMLElement).dataset.diff)));
-    const T = await state(page, (s) => s.insight.T);
+    const T = await state(page, (s) => s.watch.T);
     expect(diffs.length).toBe(T - 1);   // no loss for the first probe byte
     // after 400 steps most probe bytes are easier than at step 0 (about ln 256 each)
     expect(diffs.filter((d) => d < 0).length).toBeGreaterThan(T / 2);
@@ -231,12 +231,12 @@ describe('watch it learn', () => {
   });
 
   it('keeps the history when the run is resumed after a reload', async () => {
-    const before = await state(page, (s) => ({ steps: s.insight.snapshots.map((x: any) => x.step), probe: [...s.insight.probe] }));
+    const before = await state(page, (s) => ({ steps: s.watch.snapshots.map((x: any) => x.step), probe: [...s.watch.probe] }));
     await page.reload();
     await waitState(page, (s) => !!s.ready && !!s.resumeOffer);
     await page.click('#btn-resume');
-    await waitState(page, (s) => !!s.model && s.insight && s.insight.snapshots.length > 0, null, 60_000);
-    const after = await state(page, (s) => ({ steps: s.insight.snapshots.map((x: any) => x.step), probe: [...s.insight.probe] }));
+    await waitState(page, (s) => !!s.model && s.watch && s.watch.snapshots.length > 0, null, 60_000);
+    const after = await state(page, (s) => ({ steps: s.watch.snapshots.map((x: any) => x.step), probe: [...s.watch.probe] }));
     expect(after).toEqual(before);
     await page.locator('#watch').scrollIntoViewIfNeeded();
     await page.waitForSelector('#tl-maps canvas');
@@ -256,8 +256,8 @@ describe('watch it learn', () => {
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
     await waitState(page, (s, n) => s.step >= n && !s.running, S2S_STEPS, 200_000);
-    await waitState(page, (s, n) => s.insight && s.insight.kind === 'seq2seq' && s.insight.snapshots.length === n, S2S_STEPS / S2S_EVERY + 1);
-    const h = await state(page, (s) => ({ S: s.insight.S, T: s.insight.T, NH: s.insight.NH, L: s.insight.L, source: [...s.insight.probeSource], target: [...s.insight.probe] }));
+    await waitState(page, (s, n) => s.watch && s.watch.kind === 'seq2seq' && s.watch.snapshots.length === n, S2S_STEPS / S2S_EVERY + 1);
+    const h = await state(page, (s) => ({ S: s.watch.S, T: s.watch.T, NH: s.watch.NH, L: s.watch.L, source: [...s.watch.probeSource], target: [...s.watch.probe] }));
     // the probe is a held-out pair of the reverse task: its target is its source reversed; rows are BOS + target
     expect(h.target).toEqual([...h.source].reverse());
     expect(h.T).toBe(h.S + 1);
@@ -281,7 +281,7 @@ describe('watch it learn', () => {
     const onAnti = peaks.slice(0, h.S).filter((k, q) => k === h.S - 1 - q).length;
     expect(onAnti / h.S).toBeGreaterThanOrEqual(0.75);
     // the same read from the core's numbers in the store, at step 0 (untrained: no alignment yet)
-    const first = await state(page, (s) => s.insight.crossPeaks(s.insight.snapshots[0], 0, 'all'));
+    const first = await state(page, (s) => s.watch.crossPeaks(s.watch.snapshots[0], 0, 'all'));
     expect(first.slice(0, h.S).filter((k: number, q: number) => k === h.S - 1 - q).length).toBeLessThan(onAnti);
     await shot('#view-timelapse', '7-translation');
     // what changed: the target bytes and the end token, each with a change of loss

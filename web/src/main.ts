@@ -1,30 +1,16 @@
-// main.ts — the page: the worker's bridge, the features in the order they depend on each other
-// (each a folder under features/, given what it reads of the others), their panels in the
-// page's workflow order, and the start. web/src/worker.ts is the other half.
+// main.ts — the page: the worker's bridge, the features (page.ts: each a folder under features/),
+// their panels in the page's workflow order, and the start. web/src/worker.ts is the other half.
 import './styles.css';
 
 import { Bridge } from './app/bridge';
 import { RunsDb } from './app/db';
 import { Storage } from './app/storage';
-import { view } from './app/store';
 import { bindStatic, localeReady, t } from './i18n';
+import { createPage } from './page';
 import type { Calls, Events } from './protocol';
 import { $, bindLanguageSwitch, installDropTarget, installShortcuts, notify } from './ui';
-import { createData } from './features/data';
-import { createEstimate } from './features/estimate';
-import { createInspect } from './features/inspect';
-import { createLearn } from './features/learn';
-import { createOffline } from './features/offline';
-import { createRuns } from './features/runs';
-import { createRuntime, storedThreadSetting, type Variant } from './features/runtime';
-import { createSample } from './features/sample';
-import { createSession } from './features/session';
-import { createSettings } from './features/settings';
-import { createShare } from './features/share';
-import { createTrain } from './features/train';
-import { createTranslate } from './features/translate';
-import { createWatch } from './features/watch';
-import { chooseBackend, createWebgpu } from './features/webgpu';
+import { storedThreadSetting, type Variant } from './features/runtime';
+import { chooseBackend } from './features/webgpu';
 
 // the page's language before any panel is built (its catalogue: a chunk of its own for Chinese)
 await localeReady;
@@ -33,26 +19,10 @@ bindLanguageSwitch($('#language-slot'));
 
 const params = new URLSearchParams(location.search);
 const bridge = new Bridge<Calls, Events>(new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'tinygpt-trainer' }));
-const storage = new Storage();
-const webgpu = createWebgpu(bridge);
-const runtime = createRuntime(bridge);
-const session = createSession(bridge);
-const settings = createSettings(bridge, runtime, session);
-const data = createData(bridge, runtime, settings, session, storage);
-const train = createTrain(bridge, { runtime, settings, data, session, keepHistory: params.get('history') !== 'off' });   // ?history=off: bench:page
-const estimate = createEstimate(bridge, { settings, data, session, train, webgpu });
-const sample = createSample(bridge, settings, session);
-const translate = createTranslate(bridge, { settings, session, data });
-const inspect = createInspect(bridge, { settings, data, session, train, sample, translate });
-const runs = createRuns(bridge, { runtime, settings, data, session, train, storage });
-const share = createShare(bridge, { runtime, settings, data, session, train });
-const watch = createWatch(bridge, { session, settings, train, runs });
-const learn = createLearn(bridge, runtime);
-const offline = createOffline({ data, settings, session });
-
-/** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`: every feature's state), and handy in the console. */
-(window as unknown as { __tinygpt: unknown }).__tinygpt = view(runtime.$, webgpu.$, session.$, settings.$, data.$, train.$, estimate.$, sample.$,
-  translate.$, inspect.$, runs.$, share.$, watch.$);
+const page = createPage(bridge, new Storage(), { keepHistory: params.get('history') !== 'off' });   // ?history=off: bench:page
+const { runtime, webgpu, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, offline, session } = page;
+/** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
+(window as unknown as { __tinygpt: unknown }).__tinygpt = page.state;
 
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 learn by hand, 8 watch it learn
 runtime.mount($('#runtime'), $('#threads-picker'), webgpu);

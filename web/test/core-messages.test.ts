@@ -1,4 +1,4 @@
-// The core's and the worker's coded messages (core error.h, protocol CoreCoded): every code the
+// The core's and the worker's coded messages (core error.h, lib/coded.ts): every code the
 // core can emit (its messageCodes(), the codes in its sources) and every worker code has a wording
 // in both catalogues; the wordings read their args; the Chinese keeps args apart as data and
 // brings no English of its own; a real wasm error and problem carry code and args.
@@ -11,7 +11,7 @@ import { en } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
 import { coreParts, coreText, isWorded } from '../src/i18n/core-messages';
 import { TERMS } from '../src/i18n/terms';
-import { WORKER_MESSAGE_CODES, codedError, codedOf } from '../src/protocol';
+import { WORKER_MESSAGE_CODES, codedError, codedOf } from '../src/lib/coded';
 import { loadScalar, root } from './wasm';
 
 /** The list in core/src/messages.cpp (the core's one list of codes). */
@@ -26,7 +26,8 @@ function codesInSources(): string[] {
   const dir = path.join(root, 'core/src');
   const out = new Set<string>();
   const files = fs.readdirSync(dir).filter((n) => n.endsWith('.cpp') && n !== 'messages.cpp').map((n) => path.join(dir, n));
-  for (const file of [...files, path.join(root, 'wasm/bindings.cpp')]) {
+  const wasm = fs.readdirSync(path.join(root, 'wasm')).filter((n) => n.endsWith('.cpp')).map((n) => path.join(root, 'wasm', n));
+  for (const file of [...files, ...wasm]) {
     const f = path.basename(file);
     const src = fs.readFileSync(file, 'utf8');
     for (const m of src.matchAll(/coded\(\s*"([a-z0-9_.-]+)"/g)) out.add(m[1]);
@@ -139,12 +140,12 @@ describe('the coded messages', () => {
 
     const tsv = new TextEncoder().encode('a\tb\nno tab here\n\nc\td\n');
     const report = M.pairsReport(tsv, 16);
-    expect(report.reportCode).toBe('pairs.report');
-    expect(coreText(report.report, { code: report.reportCode, args: report.reportArgs })).toBe(report.report);
+    expect(report.report.code).toBe('pairs.report');
+    expect(coreText(report.report.message, report.report)).toBe(report.report.message);
     // the catalogue's English rebuilds the core's summary from the args
-    expect(CATALOGUES.en.errors.core['pairs.report'](report.reportArgs as Record<string, string>)).toBe(report.report);
+    expect(CATALOGUES.en.errors.core['pairs.report'](report.report.args as Record<string, string>)).toBe(report.report.message);
     locale.set('zh-CN');
-    expect(coreText(report.report, { code: report.reportCode, args: report.reportArgs }))
+    expect(coreText(report.report.message, report.report))
       .toBe('从 4 行中读出 2 个句对；跳过：1 行没有制表符（第 2 行），1 个空行');
   });
 

@@ -1,11 +1,11 @@
-// The NaN guard as the page shows it (app/guard.ts): the undone steps leave the history and the
+// The NaN guard as the page shows it (features/train/guard.ts): the undone steps leave the history and the
 // chart, the events say which step, why, back to which step and the learning-rate scale, and the
 // pause after three rollbacks in a row is kept until training goes on.
 import { describe, expect, it } from 'vitest';
 
 import { applyGuard, divergedStep, divergedWhy, initialGuard } from '../src/features/train/guard';
 import { LossHistory } from '../src/features/train/history';
-import type { RollbackInfo } from '../src/protocol';
+import type { RollbackInfo } from '../src/features/train/messages';
 
 const history = (n: number) => {
   const h = new LossHistory();
@@ -16,7 +16,7 @@ const history = (n: number) => {
   return h;
 };
 const rollback = (failedStep: number, restoredStep: number, lrScale: number, why = 'the gradient norm is nan'): RollbackInfo =>
-  ({ failedStep, restoredStep, lrScale, reason: `training diverged at step ${failedStep + 1}: ${why}` });
+  ({ failedStep, restoredStep, lrScale, message: `training diverged at step ${failedStep + 1}: ${why}` });
 
 describe('the NaN guard in the page', () => {
   it('names the step (counted from 1) and the reason the core gave', () => {
@@ -26,13 +26,13 @@ describe('the NaN guard in the page', () => {
   });
 
   it('a slice without rollbacks changes nothing', () => {
-    expect(applyGuard(history(10), initialGuard(), { firstStep: 0, rollbacks: [], pausedBecause: '' })).toBeNull();
-    expect(applyGuard(history(10), initialGuard(), {})).toBeNull();
+    expect(applyGuard(history(10), initialGuard(), { firstStep: 0, rollbacks: [], paused: null })).toBeNull();
+    expect(applyGuard(history(10), initialGuard(), { firstStep: 10, rollbacks: [], paused: null })).toBeNull();
   });
 
   it('drops the undone steps and their validation losses, keeping the exact curve before them', () => {
     const h = history(130);
-    const g = applyGuard(h, initialGuard(), { firstStep: 100, rollbacks: [rollback(130, 100, 0.5)], pausedBecause: '' })!;
+    const g = applyGuard(h, initialGuard(), { firstStep: 100, rollbacks: [rollback(130, 100, 0.5)], paused: null })!;
     expect(g.history).not.toBe(h);   // a new history: the chart redraws from it
     expect(g.history.train).toEqual(h.train.slice(0, 100));
     expect(g.history.ema).toEqual(h.ema.slice(0, 100));
@@ -46,11 +46,12 @@ describe('the NaN guard in the page', () => {
 
   it('back to step 0 empties the curve; three rollbacks in a row pause with the core\'s reason', () => {
     const events = [rollback(40, 0, 0.5), rollback(0, 0, 0.25), rollback(0, 0, 0.125)];
-    const g = applyGuard(history(40), initialGuard(), { firstStep: 0, rollbacks: events, pausedBecause: 'training diverged at step 1: the gradient norm is nan; training paused after 3 rollbacks in a row' })!;
+    const g = applyGuard(history(40), initialGuard(), { firstStep: 0, rollbacks: events, paused: { message: 'training diverged at step 1: the gradient norm is nan; training paused after 3 rollbacks in a row', code: 'train.paused', args: {} } })!;
     expect(g.history.train).toEqual([]);
     expect(g.history.valSteps).toEqual([0]);
     expect(g.guard.lrScale).toBe(0.125);
     expect(g.guard.events).toHaveLength(3);
-    expect(g.guard.paused).toMatch(/paused after 3 rollbacks/);
+    expect(g.guard.paused?.message).toMatch(/paused after 3 rollbacks/);
+    expect(g.guard.paused?.code).toBe('train.paused');
   });
 });

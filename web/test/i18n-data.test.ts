@@ -1,16 +1,20 @@
-// The data, settings and train panels' words follow the language (helper "i18n-data"): what
-// derive.ts, settings.ts and replay.ts word is worded when called, in the current language, and the
-// data in it (file names, fingerprints) appear verbatim so the panels can mark them translate="no".
+// The data, settings and train panels' words follow the language (helper "i18n-data"): what the
+// train feature's derive.ts, the settings' schema.ts and the share feature's replay.ts word is
+// worded when called, in the current language, and the data in it (file names, fingerprints)
+// appear verbatim so the panels can mark them translate="no".
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { describeModel, startBlockedReason, startLabel, statusLine } from '../src/app/derive';
-import { corpusNote, needText } from '../src/app/replay';
-import { initialState } from '../src/app/state';
+import { describeModel } from '../src/features/session';
+import { checkCorpusLength, parseSettings } from '../src/features/settings/schema';
+import { corpusNote, needText } from '../src/features/share';
+import { startBlockedReason, startLabel, statusLine } from '../src/features/train';
 import { loadCatalogue, locale } from '../src/i18n';
 import { en } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
-import type { FieldSpec, FullConfig, ShareLink } from '../src/protocol';
-import { checkCorpusLength, parseSettings } from '../src/features/settings/schema';
+import type { FieldSpec, FullConfig, ShareLink } from '../../wasm/tinygpt';
+import { fakePage } from './fake-worker';
+
+const initialState = () => fakePage().page.state.get();
 
 afterEach(() => locale.set('en'));
 

@@ -10,8 +10,9 @@ import type { Locale, Messages } from '../src/i18n';
 import { en as english } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
 import { TERMS } from '../src/i18n/terms';
-import { transferables, type WalkTrace } from '../src/protocol';
-import { docAnchor, equationOf, formatValue, headingAnchor, markdownSection, type Worded, ZH_ANCHORS } from '../src/ui/learn-format';
+import { docAnchor, equationOf, formatValue, headingAnchor, markdownSection, type Worded, ZH_ANCHORS } from '../src/features/learn/format';
+import type { LearnTrace as WalkTrace } from '../src/features/learn/messages';
+import { transferables } from '../src/lib/transfer';
 import { loadScalar } from './wasm';
 
 const CATALOGUES: Record<Locale, Messages> = { en: english, 'zh-CN': zhCN };
@@ -46,8 +47,8 @@ describe('learn by hand', () => {
     const a = new Float32Array([1, 2]), b = new Float32Array([3]);
     const entry = (values: Float32Array) => ({ name: 'x', phase: 'data' as const, node: 'data', shape: [values.length], values, equation: '', function: '', doc: '' });
     const trace = { model: { name: 'walkthrough' as const, V: 4, C: 2, NH: 1, T: 3, tokens: new Int32Array(4), params: [] }, loss: 1, gradNorm: 1, entries: [entry(a), entry(b)] };
-    expect(transferables({ type: 'walkTrace', id: 1, trace, error: null })).toEqual([a.buffer, b.buffer]);
-    expect(transferables({ type: 'walkTrace', id: 2, trace: null, error: 'no' })).toEqual([]);
+    expect(transferables({ trace, error: null })).toEqual([a.buffer, b.buffer]);
+    expect(transferables({ trace: null, error: { message: 'no', code: 'learn.bad_token', args: {} } })).toEqual([]);
   });
 
   it('links every docs section of the walk to the same section of the Chinese twin', () => {
@@ -80,7 +81,7 @@ describe('learn by hand', () => {
     expect(englishWords('X ← X + A (residual)')).toEqual(['residual']);
     expect(englishWords('∂L/∂(X), complete when add_positional\'s backward runs')).toEqual(['complete', 'when', 'backward', 'runs']);
     for (const name of ['walkthrough', 'two-heads'] as const) {
-      const trace = M.walkTrace(name) as WalkTrace;
+      const trace = M.learnTrace(name) as WalkTrace;
       // the names of the weights and boxes are identifiers
       names = new Set([...trace.model.params, ...trace.entries].flatMap((x) => x.name.split(/[^a-z_]+/)));
       let worded = 0;
@@ -108,7 +109,7 @@ describe('learn by hand', () => {
       expect(worded, name).toBeGreaterThan(trace.entries.length / 3);
     }
     // a backward box names the core function whose backward completes it
-    const trace = M.walkTrace('walkthrough') as WalkTrace;
+    const trace = M.learnTrace('walkthrough') as WalkTrace;
     const dX = trace.entries.find((e) => e.name === 'd(X)')!;
     expect(text(equationOf(dX, trace).words!(CATALOGUES.en))).toBe(', complete when nn::add_positional’s backward runs');
     expect(equationOf(dX, trace).words!(CATALOGUES['zh-CN'])).toContainEqual({ code: 'nn::add_positional' });

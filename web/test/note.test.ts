@@ -1,12 +1,11 @@
-// Notes (app/state.ts Note, ui/note.ts): the store keeps a message to word, not words, so a note
+// Notes (ui/note.ts): the store keeps a message to word, not words, so a note
 // reads in the language of the moment it is shown; a message of the core without a wording keeps
 // its English between the page's words. Also the keep panel's "n s ago" in both languages.
 import { afterAll, describe, expect, it } from 'vitest';
 
-import type { Note } from '../src/app/state';
+import { ago } from '../src/features/runs/panel';
 import { setLocale } from '../src/i18n';
-import { ago } from '../src/ui/keep-panel';
-import { noteText } from '../src/ui/note';
+import { type Note, noteText } from '../src/ui/note';
 
 describe('a note in the store', () => {
   afterAll(async () => {

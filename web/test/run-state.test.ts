@@ -1,14 +1,16 @@
-// The page store: derived values, key-wise subscriptions, and the controller turning worker
-// events into state (with a fake worker client: the same messages the real worker sends).
+// The page's state: derived values, key-wise subscriptions, and the features turning the worker's
+// events and replies into state (over a fake worker: the same messages the real one sends).
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { Controller, sampleText } from '../src/app/controller';
-import { canStart, etaMs, startBlockedReason, startLabel, statusLine, tokenLosses } from '../src/app/derive';
+import { map, patch, watch } from '../src/app/store';
+import { tokenLosses } from '../src/features/inspect';
+import type { Ready } from '../src/features/runtime';
+import { sampleText } from '../src/features/sample';
+import { normalise } from '../src/features/settings';
+import { canStart, etaMs, startBlockedReason, startLabel, statusLine } from '../src/features/train';
 import { LossHistory } from '../src/features/train/history';
-import { createPageStore, initialState, patch, watch } from '../src/app/state';
-import type { FullConfig, Preset, Ready, ToWorker } from '../src/protocol';
-import { normalise } from '../src/features/settings/schema';
-import { FakeClient } from './fake-client';
+import type { FullConfig, Preset } from '../../wasm/tinygpt';
+import { fakePage, settle } from './fake-worker';
 import { loadScalar } from './wasm';
 
 // the schema and presets come from the core, as in the page (scalar wasm build)
@@ -19,9 +21,17 @@ beforeAll(async () => {
   const M = await loadScalar();
   presets = M.presets();
   config = presets.find((p) => p.name === 'tiny')!.config;
-  ready = { type: 'ready', variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, crossOriginIsolated: false, loadMs: 5, schema: M.configSchema(), presets, tasks: M.builtinTasks() };
+  ready = { variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, threadSetting: 'auto', crossOriginIsolated: false, loadMs: 5, fallback: null,
+    schema: M.configSchema(), presets, tasks: M.builtinTasks(), buildVariant: 'wasm-simd128' };
 });
 const corpusState = { ref: { id: 'x-100', name: 'a.txt', size: 100, builtin: false }, stats: { size: 100 } as never, preview: new Uint8Array(0), kind: 'text' as const, pairs: null };
+const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0), valExactMatch: new Float32Array(0), valCer: new Float32Array(0) };
+const verdict = { problems: [], parameters: 77, trainingBytes: 9 };
+
+/** What Start reads, as one object: every feature's state before anything happened. */
+function initialState() {
+  return { ...fakePage().page.state.get() };
+}
 
 describe('derived values', () => {
   it('Start waits for the module, a text and settings the core accepted', () => {
@@ -34,6 +44,7 @@ describe('derived values', () => {
     expect(startBlockedReason(s)).toBe('Choose a text first');
     s.corpus = corpusState;
     expect(startBlockedReason(s)).toBe('Fix the settings first');   // no verdict yet
+    s.textSize = 100;
     s.validateId = 3;
     s.verdict = { id: 3, problems: [], parameters: 10, trainingBytes: 10 };
     expect(canStart(s)).toBe(true);
@@ -79,9 +90,9 @@ describe('derived values', () => {
   });
 });
 
-describe('the store', () => {
-  it('calls a watcher only when one of its keys changes', () => {
-    const store = createPageStore();
+describe('the stores', () => {
+  it('call a watcher only when one of its keys changes', () => {
+    const store = map({ step: 0, lr: 0, tokensPerSec: 0 });
     const seen: number[] = [];
     watch(store, ['step'], (s) => seen.push(s.step));
     patch(store, { tokensPerSec: 5 });
@@ -91,41 +102,42 @@ describe('the store', () => {
   });
 });
 
-describe('the controller', () => {
-  it('turns the worker\'s events into the run state', () => {
-    const store = createPageStore();
-    const client = new FakeClient();
-    const c = new Controller(store, client);
-    client.emit(ready);
-    expect(store.get().ready?.variant).toBe('simd');
-    // it asked the core about the three presets and the form
-    const validate = client.sent.filter((m) => m.type === 'validate') as Extract<ToWorker, { type: 'validate' }>[];
-    expect(validate.map((m) => m.id)).toEqual([...presets.map((_, i) => -(i + 1)), 1]);
-    expect(validate[0].config).toEqual(presets[0].config);
+describe('the features over the worker', () => {
+  it('turn its events and replies into the run state', async () => {
+    const { page, worker } = fakePage({ validate: () => verdict });
+    const { runtime, settings, data, session, train, sample } = page;
+    worker.emit('ready', ready);
+    await settle();
+    expect(runtime.$.get().ready?.variant).toBe('simd');
+    // it asked the core about the presets and the form
+    const validate = worker.of('validate');
+    expect(validate.map((m) => m.config)).toEqual([...presets.map((p) => p.config), settings.$.get().settings]);
     // the form starts at preset S, from the module's presets (float32 noise undone)
-    expect(store.get().settings).toEqual(normalise(ready.schema, presets.find((p) => p.name === 'S')!.config));
-    client.emit({ type: 'validation', id: -1, problems: [], parameters: 123, trainingBytes: 9 });
-    expect(store.get().presetVerdicts[presets[0].name]?.parameters).toBe(123);
-    client.emit({ type: 'validation', id: 1, problems: [], parameters: 77, trainingBytes: 9 });
-    expect(store.get().verdict?.parameters).toBe(77);
+    expect(settings.$.get().settings).toEqual(normalise(ready.schema, presets.find((p) => p.name === 'S')!.config));
+    expect(settings.$.get().presetVerdicts[presets[0].name]?.parameters).toBe(77);
+    expect(settings.$.get().verdict?.parameters).toBe(77);
 
-    patch(store, { pendingCorpus: corpusState });
-    client.emit({ type: 'corpus', name: 'a.txt', size: 100 });
-    expect(store.get().corpus?.ref.name).toBe('a.txt');
-    expect(canStart(store.get())).toBe(true);
+    void data.send(corpusState.ref, new Uint8Array(100), corpusState.stats);
+    worker.reply('setCorpus', { name: 'a.txt', size: 100, pairs: null });
+    await settle();
+    expect(data.$.get().corpus?.ref.name).toBe('a.txt');
+    expect(settings.$.get().textSize).toBe(100);
+    expect(canStart(page.state.get())).toBe(true);
 
-    c.startPause();   // no model: create it, then start
-    expect(store.get().creating).toBe(true);
-    expect(client.sent.at(-1)?.type).toBe('create');
-    const history = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
-    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history, corpusMatches: true, memoryBytes: 1, hasCorpus: true });
-    expect(store.get().creating).toBe(false);
-    expect(client.sent.at(-2)).toEqual({ type: 'start', stopAt: config.max_iters });
+    train.startPause();   // no model: create it, then start
+    expect(session.$.get().creating).toBe(true);
+    expect(worker.calls.at(-1)?.type).toBe('create');
+    const info = { reason: 'create' as const, config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1, hasCorpus: true };
+    worker.emit('model', info);
+    worker.reply('create', info);
+    await settle();
+    expect(session.$.get().creating).toBe(false);
+    expect(worker.of('start')).toEqual([{ stopAt: config.max_iters }]);
 
-    client.emit({ type: 'state', running: true, reason: 'started', step: 0 });
-    client.emit({ type: 'progress', step: 3, losses: new Float32Array([5, 4, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 12, memoryBytes: 2 });
-    client.emit({ type: 'evalResult', step: 3, loss: 3.5 });
-    const s = store.get();
+    worker.emit('state', { running: true, reason: 'started', step: 0 });
+    worker.emit('progress', { step: 3, firstStep: 0, losses: new Float32Array([5, 4, 3]), rollbacks: [], paused: null, tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 12, memoryBytes: 2 });
+    worker.emit('evalResult', { step: 3, loss: 3.5 });
+    const s = page.state.get();
     expect(s.step).toBe(3);
     expect(s.lastLoss).toBe(3);
     expect(s.valLoss).toBe(3.5);
@@ -137,48 +149,49 @@ describe('the controller', () => {
     expect(s.counts.progress).toBe(1);
     expect(etaMs(s)).toBe(12_000);
 
-    c.startPause();
-    expect(client.sent.at(-1)).toEqual({ type: 'pause' });
-    client.emit({ type: 'state', running: false, reason: 'paused', step: 3 });
-    expect(statusLine(store.get())).toMatch(/^Paused at step 3\./);
+    train.startPause();
+    expect(worker.calls.at(-1)?.type).toBe('pause');
+    worker.emit('state', { running: false, reason: 'paused', step: 3 });
+    expect(statusLine(page.state.get())).toMatch(/^Paused at step 3\./);
 
-    c.generate({ prompt: new Uint8Array([72]), length: 2, options: { temperature: 1, topK: 0, topP: 1, seed: 1 } });
+    sample.generate({ prompt: new Uint8Array([72]), length: 2, options: { temperature: 1, topK: 0, topP: 1, seed: 1 } });
     const one = new Float32Array(1), top = new Uint8Array(5), topP = new Float32Array(5);
-    client.emit({ type: 'sampleChunk', id: 1, bytes: new Uint8Array([105]), probs: one, topBytes: top, topProbs: topP, done: false, step: 3 });
-    client.emit({ type: 'sampleChunk', id: 1, bytes: new Uint8Array([33]), probs: one, topBytes: top, topProbs: topP, done: true, step: 3 });
-    expect(new TextDecoder().decode(sampleText(store.get()))).toBe('Hi!');
-    expect(store.get().sample?.generating).toBe(false);
+    worker.emit('sampleChunk', { id: 1, bytes: new Uint8Array([105]), probs: one, topBytes: top, topProbs: topP, done: false, step: 3 });
+    worker.emit('sampleChunk', { id: 1, bytes: new Uint8Array([33]), probs: one, topBytes: top, topProbs: topP, done: true, step: 3 });
+    expect(new TextDecoder().decode(sampleText(sample.$.get()))).toBe('Hi!');
+    expect(sample.$.get().sample?.generating).toBe(false);
 
-    client.emit({ type: 'reset' });
-    expect(store.get().model).toBeNull();
-    expect(store.get().step).toBe(0);
-    expect(store.get().history.train).toEqual([]);
+    const reset = session.reset();
+    worker.reply('reset', undefined);
+    await reset;
+    expect(session.$.get().model).toBeNull();
+    expect(train.$.get().step).toBe(0);
+    expect(train.$.get().history.train).toEqual([]);
+    expect(runtime.$.get().errors).toEqual([]);
   });
 
-  it('keeps where the steps run, and rewinds the curve when WebGPU falls back to an earlier good state', () => {
-    const store = createPageStore();
-    const client = new FakeClient();
-    new Controller(store, client);
-    client.emit(ready);
-    client.emit({ type: 'backend', backend: 'webgpu', adapter: 'google swiftshader', reason: '', forced: false });
-    expect(store.get().backend?.adapter).toBe('google swiftshader');
-    const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) };
-    client.emit({ type: 'model', reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1, hasCorpus: true });
-    client.emit({ type: 'state', running: true, reason: 'started', step: 0 });
-    client.emit({ type: 'progress', step: 5, losses: new Float32Array([5, 4.5, 4, 3.5, 3]), tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
+  it('keep where the steps run, and rewind the curve when WebGPU falls back to an earlier good state', async () => {
+    const { page, worker } = fakePage({ validate: () => verdict });
+    worker.emit('ready', ready);
+    worker.emit('backend', { backend: 'webgpu', adapter: 'google swiftshader', reason: '', forced: false });
+    expect(page.webgpu.$.get().backend?.adapter).toBe('google swiftshader');
+    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1, hasCorpus: true });
+    worker.emit('state', { running: true, reason: 'started', step: 0 });
+    worker.emit('progress', { step: 5, firstStep: 0, losses: new Float32Array([5, 4.5, 4, 3.5, 3]), rollbacks: [], paused: null, tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
     // the device is lost at step 5; the last state brought back from the GPU was step 2
-    const back = { train: new Float32Array([5, 4.5]), valSteps: new Float64Array([0]), valLosses: new Float32Array([5.5]) };
-    client.emit({ type: 'backend', backend: 'wasm', adapter: 'google swiftshader', reason: 'the GPU device was lost: destroyed', forced: false,
-      fallback: { kind: 'device-lost', message: 'the GPU device was lost: destroyed', step: 2, lostSteps: 3, history: back } });
-    let s = store.get();
+    const back = { ...empty, train: new Float32Array([5, 4.5]), valSteps: new Float64Array([0]), valLosses: new Float32Array([5.5]) };
+    worker.emit('history', { history: back, step: 2 });
+    worker.emit('backend', { backend: 'wasm', adapter: 'google swiftshader', reason: 'the GPU device was lost: destroyed', forced: false,
+      fallback: { kind: 'device-lost', message: 'the GPU device was lost: destroyed', step: 2, lostSteps: 3 } });
+    let s = page.state.get();
     expect(s.backend?.backend).toBe('wasm');
     expect(s.step).toBe(2);
     expect(s.running).toBe(true);   // training goes on, on the CPU
     expect(s.history.train).toEqual([5, 4.5]);
     expect(s.lastLoss).toBe(4.5);
     expect(s.valStep).toBe(0);
-    client.emit({ type: 'progress', step: 3, losses: new Float32Array([4.25]), tokensPerSec: 500, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
-    s = store.get();
+    worker.emit('progress', { step: 3, firstStep: 2, losses: new Float32Array([4.25]), rollbacks: [], paused: null, tokensPerSec: 500, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
+    s = page.state.get();
     expect(s.history.train).toEqual([5, 4.5, 4.25]);
     expect(s.history.lastStep).toBe(3);
   });

@@ -1,22 +1,22 @@
-// Translation mode in the page: the pure functions behind it (derive.ts, utf8.ts) and the
-// controller with a fake worker client (the messages the worker sends), with the schema, presets
+// Translation mode in the page: the pure functions behind it (the features' derive.ts, utf8.ts)
+// and the features over a fake worker (the messages the worker sends), with the schema, presets
 // and tasks of the core itself (scalar wasm build) and real inspections from a seq2seq Session.
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { Controller } from '../src/app/controller';
-import {
-  SEED_PAIR, alignmentInput, attentionMap, canStart, corpusKindFor, defaultPair, describeModel, formatPercent, modeCorpus, pairsReport,
-  previewPairs, startBlockedReason, statusLine,
-} from '../src/app/derive';
+import { type Corpus as CorpusState, SEED_PAIR, corpusKindFor, defaultPair, modeCorpus, pairsReport, previewPairs } from '../src/features/data';
+import { alignmentInput, attentionMap } from '../src/features/inspect';
+import type { Alignment } from '../src/features/inspect/messages';
+import type { Ready } from '../src/features/runtime';
+import { describeModel } from '../src/features/session';
+import { canStart, startBlockedReason, statusLine } from '../src/features/train';
 import { LossHistory } from '../src/features/train/history';
-import { type CorpusState, createPageStore, initialState } from '../src/app/state';
-import { noteText } from '../src/ui/note';
-import type { FullConfig, Ready, ToWorker, TranslationInspectionMsg } from '../src/protocol';
 import { presetsFor } from '../src/features/settings/schema';
+import { formatPercent } from '../src/lib/format';
 import { byteLabels, tokenLabels, windowSegments } from '../src/lib/utf8';
-import { FakeClient } from './fake-client';
+import { noteText } from '../src/ui/note';
+import type { FullConfig, TinyGPTModule } from '../../wasm/tinygpt';
+import { fakePage, settle } from './fake-worker';
 import { loadScalar } from './wasm';
-import type { TinyGPTModule } from '../../wasm/tinygpt';
 
 const enc = new TextEncoder();
 let M: TinyGPTModule;
@@ -26,9 +26,14 @@ beforeAll(async () => {
   M = await loadScalar();
   const presets = M.presets();
   tiny = presets.find((p) => p.name === 's2s-tiny')!.config;
-  ready = { type: 'ready', variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, crossOriginIsolated: false, loadMs: 5,
-    schema: M.configSchema(), presets, tasks: M.builtinTasks() };
+  ready = { variant: 'simd', backend: 'simd128', threads: 1, maxThreads: 1, threadSetting: 'auto', crossOriginIsolated: false, loadMs: 5, fallback: null,
+    schema: M.configSchema(), presets, tasks: M.builtinTasks(), buildVariant: 'wasm-simd128' };
 });
+
+/** Every feature's state before anything happened, as one object (what the derived values read). */
+const initialState = () => ({ ...fakePage().page.state.get() });
+const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0), valExactMatch: new Float32Array(0), valCer: new Float32Array(0) };
+const verdict = { problems: [], parameters: 10, trainingBytes: 10 };
 
 const pairsCorpus = (bytes: Uint8Array, name = 'p.tsv'): CorpusState => ({
   ref: { id: `x-${bytes.length}`, name, size: bytes.length, builtin: false, kind: 'pairs' }, stats: { size: bytes.length } as never,
@@ -80,7 +85,7 @@ describe('pairs in the page', () => {
     const now = M.pairsReport(enc.encode('abc\tcba\nabcdefghij\tx\n'), 9);
     s.validateId = 2;
     s.verdict = { id: 2, problems: [], parameters: 1, trainingBytes: 1, pairs: now };
-    expect(pairsReport(s)?.report).toMatch(/1 pair from 2 lines; skipped: 1 longer than the model's 9-byte source/);
+    expect(pairsReport(s)?.report.message).toMatch(/1 pair from 2 lines; skipped: 1 longer than the model's 9-byte source/);
     s.validateId = 3;    // a newer form is being checked: the data's own report
     expect(pairsReport(s)?.pairs).toBe(2);
   });
@@ -110,7 +115,7 @@ describe('labels of the translator\'s maps', () => {
     s.setCorpus(enc.encode('abc\tcba\nxy\tyx\n'));
     const r = s.inspectTranslation(enc.encode('ab'), enc.encode('我'));
     s.delete();
-    const m: TranslationInspectionMsg = { type: 'translationInspection', id: 1, step: 0, ...r };
+    const m: Alignment = { step: 0, ...r };
     const cross = attentionMap(m, 'cross');
     expect([cross.rows, cross.cols, cross.layers, cross.causal]).toEqual([4, 2, 1, false]);
     expect(cross.rowLabels).toEqual(['我 1/3', '我 2/3', '我 3/3', '⟨EOS⟩']);
@@ -131,77 +136,83 @@ describe('labels of the translator\'s maps', () => {
   });
 });
 
-describe('the controller in translation mode', () => {
+describe('the features in translation mode', () => {
   const setup = () => {
-    const store = createPageStore();
-    const client = new FakeClient();
-    const c = new Controller(store, client);
-    const modes: string[] = [];
-    c.modeChanged = (m) => modes.push(m);
-    client.emit(ready);
-    return { store, client, c, modes };
+    const { page, worker } = fakePage({ validate: () => verdict });
+    worker.emit('ready', ready);
+    return { page, worker };
   };
+  const model = (config: FullConfig, step = 0) => ({ reason: 'create' as const, config, parameters: 1, step, hasCorpus: true, corpusMatches: true, memoryBytes: 1, history: empty });
 
-  it('switches the mode: the translator\'s preset, a validation, the data of the mode; not while a model lives', () => {
-    const { store, client, c, modes } = setup();
-    expect(store.get().mode).toBe('gpt');
-    c.setMode('seq2seq');
-    const s = store.get();
+  it('switches the mode: the translator\'s preset, a validation, the data of the mode; not while a model lives', async () => {
+    const { page, worker } = setup();
+    const { settings } = page;
+    const modes: string[] = [];
+    settings.onModeSwitched((m) => modes.push(m));
+    expect(settings.$.get().mode).toBe('gpt');
+    settings.setMode('seq2seq');
+    const s = settings.$.get();
     expect(s.mode).toBe('seq2seq');
     expect(s.settings?.model).toBe('seq2seq');
     expect(s.settings?.n_enc_layer).toBe(2);          // s2s-small
     expect(modes).toEqual(['seq2seq']);
-    const v = client.sent.at(-1) as Extract<ToWorker, { type: 'validate' }>;
-    expect(v.type).toBe('validate');
-    expect(v.config.model).toBe('seq2seq');
+    expect(worker.of('validate').at(-1)?.config.model).toBe('seq2seq');
+    await settle();
+    expect(worker.of('builtinTask').at(-1)?.name).toBe('zh-en');   // the mode's data: its first task
     // the form of each mode is kept for when it comes back
-    c.setSettings({ ...s.settings!, d_ff: 96 });
-    c.setMode('gpt');
-    expect(store.get().settings?.model).toBe('gpt');
-    c.setMode('seq2seq');
-    expect(store.get().formSettings?.d_ff).toBe(96);
+    settings.setSettings({ ...s.settings!, d_ff: 96 });
+    settings.setMode('gpt');
+    expect(settings.$.get().settings?.model).toBe('gpt');
+    settings.setMode('seq2seq');
+    expect(settings.$.get().formSettings?.d_ff).toBe(96);
     // a live model fixes the mode
-    client.emit({ type: 'model', reason: 'create', config: tiny, parameters: 1, step: 0, hasCorpus: true, corpusMatches: true, memoryBytes: 1,
-      history: { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) } });
-    c.setMode('gpt');
-    expect(store.get().mode).toBe('seq2seq');
+    worker.emit('model', model(tiny));
+    settings.setMode('gpt');
+    expect(settings.$.get().mode).toBe('seq2seq');
+    await settle();
   });
 
-  it('takes pairs from the worker with the core\'s report, and the pair the maps start with', () => {
-    const { store, client, c } = setup();
-    c.setMode('seq2seq');
+  it('takes pairs from the worker with the core\'s report, and the pair the maps start with', async () => {
+    const { page, worker } = setup();
+    page.settings.setMode('seq2seq');
+    await settle();   // the mode's first task is asked for
     const tsv = M.builtinTask('zh-en', 1);
-    store.set({ ...store.get(), pendingCorpus: pairsCorpus(tsv.slice(0, 16384), 'zh-en') });
-    const sentBefore = client.sent.length;
-    client.emit({ type: 'corpus', name: 'zh-en', size: tsv.length, pairs: M.pairsReport(tsv, 64) });
-    const s = store.get();
-    expect(s.corpus?.pairs?.pairs).toBe(3000);
-    expect(s.alignPair).toEqual(SEED_PAIR);
-    expect(client.sent.slice(sentBefore).map((m) => m.type)).toEqual(['validate']);   // the report at the form's block_size
+    const c = pairsCorpus(tsv.slice(0, 16384), 'zh-en');
+    void page.data.send(c.ref, tsv, c.stats);
+    const before = worker.calls.length;
+    worker.reply('setCorpus', { name: 'zh-en', size: tsv.length, pairs: M.pairsReport(tsv, 64) });
+    await settle();
+    expect(page.data.$.get().corpus?.pairs?.pairs).toBe(3000);
+    expect(page.inspect.$.get().alignPair).toEqual(SEED_PAIR);
+    expect(worker.calls.slice(before).map((m) => m.type)).toEqual(['validate']);   // the report at the form's block_size
   });
 
-  it('restores a translator\'s history with exact match and CER, and follows its evaluations', () => {
-    const store = createPageStore();
-    const client = new FakeClient();
-    const c = new Controller(store, client);
+  it('restores a translator\'s history with exact match and CER, and follows its evaluations', async () => {
+    const history = { train: new Float32Array([5, 4]), valSteps: new Float64Array([0, 2]), valLosses: new Float32Array([5.5, 3.5]),
+      valExactMatch: new Float32Array([0, 0.25]), valCer: new Float32Array([1.25, 0.5]) };
+    const info = { reason: 'load' as const, name: 'r.ckpt', config: { ...tiny, max_iters: 10 }, parameters: 1, step: 2, hasCorpus: false, corpusMatches: false, memoryBytes: 1, history };
+    const { page, worker } = fakePage({ validate: () => verdict, load: () => info });
+    worker.emit('ready', ready);
     let restored = '';
-    c.restoreData = (kind) => {
+    page.data.restoreFor = (kind) => {
       restored = kind;
       return true;
     };
-    client.emit(ready);
-    const history = { train: new Float32Array([5, 4]), valSteps: new Float64Array([0, 2]), valLosses: new Float32Array([5.5, 3.5]),
-      valExactMatch: new Float32Array([0, 0.25]), valCer: new Float32Array([1.25, 0.5]) };
-    client.emit({ type: 'model', reason: 'load', name: 'r.ckpt', config: { ...tiny, max_iters: 10 }, parameters: 1, step: 2, hasCorpus: false,
-      corpusMatches: false, memoryBytes: 1, history });
-    let s = store.get();
+    // a checkpoint file dropped on the page (its magic) is loaded over no model
+    const file = new File([new TextEncoder().encode('TGPTCKPT and the rest')], 'r.ckpt');
+    const loading = page.runs.loadCheckpointFile(file);
+    await settle();
+    expect(worker.of('load')[0].name).toBe('r.ckpt');
+    worker.emit('model', info);
+    await loading;
+    let s = page.state.get();
     expect(s.mode).toBe('seq2seq');                  // loading a translator switches the mode
     expect(restored).toBe('pairs');                   // and brings back the pairs put aside
     expect(s.valExactMatch).toBe(0.25);
     expect(s.valCer).toBe(0.5);
     expect(s.history.valExactMatch).toEqual([0, 0.25]);
-    client.emit({ type: 'evalResult', step: 4, loss: 2, exactMatch: 0.5, cer: 0.25 });
-    s = store.get();
+    worker.emit('evalResult', { step: 4, loss: 2, exactMatch: 0.5, cer: 0.25 });
+    s = page.state.get();
     expect([s.valExactMatch, s.valCer]).toEqual([0.5, 0.25]);
     expect(s.history.valCer).toEqual([1.25, 0.5, 0.25]);
     // a language model's evaluation has none
@@ -215,35 +226,38 @@ describe('the controller in translation mode', () => {
     expect(h.valRevision).toBe(3);
   });
 
-  it('translates, and inspects the chosen pair, the last translation or one typed', () => {
-    const { store, client, c } = setup();
-    c.setMode('seq2seq');
-    client.emit({ type: 'model', reason: 'create', config: tiny, parameters: 1, step: 7, hasCorpus: true, corpusMatches: true, memoryBytes: 1,
-      history: { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0) } });
-    c.translate({ source: 'abc', beam: 3 });
-    const t = client.sent.at(-1) as Extract<ToWorker, { type: 'translate' }>;
-    expect(t.type).toBe('translate');
+  it('translates, and inspects the chosen pair, the last translation or one typed', async () => {
+    const { page, worker } = setup();
+    const { settings, translate, inspect } = page;
+    settings.setMode('seq2seq');
+    worker.emit('model', model(tiny, 7));
+    translate.translate({ source: 'abc', beam: 3 });
+    const t = worker.of('translate').at(-1)!;
     expect(t.options).toEqual({ beam: 3 });
     expect(new TextDecoder().decode(t.source)).toBe('abc');
-    expect(store.get().translation?.busy).toBe(true);
-    c.setAlignSource('translation');
-    expect(noteText(store.get().inspectNote)).toBe('Translate something first.');
-    client.emit({ type: 'translation', id: t.id, step: 7, source: enc.encode('abc'), text: enc.encode('cba'), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]),
-      logProb: -1, finished: true, beam: 3 });
-    expect(store.get().translation?.busy).toBe(false);
-    expect(alignmentInput(store.get())).toEqual({ source: 'abc', target: 'cba' });
-    const ins = client.sent.at(-1) as Extract<ToWorker, { type: 'inspectTranslation' }>;
-    expect(ins.type).toBe('inspectTranslation');   // the maps follow the new translation
+    expect(translate.$.get().translation?.busy).toBe(true);
+    inspect.setAlignSource('translation');
+    expect(noteText(inspect.$.get().inspectNote)).toBe('Translate something first.');
+    worker.reply('translate', { step: 7, source: enc.encode('abc'), text: enc.encode('cba'), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]), logProb: -1, finished: true, beam: 3 });
+    await settle();
+    expect(translate.$.get().translation?.busy).toBe(false);
+    expect(alignmentInput({ ...inspect.$.get(), ...translate.$.get() })).toEqual({ source: 'abc', target: 'cba' });
+    const ins = worker.of('inspectTranslation').at(-1)!;   // the maps follow the new translation
     expect(new TextDecoder().decode(ins.target)).toBe('cba');
-    c.setAlignCustom({ source: 'xy', target: '' });
-    c.setAlignSource('custom');
-    const custom = client.sent.at(-1) as Extract<ToWorker, { type: 'inspectTranslation' }>;
+    worker.fail('inspectTranslation', { message: 'superseded' });
+    inspect.setAlignCustom({ source: 'xy', target: '' });
+    inspect.setAlignSource('custom');
+    const custom = worker.of('inspectTranslation').at(-1)!;
     expect(new TextDecoder().decode(custom.source)).toBe('xy');
-    expect(store.get().inspectInFlight).toBe(true);
-    client.emit({ type: 'error', message: 'give a source text to look inside', recoverable: true, during: 'inspectTranslation' });
-    expect(store.get().inspectInFlight).toBe(false);
-    expect(noteText(store.get().inspectNote)).toBe('Give a source text to look inside');
-    client.emit({ type: 'error', message: 'translate: the source has 18 bytes; this model reads at most 9', recoverable: true, during: 'translate' });
-    expect(noteText(store.get().translation?.note)).toMatch(/^Translate: the source has 18 bytes/);
+    expect(inspect.$.get().inspectInFlight).toBe(true);
+    await settle();
+    worker.fail('inspectTranslation', { message: 'give a source text to look inside' });
+    await settle();
+    expect(inspect.$.get().inspectInFlight).toBe(false);
+    expect(noteText(inspect.$.get().inspectNote)).toBe('Give a source text to look inside');
+    translate.translate({ source: 'a much longer one', beam: 1 });
+    worker.fail('translate', { message: 'translate: the source has 18 bytes; this model reads at most 9' });
+    await settle();
+    expect(noteText(translate.$.get().translation?.note)).toMatch(/^Translate: the source has 18 bytes/);
   });
 });

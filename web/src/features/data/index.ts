@@ -19,7 +19,7 @@ import type { CorpusState, DataSlice } from './state';
 export { analyzeCorpus, corpusKindFor, modeCorpus, pairsReport };
 export { type Pair, SEED_PAIR, defaultPair, previewPairs } from './derive';
 export { BUILTIN, FIRST_TASK, TASK_SEED } from './loader';
-export type { CorpusKind, CorpusRef, CorpusState, CorpusStats, DataSlice, ModelFiles };
+export type { CorpusKind, CorpusRef, CorpusState, CorpusState as Corpus, CorpusStats, DataSlice, ModelFiles };
 
 export interface Data {
   readonly $: MapStore<DataSlice>;

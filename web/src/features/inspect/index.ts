@@ -8,7 +8,8 @@ import { notify } from '../../ui';
 import { Inspector, type InspectDeps } from './inspector';
 import type { InspectCalls } from './messages';
 import { InspectPanel } from './panel';
-import type { InspectSlice } from './state';
+import type { AlignSource, InspectSlice, InspectSource } from './state';
+import type { Pair } from '../data';
 
 export { alignmentInput, attentionMap, tokenLosses, type AttentionMapView, type MapKind } from './derive';
 export type { AlignSource, InspectSource } from './state';
@@ -17,6 +18,10 @@ export type { InspectSlice };
 export interface Inspect {
   readonly $: MapStore<InspectSlice>;
   inspect(): void;
+  setInspectSource(source: InspectSource): void;
+  /** What the translator's maps show: a pair of the data, the last translation, or one typed. */
+  setAlignSource(source: AlignSource): void;
+  setAlignCustom(pair: Pair): void;
   /** The language model's panel, and (a chunk of its own, fetched in translation mode) the translator's in place of `alignmentSlot`. */
   mount(slot: HTMLElement, alignmentSlot: ChildNode): void;
 }
@@ -33,14 +38,22 @@ export function createInspect(port: Port<InspectCalls, object>, d: InspectDeps):
     patch($, { [key]: v });
     if (v && !was) inspector.refresh();
   };
+  const setInspectSource = (inspectSource: InspectSource) => {
+    patch($, { inspectSource });
+    inspector.inspect();
+  };
+  const setAlignSource = (alignSource: AlignSource) => {
+    patch($, { alignSource });
+    inspector.inspect();
+  };
+  const setAlignCustom = (alignCustom: Pair) => patch($, { alignCustom });
   const mountAlignment = (slot: ChildNode) => {
     let loading: Promise<void> | null = null;
     watch(d.settings.$, ['mode'], ({ mode }) => {
       if (mode !== 'seq2seq' || loading) return;
       loading = import('./alignment-panel').then(({ AlignmentPanel }) => {
         const panel = new AlignmentPanel({ inspect: $, settings: d.settings.$, session: d.session.$ }, {
-          onRequest: () => inspector.inspect(), onSource: (alignSource) => { patch($, { alignSource }); inspector.inspect(); },
-          onCustom: (alignCustom) => patch($, { alignCustom }), onAnotherPair: () => inspector.anotherPair(),
+          onRequest: () => inspector.inspect(), onSource: setAlignSource, onCustom: setAlignCustom, onAnotherPair: () => inspector.anotherPair(),
           onLive: (inspectLive) => patch($, { inspectLive }), onVisible: visible('alignVisible'),
         });
         slot.replaceWith(panel.el);
@@ -53,9 +66,12 @@ export function createInspect(port: Port<InspectCalls, object>, d: InspectDeps):
   return {
     $,
     inspect: () => inspector.inspect(),
+    setInspectSource,
+    setAlignSource,
+    setAlignCustom,
     mount(slot, alignmentSlot) {
       slot.append(new InspectPanel({ inspect: $, settings: d.settings.$, session: d.session.$ }, {
-        onRequest: () => inspector.inspect(), onSource: (inspectSource) => { patch($, { inspectSource }); inspector.inspect(); },
+        onRequest: () => inspector.inspect(), onSource: setInspectSource,
         onText: (inspectText) => patch($, { inspectText }), onLive: (inspectLive) => patch($, { inspectLive }),
         onAnotherSlice: () => inspector.anotherSlice(), onVisible: visible('inspectVisible'),
       }).el);

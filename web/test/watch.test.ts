@@ -1,9 +1,11 @@
-// The page's side of the run's history (web/src/app/insight.ts): snapshots appended from the
-// worker's messages, replaced by a reset, and where validation crosses the baselines.
+// The page's side of the run's history (features/watch/history.ts): snapshots appended from the
+// worker's events, replaced by a reset; and where validation crosses the baselines (the loss
+// chart's line, features/train/panel.ts).
 import { describe, expect, it } from 'vitest';
 
-import { Insight, crossings } from '../src/app/insight';
-import type { Baselines, InsightMsg } from '../src/protocol';
+import { crossings } from '../src/features/train/panel';
+import { Snapshots as Insight } from '../src/features/watch/history';
+import type { Baselines, WatchMsg as InsightMsg } from '../src/features/watch/messages';
 
 const baselines: Baselines = { unigram: 3, bigram: 2.5, uniform: 4, unigramBits: 3 / Math.LN2, bigramBits: 2.5 / Math.LN2, uniformBits: 4 / Math.LN2, distinct: 55, tokens: 1000 };
 
@@ -11,7 +13,7 @@ const baselines: Baselines = { unigram: 3, bigram: 2.5, uniform: 4, unigramBits:
 function msg(reset: boolean, steps: number[], total: number): InsightMsg {
   const K = steps.length, A = 12;
   return {
-    type: 'insight', reset, enabled: true, kind: 'gpt', L: 1, NH: 2, T: 3, N: 2, P: 3, attentionBytes: A,
+    reset, enabled: true, kind: 'gpt', L: 1, NH: 2, T: 3, N: 2, P: 3, attentionBytes: A,
     probe: new Uint8Array([97, 98, 99]), bytes: new Uint8Array([97, 98]), baselines, total, sizeBytes: total * 100,
     steps: Float64Array.from(steps),
     attention: Uint8Array.from({ length: K * A }, (_, i) => i % 256),
@@ -24,7 +26,7 @@ function msg(reset: boolean, steps: number[], total: number): InsightMsg {
   };
 }
 
-describe('Insight', () => {
+describe('the run\'s history of snapshots', () => {
   it('splits a message into snapshots and appends the next ones', () => {
     let h = Insight.apply(null, msg(true, [0, 50], 2));
     expect(h.snapshots.map((s) => s.step)).toEqual([0, 50]);
