@@ -22,5 +22,14 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     chunkSizeWarningLimit: 1000,
+    rollupOptions: {
+      output: {
+        // a feature's chunk is named by its folder and file (features/learn/panel.ts: learn-panel-<hash>.js)
+        chunkFileNames: (chunk) => {
+          const m = /features\/([\w-]+)\/([\w-]+)\.ts$/.exec(chunk.facadeModuleId ?? '');
+          return `assets/${m ? `${m[1]}-${m[2]}` : '[name]'}-[hash].js`;
+        },
+      },
+    },
   },
 });

@@ -4,7 +4,7 @@
 // (features/train sends them).
 import { map, type MapStore, patch, watch } from '../../app/store';
 import type { Port } from '../../lib/wire';
-import type { Runtime } from '../runtime';
+import type { Ready, Runtime } from '../runtime';
 import type { Session } from '../session';
 import type { SettingsCalls, Verdict } from './messages';
 import { bindModeSwitch } from './mode-switch';
@@ -36,6 +36,19 @@ export interface Settings {
   mount(formSlot: HTMLElement, modeSlot: HTMLElement): void;
 }
 
+// the knobs and presets come from the core's schema; the form starts at the mode's preset (or at
+// what the page before the service worker's reload had chosen: features/offline)
+function onReady($: MapStore<SettingsSlice>, port: Port<SettingsCalls, object>, session: Session, m: Ready, validate: () => void): void {
+  const s = $.get();
+  const model = session.$.get().model;
+  const initial = normalise(m.schema, model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === MODE_PRESET[s.mode])?.config ?? m.presets[0].config);
+  patch($, { schema: m.schema, presets: m.presets, formSettings: initial, settings: model ? s.settings : initial, mode: initial.model === 'seq2seq' ? 'seq2seq' : 'gpt' });
+  for (const p of m.presets) {
+    port.call('validate', { config: p.config }).then((v) => patch($, { presetVerdicts: { ...$.get().presetVerdicts, [p.name]: v } }), () => undefined);
+  }
+  validate();
+}
+
 export function createSettings(port: Port<SettingsCalls, object>, runtime: Runtime, session: Session): Settings {
   const $ = map<SettingsSlice>({
     mode: 'gpt', schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {}, textSize: null,
@@ -62,19 +75,7 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
     validate();
   };
 
-  // the knobs and presets come from the core's schema; the form starts at the mode's preset (or at
-  // what the page before the service worker's reload had chosen: features/offline)
-  watch(runtime.$, ['ready'], ({ ready: m }) => {
-    if (!m) return;
-    const s = $.get();
-    const model = session.$.get().model;
-    const initial = normalise(m.schema, model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === MODE_PRESET[s.mode])?.config ?? m.presets[0].config);
-    patch($, { schema: m.schema, presets: m.presets, formSettings: initial, settings: model ? s.settings : initial, mode: initial.model === 'seq2seq' ? 'seq2seq' : 'gpt' });
-    for (const p of m.presets) {
-      port.call('validate', { config: p.config }).then((v) => patch($, { presetVerdicts: { ...$.get().presetVerdicts, [p.name]: v } }), () => undefined);
-    }
-    validate();
-  });
+  watch(runtime.$, ['ready'], ({ ready }) => void (ready && onReady($, port, session, ready, validate)));
   // a model's settings are the form's; a model of the other kind switches the mode
   watch(session.$, ['lastModel'], ({ lastModel }) => {
     if (!lastModel) return;

@@ -97,6 +97,22 @@ function onState($: MapStore<TrainSlice>, m: RunState): void {
   }
 }
 
+/** With a model only the schema's `run` fields change: the core's run loop takes them at its next slice. */
+function followRunFields(port: Port<TrainCalls, TrainEvents>, settings: Settings, session: Session): void {
+  watch(settings.$, ['settings'], ({ settings: form, schema }) => {
+    const model = session.$.get().model;
+    if (!model || !form) return;
+    for (const f of schema.filter((x) => x.group === 'run')) {
+      const name = f.name as 'eval_interval' | 'eval_iters';
+      const v = form[name];
+      if (v !== model.config[name] && Number.isInteger(v) && v >= f.min && v <= f.max) {
+        port.send('update', { name, value: v });
+        session.setRunField(name, v);
+      }
+    }
+  });
+}
+
 export interface TrainDeps { runtime: Runtime; settings: Settings; data: Data; session: Session; keepHistory: boolean }
 
 export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps): Train {
@@ -139,19 +155,7 @@ export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps
   watch(session.$, ['creating'], ({ creating, model }) => {
     if (!creating && !model) patch($, { pendingStart: false });   // the core refused the settings
   });
-  // with a model only the schema's `run` fields change: the core's run loop takes them at its next slice
-  watch(settings.$, ['settings'], ({ settings: form, schema }) => {
-    const model = session.$.get().model;
-    if (!model || !form) return;
-    for (const f of schema.filter((x) => x.group === 'run')) {
-      const name = f.name as 'eval_interval' | 'eval_iters';
-      const v = form[name];
-      if (v !== model.config[name] && Number.isInteger(v) && v >= f.min && v <= f.max) {
-        port.send('update', { name, value: v });
-        session.setRunField(name, v);
-      }
-    }
-  });
+  followRunFields(port, settings, session);
   watch($, ['running'], (s) => void (typeof document !== 'undefined' && (document.body.dataset.state = pageMode({ ...s, ...session.$.get() }))));
   watch(session.$, ['model'], (s) => void (typeof document !== 'undefined' && (document.body.dataset.state = pageMode({ ...$.get(), ...s }))));
 

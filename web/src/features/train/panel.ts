@@ -85,18 +85,6 @@ export class TrainPanel {
     this.status = h('p', { id: 'train-status', class: 'status', role: 'status' }, tr((m) => m.train.status.noText));
     this.progress = h('progress', { id: 'train-progress', max: 1, value: 0, 'aria-label': tr((m) => m.train.progressLabel) }) as HTMLProgressElement;
     this.progressLabel = h('span', { class: 'progress-label' }, '');
-    type StatKey = keyof Messages['train']['stat'];
-    const stat = (id: string, label: StatKey, title: StatKey) => {
-      const dd = h('dd', { id }, '—');
-      this.fields[id] = dd;
-      return h('div', { class: 'stat', title: tr((m) => m.train.stat[title] as string) }, h('dt', {}, tr((m) => m.train.stat[label] as string)), dd);
-    };
-    const metric = (id: string, label: StatKey, title: StatKey) => {
-      const el = stat(id, label, title);
-      el.hidden = true;
-      this.metricStats.push(el);
-      return el;
-    };
     const chartHost = h('div', { id: 'loss-chart', class: 'chart', role: 'img' });
     const header = panelHeader(3, tr((m) => m.train.title), '');
     this.explain = header.querySelector('.explain')!;
@@ -109,17 +97,7 @@ export class TrainPanel {
       header,
       h('div', { class: 'row controls' }, this.startBtn, this.resetBtn, this.evalBtn, this.status),
       h('div', { class: 'progress-row' }, this.progress, this.progressLabel),
-      h('dl', { class: 'stats train-stats' },
-        stat('stat-step', 'step', 'stepTitle'),
-        stat('stat-loss', 'loss', 'lossTitle'),
-        stat('stat-val', 'val', 'valTitle'),
-        metric('stat-exact', 'exact', 'exactTitle'),
-        metric('stat-cer', 'cer', 'cerTitle'),
-        stat('stat-tps', 'tps', 'tpsTitle'),
-        stat('stat-elapsed', 'elapsed', 'elapsedTitle'),
-        stat('stat-eta', 'eta', 'etaTitle'),
-        stat('stat-lr', 'lr', 'lrTitle'),
-        stat('stat-grad', 'grad', 'gradTitle')),
+      this.stats(),
       h('div', { class: 'row chart-options' }, h('label', { for: 'loss-unit' }, tr((m) => m.train.lossIn)), unit, this.crossingsEl),
       chartHost, baselineNote);
     this.el.querySelector('h2')!.id = 'train-title';
@@ -154,6 +132,33 @@ export class TrainPanel {
     // what the page's main thread spends its time on while training (it shares the CPU).
     const drawSoon = throttle(() => this.draw(), 250);
     watch(store, ['step', 'lastLoss', 'tokensPerSec', 'lr', 'gradNorm', 'elapsedMs', 'memoryBytes'], drawSoon);
+  }
+
+  /** The numbers: step, losses, the translator's metrics (hidden for a language model), speed, time, lr, gradient norm. */
+  private stats(): HTMLElement {
+    type StatKey = keyof Messages['train']['stat'];
+    const stat = (id: string, label: StatKey, title: StatKey) => {
+      const dd = h('dd', { id }, '—');
+      this.fields[id] = dd;
+      return h('div', { class: 'stat', title: tr((m) => m.train.stat[title] as string) }, h('dt', {}, tr((m) => m.train.stat[label] as string)), dd);
+    };
+    const metric = (id: string, label: StatKey, title: StatKey) => {
+      const el = stat(id, label, title);
+      el.hidden = true;
+      this.metricStats.push(el);
+      return el;
+    };
+    return h('dl', { class: 'stats train-stats' },
+      stat('stat-step', 'step', 'stepTitle'),
+      stat('stat-loss', 'loss', 'lossTitle'),
+      stat('stat-val', 'val', 'valTitle'),
+      metric('stat-exact', 'exact', 'exactTitle'),
+      metric('stat-cer', 'cer', 'cerTitle'),
+      stat('stat-tps', 'tps', 'tpsTitle'),
+      stat('stat-elapsed', 'elapsed', 'elapsedTitle'),
+      stat('stat-eta', 'eta', 'etaTitle'),
+      stat('stat-lr', 'lr', 'lrTitle'),
+      stat('stat-grad', 'grad', 'gradTitle'));
   }
 
   /** "Beats a bigram model at step 340": the first evaluation at or below each baseline. */

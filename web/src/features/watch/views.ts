@@ -108,13 +108,13 @@ export class WatchViews {
   private changedSummary: HTMLElement;
   private posCanvas: HTMLCanvasElement;
   // step through
-  private prompt: HTMLInputElement;
-  private topK: HTMLInputElement;
-  private pathEl: HTMLElement;
-  private cands: HTMLElement;
-  private treeEl: HTMLElement;
-  private treeNote: HTMLElement;
-  private backBtn: HTMLButtonElement;
+  private prompt!: HTMLInputElement;
+  private topK!: HTMLInputElement;
+  private pathEl!: HTMLElement;
+  private cands!: HTMLElement;
+  private treeEl!: HTMLElement;
+  private treeNote!: HTMLElement;
+  private backBtn!: HTMLButtonElement;
   // compare
   private cmpList: HTMLElement;
   private cmpHost: HTMLElement;
@@ -159,7 +159,32 @@ export class WatchViews {
     this.changedSummary = h('p', { id: 'wc-summary', class: 'small' });
     this.posCanvas = h('canvas', { id: 'wc-positions', class: 'pos-curve', role: 'img', 'aria-label': tr((m) => m.watch.positionsLabel) });
 
-    // ---- view 4: step-through generation
+    const begin = this.buildStepThrough();
+
+    // ---- view 6: compare runs
+    this.cmpList = h('div', { id: 'cmp-list', class: 'cmp-list', role: 'group', 'aria-label': tr((m) => m.watch.cmpRuns) });
+    this.cmpHost = h('div', { id: 'cmp-chart', class: 'chart', role: 'img', 'aria-label': tr((m) => m.watch.cmpChart) });
+    this.cmpNote = h('p', { id: 'cmp-note', class: 'small muted' });
+
+    this.layout(host, begin);
+    this.tlExplain = host.querySelector('#view-timelapse .explain')!;
+    this.embExplain = host.querySelector('#view-embedding .explain')!;
+    this.promptLabel = host.querySelector('label[for=st-prompt]')!;
+    // 'locale': a language switch words the views again (the text drawn on canvases too)
+    watch(store, ['watch', 'watchRev', 'locale'], () => this.onHistory());
+    watch(store, ['tree', 'treeSelected', 'treeNote', 'locale'], (s) => this.drawTree(s));
+    // validation points arrive with valStep; the list is rebuilt only when the runs change (keeps focus)
+    watch(store, ['runs', 'compare', 'compareNote', 'valStep', 'model', 'runId', 'locale'], (s) => this.drawCompare(s));
+    locale.listen(() => {
+      setText(this.playBtn, this.timer ? t().watch.pause : t().watch.play);
+      if (this.embSel < 0) setText(this.embInfo, t().watch.embHint);
+    });
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.drawSnapshotViews());
+    window.addEventListener('resize', () => this.drawSnapshotViews());
+  }
+
+  /** View 4's controls: a prompt, top-k, Begin and Back. */
+  private buildStepThrough(): HTMLButtonElement {
     this.prompt = h('input', { type: 'text', id: 'st-prompt', value: 'ROMEO:', 'aria-label': t().watch.prompt, spellcheck: 'false' });
     this.topK = h('input', { type: 'number', id: 'st-topk', min: 2, max: 16, value: 8, 'aria-label': tr((m) => m.watch.topLabel) });
     const begin = h('button', { type: 'button', id: 'st-begin', class: 'primary' }, tr((m) => m.watch.begin));
@@ -179,11 +204,11 @@ export class WatchViews {
     this.treeEl = h('div', { id: 'st-tree', class: 'st-tree' });
     this.treeNote = h('p', { id: 'st-note', class: 'small muted' });
 
-    // ---- view 6: compare runs
-    this.cmpList = h('div', { id: 'cmp-list', class: 'cmp-list', role: 'group', 'aria-label': tr((m) => m.watch.cmpRuns) });
-    this.cmpHost = h('div', { id: 'cmp-chart', class: 'chart', role: 'img', 'aria-label': tr((m) => m.watch.cmpChart) });
-    this.cmpNote = h('p', { id: 'cmp-note', class: 'small muted' });
+    return begin;
+  }
 
+  /** The shared slider, then the views in their grid. */
+  private layout(host: HTMLElement, begin: HTMLButtonElement): void {
     host.append(
       h('div', { class: 'row watch-scrub' }, h('label', { for: 'watch-slider' }, tr((m) => m.watch.snapshot)), this.slider, this.playBtn, this.stepLabel),
       h('div', { class: 'watch-grid' },
@@ -207,20 +232,6 @@ export class WatchViews {
         this.cmpList, this.cmpHost, this.cmpNote),
     );
 
-    this.tlExplain = host.querySelector('#view-timelapse .explain')!;
-    this.embExplain = host.querySelector('#view-embedding .explain')!;
-    this.promptLabel = host.querySelector('label[for=st-prompt]')!;
-    // 'locale': a language switch words the views again (the text drawn on canvases too)
-    watch(store, ['watch', 'watchRev', 'locale'], () => this.onHistory());
-    watch(store, ['tree', 'treeSelected', 'treeNote', 'locale'], (s) => this.drawTree(s));
-    // validation points arrive with valStep; the list is rebuilt only when the runs change (keeps focus)
-    watch(store, ['runs', 'compare', 'compareNote', 'valStep', 'model', 'runId', 'locale'], (s) => this.drawCompare(s));
-    locale.listen(() => {
-      setText(this.playBtn, this.timer ? t().watch.pause : t().watch.play);
-      if (this.embSel < 0) setText(this.embInfo, t().watch.embHint);
-    });
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.drawSnapshotViews());
-    window.addEventListener('resize', () => this.drawSnapshotViews());
   }
 
   private get insight(): Insight | null {

@@ -249,6 +249,29 @@ const layernorm_backward_params = columnSums(
 
 // ---- GEMM -------------------------------------------------------------------------------------
 
+// The matmul's operand tiles for slice k0 of K: A (64 rows i, 16 k) and B (16 k, 64 columns j)
+// into workgroup memory, zeros past the edges; loads contiguous along the stored rows.
+const MATMUL_TILES = /* wgsl */ `
+fn load_tiles(lid: u32, k0: u32, row0: u32, col0: u32, M: u32, N: u32, K: u32) {
+  for (var r = 0u; r < 4u; r++) {
+    let e = lid + r * 256u;
+    var i: u32; var ka: u32;
+    if (TRANS_A) { i = e % 64u; ka = e / 64u; } else { ka = e % 16u; i = e / 16u; }
+    var a = 0.0;
+    if (row0 + i < M && k0 + ka < K) {
+      if (TRANS_A) { a = A[(k0 + ka) * M + row0 + i]; } else { a = A[(row0 + i) * K + k0 + ka]; }
+    }
+    As[ka * 64u + i] = a;
+    var j: u32; var kb: u32;
+    if (TRANS_B) { kb = e % 16u; j = e / 16u; } else { j = e % 64u; kb = e / 64u; }
+    var b = 0.0;
+    if (col0 + j < N && k0 + kb < K) {
+      if (TRANS_B) { b = Bm[(col0 + j) * K + k0 + kb]; } else { b = Bm[(k0 + kb) * N + col0 + j]; }
+    }
+    Bs[kb * 64u + j] = b;
+  }
+}`;
+
 const matmul: KernelDef = {
   args: ['rw', 'r', 'r', 'r', 'r', 'rw', 'rw'],
   variant: (d) => `${d[3]}${d[4]}`,
@@ -262,6 +285,7 @@ const TRANS_A = ${variant[0] === '1'};
 const TRANS_B = ${variant[1] === '1'};
 var<workgroup> As: array<f32, 1024>; // [k][i]
 var<workgroup> Bs: array<f32, 1024>; // [k][j]
+${MATMUL_TILES}
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let M = dim(0u); let N = dim(1u); let K = dim(2u);
@@ -274,24 +298,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   // rows ty + 16 r, columns tx + 16 c: acc_r[c]
   var acc0 = vec4<f32>(); var acc1 = vec4<f32>(); var acc2 = vec4<f32>(); var acc3 = vec4<f32>();
   for (var k0 = 0u; k0 < K; k0 += 16u) {
-    for (var r = 0u; r < 4u; r++) {
-      let e = lid + r * 256u;
-      // A tile (64 rows i, 16 k): contiguous loads along the stored row
-      var i: u32; var ka: u32;
-      if (TRANS_A) { i = e % 64u; ka = e / 64u; } else { ka = e % 16u; i = e / 16u; }
-      var a = 0.0;
-      if (row0 + i < M && k0 + ka < K) {
-        if (TRANS_A) { a = A[(k0 + ka) * M + row0 + i]; } else { a = A[(row0 + i) * K + k0 + ka]; }
-      }
-      As[ka * 64u + i] = a;
-      var j: u32; var kb: u32;
-      if (TRANS_B) { kb = e % 16u; j = e / 16u; } else { j = e % 64u; kb = e / 64u; }
-      var b = 0.0;
-      if (col0 + j < N && k0 + kb < K) {
-        if (TRANS_B) { b = Bm[(col0 + j) * K + k0 + kb]; } else { b = Bm[(k0 + kb) * N + col0 + j]; }
-      }
-      Bs[kb * 64u + j] = b;
-    }
+    load_tiles(lid, k0, row0, col0, M, N, K);
     workgroupBarrier();
     if (sum_columns) {
       for (var k = 0u; k < 16u; k++) {
