@@ -262,6 +262,7 @@ export interface ReplayCheck extends CoreCoded {
   runLoss: number;
   sameVariant: boolean;
   maxDifference: number;   // max |run - link| over the compared steps
+  final: boolean;          // the verdict is the answer (share::Replay::final): report it, stop checking
   message: string;         // "matches the shared run at step 50: ..." / "differs from the shared run at step 7: ..."
 }
 
