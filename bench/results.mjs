@@ -98,7 +98,8 @@ export function benchResults(name, { argv = process.argv, env = process.env } = 
       fs.mkdirSync(dir, { recursive: true });
       written = path.join(dir, `${name}-${stamp(started)}.json`);
       fs.writeFileSync(written, `${JSON.stringify(data, null, 2)}\n`);
-      console.log(`\nresults: ${path.relative(process.cwd(), written) || written}`);
+      const shown = path.relative(process.cwd(), written);
+      console.log(`\nresults: ${shown.startsWith('..') ? written : shown}`);
       return written;
     },
     get file() {
