@@ -16,13 +16,15 @@
 //
 // Needs: cmake + g++ (the script builds build/native); for the PyTorch rows Debian's python3-torch
 // with libopenblas0-openmp (/usr/bin/python3). Figures depend on the machine's load: the load
-// average is printed before and after.
+// average is printed before and after. Writes bench/results/cpu-<date>.json (bench/results.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+
+import { benchResults } from './results.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const build = path.join(root, 'build/native');
@@ -49,6 +51,9 @@ const CONFIGS = {
   M: { layers: 6, heads: 6, width: 384, context: 256, batch: 4, steps: 5 },
 };
 for (const c of configNames) if (!CONFIGS[c]) throw new Error(`unknown config ${c}: S or M`);
+const results = benchResults('cpu');
+results.set('options', { threads: threadCounts, configs: configNames, repeat, seconds, contended: flag('--contended'),
+  kernels: !flag('--no-kernels'), torch: !flag('--no-torch') });
 
 function run(cmd, cmdArgs, opts = {}) {
   const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
@@ -78,6 +83,7 @@ if (!torchOk && !flag('--no-torch'))
 let decodeRows = [];
 if (!flag('--no-kernels')) {
   const k1 = JSON.parse(run(path.join(build, 'kernels_bench'), ['--json']));
+  results.set('kernels', k1);  // build/native/kernels_bench --json: peaks, GEMM, bandwidth, decoding of M
   const names = k1.backends.map((b) => b.name);
   console.log(`\nPeak, one thread (independent multiply-add chains, no memory traffic): ${k1.backends.map((b) => `${b.name} ${b.peak_gflops.toFixed(1)}`).join(', ')} GFLOP/s`);
   console.log(`GEMM, one thread: GFLOP/s (% of that backend's peak); ${k1.backend} is the default here`);
@@ -98,6 +104,7 @@ if (!flag('--no-kernels')) {
   console.log(`  ${'threads'.padStart(7)} ${'GB/s 128 MiB'.padStart(13)} ${'bound tok/s'.padStart(12)} ${'decode tok/s'.padStart(13)} ${'of bound'.padStart(9)} ${'cached ref'.padStart(11)} ${'of ref'.padStart(7)}`);
   for (const d of decodeRows)
     console.log(`  ${pad(d.threads, 7)} ${pad(fmt(d.bw, 1), 13)} ${pad(fmt(d.bound_tok_s), 12)} ${pad(fmt(d.tok_s), 13)} ${pad(`${fmt((100 * d.tok_s) / d.bound_tok_s)}%`, 9)} ${pad(fmt(d.cached_reference_tok_s), 11)} ${pad(`${fmt((100 * d.tok_s) / d.cached_reference_tok_s)}%`, 7)}`);
+  results.set('decoding', decodeRows);
   const d1 = decodeRows[0];
   console.log(`  goal decoding >= 80% of the bandwidth bound (1 thread): ${fmt((100 * d1.tok_s) / d1.bound_tok_s)}% ${d1.tok_s >= 0.8 * d1.bound_tok_s ? 'met' : 'NOT met'}`);
 }
@@ -144,6 +151,12 @@ for (const c of table) {
   c.ratio = ratio;
   console.log(`  ${name.padEnd(28)} ${pad(c.threads, 7)} ${pad(fmt(best(c.ours)), 9)} ${pad(fmt(best(c.torch)), 9)} ${pad(Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-', 7)}   ${c.ours.map((x) => x.toFixed(0)).join(' ')} | ${c.torch.map((x) => x.toFixed(0)).join(' ')}`);
 }
+results.set('training', {
+  unit: 'tokens/s, best of the repeats; ratio = tinygpt / PyTorch', tinygpt: `${backend} kernels`, pytorch: torchInfo || null,
+  rows: table.map((c) => ({ config: c.config, ...CONFIGS[c.config], threads: c.threads, tinygpt: best(c.ours),
+    pytorch: c.torch.length ? best(c.torch) : null, ratio: Number.isFinite(c.ratio) ? Number(c.ratio.toFixed(3)) : null,
+    runs: { tinygpt: c.ours, pytorch: c.torch } })),
+});
 if (torchOk) {
   const goal = (config, threads, want) => {
     const c = table.find((r) => r.config === config && r.threads === threads);
@@ -204,15 +217,20 @@ async function contended() {
     spinner.kill('SIGKILL');
   }
   report(`one core busy (a spinning process${pin[0] === 'taskset' ? ` pinned to CPU ${cpus - 1}` : ''}), load average ${load()}:`, busy);
+  const summary = (rows) => ({ tok_s: { 1: best(rows[1]), 2: best(rows[2]), tuned: best(rows.auto), wasm1: best(rows.wasm1), wasm2: best(rows.wasm2) },
+    runs: rows, loadAverage: os.loadavg() });
+  results.set('contended', { config, busy: summary(busy) });
   const ok = best(busy.auto) >= 0.9 * best(busy[1]);
   console.log(`    goal tuned >= 0.9x the best 1-thread figure: ${(best(busy.auto) / best(busy[1])).toFixed(2)}x ${ok ? 'met' : 'NOT met'}`);
   await new Promise((r) => setTimeout(r, 300));
   const quiet = measure();
   report(`no spinner, load average ${load()}:`, quiet);
+  results.figures.contended.quiet = summary(quiet);
   const quietOk = best(quiet.auto) >= 0.95 * Math.max(best(quiet[1]), best(quiet[2]));
   console.log(`    goal tuned on a quiet machine within 5% of the best fixed count: ${quietOk ? 'met' : 'NOT met'}`);
 }
 if (flag('--contended')) await contended();
 
 console.log(`\nload average at the end ${load()}`);
+results.write();
 process.exit(0);

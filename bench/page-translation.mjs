@@ -12,9 +12,11 @@
 //   BENCH_TASKS=reverse,dates       only these tasks (default: all four)
 //   BENCH_TASK_SECONDS=600          the time bound per task (default 600 s)
 //   BENCH_VARIANT=simd              force a build (default: the page's choice, threads when isolated)
+// Writes bench/results/page-translation-<date>.json (bench/results.mjs).
 import os from 'node:os';
 
 import { openBenchPage } from './page-harness.mjs';
+import { benchResults } from './results.mjs';
 
 
 // the preset each task is meant for (core/src/config.cpp: the presets' blurbs)
@@ -25,6 +27,8 @@ const tasks = (process.env.BENCH_TASKS ?? Object.keys(PRESET).join(',')).split('
 const boundS = Number(process.env.BENCH_TASK_SECONDS ?? 600);
 const query = process.env.BENCH_VARIANT ? `?variant=${process.env.BENCH_VARIANT}` : '';
 
+const record = benchResults('page-translation');
+record.set('options', { tasks, target: TARGET, evalIters: EVAL_ITERS, evalInterval: EVAL_INTERVAL, boundSeconds: boundS, query });
 const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-s2s-');
 
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -83,9 +87,12 @@ for (const task of tasks) {
       ` (stopped: ${(Date.now() - t0) / 1000 > boundS ? `time bound ${boundS} s` : 'end of the schedule'})` };
   row.speed = `${(stepsDone / trainedS).toFixed(1)} steps/s over ${stepsDone} steps (evaluations included)`;
   rows.push({ ...row, how, load: load() });
+  (record.figures.tasks ??= []).push({ task, preset: PRESET[task], variant: ready.variant, threads: ready.threads, reached: reached !== null,
+    at: reached ?? last, stepsDone, seconds: trainedS, stepsPerSecond: stepsDone / trainedS, evaluation: pairs, config: cfg });
   console.log(`  ${task.padEnd(8)} ${row.result}; ${row.speed}\n           ${how}; load average ${load()}`);
 }
 console.log('\nsummary');
 for (const r of rows) console.log(`  ${r.task.padEnd(8)} ${r.result}; ${r.speed}  [${r.how}; load ${r.load}]`);
 
 await close();
+record.write();

@@ -12,7 +12,7 @@
 // Serves dist/ with `vite preview` (COOP/COEP headers) on a free port. Needs `npm run build`.
 //   BENCH_SKIP_QUALITY=1 skips the (minutes long) time-to-quality run; BENCH_PRESETS=S,M picks the
 //   configs; --contended adds config S with one core kept busy (issue 11, item 13); BENCH_ONLY=history
-//   runs 4 only.
+//   runs 4 only. Writes bench/results/page-<date>.json (bench/results.mjs).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,8 +22,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { root } from '../tests/wasm/helpers.mjs';
 
 import { openBenchPage } from './page-harness.mjs';
+import { benchResults } from './results.mjs';
 
 
+const record = benchResults('page');
 const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-');
 
 async function open(query, evalEvery = null, preset = 'S') {
@@ -54,6 +56,9 @@ if (fs.existsSync(kernelsWasm)) {
   const k = JSON.parse(execFileSync('node', ['--no-experimental-fetch', kernelsWasm, '--json', '--no-gemm', '--quick'], { encoding: 'utf8' }));
   peak = k.backends.find((b) => b.name === 'simd128')?.peak_gflops ?? null;
 }
+record.set('chromium', (await ctx.browser()?.version()) ?? null);
+record.set('simd128PeakGflops', peak);
+record.set('training', results);  // "<preset> <build>": tokens/s, threads, generation bytes/s, % of peak
 console.log(peak ? `  SIMD128 peak, one thread (Node): ${peak.toFixed(1)} GFLOP/s` : '  (no SIMD128 peak: build/wasm-tests is not built; scripts/build-wasm.sh tests)');
 // steps: warm-up and measured, per preset (M takes ~1 s a step in one thread)
 const PLAN = { S: { warm: 30, measure: 120, gen: 2000 }, M: { warm: 3, measure: 12, gen: 300 } };
@@ -121,6 +126,8 @@ if (!only && process.argv.includes('--contended')) {
     const one = rows[0][1].tokS;
     for (const [label, r] of rows)
       console.log(`    ${label.padEnd(26)} ${r.tokS.toFixed(0).padStart(6)} tokens/s  ${(r.tokS / one).toFixed(2)}x of 1 thread` + (r.reason ? `  (${r.reason})` : ''));
+    record.set('contended', { config: 'S', loadAverage: os.loadavg(), rows: rows.map(([label, r]) => ({ build: label, tokS: r.tokS, threads: r.threads,
+      vsOneThread: r.tokS / one, reason: r.reason ?? null })) });
     console.log(`    goal: the default >= 0.9x the single-thread build: ${(rows[1][1].tokS / one).toFixed(2)}x ${rows[1][1].tokS >= 0.9 * one ? 'met' : 'NOT met'}`);
   } finally {
     spinner.kill('SIGKILL');
@@ -136,10 +143,12 @@ if (!only && !process.env.BENCH_SKIP_QUALITY) {
     const d = await dbg((d) => ({ step: d.step, val: d.valLoss, running: d.running }));
     if (d.val !== null && d.val <= 1.9) {
       console.log(`  time to val <= 1.90 (${ready.variant}, ${ready.threads} threads): ${((Date.now() - t0) / 1000).toFixed(1)} s, at step ${d.step} (val ${d.val.toFixed(4)})`);
+      record.set('timeToQuality', { target: 1.9, reached: true, seconds: (Date.now() - t0) / 1000, step: d.step, val: d.val, variant: ready.variant, threads: ready.threads });
       break;
     }
     if (!d.running && d.step > 0) {
       console.log(`  the run ended at step ${d.step} with val ${d.val} (> 1.90) after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      record.set('timeToQuality', { target: 1.9, reached: false, seconds: (Date.now() - t0) / 1000, step: d.step, val: d.val, variant: ready.variant, threads: ready.threads });
       break;
     }
     if (Math.floor(d.step / 500) !== lastBucket) {
@@ -185,4 +194,5 @@ if (!only || only === 'history') {
 }
 
 await close();
+record.write();
 process.exit(0);

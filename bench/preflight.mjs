@@ -6,9 +6,12 @@
 import os from 'node:os';
 
 import { loadModule, shakespeare } from '../tests/wasm/helpers.mjs';
+import { benchResults } from './results.mjs';
 
 const steps = Number(process.env.BENCH_STEPS || 100);
 const presets = (process.env.BENCH_PRESETS || 'tiny,S').split(',');
+const results = benchResults('preflight');
+results.set('options', { steps, presets, build: 'simd', threads: 1 });
 const M = await loadModule('simd');
 console.log(`bench:preflight — wasm ${M.backend()} in Node ${process.versions.node}, 1 thread, ${steps} steps per run, ` +
   `tiny Shakespeare; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus()[0].model}`);
@@ -34,7 +37,10 @@ for (const name of presets) {
   const runS = (performance.now() - t1) / 1000;
   const runTokS = (steps * config.batch_size * config.block_size) / (trainMs / 1000);
   s.delete();
+  (results.figures.rows ??= []).push({ preset: name, measureSeconds: measureS, estimate: { tokS: e.tokensPerSec, totalSeconds: e.totalSeconds,
+    memoryBytes: e.memoryBytes, bigram: e.entropy.bigram }, run: { tokS: runTokS, totalSeconds: runS, valLoss: val } });
   console.log(`${name.padEnd(7)} ${measureS.toFixed(2).padStart(9)} ${e.tokensPerSec.toFixed(0).padStart(10)} ${runTokS.toFixed(0).padStart(10)} ` +
     `${e.totalSeconds.toFixed(2).padStart(11)} ${runS.toFixed(2).padStart(11)} ${(e.totalSeconds / runS).toFixed(2).padStart(8)} ` +
     `${(e.memoryBytes / 2 ** 20).toFixed(1).padStart(8)} ${e.entropy.bigram.toFixed(3).padStart(7)} ${val.toFixed(3).padStart(7)}`);
 }
+results.write();

@@ -5,6 +5,7 @@
 //   generation bytes/s.
 // Needs: npm run build:native; scripts/build-wasm.sh simd threads-node tests;
 // PyTorch from Debian (python3-torch, ideally with libopenblas0-openmp) for the reference rows.
+// Writes bench/results/bench-<date>.json (bench/results.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { createRequire } from 'node:module';
 
 import { cliPath, root, shakespeare, loadModule } from '../tests/wasm/helpers.mjs';
 import { S, nativeBench, sessionBench } from './measure.mjs';
+import { benchResults } from './results.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS || 20);
 // training FLOPs per token: 6 x (matmul weights) + attention (QK^T and PV, causal, fwd + bwd)
@@ -32,6 +34,8 @@ const kernelsWasm = path.join(root, 'build/wasm-tests/kernels_bench.cjs');
 need(kernelsWasm, 'scripts/build-wasm.sh tests');
 const threadsNode = path.join(root, 'build/wasm-node/tinygpt-threads-node.cjs');
 need(threadsNode, 'scripts/build-wasm.sh threads-node');
+const results = benchResults('bench');
+results.set('options', { steps: STEPS, config: S, flopsPerToken });
 
 console.log(`tinygpt bench — ${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`config S: 4 layers, 4 heads, width 128, context 64, batch 12; ${(flopsPerToken / 1e6).toFixed(2)} MFLOP per trained token; ${STEPS} timed steps\n`);
@@ -42,6 +46,7 @@ const wasmK = JSON.parse(run('node', ['--no-experimental-fetch', kernelsWasm, '-
 const peak = {};
 for (const b of [...nat.backends, ...wasmK.backends]) peak[b.name] = b.peak_gflops;
 console.log('Peak, one thread (independent multiply-add chains, no memory traffic):');
+results.set('kernels', { native: nat, wasm: wasmK });  // kernels_bench --json, native and SIMD128 in Node
 for (const [name, gf] of Object.entries(peak)) console.log(`  ${name.padEnd(8)} ${gf.toFixed(1).padStart(7)} GFLOP/s  (${{ avx512: 'FMA, 16 lanes', avx2: 'FMA, 8 lanes' }[name] ?? 'mul + add, 4 lanes'}${name === 'simd128' ? ', V8 in Node' : ''})`);
 const gemmCols = [...nat.backends.map((b) => b.name), 'simd128'];
 console.log(`\nGEMM at the model's shapes, one thread: GFLOP/s (% of that backend's peak)`);
@@ -94,6 +99,8 @@ for (const r of rows) {
   const gen = Number.isFinite(r.genBS) ? r.genBS.toFixed(0) : '-';
   console.log(`  ${r.name.padEnd(40)} ${String(r.threads).padStart(7)} ${r.tokS.toFixed(0).padStart(12)} ${vs.padStart(11)} ${pct.toFixed(0).padStart(9)}% ${gen.padStart(13)}`);
 }
+results.set('training', rows.map((r) => ({ build: r.name, threads: r.threads, tokS: r.tokS, genBS: Number.isFinite(r.genBS) ? r.genBS : null,
+  vsPyTorch: torch[r.threads] ? r.tokS / torch[r.threads].tok_s : null, peakGflops: r.peak })));
 // ---- the encoder-decoder (seq2seq_bench: config S2S, 2+2 layers, 4 heads, width 128, d_ff 512, 32 tokens, batch 16)
 console.log('\nEncoder-decoder (seq2seq_bench, config S2S), training tokens/s (source + target tokens):');
 const s2s = [
@@ -103,6 +110,7 @@ const s2s = [
 for (const [label, cmd, pre] of s2s) {
   if (!fs.existsSync(cmd === 'node' ? pre[1] : cmd)) continue;
   const out = JSON.parse(run(cmd, [...pre, '--json', '--steps', String(STEPS)]));
+  (results.figures.seq2seq ??= {})[label] = out;  // seq2seq_bench --json
   for (const r of out.runs)
     console.log(`  ${`${label} (${out.backend})`.padEnd(40)} ${String(r.threads).padStart(7)} ${String(r.tokens_per_s).padStart(12)} ${r.gflops.toFixed(1).padStart(8)} GFLOP/s ${r.percent_of_peak.toFixed(0).padStart(4)}% of peak`);
 }
@@ -121,8 +129,10 @@ for (const preset of ['S', 'M']) {
   s.evaluate();
   const later = M.memoryBytes();
   s.delete();
+  (results.figures.memory ??= []).push({ preset, config: name, parameters: est.parameters, estimateBytes: est.trainingBytes, afterFirstStep: first, afterMore: later });
   console.log(`  ${name.padEnd(28)} ${(est.parameters / 1e6).toFixed(2)}M params  estimate ${(est.trainingBytes / 2 ** 20).toFixed(0)} MiB  wasm memory ${(first / 2 ** 20).toFixed(0)} MiB -> ${(later / 2 ** 20).toFixed(0)} MiB${later === first ? ' (no growth)' : ''}`);
 }
 
 console.log(`\n% of peak = tok/s x ${(flopsPerToken / 1e6).toFixed(2)} MFLOP / (one-thread peak of the backend x threads); PyTorch rows against the peak of the native default backend.`);
+results.write();
 process.exit(0);

@@ -5,10 +5,12 @@ import os from 'node:os';
 
 import { cliPath, loadModule, variantsBuilt } from '../tests/wasm/helpers.mjs';
 import { nativeBench, sessionBench } from './measure.mjs';
+import { benchResults } from './results.mjs';
 
 const steps = Number(process.env.BENCH_STEPS || 20);
 
 if (!fs.existsSync(cliPath)) throw new Error('build the native CLI first: npm run build:native');
+const results = benchResults('wasm');
 const load = os.loadavg()[0].toFixed(2);
 console.log(`bench:wasm — config S (4L 4H 128w ctx64 b12), ${steps} timed steps, 1 thread, load average ${load}, ${os.cpus()[0].model}`);
 const native = nativeBench(1, steps);
@@ -18,6 +20,9 @@ for (const v of variantsBuilt().filter((v) => v !== 'threads')) {
   rows.push({ name: `wasm ${v} (${w.backend}, Node ${process.versions.node})`, ...w });
 }
 console.log(`${'build'.padEnd(36)} ${'train tok/s'.padStart(12)} ${'vs native'.padStart(10)} ${'generate B/s'.padStart(13)}`);
+results.set('training', { config: 'S', steps, threads: 1, unit: 'tokens/s (train), bytes/s (generate)',
+  rows: rows.map((r) => ({ build: r.name, tokS: r.tokS, vsNative: r.tokS / native.tokS, genBS: r.genBS })) });
 for (const r of rows) {
   console.log(`${r.name.padEnd(36)} ${r.tokS.toFixed(0).padStart(12)} ${(r.tokS / native.tokS).toFixed(2).padStart(9)}x ${r.genBS.toFixed(0).padStart(13)}`);
 }
+results.write();

@@ -140,6 +140,28 @@ TEST_CASE("the plan's JSON names every program and buffer", "[gpu]") {
   CHECK(json.find("\"label\":\"h.1.mlp.c_fc forward + gelu\"") != std::string::npos);
 }
 
+TEST_CASE("every op runs a listed kernel with its number of arguments, and the JSON lists the kernels and state words", "[gpu]") {
+  auto t = make_trainer();
+  const gpu::Plan plan = gpu::plan_for(*t);
+  std::set<std::string> used;
+  for (const auto& [name, prog] : plan.programs)
+    for (const gpu::Op& op : prog) {
+      const gpu::KernelInfo* k = gpu::find_kernel(op.kernel);
+      REQUIRE(k);
+      CHECK(int(op.args.size()) == k->args);
+      used.insert(op.kernel);
+    }
+  const std::string json = gpu::to_json(plan);
+  for (const gpu::KernelInfo& k : gpu::kKernels) {
+    CHECK(used.count(k.name));  // no kernel listed that no program runs
+    CHECK(json.find("\"" + std::string(k.name) + "\":" + std::to_string(k.args)) != std::string::npos);
+  }
+  CHECK(used.size() == std::size(gpu::kKernels));
+  CHECK(gpu::find_kernel("no_such_kernel") == nullptr);
+  CHECK(json.find("\"state\":{\"step\":0,\"adamT\":1,\"halted\":2,\"lr\":3,\"clipScale\":4,\"bc1\":5,\"bc2\":6,"
+                  "\"loss\":7,\"gradNorm\":8,\"evalLoss\":9,\"genLen\":10,\"genCount\":11}") != std::string::npos);
+}
+
 TEST_CASE("next_batches hands out the batches step() would have trained on", "[gpu]") {
   auto gpu_run = make_trainer();
   auto cpu_run = make_trainer();

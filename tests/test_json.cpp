@@ -59,7 +59,7 @@ TEST_CASE("JSON accessors refuse the wrong type and integers out of range", "[js
   CHECK_THROWS_WITH(v.as_object(), Catch::Contains("expected object, got array"));
 }
 
-TEST_CASE("JSON strings decode every escape, \\u and surrogate pairs to UTF-8", "[json]") {
+TEST_CASE("JSON strings decode every escape, four-hex-digit code points and surrogate pairs to UTF-8", "[json]") {
   const json::Value v = json::parse(R"("\"\\\/\b\f\n\r\t\u0041\u00e9\u4e2d\ud83d\ude00 é中😀")");
   CHECK(v.as_string() == "\"\\/\b\f\n\r\tA\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80 \xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80");
 }

@@ -159,7 +159,7 @@ TEST_CASE("a tiny corpus is memorised (loss < 0.05)", "[model][train]") {
   CHECK(out == text);
 }
 
-TEST_CASE("the same seed gives bit-identical losses; another seed does not", "[model][train]") {
+TEST_CASE("the same seed gives bit-identical losses, another seed does not", "[model][train]") {
   auto run = [](uint64_t seed) { return first_losses(small_config(2, 2, 16, 16, seed), 4, 6); };
   const std::vector<float> a = run(11), b = run(11), c = run(12);
   CHECK(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);

@@ -39,7 +39,7 @@ std::map<std::string, std::string> lines_of(const std::vector<uint8_t>& tsv) {
 
 }  // namespace
 
-TEST_CASE("a TSV file becomes pairs; CRLF, a byte-order mark and a last line without newline are fine",
+TEST_CASE("a TSV file becomes pairs: CRLF, a byte-order mark and a last line without newline are fine",
           "[seq2seq][data]") {
   const std::string tsv = "\xEF\xBB\xBFhello\tbonjour\r\n我 爱 吃 火锅\tI like to eat hot pot\r\ncat\tchat";
   data::PairDataset d(bytes_of(tsv), 32);

@@ -103,7 +103,7 @@ TEST_CASE("a run that tunes its thread count trains exactly like one that does n
   set_num_threads(saved);
 }
 
-TEST_CASE("the eval interval can change between slices; 0 turns evaluations off", "[run]") {
+TEST_CASE("the eval interval can change between slices, and 0 turns evaluations off", "[run]") {
   train::Trainer t(tiny(20, 0));
   t.set_corpus(text());
   Run run(t);

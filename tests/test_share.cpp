@@ -128,9 +128,11 @@ TEST_CASE("a shared run replays to the same losses, bit for bit, on the same bui
   const std::vector<float> again = train_losses(link.config, 50);
   share::Replay r = share::check_replay(link, again.data(), 20, share::build_variant());
   CHECK(r.status == share::Replay::pending);
+  CHECK(!r.final);
   CHECK(r.message == "matches the shared run so far (step 20 of 50)");
   r = share::check_replay(link, again.data(), again.size(), share::build_variant());
   CHECK(r.status == share::Replay::matches);
+  CHECK(r.final);
   CHECK(r.message == "matches the shared run at step 50: the first 50 losses are identical, bit for bit");
 
   SECTION("another seed differs at step 1; another variant is named in the message") {
@@ -164,5 +166,43 @@ TEST_CASE("a shared run replays to the same losses, bit for bit, on the same bui
     CHECK(r.diverged_at == 20);
     CHECK(r.max_difference == Approx(double(changed[19]) - double(again[19])));
     CHECK_THAT(r.message, !Catch::Contains("at most"));
+  }
+}
+
+// The rule the page and the CLI both follow (share::Replay::final): report a replay once its verdict is the
+// answer, and never before.
+TEST_CASE("a replay's verdict is final when it matches, or diverged on the same variant, or on another after all the link's steps", "[share]") {
+  share::Link link{small(), "native-avx2", {"tinyshakespeare.txt", 0, 0, ""}, {2.0f, 1.9f, 1.8f, 1.7f}};
+  const std::vector<float> same = link.losses;
+  std::vector<float> off = link.losses;
+  off[1] = std::nextafter(off[1], 100.0f);
+  auto check = [&](const std::vector<float>& run, size_t n, const char* variant) { return share::check_replay(link, run.data(), n, variant); };
+
+  SECTION("the same variant") {
+    CHECK(!check(same, 0, "native-avx2").final);  // nothing compared yet
+    CHECK(!check(same, 2, "native-avx2").final);  // matches so far: pending
+    CHECK(check(same, 4, "native-avx2").final);   // matches all the link's steps
+    CHECK(check(same, 9, "native-avx2").final);   // ... and more
+    const share::Replay d = check(off, 2, "native-avx2");
+    CHECK(d.status == share::Replay::diverged);
+    CHECK(d.final);  // a bit difference on the same kernels is the answer at once
+  }
+  SECTION("another variant: a difference waits for all the link's steps, a match does not") {
+    const share::Replay early = check(off, 2, "wasm-scalar");
+    CHECK(early.status == share::Replay::diverged);
+    CHECK(!early.final);
+    const share::Replay all = check(off, 4, "wasm-scalar");
+    CHECK(all.status == share::Replay::diverged);
+    CHECK(all.final);
+    CHECK(!check(same, 3, "wasm-scalar").final);
+    CHECK(check(same, 4, "wasm-scalar").final);
+  }
+  SECTION("a link without a variant is treated as the same variant; one without losses matches at once") {
+    link.variant = "";
+    CHECK(check(off, 2, "wasm-scalar").final);
+    link.losses.clear();
+    const share::Replay none = check(same, 0, "wasm-scalar");
+    CHECK(none.status == share::Replay::matches);
+    CHECK(none.final);
   }
 }

@@ -1065,7 +1065,7 @@ val parse_share_link(const std::string& url) {
 }
 
 // checkReplay(link, losses: Float32Array, variant) -> {status: 'pending'|'matches'|'diverged', compared, expected,
-// divergedAt, linkLoss, runLoss, sameVariant, maxDifference, message}
+// divergedAt, linkLoss, runLoss, sameVariant, maxDifference, final, message}
 val check_replay_js(const val& link, const val& losses, const std::string& variant) {
   return guarded([&] {
     const share::Link l = link_from_js(link);
@@ -1084,6 +1084,7 @@ val check_replay_js(const val& link, const val& losses, const std::string& varia
     o.set("runLoss", r.run_loss);
     o.set("sameVariant", r.same_variant);
     o.set("maxDifference", r.max_difference);
+    o.set("final", r.final);
     o.set("message", r.message);
     set_code(o, r.code, r.args);
     return o;

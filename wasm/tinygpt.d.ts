@@ -255,7 +255,6 @@ export interface ShareLink {
 /** A replay compared with a link's losses, bit for bit (share::check_replay). */
 export interface ReplayCheck extends CoreCoded {
   status: 'pending' | 'matches' | 'diverged';
-  final: boolean;          // the verdict is final: matches, or diverged on this variant or after all the link's steps
   compared: number;        // steps compared
   expected: number;        // steps the link holds
   divergedAt: number;      // first step (from 1) whose loss differs; 0 if none
@@ -263,6 +262,7 @@ export interface ReplayCheck extends CoreCoded {
   runLoss: number;
   sameVariant: boolean;
   maxDifference: number;   // max |run - link| over the compared steps
+  final: boolean;          // the verdict is the answer (share::Replay::final): report it, stop checking
   message: string;         // "matches the shared run at step 50: ..." / "differs from the shared run at step 7: ..."
 }
 

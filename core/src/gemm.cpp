@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "kernels_isa.h"
+#include "kernels_rows.h"
 #include "threadpool.h"
 
 namespace tinygpt::kernels::TINYGPT_ISA {
@@ -221,14 +222,9 @@ void small_m(const GemmJob& g, int j_begin, int j_end) {
       for (int j = j_begin; j < j_end; j++) {
         const float* b = g.B + j * g.ldb;
         float s = 0.0f;
-        int k = 0;
-        if (!g.transA) {
-          const float* a = g.A + i * g.lda;
-          vf acc = simd::zero();
-          for (; k + W <= g.K; k += W) acc = simd::fma(simd::load(a + k), simd::load(b + k), acc);
-          s = simd::hsum(acc);
-        }
-        for (; k < g.K; k++) s += a_at(g.A, g.lda, g.transA, i, k) * b[k];
+        if (!g.transA) s = dot(g.A + i * g.lda, b, g.K);  // kernels_rows.h
+        else
+          for (int k = 0; k < g.K; k++) s += a_at(g.A, g.lda, g.transA, i, k) * b[k];
         c[j] = g.accumulate ? c[j] + s : s;
       }
     }

@@ -59,6 +59,11 @@ class Builder {
       dims.push_back(args[3].defined() ? 1 : 0);  // has_bias
       dims.push_back(args[5].defined() ? 1 : 0);  // has_ln (scalars: eps)
     }
+    const KernelInfo* info = find_kernel(k);
+    if (!info) throw Error("internal: " + label + ": no GPU kernel " + k + " (gpu_plan.h, TINYGPT_GPU_KERNELS)");
+    if (int(args.size()) != info->args)
+      throw Error("internal: " + label + ": " + k + " takes " + std::to_string(info->args) + " arguments, not " +
+                  std::to_string(args.size()));
     prog.push_back({k, label, std::move(args), std::move(dims), std::vector<float>(scalars)});
   }
 
@@ -270,6 +275,12 @@ void backward(Builder& b, std::vector<Op>& prog, const Params& P, const Params& 
 }
 
 }  // namespace
+
+const KernelInfo* find_kernel(const std::string& name) {
+  for (const KernelInfo& k : kKernels)
+    if (name == k.name) return &k;
+  return nullptr;
+}
 
 int Plan::buffer_index(const std::string& name) const {
   for (size_t i = 0; i < buffers.size(); i++)
@@ -491,9 +502,12 @@ std::string to_json(const Plan& p) {
   field("numParams", p.num_params), field("gpuParams", p.gpu_params), field("decayParams", p.decay_params);
   field("stateWords", kStateWords), field("sampleRecordWords", kSampleRecordWords), field("maxChunk", kMaxChunk);
   key("state"), o += '{';
-  field("step", kStep), field("adamT", kAdamT), field("halted", kHalted), field("lr", kLr);
-  field("clipScale", kClipScale), field("loss", kLoss), field("gradNorm", kGradNorm), field("evalLoss", kEvalLoss);
-  field("genLen", kGenLen), field("genCount", kGenCount);
+#define TINYGPT_GPU_STATE_FIELD(slot, json_key, word) field(#json_key, slot);
+  TINYGPT_GPU_STATE(TINYGPT_GPU_STATE_FIELD)
+#undef TINYGPT_GPU_STATE_FIELD
+  o += '}';
+  key("kernels"), o += '{';
+  for (const KernelInfo& k : kKernels) field(k.name, k.args);
   o += '}';
   key("buffers"), list(p.buffers, [&](const Buffer& b) {
     o += '{';

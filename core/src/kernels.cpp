@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels_isa.h"
+#include "kernels_rows.h"  // row_max, exp_shift_sum, scale_row, dot, axpy
 #include "threadpool.h"
 
 namespace tinygpt::kernels::TINYGPT_ISA {
@@ -20,61 +21,6 @@ template <class F>
 void for_chunks(int64_t n, F&& f) {  // f(begin, end) over [0, n) in kChunk pieces
   const int tasks = int((n + kChunk - 1) / kChunk);
   tp::parallel_for(tasks, [&](int b, int e, int) { f(b * kChunk, std::min(n, e * kChunk)); }, 8 * n);
-}
-
-// Row helpers (x has n floats)
-inline float row_max(const float* x, int n) {
-  int i = 0;
-  float m = -INFINITY;
-  if (n >= W) {
-    vf vm = simd::load(x);
-    for (i = W; i + W <= n; i += W) vm = simd::vmax(vm, simd::load(x + i));
-    m = simd::hmax(vm);
-  }
-  for (; i < n; i++) m = std::fmax(m, x[i]);
-  return m;
-}
-
-// out[i] = exp(x[i] - shift); returns the sum
-inline float exp_shift_sum(float* out, const float* x, float shift, int n) {
-  int i = 0;
-  vf vs = simd::zero();
-  const vf vshift = simd::splat(shift);
-  for (; i + W <= n; i += W) {
-    vf e = simd::vexp(simd::load(x + i) - vshift);
-    simd::store(out + i, e);
-    vs = vs + e;
-  }
-  float s = simd::hsum(vs);
-  for (; i < n; i++) {
-    out[i] = std::exp(x[i] - shift);
-    s += out[i];
-  }
-  return s;
-}
-
-inline void scale_row(float* x, float s, int n) {
-  int i = 0;
-  const vf vsc = simd::splat(s);
-  for (; i + W <= n; i += W) simd::store(x + i, simd::load(x + i) * vsc);
-  for (; i < n; i++) x[i] *= s;
-}
-
-inline float dot(const float* a, const float* b, int n) {
-  int i = 0;
-  vf acc = simd::zero();
-  for (; i + W <= n; i += W) acc = simd::fma(simd::load(a + i), simd::load(b + i), acc);
-  float s = simd::hsum(acc);
-  for (; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
-// y += a * x
-inline void axpy(float* y, float a, const float* x, int n) {
-  int i = 0;
-  const vf va = simd::splat(a);
-  for (; i + W <= n; i += W) simd::store(y + i, simd::fma(va, simd::load(x + i), simd::load(y + i)));
-  for (; i < n; i++) y[i] += a * x[i];
 }
 
 // Sums over rows (a bias gradient, LayerNorm's weight gradients) are split by blocks of

@@ -3,8 +3,8 @@
 //
 // Everything here has internal linkage (an unnamed namespace inside kernels::<isa>): each
 // translation unit compiled for an ISA gets its own copy, so the linker can never pick an
-// AVX2-compiled copy for the SSE2 kernels (see kernels_isa.h). kernels.cpp still carries its
-// own copies of the same helpers; it can include this header instead.
+// AVX2-compiled copy for the SSE2 kernels (see kernels_isa.h). kernels.cpp, kernels_seq2seq.cpp and
+// gemm.cpp (its small-product path) include it; nothing else defines these loops.
 #pragma once
 
 #include <cmath>

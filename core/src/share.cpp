@@ -271,6 +271,7 @@ Replay check_replay(const Link& link, const float* losses, size_t n, std::string
     r.args = {{"compared", std::to_string(r.compared)}, {"expected", std::to_string(r.expected)}};
     r.message = "matches the shared run so far (step " + std::to_string(r.compared) + " of " + std::to_string(r.expected) + ")" + variants;
   }
+  r.final = r.status == Replay::matches || (r.status == Replay::diverged && (r.same_variant || r.compared == r.expected));
   if (!r.same_variant) {  // the page adds the variant note when these are there
     char most[32];
     std::snprintf(most, sizeof most, "%.2g", r.max_difference);

@@ -368,7 +368,7 @@ Rollback Trainer::roll_back(const std::string& reason) {
   train_losses_.resize(size_t(step_));
   while (!val_losses_.empty() && val_losses_.back().step > step_) val_losses_.pop_back();
   history_.drop_after(step_);
-  lr_scale_ *= 0.5f;
+  lr_scale_ *= kRollbackLrScale;
   r.restored_step = step_;
   r.lr_scale = lr_scale_;
   r.reason = reason;

@@ -4,11 +4,12 @@ one AdamW step (<= 1e-5), and the logits of a checkpoint's model (<= 1e-5).
 CTest: python_trainer_steps_like_the_core (see tests/common.py to run it by hand).
 """
 import os
+import re
 import struct
 import tempfile
 import unittest
 
-from tests.common import cli, key_bias_mask, tiny_run, tool
+from tests.common import ROOT, cli, key_bias_mask, tiny_run, tool
 
 import torch
 
@@ -17,6 +18,7 @@ from tinygpt import safetensors as st
 from tinygpt.data import ByteDataset, Rng
 from tinygpt.model import TinyGPT
 from tinygpt.optim import Schedule
+from tinygpt import trainer as T
 from tinygpt.trainer import Diverged, Trainer, continue_run
 
 TOLERANCE = 1e-5
@@ -168,6 +170,23 @@ class NanGuard(Fixture):
             t.model.lm_head.bias[ord("z")] += 200.0
         with self.assertRaisesRegex(Diverged, r"the loss is \d+\.\d, worse than 22\.2 \(4 x a uniform guess\)"):
             t.step()
+
+
+class NanGuardConstants(unittest.TestCase):
+    """The core's headers are the one source of the NaN guard's numbers; the Python package carries
+    copies (it runs without the C++ tree), so editing either side alone fails here."""
+
+    def core_constant(self, header: str, name: str) -> str:
+        with open(os.path.join(ROOT, "core", "include", "tinygpt", header)) as f:
+            found = re.findall(rf"constexpr\s+(?:float|int|int64_t)\s+{name}\s*=\s*([0-9.]+)f?\s*;", f.read())
+        self.assertEqual(len(found), 1, f"{name} in {header}")
+        return found[0]
+
+    def test_nan_guard_constants_are_the_cores(self):
+        self.assertEqual(T.DIVERGED_LOSS, T.f32(float(self.core_constant("trainer.h", "kDivergedLoss"))))
+        self.assertEqual(T.GOOD_STATE_INTERVAL, int(self.core_constant("trainer.h", "kGoodStateInterval")))
+        self.assertEqual(T.ROLLBACK_LR_SCALE, T.f32(float(self.core_constant("trainer.h", "kRollbackLrScale"))))
+        self.assertEqual(T.MAX_ROLLBACKS, int(self.core_constant("run.h", "kMaxRollbacks")))
 
 
 class Logits(Fixture):

@@ -65,10 +65,15 @@ FIELDS: Dict[str, str] = {
 }
 
 
+# The core's NaN-guard constants (core/include/tinygpt/trainer.h, run.h). This package runs without
+# the C++ tree (no build step), so it carries their values; tests/test_trainer.py's
+# test_nan_guard_constants_are_the_cores reads them from the headers and fails when the two differ.
 # train::kDivergedLoss: 4 ln 256, four times a uniform guess over the bytes
 DIVERGED_LOSS = f32(22.18)
 # train::kGoodStateInterval: the last good state is kept every this many steps
 GOOD_STATE_INTERVAL = 100
+# train::kRollbackLrScale: a rollback multiplies the learning-rate scale by this
+ROLLBACK_LR_SCALE = f32(0.5)
 # tinygpt::kMaxRollbacks: after this many rollbacks in a row the run stops
 MAX_ROLLBACKS = 3
 
@@ -221,7 +226,7 @@ class Trainer:
         del self.train_losses[self.step_count:]
         while self.val and self.val[-1][0] > self.step_count:
             self.val.pop()
-        self.lr_scale = f32(self.lr_scale * 0.5)
+        self.lr_scale = f32(self.lr_scale * ROLLBACK_LR_SCALE)
         return Rollback(failed, self.step_count, self.lr_scale, reason)
 
     @torch.no_grad()

@@ -18,7 +18,7 @@ import { root } from './helpers.mjs';
 const PAGE = /* html */ `<!doctype html><meta charset="utf-8"><title>tinygpt WebGPU</title>
 <script type="module">
 import createTinyGPT from '/build/wasm-dist/tinygpt-simd.js';
-import { WebGpuSession } from '/web/src/gpu/session.ts';
+import { WebGpuSession } from '/web/src/features/webgpu/session.ts';
 const TINY = { n_layer: 2, n_head: 2, n_embd: 32, block_size: 16, batch_size: 2, max_iters: 40, warmup_iters: 3,
   learning_rate: 3e-3, seed: 7, eval_iters: 2, eval_interval: 0 };
 try {
@@ -30,7 +30,9 @@ try {
   const host = new M.Session(TINY);
   host.setCorpus(corpus);
   const g = await WebGpuSession.create(M, host);
-  const got = [...(await g.train(5)).losses];
+  const steps = await g.steps(5);
+  M.gpuRecordSteps(host, steps.losses, steps.gradNorms);
+  const got = [...steps.losses];
   const prompt = new TextEncoder().encode('ROMEO:');
   const genCpu = cpu.generate(prompt, 24, { temperature: 1, seed: 3 });
   const genGpu = await g.generate(prompt, 24, { temperature: 1, seed: 3 });

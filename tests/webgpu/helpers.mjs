@@ -34,6 +34,20 @@ export function sharedDevice() {
   return devicePromise;
 }
 
+/**
+ * k optimizer steps on the GPU, recorded in the host as they come back (gpuRecordSteps: its
+ * history and step counter; a diverged step rejects with the CPU's message). The page never does
+ * this: its steps go through the core's run loop (gpu-backend.ts, Run); the tests check the GPU's
+ * numbers step by step. The steps are submitted at once, so a test may submit the next ones
+ * before awaiting these.
+ */
+export function trainSteps(M, host, g, k) {
+  return g.steps(k).then((r) => {
+    M.gpuRecordSteps(host, r.losses, r.gradNorms);
+    return { losses: r.losses, step: host.step(), lr: host.learningRate(), gradNorm: r.gradNorms[r.losses.length - 1] };
+  });
+}
+
 export async function loadWasm(variant = 'simd') {
   const dist = path.join(root, 'build/wasm-dist');
   const { default: create } = await import(pathToFileURL(path.join(dist, `tinygpt-${variant}.js`)).href);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
-import { WebGpuSession } from '../../web/src/gpu/session.ts';
+import { WebGpuSession } from '../../web/src/features/webgpu/session.ts';
 import { closeness, loadWasm, shakespeare, sharedDevice } from './helpers.mjs';
 
 const TINY = { n_layer: 2, n_head: 2, n_embd: 32, block_size: 16, batch_size: 2, max_iters: 40, warmup_iters: 3,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
-import { GpuExecutor } from '../../web/src/gpu/executor.ts';
+import { GpuExecutor } from '../../web/src/features/webgpu/executor.ts';
 import { closeness, loadRef, nodeAdapter, randoms, singleOpPlan } from './helpers.mjs';
 
 let ref, device;

@@ -1,4 +1,4 @@
-// The page's GPU backend (web/src/gpu/worker-gpu.ts) driven by the core's run loop
+// The page's GPU backend (web/src/features/webgpu/gpu-backend.ts) driven by the core's run loop
 // (tinygpt::Run::plan / record / record_evaluation) against Session.advance on the wasm build:
 // the same evaluations, stop and losses; a good state brought back every 100 steps; the NaN
 // guard's rollback; and a lost device that leaves the host at its last good state, from which the
@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
-import { GpuBackendError } from '../../web/src/gpu/errors.ts';
-import { GpuBackend } from '../../web/src/gpu/worker-gpu.ts';
+import { GpuBackendError } from '../../web/src/features/webgpu/errors.ts';
+import { GpuBackend } from '../../web/src/features/webgpu/gpu-backend.ts';
 import { loadWasm, shakespeare, sharedDevice } from './helpers.mjs';
 
 const RUN = { n_layer: 2, n_head: 2, n_embd: 32, block_size: 16, batch_size: 2, max_iters: 104, warmup_iters: 3,

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
-import { GpuBackendError } from '../../web/src/gpu/errors.ts';
-import { GpuExecutor } from '../../web/src/gpu/executor.ts';
-import { parsePlan } from '../../web/src/gpu/plan.ts';
-import { WebGpuSession } from '../../web/src/gpu/session.ts';
-import { loadWasm, nodeGpu, shakespeare, sharedDevice } from './helpers.mjs';
+import { GpuBackendError } from '../../web/src/features/webgpu/errors.ts';
+import { GpuExecutor } from '../../web/src/features/webgpu/executor.ts';
+import { parsePlan } from '../../web/src/features/webgpu/plan.ts';
+import { WebGpuSession } from '../../web/src/features/webgpu/session.ts';
+import { loadWasm, nodeGpu, shakespeare, sharedDevice, trainSteps } from './helpers.mjs';
 
 const TINY = { n_layer: 2, n_head: 2, n_embd: 32, block_size: 16, batch_size: 2, max_iters: 40, warmup_iters: 3,
   learning_rate: 3e-3, seed: 7, eval_iters: 2, eval_interval: 0 };
@@ -61,7 +61,7 @@ describe('training on the GPU', () => {
     const host = session();
     const g = await WebGpuSession.create(M, host, { device });
     // two slices, the second submitted before the first one's losses are back
-    const a = g.train(4), b = g.train(6);
+    const a = trainSteps(M, host, g, 4), b = trainSteps(M, host, g, 6);
     const losses = [...(await a).losses, ...(await b).losses];
     let worst = 0;
     losses.forEach((l, i) => {
@@ -81,7 +81,7 @@ describe('training on the GPU', () => {
     for (let r = 0; r < 2; r++) {
       const host = session();
       const g = await WebGpuSession.create(M, host, { device });
-      const { losses } = await g.train(6);
+      const { losses } = await trainSteps(M, host, g, 6);
       const state = await g.executor.downloadState();
       runs.push({ losses, state });
       g.destroy();
@@ -95,7 +95,7 @@ describe('training on the GPU', () => {
   it('saves a checkpoint the wasm build continues (GPU -> wasm)', async () => {
     const host = session();
     const g = await WebGpuSession.create(M, host, { device });
-    await g.train(5);
+    await trainSteps(M, host, g, 5);
     const bytes = await g.save();
     g.destroy();
     host.delete();
@@ -112,7 +112,7 @@ describe('training on the GPU', () => {
     const g = await WebGpuSession.create(M, host, { device });
     await g.load(cpuCheckpointAt5);
     assert.equal(host.step(), 5);
-    const { losses } = await g.train(5);
+    const { losses } = await trainSteps(M, host, g, 5);
     losses.forEach((l, i) => assert.ok(relErr(l, cpuLosses[5 + i]) < 1e-4, `step ${5 + i}: ${l} vs ${cpuLosses[5 + i]}`));
     g.destroy();
     host.delete();
@@ -137,16 +137,16 @@ describe('training on the GPU', () => {
   it('stops at a step that diverged, with the CPU\'s message; rolls back to the last synced state', async () => {
     const host = session();
     const g = await WebGpuSession.create(M, host, { device });
-    await g.train(2);
+    await trainSteps(M, host, g, 2);
     await g.sync(); // nothing in flight: this is now the good state
     g.executor.write('params', new Float32Array(g.plan.gpuParams).fill(Infinity));
-    await assert.rejects(g.train(3), /training diverged at step 3: the loss is -?nan/);
+    await assert.rejects(trainSteps(M, host, g, 3), /training diverged at step 3: the loss is -?nan/);
     assert.equal(host.step(), 2);
     const lr = host.learningRate();
     const r = await g.rollBack('test');
     assert.deepEqual([r.restoredStep, r.lrScale], [2, 0.5]);
     assert.equal(host.learningRate(), lr / 2);
-    const { losses, step } = await g.train(2);
+    const { losses, step } = await trainSteps(M, host, g, 2);
     assert.equal(step, 4);
     assert.ok(losses.every(Number.isFinite));
     g.destroy();
@@ -175,12 +175,12 @@ describe('typed errors for the fallback', () => {
   it('a lost device: device-lost on the next call; the last checkpoint continues on the CPU', async () => {
     const host = session();
     const g = await WebGpuSession.create(M, host, { gpu }); // a device of its own
-    await g.train(1);
+    await trainSteps(M, host, g, 1);
     const autosave = await g.save();
-    await g.train(1);
+    await trainSteps(M, host, g, 1);
     g.executor.device.destroy();
     await new Promise((r) => setTimeout(r, 50));
-    await assert.rejects(g.train(1), (e) => e instanceof GpuBackendError && e.kind === 'device-lost');
+    await assert.rejects(trainSteps(M, host, g, 1), (e) => e instanceof GpuBackendError && e.kind === 'device-lost');
     await assert.rejects(g.save(), (e) => e instanceof GpuBackendError && e.kind === 'device-lost');
     const cpu = session();
     cpu.load(autosave);

@@ -13,37 +13,10 @@
 // that get weight decay come first, then the others, each padded to kAlign, so AdamW is one
 // flat dispatch with one boundary (ParamSlot maps the two layouts; padding stays zero).
 //
-// Kernels (args in binding order; "=" writes, "+=" accumulates, "rw" both; dims are u32, scalars f32):
-//   embedding_forward       out(N,C)= tokens(N) wte(V,C) wpe(maxT,C)         dims N T C
-//   embedding_backward      dwte(V,C)= dwpe(maxT,C)= dout(N,C) tokens(N)      dims B T C V
-//   layernorm_forward       out(N,C)= mean(N)= rstd(N)= inp weight bias       dims N C        scalars eps
-//   layernorm_backward      dinp(N,C)=/+= dout inp weight mean rstd           dims N C accumulate
-//   layernorm_backward_params dweight(C)= dbias(C)= dout inp mean rstd        dims N C
-//   matmul                  out(M,N) A B bias? res? aux? dbias?=               dims M N K transA transB accumulate epilogue
-//                                                                              has_bias has_res has_aux has_dbias (added by the builder)
-//                           out = [out +] op(A)(M,K) @ op(B)(K,N) [+ bias(N)] [+ res(M,N)]; epilogue 1: aux = pre,
-//                           out = gelu(pre) (aux optional); epilogue 2: out = (...) * gelu'(aux);
-//                           dbias = column sums of op(B) (a bias gradient beside its weight gradient)
-//   attention_forward       out(B,T,C)= lse(B,NH,T)= qkv(B,T,3C)               dims B T C NH
-//   attention_backward_q    dqkv(B,T,3C)=[q part] dsum(B,NH,T)= dout out qkv lse   dims B T C NH
-//   attention_backward_kv   dqkv(B,T,3C)=[k,v parts] dout qkv lse dsum          dims B T C NH
-//   attention_probs         att(B,NH,T,T)= qkv lse                             dims B T C NH
-//   crossentropy            logits(N,V) rw losses(N)= targets(N)               dims N V write_grad  scalars dloss
-//                           (write_grad: logits become dloss * (softmax - onehot))
-//   mean_loss               state rw losses(N)                                 dims N slot
-//   softmax                 out(N,V)= inp(N,V)                                 dims N V
-//   grad_norm_partials      partials(G)= grads(n)                              dims n G
-//   optimizer_scalars       state rw partials(G) step_scalars(3)               dims G   scalars max_norm diverged_loss
-//                           (the norm, the clip scale; copies the host's lr, 1 - beta1^t, 1 - beta2^t; halts on
-//                           a diverged step as Trainer::step defines it, else advances step and adam_t)
-//   adamw                   params rw m rw v rw grads state                    dims n n_decay   scalars beta1 beta2 eps weight_decay
-//   embedding_decode        out(1,C)= window(T) state wte wpe                  dims C
-//   matvec                  out(., N) x(., K) W(K,N) bias? state ln_w? ln_b?   dims K N in_row out_row accumulate gelu
-//                                                                              has_bias has_ln (added)   scalars eps
-//                           (in_row / out_row 1: the row is state[gen_len] - 1, else row 0; with ln_w, ln_b the
-//                           row is LayerNorm'ed first)
-//   attention_decode        out(1,C)= cache(T,3C) state scores(NH,T)           dims T C NH
-//   sample                  out_log rw window rw state rw logits(V) draws options   dims T V
+// The kernels are listed once, in TINYGPT_GPU_KERNELS below (with their arguments, dims and
+// scalars); the state words once, in TINYGPT_GPU_STATE. The plan's JSON carries both lists, and
+// web/test/gpu-kernels.test.ts checks web/src/gpu/kernels.ts (its KERNELS table and the WGSL state
+// constants) against them, so a kernel or a slot added on one side only fails a test.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +30,71 @@
 namespace tinygpt::gpu {
 
 constexpr int64_t kAlign = 64;  // elements (256 bytes)
+
+// Every kernel: X(name, number of arguments). Args in binding order; "=" writes, "+=" accumulates,
+// "rw" both; dims are u32, scalars f32. Builder::op refuses a kernel not listed or an op with
+// another number of arguments.
+#define TINYGPT_GPU_KERNELS(X)                                                                                      \
+  /* out(N,C)= tokens(N) wte(V,C) wpe(maxT,C)                 dims N T C */                                         \
+  X(embedding_forward, 4)                                                                                           \
+  /* dwte(V,C)= dwpe(maxT,C)= dout(N,C) tokens(N)              dims B T C V */                                       \
+  X(embedding_backward, 4)                                                                                          \
+  /* out(N,C)= mean(N)= rstd(N)= inp weight bias               dims N C        scalars eps */                        \
+  X(layernorm_forward, 6)                                                                                           \
+  /* dinp(N,C)=/+= dout inp weight mean rstd                   dims N C accumulate */                                \
+  X(layernorm_backward, 6)                                                                                          \
+  /* dweight(C)= dbias(C)= dout inp mean rstd                  dims N C */                                           \
+  X(layernorm_backward_params, 6)                                                                                   \
+  /* out(M,N) A B bias? res? aux? dbias?=  dims M N K transA transB accumulate epilogue, then has_bias has_res   */ \
+  /* has_aux has_dbias (added by the builder). out = [out +] op(A)(M,K) @ op(B)(K,N) [+ bias(N)] [+ res(M,N)];  */ \
+  /* epilogue 1: aux = pre, out = gelu(pre) (aux optional); epilogue 2: out = (...) * gelu'(aux);               */ \
+  /* dbias = column sums of op(B) (a bias gradient beside its weight gradient)                                  */ \
+  X(matmul, 7)                                                                                                      \
+  /* out(B,T,C)= lse(B,NH,T)= qkv(B,T,3C)                      dims B T C NH */                                      \
+  X(attention_forward, 3)                                                                                           \
+  /* dqkv(B,T,3C)=[q part] dsum(B,NH,T)= dout out qkv lse      dims B T C NH */                                      \
+  X(attention_backward_q, 6)                                                                                        \
+  /* dqkv(B,T,3C)=[k,v parts] dout qkv lse dsum                dims B T C NH */                                      \
+  X(attention_backward_kv, 5)                                                                                       \
+  /* att(B,NH,T,T)= qkv lse                                    dims B T C NH */                                      \
+  X(attention_probs, 3)                                                                                             \
+  /* logits(N,V) rw losses(N)= targets(N)   dims N V write_grad  scalars dloss                                   */ \
+  /* (write_grad: logits become dloss * (softmax - onehot))                                                       */ \
+  X(crossentropy, 3)                                                                                                \
+  /* state rw losses(N)                                        dims N slot */                                        \
+  X(mean_loss, 2)                                                                                                   \
+  /* out(N,V)= inp(N,V)                                        dims N V */                                           \
+  X(softmax, 2)                                                                                                     \
+  /* partials(G)= grads(n)                                     dims n G */                                           \
+  X(grad_norm_partials, 2)                                                                                          \
+  /* state rw partials(G) step_scalars(3)   dims G   scalars max_norm diverged_loss                               */ \
+  /* (the norm, the clip scale; copies the host's lr, 1 - beta1^t, 1 - beta2^t; halts on a diverged step as     */ \
+  /* Trainer::step defines it, else advances step and adam_t)                                                     */ \
+  X(optimizer_scalars, 3)                                                                                           \
+  /* params rw m rw v rw grads state        dims n n_decay   scalars beta1 beta2 eps weight_decay                 */ \
+  X(adamw, 5)                                                                                                       \
+  /* out(1,C)= window(T) state wte wpe                         dims C */                                             \
+  X(embedding_decode, 5)                                                                                            \
+  /* out(., N) x(., K) W(K,N) bias? state ln_w? ln_b?  dims K N in_row out_row accumulate gelu, then has_bias    */ \
+  /* has_ln (added); scalars eps. in_row / out_row 1: the row is state[gen_len] - 1, else row 0; with ln_w,    */ \
+  /* ln_b the row is LayerNorm'ed first                                                                           */ \
+  X(matvec, 7)                                                                                                      \
+  /* out(1,C)= cache(T,3C) state scores(NH,T)                  dims T C NH */                                        \
+  X(attention_decode, 4)                                                                                            \
+  /* out_log rw window rw state rw logits(V) draws options     dims T V */                                           \
+  X(sample, 6)
+
+struct KernelInfo {
+  const char* name;
+  int args;  // storage arguments, in binding order
+};
+inline constexpr KernelInfo kKernels[] = {
+#define TINYGPT_GPU_KERNEL_INFO(name, args) {#name, args},
+    TINYGPT_GPU_KERNELS(TINYGPT_GPU_KERNEL_INFO)
+#undef TINYGPT_GPU_KERNEL_INFO
+};
+// The kernel of this name, or nullptr.
+const KernelInfo* find_kernel(const std::string& name);
 
 enum class DType { f32, u32 };
 
@@ -86,20 +124,26 @@ struct ParamSlot {
   bool decay;
 };
 
-// Words of the "state" buffer (u32; the f32 ones are bit patterns).
+// Words of the "state" buffer (u32; the f32 ones are bit patterns): X(enumerator, JSON key, word).
+// The WGSL kernels name them in upper snake case (adamT: ADAM_T).
+#define TINYGPT_GPU_STATE(X)                                                                              \
+  X(kStep, step, 0)            /* u32 optimizer steps done (the schedule's step) */                       \
+  X(kAdamT, adamT, 1)          /* u32 AdamW updates done */                                               \
+  X(kHalted, halted, 2)        /* u32 1 once a step diverged (Trainer::step's test): later updates skip */ \
+  X(kLr, lr, 3)                /* f32 learning rate of the last update (from the host: optim::Schedule) */ \
+  X(kClipScale, clipScale, 4)  /* f32 gradient scale of the last update (1 = not clipped) */               \
+  X(kBc1, bc1, 5)              /* f32 1 - beta1^t */                                                      \
+  X(kBc2, bc2, 6)              /* f32 1 - beta2^t */                                                      \
+  X(kLoss, loss, 7)            /* f32 mean training loss of the last step */                              \
+  X(kGradNorm, gradNorm, 8)    /* f32 global gradient norm of the last step (before clipping) */          \
+  X(kEvalLoss, evalLoss, 9)    /* f32 mean loss of the last evaluation batch */                           \
+  X(kGenLen, genLen, 10)       /* u32 decoding: positions in the KV cache (= bytes in the window) */      \
+  X(kGenCount, genCount, 11)   /* u32 decoding: bytes sampled in the current chunk */
+
 enum StateSlot : int {
-  kStep = 0,        // u32 optimizer steps done (the schedule's step)
-  kAdamT = 1,       // u32 AdamW updates done
-  kHalted = 2,      // u32 1 once a step diverged (Trainer::step's test): later updates are skipped
-  kLr = 3,          // f32 learning rate of the last update (from the host: optim::Schedule)
-  kClipScale = 4,   // f32 gradient scale of the last update (1 = not clipped)
-  kBc1 = 5,         // f32 1 - beta1^t
-  kBc2 = 6,         // f32 1 - beta2^t
-  kLoss = 7,        // f32 mean training loss of the last step
-  kGradNorm = 8,    // f32 global gradient norm of the last step (before clipping)
-  kEvalLoss = 9,    // f32 mean loss of the last evaluation batch
-  kGenLen = 10,     // u32 decoding: positions in the KV cache (= bytes in the window)
-  kGenCount = 11,   // u32 decoding: bytes sampled in the current chunk
+#define TINYGPT_GPU_STATE_SLOT(slot, key, word) slot = word,
+  TINYGPT_GPU_STATE(TINYGPT_GPU_STATE_SLOT)
+#undef TINYGPT_GPU_STATE_SLOT
   kStateWords = 16,
 };
 
@@ -132,7 +176,8 @@ Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table)
 
 // The plan as JSON (what the WebAssembly module hands to the executor):
 // {"version":1, "model":{...}, "batch":B, "headSize":HS, "align":64, "numParams", "gpuParams", "decayParams",
-//  "stateWords":16, "state":{"step":0,...}, "sampleRecordWords":12, "maxChunk":256,
+//  "stateWords":16, "state":{"step":0,...} (every TINYGPT_GPU_STATE word), "sampleRecordWords":12, "maxChunk":256,
+//  "kernels":{"embedding_forward":4,...} (every TINYGPT_GPU_KERNELS kernel and its number of arguments),
 //  "buffers":[{"name","elements","type":"f32"|"u32"}], "params":[{"name","cpu","gpu","count","decay"}],
 //  "io":{"name":[buffer,offset,count]}, "programs":{"train":[{"kernel","label","args":[[b,o,c]|null],
 //  "dims":[...],"scalars":[f32 bit patterns as u32]}], ...}}

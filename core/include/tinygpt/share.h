@@ -63,6 +63,11 @@ struct Replay {
   float link_loss = 0.0f, run_loss = 0.0f;  // at diverged_at
   double max_difference = 0.0;  // max |run - link| over the compared steps (another variant: how close it is)
   bool same_variant = true;
+  // The verdict is final: it matches, or it diverged on the same variant (a bit difference there is
+  // the answer), or on another variant after all the link's steps (a difference there is expected,
+  // so it waits to say how close the runs are). The page and the CLI report a replay once, when final
+  // (or when the run ends first); neither decides this itself.
+  bool final = false;
   std::string message;        // one sentence for the page and the CLI
   std::string code;           // its code and args for the page (error.h); link_variant, variant, ... on another build variant
   MessageArgs args;

@@ -59,6 +59,8 @@ struct Rollback {
 // Every this many steps the trainer keeps a copy of the parameters and optimizer state in memory,
 // the "last good state" a diverged run rolls back to.
 constexpr int kGoodStateInterval = 100;
+// A rollback multiplies the learning-rate scale by this (Trainer::roll_back).
+constexpr float kRollbackLrScale = 0.5f;
 
 struct ValPoint {
   int64_t step;  // evaluated after this many steps

@@ -640,8 +640,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
 
 // ---- optimizer ---------------------------------------------------------------------------------
 
-// The state words (gpu_plan.h StateSlot).
-const STATE = /* wgsl */ `
+// The state words (gpu_plan.h TINYGPT_GPU_STATE; web/test/gpu-kernels.test.ts checks them).
+export const STATE = /* wgsl */ `
 const STEP = 0u; const ADAM_T = 1u; const HALTED = 2u; const LR = 3u; const CLIP_SCALE = 4u;
 const BC1 = 5u; const BC2 = 6u; const LOSS = 7u; const GRAD_NORM = 8u; const GEN_LEN = 10u; const GEN_COUNT = 11u;
 `;

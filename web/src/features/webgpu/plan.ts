@@ -25,7 +25,8 @@ export interface GpuPlan {
   stateWords: number;
   sampleRecordWords: number;
   maxChunk: number;
-  state: Record<'step' | 'adamT' | 'halted' | 'lr' | 'clipScale' | 'loss' | 'gradNorm' | 'evalLoss' | 'genLen' | 'genCount', number>;
+  state: Record<'step' | 'adamT' | 'halted' | 'lr' | 'clipScale' | 'bc1' | 'bc2' | 'loss' | 'gradNorm' | 'evalLoss' | 'genLen' | 'genCount', number>;
+  kernels: Record<string, number>; // every kernel the core lists (gpu_plan.h) and its number of arguments
   buffers: { name: string; elements: number; type: 'f32' | 'u32' }[];
   params: { name: string; cpu: number; gpu: number; count: number; decay: boolean }[];
   io: Record<string, Region>;

@@ -46,14 +46,6 @@ export interface HostSession {
   load(bytes: Uint8Array): void;
 }
 
-export interface GpuTrainResult {
-  losses: Float32Array;
-  elapsedMs: number;
-  step: number;
-  lr: number;
-  gradNorm: number;
-}
-
 /** Steps computed on the GPU and not recorded anywhere yet (steps()). */
 export interface GpuSteps {
   losses: Float32Array;    // one per step, up to and including a diverged one
@@ -178,25 +170,6 @@ export class WebGpuSession {
       return Promise.reject(e);
     }
     return this.queue(() => this.collect(sub));
-  }
-
-  // k optimizer steps recorded in the host (gpuRecordSteps: its history and step counter; a
-  // diverged step rejects with the CPU's message). The steps are submitted at once; the promise
-  // resolves when their losses are back, so a caller may submit the next slice before awaiting this one.
-  train(k: number): Promise<GpuTrainResult> {
-    let sub: ReturnType<WebGpuSession['submit']>;
-    try {
-      this.alive();
-      sub = this.submit(k);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.queue(async () => {
-      const r = await this.collect(sub);
-      const n = r.losses.length;
-      this.M.gpuRecordSteps(this.session, r.losses, r.gradNorms); // throws at a bad step
-      return { losses: r.losses, elapsedMs: r.elapsedMs, step: this.session.step(), lr: this.session.learningRate(), gradNorm: r.gradNorms[n - 1] };
-    });
   }
 
   // The validation loss (Trainer::evaluate's batches and mean), recorded in the history.
