@@ -2,34 +2,31 @@
 // worker.ts — the one long-lived worker that owns the wasm module and the live model: a registry
 // of the features' handlers (features/<name>/worker.ts) over one state object. The module is
 // loaded by the runtime feature's 'init' (worker/module.ts). What each feature keeps is declared
-// next to its handlers; the object below is all of it.
+// next to its handlers (its `initial`), and the registry keeps them in one object.
 import { isCall } from './lib/wire';
 import { Registry } from './worker/registry';
 import { initialCore } from './worker/state';
-import { dataWorker, initialData } from './features/data/worker';
+import { dataWorker } from './features/data/worker';
 import { estimateWorker } from './features/estimate/worker';
 import { inspectWorker } from './features/inspect/worker';
 import { learnWorker } from './features/learn/worker';
 import { runsWorker } from './features/runs/worker';
-import { initialRuntime, runtimeWorker } from './features/runtime/worker';
-import { initialSample, sampleWorker } from './features/sample/worker';
-import { initialSession, sessionWorker } from './features/session/worker';
+import { runtimeWorker } from './features/runtime/worker';
+import { sampleWorker } from './features/sample/worker';
+import { sessionWorker } from './features/session/worker';
 import { settingsWorker } from './features/settings/worker';
-import { initialShare, shareWorker } from './features/share/worker';
-import { initialTrain, trainWorker } from './features/train/worker';
+import { shareWorker } from './features/share/worker';
+import { trainWorker } from './features/train/worker';
 import { translateWorker } from './features/translate/worker';
-import { initialWatch, watchWorker } from './features/watch/worker';
-import { initialWebgpu, webgpuWorker } from './features/webgpu/worker';
+import { watchWorker } from './features/watch/worker';
+import { webgpuWorker } from './features/webgpu/worker';
 
 declare const self: DedicatedWorkerGlobalScope;
 
-const state = {
-  ...initialCore(), ...initialRuntime(), ...initialWebgpu(), ...initialData(), ...initialSession(),
-  ...initialTrain(), ...initialSample(), ...initialShare(), ...initialWatch(),
-};
-
-// Hooks run in this order: the runtime's threads and WebGPU's attach before the model is described.
-const worker = new Registry(state, self)
+// The worker's one state object: the module and the live model (worker/state.ts), and each
+// feature's fields (its `initial`) added as it registers. Hooks run in this order: the runtime's
+// threads and WebGPU's attach before the model is described.
+const worker = new Registry(initialCore(), self)
   .register(runtimeWorker(self))
   .register(webgpuWorker())
   .register(dataWorker())
@@ -46,7 +43,7 @@ const worker = new Registry(state, self)
   .register(learnWorker());
 
 /** Test hook (the e2e test of the fallback): the GPU device is lost as if the driver had reset. */
-(self as unknown as { __tinygptTest: object }).__tinygptTest = { loseGpuDevice: () => state.webgpu?.lose() };
+(self as unknown as { __tinygptTest: object }).__tinygptTest = { loseGpuDevice: () => worker.state.webgpu?.lose() };
 
 self.onmessage = (e: MessageEvent) => {
   if (isCall(e.data)) void worker.handle(e.data);

@@ -62,6 +62,8 @@ export type Handlers<C, S> = { [K in keyof C]: (msg: CallArg<C[K]>, ctx: Ctx<S>)
 /** A feature's worker side. S: the state it reads (its own fields and those of features it uses). */
 export interface WorkerFeature<S> {
   name: string;
+  /** Its fields of the worker's state object, as they start. */
+  initial?: () => Partial<S>;
   handlers?: Partial<Handlers<Record<string, (msg: never) => unknown>, S>>;
   hooks?: Partial<Hooks<S>>;
   tasks?: LoopTask<S>[];
@@ -89,7 +91,10 @@ export class Registry<S> implements Ctx<S> {
     this.channel.port1.onmessage = () => this.wakers.shift()?.();
   }
 
-  register(f: WorkerFeature<S>): this {
+  /** Adds a feature: its fields of the state object (its `initial`), handlers, hooks and tasks. */
+  register<T extends object>(feature: WorkerFeature<T>): Registry<S & T> {
+    const f = feature as unknown as WorkerFeature<S>;
+    Object.assign(this.state as object, feature.initial?.());
     for (const [type, h] of Object.entries(f.handlers ?? {})) {
       if (this.byType.has(type)) throw new Error(`two handlers for '${type}'`);
       this.byType.set(type, h as (msg: never, ctx: Ctx<S>) => unknown);
@@ -97,7 +102,7 @@ export class Registry<S> implements Ctx<S> {
     this.features.push(f);
     this.tasks.push(...(f.tasks ?? []));
     this.tasks.sort((a, b) => a.priority - b.priority);
-    return this;
+    return this as unknown as Registry<S & T>;
   }
 
   emit(type: string, msg: object): void {

@@ -53,6 +53,7 @@ function setCorpus(msg: Parameters<DataCalls['setCorpus']>[0], ctx: Ctx<DataStat
 export function dataWorker(): WorkerFeature<DataState & WebgpuState> {
   return {
     name: 'data',
+    initial: initialData,
     handlers: handlers<DataCalls, DataState & WebgpuState>({
       setCorpus,
       sniff: (msg, ctx) => needModule(ctx.state).sniff(new Uint8Array(msg.head), msg.size, msg.name),

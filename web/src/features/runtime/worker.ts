@@ -61,6 +61,7 @@ function reportThreads(ctx: Ctx<RuntimeState>, slice: Slice): void {
 export function runtimeWorker(scope: Scope): WorkerFeature<RuntimeState> {
   return {
     name: 'runtime',
+    initial: initialRuntime,
     handlers: handlers<RuntimeCalls, RuntimeState>({
       async init(msg, ctx) {
         ctx.emit('ready', await init(msg, ctx, scope));

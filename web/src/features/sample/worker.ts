@@ -79,6 +79,7 @@ async function generate(msg: Parameters<SampleCalls['generate']>[0], ctx: Ctx<Sa
 export function sampleWorker(): WorkerFeature<SampleState> {
   return {
     name: 'sample',
+    initial: initialSample,
     handlers: handlers<SampleCalls, SampleState>({
       generate,
       stopGeneration(msg, ctx) {

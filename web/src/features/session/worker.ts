@@ -48,6 +48,7 @@ export async function dropModel(ctx: Ctx<SessionState>): Promise<void> {
 export function sessionWorker(): WorkerFeature<SessionState> {
   return {
     name: 'session',
+    initial: initialSession,
     handlers: handlers<SessionCalls, SessionState>({
       async create(msg, ctx) {
         const st = ctx.state;

@@ -29,6 +29,7 @@ function checkReplay(ctx: Ctx<ShareState>): void {
 export function shareWorker(): WorkerFeature<ShareState> {
   return {
     name: 'share',
+    initial: initialShare,
     handlers: handlers<ShareCalls, ShareState>({
       share(msg, ctx) {
         try {

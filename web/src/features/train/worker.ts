@@ -96,6 +96,7 @@ const trainTask: LoopTask<TrainState> = {
 export function trainWorker(): WorkerFeature<TrainState> {
   return {
     name: 'train',
+    initial: initialTrain,
     handlers: handlers<TrainCalls, TrainState>({
       start(msg, ctx) {
         const st = ctx.state;

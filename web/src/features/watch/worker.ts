@@ -74,6 +74,7 @@ function restart(ctx: Ctx<WatchState>): void {
 export function watchWorker(): WorkerFeature<WatchState> {
   return {
     name: 'watch',
+    initial: initialWatch,
     handlers: handlers<WatchCalls, WatchState>({
       treeStart(msg, ctx) {
         const st = ctx.state;

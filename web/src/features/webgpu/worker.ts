@@ -109,6 +109,7 @@ export { GpuBackendError, isGpuBackendError };
 export function webgpuWorker(): WorkerFeature<WebgpuState> {
   return {
     name: 'webgpu',
+    initial: initialWebgpu,
     hooks: {
       async moduleReady(ctx, init) {
         const device = new WebGpuDevice((message) => {
