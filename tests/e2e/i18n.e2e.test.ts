@@ -133,7 +133,7 @@ describe('the page in Chinese (zh-CN browser)', () => {
 describe('sample, look inside, the translator and your runs in Chinese (zh-CN browser)', () => {
   let close2: () => Promise<void>;
   let p: Page;
-  const MINE = ['#sample', '#inspect', '#translate', '#alignment', '#keep', '#resume-banner', '#messages', '#tooltip'];
+  const MINE = ['#sample', '#inspect', '#translate', '#alignment', '#runs', '#resume-banner', '#messages', '#tooltip'];
 
   async function expectMineChinese(what: string, roots = MINE): Promise<void> {
     const stray: string[] = [];

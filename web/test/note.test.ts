@@ -14,8 +14,8 @@ describe('a note in the store', () => {
 
   it('is worded when shown: in English, then in Chinese after a switch', async () => {
     await setLocale('en');
-    const saved: Note = (m) => m.keep.saved('1,200', ago(4_000), '1.5 MiB');
-    const core: Note = { before: (m) => m.keep.couldNotResume, core: 'checkpoint is truncated', from: {}, after: (m) => m.keep.unchanged };
+    const saved: Note = (m) => m.runs.saved('1,200', ago(4_000), '1.5 MiB');
+    const core: Note = { before: (m) => m.runs.couldNotResume, core: 'checkpoint is truncated', from: {}, after: (m) => m.runs.unchanged };
     expect(noteText(null)).toBe('');
     expect(noteText(saved)).toBe('Saved in this browser at step 1,200, 4 s ago (1.5 MiB).');
     expect(noteText(core)).toBe('Could not resume the saved run: checkpoint is truncated. The current model is unchanged.');

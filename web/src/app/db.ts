@@ -111,7 +111,7 @@ export class RunsDb {
 
   async getCheckpoint(run: RunRecord): Promise<ArrayBuffer> {
     const c = await this.db.get('checkpoints', run.checkpointKey);
-    if (!c) throw new Error(t().keep.checkpointGone(run.name));
+    if (!c) throw new Error(t().runs.checkpointGone(run.name));
     return c.bytes;
   }
 

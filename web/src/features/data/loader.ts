@@ -1,4 +1,4 @@
-// corpus-loader.ts — from a file (dropped or chosen), the built-in text or a built-in translation
+// loader.ts (data) — from a file (dropped or chosen), the built-in text or a built-in translation
 // task to the worker: tells checkpoints from texts and texts from pairs, refuses what can't be
 // trained on with a message (keeping the previous data), analyses the bytes in chunks, stores the
 // text for resuming, and sends it. Each mode has its own data (a text for the language model,
@@ -305,7 +305,7 @@ export class CorpusLoader {
     this.send(ref, bytes, stats, buffer);
   }
 
-  /** Takes data again (after the service worker's reload, carry-over.ts, or a mode switch): from IndexedDB, the site or the core. */
+  /** Takes data again (after the service worker's reload, features/offline, or a mode switch): from IndexedDB, the site or the core. */
   async restore(ref: CorpusRef): Promise<void> {
     try {
       await this.whenReady(() => ref.name, ref.name);

@@ -8,7 +8,7 @@ import { map, type MapStore } from '../../app/store';
 import type { Port } from '../../lib/wire';
 import { Files } from './files';
 import type { RunCurves, RunsCalls } from './messages';
-import { KeepPanel, ResumeBanner } from './panel';
+import { RunsPanel, ResumeBanner } from './panel';
 import { Runs, type RunsDeps, SAVE_EVERY_MS } from './runs';
 import type { RunsSlice, RunSummary } from './state';
 
@@ -29,7 +29,7 @@ export interface RunsFeature {
 
 export function createRuns(port: Port<RunsCalls, object>, d: RunsDeps): RunsFeature {
   const $ = map<RunsSlice>({
-    download: false, runId: null, lastSave: null, saveNote: (m) => m.keep.nothingSaved, runs: [], storage: null, resumeOffer: null,
+    download: false, runId: null, lastSave: null, saveNote: (m) => m.runs.nothingSaved, runs: [], storage: null, resumeOffer: null,
   });
   const runs = new Runs($, port, d);
   const files = new Files($, port, d);
@@ -42,7 +42,7 @@ export function createRuns(port: Port<RunsCalls, object>, d: RunsDeps): RunsFeat
     nameOf: (id) => runs.nameOf(id),
     loadCheckpointFile: (f) => files.loadCheckpoint(f),
     mount(slot, bannerSlot) {
-      slot.append(new KeepPanel($, d.session.$, {
+      slot.append(new RunsPanel($, d.session.$, {
         onDownload: () => void files.download(), onLoadFile: (f) => void files.loadCheckpoint(f),
         onResume: (id) => void runs.resume(id), onRename: (id) => void runs.rename(id), onDownloadRun: (id) => void runs.download(id),
         onDelete: (id) => void runs.remove(id), onPersist: () => runs.persist(),

@@ -7,7 +7,7 @@ import { clear, h, NoteLine, panelHeader, withData } from '../../ui';
 import { describeModel, type SessionSlice } from '../session';
 import type { ResumeOffer, RunsSlice, RunSummary } from './state';
 
-export interface KeepHandlers {
+export interface RunsHandlers {
   onDownload(): void;
   onLoadFile(file: File): void;
   onResume(runId: string): void;
@@ -20,7 +20,7 @@ export interface KeepHandlers {
 /** "4 s", "3 min", "2 h" (in the page's language) */
 export function ago(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
-  const m = t().keep;
+  const m = t().runs;
   if (s < 60) return m.agoSeconds(s);
   if (s < 3600) return m.agoMinutes(Math.floor(s / 60));
   return m.agoHours(Math.floor(s / 3600));
@@ -31,7 +31,7 @@ function when(at: number): string {
   return new Date(at).toLocaleString(numberLocale());
 }
 
-export class KeepPanel {
+export class RunsPanel {
   readonly el: HTMLElement;
   private downloadBtn: HTMLButtonElement;
   private status: NoteLine;
@@ -40,9 +40,9 @@ export class KeepPanel {
 
   private store: MapStore<RunsSlice>;
 
-  constructor(runs: MapStore<RunsSlice>, session: MapStore<SessionSlice>, private handlers: KeepHandlers) {
+  constructor(runs: MapStore<RunsSlice>, session: MapStore<SessionSlice>, private handlers: RunsHandlers) {
     this.store = runs;
-    this.downloadBtn = h('button', { id: 'btn-download', type: 'button' }, tr((m) => m.keep.download));
+    this.downloadBtn = h('button', { id: 'btn-download', type: 'button' }, tr((m) => m.runs.download));
     this.downloadBtn.addEventListener('click', () => handlers.onDownload());
     const input = h('input', { type: 'file', id: 'ckpt-file', class: 'visually-hidden', accept: '.ckpt,.bin,.safetensors,application/octet-stream' });
     input.addEventListener('change', () => {
@@ -50,7 +50,7 @@ export class KeepPanel {
       if (f) handlers.onLoadFile(f);
       input.value = '';
     });
-    const load = h('label', { class: 'button', for: 'ckpt-file', tabindex: '0' }, tr((m) => m.keep.load));
+    const load = h('label', { class: 'button', for: 'ckpt-file', tabindex: '0' }, tr((m) => m.runs.load));
     load.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
@@ -60,14 +60,14 @@ export class KeepPanel {
     this.status = new NoteLine(h('p', { id: 'autosave-status', class: 'muted small', 'aria-live': 'polite' }));
     this.list = h('ul', { id: 'runs-list', class: 'runs' });
     this.storage = h('p', { id: 'storage', class: 'muted small' });
-    this.el = h('section', { id: 'keep', class: 'card wide', 'aria-labelledby': 'keep-title' },
-      panelHeader(6, tr((m) => m.keep.title), ''),
+    this.el = h('section', { id: 'runs', class: 'card wide', 'aria-labelledby': 'runs-title' },
+      panelHeader(6, tr((m) => m.runs.title), ''),
       h('div', { class: 'row' }, this.downloadBtn, load, input),
       this.status.el,
-      h('h3', { class: 'small-title', id: 'runs-title' }, tr((m) => m.keep.runs)),
+      h('h3', { class: 'small-title', id: 'runs-list-title' }, tr((m) => m.runs.runs)),
       this.list, this.storage);
-    this.list.setAttribute('aria-labelledby', 'runs-title');
-    this.el.querySelector('h2')!.id = 'keep-title';
+    this.list.setAttribute('aria-labelledby', 'runs-list-title');
+    this.el.querySelector('h2')!.id = 'runs-title';
     this.el.querySelector('.explain')!.append(...explainWithCommands());
     watch(view(runs, session), ['model', 'download'], (st) => (this.downloadBtn.disabled = !st.model || st.download));
     watch(runs, ['lastSave', 'saveNote', 'locale'], () => this.showStatus());
@@ -81,13 +81,13 @@ export class KeepPanel {
     const l = s.lastSave;
     if (l && !s.saveNote) {
       const step = l.step, at = l.at, bytes = l.bytes;
-      this.status.set((m) => m.keep.saved(formatCount(step), ago(Date.now() - at), formatBytes(bytes)), l.step);
-    } else this.status.set(s.saveNote ?? ((m) => m.keep.nothingSaved), l?.step ?? '');
+      this.status.set((m) => m.runs.saved(formatCount(step), ago(Date.now() - at), formatBytes(bytes)), l.step);
+    } else this.status.set(s.saveNote ?? ((m) => m.runs.nothingSaved), l?.step ?? '');
   }
 
   private showRuns(runs: RunSummary[]): void {
     clear(this.list);
-    const m = t().keep;
+    const m = t().runs;
     if (!runs.length) {
       this.list.append(h('li', { class: 'muted small' }, m.noRuns));
       return;
@@ -125,7 +125,7 @@ export class KeepPanel {
   private showStorage(s: RunsSlice['storage']): void {
     clear(this.storage);
     if (!s) return;
-    const m = t().keep;
+    const m = t().runs;
     this.storage.append(m.usage(formatBytes(s.usage), formatBytes(s.quota)));
     if (s.persisted) this.storage.append(m.persisted);
     else {
@@ -144,11 +144,11 @@ export class ResumeBanner {
 
   constructor(store: MapStore<RunsSlice>, onResume: (id: string) => void, onDismiss: () => void) {
     this.text = h('span', { class: 'text' });
-    const resume = h('button', { type: 'button', id: 'btn-resume', class: 'primary' }, tr((m) => m.keep.actions.resume));
-    const dismiss = h('button', { type: 'button', id: 'btn-discard', title: tr((m) => m.keep.notNowTitle) }, tr((m) => m.keep.notNow));
+    const resume = h('button', { type: 'button', id: 'btn-resume', class: 'primary' }, tr((m) => m.runs.actions.resume));
+    const dismiss = h('button', { type: 'button', id: 'btn-discard', title: tr((m) => m.runs.notNowTitle) }, tr((m) => m.runs.notNow));
     resume.addEventListener('click', () => this.offer && onResume(this.offer.id));
     dismiss.addEventListener('click', onDismiss);
-    this.el = h('div', { id: 'resume-banner', class: 'banner', role: 'region', 'aria-label': tr((m) => m.keep.bannerLabel), hidden: true }, this.text, resume, dismiss);
+    this.el = h('div', { id: 'resume-banner', class: 'banner', role: 'region', 'aria-label': tr((m) => m.runs.bannerLabel), hidden: true }, this.text, resume, dismiss);
     watch(store, ['resumeOffer', 'locale'], (st) => this.show(st.resumeOffer));
   }
 
@@ -156,13 +156,13 @@ export class ResumeBanner {
     this.offer = info;
     this.el.hidden = !info;
     if (!info) return;
-    this.text.replaceChildren(withData((slot) => t().keep.offer(when(info.savedAt), formatCount(info.step), formatCount(info.steps), describeModel(info.config), slot(0)),
+    this.text.replaceChildren(withData((slot) => t().runs.offer(when(info.savedAt), formatCount(info.step), formatCount(info.steps), describeModel(info.config), slot(0)),
       [info.corpusName]));
   }
 }
 
 /** The panel's explanation, with the command lines and file kinds it names as code. */
 function explainWithCommands(): Node[] {
-  return [tr((m) => m.keep.explain1), h('code', {}, 'tinygpt train --resume file.ckpt'), tr((m) => m.keep.explain2), h('code', {}, '.safetensors'),
-    tr((m) => m.keep.explain3), h('code', {}, 'tinygpt export'), tr((m) => m.keep.explain4)].map((x) => (x instanceof Node ? x : h('span', {}, x)));
+  return [tr((m) => m.runs.explain1), h('code', {}, 'tinygpt train --resume file.ckpt'), tr((m) => m.runs.explain2), h('code', {}, '.safetensors'),
+    tr((m) => m.runs.explain3), h('code', {}, 'tinygpt export'), tr((m) => m.runs.explain4)].map((x) => (x instanceof Node ? x : h('span', {}, x)));
 }

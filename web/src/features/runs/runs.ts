@@ -1,7 +1,7 @@
 // runs.ts — the runs kept in this browser ("Your runs"): every model this tab creates or loads is
 // a run with its own id, saved every SAVE_EVERY_MS of training, when training stops, when a
 // checkpoint is loaded, and when the tab is hidden or closed; listed with resume, rename,
-// download and delete; shared safely between tabs (runs-lock.ts); offered again after a reload.
+// download and delete; shared safely between tabs (app/locks.ts); offered again after a reload.
 // Replacing a live model always asks first, and saves it before it goes.
 import { type RunRecord, type RunSave, RunsDb, newId } from '../../app/db';
 import type { Storage } from '../../app/storage';
@@ -102,7 +102,7 @@ export class Runs {
     // a model is saved with its own data: a translator loaded without its pairs waits for them
     if (corpus.kind !== corpusKindFor(settings.mode)) return;
     // a new run's name, in the language of the day (the person may rename it: it is data from then on)
-    const names = t().keep.autoName;
+    const names = t().runs.autoName;
     const size = m.model === 'seq2seq' ? names.translator(m.n_enc_layer, m.n_dec_layer) : names.layers(m.n_layer);
     const meta: RunSave = {
       id: s.runId, name: names.name(corpus.ref.name, size, m.n_embd), createdAt: Date.now(), savedAt: 0, step: train.step,
@@ -130,9 +130,9 @@ export class Runs {
       const est = this.get().storage;
       const usage = est ? [formatBytes(est.usage), formatBytes(est.quota)] as const : null;
       // the browser's own words for any other failure (its language is the browser's)
-      const why = (m: Messages) => (quota ? m.keep.quotaFull(usage?.[0] ?? null, usage?.[1] ?? null) : `${e instanceof Error ? e.message : e}`);
-      this.set({ saveNote: (m) => m.keep.notSaved(why(m)) });
-      if (quota) notify(t().keep.notSavedNotice(why(t())), 'error', { id: 'quota' });
+      const why = (m: Messages) => (quota ? m.runs.quotaFull(usage?.[0] ?? null, usage?.[1] ?? null) : `${e instanceof Error ? e.message : e}`);
+      this.set({ saveNote: (m) => m.runs.notSaved(why(m)) });
+      if (quota) notify(t().runs.notSavedNotice(why(t())), 'error', { id: 'quota' });
     } finally {
       this.inFlight = null;
       if (this.again) {
@@ -181,7 +181,7 @@ export class Runs {
     const id = m.reason === 'resume' && this.resuming ? this.resuming : newId('run');
     this.resuming = null;
     const released = previous && previous !== id ? this.locks.releaseRun(previous) : Promise.resolve();
-    this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? (x) => x.keep.nothingSavedYet : null });
+    this.set({ runId: id, lastSave: null, saveNote: m.reason === 'create' ? (x) => x.runs.nothingSavedYet : null });
     this.lastSaveRequest = performance.now();
     if (m.reason === 'resume') {
       const r = s.runs.find((x) => x.id === id);
@@ -196,7 +196,7 @@ export class Runs {
 
   private onReset(): void {
     const id = this.get().runId;
-    this.set({ runId: null, lastSave: null, saveNote: (x) => x.keep.nothingSaved });
+    this.set({ runId: null, lastSave: null, saveNote: (x) => x.runs.nothingSaved });
     // listed again once the lock is free: a query just after the release still shows it held,
     // which would list this tab's own run as "open in another tab"
     void (id ? this.locks.releaseRun(id) : Promise.resolve()).then(() => this.refresh());
@@ -206,11 +206,11 @@ export class Runs {
     const s = this.get();
     if (!this.db || s.runId === id) return;
     const run = await this.db.getRun(id);
-    if (!run) return void notify(t().keep.gone, 'error');
+    if (!run) return void notify(t().runs.gone, 'error');
     const model = this.d.session.$.get().model;
-    if (model && !confirm(t().keep.confirmReplace(formatCount(this.d.train.$.get().step), run.name, formatCount(run.step)))) return;
+    if (model && !confirm(t().runs.confirmReplace(formatCount(this.d.train.$.get().step), run.name, formatCount(run.step)))) return;
     if (!(await this.locks.claimRun(id))) {
-      notify(t().keep.openElsewhere(run.name), 'warning');
+      notify(t().runs.openElsewhere(run.name), 'warning');
       return void this.refresh();
     }
     if (model) this.save();   // the worker answers in order: this checkpoint is the current model's
@@ -219,7 +219,7 @@ export class Runs {
     let loading = false;
     try {
       const bytes = await this.d.data.bytesOf(run.corpus);
-      if (!bytes) throw new Error(t().keep.dataGone(run.corpus.kind === 'pairs', run.corpus.name));
+      if (!bytes) throw new Error(t().runs.dataGone(run.corpus.kind === 'pairs', run.corpus.name));
       const checkpoint = await this.db.getCheckpoint(run);
       const stats = await analyzeCorpus(bytes);
       // pairs are read at the run's block_size (the form may show another mode's)
@@ -234,8 +234,8 @@ export class Runs {
       void this.locks.releaseRun(id);
       // our own words (worded when thrown), or the browser's
       const why = e instanceof Error ? e.message : String(e);
-      this.set({ saveNote: (m) => m.keep.couldNotResumeNamed(run.name, why) });
-      notify(t().keep.couldNotResume + why, 'error');
+      this.set({ saveNote: (m) => m.runs.couldNotResumeNamed(run.name, why) });
+      notify(t().runs.couldNotResume + why, 'error');
     }
   }
 
@@ -244,14 +244,14 @@ export class Runs {
     this.d.session.setLoading(null);
     if (this.resuming) void this.locks.releaseRun(this.resuming);
     this.resuming = null;
-    this.set({ saveNote: { before: (x) => x.keep.couldNotResume, core: e.message, from: e, after: (x) => x.keep.unchanged } });
-    notify(() => h('span', {}, t().keep.couldNotResume, coreInline(e.message, e)), 'error');
+    this.set({ saveNote: { before: (x) => x.runs.couldNotResume, core: e.message, from: e, after: (x) => x.runs.unchanged } });
+    notify(() => h('span', {}, t().runs.couldNotResume, coreInline(e.message, e)), 'error');
   }
 
   async rename(id: string): Promise<void> {
     const r = this.get().runs.find((x) => x.id === id);
     if (!this.db || !r) return;
-    const name = prompt(t().keep.renamePrompt, r.name)?.trim();
+    const name = prompt(t().runs.renamePrompt, r.name)?.trim();
     if (!name || name === r.name) return;
     await this.db.renameRun(id, name);
     this.locks.announce();
@@ -279,7 +279,7 @@ export class Runs {
   async remove(id: string): Promise<void> {
     const r = this.get().runs.find((x) => x.id === id);
     if (!this.db || !r || r.busy || r.current) return;
-    if (!confirm(t().keep.confirmDelete(r.name, formatCount(r.step), formatBytes(r.bytes)))) return;
+    if (!confirm(t().runs.confirmDelete(r.name, formatCount(r.step), formatBytes(r.bytes)))) return;
     const held = await this.locks.heldByAnyTab();
     await this.db.deleteRun(id, (corpusId) => held.corpora.has(corpusId));
     this.locks.announce();
@@ -303,12 +303,12 @@ export class Runs {
       const offer = this.get().resumeOffer;
       if (offer) {
         const step = formatCount(offer.step);
-        this.set({ saveNote: (m) => m.keep.waiting(step) });
+        this.set({ saveNote: (m) => m.runs.waiting(step) });
       }
     } catch (e) {
       this.d.storage.db = null;
       const why = `${e instanceof Error ? e.message : e}`;   // the browser's words
-      this.set({ saveNote: (m) => m.keep.unavailable(why) });
+      this.set({ saveNote: (m) => m.runs.unavailable(why) });
     }
   }
 

@@ -72,7 +72,7 @@ export function createWatch(port: Port<WatchCalls, WatchEvents>, d: { session: S
     compareRun(id: string) {
       const name = d.runs.nameOf(id);
       if (name === null) return;
-      patch($, { compareNote: t().keep.reading(name) });
+      patch($, { compareNote: t().runs.reading(name) });
       d.runs.curves(id).then((c) => {
         if (c) patch($, { compare: { ...$.get().compare, [id]: c }, compareNote: '' });
       }, (e: Coded) => patch($, { compareNote: t().run.curvesFailed + coreText(e.message, e) }));

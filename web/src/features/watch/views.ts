@@ -57,7 +57,7 @@ function data(text: string, attrs: Record<string, string> = {}): HTMLElement {
 
 /**
  * A note from the store: a sentence already worded, a message worded now (a `Msg`), or a core
- * message between catalogue words (the shape of app/state.ts's Note, where the store keeps one).
+ * message between catalogue words (the shape of ui/note.ts's Note, where a store keeps one).
  */
 type NoteLike = string | Msg | { core: string; from?: object; before?: Msg; after?: Msg } | null | undefined;
 function noteText(note: NoteLike): string {
@@ -234,7 +234,7 @@ export class WatchViews {
 
   }
 
-  private get insight(): Insight | null {
+  private get insight(): Insight | null {   // the run's history of snapshots (the store's `watch`)
     return this.store.get().watch;
   }
 

@@ -1,7 +1,7 @@
 // device.ts — the training worker's WebGPU adapter and device. The adapter is looked for once, when
 // the worker starts (the header names it); one device serves every model of the page (the executor
 // caches compiled kernels per device); once lost, WebGPU stays off for the page. Small and free of
-// the kernels: the worker imports it statically, the backend itself (worker-gpu.ts) on first use.
+// the kernels: the worker imports it statically, the backend itself (gpu-backend.ts) on first use.
 import { GpuBackendError } from './errors';
 
 const HIGH_PERFORMANCE: GPURequestAdapterOptions = { powerPreference: 'high-performance' };

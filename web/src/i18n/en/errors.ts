@@ -1,6 +1,6 @@
 // errors — what the core and the worker say (i18n/core-messages.ts): `core.<code>` words a coded
 // message from its args (core/include/tinygpt/error.h; the codes: core/src/messages.cpp and
-// protocol.ts WORKER_MESSAGE_CODES); `coreSays` frames one the catalogue does not word (shown in
+// lib/coded.ts WORKER_MESSAGE_CODES); `coreSays` frames one the catalogue does not word (shown in
 // English). The English here follows the core's own sentences; on the English page the core's
 // exact text is shown (core-messages.ts), so these are the reference for the other languages.
 import { type CoreArgs, coreWordings, has } from '../core-args';

@@ -3,7 +3,7 @@ import { common } from './common';
 import { data } from './data';
 import { errors } from './errors';
 import { inspect } from './inspect';
-import { keep } from './keep';
+import { runs } from './runs';
 import { learn } from './learn';
 import { page } from './page';
 import { run } from './run';
@@ -14,5 +14,5 @@ import { train } from './train';
 import { translate } from './translate';
 import { watch } from './watch';
 
-export const en = { common, page, data, settings, train, share, sample, inspect, translate, keep, learn, watch, run, errors };
+export const en = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, run, errors };
 export type Messages = typeof en;

@@ -1,5 +1,5 @@
-// inspect — looking inside the language model (ui/inspect-panel.ts), the Layer/Head controls of
-// both attention panels (ui/head-picker.ts), and the controller's notes about an inspection.
+// inspect — looking inside the language model (features/inspect/panel.ts), the Layer/Head controls of
+// both attention panels (ui/head-picker.ts), and the notes about an inspection (features/inspect/inspector.ts).
 // Data (a character, a byte in hex) arrives as a parameter: the page marks it (ui/note.ts withData).
 export const inspect = {
   title: 'Look inside',
@@ -61,7 +61,7 @@ export const inspect = {
     cellLabel: (layer: number, head: number) => `Layer ${layer}, head ${head}`,
     cell: (layer: number, head: number) => `L${layer} H${head}`,
   },
-  // the controller's notes (the line under the buttons)
+  // features/inspect's notes (the line under the buttons)
   notes: {
     chooseText: 'Choose a text first.',
     sampleFirst: 'Generate a sample first.',

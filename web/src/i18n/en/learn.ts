@@ -1,5 +1,5 @@
 // learn — see i18n/index.ts for the conventions (strings, or functions of typed parameters).
-// Section 7, learn by hand (ui/learn-panel.ts). Box names, core function names and the math stay
+// Section 7, learn by hand (features/learn/panel.ts). Box names, core function names and the math stay
 // as the core writes them (shown as code); these are the words around them.
 export const learn = {
   explain1: 'The forward pass, every gradient in the order autograd visits the nodes, then the AdamW update. ',

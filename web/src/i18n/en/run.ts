@@ -1,9 +1,9 @@
-// run — what the controller (app/controller.ts) says in notices and asks in confirmations: loading,
+// run — what the features say in notices and ask in confirmations about the live model: loading,
 // resuming, finishing, the NaN guard, downloads, and failures (the worker's words follow a frame
 // of ours; data such as a file's name arrives as a parameter, marked by the page).
 export const run = {
   onCpu: ': training runs on the CPU.',
-  // after WebGPU's reason for giving up on the model (gpu/backend.ts fallbackMessage words the English page)
+  // after WebGPU's reason for giving up on the model (features/webgpu/backend.ts fallbackMessage words the English page)
   gpuContinues: (limits: boolean, step: number, lost: number) => limits ? ': this model trains on the CPU.'
     : lost > 0 ? `: the run continues on the CPU from step ${step}, the last state brought back from the GPU (the ${lost} ` +
       `step${lost === 1 ? '' : 's'} after it are trained again).`

@@ -1,4 +1,4 @@
-// sample — the sample panel (ui/sample-panel.ts) and the tooltip of a character the model wrote
+// sample — the sample panel (features/sample/panel.ts) and the tooltip of a character the model wrote
 // (ui/shading.ts: also the translate panel's).
 export const sample = {
   title: 'Sample',

@@ -1,4 +1,4 @@
-// share — "Share this run" and the banner of a page opened with a run link (replay.ts).
+// share — "Share this run" and the banner of a page opened with a run link (features/share/replay.ts).
 // See i18n/index.ts for the conventions (strings, or functions of typed parameters).
 export const share = {
   button: 'Share this run',

@@ -10,7 +10,7 @@ export const train = {
       'measures how badly it predicted each next byte of the target and its end (in nats per target byte). Each evaluation also translates ' +
       'held-out pairs greedily: exact match is the share translated exactly right, CER the character error rate (edits per reference character).',
   },
-  // what Start does (derive.ts startLabel)
+  // what Start does (features/train/derive.ts startLabel)
   start: 'Start',
   pause: 'Pause',
   resume: 'Resume',
@@ -19,14 +19,14 @@ export const train = {
   validateNow: 'Validate now',
   validateNowTitle: 'Measure the loss on the held-out 10% now',
   progressLabel: 'Training progress',
-  // why Start can't (derive.ts startBlockedReason)
+  // why Start can't (features/train/derive.ts startBlockedReason)
   blocked: {
     loading: 'The model code is still loading',
     noPairs: 'Choose a task or a file of pairs first',
     noText: 'Choose a text first',
     settings: 'Fix the settings first',
   },
-  // the status line (derive.ts statusLine)
+  // the status line (features/train/derive.ts statusLine)
   status: {
     loading: 'Loading the model code…',
     creating: 'Creating the model…',
@@ -38,7 +38,7 @@ export const train = {
     readyPairs: 'Ready: Start creates an encoder-decoder with random weights and trains it to translate.',
     readyText: 'Ready: Start creates a model with random weights and trains it.',
   },
-  // a model in a few words (derive.ts describeModel: runs list, notices)
+  // a model in a few words (features/session/describe.ts describeModel: runs list, notices)
   describe: {
     translator: (enc: number, dec: number, heads: number, width: number, dff: number, block: number) =>
       `translator: ${enc} + ${dec} layers × ${heads} heads, width ${width}, d_ff ${dff}, up to ${block} bytes`,
@@ -97,7 +97,7 @@ export const train = {
     nats: 'nats',
     bits: 'bits',
   },
-  // the pre-flight (estimate-box.ts)
+  // the pre-flight (features/estimate/panel.ts)
   estimate: {
     measuring: 'Measuring a few real steps of these settings on this device…',
     none: 'No estimate: ',
@@ -114,7 +114,7 @@ export const train = {
     nowDone: '.',
     nowLeft: (left: string, total: string) => `, ${left} left (estimated before the start: ${total} in all).`,
   },
-  // the NaN guard (guard-notice.ts)
+  // the NaN guard (features/train/guard-notice.ts)
   guard: {
     title: (n: number, lr: string, scale: number) => `NaN guard: ${n} diverged step${n === 1 ? '' : 's'} undone; ` +
       `the learning rate is now ${lr ? `${lr}, ` : ''}${scale} × the schedule's.`,

@@ -1,5 +1,5 @@
-// translate — the translator at work (ui/translate-panel.ts) and its attention maps
-// (ui/alignment-panel.ts). Data in messages (a character, ⟨end⟩, ⟨BOS⟩, a translation) arrives
+// translate — the translator at work (features/translate/panel.ts) and its attention maps
+// (features/inspect/alignment-panel.ts). Data in messages (a character, ⟨end⟩, ⟨BOS⟩, a translation) arrives
 // as a parameter: the page marks it as data (ui/note.ts withData).
 export const translate = {
   title: 'Translate',
@@ -79,7 +79,7 @@ export const translate = {
     maskedTip: 'masked: the decoder cannot look at what it has not written yet',
     weightTip: (w: string, layer: number, head: number) => `weight ${w} (layer ${layer}, head ${head})`,
   },
-  // notes of the controller (the attention maps' line)
+  // notes of features/inspect (the attention maps' line)
   notes: {
     translateFirst: 'Translate something first.',
     typePair: 'Type a source (and a target).',

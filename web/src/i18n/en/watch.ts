@@ -1,5 +1,5 @@
 // watch — see i18n/index.ts for the conventions (strings, or functions of typed parameters).
-// Section 8, watch it learn (ui/learn/views.ts). Bytes, prompts, probes and run names are data
+// Section 8, watch it learn (features/watch/views.ts). Bytes, prompts, probes and run names are data
 // (shown with translate="no"); these are the words around them.
 export const watch = {
   // the shared slider

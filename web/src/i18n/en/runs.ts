@@ -1,6 +1,6 @@
-// keep — keeping your work: the panel (ui/keep-panel.ts), the resume banner, and what the runs
-// module (app/runs.ts, runs-db.ts) says about saving, resuming, renaming and deleting runs.
-export const keep = {
+// runs — keeping your work: the panel (features/runs/panel.ts), the resume banner, and what the runs
+// feature (features/runs/runs.ts, app/db.ts) says about saving, resuming, renaming and deleting runs.
+export const runs = {
   title: 'Keep your work',
   // the explanation, around the commands and the file kind it names (shown as code)
   explain1: 'Each run is saved in this browser every 10 seconds of training, whenever it pauses and when the tab ' +
@@ -37,7 +37,7 @@ export const keep = {
     `A run was saved in this browser on ${when}: step ${step} of ${steps}, ${model}, trained on ${corpus}. Continue exactly where it stopped?`,
   notNow: 'Not now',
   notNowTitle: 'The run stays under Your runs',
-  // app/runs.ts
+  // features/runs/runs.ts
   autoName: {
     name: (corpus: string, size: string, width: number) => `${corpus} · ${size}, width ${width}`,
     layers: (n: number) => `${n} layers`,

@@ -1,6 +1,6 @@
-import type { keep as en } from '../en/keep';
+import type { runs as en } from '../en/runs';
 
-export const keep: typeof en = {
+export const runs: typeof en = {
   title: '保存你的成果',
   explain1: '每次运行都会保存在这个浏览器里：训练中每 10 秒一次、每次暂停时，以及标签页被隐藏或关闭时，所以重新加载页面后可以原样继续。' +
     '检查点文件包含权重、优化器状态和损失历史，格式与命令行工具相同（',
