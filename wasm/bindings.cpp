@@ -1100,20 +1100,20 @@ EMSCRIPTEN_BINDINGS(tinygpt_share) {
 }
 
 // ==== watch it learn (issue 15): the run's history and step-through generation ====================
-// core/include/tinygpt/insight.h; docs/watch_it_learn.md. Self-contained: it needs Session::trainer()
+// core/include/tinygpt/watch.h; docs/watch.md. Self-contained: it needs Session::trainer()
 // and Session::generation() only.
-#include "tinygpt/insight.h"
+#include "tinygpt/watch.h"
 
 namespace {
 
-val baselines_to_js(const insight::Baselines& b) {
+val baselines_to_js(const watch::Baselines& b) {
   val o = val::object();
   o.set("unigram", b.unigram);  // nats per token
   o.set("bigram", b.bigram);
   o.set("uniform", b.uniform);
-  o.set("unigramBits", b.unigram / insight::kLn2);
-  o.set("bigramBits", b.bigram / insight::kLn2);
-  o.set("uniformBits", b.uniform / insight::kLn2);
+  o.set("unigramBits", b.unigram / watch::kLn2);
+  o.set("bigramBits", b.bigram / watch::kLn2);
+  o.set("uniformBits", b.uniform / watch::kLn2);
   o.set("distinct", b.distinct);
   o.set("tokens", double(b.tokens));
   return o;
@@ -1142,8 +1142,8 @@ void insight_stop_history(Session& s) { s.trainer().stop_history(); }
 //  embedding: Float32Array (K, N, 2), probeLoss (K, T), positionLoss (K, P)}
 val insight_history(Session& s, double after_step) {
   return guarded([&] {
-    const insight::History& h = s.trainer().history();
-    const insight::Layout& l = h.layout();
+    const watch::History& h = s.trainer().history();
+    const watch::Layout& l = h.layout();
     val o = val::object();
     o.set("enabled", h.enabled());
     o.set("kind", std::string(model_kind_name(l.kind)));
@@ -1155,11 +1155,11 @@ val insight_history(Session& s, double after_step) {
     o.set("baselines", baselines_to_js(h.baselines()));
     o.set("total", double(h.snapshots().size()));
     o.set("sizeBytes", double(h.size_bytes()));
-    o.set("budgetBytes", double(insight::History::kBudgetBytes));
+    o.set("budgetBytes", double(watch::History::kBudgetBytes));
     std::vector<double> steps;
     std::vector<uint8_t> attention;
     std::vector<float> embedding, probe_loss, position_loss;
-    for (const insight::Snapshot& sn : h.snapshots()) {
+    for (const watch::Snapshot& sn : h.snapshots()) {
       if (double(sn.step) <= after_step) continue;
       steps.push_back(double(sn.step));
       attention.insert(attention.end(), sn.attention.begin(), sn.attention.end());
@@ -1177,15 +1177,15 @@ val insight_history(Session& s, double after_step) {
 }
 
 // The nearest neighbours of every byte on the embedding map, by cosine in the full embedding space
-// at the model's current weights (insight::embedding_neighbours): {k, step, index: Int32Array (N, k)
+// at the model's current weights (watch::embedding_neighbours): {k, step, index: Int32Array (N, k)
 // into the history's bytes, most alike first, similarity: Float32Array (N, k)}. N = 0 without a history.
 val insight_neighbours(Session& s, int k) {
   return guarded([&] {
-    if (k < 0 || k > 256) throw Error("insightNeighbours: k must be 0 to 256, not " + std::to_string(k));
+    if (k < 0 || k > 256) throw Error("watchNeighbours: k must be 0 to 256, not " + std::to_string(k));
     train::Trainer& t = s.trainer();
     const std::vector<uint8_t>& bytes = t.history().bytes();
-    const insight::Neighbours n = t.kind() == ModelKind::gpt ? insight::embedding_neighbours(t.model(), bytes, k)
-                                                             : insight::embedding_neighbours(t.seq2seq(), bytes, k);
+    const watch::Neighbours n = t.kind() == ModelKind::gpt ? watch::embedding_neighbours(t.model(), bytes, k)
+                                                             : watch::embedding_neighbours(t.seq2seq(), bytes, k);
     val o = val::object();
     o.set("k", n.k);
     o.set("step", s.step());
@@ -1202,7 +1202,7 @@ void insight_record_snapshot(Session& s) {
 
 }  // namespace
 
-// Step-through generation (insight::BranchTree) on a session's model. It points into the session's
+// Step-through generation (watch::BranchTree) on a session's model. It points into the session's
 // trainer: every call checks that the trainer is the same one and has not trained since.
 class GenerationTree {
  public:
@@ -1210,8 +1210,8 @@ class GenerationTree {
   GenerationTree(Session& s, const val& prompt, int top_k) : session_(&s) {
     const std::vector<uint8_t> p = bytes_from(prompt, s.trainer().kind() == ModelKind::gpt ? "the prompt" : "the source");
     const train::Trainer& t = s.trainer();
-    if (t.kind() == ModelKind::gpt) tree_ = std::make_unique<insight::BranchTree>(t.model(), p.data(), p.size(), top_k);
-    else tree_ = std::make_unique<insight::BranchTree>(t.seq2seq(), p.data(), p.size(), top_k);
+    if (t.kind() == ModelKind::gpt) tree_ = std::make_unique<watch::BranchTree>(t.model(), p.data(), p.size(), top_k);
+    else tree_ = std::make_unique<watch::BranchTree>(t.seq2seq(), p.data(), p.size(), top_k);
     generation_ = s.generation();
     step_ = t.steps_done();
   }
@@ -1219,7 +1219,7 @@ class GenerationTree {
   // {id, parent, token, prob, depth, topTokens: Int32Array, topProbs: Float32Array, children: Int32Array}
   val node(int id) const {
     return guarded([&] {
-      const insight::BranchTree::Node& n = tree_->node(id);
+      const watch::BranchTree::Node& n = tree_->node(id);
       val o = val::object();
       o.set("id", id);
       o.set("parent", n.parent);
@@ -1263,7 +1263,7 @@ class GenerationTree {
                             std::to_string(session_->trainer().steps_done()) + "): grow it again"));
   }
   Session* session_;
-  std::unique_ptr<insight::BranchTree> tree_;
+  std::unique_ptr<watch::BranchTree> tree_;
   uint64_t generation_ = 0;
   int64_t step_ = 0;
 };
@@ -1274,12 +1274,12 @@ GenerationTree* make_generation_tree(Session& s, const val& prompt, int top_k) {
 }
 
 EMSCRIPTEN_BINDINGS(tinygpt_insight) {
-  emscripten::function("insightBaselines", &insight_baselines);
-  emscripten::function("insightStartHistory", &insight_start_history);
-  emscripten::function("insightStopHistory", &insight_stop_history);
-  emscripten::function("insightHistory", &insight_history);
-  emscripten::function("insightRecordSnapshot", &insight_record_snapshot);
-  emscripten::function("insightNeighbours", &insight_neighbours);
+  emscripten::function("watchBaselines", &insight_baselines);
+  emscripten::function("watchStartHistory", &insight_start_history);
+  emscripten::function("watchStopHistory", &insight_stop_history);
+  emscripten::function("watchHistory", &insight_history);
+  emscripten::function("watchRecordSnapshot", &insight_record_snapshot);
+  emscripten::function("watchNeighbours", &insight_neighbours);
   emscripten::class_<GenerationTree>("GenerationTree")
       .function("node", &GenerationTree::node)
       .function("extend", &GenerationTree::extend)
@@ -1293,9 +1293,9 @@ EMSCRIPTEN_BINDINGS(tinygpt_insight) {
 }
 
 // ---- learn by hand: one traced training step of the walkthrough's tiny GPT ---------------------
-// Self-contained like sniff. walkTrace(model, edits?) -> { model, loss, gradNorm, entries }
-// (core/include/tinygpt/walk.h); stateless: the page keeps its edits and sends them every time.
-#include "tinygpt/walk.h"
+// Self-contained like sniff. learnTrace(model, edits?) -> { model, loss, gradNorm, entries }
+// (core/include/tinygpt/learn.h); stateless: the page keeps its edits and sends them every time.
+#include "tinygpt/learn.h"
 
 namespace {
 
@@ -1318,35 +1318,35 @@ int walk_int(const val& v, const std::string& what) {
 
 val walk_trace(const std::string& name, const val& edits) {
   return guarded([&] {
-    walk::Model m = walk::model_named(name);
+    learn::Model m = learn::model_named(name);
     if (!edits.isUndefined() && !edits.isNull()) {
-      if (edits.typeOf().as<std::string>() != "object") throw Error("walkTrace: edits must be an object");
+      if (edits.typeOf().as<std::string>() != "object") throw Error("learnTrace: edits must be an object");
       const val tokens = edits["tokens"];
       if (!tokens.isUndefined() && !tokens.isNull()) {
         if (!val::global("Array").call<bool>("isArray", tokens) || tokens["length"].as<int>() != m.T + 1)
-          throw Error("walkTrace: tokens must be an array of " + std::to_string(m.T + 1) + " numbers");
-        for (int i = 0; i <= m.T; i++) walk::set_token(m, i, walk_int(tokens[i], "token " + std::to_string(i)));
+          throw Error("learnTrace: tokens must be an array of " + std::to_string(m.T + 1) + " numbers");
+        for (int i = 0; i <= m.T; i++) learn::set_token(m, i, walk_int(tokens[i], "token " + std::to_string(i)));
       }
       const val weights = edits["weights"];
       if (!weights.isUndefined() && !weights.isNull()) {
-        if (!val::global("Array").call<bool>("isArray", weights)) throw Error("walkTrace: weights must be an array");
+        if (!val::global("Array").call<bool>("isArray", weights)) throw Error("learnTrace: weights must be an array");
         const int n = weights["length"].as<int>();
         for (int i = 0; i < n; i++) {
           const val w = weights[i];
           if (w.typeOf().as<std::string>() != "object" || w.isNull() || w["param"].typeOf().as<std::string>() != "string")
-            throw Error("walkTrace: each weight edit is { param, index, value }");
-          walk::set_weight(m, w["param"].as<std::string>(), walk_int(w["index"], "index"),
+            throw Error("learnTrace: each weight edit is { param, index, value }");
+          learn::set_weight(m, w["param"].as<std::string>(), walk_int(w["index"], "index"),
                            float(walk_number(w["value"], "value")));
         }
       }
     }
-    const walk::Trace tr = walk::trace_step(m);
+    const learn::Trace tr = learn::trace_step(m);
     val model = val::object();
     model.set("name", m.name);
     model.set("V", m.V), model.set("C", m.C), model.set("NH", m.NH), model.set("T", m.T);
     model.set("tokens", copy_to_js("Int32Array", m.tokens.data(), m.tokens.size()));
     val params = val::array();
-    for (const walk::Param& p : m.params) {
+    for (const learn::Param& p : m.params) {
       val o = val::object();
       o.set("name", p.name);
       o.set("shape", shape_to_js(p.shape));
@@ -1355,7 +1355,7 @@ val walk_trace(const std::string& name, const val& edits) {
     }
     model.set("params", params);
     val entries = val::array();
-    for (const walk::Entry& e : tr.entries) {
+    for (const learn::Entry& e : tr.entries) {
       val o = val::object();
       o.set("name", e.name);
       o.set("phase", e.phase);
@@ -1381,6 +1381,6 @@ val walk_trace_default(const std::string& name) { return walk_trace(name, val::u
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(tinygpt_walk) {
-  emscripten::function("walkTrace", &walk_trace_default);
-  emscripten::function("walkTrace", &walk_trace);
+  emscripten::function("learnTrace", &walk_trace_default);
+  emscripten::function("learnTrace", &walk_trace);
 }

@@ -265,8 +265,8 @@ export interface ReplayCheck extends CoreCoded {
   message: string;         // "matches the shared run at step 50: ..." / "differs from the shared run at step 7: ..."
 }
 
-/** One named number or tensor of the traced step (core/include/tinygpt/walk.h). */
-export interface WalkEntry {
+/** One named number or tensor of the traced step (core/include/tinygpt/learn.h). */
+export interface LearnEntry {
   name: string;                                        // "ln_1.mean", "d(qkv)", "m[wte]", ...
   phase: 'data' | 'forward' | 'backward' | 'update';
   node: string;                                        // the box of the step's graph: "embedding", "ln_1", "attention", ...
@@ -277,16 +277,16 @@ export interface WalkEntry {
   doc: string;                                         // docs/ page and section: "walkthrough.md#3-layernorm"
 }
 
-export interface WalkTrace {
+export interface LearnTrace {
   model: { name: 'walkthrough' | 'two-heads'; V: number; C: number; NH: number; T: number; tokens: Int32Array;
            params: { name: string; shape: number[]; decay: boolean }[] };
   loss: number;
   gradNorm: number;                                    // before clipping
-  entries: WalkEntry[];                                // data, forward, backward (autograd's order), update
+  entries: LearnEntry[];                                // data, forward, backward (autograd's order), update
 }
 
 /** Edits applied to the named model before the step; every call starts from the model's own numbers. */
-export interface WalkEdits {
+export interface LearnEdits {
   tokens?: number[];                                   // all T + 1 tokens
   weights?: { param: string; index: number; value: number }[];
 }
@@ -323,23 +323,23 @@ export interface TinyGPTModule {
   parseShareLink(url: string): ShareLink;
   checkReplay(link: ShareLink, losses: Float32Array, variant: string): ReplayCheck;
   /** One training step of the walkthrough's tiny GPT ("walkthrough": T 3, C 2, V 4, one head; "two-heads": C 4, V 8), every intermediate named. */
-  walkTrace(model: 'walkthrough' | 'two-heads', edits?: WalkEdits): WalkTrace;
+  learnTrace(model: 'walkthrough' | 'two-heads', edits?: LearnEdits): LearnTrace;
   /** Entropy baselines of the session's training data (gpt: train split; seq2seq: the targets). */
-  insightBaselines(session: Session): Baselines;
+  watchBaselines(session: Session): Baselines;
   /** Starts (or restarts, forgetting snapshots) the run's history; null probe: chosen from the validation split. */
-  insightStartHistory(session: Session, probe: Uint8Array | null, probeTarget: Uint8Array | null): void;
-  insightStopHistory(session: Session): void;
+  watchStartHistory(session: Session, probe: Uint8Array | null, probeTarget: Uint8Array | null): void;
+  watchStopHistory(session: Session): void;
   /** The history, with the snapshots after `afterStep` (-1: all). */
-  insightHistory(session: Session, afterStep: number): InsightHistory;
+  watchHistory(session: Session, afterStep: number): WatchHistory;
   /** Takes a snapshot now (advance() takes one at every evaluation by itself). */
-  insightRecordSnapshot(session: Session): void;
+  watchRecordSnapshot(session: Session): void;
   /** Every mapped byte's k nearest by cosine in the full embedding space, at the current weights. */
-  insightNeighbours(session: Session, k: number): EmbeddingNeighbours;
+  watchNeighbours(session: Session, k: number): EmbeddingNeighbours;
   /** A branch tree from a prompt (gpt) or source (seq2seq) with the top-k tokens per node. The caller deletes it. */
   growGenerationTree(session: Session, prompt: Uint8Array, topK: number): GenerationTree;
 }
 
-// ---- watch it learn (issue 15; core/include/tinygpt/insight.h) ----
+// ---- watch it learn (issue 15; core/include/tinygpt/watch.h) ----
 
 /** Entropy baselines of the training data: nats per byte, and the same in bits. */
 export interface Baselines {
@@ -349,8 +349,8 @@ export interface Baselines {
   tokens: number;          // bytes counted
 }
 
-/** The run's history (insightHistory): the layout, the probe, and the snapshots after a step. */
-export interface InsightHistory {
+/** The run's history (watchHistory): the layout, the probe, and the snapshots after a step. */
+export interface WatchHistory {
   enabled: boolean;
   kind: 'gpt' | 'seq2seq';
   L: number; NH: number; Le: number; S: number; T: number; N: number; P: number;
@@ -369,7 +369,7 @@ export interface InsightHistory {
   positionLoss: Float32Array; // (K, P) mean validation loss at each window position
 }
 
-/** insightNeighbours: indices into InsightHistory.bytes, most alike (cosine) first. */
+/** watchNeighbours: indices into WatchHistory.bytes, most alike (cosine) first. */
 export interface EmbeddingNeighbours {
   k: number;               // min(k asked, N - 1)
   step: number;            // the weights' step
@@ -388,7 +388,7 @@ export interface GenerationNode {
   children: Int32Array;    // in the order they were grown
 }
 
-/** Step-through generation (insight::BranchTree) on a session's model at its current step. */
+/** Step-through generation (watch::BranchTree) on a session's model at its current step. */
 export interface GenerationTree {
   node(id: number): GenerationNode;
   /** The child of `node` that appends `token` (grown now unless it exists): its id. Throws once the model trained. */

@@ -30,8 +30,8 @@ const std::vector<std::string_view>& message_codes() {
       // a generation or a generation tree the model moved on from (wasm/bindings.cpp)
       "sample.model_changed", "tree.replaced", "tree.stale",
       // looking inside (trainer.cpp): the text or the pair to inspect, the history's probe
-      "inspect.empty", "inspect.no_source", "inspect.source_long", "inspect.target_long", "insight.probe_long",
-      "insight.probe_empty",
+      "inspect.empty", "inspect.no_source", "inspect.source_long", "inspect.target_long", "watch.probe_long",
+      "watch.probe_empty",
       // sampling and translating options, the source to translate (sample.cpp, translate.cpp)
       "sample.temperature", "sample.top_k", "sample.top_p", "sample.window_keep", "sample.negative_length",
       "translate.empty", "translate.source_long", "translate.beam", "translate.sampling_and_beam",

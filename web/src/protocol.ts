@@ -10,12 +10,12 @@
 // the transfer lists.
 import type {
   FieldSpec, FullConfig, PairsReport, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed,
-  TaskInfo, TranslateOptions, WalkEdits, WalkTrace,
+  TaskInfo, TranslateOptions, LearnEdits, LearnTrace,
 } from '../../wasm/tinygpt';
 
 export type {
   FieldSpec, FullConfig, PairsReport, PreflightResult, Preset, ReplayCheck, SampleOptions, SessionConfig, ShareLink, Sniffed,
-  TaskInfo, TranslateOptions, WalkEdits, WalkTrace,
+  TaskInfo, TranslateOptions, LearnEdits, LearnTrace,
 };
 
 /** The model kinds of the config schema (`model`): a language model, or the encoder-decoder that translates. */
@@ -99,8 +99,8 @@ export type ToWorker =
   | { type: 'openLink'; id: number; url: string }
   /** Compare the current run's first losses with this link's after every slice (null: stop comparing). */
   | { type: 'replay'; link: ShareLink | null }
-  /** Learn by hand: one traced training step of the walkthrough's tiny model (the module's walkTrace). */
-  | { type: 'walk'; id: number; model: 'walkthrough' | 'two-heads'; edits: WalkEdits };
+  /** Learn by hand: one traced training step of the walkthrough's tiny model (the module's learnTrace). */
+  | { type: 'walk'; id: number; model: 'walkthrough' | 'two-heads'; edits: LearnEdits };
 
 export type CheckpointReason = 'autosave' | 'download';
 
@@ -240,14 +240,14 @@ export interface TranslationInspectionMsg {
   probs: Float32Array;      // (T, 259): p(next token | source, target so far)
 }
 
-/** Entropy baselines of the training data (insight.h), nats and bits per byte. */
+/** Entropy baselines of the training data (watch.h), nats and bits per byte. */
 export interface Baselines {
   unigram: number; bigram: number; uniform: number;
   unigramBits: number; bigramBits: number; uniformBits: number;
   distinct: number; tokens: number;
 }
 
-/** The run's history of snapshots (wasm insightHistory): the whole of it (`reset`) or the snapshots after the last message. */
+/** The run's history of snapshots (wasm watchHistory): the whole of it (`reset`) or the snapshots after the last message. */
 export interface InsightMsg {
   type: 'insight';
   reset: boolean;
@@ -258,7 +258,7 @@ export interface InsightMsg {
   attentionBytes: number;   // A: per snapshot
   probe: Uint8Array;        // (T) gpt probe text; seq2seq: the probe's target (T - 1)
   probeSource: Uint8Array;  // (S) seq2seq: the probe's source
-  /** Every mapped byte's nearest (cosine, full embedding space) at the weights of `step` (wasm insightNeighbours). */
+  /** Every mapped byte's nearest (cosine, full embedding space) at the weights of `step` (wasm watchNeighbours). */
   neighbours: { k: number; step: number; index: Int32Array; similarity: Float32Array };
   bytes: Uint8Array;        // (N) byte values on the embedding map
   baselines: Baselines;
@@ -333,7 +333,7 @@ export type FromWorker =
   /** The replay compared with its link: sent when it is decided (matches or diverged). */
   | { type: 'replayCheck'; check: ReplayCheck; variant: string }
   /** The answer to 'walk': the trace, or the core's message for a refused edit (nothing else changes). */
-  | ({ type: 'walkTrace'; id: number; trace: WalkTrace | null; error: string | null } & CoreCoded)
+  | ({ type: 'walkTrace'; id: number; trace: LearnTrace | null; error: string | null } & CoreCoded)
   /** code/args (when the core or the worker coded it) word `message`: coreNode(m.message, m). */
   | ({ type: 'error'; message: string; recoverable: boolean; during: ToWorker['type'] | 'train' } & CoreCoded);
 

@@ -11,7 +11,7 @@
 // the run loop's policy) and a GpuBackend (gpu/worker-gpu.ts, loaded on first use) computes the
 // steps, evaluations, inspections and samples. Any GPU failure falls back to this Session on the
 // CPU, from its last good state.
-import type { GenerationTree, Session, Slice, TinyGPTModule, WalkTrace } from '../../wasm/tinygpt';
+import type { GenerationTree, Session, Slice, TinyGPTModule, LearnTrace } from '../../wasm/tinygpt';
 import { WebGpuDevice } from './gpu/device';
 import { GpuBackendError, isGpuBackendError } from './gpu/errors';
 import type { GpuHostModule } from './gpu/session';
@@ -40,7 +40,7 @@ let running = false;
 let loopActive = false;
 let replayLink: import('./protocol').ShareLink | null = null;   // a shared run being replayed: its first losses are checked
 
-// The run's history for the "watch it learn" views (insight.h): kept by the core, in checkpoints;
+// The run's history for the "watch it learn" views (watch.h): kept by the core, in checkpoints;
 // the worker sends the page the snapshots it has not seen yet.
 let keepHistory = true;       // create's `history` (bench:page measures with it off)
 let insightSent = -1;         // the step of the last snapshot sent
@@ -235,9 +235,9 @@ function describe(reason: 'create' | 'load' | 'resume', name?: string): void {
 
 /** Starts the history of a session that has a corpus and none yet (a new run, or a checkpoint without one). */
 function ensureHistory(s: Session): void {
-  if (!keepHistory || !s.hasCorpus() || M!.insightHistory(s, Number.MAX_VALUE).enabled) return;
+  if (!keepHistory || !s.hasCorpus() || M!.watchHistory(s, Number.MAX_VALUE).enabled) return;
   try {
-    M!.insightStartHistory(s, null, null);
+    M!.watchStartHistory(s, null, null);
   } catch {
     // a model whose maps are too large for the history's budget trains without one; the views say so
   }
@@ -249,14 +249,14 @@ const NEIGHBOURS = 5;          // nearest bytes listed for each byte of the embe
 function sendInsight(reset: boolean): void {
   const s = session;
   if (!s) return;
-  const h = M!.insightHistory(s, reset ? -1 : insightSent);
+  const h = M!.watchHistory(s, reset ? -1 : insightSent);
   if (!reset && h.steps.length === 0) return;
   // past its budget the core drops every second snapshot: the page gets the whole history again
   if (!reset && h.total !== insightTotal + h.steps.length) return sendInsight(true);
   insightSent = h.steps.length ? h.steps[h.steps.length - 1] : -1;
   insightTotal = h.total;
   // the map's hover shows neighbours measured in the full embedding space (not on the 2-D map)
-  const nb = M!.insightNeighbours(s, NEIGHBOURS);
+  const nb = M!.watchNeighbours(s, NEIGHBOURS);
   send({
     type: 'insight', reset, enabled: h.enabled, kind: h.kind, L: h.L, NH: h.NH, T: h.T, N: h.N, P: h.P, Le: h.Le, S: h.S,
     attentionBytes: h.attentionBytes, probe: h.probe, probeSource: h.probeSource, bytes: h.bytes,
@@ -695,9 +695,9 @@ function handle(msg: ToWorker): void | Promise<void> {
     }
     case 'walk': {
       // a refused edit is the learn-by-hand view's business, not a page-wide error
-      let trace: WalkTrace | null = null, error: string | null = null, coded: CoreCoded = {};
+      let trace: LearnTrace | null = null, error: string | null = null, coded: CoreCoded = {};
       try {
-        trace = M.walkTrace(msg.model, msg.edits);
+        trace = M.learnTrace(msg.model, msg.edits);
       } catch (e) {
         error = e instanceof Error ? e.message : String(e);
         coded = codedOf(e);

@@ -10,7 +10,7 @@ import type { Locale, Messages } from '../src/i18n';
 import { en as english } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
 import { TERMS } from '../src/i18n/terms';
-import { transferables, type WalkTrace } from '../src/protocol';
+import { transferables, type LearnTrace } from '../src/protocol';
 import { docAnchor, equationOf, formatValue, headingAnchor, markdownSection, type Worded, ZH_ANCHORS } from '../src/ui/learn-format';
 import { loadScalar } from './wasm';
 
@@ -51,8 +51,8 @@ describe('learn by hand', () => {
   });
 
   it('links every docs section of the walk to the same section of the Chinese twin', () => {
-    // every `doc` the core's trace carries (core/src/walk.cpp) has its Chinese anchor
-    const walk = fs.readFileSync(path.join(docs, '../core/src/walk.cpp'), 'utf8');
+    // every `doc` the core's trace carries (core/src/learn.cpp) has its Chinese anchor
+    const walk = fs.readFileSync(path.join(docs, '../core/src/learn.cpp'), 'utf8');
     const linked = [...new Set([...walk.matchAll(/"([a-z_]+\.md#[^"]+)"/g)].map((m) => m[1]))];
     expect(linked.length).toBeGreaterThanOrEqual(8);
     expect(linked.filter((d) => !(d in ZH_ANCHORS))).toEqual([]);
@@ -80,7 +80,7 @@ describe('learn by hand', () => {
     expect(englishWords('X ← X + A (residual)')).toEqual(['residual']);
     expect(englishWords('∂L/∂(X), complete when add_positional\'s backward runs')).toEqual(['complete', 'when', 'backward', 'runs']);
     for (const name of ['walkthrough', 'two-heads'] as const) {
-      const trace = M.walkTrace(name) as WalkTrace;
+      const trace = M.learnTrace(name) as LearnTrace;
       // the names of the weights and boxes are identifiers
       names = new Set([...trace.model.params, ...trace.entries].flatMap((x) => x.name.split(/[^a-z_]+/)));
       let worded = 0;
@@ -108,7 +108,7 @@ describe('learn by hand', () => {
       expect(worded, name).toBeGreaterThan(trace.entries.length / 3);
     }
     // a backward box names the core function whose backward completes it
-    const trace = M.walkTrace('walkthrough') as WalkTrace;
+    const trace = M.learnTrace('walkthrough') as LearnTrace;
     const dX = trace.entries.find((e) => e.name === 'd(X)')!;
     expect(text(equationOf(dX, trace).words!(CATALOGUES.en))).toBe(', complete when nn::add_positional’s backward runs');
     expect(equationOf(dX, trace).words!(CATALOGUES['zh-CN'])).toContainEqual({ code: 'nn::add_positional' });

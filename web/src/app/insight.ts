@@ -1,5 +1,5 @@
 // insight.ts — the run's history of snapshots as the page keeps it (the core computes every
-// number: wasm insightHistory, core/include/tinygpt/insight.h). Append-only like LossHistory: the
+// number: wasm watchHistory, core/include/tinygpt/watch.h). Append-only like LossHistory: the
 // worker sends the snapshots the page has not seen, `insightRev` in the store announces growth,
 // and a message with `reset` (a new model, a checkpoint, a new text, a rollback) replaces it.
 import type { Baselines, InsightMsg } from '../protocol';

@@ -27,8 +27,8 @@ export interface SegmentEvents {
 
 /** What the run's history needs of the module (wasm insight API; the page's worker has it). */
 interface InsightHost {
-  insightHistory?(session: unknown, afterStep: number): { enabled: boolean };
-  insightRecordSnapshot?(session: unknown): void;
+  watchHistory?(session: unknown, afterStep: number): { enabled: boolean };
+  watchRecordSnapshot?(session: unknown): void;
 }
 
 export class GpuBackend {
@@ -85,10 +85,10 @@ export class GpuBackend {
         ev.evaluated(this.M.gpuRunRecordEvaluation(this.host, losses, performance.now() - t0));
         // the run's history: the GPU's weights come back to the host, which takes the snapshot
         const ins = this.M as unknown as InsightHost;
-        if (ins.insightHistory?.(this.host, Number.MAX_VALUE).enabled) {
+        if (ins.watchHistory?.(this.host, Number.MAX_VALUE).enabled) {
           await this.g.sync();
           this.check();
-          ins.insightRecordSnapshot!(this.host);
+          ins.watchRecordSnapshot!(this.host);
           ev.snapshotted?.(false);
         }
       }

@@ -2,7 +2,7 @@
 // points several times a second). x is the step; train loss per step (faint), its moving
 // average, and the validation loss at the steps where it was measured. For the translator, also
 // the held-out exact match and character error rate of each evaluation, in percent on a second
-// axis at the right. The data's entropy baselines (the core's, insight.h) as dashed reference
+// axis at the right. The data's entropy baselines (the core's, watch.h) as dashed reference
 // lines; nats or bits per byte.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';

@@ -131,7 +131,7 @@ export function drawTicks(el: HTMLElement, labels: string[], cell: number, horiz
   }
 }
 
-/** Colour of a stored attention byte q = round(255 sqrt(p)) (insight.h): q is the scale's index. */
+/** Colour of a stored attention byte q = round(255 sqrt(p)) (watch.h): q is the scale's index. */
 export function quantisedColor(q: number): [number, number, number] {
   return [LUT[q * 3], LUT[q * 3 + 1], LUT[q * 3 + 2]];
 }

@@ -1,8 +1,8 @@
 // learn-format.ts — the learn-by-hand mode's pure helpers (no DOM), unit-tested in web/test/learn.test.ts.
 import type { Messages } from '../i18n';
-import type { WalkTrace } from '../protocol';
+import type { LearnTrace } from '../protocol';
 
-type WalkEntry = WalkTrace['entries'][number];
+type LearnEntry = LearnTrace['entries'][number];
 /** Words with identifiers in them: text, and identifiers (core function names) to show as code. */
 export type Worded = (string | { code: string })[];
 
@@ -35,9 +35,9 @@ export function headingAnchor(heading: string): string {
 }
 
 /**
- * The sections of docs/ that the core's walk trace links to (core/src/walk.cpp: an entry's `doc`),
+ * The sections of docs/ that the core's walk trace links to (core/src/learn.cpp: an entry's `doc`),
  * and the same sections in the Chinese twins, whose headings (so anchors) are Chinese.
- * web/test/learn.test.ts checks that every link of walk.cpp is here and that each pair is the same
+ * web/test/learn.test.ts checks that every link of learn.cpp is here and that each pair is the same
  * section of the twins (the same place in the list of headings).
  */
 export const ZH_ANCHORS: Readonly<Record<string, string>> = {
@@ -72,7 +72,7 @@ export function withCode(msg: (code: string) => string, code: string): Worded {
  * box is known by its identifiers (name, phase, node, function) and its math is written here
  * without them. Any other equation is math only and shown as the core wrote it.
  */
-export function equationOf(e: WalkEntry, trace: WalkTrace): { math: string | null; words: ((m: Messages) => Worded) | null } {
+export function equationOf(e: LearnEntry, trace: LearnTrace): { math: string | null; words: ((m: Messages) => Worded) | null } {
   const decay = (name: string) => trace.model.params.find((p) => p.name === name)?.decay;
   const math = (m: string, words: (m: Messages) => Worded) => ({ math: m, words });
   if (e.phase === 'data' && e.name === 'tokens') return { math: null, words: (m) => [m.learn.eq.corpus(e.shape[0] ?? 0)] };

@@ -1,24 +1,24 @@
 // learn-panel.ts — "Learn by hand": one training step of docs/walkthrough.md's tiny GPT, box by
-// box. Every number comes from the core (the module's walkTrace, run in the worker); this file
+// box. Every number comes from the core (the module's learnTrace, run in the worker); this file
 // only lays them out. Loaded on demand (main.ts imports it when the mode is opened), so the page's
 // first payload does not carry it.
 import './learn-panel.css';
 
 import { docHref, locale, type Msg, t, tr } from '../i18n';
 import { type Coded, coreNode } from '../i18n/core-messages';
-import type { WalkEdits, WalkTrace } from '../protocol';
+import type { LearnEdits, LearnTrace } from '../protocol';
 import { clear, h, setText } from './dom';
 import { docAnchor, equationOf, formatValue, markdownSection, withCode, type Worded } from './learn-format';
 
 export type WalkModelName = 'walkthrough' | 'two-heads';
-type WalkEntry = WalkTrace['entries'][number];
+type LearnEntry = LearnTrace['entries'][number];
 
 export interface LearnApi {
   /**
    * The core's trace of one step of `model` with `edits`, or the core's message for a refused
    * edit (with its `code` and `args` when the worker sends them: the page words it, coreNode).
    */
-  trace(model: WalkModelName, edits: WalkEdits): Promise<{ trace: WalkTrace | null; error: string | null } & Coded>;
+  trace(model: WalkModelName, edits: LearnEdits): Promise<{ trace: LearnTrace | null; error: string | null } & Coded>;
 }
 
 /** The boxes of the step's graph, in the order data flows through them: a message, or math (a string, kept as it is). */
@@ -40,7 +40,7 @@ const GRAPH: { node: string; label: Msg | string }[] = [
   { node: 'adamw', label: (m) => m.learn.graph.adamw },
 ];
 
-const PHASES: WalkEntry['phase'][] = ['data', 'forward', 'backward', 'update'];
+const PHASES: LearnEntry['phase'][] = ['data', 'forward', 'backward', 'update'];
 
 const MODELS: { name: WalkModelName; label: Msg }[] = [
   { name: 'walkthrough', label: (m) => m.learn.models.walkthrough },
@@ -60,7 +60,7 @@ export class LearnPanel {
   private tokens: number[] = [];
   private defaultTokens: number[] = [];
   private weightEdits = new Map<string, { param: string; index: number; value: number }>();
-  private trace: WalkTrace | null = null;
+  private trace: LearnTrace | null = null;
   private index = 0;                       // the current box
   private requestId = 0;
   private status: HTMLElement;
@@ -149,7 +149,7 @@ export class LearnPanel {
   }
 
   /** Asks the core for the trace; on a refused edit keeps everything as it was and says why. */
-  private async recompute(edits: WalkEdits, keepName: string | null): Promise<boolean> {
+  private async recompute(edits: LearnEdits, keepName: string | null): Promise<boolean> {
     const id = ++this.requestId;
     this.setStatus(this.status.classList.contains('bad'), () => [t().learn.computing]);
     const answer = await this.api.trace(this.model, edits);
@@ -222,7 +222,7 @@ export class LearnPanel {
     await this.recompute({ tokens: this.tokens, weights: [...weights.values()] }, this.current()?.name ?? null);
   }
 
-  private current(): WalkEntry | null {
+  private current(): LearnEntry | null {
     return this.trace?.entries[this.index] ?? null;
   }
 
@@ -315,7 +315,7 @@ export class LearnPanel {
     }
   }
 
-  private box(e: WalkEntry, i: number): HTMLElement {
+  private box(e: LearnEntry, i: number): HTMLElement {
     const [page, anchor = ''] = e.doc.split('#');
     const doc = h('div', { class: 'walk-doc', hidden: true });
     const section = docAnchor(e.doc, locale.get());
@@ -341,14 +341,14 @@ export class LearnPanel {
       doc);
   }
 
-  private isEditedParam(e: WalkEntry): boolean {
+  private isEditedParam(e: LearnEntry): boolean {
     if (e.node !== 'params') return false;
     for (const w of this.weightEdits.values()) if (w.param === e.name) return true;
     return false;
   }
 
   /** The tensor as a table: the last dimension across, every other index down (numbers: not for translation). */
-  private tensor(e: WalkEntry): HTMLElement {
+  private tensor(e: LearnEntry): HTMLElement {
     const shape = e.shape.length ? e.shape : [1];
     const cols = shape[shape.length - 1];
     const rows = Math.max(1, e.values.length / Math.max(1, cols));

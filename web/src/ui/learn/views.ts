@@ -1,6 +1,6 @@
-// views.ts — "Watch it learn" (issue 15; docs/watch_it_learn.md): how the model got from noise
+// views.ts — "Watch it learn" (issue 15; docs/watch.md): how the model got from noise
 // to text, drawn from the run's history of snapshots (the core takes one at every evaluation:
-// core/include/tinygpt/insight.h). Loaded on demand (main.ts imports it when the panel nears the
+// core/include/tinygpt/watch.h). Loaded on demand (main.ts imports it when the panel nears the
 // screen), so the page's first payload stays as it was.
 //
 //   time-lapse     attention maps of a fixed probe text at every snapshot: slider and play
@@ -14,7 +14,7 @@
 // the map the source bytes, what changed the target bytes and the end token, the tree translations.
 //
 // Every number comes from the core, the neighbours on the map too (cosine in the full embedding
-// space: wasm insightNeighbours); this file only draws.
+// space: wasm watchNeighbours); this file only draws.
 import uPlot from 'uplot';
 
 import type { Insight } from '../../app/insight';
@@ -642,7 +642,7 @@ function configLine(c: { n_layer: number; n_embd: number; block_size: number; le
 }
 
 /**
- * Draws a full map (rows, cols) stored one byte per weight (q = round(255 sqrt(p)), insight.h) at
+ * Draws a full map (rows, cols) stored one byte per weight (q = round(255 sqrt(p)), watch.h) at
  * att[offset + r * cols + c], `cell` CSS pixels a weight, with the row labels on the left and the
  * column labels on top in a `margin`.
  */
