@@ -1,4 +1,4 @@
-// Types of the WebAssembly module built from wasm/bindings.cpp (build/wasm-dist/tinygpt-<variant>.js).
+// Types of the WebAssembly module built from wasm/*.cpp (build/wasm-dist/tinygpt-<variant>.js).
 // Every call is documented in wasm/README.md.
 
 /**

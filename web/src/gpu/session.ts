@@ -18,7 +18,7 @@ export interface RunPlan {
 
 type Rollback = { failedStep: number; restoredStep: number; lrScale: number; reason: string };
 
-// The wasm module's WebGPU block (wasm/bindings.cpp, end of file).
+// The wasm module's WebGPU block (wasm/webgpu.cpp).
 export interface GpuHostModule {
   gpuPlan(session: unknown): string;
   gpuExportState(session: unknown): { params: Float32Array; m: Float32Array; v: Float32Array; step: number; adamT: number };
