@@ -52,8 +52,8 @@ val builtin_task(const std::string& name, double seed) {
 }
 
 // A TSV of pairs read as a seq2seq session with this block_size would read it (Session.setCorpus),
-// without a model: {pairs, trainPairs, valPairs, longestSource, longestTarget, report, reportCode,
-// reportArgs}. Throws the core's message (which lines, and why) when no line is a usable pair. The
+// without a model: {pairs, trainPairs, valPairs, longestSource, longestTarget, report: {message,
+// code, args}}. Throws the core's message (which lines, and why) when no line is a usable pair. The
 // page shows the report before a model exists, and checks a dropped file with it.
 val pairs_report(const val& bytes, int block_size) {
   return guarded([&] {
@@ -64,11 +64,7 @@ val pairs_report(const val& bytes, int block_size) {
     o.set("valPairs", double(d.val_size()));
     o.set("longestSource", d.max_source_len());
     o.set("longestTarget", d.max_target_len());
-    o.set("report", d.report().summary());
-    o.set("reportCode", std::string("pairs.report"));  // the report's code and args for the page's wording
-    val report_args = val::object();
-    for (const auto& [name, value] : d.report().args()) report_args.set(name, value);
-    o.set("reportArgs", report_args);
+    o.set("report", coded_to_js(d.report().summary(), "pairs.report", d.report().args()));
     return o;
   });
 }

@@ -28,6 +28,10 @@ val evaluation_to_js(const Evaluation& e) {
   return o;
 }
 
+// A coded sentence, or null when there is none ("" = the run did not pause / the tuner is off).
+val coded_or_null(const std::string& message, const std::string& code, const MessageArgs& args) {
+  return message.empty() ? val::null() : coded_to_js(message, code, args);
+}
 
 }  // namespace
 
@@ -36,14 +40,15 @@ val rollback_to_js(const train::Rollback& b) {
   o.set("failedStep", double(b.failed_step));
   o.set("restoredStep", double(b.restored_step));
   o.set("lrScale", b.lr_scale);
-  o.set("reason", b.reason);
+  o.set("message", b.reason);
   set_code(o, b.code, b.args);
   return o;
 }
 
 // {firstStep, step, losses: Float32Array, evals: [{step, loss, exactMatch, cer, ms, snapshotMs}],
-//  rollbacks: [{failedStep, restoredStep, lrScale, reason, code?, args?}], trainMs, tokensPerSec,
-//  lr, gradNorm, finished, etaSeconds, error, errorCode?, errorArgs?, threads, threadsReason, threadsCoded?}
+//  rollbacks: [{failedStep, restoredStep, lrScale, message, code?, args?}], trainMs, tokensPerSec,
+//  lr, gradNorm, finished, etaSeconds, paused: {message, code?, args?} | null, threads,
+//  threadsReason: {message, code?, args?} | null}
 val slice_to_js(const Slice& s) {
   val evals = val::array();
   for (const Evaluation& e : s.evals) evals.call<void>("push", evaluation_to_js(e));
@@ -61,20 +66,9 @@ val slice_to_js(const Slice& s) {
   r.set("gradNorm", s.grad_norm);
   r.set("finished", s.finished);
   r.set("etaSeconds", s.eta_s);
-  r.set("error", s.error);
-  if (!s.error_code.empty()) {  // the pause's code and args, next to error
-    val coded = val::object();
-    set_code(coded, s.error_code, s.error_args);
-    r.set("errorCode", coded["code"]);
-    r.set("errorArgs", coded["args"]);
-  }
+  r.set("paused", coded_or_null(s.error, s.error_code, s.error_args));
   r.set("threads", s.threads);
-  r.set("threadsReason", s.threads_reason);
-  if (!s.threads_reason_code.empty()) {  // its code and args, as {code, args}
-    val coded = val::object();
-    set_code(coded, s.threads_reason_code, s.threads_reason_args);
-    r.set("threadsCoded", coded);
-  }
+  r.set("threadsReason", coded_or_null(s.threads_reason, s.threads_reason_code, s.threads_reason_args));
   return r;
 }
 

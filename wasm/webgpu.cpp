@@ -13,16 +13,6 @@ namespace tinygpt::js {
 
 namespace {
 
-// {failedStep, restoredStep, lrScale, reason}
-val gpu_rollback_to_js(const train::Rollback& r) {
-  val o = val::object();
-  o.set("failedStep", double(r.failed_step));
-  o.set("restoredStep", double(r.restored_step));
-  o.set("lrScale", r.lr_scale);
-  o.set("reason", r.reason);
-  return o;
-}
-
 std::string gpu_plan_json(Session& s) {
   return guarded([&] { return gpu::to_json(gpu::plan_for(s.trainer())); });
 }
@@ -95,13 +85,13 @@ double gpu_record_eval(Session& s, const val& losses) {
 
 // After a diverged step: back to the trainer's last good state at half the learning rate.
 val gpu_roll_back(Session& s, const std::string& reason) {
-  return guarded([&] { return gpu_rollback_to_js(s.trainer().roll_back(reason)); });
+  return guarded([&] { return rollback_to_js(s.trainer().roll_back(reason)); });
 }
 
 // The GPU's state is lost and the session's parameters are behind its step counter: back to its
 // last good state, the learning rate unchanged (gpu::return_to_good_state).
 val gpu_return_to_good_state(Session& s, const std::string& reason) {
-  return guarded([&] { return gpu_rollback_to_js(gpu::return_to_good_state(s.trainer(), reason)); });
+  return guarded([&] { return rollback_to_js(gpu::return_to_good_state(s.trainer(), reason)); });
 }
 
 // The run loop with steps computed on the GPU (tinygpt::Run::plan / record / record_evaluation):

@@ -141,8 +141,8 @@ export interface RollbackInfo {
   failedStep: number;       // steps done when the step diverged: the step itself is failedStep + 1
   restoredStep: number;     // the run went back to this step (later losses are dropped)
   lrScale: number;          // the learning rate is now the schedule's times this
-  reason: string;           // the core's sentence: "training diverged at step N: the loss is nan"
-  code?: string;            // reason's code (train.diverged_*) and args
+  message: string;          // the core's sentence: "training diverged at step N: the loss is nan"
+  code?: string;            // message's code (train.diverged_*) and args
   args?: Record<string, string | number>;
 }
 

@@ -377,18 +377,19 @@ function trainSlice(): void {
   }
   sendSlice(r);
   // the guard's pause is explained by the progress message (pausedBecause)
-  if (r.error) stop('error');
+  if (r.paused) stop('error');
   else if (r.finished) stop('finished');
 }
 
 function sendSlice(r: Slice): void {
   // a slice of rollbacks only (the NaN guard) is news too: the page drops the undone steps
-  if (r.losses.length || r.rollbacks.length || r.error) {
+  if (r.losses.length || r.rollbacks.length || r.paused) {
     send({
-      type: 'progress', step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, pausedBecause: r.error,
-      pausedCoded: r.errorCode ? { code: r.errorCode, args: r.errorArgs ?? {} } : undefined,
+      type: 'progress', step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, pausedBecause: r.paused?.message ?? '',
+      pausedCoded: r.paused?.code ? { code: r.paused.code, args: r.paused.args ?? {} } : undefined,
       tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: M!.memoryBytes(),
-      threads: r.threads ?? M!.numThreads(), threadsReason: r.threadsReason ?? '', threadsCoded: r.threadsCoded,
+      threads: r.threads ?? M!.numThreads(), threadsReason: r.threadsReason?.message ?? '',
+      threadsCoded: r.threadsReason?.code ? { code: r.threadsReason.code, args: r.threadsReason.args ?? {} } : undefined,
     });
   }
   for (const e of r.evals) send(evalResult(e));
@@ -409,7 +410,7 @@ async function gpuTrainSegment(b: GpuBackend): Promise<void> {
   });
   if (gpu !== b) return;
   // the guard's pause is explained by the progress message (pausedBecause)
-  if (r.error) stop('error');
+  if (r.paused) stop('error');
   else if (r.finished) stop('finished');
 }
 

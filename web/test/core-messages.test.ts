@@ -140,12 +140,12 @@ describe('the coded messages', () => {
 
     const tsv = new TextEncoder().encode('a\tb\nno tab here\n\nc\td\n');
     const report = M.pairsReport(tsv, 16);
-    expect(report.reportCode).toBe('pairs.report');
-    expect(coreText(report.report, { code: report.reportCode, args: report.reportArgs })).toBe(report.report);
+    expect(report.report.code).toBe('pairs.report');
+    expect(coreText(report.report.message, report.report)).toBe(report.report.message);
     // the catalogue's English rebuilds the core's summary from the args
-    expect(CATALOGUES.en.errors.core['pairs.report'](report.reportArgs as Record<string, string>)).toBe(report.report);
+    expect(CATALOGUES.en.errors.core['pairs.report'](report.report.args as Record<string, string>)).toBe(report.report.message);
     locale.set('zh-CN');
-    expect(coreText(report.report, { code: report.reportCode, args: report.reportArgs }))
+    expect(coreText(report.report.message, report.report))
       .toBe('从 4 行中读出 2 个句对；跳过：1 行没有制表符（第 2 行），1 个空行');
   });
 

@@ -16,7 +16,7 @@ const history = (n: number) => {
   return h;
 };
 const rollback = (failedStep: number, restoredStep: number, lrScale: number, why = 'the gradient norm is nan'): RollbackInfo =>
-  ({ failedStep, restoredStep, lrScale, reason: `training diverged at step ${failedStep + 1}: ${why}` });
+  ({ failedStep, restoredStep, lrScale, message: `training diverged at step ${failedStep + 1}: ${why}` });
 
 describe('the NaN guard in the page', () => {
   it('names the step (counted from 1) and the reason the core gave', () => {

@@ -80,7 +80,7 @@ describe('pairs in the page', () => {
     const now = M.pairsReport(enc.encode('abc\tcba\nabcdefghij\tx\n'), 9);
     s.validateId = 2;
     s.verdict = { id: 2, problems: [], parameters: 1, trainingBytes: 1, pairs: now };
-    expect(pairsReport(s)?.report).toMatch(/1 pair from 2 lines; skipped: 1 longer than the model's 9-byte source/);
+    expect(pairsReport(s)?.report.message).toMatch(/1 pair from 2 lines; skipped: 1 longer than the model's 9-byte source/);
     s.validateId = 3;    // a newer form is being checked: the data's own report
     expect(pairsReport(s)?.pairs).toBe(2);
   });

@@ -15,9 +15,9 @@ export interface GuardState {
 export const initialGuard = (): GuardState => ({ events: [], lrScale: 1, paused: null });
 
 /** "the gradient norm is nan" from the core's "training diverged at step 131: the gradient norm is nan". */
-export function divergedWhy(r: Pick<RollbackInfo, 'reason'>): string {
-  const i = r.reason.indexOf(': ');
-  return i >= 0 ? r.reason.slice(i + 2) : r.reason;
+export function divergedWhy(r: Pick<RollbackInfo, 'message'>): string {
+  const i = r.message.indexOf(': ');
+  return i >= 0 ? r.message.slice(i + 2) : r.message;
 }
 
 /** The step that diverged, counted from 1 as in the core's messages. */

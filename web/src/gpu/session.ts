@@ -16,7 +16,7 @@ export interface RunPlan {
   finished: boolean;       // the run is at its stop
 }
 
-type Rollback = { failedStep: number; restoredStep: number; lrScale: number; reason: string };
+type Rollback = { failedStep: number; restoredStep: number; lrScale: number; message: string; code?: string; args?: Record<string, string | number> };
 
 // The wasm module's WebGPU block (wasm/webgpu.cpp).
 export interface GpuHostModule {

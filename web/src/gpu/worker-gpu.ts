@@ -8,7 +8,7 @@
 // its pause. This file only schedules: it submits the steps the plan allows in chunks of about
 // CHUNK_MS of GPU time, keeps MAX_IN_FLIGHT of them queued so the GPU never waits for
 // JavaScript, and hands every result back to the core in order.
-import type { Slice } from '../../../wasm/tinygpt';
+import type { Coded, Slice } from '../../../wasm/tinygpt';
 import { GpuBackendError } from './errors';
 import type { GeneratedChunk, Inspection } from './executor';
 import { type GpuHostModule, type GpuSteps, type HostSession, type SampleOptions, WebGpuSession } from './session';
@@ -75,7 +75,7 @@ export class GpuBackend {
   // One segment of the run: what the core's plan allows before its next event. Returns when the
   // plan is done, when keepGoing() turns false or an exclusive() call waits (after the steps in
   // flight are recorded), or after a rollback (the host's good state is on the GPU again).
-  trainSegment(ev: SegmentEvents): Promise<{ finished: boolean; error: string }> {
+  trainSegment(ev: SegmentEvents): Promise<{ finished: boolean; paused: Coded | null }> {
     return this.locked(async () => {
       const plan = this.M.gpuRunPlan(this.host, 1e15);
       if (plan.evaluate) {
@@ -92,7 +92,7 @@ export class GpuBackend {
           ev.snapshotted?.(false);
         }
       }
-      if (plan.steps === 0) return { finished: plan.finished, error: '' };
+      if (plan.steps === 0) return { finished: plan.finished, paused: null };
       const end = this.host.step() + plan.steps;
       let left = plan.steps;
       const inFlight: Promise<GpuSteps>[] = [];
@@ -115,14 +115,14 @@ export class GpuBackend {
             // to its last good state, which goes to the GPU
             await Promise.allSettled(inFlight.splice(0));
             await this.g.reload();
-            return { finished: false, error: s.error };
+            return { finished: false, paused: s.paused };
           }
         }
       } finally {
         await Promise.allSettled(inFlight); // an error: the ones behind it are not recorded
       }
       if (plan.keepGoodState && this.host.step() === end) await this.g.sync();
-      return { finished: false, error: '' };
+      return { finished: false, paused: null };
     });
   }
 

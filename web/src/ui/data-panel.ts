@@ -104,7 +104,7 @@ export class DataPanel {
   /** Shows the mode's data (a text, or pairs with the core's report), or what to do without any. */
   private sync(st: RunState): void {
     const c = modeCorpus(st);
-    const report = pairsReport(st)?.report ?? '';
+    const report = pairsReport(st)?.report.message ?? '';
     for (const b of this.tasksEl.querySelectorAll<HTMLButtonElement>('button[data-task]')) {
       b.setAttribute('aria-pressed', String(!!c?.ref.task && b.dataset.task === c.ref.task));
     }
@@ -154,7 +154,7 @@ export class DataPanel {
             `${r.longestSource}/${r.longestTarget}`, tr((m) => m.data.longestTitle))),
         // the report is the core's sentence (tinygpt::PairsReport): shown by coreInline
         h('p', { id: 'pairs-report', class: 'small pairs-report', 'data-pairs': String(r.pairs) },
-          tr((m) => m.data.coreRead), coreInline(r.report, { code: r.reportCode, args: r.reportArgs }), tr((m) => m.data.fullStop)));
+          tr((m) => m.data.coreRead), coreInline(r.report.message, r.report), tr((m) => m.data.fullStop)));
     }
     const pairs = previewPairs(c.preview, 8, c.preview.length >= c.stats.size);
     const table = h('table', { id: 'pairs-preview', class: 'pairs-table' },
