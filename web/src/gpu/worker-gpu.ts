@@ -25,7 +25,7 @@ export interface SegmentEvents {
   snapshotted?(reset: boolean): void;
 }
 
-/** What the run's history needs of the module (wasm insight API; the page's worker has it). */
+/** What the run's history needs of the module (wasm watch* API; the page's worker has it). */
 interface InsightHost {
   watchHistory?(session: unknown, afterStep: number): { enabled: boolean };
   watchRecordSnapshot?(session: unknown): void;
