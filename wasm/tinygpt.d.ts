@@ -1,4 +1,4 @@
-// Types of the WebAssembly module built from wasm/bindings.cpp (build/wasm-dist/tinygpt-<variant>.js).
+// Types of the WebAssembly module built from wasm/*.cpp (build/wasm-dist/tinygpt-<variant>.js).
 // Every call is documented in wasm/README.md.
 
 /**
@@ -59,13 +59,18 @@ export interface CoreCoded {
   args?: Record<string, string | number>;
 }
 
-/** A coded sentence: the English text, with its code and args beside it. */
-export interface Coded extends CoreCoded {
+/**
+ * A coded sentence, the one shape every call returns one in: the English text as `message`, its
+ * code and args beside it (as on an Error the module throws: e.message, e.code, e.args).
+ */
+export interface Coded {
   message: string;
+  code?: string;
+  args?: Record<string, string | number>;
 }
 
 export interface ConfigCheck {
-  problems: ({ field: string; message: string } & CoreCoded)[];  // empty when the config is valid
+  problems: ({ field: string } & Coded)[];  // empty when the config is valid
   parameters: number;      // 0 if invalid
   trainingBytes: number;
 }
@@ -81,7 +86,7 @@ export interface CheckpointSummary {
 }
 
 /** The sniffer's verdict on a file (core/include/tinygpt/sniff.h). */
-export interface Sniffed {
+export interface Sniffed extends Coded {
   kind: 'empty' | 'checkpoint' | 'not_checkpoint' | 'utf8_text' | 'tsv_pairs' | 'latin1_text' | 'utf16_text' | 'binary';
   encoding: '' | 'utf-8' | 'windows-1252' | 'iso-8859-1' | 'utf-16le' | 'utf-16be';
   message: string;        // for the person who chose the file
@@ -104,6 +109,14 @@ export interface SampleOptions {
   windowKeep?: number;    // 0 = context / 2 (default: rebuild the cache every half window); context = exact sliding window
 }
 
+/** A diverged step the NaN guard undid: the run went back to restoredStep at lrScale x the learning rate. */
+export interface Rollback extends Coded {
+  failedStep: number;      // steps done when the step diverged (the step itself is failedStep + 1)
+  restoredStep: number;    // the run went back to this step (later losses are dropped)
+  lrScale: number;         // the learning rate is now the schedule's times this
+  // message: "training diverged at step N: the loss is nan" (code train.diverged_*)
+}
+
 /** What one call of advance() did (tinygpt::Run::advance). */
 export interface Slice {
   firstStep: number;       // steps done before the slice
@@ -117,11 +130,10 @@ export interface Slice {
   gradNorm: number;        // global gradient norm of the last step, before clipping
   finished: boolean;       // the run reached its stop
   etaSeconds: number;      // to the stop at the current pace (-1: no stop, or not yet measured)
-  /** Diverged steps the NaN guard undid: the run went back to restoredStep at lrScale x the learning rate. */
-  rollbacks: ({ failedStep: number; restoredStep: number; lrScale: number } & Coded)[];
-  paused: Coded | null;    // why the run paused (three rollbacks in a row), null if it did not
+  rollbacks: Rollback[];   // diverged steps the NaN guard undid, in order
+  paused: Coded | null;    // why the run paused (three rollbacks in a row: train.paused); null if it did not
   threads: number;         // kernel threads the next step runs with
-  threadsReason: Coded | null;  // the thread tuner's last decision (null unless tuneThreads is on)
+  threadsReason: Coded | null;  // the thread tuner's last decision (threads.*); null unless tuneThreads is on
 }
 
 export interface Generated {
@@ -182,7 +194,8 @@ export interface PairsReport {
   valPairs: number;        // held out (10%)
   longestSource: number;   // bytes
   longestTarget: number;
-  report: Coded;           // "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)" (pairs.report)
+  /** "3000 pairs from 3000 lines; skipped: 2 without a tab (lines 4, 9)", code pairs.report, args the counts (line numbers as "4, 9"). */
+  report: Coded;
 }
 
 export interface Session {
@@ -198,8 +211,9 @@ export interface Session {
   updateField(name: 'eval_interval' | 'eval_iters' | 'max_iters', value: number): void;
   injectNanGradient(steps: number): void;             // test hook: NaN gradients for the next steps
   evaluate(): number;
-  generate(prompt: Uint8Array, n: number, options?: SampleOptions): Generated;
-  beginGeneration(prompt: Uint8Array, options?: SampleOptions): void;
+  // options may be undefined (the defaults) but not left out: Embind counts the arguments
+  generate(prompt: Uint8Array, n: number, options: SampleOptions | undefined): Generated;
+  beginGeneration(prompt: Uint8Array, options: SampleOptions | undefined): void;
   generateNext(n: number): Generated;
   inspect(text: Uint8Array): Inspection;
   save(): Uint8Array;
@@ -211,7 +225,7 @@ export interface Session {
   history(): History;
   kind(): 'gpt' | 'seq2seq';
   dataReport(): string;                               // seq2seq: pairs used and lines skipped, with line numbers
-  translate(source: Uint8Array, options?: TranslateOptions): Translation;          // seq2seq
+  translate(source: Uint8Array, options: TranslateOptions | undefined): Translation;  // seq2seq
   inspectTranslation(source: Uint8Array, target: Uint8Array): TranslationInspection; // seq2seq
   delete(): void;          // frees the C++ object
 }
@@ -253,7 +267,7 @@ export interface ShareLink {
 }
 
 /** A replay compared with a link's losses, bit for bit (share::check_replay). */
-export interface ReplayCheck extends CoreCoded {
+export interface ReplayCheck extends Coded {
   status: 'pending' | 'matches' | 'diverged';
   compared: number;        // steps compared
   expected: number;        // steps the link holds
@@ -266,7 +280,7 @@ export interface ReplayCheck extends CoreCoded {
   message: string;         // "matches the shared run at step 50: ..." / "differs from the shared run at step 7: ..."
 }
 
-/** One named number or tensor of the traced step (core/include/tinygpt/walk.h). */
+/** One named number or tensor of the traced step (core/include/tinygpt/learn.h). */
 export interface LearnEntry {
   name: string;                                        // "ln_1.mean", "d(qkv)", "m[wte]", ...
   phase: 'data' | 'forward' | 'backward' | 'update';
@@ -338,9 +352,57 @@ export interface TinyGPTModule {
   watchNeighbours(session: Session, k: number): EmbeddingNeighbours;
   /** A branch tree from a prompt (gpt) or source (seq2seq) with the top-k tokens per node. The caller deletes it. */
   growGenerationTree(session: Session, prompt: Uint8Array, topK: number): GenerationTree;
+
+  // ---- the WebGPU backend's host half (wasm/webgpu.cpp, core/include/tinygpt/gpu_host.h; docs/webgpu.md) ----
+  /** The GPU plan of the session's configuration, as JSON (core/include/tinygpt/gpu_plan.h). */
+  gpuPlan(session: Session): string;
+  gpuExportState(session: Session): GpuState;
+  /** The GPU's state back into the session; with goodState (no step in flight) also the state a rollback returns to. */
+  gpuImportState(session: Session, params: Float32Array, m: Float32Array, v: Float32Array, adamT: number, goodState: boolean): void;
+  gpuNextBatches(session: Session, k: number): Int32Array;                  // (k, 2, B, T): x then y of each; consumed
+  gpuStepScalars(session: Session, step: number, adamT: number, k: number): Float32Array;  // (k, 3): lr and AdamW's bias corrections
+  gpuValBatches(session: Session): Int32Array;                              // (eval_iters, 2, B, T)
+  gpuRecordSteps(session: Session, losses: Float32Array, gradNorms: Float32Array): void;
+  gpuRecordEval(session: Session, losses: Float32Array): number;
+  /** After a diverged step: the session's last good state at half the learning rate. */
+  gpuRollBack(session: Session, reason: string): Rollback;
+  /** The GPU's state is lost: the session's last good state, the learning rate unchanged. */
+  gpuReturnToGoodState(session: Session, reason: string): Rollback;
+  gpuSampleOptions(session: Session, options: SampleOptions): ResolvedSampleOptions;
+  gpuSampleDraws(seed: number, start: number, k: number): Float32Array;    // the generator's uniform numbers from `start` on
+  /** The run loop with steps computed on the GPU (tinygpt::Run::plan / record / record_evaluation). */
+  gpuRunPlan(session: Session, maxSteps: number): RunPlan;
+  gpuRunRecord(session: Session, losses: Float32Array, gradNorms: Float32Array, trainMs: number): Slice;
+  gpuRunRecordEvaluation(session: Session, batchLosses: Float32Array, ms: number): GpuEvaluation;
 }
 
-// ---- watch it learn (issue 15; core/include/tinygpt/insight.h) ----
+// ---- the WebGPU backend's host half (wasm/webgpu.cpp) ----
+
+/** A session's parameters and AdamW moments in the plan's GPU layout (decay-first, padded to 64 floats). */
+export interface GpuState {
+  params: Float32Array;
+  m: Float32Array;
+  v: Float32Array;
+  step: number;
+  adamT: number;
+}
+
+/** tinygpt::StepPlan (core/include/tinygpt/run.h): what the core's run loop lets the GPU do next. */
+export interface RunPlan {
+  evaluate: boolean;       // an evaluation is due before any step (gpuRunRecordEvaluation)
+  steps: number;           // then at most this many steps (gpuRunRecord)
+  keepGoodState: boolean;  // once they are recorded, bring the state back: the good state a rollback returns to
+  finished: boolean;       // the run is at its stop
+}
+
+export interface GpuEvaluation { step: number; loss: number; ms: number }
+
+/** Sampling options validated and resolved as the CPU's generator does them (windowKeep 0 -> half the context). */
+export interface ResolvedSampleOptions {
+  temperature: number; topK: number; topP: number; seed: number; windowKeep: number;
+}
+
+// ---- watch it learn (issue 15; wasm/watch.cpp, core/include/tinygpt/watch.h) ----
 
 /** Entropy baselines of the training data: nats per byte, and the same in bits. */
 export interface Baselines {
@@ -350,7 +412,7 @@ export interface Baselines {
   tokens: number;          // bytes counted
 }
 
-/** The run's history (insightHistory): the layout, the probe, and the snapshots after a step. */
+/** The run's history (watchHistory): the layout, the probe, and the snapshots after a step. */
 export interface WatchHistory {
   enabled: boolean;
   kind: 'gpt' | 'seq2seq';
@@ -389,7 +451,7 @@ export interface GenerationNode {
   children: Int32Array;    // in the order they were grown
 }
 
-/** Step-through generation (insight::BranchTree) on a session's model at its current step. */
+/** Step-through generation (watch::BranchTree) on a session's model at its current step. */
 export interface GenerationTree {
   node(id: number): GenerationNode;
   /** The child of `node` that appends `token` (grown now unless it exists): its id. Throws once the model trained. */

@@ -19,7 +19,7 @@ struct CheckpointAccess {
   static uint64_t corpus_size(const Trainer& t) { return t.has_corpus() ? t.corpus_size() : t.checkpoint_corpus_size_; }
   static void restore(Trainer& t, int64_t step, const data::Rng::State& rng, uint64_t fingerprint, uint64_t corpus_size,
                       const optim::Schedule& schedule, float lr_scale, std::vector<float> train_losses,
-                      std::vector<ValPoint> val_losses, insight::History history) {
+                      std::vector<ValPoint> val_losses, watch::History history) {
     t.step_ = step;
     t.data_rng_state_ = rng;
     t.checkpoint_fingerprint_ = fingerprint;
@@ -159,7 +159,7 @@ struct Contents {
   Span params, adam_m, adam_v, train_losses;
   std::vector<train::ValPoint> val;
   bool has_history = false;
-  insight::History::Packed history;  // the history.* sections, as stored
+  watch::History::Packed history;  // the history.* sections, as stored
 };
 
 optim::Schedule schedule_of(const Config& c) { return {c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters}; }
@@ -390,11 +390,11 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     if (cer.data) std::memcpy(&k.val[i].cer, cer.data + 4 * i, 4);
     k.val[i].step = step;
   }
-  // the run's history for the page's views (insight.h), when it keeps one
+  // the run's history for the page's views (watch.h), when it keeps one
   const Span meta = optional_section("history.meta", 'i');
   if (meta.data || std::any_of(sections.begin(), sections.end(), [](const Section& x) { return x.name == "history.meta"; })) {
     k.has_history = true;
-    insight::History::Packed& p = k.history;
+    watch::History::Packed& p = k.history;
     auto read_into = [&](auto& out, const char* name, char dtype) {
       const Span sp = optional_section(name, dtype);
       out.resize(size_t(sp.count));
@@ -487,8 +487,8 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
     sections.push_back({"val_exact_match", 'f', val_exact.size(), val_exact.data()});
     sections.push_back({"val_cer", 'f', val_cer.size(), val_cer.data()});
   }
-  // the run's history (insight.h): 8-byte and 1-byte sections last, so every f32 stays aligned
-  insight::History::Packed h;
+  // the run's history (watch.h): 8-byte and 1-byte sections last, so every f32 stays aligned
+  watch::History::Packed h;
   if (t.history().enabled()) {
     h = t.history().pack();
     sections.push_back({"history.baselines", 'f', h.baselines.size(), h.baselines.data()});
@@ -550,10 +550,10 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   check_finite(train_losses.data(), train_losses.size(), "the loss history");
   for (const train::ValPoint& p : k.val)
     if (!std::isfinite(p.loss)) throw Error(coded("checkpoint.not_finite", {}, "checkpoint contains NaN or Inf values in the validation history"));
-  insight::History history;
+  watch::History history;
   if (k.has_history) {
-    history = insight::History::unpack(k.history, k.step);
-    const insight::Layout& l = history.layout();
+    history = watch::History::unpack(k.history, k.step);
+    const watch::Layout& l = history.layout();
     const Config& c = k.config;
     const bool gpt = c.model == ModelKind::gpt;
     if (l.kind != c.model || l.NH != c.n_head || l.L != (gpt ? c.n_layer : c.n_dec_layer) || l.Le != (gpt ? 0 : c.n_enc_layer))

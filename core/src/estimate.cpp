@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tinygpt/error.h"
-#include "tinygpt/insight.h"
+#include "tinygpt/watch.h"
 #include "tinygpt/trainer.h"
 
 namespace tinygpt {
@@ -18,8 +18,8 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 }  // namespace
 
 TextEntropy text_entropy(const uint8_t* bytes, size_t n) {
-  // the same counts as the loss chart's reference lines (insight::entropy_baselines)
-  const insight::Baselines b = insight::entropy_baselines(bytes, n);
+  // the same counts as the loss chart's reference lines (watch::entropy_baselines)
+  const watch::Baselines b = watch::entropy_baselines(bytes, n);
   TextEntropy e;
   e.bytes = n;
   e.unigram = b.unigram;

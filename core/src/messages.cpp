@@ -14,7 +14,7 @@ const std::vector<std::string_view>& message_codes() {
       "config.range", "config.not_a_choice", "config.expects_whole", "config.expects_number",
       "config.seq2seq_block_min", "config.seq2seq_block_max", "config.heads_divide", "config.min_lr_above",
       "config.warmup_longer", "config.memory", "config.fixed", "config.max_iters_done", "config.max_iters_warmup",
-      "config.not_a_number", "config.not_a_string",  // a field of the wrong JS type (wasm/bindings.cpp)
+      "config.not_a_number", "config.not_a_string",  // a field of the wrong JS type (wasm/common.cpp)
       // data (data.cpp, pairs.cpp, trainer.cpp)
       "corpus.empty", "corpus.too_short", "pairs.empty", "pairs.none_usable", "pairs.report", "data.no_corpus",
       "data.no_pairs", "model.not_gpt", "model.not_seq2seq",
@@ -26,12 +26,12 @@ const std::vector<std::string_view>& message_codes() {
       "checkpoint.not_checkpoint", "checkpoint.too_short", "checkpoint.truncated", "checkpoint.trailing",
       "checkpoint.corrupt", "checkpoint.inconsistent", "checkpoint.not_finite", "checkpoint.version",
       "checkpoint.newer", "checkpoint.invalid_config",
-      "checkpoint.corpus_short",  // the loaded run's context is longer than the text there is (wasm/bindings.cpp)
-      // a generation or a generation tree the model moved on from (wasm/bindings.cpp)
+      "checkpoint.corpus_short",  // the loaded run's context is longer than the text there is (wasm/runs.cpp)
+      // a generation or a generation tree the model moved on from (wasm/sample.cpp, wasm/watch.cpp)
       "sample.model_changed", "tree.replaced", "tree.stale",
       // looking inside (trainer.cpp): the text or the pair to inspect, the history's probe
-      "inspect.empty", "inspect.no_source", "inspect.source_long", "inspect.target_long", "insight.probe_long",
-      "insight.probe_empty",
+      "inspect.empty", "inspect.no_source", "inspect.source_long", "inspect.target_long", "watch.probe_long",
+      "watch.probe_empty",
       // sampling and translating options, the source to translate (sample.cpp, translate.cpp)
       "sample.temperature", "sample.top_k", "sample.top_p", "sample.window_keep", "sample.negative_length",
       "translate.empty", "translate.source_long", "translate.beam", "translate.sampling_and_beam",
@@ -43,7 +43,7 @@ const std::vector<std::string_view>& message_codes() {
       // run links and their replay (share.cpp)
       "share.not_a_link", "share.version", "share.malformed", "share.bad_corpus", "share.bad_losses",
       "share.no_corpus", "share.wrong_kind", "replay.diverged", "replay.no_losses", "replay.matches", "replay.so_far",
-      // the wasm layer (wasm/bindings.cpp)
+      // the wasm layer (wasm/common.h)
       "wasm.out_of_memory",
   };
   return codes;

@@ -467,36 +467,36 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
   return r;
 }
 
-// ---- the run's history (insight.h) -----------------------------------------------------------
+// ---- the run's history (watch.h) -----------------------------------------------------------
 
-insight::Baselines Trainer::baselines() const {
-  if (kind() == ModelKind::seq2seq) return insight::target_baselines(pairs());
+watch::Baselines Trainer::baselines() const {
+  if (kind() == ModelKind::seq2seq) return watch::target_baselines(pairs());
   const data::ByteDataset& d = dataset();
-  return insight::entropy_baselines(d.bytes().data(), d.train_size());
+  return watch::entropy_baselines(d.bytes().data(), d.train_size());
 }
 
 void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector<uint8_t>& probe_target) {
   if (!learner_->has_data()) throw no_data(kind());
-  insight::Layout l;
+  watch::Layout l;
   l.kind = kind();
   l.NH = config_.n_head;
   std::vector<uint8_t> text, source, bytes;
   if (kind() == ModelKind::gpt) {
     const data::ByteDataset& d = dataset();
-    const size_t most = size_t(std::min(insight::kMaxProbe, config_.block_size));
-    text = probe.empty() ? insight::choose_probe(d, config_.block_size)
+    const size_t most = size_t(std::min(watch::kMaxProbe, config_.block_size));
+    text = probe.empty() ? watch::choose_probe(d, config_.block_size)
                          : std::vector<uint8_t>(probe.begin(), probe.begin() + int64_t(std::min(most, probe.size())));
     l.L = config_.n_layer;
     l.P = config_.block_size;
-    bytes = insight::distinct_bytes(d.bytes().data(), d.size());
+    bytes = watch::distinct_bytes(d.bytes().data(), d.size());
   } else {
     const data::PairDataset& d = pairs();
     if (probe.empty()) {
-      insight::choose_probe(d, source, text);
+      watch::choose_probe(d, source, text);
     } else {
-      const int most_src = std::min(insight::kMaxProbe, config_.block_size), most_tgt = most_src - 1;
+      const int most_src = std::min(watch::kMaxProbe, config_.block_size), most_tgt = most_src - 1;
       if (int(probe.size()) > most_src || int(probe_target.size()) > most_tgt)
-        throw Error(coded("insight.probe_long", {{"source", std::to_string(most_src)}, {"target", std::to_string(most_tgt)}},
+        throw Error(coded("watch.probe_long", {{"source", std::to_string(most_src)}, {"target", std::to_string(most_tgt)}},
                           "the probe's source may have at most " + std::to_string(most_src) + " bytes and its target " +
                               std::to_string(most_tgt)));
       source = probe;
@@ -508,14 +508,14 @@ void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector
     l.P = d.max_target_len() + 1;
     std::string all;
     for (size_t i = 0; i < d.size(); i++) all += d.source(i);
-    bytes = insight::distinct_bytes(reinterpret_cast<const uint8_t*>(all.data()), all.size());
+    bytes = watch::distinct_bytes(reinterpret_cast<const uint8_t*>(all.data()), all.size());
   }
-  if (text.empty() && kind() == ModelKind::gpt) throw Error(coded("insight.probe_empty", {}, "the probe text is empty"));
+  if (text.empty() && kind() == ModelKind::gpt) throw Error(coded("watch.probe_empty", {}, "the probe text is empty"));
   l.T = int(text.size()) + (kind() == ModelKind::gpt ? 0 : 1);
   l.N = int(bytes.size());
   // a snapshot stays within a sixteenth of the history's budget: big models look at a shorter probe
-  while (kind() == ModelKind::gpt && l.T > 2 && l.snapshot_bytes() * 16 > insight::History::kBudgetBytes) text.pop_back(), l.T--;
-  if (l.snapshot_bytes() * 2 > insight::History::kBudgetBytes)
+  while (kind() == ModelKind::gpt && l.T > 2 && l.snapshot_bytes() * 16 > watch::History::kBudgetBytes) text.pop_back(), l.T--;
+  if (l.snapshot_bytes() * 2 > watch::History::kBudgetBytes)
     throw Error("this model's attention maps are too large to keep a history of (" + std::to_string(l.attention_bytes()) +
                 " bytes per snapshot): use a shorter probe");
   history_.start(l, std::move(text), std::move(source), std::move(bytes));
@@ -526,8 +526,8 @@ void Trainer::record_snapshot() {
   if (!history_.enabled()) throw Error("no history: start_history() first");
   if (!learner_->has_data()) throw no_data(kind());
   reserve_arena();
-  insight::Snapshot s = kind() == ModelKind::gpt ? insight::take_snapshot(model(), dataset(), arena_, history_)
-                                                 : insight::take_snapshot(seq2seq(), pairs(), arena_, history_);
+  watch::Snapshot s = kind() == ModelKind::gpt ? watch::take_snapshot(model(), dataset(), arena_, history_)
+                                                 : watch::take_snapshot(seq2seq(), pairs(), arena_, history_);
   s.step = step_;
   history_.add(std::move(s));
 }

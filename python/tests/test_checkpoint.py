@@ -227,7 +227,7 @@ class OtherModelKinds(unittest.TestCase):
 
 class RunHistory(unittest.TestCase):
     def test_the_history_of_a_run_is_carried_byte_for_byte_and_the_cli_adds_to_it(self):
-        # the page's views keep snapshots in history.* sections (core/include/tinygpt/insight.h);
+        # the page's views keep snapshots in history.* sections (core/include/tinygpt/watch.h);
         # three of them hold single bytes, so the sections after them start on zero padding
         with tempfile.TemporaryDirectory() as tmp:
             path = tiny_run(tmp, 60, 150, "--history", "on")

@@ -264,7 +264,7 @@ class Trainer:
             params=_floats(self.model.flat()),
             adam_m=_floats(m), adam_v=_floats(v), train_losses=array("f", self.train_losses),
             val_steps=array("q", [s for s, _ in self.val]), val_losses=array("f", [l for _, l in self.val]),
-            # the page's history of snapshots (history.*, core/include/tinygpt/insight.h), carried as it
+            # the page's history of snapshots (history.*, core/include/tinygpt/watch.h), carried as it
             # came: its steps are at most the loaded step, and a rollback never goes back past that
             extra_sections=[s for s in self.ck.extra_sections if s[0].startswith("history.")])
 

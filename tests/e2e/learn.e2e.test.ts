@@ -1,7 +1,7 @@
 // Issue 16, part 1: the learn-by-hand mode. It loads on demand, shows the walkthrough's numbers
 // (read from the DOM and compared with tests/ref/walkthrough.json, the file the Catch2 test reads),
 // steps by keyboard, and an edited token or weight recomputes every box exactly as the module's
-// walkTrace computes it (called here directly, in Node); switched to Chinese mid-visit, every box,
+// learnTrace computes it (called here directly, in Node); switched to Chinese mid-visit, every box,
 // the graph and the status are worded again, with no English left outside the core's names and
 // math, and the docs come from the Chinese twins. Screenshots go to test-artifacts/.
 import fs from 'node:fs';
@@ -115,7 +115,7 @@ describe('learn by hand', () => {
     const logits = (await box('logits')).values;
     hand.cross_entropy.logits.forEach((v: number, i: number) => near(logits[i], v, hand.cross_entropy.logits_margin, `logits[0,${i}]`));
     near((await box('losses')).values[0], hand.cross_entropy.loss, hand.cross_entropy.loss_margin, 'loss of row 0');
-    await expectPageShows(M.walkTrace('walkthrough'));
+    await expectPageShows(M.learnTrace('walkthrough'));
     await page.locator('.walk-box[data-name="att"]').scrollIntoViewIfNeeded();
     await page.locator('#learn').screenshot({ path: path.join(artifacts, 'learn-1-walkthrough.png') });
   });
@@ -155,7 +155,7 @@ describe('learn by hand', () => {
     await page.press('#walk-token-1', 'Tab');
     await waitStatus(/Recomputed by the core with tokens \[2, 0, 3, 0\]/);
     expect(await current()).toBe('grad norm');                 // the current box stays
-    await expectPageShows(M.walkTrace('walkthrough', { tokens: [2, 0, 3, 0], weights: [] }));
+    await expectPageShows(M.learnTrace('walkthrough', { tokens: [2, 0, 3, 0], weights: [] }));
     const X = (await box('X')).values;
     expect(X.slice(0, 2)).toEqual(beforeX.slice(0, 2));        // position 0 is upstream of token 1
     near(X[2], 0, 1e-7, 'X1[0] = W_te[0][0] + W_pe[1][0]');
@@ -182,18 +182,18 @@ describe('learn by hand', () => {
     await page.fill('#walk-weight-value', '0.6');
     await page.keyboard.press('Enter');
     await waitStatus(/wpe\[0\] = 0\.6/);
-    await expectPageShows(M.walkTrace('walkthrough', { tokens: [2, 0, 3, 0], weights: [{ param: 'wpe', index: 0, value: 0.6 }] }));
+    await expectPageShows(M.learnTrace('walkthrough', { tokens: [2, 0, 3, 0], weights: [{ param: 'wpe', index: 0, value: 0.6 }] }));
     near((await box('X')).values[0], 0.6, 1e-6, 'X0[0]');
     await page.click('#walk-reset');
     await waitStatus(/The model’s own numbers/);
-    await expectPageShows(M.walkTrace('walkthrough'));
+    await expectPageShows(M.learnTrace('walkthrough'));
   });
 
   it('switches to the two-head model with V = 8', async () => {
     await page.selectOption('#walk-model', 'two-heads');
     await page.waitForFunction(() => document.querySelector('.walk-box[data-name="att"] .walk-shape')?.textContent === '(1, 2, 3, 3)');
     expect((await box('logits')).shape).toBe('(1, 3, 8)');
-    await expectPageShows(M.walkTrace('two-heads'));
+    await expectPageShows(M.learnTrace('two-heads'));
     await page.locator('.walk-box[data-name="att"]').scrollIntoViewIfNeeded();
     await page.locator('#learn').screenshot({ path: path.join(artifacts, 'learn-4-two-heads.png') });
   });

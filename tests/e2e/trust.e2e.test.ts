@@ -83,7 +83,7 @@ describe('the NaN guard in the page', () => {
       await page.fill(`#knob-${k}`, v);
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
-    await waitState(page, (s) => s.guard.events.some((e: any) => /worse than 22\.2/.test(e.reason)), null, 60_000);
+    await waitState(page, (s) => s.guard.events.some((e: any) => /worse than 22\.2/.test(e.message)), null, 60_000);
     expect(await page.locator('#guard li').first().textContent()).toMatch(/diverged \(the loss is [\d.]+, worse than 22\.2 \(4 x a uniform guess\)\)/);
     await waitState(page, (s) => !s.running, null, 60_000);   // finished, or paused by the guard
     const losses = await state(page, (s) => s.history.train as number[]);

@@ -3,7 +3,7 @@
 // baselines on the loss chart, scrub the attention time-lapse, the embedding map's neighbours,
 // branch a generation twice and walk back, what changed between two snapshots, compare two
 // stored runs; switched to Chinese in the middle, every view is worded again; and a resumed run
-// keeps its history. Screenshots of each view go to test-artifacts/ (docs/watch_it_learn.md shows them).
+// keeps its history. Screenshots of each view go to test-artifacts/ (docs/watch.md shows them).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -96,10 +96,10 @@ describe('seq2seq in the module', () => {
     assert.equal(r.trainPairs + r.valPairs, 2);
     assert.equal(r.valPairs, 1);
     assert.deepEqual([r.longestSource, r.longestTarget], [3, 3]);
-    assert.match(r.report, /2 pairs from 4 lines; skipped: 1 without a tab \(line 2\), 1 longer than the model's 9-byte source/);
+    assert.match(r.report.message, /2 pairs from 4 lines; skipped: 1 without a tab \(line 2\), 1 longer than the model's 9-byte source/);
     const s = new M.Session(tiny());
     s.setCorpus(tsv);
-    assert.equal(s.dataReport(), r.report);   // the same words as the session's
+    assert.equal(s.dataReport(), r.report.message);   // the same words as the session's
     s.delete();
     assert.throws(() => M.pairsReport(enc.encode('one\ntwo\n'), 9), /no usable source<TAB>target pair: .*2 without a tab \(lines 1, 2\)/);
     assert.throws(() => M.pairsReport(enc.encode('abc\tcba\n'), 1), /at least 2/);

@@ -53,7 +53,7 @@ async function train(b, host, { until = Infinity, keepGoing = () => true } = {})
       evaluated: (e) => out.evals.push([e.step, e.loss]),
     });
     out.segments.push({ step: host.step(), inSync: b.g.hostInSync });
-    assert.equal(r.error, '');
+    assert.equal(r.paused, null);
     if (r.finished) break;
   }
   return out;
@@ -98,11 +98,11 @@ describe('the core\'s run loop with its steps on the GPU', () => {
     };
     const slices = [];
     const r = await b.trainSegment({ keepGoing, slice: (s) => slices.push(s), evaluated: () => undefined });
-    assert.equal(r.error, '');
+    assert.equal(r.paused, null);
     const rb = slices.at(-1).rollbacks;
     assert.equal(rb.length, 1);
     assert.deepEqual([rb[0].failedStep, rb[0].restoredStep, rb[0].lrScale], [100, 100, 0.5]);
-    assert.match(rb[0].reason, /training diverged at step 101: the (loss|gradient norm) is -?nan/);
+    assert.match(rb[0].message, /training diverged at step 101: the (loss|gradient norm) is -?nan/);
     assert.equal(host.step(), 100);
     assert.equal(host.learningRate(), lr / 2);
     // the good state is on the GPU again: training goes on with finite losses

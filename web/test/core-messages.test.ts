@@ -26,7 +26,7 @@ function codesInSources(): string[] {
   const dir = path.join(root, 'core/src');
   const out = new Set<string>();
   const files = fs.readdirSync(dir).filter((n) => n.endsWith('.cpp') && n !== 'messages.cpp').map((n) => path.join(dir, n));
-  const wasm = fs.readdirSync(path.join(root, 'wasm')).filter((n) => n.endsWith('.cpp')).map((n) => path.join(root, 'wasm', n));
+  const wasm = fs.readdirSync(path.join(root, 'wasm')).filter((n) => n.endsWith('.cpp') || n.endsWith('.h')).map((n) => path.join(root, 'wasm', n));
   for (const file of [...files, ...wasm]) {
     const f = path.basename(file);
     const src = fs.readFileSync(file, 'utf8');

@@ -36,7 +36,7 @@ const MIME: Record<string, string> = {
 };
 
 /** The docs/ pages the learn-by-hand mode (web/src/ui/learn-panel.ts) links to, each with its Chinese twin (i18n docHref). */
-export const LEARN_DOCS = ['walkthrough.md', 'multihead_attention.md', 'autograd_and_memory_layout.md', 'learn_by_hand.md']
+export const LEARN_DOCS = ['walkthrough.md', 'multihead_attention.md', 'autograd_and_memory_layout.md', 'learn.md']
   .flatMap((f) => [f, f.replace(/\.md$/, '.zh-CN.md')]);
 
 export interface AssetOptions {

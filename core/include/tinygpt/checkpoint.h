@@ -21,10 +21,10 @@
 // Sections: params, adam_m, adam_v (f32, one per parameter, in the model's param_table order);
 //   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation;
 //   seq2seq runs add val_exact_match and val_cer (f32, one per evaluation).
-//   A run that keeps a history for the page's views (train::Trainer::start_history, insight.h)
+//   A run that keeps a history for the page's views (train::Trainer::start_history, watch.h)
 //   adds history.meta, history.probe, history.bytes, history.baselines, history.steps,
 //   history.attention, history.embedding, history.probe_loss and history.position_loss
-//   (insight::History::Packed says what each holds); a build that does not know them skips them,
+//   (watch::History::Packed says what each holds); a build that does not know them skips them,
 //   and `tinygpt train --resume` carries them on (and adds to them).
 // A config field missing from a file takes the schema's default (files written before the field
 // existed); a config field this build does not know is refused (the file is from a newer build and

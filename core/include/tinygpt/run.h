@@ -12,7 +12,7 @@
 //   - throughput from training time only (evaluations are timed apart), and an ETA to stop_at
 //     that includes the evaluations still to come;
 //   - a snapshot for the run's history after each of those evaluations, when the trainer keeps
-//     one (Trainer::start_history; the views of insight.h);
+//     one (Trainer::start_history; the views of watch.h);
 //   - the NaN guard: a diverged step never reaches the weights; the run rolls back to its last
 //     good state at half the learning rate, and pauses after three rollbacks in a row.
 //

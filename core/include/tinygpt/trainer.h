@@ -18,7 +18,7 @@
 #include "tinygpt/config.h"
 #include "tinygpt/data.h"
 #include "tinygpt/error.h"
-#include "tinygpt/insight.h"
+#include "tinygpt/watch.h"
 #include "tinygpt/model.h"
 #include "tinygpt/optim.h"
 #include "tinygpt/pairs.h"
@@ -146,18 +146,18 @@ class Trainer {
   sample::Translation translate(const std::string& source, const sample::TranslateOptions& options) const;
   TranslationInspection inspect_translation(const std::string& source, const std::string& target);
 
-  // ---- the run's history, for the page's "watch it learn" views (insight.h) ----
+  // ---- the run's history, for the page's "watch it learn" views (watch.h) ----
   // Starts recording a snapshot at every evaluation of the run loop (Run). The probe: gpt, a text
-  // (its first min(insight::kMaxProbe, block_size) bytes); seq2seq, a source and a target. Empty:
-  // chosen from the validation data (insight::choose_probe). Needs a corpus. Starting again
+  // (its first min(watch::kMaxProbe, block_size) bytes); seq2seq, a source and a target. Empty:
+  // chosen from the validation data (watch::choose_probe). Needs a corpus. Starting again
   // forgets the snapshots taken so far. Checkpoints keep the history (history.* sections).
   void start_history(const std::vector<uint8_t>& probe = {}, const std::vector<uint8_t>& probe_target = {});
   void stop_history() { history_.clear(); }
-  const insight::History& history() const { return history_; }
+  const watch::History& history() const { return history_; }
   // Takes a snapshot at the current weights and adds it to the history (started, with a corpus).
   void record_snapshot();
   // Entropy baselines of the data: gpt, the training split; seq2seq, the training targets.
-  insight::Baselines baselines() const;
+  watch::Baselines baselines() const;
 
   const Config& config() const { return config_; }
   const optim::Schedule& schedule() const { return schedule_; }
@@ -213,7 +213,7 @@ class Trainer {
   } good_;
   std::vector<float> train_losses_;
   std::vector<ValPoint> val_losses_;
-  insight::History history_;
+  watch::History history_;
 };
 
 }  // namespace tinygpt::train

@@ -16,9 +16,9 @@ export interface RunPlan {
   finished: boolean;       // the run is at its stop
 }
 
-type Rollback = { failedStep: number; restoredStep: number; lrScale: number; reason: string };
+type Rollback = { failedStep: number; restoredStep: number; lrScale: number; message: string; code?: string; args?: Record<string, string | number> };
 
-// The wasm module's WebGPU block (wasm/bindings.cpp, end of file).
+// The wasm module's WebGPU block (wasm/webgpu.cpp).
 export interface GpuHostModule {
   gpuPlan(session: unknown): string;
   gpuExportState(session: unknown): { params: Float32Array; m: Float32Array; v: Float32Array; step: number; adamT: number };

@@ -1,4 +1,4 @@
-// The "watch it learn" API of the WebAssembly module (issue 15; core/include/tinygpt/insight.h):
+// The "watch it learn" API of the WebAssembly module (issue 15; core/include/tinygpt/watch.h):
 // entropy baselines, the run's history of snapshots (kept in checkpoints), the branch tree of
 // step-through generation. Run: node --test tests/wasm/   (after scripts/build-wasm.sh simd)
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ const TINY = { n_layer: 2, n_head: 2, n_embd: 32, block_size: 16, batch_size: 4,
 const variant = variantsBuilt()[0];
 assert.ok(variant, 'no wasm variant built (scripts/build-wasm.sh simd)');
 
-describe(`insight API (tinygpt-${variant})`, () => {
+describe(`watch API (tinygpt-${variant})`, () => {
   let M;
   before(async () => { M = await loadModule(variant); });
 
@@ -20,7 +20,7 @@ describe(`insight API (tinygpt-${variant})`, () => {
     const s = new M.Session({ ...TINY, block_size: 8 });
     try {
       s.setCorpus(enc.encode('ab'.repeat(400)));
-      const b = M.insightBaselines(s);
+      const b = M.watchBaselines(s);
       assert.ok(Math.abs(b.unigram - Math.LN2) < 1e-9, `unigram ${b.unigram}`);
       assert.ok(Math.abs(b.bigram) < 1e-9, `bigram ${b.bigram}`);
       assert.ok(Math.abs(b.uniform - Math.LN2) < 1e-9);
@@ -34,8 +34,8 @@ describe(`insight API (tinygpt-${variant})`, () => {
     const s = new M.Session(TINY);
     try {
       s.setCorpus(shakespeare.subarray(0, 20000));
-      M.insightStartHistory(s, null, null);
-      let h = M.insightHistory(s, -1);
+      M.watchStartHistory(s, null, null);
+      let h = M.watchHistory(s, -1);
       assert.equal(h.enabled, true);
       assert.equal(h.kind, 'gpt');
       assert.equal(h.T, 16);  // min(64, block_size)
@@ -45,7 +45,7 @@ describe(`insight API (tinygpt-${variant})`, () => {
       const r = s.advance(20, 0);
       assert.deepEqual(r.evals.map((e) => e.step), [0, 5, 10, 15, 20]);
       for (const e of r.evals) assert.ok(e.snapshotMs > 0 && e.snapshotMs <= e.ms);
-      h = M.insightHistory(s, -1);
+      h = M.watchHistory(s, -1);
       assert.deepEqual([...h.steps], [0, 5, 10, 15, 20]);
       assert.equal(h.attention.length, 5 * h.attentionBytes);
       assert.equal(h.embedding.length, 5 * h.N * 2);
@@ -57,7 +57,7 @@ describe(`insight API (tinygpt-${variant})`, () => {
       // each packed causal row of a dequantised map sums to about 1 (quantisation error only)
       const row3 = [0, 1, 2, 3].map((k) => (h.attention[6 + k] / 255) ** 2);
       assert.ok(Math.abs(row3.reduce((a, b) => a + b) - 1) < 0.05, `row sums to ${row3}`);
-      const later = M.insightHistory(s, 10);
+      const later = M.watchHistory(s, 10);
       assert.deepEqual([...later.steps], [15, 20]);
       assert.equal(later.total, 5);
       assert.deepEqual([...later.probeLoss], [...h.probeLoss.subarray(3 * h.T)]);
@@ -67,14 +67,14 @@ describe(`insight API (tinygpt-${variant})`, () => {
       const s2 = new M.Session({});
       try {
         s2.load(ckpt);
-        const h2 = M.insightHistory(s2, -1);
+        const h2 = M.watchHistory(s2, -1);
         assert.deepEqual([...h2.steps], [...h.steps]);
         assert.deepEqual([...h2.attention], [...h.attention]);
         assert.deepEqual([...h2.embedding], [...h.embedding]);
         assert.deepEqual([...h2.probe], [...h.probe]);
       } finally { s2.delete(); }
       // neighbours in the full embedding space: k per mapped byte, never itself, cosines descending
-      const nb = M.insightNeighbours(s, 4);
+      const nb = M.watchNeighbours(s, 4);
       assert.equal(nb.k, 4);
       assert.equal(nb.step, 20);
       assert.equal(nb.index.length, h.N * 4);
@@ -85,9 +85,9 @@ describe(`insight API (tinygpt-${variant})`, () => {
           if (r) assert.ok(nb.similarity[i * 4 + r] <= nb.similarity[i * 4 + r - 1]);
         }
       }
-      assert.throws(() => M.insightNeighbours(s, -1), /k must be 0 to 256/);
-      M.insightStopHistory(s);
-      assert.equal(M.insightHistory(s, -1).enabled, false);
+      assert.throws(() => M.watchNeighbours(s, -1), /k must be 0 to 256/);
+      M.watchStopHistory(s);
+      assert.equal(M.watchHistory(s, -1).enabled, false);
       assert.equal(M.describeCheckpoint(s.save()).historySnapshots, 0);
     } finally { s.delete(); }
   });
@@ -95,10 +95,10 @@ describe(`insight API (tinygpt-${variant})`, () => {
   it('refuses a history without a corpus with the core\'s message, and the session stays usable', () => {
     const s = new M.Session(TINY);
     try {
-      assert.throws(() => M.insightStartHistory(s, null, null), /corpus|text|data/i);
+      assert.throws(() => M.watchStartHistory(s, null, null), /corpus|text|data/i);
       s.setCorpus(shakespeare.subarray(0, 20000));
-      M.insightStartHistory(s, enc.encode('To be, or not'), null);
-      assert.equal(new TextDecoder().decode(M.insightHistory(s, -1).probe), 'To be, or not');
+      M.watchStartHistory(s, enc.encode('To be, or not'), null);
+      assert.equal(new TextDecoder().decode(M.watchHistory(s, -1).probe), 'To be, or not');
     } finally { s.delete(); }
   });
 

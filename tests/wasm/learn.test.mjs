@@ -1,4 +1,4 @@
-// walkTrace: the learn-by-hand trace through the wasm API, against the walkthrough's hand numbers
+// learnTrace: the learn-by-hand trace through the wasm API, against the walkthrough's hand numbers
 // (tests/ref/walkthrough.json, the same file the Catch2 and page tests read).
 // Run: node --test tests/wasm/   (after scripts/build-wasm.sh simd)
 import assert from 'node:assert/strict';
@@ -21,12 +21,12 @@ function near(actual, expected, margin, what) {
 }
 
 for (const variant of variantsBuilt()) {
-  describe(`walkTrace (${variant})`, () => {
+  describe(`learnTrace (${variant})`, () => {
     let M;
     before(async () => { M = await loadModule(variant); });
 
     it("shows the walkthrough's hand-computed numbers", () => {
-      const tr = M.walkTrace('walkthrough');
+      const tr = M.learnTrace('walkthrough');
       assert.deepEqual([...entry(tr, 'x').values], hand.x);
       assert.deepEqual([...entry(tr, 'y').values], hand.y);
       const X = entry(tr, 'X');
@@ -57,8 +57,8 @@ for (const variant of variantsBuilt()) {
     });
 
     it('recomputes everything downstream of an edited token, and nothing before it', () => {
-      const a = M.walkTrace('walkthrough');
-      const b = M.walkTrace('walkthrough', { tokens: [2, 0, 3, 0] });
+      const a = M.learnTrace('walkthrough');
+      const b = M.learnTrace('walkthrough', { tokens: [2, 0, 3, 0] });
       assert.deepEqual([...b.model.tokens], [2, 0, 3, 0]);
       for (const name of ['X', 'ln_1.out', 'Y', 'logits']) {
         const ea = entry(a, name).values, eb = entry(b, name).values;
@@ -70,20 +70,20 @@ for (const variant of variantsBuilt()) {
     });
 
     it('applies a weight edit, and the two-head model has two heads', () => {
-      const b = M.walkTrace('walkthrough', { weights: [{ param: 'wpe', index: 0, value: 0.6 }] });
+      const b = M.learnTrace('walkthrough', { weights: [{ param: 'wpe', index: 0, value: 0.6 }] });
       near(entry(b, 'X').values[0], 0.6, 1e-6, 'X[0,0]');
-      const two = M.walkTrace('two-heads');
+      const two = M.learnTrace('two-heads');
       assert.equal(two.model.NH, 2);
       assert.deepEqual(entry(two, 'att').shape, [1, 2, 3, 3]);
       assert.deepEqual(entry(two, 'logits').shape, [1, 3, 8]);
     });
 
     it('refuses bad edits with the core message and stays usable', () => {
-      assert.throws(() => M.walkTrace('walkthrough', { tokens: [2, 1, 9, 0] }), /token 9 is outside the vocabulary \[0, 4\)/);
-      assert.throws(() => M.walkTrace('walkthrough', { tokens: [2, 1] }), /tokens must be an array of 4 numbers/);
-      assert.throws(() => M.walkTrace('walkthrough', { weights: [{ param: 'wte', index: 99, value: 1 }] }), /outside wte \(4, 2\)/);
-      assert.throws(() => M.walkTrace('big'), /"walkthrough" or "two-heads"/);
-      near(M.walkTrace('walkthrough').loss, M.walkTrace('walkthrough').loss, 0, 'the same trace after errors');
+      assert.throws(() => M.learnTrace('walkthrough', { tokens: [2, 1, 9, 0] }), /token 9 is outside the vocabulary \[0, 4\)/);
+      assert.throws(() => M.learnTrace('walkthrough', { tokens: [2, 1] }), /tokens must be an array of 4 numbers/);
+      assert.throws(() => M.learnTrace('walkthrough', { weights: [{ param: 'wte', index: 99, value: 1 }] }), /outside wte \(4, 2\)/);
+      assert.throws(() => M.learnTrace('big'), /"walkthrough" or "two-heads"/);
+      near(M.learnTrace('walkthrough').loss, M.learnTrace('walkthrough').loss, 0, 'the same trace after errors');
     });
   });
 }

@@ -1,5 +1,5 @@
-// insight.cpp — entropy baselines, PCA, the run's history of snapshots and the branch tree (insight.h).
-#include "tinygpt/insight.h"
+// watch.cpp — entropy baselines, PCA, the run's history of snapshots and the branch tree (watch.h).
+#include "tinygpt/watch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "tinygpt/error.h"
 
-namespace tinygpt::insight {
+namespace tinygpt::watch {
 
 using tinygpt::Error;
 
@@ -826,4 +826,4 @@ void BranchTree::set_top(Node& n, const float* logits) {
   for (int32_t t : n.top_tokens) n.top_probs.push_back(n.probs[size_t(t)]);
 }
 
-}  // namespace tinygpt::insight
+}  // namespace tinygpt::watch

@@ -1,5 +1,5 @@
-// walk.cpp — one traced training step of the walkthrough's tiny GPT (see walk.h).
-#include "tinygpt/walk.h"
+// learn.cpp — one traced training step of the walkthrough's tiny GPT (see learn.h).
+#include "tinygpt/learn.h"
 
 #include <cmath>
 #include <cstdio>
@@ -11,7 +11,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/ops.h"
 
-namespace tinygpt::walk {
+namespace tinygpt::learn {
 
 using tinygpt::Error;
 
@@ -239,7 +239,7 @@ Trace trace_step(const Model& model) {
                     d_mlp = "walkthrough.md#5-residuals-and-the-mlp", d_ce = "walkthrough.md#6-lm-head-and-cross-entropy",
                     d_step = "walkthrough.md#7-one-training-step";
   r.phase = "data";
-  const std::string maker = model.name == "two-heads" ? "walk::two_head_model" : "walk::walkthrough_model";
+  const std::string maker = model.name == "two-heads" ? "learn::two_head_model" : "learn::walkthrough_model";
   for (const Param& p : model.params)
     r.add(p.name, "params", p.shape, p.values.data(),
           p.name + " " + p.shape.str() + (p.decay ? ", weight decay applies" : ", no weight decay"), maker,
@@ -395,4 +395,4 @@ Trace trace_step(const Model& model) {
   return std::move(r.trace);
 }
 
-}  // namespace tinygpt::walk
+}  // namespace tinygpt::learn

@@ -1,4 +1,4 @@
-// test_insight.cpp — the numbers behind the "watch it learn" views (insight.h): entropy baselines
+// test_watch.cpp — the numbers behind the "watch it learn" views (watch.h): entropy baselines
 // on hand-made texts, PCA against hand-computed cases, the history's budget and its round trip
 // through checkpoints, snapshots against the trainer's own inspection, and the branch tree against
 // the sampler and the translator.
@@ -10,7 +10,7 @@
 
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/error.h"
-#include "tinygpt/insight.h"
+#include "tinygpt/watch.h"
 #include "tinygpt/run.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
@@ -18,11 +18,11 @@
 #include "test_util.h"
 
 using namespace tinygpt;
-using insight::Baselines;
+using watch::Baselines;
 
 namespace {
 
-Baselines of(const std::string& s) { return insight::entropy_baselines(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+Baselines of(const std::string& s) { return watch::entropy_baselines(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
 std::string repeat(const std::string& s, int n) {
   std::string out;
@@ -39,8 +39,8 @@ Config tiny_gpt(int eval_interval = 4) {
 
 std::vector<uint8_t> text() { return testutil::numbered_lines("All the world's a stage, and all the men and women merely players", 60); }
 
-bool same(const insight::History& a, const insight::History& b) {
-  const insight::History::Packed x = a.pack(), y = b.pack();
+bool same(const watch::History& a, const watch::History& b) {
+  const watch::History::Packed x = a.pack(), y = b.pack();
   auto eq_f = [](const std::vector<float>& u, const std::vector<float>& v) {
     return u.size() == v.size() && std::memcmp(u.data(), v.data(), u.size() * 4) == 0;  // NaN-safe, bit for bit
   };
@@ -53,7 +53,7 @@ bool same(const insight::History& a, const insight::History& b) {
 
 // ---- entropy baselines ---------------------------------------------------------------------------
 
-TEST_CASE("entropy baselines of hand-made texts: abab... has bigram entropy 0 and unigram ln 2", "[insight]") {
+TEST_CASE("entropy baselines of hand-made texts: abab... has bigram entropy 0 and unigram ln 2", "[watch]") {
   const Baselines ab = of(repeat("ab", 500));
   CHECK(ab.unigram == Approx(std::log(2.0)).margin(1e-12));
   CHECK(ab.bigram == Approx(0.0).margin(1e-12));
@@ -73,20 +73,20 @@ TEST_CASE("entropy baselines of hand-made texts: abab... has bigram entropy 0 an
   CHECK(aabb.bigram == Approx(2.0 * std::log(2.0) / 3.0));
   // "abac": unigram p = (1/2, 1/4, 1/4): 1.5 bits; after a: b or c (1 bit), after b: a (0 bits): 2/3 bit
   const Baselines abac = of("abac");
-  CHECK(abac.unigram / insight::kLn2 == Approx(1.5));
-  CHECK(abac.bigram / insight::kLn2 == Approx(2.0 / 3.0));
-  CHECK(abac.uniform / insight::kLn2 == Approx(std::log2(3.0)));
+  CHECK(abac.unigram / watch::kLn2 == Approx(1.5));
+  CHECK(abac.bigram / watch::kLn2 == Approx(2.0 / 3.0));
+  CHECK(abac.uniform / watch::kLn2 == Approx(std::log2(3.0)));
   const Baselines none = of("");
   CHECK(none.tokens == 0);
   CHECK(none.unigram == 0.0);
 }
 
-TEST_CASE("target baselines of pairs: the targets with EOS, from BOS", "[insight]") {
+TEST_CASE("target baselines of pairs: the targets with EOS, from BOS", "[watch]") {
   std::string tsv;
   for (int i = 0; i < 40; i++) tsv += std::string("s") + std::to_string(i) + "\tab\n";  // (not "s" + std::string: GCC 12 -Wrestrict false positive)
   const data::PairDataset pairs(std::vector<uint8_t>(tsv.begin(), tsv.end()), 16);
   REQUIRE(pairs.train_size() > 0);
-  const Baselines b = insight::target_baselines(pairs);
+  const Baselines b = watch::target_baselines(pairs);
   // every target is BOS a b EOS: three equally frequent tokens, each determined by the one before
   CHECK(b.unigram == Approx(std::log(3.0)));
   CHECK(b.bigram == Approx(0.0).margin(1e-12));
@@ -94,7 +94,7 @@ TEST_CASE("target baselines of pairs: the targets with EOS, from BOS", "[insight
   CHECK(b.tokens == 3 * pairs.train_size());
 }
 
-TEST_CASE("the trainer's baselines are of the training split only", "[insight]") {
+TEST_CASE("the trainer's baselines are of the training split only", "[watch]") {
   // 90% "ab", then a validation tail of "cd" that must not count
   std::string s = repeat("ab", 450) + repeat("cd", 50);
   train::Trainer t(tiny_gpt());
@@ -107,9 +107,9 @@ TEST_CASE("the trainer's baselines are of the training split only", "[insight]")
 
 // ---- PCA -------------------------------------------------------------------------------------------
 
-TEST_CASE("Jacobi eigen-decomposition of hand-computed matrices", "[insight]") {
+TEST_CASE("Jacobi eigen-decomposition of hand-computed matrices", "[watch]") {
   std::vector<double> a = {2, 1, 1, 2}, values, vectors;
-  insight::symmetric_eigen(a, 2, values, vectors);
+  watch::symmetric_eigen(a, 2, values, vectors);
   CHECK(values[0] == Approx(3.0));
   CHECK(values[1] == Approx(1.0));
   CHECK(std::fabs(vectors[0]) == Approx(std::sqrt(0.5)));
@@ -122,7 +122,7 @@ TEST_CASE("Jacobi eigen-decomposition of hand-computed matrices", "[insight]") {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) m[size_t(i) * n + j] = double(r[size_t(i) * n + j]) + double(r[size_t(j) * n + i]);
   std::vector<double> copy = m;
-  insight::symmetric_eigen(copy, n, values, vectors);
+  watch::symmetric_eigen(copy, n, values, vectors);
   for (int k = 0; k < n; k++) {
     if (k) CHECK(values[size_t(k)] <= values[size_t(k - 1)]);
     for (int i = 0; i < n; i++) {
@@ -138,11 +138,11 @@ TEST_CASE("Jacobi eigen-decomposition of hand-computed matrices", "[insight]") {
   }
 }
 
-TEST_CASE("PCA of four points: hand-computed coordinates, invariant to rotation, shift and extra dimensions", "[insight]") {
+TEST_CASE("PCA of four points: hand-computed coordinates, invariant to rotation, shift and extra dimensions", "[watch]") {
   // (3,0) (-1,0) (-1,1) (-1,-1): mean 0; scatter matrix diag(12, 2): axis 1 is x, axis 2 is y
   const float pts[4][2] = {{3, 0}, {-1, 0}, {-1, 1}, {-1, -1}};
   const float want[4][2] = {{3, 0}, {-1, 0}, {-1, 1}, {-1, -1}};
-  auto check = [&](const insight::Projection& p) {
+  auto check = [&](const watch::Projection& p) {
     for (int i = 0; i < 4; i++) {
       CHECK(p.xy[size_t(i) * 2] == Approx(want[i][0]).margin(1e-5));
       CHECK(p.xy[size_t(i) * 2 + 1] == Approx(want[i][1]).margin(1e-5));
@@ -153,7 +153,7 @@ TEST_CASE("PCA of four points: hand-computed coordinates, invariant to rotation,
   };
   std::vector<float> x(8);
   for (int i = 0; i < 4; i++) x[size_t(i) * 2] = pts[i][0], x[size_t(i) * 2 + 1] = pts[i][1];
-  check(insight::pca_2d(x.data(), 4, 2));  // N > C: the covariance
+  check(watch::pca_2d(x.data(), 4, 2));  // N > C: the covariance
   // rotated by 30 degrees and shifted: the same coordinates (the signs follow the convention)
   const double a = M_PI / 6, c = std::cos(a), s = std::sin(a);
   std::vector<float> rot(8);
@@ -161,71 +161,71 @@ TEST_CASE("PCA of four points: hand-computed coordinates, invariant to rotation,
     rot[size_t(i) * 2] = float(c * pts[i][0] - s * pts[i][1] + 5.0);
     rot[size_t(i) * 2 + 1] = float(s * pts[i][0] + c * pts[i][1] - 7.0);
   }
-  check(insight::pca_2d(rot.data(), 4, 2));
+  check(watch::pca_2d(rot.data(), 4, 2));
   // in 6 dimensions (N <= C: the Gram matrix), the same
   std::vector<float> wide(24, 0.25f);
   for (int i = 0; i < 4; i++) wide[size_t(i) * 6 + 1] = rot[size_t(i) * 2], wide[size_t(i) * 6 + 4] = rot[size_t(i) * 2 + 1];
-  check(insight::pca_2d(wide.data(), 4, 6));
+  check(watch::pca_2d(wide.data(), 4, 6));
   // with a previous frame pointing the other way, both axes flip to agree with it
   std::vector<float> prev(8);
   for (int i = 0; i < 8; i++) prev[size_t(i)] = -x[size_t(i)];
-  const insight::Projection flipped = insight::pca_2d(x.data(), 4, 2, prev.data());
+  const watch::Projection flipped = watch::pca_2d(x.data(), 4, 2, prev.data());
   for (int i = 0; i < 8; i++) CHECK(flipped.xy[size_t(i)] == Approx(prev[size_t(i)]).margin(1e-5));
   // fewer than two rows: nothing to project
-  CHECK(insight::pca_2d(x.data(), 1, 2).xy == std::vector<float>{0, 0});
+  CHECK(watch::pca_2d(x.data(), 1, 2).xy == std::vector<float>{0, 0});
 }
 
 // ---- the history -----------------------------------------------------------------------------------
 
-TEST_CASE("attention weights quantised as round(255 sqrt p): exact ends, small weights kept", "[insight]") {
-  CHECK(insight::quantise_weight(0.0f) == 0);
-  CHECK(insight::quantise_weight(1.0f) == 255);
-  CHECK(insight::quantise_weight(0.01f) == 26);
-  CHECK(insight::quantise_weight(-1.0f) == 0);
+TEST_CASE("attention weights quantised as round(255 sqrt p): exact ends, small weights kept", "[watch]") {
+  CHECK(watch::quantise_weight(0.0f) == 0);
+  CHECK(watch::quantise_weight(1.0f) == 255);
+  CHECK(watch::quantise_weight(0.01f) == 26);
+  CHECK(watch::quantise_weight(-1.0f) == 0);
   for (int i = 0; i <= 1000; i++) {
     const float p = float(i) / 1000.0f;
-    const float back = insight::dequantise_weight(insight::quantise_weight(p));
+    const float back = watch::dequantise_weight(watch::quantise_weight(p));
     // |sqrt p - q/255| <= 1/510, so |p - (q/255)^2| <= (1/510) (2 sqrt p + 1/510)
     CHECK(std::fabs(back - p) <= (2.0f * std::sqrt(p) + 1.0f / 510.0f) / 510.0f + 1e-6f);
   }
 }
 
-TEST_CASE("the history thins itself to its budget, keeping its first and newest snapshots", "[insight]") {
-  insight::Layout l;
+TEST_CASE("the history thins itself to its budget, keeping its first and newest snapshots", "[watch]") {
+  watch::Layout l;
   l.kind = ModelKind::gpt, l.L = 4, l.NH = 4, l.T = 64, l.N = 3, l.P = 64;
-  insight::History h;
+  watch::History h;
   h.start(l, std::vector<uint8_t>(64, 'x'), {}, {'a', 'b', 'c'});
   const int64_t per = l.snapshot_bytes();
   CHECK(per == 8 + 4 * 4 * 64 * 65 / 2 + 8 * 3 + 4 * 64 + 4 * 64);
   for (int k = 0; k <= 300; k++) {
-    insight::Snapshot s;
+    watch::Snapshot s;
     s.step = 10 * k;
     s.attention.assign(size_t(l.attention_bytes()), uint8_t(k));
     s.embedding.assign(6, float(k));
     s.probe_loss.assign(64, 1.0f);
     s.position_loss.assign(64, 2.0f);
     h.add(std::move(s));
-    REQUIRE(h.size_bytes() <= insight::History::kBudgetBytes);
+    REQUIRE(h.size_bytes() <= watch::History::kBudgetBytes);
   }
   const auto& snaps = h.snapshots();
   CHECK(snaps.front().step == 0);
   CHECK(snaps.back().step == 3000);
-  CHECK(int64_t(snaps.size()) * per > insight::History::kBudgetBytes / 2);  // thinned by halves, not more
+  CHECK(int64_t(snaps.size()) * per > watch::History::kBudgetBytes / 2);  // thinned by halves, not more
   for (size_t i = 1; i < snaps.size(); i++) CHECK(snaps[i].step > snaps[i - 1].step);
   // a rollback drops the later ones
   h.drop_after(1500);
   CHECK(h.snapshots().back().step <= 1500);
   // shapes are checked
-  insight::Snapshot wrong;
+  watch::Snapshot wrong;
   wrong.step = 5000;
   CHECK_THROWS_WITH(h.add(wrong), Catch::Contains("does not match the layout"));
 }
 
-TEST_CASE("snapshots of a gpt run: taken at every evaluation, equal to the trainer's own inspection", "[insight]") {
+TEST_CASE("snapshots of a gpt run: taken at every evaluation, equal to the trainer's own inspection", "[watch]") {
   train::Trainer t(tiny_gpt(4));
   t.set_corpus(text());
   t.start_history();
-  const insight::History& h = t.history();
+  const watch::History& h = t.history();
   REQUIRE(h.enabled());
   CHECK(h.layout().T == 16);  // min(kMaxProbe, block_size)
   CHECK(h.layout().P == 16);
@@ -241,7 +241,7 @@ TEST_CASE("snapshots of a gpt run: taken at every evaluation, equal to the train
   REQUIRE(h.snapshots().size() == 3);
   CHECK(h.snapshots()[2].step == 8);
   // the newest snapshot is what inspect() sees now
-  const insight::Snapshot& last = h.snapshots().back();
+  const watch::Snapshot& last = h.snapshots().back();
   const train::Inspection in = t.inspect(h.probe().data(), h.probe().size());
   const int T = in.T;
   size_t i = 0;
@@ -250,14 +250,14 @@ TEST_CASE("snapshots of a gpt run: taken at every evaluation, equal to the train
       for (int q = 0; q < T; q++)
         for (int k = 0; k <= q; k++, i++) {
           const float p = in.attention[((size_t(l) * in.NH + hd) * T + q) * T + k];
-          CHECK(last.attention[i] == insight::quantise_weight(p));
+          CHECK(last.attention[i] == watch::quantise_weight(p));
         }
   CHECK(i == last.attention.size());
   CHECK(std::isnan(last.probe_loss[0]));
   for (int q = 1; q < T; q++) CHECK(last.probe_loss[size_t(q)] == Approx(-std::log(in.probs[size_t(q - 1) * 256 + h.probe()[size_t(q)]])).epsilon(1e-4));
   // the per-position curve averages to the loss of the same validation windows
   data::Batch batch;
-  const int rows = std::min(insight::kPositionWindows, t.config().batch_size);
+  const int rows = std::min(watch::kPositionWindows, t.config().batch_size);
   d.val_batch(0, rows, 16, batch);
   nn::Arena arena;
   nn::GradMode no_grad(false);
@@ -266,11 +266,11 @@ TEST_CASE("snapshots of a gpt run: taken at every evaluation, equal to the train
   for (float v : last.position_loss) sum += v;
   CHECK(sum / 16 == Approx(mean_loss).epsilon(1e-4));
   // the embedding map: the bytes of the text, projected
-  CHECK(h.bytes() == insight::distinct_bytes(d.bytes().data(), d.size()));
+  CHECK(h.bytes() == watch::distinct_bytes(d.bytes().data(), d.size()));
   CHECK(last.embedding.size() == 2 * h.bytes().size());
 }
 
-TEST_CASE("a run's history goes through a checkpoint bit for bit and keeps growing after a resume", "[insight][checkpoint]") {
+TEST_CASE("a run's history goes through a checkpoint bit for bit and keeps growing after a resume", "[watch][checkpoint]") {
   train::Trainer t(tiny_gpt(4));
   t.set_corpus(text());
   const std::string mine = "the probe: my own words";
@@ -297,32 +297,32 @@ TEST_CASE("a run's history goes through a checkpoint bit for bit and keeps growi
   CHECK(ckpt::describe(f2.data(), f2.size()).history_snapshots == 0);
 }
 
-TEST_CASE("a damaged history is refused with its own message", "[insight][checkpoint]") {
+TEST_CASE("a damaged history is refused with its own message", "[watch][checkpoint]") {
   train::Trainer t(tiny_gpt(4));
   t.set_corpus(text());
   t.start_history();
   Run(t).advance(5);
-  insight::History::Packed p = t.history().pack();
-  CHECK_NOTHROW(insight::History::unpack(p, 5));
-  CHECK_THROWS_WITH(insight::History::unpack(p, 3), Catch::Contains("not increasing within the run's 3 steps"));
+  watch::History::Packed p = t.history().pack();
+  CHECK_NOTHROW(watch::History::unpack(p, 5));
+  CHECK_THROWS_WITH(watch::History::unpack(p, 3), Catch::Contains("not increasing within the run's 3 steps"));
   auto bad = p;
   bad.attention.pop_back();
-  CHECK_THROWS_WITH(insight::History::unpack(bad, 5), Catch::Contains("history.attention holds"));
+  CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("history.attention holds"));
   bad = p;
   bad.meta[0] = 2;
-  CHECK_THROWS_WITH(insight::History::unpack(bad, 5), Catch::Contains("written by a newer version"));
+  CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("written by a newer version"));
   bad = p;
   bad.steps[1] = 0;
-  CHECK_THROWS_WITH(insight::History::unpack(bad, 5), Catch::Contains("not increasing"));
+  CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("not increasing"));
   bad = p;
   bad.embedding[0] = NAN;
-  CHECK_THROWS_WITH(insight::History::unpack(bad, 5), Catch::Contains("NaN or Inf"));
+  CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("NaN or Inf"));
   bad = p;
   bad.probe.pop_back();
-  CHECK_THROWS_WITH(insight::History::unpack(bad, 5), Catch::Contains("the probe has"));
+  CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("the probe has"));
 }
 
-TEST_CASE("a rollback of the NaN guard drops the snapshots after the state it goes back to", "[insight][run]") {
+TEST_CASE("a rollback of the NaN guard drops the snapshots after the state it goes back to", "[watch][run]") {
   train::Trainer t(tiny_gpt(4));
   t.set_corpus(text());
   t.start_history();
@@ -338,24 +338,24 @@ TEST_CASE("a rollback of the NaN guard drops the snapshots after the state it go
 
 // ---- seq2seq ----------------------------------------------------------------------------------------
 
-TEST_CASE("snapshots of a seq2seq run: cross-attention of the probe pair, target losses, through a checkpoint", "[insight][seq2seq]") {
+TEST_CASE("snapshots of a seq2seq run: cross-attention of the probe pair, target losses, through a checkpoint", "[watch][seq2seq]") {
   Config c = preset_config("s2s-tiny");
   c.eval_interval = 3, c.eval_iters = 1, c.batch_size = 4, c.max_iters = 20, c.warmup_iters = 2;
   train::Trainer t(c);
   t.set_corpus(data::builtin_task("reverse", 1));
   t.start_history();
-  const insight::History& h = t.history();
-  const insight::Layout& l = h.layout();
+  const watch::History& h = t.history();
+  const watch::Layout& l = h.layout();
   CHECK(l.kind == ModelKind::seq2seq);
   CHECK(l.S == int(h.probe_source().size()));
   CHECK(l.T == int(h.probe().size()) + 1);
   Run(t).advance(3);  // snapshots at 0 and 3
   REQUIRE(h.snapshots().size() == 2);
-  const insight::Snapshot& s = h.snapshots().back();
+  const watch::Snapshot& s = h.snapshots().back();
   const std::string src(h.probe_source().begin(), h.probe_source().end()), tgt(h.probe().begin(), h.probe().end());
   const train::TranslationInspection in = t.inspect_translation(src, tgt);
   // the cross-attention block comes first, (L, NH, T, S)
-  for (size_t i = 0; i < in.cross.size(); i++) CHECK(s.attention[i] == insight::quantise_weight(in.cross[i]));
+  for (size_t i = 0; i < in.cross.size(); i++) CHECK(s.attention[i] == watch::quantise_weight(in.cross[i]));
   CHECK(int64_t(s.attention.size()) == l.attention_bytes());
   // the loss of each target token, EOS last
   for (int q = 0; q < l.T; q++) {
@@ -369,7 +369,7 @@ TEST_CASE("snapshots of a seq2seq run: cross-attention of the probe pair, target
 
 // ---- the branch tree --------------------------------------------------------------------------------
 
-TEST_CASE("the branch tree's greedy path is the sampler's, past window rebuilds, one position per step", "[insight][sample]") {
+TEST_CASE("the branch tree's greedy path is the sampler's, past window rebuilds, one position per step", "[watch][sample]") {
   train::Trainer t(tiny_gpt());
   t.set_corpus(text());
   Run(t).advance(20);
@@ -379,11 +379,11 @@ TEST_CASE("the branch tree's greedy path is the sampler's, past window rebuilds,
   o.temperature = 0.0f;
   const int n = 40;  // block_size 16: the window is rebuilt several times
   const std::vector<sample::Token> want = sample::generate(m, prompt, n, o);
-  insight::BranchTree tree(m, reinterpret_cast<const uint8_t*>(prompt.data()), prompt.size(), 5);
+  watch::BranchTree tree(m, reinterpret_cast<const uint8_t*>(prompt.data()), prompt.size(), 5);
   CHECK(tree.positions_computed() == int64_t(prompt.size()));
   int node = 0;
   for (int i = 0; i < n; i++) {
-    const insight::BranchTree::Node& nd = tree.node(node);
+    const watch::BranchTree::Node& nd = tree.node(node);
     for (int k = 0; k < 5; k++) {
       CHECK(nd.top_tokens[size_t(k)] == want[size_t(i)].top_bytes[k]);
       CHECK(nd.top_probs[size_t(k)] == Approx(want[size_t(i)].top_probs[k]).margin(1e-5));
@@ -423,7 +423,7 @@ TEST_CASE("the branch tree's greedy path is the sampler's, past window rebuilds,
   CHECK_THROWS_WITH(tree.extend(0, 256), Catch::Contains("cannot be generated"));
 }
 
-TEST_CASE("the branch tree of a translation follows greedy decoding and ends at EOS", "[insight][seq2seq]") {
+TEST_CASE("the branch tree of a translation follows greedy decoding and ends at EOS", "[watch][seq2seq]") {
   Config c = preset_config("s2s-tiny");
   c.batch_size = 8, c.max_iters = 60, c.warmup_iters = 5, c.eval_interval = 0;
   train::Trainer t(c);
@@ -431,7 +431,7 @@ TEST_CASE("the branch tree of a translation follows greedy decoding and ends at 
   Run(t).advance(60);
   const std::string source = "abcd";
   const sample::Translation want = sample::translate(t.seq2seq(), source, {});
-  insight::BranchTree tree(t.seq2seq(), reinterpret_cast<const uint8_t*>(source.data()), source.size(), 4);
+  watch::BranchTree tree(t.seq2seq(), reinterpret_cast<const uint8_t*>(source.data()), source.size(), 4);
   int node = 0;
   for (size_t i = 0; i < want.probs.size(); i++) {
     const int32_t top = tree.node(node).top_tokens[0];
@@ -452,10 +452,10 @@ TEST_CASE("the branch tree of a translation follows greedy decoding and ends at 
   CHECK_THROWS_WITH(tree.extend(0, data::kPad), Catch::Contains("cannot be generated"));
 }
 
-TEST_CASE("nearest neighbours by cosine on a hand-made table: order, ties, zero rows, k clamped", "[insight]") {
+TEST_CASE("nearest neighbours by cosine on a hand-made table: order, ties, zero rows, k clamped", "[watch]") {
   // five rows (5, 2): cosines against row 0 are 0.6, 0, -1, 0; row 1 (3, 4) and row 2 (0, 2) have 8 / 10
   const std::vector<float> x = {1, 0, 3, 4, 0, 2, -1, 0, 0, 0};
-  const insight::Neighbours n = insight::nearest_neighbours(x.data(), 5, 2, 3);
+  const watch::Neighbours n = watch::nearest_neighbours(x.data(), 5, 2, 3);
   REQUIRE(n.k == 3);
   // Euclidean would put the zero row (distance 1) first for row 0; cosine puts (3, 4) first
   CHECK(n.index == std::vector<int32_t>{1, 2, 4,   // row 0: 0.6, then the ties at 0 by index
@@ -468,29 +468,29 @@ TEST_CASE("nearest neighbours by cosine on a hand-made table: order, ties, zero 
   // lengths do not matter: row 1 scaled by 10 changes nothing
   std::vector<float> scaled = x;
   scaled[2] *= 10, scaled[3] *= 10;
-  CHECK(insight::nearest_neighbours(scaled.data(), 5, 2, 3).index == n.index);
+  CHECK(watch::nearest_neighbours(scaled.data(), 5, 2, 3).index == n.index);
   // k is clamped to the other rows; a single row has none
-  CHECK(insight::nearest_neighbours(x.data(), 5, 2, 10).k == 4);
-  CHECK(insight::nearest_neighbours(x.data(), 1, 2, 3).index.empty());
-  CHECK_THROWS_WITH(insight::nearest_neighbours(x.data(), 5, 0, 3), Catch::Contains("C >= 1"));
-  CHECK_THROWS_WITH(insight::nearest_neighbours(x.data(), 5, 2, -1), Catch::Contains("k >= 0"));
+  CHECK(watch::nearest_neighbours(x.data(), 5, 2, 10).k == 4);
+  CHECK(watch::nearest_neighbours(x.data(), 1, 2, 3).index.empty());
+  CHECK_THROWS_WITH(watch::nearest_neighbours(x.data(), 5, 0, 3), Catch::Contains("C >= 1"));
+  CHECK_THROWS_WITH(watch::nearest_neighbours(x.data(), 5, 2, -1), Catch::Contains("k >= 0"));
 }
 
-TEST_CASE("embedding neighbours read the rows of the mapped bytes in wte", "[insight]") {
+TEST_CASE("embedding neighbours read the rows of the mapped bytes in wte", "[watch]") {
   train::Trainer t(tiny_gpt());
   t.set_corpus(text());
   Run(t).advance(5);
   const model::TinyGPT& m = t.model();
   const int C = m.config().n_embd;
   const std::string some = "To be, or not to be: that is the question.";
-  const std::vector<uint8_t> bytes = insight::distinct_bytes(reinterpret_cast<const uint8_t*>(some.data()), some.size());
+  const std::vector<uint8_t> bytes = watch::distinct_bytes(reinterpret_cast<const uint8_t*>(some.data()), some.size());
   REQUIRE(bytes.size() > 3);
   // the table by hand: row i is wte[bytes[i]]
   std::vector<float> rows;  // (N, C)
   const float* wte = m.params() + m.param_info("wte").offset;
   for (uint8_t b : bytes) rows.insert(rows.end(), wte + size_t(b) * C, wte + size_t(b + 1) * C);
-  const insight::Neighbours want = insight::nearest_neighbours(rows.data(), int(bytes.size()), C, 3);
-  const insight::Neighbours got = insight::embedding_neighbours(m, bytes, 3);
+  const watch::Neighbours want = watch::nearest_neighbours(rows.data(), int(bytes.size()), C, 3);
+  const watch::Neighbours got = watch::embedding_neighbours(m, bytes, 3);
   CHECK(got.index == want.index);
   CHECK(got.similarity == want.similarity);
   // each row's own embedding is not its neighbour, and cosines are in [-1, 1], descending

@@ -1,4 +1,4 @@
-// insight.h — the numbers behind the page's "watch it learn" views (docs/watch_it_learn.md):
+// watch.h — the numbers behind the page's "watch it learn" views (docs/watch.md):
 // what a good loss is for this data, and how the model got there.
 //
 //   entropy_baselines   unigram and bigram entropies of the training data (nats per byte): the
@@ -33,7 +33,7 @@
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/tensor.h"
 
-namespace tinygpt::insight {
+namespace tinygpt::watch {
 
 // ---- entropy baselines -------------------------------------------------------------------------
 
@@ -238,7 +238,7 @@ class BranchTree {
   // Positions the model has computed (one per token fed): how much the caches saved.
   int64_t positions_computed() const { return positions_; }
   static constexpr int kMaxCaches = 8;
-  struct Impl;  // the model kind's caches (insight.cpp)
+  struct Impl;  // the model kind's caches (watch.cpp)
 
  private:
   std::unique_ptr<Impl> impl_;
@@ -250,4 +250,4 @@ class BranchTree {
   void set_top(Node& n, const float* logits);
 };
 
-}  // namespace tinygpt::insight
+}  // namespace tinygpt::watch

@@ -1,6 +1,6 @@
-// walk.h — one training step of a GPT small enough to follow by hand, with every number named.
+// learn.h — one training step of a GPT small enough to follow by hand, with every number named.
 //
-// The learn-by-hand mode of the page (docs/walkthrough.md, docs/learn_by_hand.md) shows one step
+// The learn-by-hand mode of the page (docs/walkthrough.md, docs/learn.md) shows one step
 // of docs/walkthrough.md's tiny model: its tokens [2, 1, 3, 0] -> x, y, its embedding tables, a
 // one-block GPT (pre-norm, like model::TinyGPT) and one AdamW update. trace_step() runs that
 // step with the project's own code — data::ByteDataset, the nn:: ops and their autograd,
@@ -18,7 +18,7 @@
 #include "tinygpt/optim.h"
 #include "tinygpt/tensor.h"
 
-namespace tinygpt::walk {
+namespace tinygpt::learn {
 
 // One named parameter of the tiny model; names and order are model::TinyGPT's ("wte",
 // "h.0.attn.c_attn.weight", ...), so the page and the docs can use the same words.
@@ -75,4 +75,4 @@ struct Trace {
 // Runs one training step of `model` (which is not modified) and records it.
 Trace trace_step(const Model& model);
 
-}  // namespace tinygpt::walk
+}  // namespace tinygpt::learn

@@ -1,0 +1,60 @@
+// estimate.cpp — the estimate feature: "how long will this take here?" A throw-away trainer times
+// a few real steps of a config (core/include/tinygpt/estimate.h), and the text's unigram and
+// bigram entropies give the loss of simple models for scale.
+#include "common.h"
+#include "tinygpt/estimate.h"
+
+namespace tinygpt::js {
+
+namespace {
+
+// {unigram, bigram, bytes}: nats per byte
+val entropy_to_js(const TextEntropy& e) {
+  val o = val::object();
+  o.set("unigram", e.unigram);
+  o.set("bigram", e.bigram);
+  o.set("bytes", double(e.bytes));
+  return o;
+}
+
+// preflight(config, corpus: Uint8Array, budgetMs) -> {stepsTimed, firstStepMs, msPerStep, tokensPerSec,
+// msPerEval, evaluations, totalSeconds, memoryBytes, estimatedBytes, parameters, measuredMs, entropy}
+val preflight_js(const val& config, const val& corpus, double budget_ms) {
+  return guarded([&] {
+    const ConfigAndLimit c = parse_config(config);
+    const std::vector<uint8_t> bytes = bytes_from(corpus, "the corpus");
+    const Preflight p = preflight(c.config, bytes.data(), bytes.size(), budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit);
+    val o = val::object();
+    o.set("stepsTimed", p.steps_timed);
+    o.set("firstStepMs", p.first_step_ms);
+    o.set("msPerStep", p.ms_per_step);
+    o.set("tokensPerSec", p.tokens_per_s);
+    o.set("msPerEval", p.ms_per_eval);
+    o.set("evaluations", double(p.evaluations));
+    o.set("totalSeconds", p.total_s);
+    o.set("memoryBytes", double(p.memory_bytes));
+    o.set("estimatedBytes", double(p.estimated_bytes));
+    o.set("parameters", double(p.parameters));
+    o.set("measuredMs", p.measured_ms);
+    o.set("entropy", entropy_to_js(p.entropy));
+    return o;
+  });
+}
+
+// textEntropy(bytes: Uint8Array) -> {unigram, bigram, bytes}: nats per byte
+val text_entropy_js(const val& bytes) {
+  return guarded([&] {
+    const std::vector<uint8_t> b = bytes_from(bytes, "the text");
+    return entropy_to_js(text_entropy(b.data(), b.size()));
+  });
+}
+
+}  // namespace
+
+}  // namespace tinygpt::js
+
+EMSCRIPTEN_BINDINGS(tinygpt_estimate) {
+  using namespace tinygpt::js;
+  emscripten::function("preflight", &preflight_js);
+  emscripten::function("textEntropy", &text_entropy_js);
+}

@@ -1,0 +1,25 @@
+// inspect.cpp — the inspect feature: a gpt session's attention maps and next-byte
+// distributions for a text, without a graph (train::Trainer::inspect).
+#include "common.h"
+#include "train.h"
+
+namespace tinygpt::js {
+
+// {T, L, NH, attention: Float32Array (L, NH, T, T), probs: Float32Array (T, 256)}
+val Session::inspect(const val& text) {
+  return guarded([&] {
+    std::vector<uint8_t> b = bytes_from(text, "the text");
+    train::Inspection r = trainer_->inspect(b.data(), b.size());
+    val o = val::object();
+    o.set("T", r.T);
+    o.set("L", r.L);
+    o.set("NH", r.NH);
+    o.set("attention", copy_to_js("Float32Array", r.attention.data(), r.attention.size()));
+    o.set("probs", copy_to_js("Float32Array", r.probs.data(), r.probs.size()));
+    return o;
+  });
+}
+
+void bind_inspect(const SessionClass& c) { c.function("inspect", &Session::inspect); }
+
+}  // namespace tinygpt::js

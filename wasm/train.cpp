@@ -1,0 +1,208 @@
+// train.cpp — the train feature: the Session (train.h) over a train::Trainer and its run loop
+// (tinygpt::Run), its binding, and the module functions of the runtime it trains on.
+#include "train.h"
+
+#include <emscripten/heap.h>
+
+#include <algorithm>
+
+#include "common.h"
+#include "tinygpt/runtime.h"
+
+namespace tinygpt::js {
+
+namespace {
+
+// Every trainer a Session holds gets a new number: objects that point into one (watch.cpp's
+// GenerationTree) can tell that it was replaced.
+uint64_t g_next_generation = 1;
+
+val evaluation_to_js(const Evaluation& e) {
+  val o = val::object();
+  o.set("step", double(e.step));
+  o.set("loss", e.loss);
+  o.set("exactMatch", e.exact_match);  // seq2seq: held-out exact match and CER; NaN for gpt
+  o.set("cer", e.cer);
+  o.set("ms", e.ms);
+  o.set("snapshotMs", e.snapshot_ms);  // of which the history's snapshot (0 without one)
+  return o;
+}
+
+// A coded sentence, or null when there is none ("" = the run did not pause / the tuner is off).
+val coded_or_null(const std::string& message, const std::string& code, const MessageArgs& args) {
+  return message.empty() ? val::null() : coded_to_js(message, code, args);
+}
+
+}  // namespace
+
+val rollback_to_js(const train::Rollback& b) {
+  val o = val::object();
+  o.set("failedStep", double(b.failed_step));
+  o.set("restoredStep", double(b.restored_step));
+  o.set("lrScale", b.lr_scale);
+  o.set("message", b.reason);
+  set_code(o, b.code, b.args);
+  return o;
+}
+
+// {firstStep, step, losses: Float32Array, evals: [{step, loss, exactMatch, cer, ms, snapshotMs}],
+//  rollbacks: [{failedStep, restoredStep, lrScale, message, code?, args?}], trainMs, tokensPerSec,
+//  lr, gradNorm, finished, etaSeconds, paused: {message, code?, args?} | null, threads,
+//  threadsReason: {message, code?, args?} | null}
+val slice_to_js(const Slice& s) {
+  val evals = val::array();
+  for (const Evaluation& e : s.evals) evals.call<void>("push", evaluation_to_js(e));
+  val rollbacks = val::array();
+  for (const train::Rollback& b : s.rollbacks) rollbacks.call<void>("push", rollback_to_js(b));
+  val r = val::object();
+  r.set("firstStep", double(s.first_step));
+  r.set("step", double(s.step));
+  r.set("losses", copy_to_js("Float32Array", s.losses.data(), s.losses.size()));
+  r.set("evals", evals);
+  r.set("rollbacks", rollbacks);
+  r.set("trainMs", s.train_ms);
+  r.set("tokensPerSec", s.tokens_per_s);
+  r.set("lr", s.lr);
+  r.set("gradNorm", s.grad_norm);
+  r.set("finished", s.finished);
+  r.set("etaSeconds", s.eta_s);
+  r.set("paused", coded_or_null(s.error, s.error_code, s.error_args));
+  r.set("threads", s.threads);
+  r.set("threadsReason", coded_or_null(s.threads_reason, s.threads_reason_code, s.threads_reason_args));
+  return r;
+}
+
+Session::Session(const val& config) {
+  guarded([&] {
+    ConfigAndLimit c = parse_config(config);
+    trainer_ = std::make_unique<train::Trainer>(c.config, c.memory_limit);
+    new_run();
+    memory_limit_ = c.memory_limit;
+  });
+  generation_ = g_next_generation++;
+}
+
+Session::Session(std::unique_ptr<train::Trainer> trainer, int64_t memory_limit)
+    : trainer_(std::move(trainer)), memory_limit_(memory_limit), generation_(g_next_generation++) {
+  new_run();
+}
+
+void Session::new_run() {
+  run_ = std::make_unique<Run>(*trainer_);
+  if (tune_threads_ > 0) run_->tune_threads(tune_threads_);
+}
+
+void Session::replace_trainer(std::unique_ptr<train::Trainer> t) {
+  generator_.reset();
+  trainer_ = std::move(t);
+  new_run();
+  generation_ = g_next_generation++;
+}
+
+void Session::setCorpus(const val& bytes) {
+  guarded([&] { trainer_->set_corpus(bytes_from(bytes, "the corpus")); });
+}
+
+// The run loop (tinygpt::Run): at most maxSteps steps, returning after about budgetMs of wall time.
+val Session::advance(double max_steps, double budget_ms) {
+  return guarded([&] {
+    if (!(max_steps >= 1)) throw Error("advance(maxSteps, budgetMs) needs maxSteps >= 1");
+    return slice_to_js(run_->advance(int64_t(std::min(max_steps, 1e15)), budget_ms > 0 ? budget_ms : 1e300));
+  });
+}
+
+// Thread tuning (Run::tune_threads): the run picks 1..maxThreads threads from its own step
+// times, and keeps doing so across model changes; 0 turns it off.
+void Session::tuneThreads(int max_threads) {
+  tune_threads_ = max_threads;
+  run_->tune_threads(max_threads);
+}
+
+void Session::setStopAt(double step) {
+  guarded([&] { run_->set_stop_at(int64_t(step)); });
+}
+
+// eval_interval and eval_iters change at once; max_iters moves the end of the schedule.
+void Session::updateField(const std::string& name, double value) {
+  guarded([&] {
+    trainer_->update_field(name, value);
+    new_run();  // the stop follows the schedule's new end
+  });
+}
+
+double Session::evaluate() {
+  return guarded([&] { return double(trainer_->evaluate().loss); });
+}
+
+val Session::config() const { return config_to_js(trainer_->config()); }
+
+// {train: Float32Array (one per step), valSteps: Float64Array, valLosses, valExactMatch, valCer: Float32Array}
+val Session::history() const {
+  const auto& tl = trainer_->train_losses();
+  std::vector<double> steps;
+  std::vector<float> losses, exact, cer;
+  for (const train::ValPoint& p : trainer_->val_losses()) {
+    steps.push_back(double(p.step));
+    losses.push_back(p.loss);
+    exact.push_back(p.exact_match);
+    cer.push_back(p.cer);
+  }
+  val o = val::object();
+  o.set("train", copy_to_js("Float32Array", tl.data(), tl.size()));
+  o.set("valSteps", copy_to_js("Float64Array", steps.data(), steps.size()));
+  o.set("valLosses", copy_to_js("Float32Array", losses.data(), losses.size()));
+  o.set("valExactMatch", copy_to_js("Float32Array", exact.data(), exact.size()));  // NaN for gpt
+  o.set("valCer", copy_to_js("Float32Array", cer.data(), cer.size()));
+  return o;
+}
+
+namespace {
+
+// ---- the runtime: SIMD backend, memory, threads -------------------------------------------------
+std::string backend() { return simd_backend(); }
+double memory_bytes() { return double(emscripten_get_heap_size()); }
+int max_threads_js() { return max_threads(); }
+int num_threads_js() { return num_threads(); }
+void set_threads(int n) {
+  guarded([&] { set_num_threads(n); });
+}
+
+void bind_train(const SessionClass& c) {
+  c.constructor<val>()
+      .function("setCorpus", &Session::setCorpus)
+      .function("hasCorpus", &Session::hasCorpus)
+      .function("corpusSize", &Session::corpusSize)
+      .function("corpusMatchesCheckpoint", &Session::corpusMatchesCheckpoint)
+      .function("advance", &Session::advance)
+      .function("stopAt", &Session::stopAt)
+      .function("injectNanGradient", &Session::injectNanGradient)
+      .function("setStopAt", &Session::setStopAt)
+      .function("tuneThreads", &Session::tuneThreads)
+      .function("updateField", &Session::updateField)
+      .function("evaluate", &Session::evaluate)
+      .function("config", &Session::config)
+      .function("step", &Session::step)
+      .function("learningRate", &Session::learningRate)
+      .function("numParameters", &Session::numParameters)
+      .function("history", &Session::history)
+      .function("kind", &Session::kind);
+}
+
+}  // namespace
+
+}  // namespace tinygpt::js
+
+EMSCRIPTEN_BINDINGS(tinygpt_train) {
+  using namespace tinygpt::js;
+  const SessionClass session("Session");
+  bind_train(session);
+  bind_sample(session);
+  bind_inspect(session);
+  bind_translate(session);
+  bind_runs(session);
+  emscripten::function("backend", &backend);
+  emscripten::function("memoryBytes", &memory_bytes);
+  emscripten::function("maxThreads", &max_threads_js);
+  emscripten::function("numThreads", &num_threads_js);
+  emscripten::function("setThreads", &set_threads);
+}

@@ -1,0 +1,181 @@
+// webgpu.cpp — the WebGPU backend's host half (docs/webgpu.md; core/include/tinygpt/gpu_host.h):
+// the core's plan of a GPU step, and a run whose steps execute on the GPU while the Session's
+// trainer keeps the corpus, its sampling generator, the history and the checkpoint format.
+// Arrays of parameters and moments are in the plan's GPU layout. It needs Session::trainer() and
+// Session::run() only.
+#include <algorithm>
+
+#include "common.h"
+#include "tinygpt/gpu_host.h"
+#include "train.h"
+
+namespace tinygpt::js {
+
+namespace {
+
+std::string gpu_plan_json(Session& s) {
+  return guarded([&] { return gpu::to_json(gpu::plan_for(s.trainer())); });
+}
+
+// {params, m, v: Float32Array, step, adamT}
+val gpu_export_state(Session& s) {
+  return guarded([&] {
+    const gpu::State st = gpu::export_state(s.trainer(), gpu::plan_for(s.trainer()));
+    val o = val::object();
+    o.set("params", copy_to_js("Float32Array", st.params.data(), st.params.size()));
+    o.set("m", copy_to_js("Float32Array", st.m.data(), st.m.size()));
+    o.set("v", copy_to_js("Float32Array", st.v.data(), st.v.size()));
+    o.set("step", double(st.step));
+    o.set("adamT", double(st.adam_t));
+    return o;
+  });
+}
+
+void gpu_import_state(Session& s, const val& params, const val& m, const val& v, double adam_t, bool good_state) {
+  guarded([&] {
+    const gpu::Plan plan = gpu::plan_for(s.trainer());
+    const size_t n = size_t(plan.gpu_params);
+    gpu::import_state(s.trainer(), plan, vector_from<float>(params, "Float32Array", n, "params").data(),
+                      vector_from<float>(m, "Float32Array", n, "m").data(),
+                      vector_from<float>(v, "Float32Array", n, "v").data(), int64_t(adam_t), good_state);
+  });
+}
+
+val gpu_next_batches(Session& s, int k) {
+  return guarded([&] {
+    const train::Trainer& t = s.trainer();
+    std::vector<int32_t> out(size_t(std::max(k, 0)) * 2 * t.config().batch_size * t.config().block_size);
+    gpu::next_batches(s.trainer(), k, out.data());
+    return copy_to_js("Int32Array", out.data(), out.size());
+  });
+}
+
+val gpu_step_scalars(Session& s, double step, double adam_t, int k) {
+  return guarded([&] {
+    if (k < 1 || step < 0 || adam_t < 0) throw Error("gpuStepScalars: step, adamT >= 0 and k >= 1");
+    std::vector<float> out(static_cast<size_t>(3 * k));
+    gpu::step_scalars(s.trainer(), int64_t(step), int64_t(adam_t), k, out.data());
+    return copy_to_js("Float32Array", out.data(), out.size());
+  });
+}
+
+val gpu_val_batches(Session& s) {
+  return guarded([&] {
+    const train::Trainer& t = s.trainer();
+    std::vector<int32_t> out(size_t(t.config().eval_iters) * 2 * t.config().batch_size * t.config().block_size);
+    gpu::val_batches(t, out.data());
+    return copy_to_js("Int32Array", out.data(), out.size());
+  });
+}
+
+void gpu_record_steps(Session& s, const val& losses, const val& grad_norms) {
+  guarded([&] {
+    const std::vector<float> l = floats_from(losses, "losses");
+    const std::vector<float> g = vector_from<float>(grad_norms, "Float32Array", l.size(), "gradient norms");
+    gpu::record_steps(s.trainer(), l.data(), g.data(), int(l.size()));
+  });
+}
+
+double gpu_record_eval(Session& s, const val& losses) {
+  return guarded([&] {
+    const std::vector<float> l = floats_from(losses, "losses");
+    return double(gpu::record_eval(s.trainer(), l.data(), int(l.size())));
+  });
+}
+
+// After a diverged step: back to the trainer's last good state at half the learning rate.
+val gpu_roll_back(Session& s, const std::string& reason) {
+  return guarded([&] { return rollback_to_js(s.trainer().roll_back(reason)); });
+}
+
+// The GPU's state is lost and the session's parameters are behind its step counter: back to its
+// last good state, the learning rate unchanged (gpu::return_to_good_state).
+val gpu_return_to_good_state(Session& s, const std::string& reason) {
+  return guarded([&] { return rollback_to_js(gpu::return_to_good_state(s.trainer(), reason)); });
+}
+
+// The run loop with steps computed on the GPU (tinygpt::Run::plan / record / record_evaluation):
+// {evaluate, steps, keepGoodState, finished}.
+val gpu_run_plan(Session& s, double max_steps) {
+  return guarded([&] {
+    const StepPlan p = s.run().plan(int64_t(std::max(0.0, std::min(max_steps, 1e15))));
+    val o = val::object();
+    o.set("evaluate", p.evaluate);
+    o.set("steps", double(p.steps));
+    o.set("keepGoodState", p.keep_good_state);
+    o.set("finished", p.finished);
+    return o;
+  });
+}
+
+// The losses and gradient norms of steps the GPU computed, and how long they took: a slice as
+// advance() returns it (a diverged step rolls back: upload the session's state again).
+val gpu_run_record(Session& s, const val& losses, const val& grad_norms, double train_ms) {
+  return guarded([&] {
+    const std::vector<float> l = floats_from(losses, "losses");
+    const std::vector<float> g = vector_from<float>(grad_norms, "Float32Array", l.size(), "gradient norms");
+    return slice_to_js(s.run().record(l.data(), g.data(), int(l.size()), train_ms));
+  });
+}
+
+// The validation batches' losses (gpuValBatches, on the GPU): {step, loss, ms}.
+val gpu_run_record_evaluation(Session& s, const val& batch_losses, double ms) {
+  return guarded([&] {
+    const std::vector<float> l = floats_from(batch_losses, "losses");
+    const Evaluation e = s.run().record_evaluation(l.data(), int(l.size()), ms);
+    val o = val::object();
+    o.set("step", double(e.step));
+    o.set("loss", e.loss);
+    o.set("ms", e.ms);
+    return o;
+  });
+}
+
+// The sampling options as the CPU's Generator resolves them (validated; windowKeep 0 -> half the context).
+val gpu_sample_options(Session& s, const val& options) {
+  return guarded([&] {
+    sample::Options o = parse_sample_options(options);
+    const int T = s.trainer().config().block_size;
+    o.validate(T);
+    if (o.window_keep == 0) o.window_keep = std::max(1, T / 2);
+    val r = val::object();
+    r.set("temperature", o.temperature);
+    r.set("topK", o.top_k);
+    r.set("topP", o.top_p);
+    r.set("seed", double(o.seed));
+    r.set("windowKeep", o.window_keep);
+    return r;
+  });
+}
+
+val gpu_sample_draws(double seed, double start, int k) {
+  return guarded([&] {
+    if (k < 0 || start < 0) throw Error("gpuSampleDraws: start and k must be >= 0");
+    std::vector<float> draws(static_cast<size_t>(k));
+    gpu::sample_draws(uint64_t(seed), int64_t(start), k, draws.data());
+    return copy_to_js("Float32Array", draws.data(), draws.size());
+  });
+}
+
+}  // namespace
+
+}  // namespace tinygpt::js
+
+EMSCRIPTEN_BINDINGS(tinygpt_webgpu) {
+  using namespace tinygpt::js;
+  emscripten::function("gpuPlan", &gpu_plan_json);
+  emscripten::function("gpuExportState", &gpu_export_state);
+  emscripten::function("gpuImportState", &gpu_import_state);
+  emscripten::function("gpuNextBatches", &gpu_next_batches);
+  emscripten::function("gpuStepScalars", &gpu_step_scalars);
+  emscripten::function("gpuValBatches", &gpu_val_batches);
+  emscripten::function("gpuRecordSteps", &gpu_record_steps);
+  emscripten::function("gpuRecordEval", &gpu_record_eval);
+  emscripten::function("gpuRollBack", &gpu_roll_back);
+  emscripten::function("gpuSampleOptions", &gpu_sample_options);
+  emscripten::function("gpuSampleDraws", &gpu_sample_draws);
+  emscripten::function("gpuRunPlan", &gpu_run_plan);
+  emscripten::function("gpuRunRecord", &gpu_run_record);
+  emscripten::function("gpuRunRecordEvaluation", &gpu_run_record_evaluation);
+  emscripten::function("gpuReturnToGoodState", &gpu_return_to_good_state);
+}
