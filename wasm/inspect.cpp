@@ -1,7 +1,7 @@
 // inspect.cpp — the inspect feature: a gpt session's attention maps and next-byte
 // distributions for a text, without a graph (train::Trainer::inspect).
 #include "common.h"
-#include "train.h"
+#include "session.h"
 
 namespace tinygpt::js {
 

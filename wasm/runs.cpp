@@ -5,7 +5,7 @@
 #include "common.h"
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/safetensors.h"
-#include "train.h"
+#include "session.h"
 
 namespace tinygpt::js {
 

@@ -1,7 +1,7 @@
 // sample.cpp — the sample feature: generation from a session's model, whole or streamed
 // (sample::Generator), each byte with its probability and the five likeliest.
 #include "common.h"
-#include "train.h"
+#include "session.h"
 
 namespace tinygpt::js {
 

@@ -1,21 +1,13 @@
-// train.cpp — the train feature: the Session (train.h) over a train::Trainer and its run loop
-// (tinygpt::Run), its binding, and the module functions of the runtime it trains on.
-#include "train.h"
-
-#include <emscripten/heap.h>
-
+// train.cpp — the train feature: the Session's run loop (tinygpt::Run: advance, the stop, the
+// thread tuner, a run field changed, an evaluation) and the slices it returns.
 #include <algorithm>
 
 #include "common.h"
-#include "tinygpt/runtime.h"
+#include "session.h"
 
 namespace tinygpt::js {
 
 namespace {
-
-// Every trainer a Session holds gets a new number: objects that point into one (watch.cpp's
-// GenerationTree) can tell that it was replaced.
-uint64_t g_next_generation = 1;
 
 val evaluation_to_js(const Evaluation& e) {
   val o = val::object();
@@ -72,37 +64,6 @@ val slice_to_js(const Slice& s) {
   return r;
 }
 
-Session::Session(const val& config) {
-  guarded([&] {
-    ConfigAndLimit c = parse_config(config);
-    trainer_ = std::make_unique<train::Trainer>(c.config, c.memory_limit);
-    new_run();
-    memory_limit_ = c.memory_limit;
-  });
-  generation_ = g_next_generation++;
-}
-
-Session::Session(std::unique_ptr<train::Trainer> trainer, int64_t memory_limit)
-    : trainer_(std::move(trainer)), memory_limit_(memory_limit), generation_(g_next_generation++) {
-  new_run();
-}
-
-void Session::new_run() {
-  run_ = std::make_unique<Run>(*trainer_);
-  if (tune_threads_ > 0) run_->tune_threads(tune_threads_);
-}
-
-void Session::replace_trainer(std::unique_ptr<train::Trainer> t) {
-  generator_.reset();
-  trainer_ = std::move(t);
-  new_run();
-  generation_ = g_next_generation++;
-}
-
-void Session::setCorpus(const val& bytes) {
-  guarded([&] { trainer_->set_corpus(bytes_from(bytes, "the corpus")); });
-}
-
 // The run loop (tinygpt::Run): at most maxSteps steps, returning after about budgetMs of wall time.
 val Session::advance(double max_steps, double budget_ms) {
   return guarded([&] {
@@ -134,75 +95,15 @@ double Session::evaluate() {
   return guarded([&] { return double(trainer_->evaluate().loss); });
 }
 
-val Session::config() const { return config_to_js(trainer_->config()); }
-
-// {train: Float32Array (one per step), valSteps: Float64Array, valLosses, valExactMatch, valCer: Float32Array}
-val Session::history() const {
-  const auto& tl = trainer_->train_losses();
-  std::vector<double> steps;
-  std::vector<float> losses, exact, cer;
-  for (const train::ValPoint& p : trainer_->val_losses()) {
-    steps.push_back(double(p.step));
-    losses.push_back(p.loss);
-    exact.push_back(p.exact_match);
-    cer.push_back(p.cer);
-  }
-  val o = val::object();
-  o.set("train", copy_to_js("Float32Array", tl.data(), tl.size()));
-  o.set("valSteps", copy_to_js("Float64Array", steps.data(), steps.size()));
-  o.set("valLosses", copy_to_js("Float32Array", losses.data(), losses.size()));
-  o.set("valExactMatch", copy_to_js("Float32Array", exact.data(), exact.size()));  // NaN for gpt
-  o.set("valCer", copy_to_js("Float32Array", cer.data(), cer.size()));
-  return o;
-}
-
-namespace {
-
-// ---- the runtime: SIMD backend, memory, threads -------------------------------------------------
-std::string backend() { return simd_backend(); }
-double memory_bytes() { return double(emscripten_get_heap_size()); }
-int max_threads_js() { return max_threads(); }
-int num_threads_js() { return num_threads(); }
-void set_threads(int n) {
-  guarded([&] { set_num_threads(n); });
-}
-
 void bind_train(const SessionClass& c) {
-  c.constructor<val>()
-      .function("setCorpus", &Session::setCorpus)
-      .function("hasCorpus", &Session::hasCorpus)
-      .function("corpusSize", &Session::corpusSize)
-      .function("corpusMatchesCheckpoint", &Session::corpusMatchesCheckpoint)
-      .function("advance", &Session::advance)
+  c.function("advance", &Session::advance)
       .function("stopAt", &Session::stopAt)
       .function("injectNanGradient", &Session::injectNanGradient)
       .function("setStopAt", &Session::setStopAt)
       .function("tuneThreads", &Session::tuneThreads)
       .function("updateField", &Session::updateField)
       .function("evaluate", &Session::evaluate)
-      .function("config", &Session::config)
-      .function("step", &Session::step)
-      .function("learningRate", &Session::learningRate)
-      .function("numParameters", &Session::numParameters)
-      .function("history", &Session::history)
-      .function("kind", &Session::kind);
+      .function("learningRate", &Session::learningRate);
 }
-
-}  // namespace
 
 }  // namespace tinygpt::js
-
-EMSCRIPTEN_BINDINGS(tinygpt_train) {
-  using namespace tinygpt::js;
-  const SessionClass session("Session");
-  bind_train(session);
-  bind_sample(session);
-  bind_inspect(session);
-  bind_translate(session);
-  bind_runs(session);
-  emscripten::function("backend", &backend);
-  emscripten::function("memoryBytes", &memory_bytes);
-  emscripten::function("maxThreads", &max_threads_js);
-  emscripten::function("numThreads", &num_threads_js);
-  emscripten::function("setThreads", &set_threads);
-}

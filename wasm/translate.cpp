@@ -1,7 +1,7 @@
 // translate.cpp — the translate feature: a seq2seq session translating a source (greedy, sampled
 // or beam search) and reading a source and a target (the three attentions), and its data report.
 #include "common.h"
-#include "train.h"
+#include "session.h"
 
 namespace tinygpt::js {
 

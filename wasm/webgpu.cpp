@@ -7,7 +7,7 @@
 
 #include "common.h"
 #include "tinygpt/gpu_host.h"
-#include "train.h"
+#include "session.h"
 
 namespace tinygpt::js {
 

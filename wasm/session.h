@@ -1,11 +1,12 @@
-// train.h — the Session: the one class of the binding, the train feature's handle on a
-// train::Trainer and its run loop (tinygpt::Run). Its methods live with their features:
-//   train.cpp      construction, the corpus, the run loop (advance), the loss history, the runtime
+// session.h — the Session: the one class of the binding, the live model over a train::Trainer
+// and its run loop (tinygpt::Run). Its methods live with their features:
+//   session.cpp    construction, the corpus, the configuration, the loss history
+//   train.cpp      the run loop (advance), the stop, the thread tuner, evaluate
 //   sample.cpp     generate, beginGeneration, generateNext
 //   inspect.cpp    inspect
 //   translate.cpp  translate, inspectTranslation, dataReport
 //   runs.cpp       save, load (and sessionFromSafetensors)
-// and each feature binds its own methods on the class (bind_* below, called from train.cpp).
+// and each feature binds its own methods on the class (bind_* below, called from session.cpp).
 // The module functions of watch.cpp and webgpu.cpp take a Session and reach its trainer.
 #pragma once
 
@@ -30,11 +31,18 @@ class Session {
   // A session around a trainer made elsewhere (sessionFromSafetensors, runs.cpp).
   Session(std::unique_ptr<train::Trainer> trainer, int64_t memory_limit);
 
-  // ---- train.cpp ----
+  // ---- session.cpp ----
   void setCorpus(const val& bytes);
   bool hasCorpus() const { return trainer_->has_corpus(); }
   double corpusSize() const { return double(trainer_->corpus_size()); }
   bool corpusMatchesCheckpoint() const { return trainer_->corpus_matches_checkpoint(); }
+  val config() const;
+  double step() const { return double(trainer_->steps_done()); }
+  double numParameters() const { return double(trainer_->num_parameters()); }
+  val history() const;
+  std::string kind() const { return model_kind_name(trainer_->kind()); }
+
+  // ---- train.cpp ----
   val advance(double max_steps, double budget_ms);
   void tuneThreads(int max_threads);
   // Test hook (the page's e2e test of the NaN guard): the next n steps get a NaN gradient.
@@ -43,12 +51,7 @@ class Session {
   void setStopAt(double step);
   void updateField(const std::string& name, double value);
   double evaluate();
-  val config() const;
-  double step() const { return double(trainer_->steps_done()); }
   double learningRate() const { return trainer_->learning_rate(); }
-  double numParameters() const { return double(trainer_->num_parameters()); }
-  val history() const;
-  std::string kind() const { return model_kind_name(trainer_->kind()); }
 
   // ---- sample.cpp ----
   val generate(const val& prompt, int n, const val& options);
@@ -94,8 +97,9 @@ val rollback_to_js(const train::Rollback& r);
 // Sampling options from a plain JS object {temperature, topK, topP, seed, windowKeep} (sample.cpp).
 sample::Options parse_sample_options(const val& o);
 
-// Each feature binds its methods of the Session (called from train.cpp's EMSCRIPTEN_BINDINGS).
+// Each feature binds its methods of the Session (called from session.cpp's EMSCRIPTEN_BINDINGS).
 using SessionClass = emscripten::class_<Session>;
+void bind_train(const SessionClass& c);
 void bind_sample(const SessionClass& c);
 void bind_inspect(const SessionClass& c);
 void bind_translate(const SessionClass& c);
