@@ -46,14 +46,15 @@ describe('learn by hand', () => {
   it("transfers a trace's tensors", () => {
     const a = new Float32Array([1, 2]), b = new Float32Array([3]);
     const entry = (values: Float32Array) => ({ name: 'x', phase: 'data' as const, node: 'data', shape: [values.length], values, equation: '', function: '', doc: '' });
-    const trace = { model: { name: 'walkthrough' as const, V: 4, C: 2, NH: 1, T: 3, tokens: new Int32Array(4), params: [] }, loss: 1, gradNorm: 1, entries: [entry(a), entry(b)] };
-    expect(transferables({ trace, error: null })).toEqual([a.buffer, b.buffer]);
+    const tokens = new Int32Array(4);
+    const trace = { model: { name: 'walkthrough' as const, V: 4, C: 2, NH: 1, T: 3, tokens, params: [] }, loss: 1, gradNorm: 1, entries: [entry(a), entry(b)] };
+    expect(transferables({ trace, error: null })).toEqual([tokens.buffer, a.buffer, b.buffer]);
     expect(transferables({ trace: null, error: { message: 'no', code: 'learn.bad_token', args: {} } })).toEqual([]);
   });
 
   it('links every docs section of the walk to the same section of the Chinese twin', () => {
-    // every `doc` the core's trace carries (core/src/walk.cpp) has its Chinese anchor
-    const walk = fs.readFileSync(path.join(docs, '../core/src/walk.cpp'), 'utf8');
+    // every `doc` the core's trace carries (core/src/learn.cpp) has its Chinese anchor
+    const walk = fs.readFileSync(path.join(docs, '../core/src/learn.cpp'), 'utf8');
     const linked = [...new Set([...walk.matchAll(/"([a-z_]+\.md#[^"]+)"/g)].map((m) => m[1]))];
     expect(linked.length).toBeGreaterThanOrEqual(8);
     expect(linked.filter((d) => !(d in ZH_ANCHORS))).toEqual([]);

@@ -35,9 +35,9 @@ export function headingAnchor(heading: string): string {
 }
 
 /**
- * The sections of docs/ that the core's walk trace links to (core/src/walk.cpp: an entry's `doc`),
+ * The sections of docs/ that the core's walk trace links to (core/src/learn.cpp: an entry's `doc`),
  * and the same sections in the Chinese twins, whose headings (so anchors) are Chinese.
- * web/test/learn.test.ts checks that every link of walk.cpp is here and that each pair is the same
+ * web/test/learn.test.ts checks that every link of learn.cpp is here and that each pair is the same
  * section of the twins (the same place in the list of headings).
  */
 export const ZH_ANCHORS: Readonly<Record<string, string>> = {

@@ -375,6 +375,25 @@ const RQ: u32 = ${RQ}u;
 `;
 }
 
+// A query-row kernel's start (one invocation per query row i of a 64-row tile of head h), and its
+// loop over the key tiles k0 .. k0+BC-1 with keys j <= i: `body` sees the tile's n keys (Ks, Vs).
+const QUERY_ROW = /* wgsl */ `
+  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
+  let b = wid.y / NH; let h = wid.y % NH;
+  let i = wid.x * 64u + lid;
+  let valid = i < T;
+  let C3 = 3u * C;
+  let scale = 1.0 / sqrt(f32(HS));`;
+const overKeyTiles = (body: string) => /* wgsl */ `
+  let last = min(T, wid.x * 64u + 64u) - 1u;
+  for (var k0 = 0u; k0 <= last; k0 += BC) {
+    load_key_tile(b, h, k0, lid, T, C);
+    workgroupBarrier();
+    if (valid && i >= k0) {
+      let n = min(BC, i + 1u - k0);${body}    }
+    workgroupBarrier();
+  }`;
+
 const attention_forward: KernelDef = {
   args: ['rw', 'rw', 'r'],
   source: (c) => PRELUDE + bindings(['rw', 'rw', 'r'], ['out', 'lse', 'qkv']) + attentionHead(c.HS) + /* wgsl */ `
@@ -382,22 +401,12 @@ const attention_forward: KernelDef = {
 // out_i = sum_j softmax_j(q_i . k_j / sqrt(HS)) v_j;  lse_i = log sum_j exp(q_i . k_j / sqrt(HS))
 ${KEY_TILE}@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
-  let b = wid.y / NH; let h = wid.y % NH;
-  let i = wid.x * 64u + lid;
-  let valid = i < T;
-  let C3 = 3u * C;
-  let scale = 1.0 / sqrt(f32(HS));
+${QUERY_ROW}
   var q: array<f32, HS>;
   var o: array<f32, HS>;
   if (valid) { for (var d = 0u; d < HS; d++) { q[d] = qkv[(b * T + i) * C3 + h * HS + d]; } }
   var m = -3.0e38; var l = 0.0;
-  let last = min(T, wid.x * 64u + 64u) - 1u;
-  for (var k0 = 0u; k0 <= last; k0 += BC) {
-    load_key_tile(b, h, k0, lid, T, C);
-    workgroupBarrier();
-    if (valid && i >= k0) {
-      let n = min(BC, i + 1u - k0);
+${overKeyTiles(`
       var s: array<f32, BC>;
       var tile_max = -3.0e38;
       for (var jj = 0u; jj < n; jj++) {
@@ -416,9 +425,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         for (var d = 0u; d < HS; d++) { o[d] += p * Vs[jj * HS + d]; }
       }
       m = m_new;
-    }
-    workgroupBarrier();
-  }
+`)}
   if (valid) {
     for (var d = 0u; d < HS; d++) { out[(b * T + i) * C + h * HS + d] = o[d] / l; }
     lse[(b * NH + h) * T + i] = m + log(l);
@@ -435,12 +442,7 @@ const attention_backward_q: KernelDef = {
 //   p = exp(q_i . k_j * scale - lse_i),  ds = p (dout_i . v_j - D_i),  dq_i = scale sum_j ds k_j
 ${KEY_TILE}@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
-  let b = wid.y / NH; let h = wid.y % NH;
-  let i = wid.x * 64u + lid;
-  let valid = i < T;
-  let C3 = 3u * C;
-  let scale = 1.0 / sqrt(f32(HS));
+${QUERY_ROW}
   var q: array<f32, HS>;
   var g: array<f32, HS>;
   var dq: array<f32, HS>;
@@ -454,21 +456,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     lse_i = lse[(b * NH + h) * T + i];
     dsum[(b * NH + h) * T + i] = D;
   }
-  let last = min(T, wid.x * 64u + 64u) - 1u;
-  for (var k0 = 0u; k0 <= last; k0 += BC) {
-    load_key_tile(b, h, k0, lid, T, C);
-    workgroupBarrier();
-    if (valid && i >= k0) {
-      let n = min(BC, i + 1u - k0);
+${overKeyTiles(`
       for (var jj = 0u; jj < n; jj++) {
         var s = 0.0; var dp = 0.0;
         for (var d = 0u; d < HS; d++) { s += q[d] * Ks[jj * HS + d]; dp += g[d] * Vs[jj * HS + d]; }
         let ds = exp(s * scale - lse_i) * (dp - D) * scale;
         for (var d = 0u; d < HS; d++) { dq[d] += ds * Ks[jj * HS + d]; }
       }
-    }
-    workgroupBarrier();
-  }
+`)}
   if (valid) { for (var d = 0u; d < HS; d++) { dqkv[(b * T + i) * C3 + h * HS + d] = dq[d]; } }
 }`,
   grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
