@@ -66,7 +66,7 @@ function pair() {
     }),
     hooks: { modelGone: (ctx) => void ctx.state.order.push('first') },
   });
-  registry.register({ name: 'second', hooks: { modelGone: (ctx) => void ctx.state.order.push('second') } });
+  registry.register<TestState>({ name: 'second', hooks: { modelGone: (ctx) => void ctx.state.order.push('second') } });
   return { bridge, registry, state, close: () => { port1.close(); port2.close(); } };
 }
 

@@ -9,7 +9,7 @@ import { formatCount } from '../../lib/format';
 import type { Port } from '../../lib/wire';
 import { coreInline, downloadBytes, h, notify, withData } from '../../ui';
 import type { Data } from '../data';
-import { describeModel, type ModelInfo, type Session } from '../session';
+import { describeModel, type ModelSummary, type Session } from '../session';
 import type { Train } from '../train';
 import type { RunsCalls } from './messages';
 import type { RunsSlice } from './state';
@@ -74,7 +74,7 @@ export class Files {
     }
     notify(() => withData((slot) => t().run.loading(slot(0)), [file.name]), 'info', { id: 'loading', timeout: 3000 });
     session.setLoading({ name: file.name, reason: 'file' });
-    let m: ModelInfo;
+    let m: ModelSummary;
     try {
       m = how === 'load' ? await this.port.call('load', { bytes, reason: 'file', name: file.name }) : await this.port.call('loadSafetensors', { bytes, name: file.name });
     } catch (e) {

@@ -1,7 +1,7 @@
 // messages.ts — keeping runs: checkpoints out of the worker (autosave, download) and into it
 // (resume, a dropped file), a .safetensors model as a new run, a stored run's curves.
 import type { FullConfig } from '../../../../wasm/tinygpt';
-import type { ModelInfo } from '../session/messages';
+import type { ModelSummary } from '../session/messages';
 
 export interface RunCurves {
   config: FullConfig;
@@ -15,9 +15,9 @@ export interface RunsCalls {
   /** A checkpoint of the current model (the native CLI's format). */
   save(msg: Record<string, never>): { step: number; bytes: Uint8Array };
   /** Replaces the model with a checkpoint's (transferred). On failure the current model is untouched. */
-  load(msg: { bytes: ArrayBuffer; reason: 'file' | 'resume'; name: string }): ModelInfo;
+  load(msg: { bytes: ArrayBuffer; reason: 'file' | 'resume'; name: string }): ModelSummary;
   /** A new run from a .safetensors model file (transferred): its weights and config, step 0; the data is kept. */
-  loadSafetensors(msg: { bytes: ArrayBuffer; name: string }): ModelInfo;
+  loadSafetensors(msg: { bytes: ArrayBuffer; name: string }): ModelSummary;
   /** The loss curves and config of a stored run's checkpoint (transferred), for "compare runs". */
   runCurves(msg: { bytes: ArrayBuffer }): RunCurves;
 }

@@ -6,17 +6,17 @@ import { t } from '../../i18n';
 import type { Coded } from '../../lib/coded';
 import type { Port } from '../../lib/wire';
 import { coreInline, h, notify } from '../../ui';
-import type { FullConfig, History, ModelInfo, ModelKind, SessionCalls, SessionConfig, SessionEvents } from './messages';
+import type { FullConfig, History, ModelInfo, ModelKind, ModelSummary, SessionCalls, SessionConfig, SessionEvents } from './messages';
 import { isBusy, type Loading, type ModelState, type SessionSlice } from './state';
 
 export { describeModel, type ModelShape } from './describe';
 export { isBusy };
-export type { FullConfig, History, Loading, ModelInfo, ModelKind, ModelState, SessionConfig, SessionSlice };
+export type { FullConfig, History, Loading, ModelInfo, ModelKind, ModelState, ModelSummary, SessionConfig, SessionSlice };
 
 export interface Session {
   readonly $: MapStore<SessionSlice>;
   /** A new model from `config` on the worker's data; null (and a notice) if the core refused it. */
-  create(config: SessionConfig, history: boolean): Promise<ModelInfo | null>;
+  create(config: SessionConfig, history: boolean): Promise<ModelSummary | null>;
   /** Drops the model (its run is saved first: beforeReplace). */
   reset(): Promise<void>;
   /** A checkpoint or model file is on its way in (null: it arrived, or was refused). */

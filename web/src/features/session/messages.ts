@@ -19,10 +19,13 @@ export interface ModelInfo {
   hasCorpus: boolean;       // the worker's data went with the model (false: a checkpoint of the other kind)
 }
 
+/** A call's answer about the model it made: the 'model' event's, without the curves (they went with the event, transferred). */
+export type ModelSummary = Omit<ModelInfo, 'history'>;
+
 export interface SessionCalls {
   /** A fresh model (GPT-2 init from config.seed) and AdamW state, on the worker's data. `history`
    * (default true): the run keeps snapshots for the 'watch it learn' views. */
-  create(msg: { config: SessionConfig; history?: boolean }): ModelInfo;
+  create(msg: { config: SessionConfig; history?: boolean }): ModelSummary;
   /** Drops the model (the data stays). */
   reset(msg: Record<string, never>): void;
 }

@@ -6,7 +6,7 @@ import type { Session } from '../../../../wasm/tinygpt';
 import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needModule, needSession } from '../../worker/state';
 import { corpusFor, type DataState } from '../data/worker';
-import type { ModelInfo, SessionCalls } from './messages';
+import type { ModelInfo, ModelSummary, SessionCalls } from './messages';
 
 export interface SessionState extends CoreState, DataState {
   keepHistory: boolean;      // create's `history` (bench:page measures with it off)
@@ -23,8 +23,11 @@ function describe(st: SessionState, reason: ModelInfo['reason'], name?: string):
   };
 }
 
-/** Makes `s` the live model (the current one, if another, is deleted) and tells the page. */
-export async function installModel(ctx: Ctx<SessionState>, s: Session, reason: ModelInfo['reason'], name?: string): Promise<ModelInfo | null> {
+/**
+ * Makes `s` the live model (the current one, if another, is deleted) and tells the page ('model',
+ * its curves transferred); returns the same without the curves, for the call's reply.
+ */
+export async function installModel(ctx: Ctx<SessionState>, s: Session, reason: ModelInfo['reason'], name?: string): Promise<ModelSummary | null> {
   const st = ctx.state;
   await ctx.fire('modelGone');
   if (st.session && st.session !== s) st.session.delete();
@@ -34,7 +37,8 @@ export async function installModel(ctx: Ctx<SessionState>, s: Session, reason: M
   const info = describe(st, reason, name);
   ctx.emit('model', info);
   await ctx.fire('modelShown');
-  return info;
+  const { history: _sent, ...summary } = info;
+  return summary;
 }
 
 /** Drops the live model. */
