@@ -44,7 +44,7 @@ describe('threads', () => {
     // a fixed count: the next slices run with exactly that many, the tuner is off
     await page.selectOption('#threads-select', '1');
     const from = await state(page, (s) => s.step);
-    await waitState(page, (s, from) => s.step >= from + 10 && s.threadsNow === 1 && s.threadsReason === '', from);
+    await waitState(page, (s, from) => s.step >= from + 10 && s.threadsNow === 1 && !s.threadsReason, from);
     expect(await page.getAttribute('#runtime', 'data-threads')).toBe('1');
     expect(await page.textContent('#runtime')).not.toContain('auto');
     await pause(page);
