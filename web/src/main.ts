@@ -12,17 +12,17 @@ import { $, bindLanguageSwitch, installDropTarget, installShortcuts, notify } fr
 import { storedThreadSetting, type Variant } from './features/runtime';
 import { chooseBackend } from './features/webgpu';
 
-// the page's language before any panel is built (its catalogue: a chunk of its own for Chinese)
-await localeReady;
-bindStatic(document);
-bindLanguageSwitch($('#language-slot'));
-
 const params = new URLSearchParams(location.search);
 const bridge = new Bridge<Calls, Events>(new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'tinygpt-trainer' }));
 const page = createPage(bridge, new Storage(), { keepHistory: params.get('history') !== 'off' });   // ?history=off: bench:page
 const { runtime, webgpu, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, offline, session } = page;
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
 (window as unknown as { __tinygpt: unknown }).__tinygpt = page.state;
+
+// the page's language before any panel is built (its catalogue: a chunk of its own for Chinese)
+await localeReady;
+bindStatic(document);
+bindLanguageSwitch($('#language-slot'));
 
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 learn by hand, 8 watch it learn
 runtime.mount($('#runtime'), $('#threads-picker'), webgpu);

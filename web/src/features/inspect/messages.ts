@@ -1,15 +1,11 @@
 // messages.ts — looking inside: the attention maps and next-byte distributions of a text (the
 // language model), and the translator's three kinds of attention for a source and a target.
-import type { TranslationInspection } from '../../../../wasm/tinygpt';
+import type { Inspection as CoreInspection, TranslationInspection } from '../../../../wasm/tinygpt';
 
-export interface Inspection {
+/** The module's inspection (attention (L, NH, T, T), next-byte probabilities (T, 256)) of these bytes. */
+export interface Inspection extends CoreInspection {
   step: number;
   bytes: Uint8Array;        // the T bytes inspected (the last `context` bytes of the text)
-  T: number;
-  L: number;
-  NH: number;
-  attention: Float32Array;  // (L, NH, T, T): rows sum to 1, zero above the diagonal
-  probs: Float32Array;      // (T, 256): p(next byte | bytes 0..t)
 }
 
 /** The seq2seq model reading a source and a target (Session.inspectTranslation). Tokens: bytes, 256 BOS, 257 EOS. */

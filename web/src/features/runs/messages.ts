@@ -1,14 +1,12 @@
 // messages.ts — keeping runs: checkpoints out of the worker (autosave, download) and into it
 // (resume, a dropped file), a .safetensors model as a new run, a stored run's curves.
-import type { FullConfig } from '../../../../wasm/tinygpt';
+import type { FullConfig, History } from '../../../../wasm/tinygpt';
 import type { ModelSummary } from '../session/messages';
 
-export interface RunCurves {
+/** A stored run's config, step and loss curves (the module's History). */
+export interface RunCurves extends Pick<History, 'train' | 'valSteps' | 'valLosses'> {
   config: FullConfig;
   step: number;
-  train: Float32Array;
-  valSteps: Float64Array;
-  valLosses: Float32Array;
 }
 
 export interface RunsCalls {

@@ -1,14 +1,11 @@
 // messages.ts — sampling: a prompt continued, streamed in chunks.
-import type { SampleOptions } from '../../../../wasm/tinygpt';
+import type { Generated, SampleOptions } from '../../../../wasm/tinygpt';
 
 export type { SampleOptions };
 
-export interface SampleChunk {
+/** A chunk of a generation: the module's Generated (bytes, their probabilities, the top 5 at each). */
+export interface SampleChunk extends Generated {
   id: number;
-  bytes: Uint8Array;
-  probs: Float32Array;      // p(byte) under the model (temperature 1)
-  topBytes: Uint8Array;     // (n, 5)
-  topProbs: Float32Array;   // (n, 5)
   done: boolean;
   step: number;             // the model step that generated it
 }

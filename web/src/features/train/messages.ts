@@ -1,29 +1,18 @@
 // messages.ts — training: the core's run loop in slices, its progress, evaluations, and the
 // NaN guard's rollbacks.
-import type { Coded } from '../../lib/coded';
+import type { Slice } from '../../../../wasm/tinygpt';
 import type { History } from '../session/messages';
 
-/** A diverged step the core's NaN guard undid (tinygpt::train::Rollback). */
-export interface RollbackInfo extends Coded {
-  failedStep: number;       // steps done when the step diverged: the step itself is failedStep + 1
-  restoredStep: number;     // the run went back to this step (later losses are dropped)
-  lrScale: number;          // the learning rate is now the schedule's times this
-  // message: the core's sentence: "training diverged at step N: the loss is nan" (train.diverged_*)
-}
+/** A diverged step the core's NaN guard undid (tinygpt::train::Rollback): `message` says why (train.diverged_*). */
+export type RollbackInfo = Slice['rollbacks'][number];
 
-/** One slice of the core's run loop (Session.advance). Its evaluations follow as evalResult events. */
-export interface Progress {
-  step: number;             // steps done after this slice
-  losses: Float32Array;     // one per step of the slice: steps step - losses.length + 1 .. step
-  firstStep: number;        // steps done before the slice (after a rollback: the step it went back to)
-  rollbacks: RollbackInfo[];  // diverged steps the guard undid during the slice, in order
-  paused: Coded | null;     // the core's reason when the guard paused the run (three rollbacks in a row)
-  tokensPerSec: number;     // the core's own timing of the slice (training time only)
-  lr: number;               // learning rate of the next step
-  gradNorm: number;
-  etaSeconds: number;       // to the stop, evaluations included (-1: no stop or not measured yet)
-  memoryBytes: number;
-}
+/**
+ * One slice of the core's run loop (Session.advance), as the page hears of it: the module's Slice
+ * (wasm/tinygpt.d.ts) but its evaluations (evalResult events follow) and its threads (features/runtime).
+ */
+export type Progress = Pick<Slice, 'step' | 'firstStep' | 'losses' | 'rollbacks' | 'paused' | 'tokensPerSec' | 'lr' | 'gradNorm' | 'etaSeconds'> & {
+  memoryBytes: number;      // the module's memory after the slice
+};
 
 export interface EvalResult { step: number; loss: number; exactMatch?: number; cer?: number; snapshotMs?: number }  // snapshotMs: of the evaluation, the history's snapshot
 

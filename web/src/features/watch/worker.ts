@@ -44,13 +44,8 @@ function sendWatch(ctx: Ctx<WatchState>, reset: boolean): void {
   st.watchSent = h.steps.length ? h.steps[h.steps.length - 1] : -1;
   st.watchTotal = h.total;
   // the map's hover shows neighbours measured in the full embedding space (not on the 2-D map)
-  const nb = M.watchNeighbours(s, NEIGHBOURS);
-  ctx.emit('watch', {
-    reset, enabled: h.enabled, kind: h.kind, L: h.L, NH: h.NH, T: h.T, N: h.N, P: h.P, Le: h.Le, S: h.S,
-    attentionBytes: h.attentionBytes, probe: h.probe, probeSource: h.probeSource, bytes: h.bytes,
-    neighbours: { k: nb.k, step: nb.step, index: nb.index, similarity: nb.similarity }, baselines: h.baselines, total: h.total, sizeBytes: h.sizeBytes,
-    steps: h.steps, attention: h.attention, embedding: h.embedding, probeLoss: h.probeLoss, positionLoss: h.positionLoss,
-  } satisfies WatchMsg);
+  const { budgetBytes: _budget, ...history } = h;
+  ctx.emit('watch', { ...history, reset, neighbours: M.watchNeighbours(s, NEIGHBOURS) } satisfies WatchMsg);
 }
 
 function dropTree(st: WatchState): void {
