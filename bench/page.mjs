@@ -81,7 +81,7 @@ async function measureTraining(preset, query, warm, measure, fixedThreads = null
   const tokS = ((s1 - s0) * config.batch_size * config.block_size) / wall;
   const out = {
     ready, config, s0, s1, tokS, core: await dbg((d) => d.tokensPerSec),
-    threads: await dbg((d) => d.threadsNow || d.ready.threads), reason: await dbg((d) => d.threadsReason),
+    threads: await dbg((d) => d.threadsNow || d.ready.threads), reason: await dbg((d) => d.threadsReason?.message ?? ''),
   };
   if (fixedThreads !== null) await page.selectOption('#threads-select', 'auto');   // the page remembers it
   return out;
