@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "data.h"
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
@@ -42,7 +43,7 @@ using Clock = std::chrono::steady_clock;
 // ---- options -----------------------------------------------------------------------------------
 
 // The flags of the commands other than the config fields, in one table: which commands take each.
-enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16, kExport = 32 };
+enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16, kExport = 32, kData = 64 };
 
 struct Option {
   const char* name;
@@ -53,7 +54,8 @@ struct Option {
 
 const Option kOptions[] = {
     {"preset", kTrain | kConfig | kBench, "NAME", "start from a preset (tiny, S, M; bench: or all); flags override it"},
-    {"data", kTrain, "FILE", "a text to train on (gpt; default: tiny Shakespeare), or source<TAB>target pairs (seq2seq)"},
+    {"data", kTrain, "FILE|DIR", "a text to train on, read where it lies (gpt; default: tiny Shakespeare), a folder of llm.c token shards (*_train_*.bin, *_val_*.bin), or source<TAB>target pairs (seq2seq)"},
+    {"stats", kTrain, "on|off", "read the --data text once on a thread of its own for its statistics while training starts (default on)"},
     {"encoding", kTrain, "NAME", "auto (default: Latin-1/Windows-1252/UTF-16 text is converted to UTF-8), bytes (as they are), or an encoding"},
     {"task", kTrain, "NAME", "seq2seq: a built-in task instead of --data (zh-en, reverse, numbers, dates)"},
     {"task_seed", kTrain, "N", "seq2seq: the seed that generates the built-in task's pairs (default 1)"},
@@ -70,6 +72,9 @@ const Option kOptions[] = {
     {"beam", kTranslate, "N", "beam search with N hypotheses (default 1: greedy)"},
     {"max_len", kTranslate, "N", "longest output in bytes (default: block_size - 1)"},
     {"ckpt", kExport, "FILE", "the checkpoint to export (required)"},
+    {"out", kData, "DIR", "data pack: the folder to write the shards to (required)"},
+    {"name", kData, "NAME", "data pack: the shards' names, NAME_train_000000.bin ... (default: the text's name)"},
+    {"shard_tokens", kData, "N", "data pack: tokens per shard (default 100,000,000, llm.c's)"},
     {"out", kExport, "FILE", "the .safetensors file to write (required)"},
     {"prompt", kSample, "TEXT", "text to continue (default: a newline)"},
     {"tokens", kSample, "N", "bytes to generate (default 500)"},
@@ -144,6 +149,11 @@ std::string usage(const std::string& command) {
     s += "  tinygpt bench [--preset NAME] [--steps N] [--threads N]\n";
     if (command == "bench") s += options_text(kBench);
   }
+  if (command.empty() || command == "data") {
+    s += "  tinygpt data stats FILE|DIR   a text's statistics in one streaming pass, or a folder's shards\n";
+    s += "  tinygpt data pack TEXT --out DIR [--name NAME]   the text's tokens as llm.c shards (bytes: version 1)\n";
+    if (command == "data") s += options_text(kData);
+  }
   if (command.empty()) s += "'tinygpt COMMAND --help' lists a command's flags.\n";
   return s;
 }
@@ -186,7 +196,7 @@ Args parse_args(int argc, char** argv, unsigned command, bool config_fields) {
       continue;
     }
     if (a.rfind("--", 0) != 0) {
-      if (command != kTranslate) throw Error("unexpected argument '" + a + "' (flags start with --)");
+      if (command != kTranslate && command != kData) throw Error("unexpected argument '" + a + "' (flags start with --)");
       args.positional.push_back(a);
       continue;
     }
@@ -309,9 +319,9 @@ std::unique_ptr<train::Trainer> make_trainer(const Args& args, const share::Link
   return t;
 }
 
-// The data of a run: --data FILE, or a built-in task (--task, seq2seq), or tiny Shakespeare (gpt).
-// Returns the bytes and a name for the log.
-std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKind kind, const share::Link* link = nullptr) {
+// The data of a run: --data FILE or DIR, or a built-in task (--task, seq2seq), or tiny Shakespeare
+// (gpt). A text is read where it lies (cli/data.h); a translator's pairs are read whole.
+cli::Data load_data(const Args& args, ModelKind kind, const share::Link* link = nullptr) {
   if (link && !link->corpus.builtin.empty()) {
     if (link->corpus.builtin != "tinyshakespeare.txt") throw Error("the link's text is the built-in " + link->corpus.builtin + ", which this tinygpt does not have");
     if (args.has("data")) throw Error("the shared run trained on the built-in text " + link->corpus.builtin + ": leave out --data");
@@ -326,7 +336,7 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
     if (args.has("data")) throw Error("--data and --task don't mix: give one");
     if (kind != ModelKind::seq2seq) throw Error("--task NAME is a built-in translation task: use it with --model seq2seq");
     const std::string name = args.str("task", "");
-    return {data::builtin_task(name, uint64_t(args.integer("task_seed", 1))), "built-in task " + name};
+    return {data::memory_corpus(data::builtin_task(name, uint64_t(args.integer("task_seed", 1)))), "built-in task " + name, nullptr};
   }
   std::string path = args.str("data", "");
   if (path.empty()) {
@@ -337,12 +347,13 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
     }
     path = std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt";
   }
-  std::vector<uint8_t> bytes = io::read_file(path);
-  // the page's rules for "what is this file" (tinygpt/sniff.h), with the same messages
   const std::string encoding = args.str("encoding", "auto");
+  if (kind == ModelKind::gpt) return cli::open_text(path, encoding);
+  // pairs: read whole (the TSV reader parses every line)
+  std::vector<uint8_t> bytes = io::read_file(path);
   if (encoding != "auto" && encoding != "bytes") {
     if (bytes.empty()) throw Error("'" + path + "' is empty");
-    return {io::to_utf8(bytes, encoding), path + " (" + encoding + " converted to UTF-8)"};
+    return {data::memory_corpus(io::to_utf8(bytes, encoding)), path + " (" + encoding + " converted to UTF-8)", nullptr};
   }
   const io::Sniffed s = io::sniff(bytes.data(), std::min<size_t>(bytes.size(), size_t(256) << 10), bytes.size(), path);
   switch (s.kind) {
@@ -359,16 +370,12 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
       if (encoding == "bytes") break;
       std::printf("note: %s is %s text: converted to UTF-8 (--encoding bytes trains on the bytes as they are)\n",
                   path.c_str(), s.encoding.c_str());
-      return {io::to_utf8(bytes, s.encoding), path + " (" + s.encoding + " converted to UTF-8)"};
+      return {data::memory_corpus(io::to_utf8(bytes, s.encoding)), path + " (" + s.encoding + " converted to UTF-8)", nullptr};
     case io::FileKind::tsv_pairs:
-      if (kind == ModelKind::gpt)
-        std::printf("note: %s holds source<TAB>target pairs: --model seq2seq trains a translator on them; training a language model on the text\n",
-                    path.c_str());
-      break;
     case io::FileKind::utf8_text:
       break;
   }
-  return {std::move(bytes), path};
+  return {data::memory_corpus(std::move(bytes)), path, nullptr};
 }
 
 int cmd_train(const Args& args) {
@@ -376,25 +383,41 @@ int cmd_train(const Args& args) {
   std::optional<share::Link> link;
   if (args.has("from-link")) link = share::parse_link(args.str("from-link", ""));
   std::unique_ptr<train::Trainer> trainer = make_trainer(args, link ? &*link : nullptr);
-  auto [corpus, data_name] = load_data(args, trainer->kind(), link ? &*link : nullptr);
+  cli::Data data = load_data(args, trainer->kind(), link ? &*link : nullptr);
+  const std::string& data_name = data.name;
   // what a --share link says about the text: the built-in one by name, a file by fingerprint and size
   share::Corpus shared_corpus;
   if (!args.has("data") && !args.has("task")) shared_corpus.builtin = "tinyshakespeare.txt";
   else {
-    shared_corpus.fingerprint = data::fingerprint(corpus.data(), corpus.size());
-    shared_corpus.size = corpus.size();
-    const std::string path = args.str("data", args.str("task", ""));
+    shared_corpus.fingerprint = data.corpus.fingerprint();
+    shared_corpus.size = data.corpus.size();
+    std::string path = args.str("data", args.str("task", ""));
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
     shared_corpus.name = path.substr(path.find_last_of('/') + 1);
   }
   if (link) {
-    const std::string differs = share::check_corpus(*link, corpus.data(), corpus.size(), shared_corpus.builtin);
+    const std::string differs = share::check_corpus(*link, data.corpus.fingerprint(), data.corpus.size(), shared_corpus.builtin);
     if (!differs.empty()) throw Error(differs + ": the replay would not be the shared run");
     std::printf("replay: the shared run's settings and text; its first %zu losses are checked (made on %s, this is %s)\n",
                 link->losses.size(), link->variant.empty() ? "?" : link->variant.c_str(), share::build_variant().c_str());
   }
-  trainer->set_corpus(std::move(corpus));
-  if (!trainer->corpus_matches_checkpoint())
-    std::printf("warning: %s is not the data this checkpoint was trained on\n", data_name.c_str());
+  trainer->set_corpus(data.corpus);
+  // a checkpoint continues on its own data: the sampler's position means nothing in another corpus
+  if (const Message m = trainer->corpus_mismatch(); !m.text.empty())
+    throw Error(data_name + " is not the data this checkpoint was trained on: " + m.text +
+                ". To train this model on other data, export it (tinygpt export) and start a new run with --init MODEL");
+  // the statistics of a text, read on a thread of their own while training starts
+  const std::string stats_flag = args.str("stats", "on");
+  if (stats_flag != "on" && stats_flag != "off") throw Error("--stats expects on or off, got '" + stats_flag + "'");
+  std::unique_ptr<cli::StatsPass> stats;
+  if (data.text && stats_flag == "on") stats = std::make_unique<cli::StatsPass>(data.text);
+  bool stats_shown = !stats;
+  auto show_stats = [&](bool tty) {
+    if (stats_shown || !stats->done()) return;
+    stats_shown = true;
+    if (!stats->error().empty()) std::printf("%sdata: the statistics pass stopped: %s\n", tty ? "\n" : "", stats->error().c_str());
+    else std::printf("%sdata: %s\n", tty ? "\n" : "", cli::stats_summary(stats->stats()).c_str());
+  };
   if (args.has("history")) {
     const std::string h = args.str("history", "");
     if (h != "on" && h != "off") throw Error("--history expects on or off, got '" + h + "'");
@@ -419,11 +442,12 @@ int cmd_train(const Args& args) {
   const std::string out = args.str("out", "");
 
   if (trainer->kind() == ModelKind::gpt) {
-    const data::ByteDataset& ds = trainer->dataset();
+    const data::Dataset& ds = trainer->dataset();
     std::printf("model: gpt, %d layers, %d heads, n_embd %d, block_size %d: %lld parameters\n", c.n_layer, c.n_head,
                 c.n_embd, c.block_size, (long long)trainer->num_parameters());
-    std::printf("data: %s, %zu bytes (%zu train, %zu val)%s\n", data_name.c_str(), ds.size(), ds.train_size(),
-                ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "");
+    std::printf("data: %s, %zu tokens (%zu train, %zu val)%s%s\n", data_name.c_str(), ds.size(), ds.train_size(),
+                ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "",
+                data.text && !data.corpus.memory_bytes() ? ", read where it lies" : "");
   } else {
     std::printf("model: seq2seq, %d encoder + %d decoder layers, %d heads, n_embd %d, d_ff %d, block_size %d: %lld parameters\n",
                 c.n_enc_layer, c.n_dec_layer, c.n_head, c.n_embd, c.d_ff, c.block_size, (long long)trainer->num_parameters());
@@ -496,10 +520,13 @@ int cmd_train(const Args& args) {
       char val[96] = "";
       if (evaluated) std::snprintf(val, sizeof val, " | val %.4f%s", slice.evals.back().loss, metrics(slice.evals.back()).c_str());
       const double fraction = stop > 0 ? double(s) / double(stop) : 1.0;
-      std::printf("%sstep %6lld/%lld | loss %.4f%s | lr %.2e | %7.0f tok/s | %s %3.0f%% | %s elapsed, ETA %s%s",
+      show_stats(tty);
+      char reading[48] = "";
+      if (!stats_shown) std::snprintf(reading, sizeof reading, " | data stats %3.0f%%", 100.0 * stats->fraction());
+      std::printf("%sstep %6lld/%lld | loss %.4f%s | lr %.2e | %7.0f tok/s | %s %3.0f%% | %s elapsed, ETA %s%s%s",
                   tty ? "\r" : "", (long long)s, (long long)(stop < 0 ? s : stop), loss, val, slice.lr,
                   slice.tokens_per_s, progress_bar(fraction).c_str(), 100.0 * fraction, format_duration(elapsed()).c_str(),
-                  format_duration(slice.eta_s).c_str(), tty && !evaluated ? "   " : "\n");
+                  format_duration(slice.eta_s).c_str(), reading, tty && !evaluated ? "   " : "\n");
       std::fflush(stdout);
     }
     if (save_every > 0 && s % save_every == 0) save();
@@ -507,6 +534,7 @@ int cmd_train(const Args& args) {
   }
   report_replay(true);
   if (tty) std::printf("\n");
+  show_stats(false);
   if (std::isfinite(last_val)) std::printf("final val loss %.4f after %lld steps\n", last_val, (long long)trainer->steps_done());
   std::printf("trained in %s\n", format_duration(elapsed()).c_str());
   if (!out.empty()) {
@@ -655,6 +683,27 @@ int cmd_export(const Args& args) {
   return 0;
 }
 
+// ---- data --------------------------------------------------------------------------------------
+
+int cmd_data(const Args& args) {
+  const std::vector<std::string>& p = args.positional;
+  const std::string what = p.empty() ? "" : p[0];
+  if (what == "stats" && p.size() == 2) return cli::data_stats(p[1]);
+  if (what == "pack" && p.size() == 2) {
+    if (!args.has("out")) throw Error("data pack needs --out DIR (the folder to write the shards to)");
+    std::string name = args.str("name", "");
+    if (name.empty()) {
+      name = p[1].substr(p[1].find_last_of('/') + 1);
+      name = name.substr(0, name.find('.'));
+      if (name.empty()) name = "data";
+    }
+    const long per_shard = args.integer("shard_tokens", 100'000'000);
+    if (per_shard < 1) throw Error("--shard_tokens must be >= 1");
+    return cli::data_pack(p[1], args.str("out", ""), name, uint64_t(per_shard));
+  }
+  throw Error("data expects 'stats FILE|DIR' or 'pack TEXT --out DIR'");
+}
+
 // ---- bench -------------------------------------------------------------------------------------
 
 int cmd_bench(const Args& args) {
@@ -705,7 +754,7 @@ int main(int argc, char** argv) {
   if (cmd.empty() || cmd == "-h" || cmd == "--help" || cmd == "help") {
     const std::string topic = argc >= 3 ? argv[2] : "";
     const bool known = topic == "train" || topic == "config" || topic == "sample" || topic == "translate" ||
-                       topic == "export" || topic == "bench";
+                       topic == "export" || topic == "bench" || topic == "data";
     std::fputs(usage(known ? topic : "").c_str(), cmd.empty() ? stderr : stdout);
     return cmd.empty() ? 2 : 0;
   }
@@ -722,6 +771,7 @@ int main(int argc, char** argv) {
       {"translate", kTranslate, false, cmd_translate},
       {"export", kExport, false, cmd_export},
       {"bench", kBench, false, cmd_bench},
+      {"data", kData, false, cmd_data},
   };
   for (const CommandEntry& c : commands) {
     if (cmd != c.name) continue;

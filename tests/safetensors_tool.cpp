@@ -172,7 +172,7 @@ int run(const std::vector<std::string>& a) {
     auto t = train::Trainer::load(bytes.data(), bytes.size());
     t->set_corpus(io::read_file(a[2]));  // the dataset continues from the checkpoint's generator state
     // the trainer owns a non-const dataset and is not used again: sampling from it here is the next step's draw
-    data::ByteDataset* ds = &const_cast<data::ByteDataset&>(t->dataset());
+    data::Dataset* ds = &const_cast<data::Dataset&>(t->dataset());
     const int B = t->config().batch_size, T = t->config().block_size, n = std::stoi(a[3]);
     std::vector<st::TensorData> out;
     std::vector<std::vector<int32_t>> storage;

@@ -62,7 +62,7 @@ TEST_CASE("a configuration larger than the memory limit is refused before alloca
 
 TEST_CASE("an empty corpus or one shorter than the context is refused", "[errors]") {
   train::Trainer t(cfg(1, 1, 8, 16));
-  CHECK_THROWS_WITH(t.set_corpus({}), Catch::Contains("corpus is empty"));
+  CHECK_THROWS_WITH(t.set_corpus(std::vector<uint8_t>{}), Catch::Contains("corpus is empty"));
   CHECK_THROWS_WITH(t.set_corpus(std::vector<uint8_t>(16, 'a')), Catch::Contains("fewer than context + 1 = 17"));
   CHECK_FALSE(t.has_corpus());
   CHECK_THROWS_WITH(t.step(), Catch::Contains("no corpus"));

@@ -169,7 +169,7 @@ TEST_CASE("next_batches hands out the batches step() would have trained on", "[g
   std::vector<int32_t> batches(size_t(2 * 2 * n));
   gpu::next_batches(*gpu_run, 2, batches.data());
   // the CPU run's data generator, sampled the same way, gives the same windows
-  data::ByteDataset probe(corpus());
+  data::Dataset probe(corpus());
   probe.set_rng_state(cpu_run->dataset().rng_state());
   for (int k = 0; k < 2; k++) {
     data::Batch b = probe.sample_batch(B, T);

@@ -16,9 +16,9 @@ using tinygpt::Error;
 struct TrainerAccess {
   // The corpus, to draw batches from: the trainer keeps it in its (gpt) learner and hands out a
   // const view; drawing advances its generator, which is the trainer's state to advance here.
-  static data::ByteDataset& dataset(train::Trainer& t) {
+  static data::Dataset& dataset(train::Trainer& t) {
     if (!t.has_corpus()) throw Error("no corpus: load a text before training");
-    return const_cast<data::ByteDataset&>(t.dataset());
+    return const_cast<data::Dataset&>(t.dataset());
   }
   static void record_step(train::Trainer& t, float loss, float grad_norm) {
     t.last_grad_norm_ = grad_norm;
@@ -43,7 +43,7 @@ Plan plan_for(const train::Trainer& t) {
 
 void next_batches(train::Trainer& t, int k, int32_t* out) {
   if (k < 1) throw Error("next_batches: k must be >= 1");
-  data::ByteDataset& ds = TrainerAccess::dataset(t);
+  data::Dataset& ds = TrainerAccess::dataset(t);
   const int B = t.config().batch_size, T = t.config().block_size;
   const size_t n = size_t(B) * T;
   data::Batch batch;

@@ -220,16 +220,16 @@ Trace trace_step(const Model& model) {
   for (int32_t tok : model.tokens)
     if (tok < 0 || tok >= V) throw Error("token " + std::to_string(tok) + " is outside the vocabulary [0, " + tV + ")");
   std::vector<uint8_t> bytes(model.tokens.begin(), model.tokens.end());
-  data::ByteDataset dataset(bytes);
+  data::Dataset dataset(bytes);
   const data::Batch batch = dataset.sample_batch(1, T);  // (1, T) each
   {
     std::vector<float> tok(model.tokens.begin(), model.tokens.end()), x(batch.x.begin(), batch.x.end()),
         y(batch.y.begin(), batch.y.end());
     const std::string doc = "walkthrough.md#1-the-training-pair";
     r.add("tokens", "data", {T + 1}, tok.data(), "the corpus: T + 1 = " + std::to_string(T + 1) + " tokens",
-          "data::ByteDataset", doc);
-    r.add("x", "data", {1, T}, x.data(), "x_t = tokens[t], t = 0..T-1", "data::ByteDataset::sample_batch", doc);
-    r.add("y", "data", {1, T}, y.data(), "y_t = tokens[t+1] = x_(t+1)", "data::ByteDataset::sample_batch", doc);
+          "data::Dataset", doc);
+    r.add("x", "data", {1, T}, x.data(), "x_t = tokens[t], t = 0..T-1", "data::Dataset::sample_batch", doc);
+    r.add("y", "data", {1, T}, y.data(), "y_t = tokens[t+1] = x_(t+1)", "data::Dataset::sample_batch", doc);
   }
 
   // 3) forward, recording as it goes

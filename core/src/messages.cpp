@@ -18,6 +18,9 @@ const std::vector<std::string_view>& message_codes() {
       // data (data.cpp, pairs.cpp, trainer.cpp)
       "corpus.empty", "corpus.too_short", "pairs.empty", "pairs.none_usable", "pairs.report", "data.no_corpus",
       "data.no_pairs", "model.not_gpt", "model.not_seq2seq",
+      // a corpus read where it lies (source.cpp), llm.c token shards (shards.cpp), resuming on other data
+      "corpus.cannot_open", "corpus.file_gone", "corpus.file_changed", "corpus.file_unreadable", "corpus.vocab",
+      "corpus.other_size", "corpus.other_content", "pairs.not_in_memory", "shard.bad_magic", "shard.bad_version", "shard.bad_count", "shard.mixed", "shard.none",
       // what the sniffer makes of a file (sniff.cpp): "sniff." + the file kind, or a variant of it
       "sniff.empty", "sniff.checkpoint", "sniff.not_checkpoint", "sniff.utf8_text", "sniff.utf8_damaged",
       "sniff.tsv_pairs", "sniff.latin1_text", "sniff.utf16_text", "sniff.binary_nul", "sniff.binary_control",

@@ -211,17 +211,17 @@ Link parse_link(std::string_view url) {
   return link;
 }
 
-std::string check_corpus(const Link& link, const uint8_t* bytes, size_t n, std::string_view builtin_name) {
+std::string check_corpus(const Link& link, uint64_t fingerprint, uint64_t n, std::string_view builtin_name) {
   const Corpus& c = link.corpus;
   if (!c.builtin.empty()) {
     if (builtin_name == c.builtin) return "";
     return "the shared run trained on the built-in text " + c.builtin;
   }
   const std::string what = c.name.empty() ? "its file" : c.name;
-  if (uint64_t(n) != c.size)
+  if (n != c.size)
     return "this text is " + std::to_string(n) + " bytes; the shared run trained on " + what + " of " + std::to_string(c.size) + " bytes";
-  if (data::fingerprint(bytes, n) != c.fingerprint)
-    return "this text has the same size as " + what + " but other bytes (fingerprint " + hex16(data::fingerprint(bytes, n)) +
+  if (fingerprint != c.fingerprint)
+    return "this text has the same size as " + what + " but other bytes (fingerprint " + hex16(fingerprint) +
            ", the link says " + hex16(c.fingerprint) + ")";
   return "";
 }

@@ -23,14 +23,14 @@ class Learner {
   virtual float* grads() = 0;
   virtual const std::vector<model::ParamInfo>& param_table() const = 0;
   virtual void zero_grad() = 0;
-  // Parses bytes into the kind's dataset (throws with the reason); the generator starts at rng.
-  virtual void set_data(std::vector<uint8_t> bytes, const data::Rng::State& rng) = 0;
+  // Makes the corpus the kind's dataset (throws with the reason); the generator starts at rng.
+  virtual void set_data(data::Corpus corpus, const data::Rng::State& rng) = 0;
   virtual bool has_data() const = 0;
-  virtual size_t data_size() const = 0;
+  virtual uint64_t data_size() const = 0;
   virtual uint64_t data_fingerprint() const = 0;
   virtual data::Rng::State data_rng() const = 0;
   virtual void set_data_rng(const data::Rng::State& rng) = 0;
-  virtual std::vector<uint8_t> take_data() = 0;
+  virtual data::Corpus take_data() = 0;
   virtual std::string data_report() const { return ""; }
   // The loss of the next training batch (builds the graph), and of the k-th validation batch.
   virtual nn::Tensor train_loss(nn::Arena& arena, int B) = 0;
@@ -83,21 +83,22 @@ class GptLearner final : public Learner {
   float* grads() override { return model_.grads(); }
   const std::vector<model::ParamInfo>& param_table() const override { return model_.param_table(); }
   void zero_grad() override { model_.zero_grad(); }
-  void set_data(std::vector<uint8_t> bytes, const data::Rng::State& rng) override {
-    auto d = std::make_unique<data::ByteDataset>(std::move(bytes));
+  void set_data(data::Corpus corpus, const data::Rng::State& rng) override {
+    auto d = std::make_unique<data::Dataset>(std::move(corpus));
     d->check_context(c_.block_size);
+    d->set_vocab(model::kVocab);
     d->set_rng_state(rng);
     data_ = std::move(d);
   }
   bool has_data() const override { return data_ != nullptr; }
-  size_t data_size() const override { return data_ ? data_->size() : 0; }
+  uint64_t data_size() const override { return data_ ? data_->size() : 0; }
   uint64_t data_fingerprint() const override { return data_ ? data_->fingerprint() : 0; }
   data::Rng::State data_rng() const override { return data_->rng_state(); }
   void set_data_rng(const data::Rng::State& rng) override { data_->set_rng_state(rng); }
-  std::vector<uint8_t> take_data() override {
-    std::vector<uint8_t> b = data_ ? data_->release() : std::vector<uint8_t>{};
+  data::Corpus take_data() override {
+    data::Corpus c = data_ ? data_->corpus() : data::Corpus{};
     data_.reset();
-    return b;
+    return c;
   }
   nn::Tensor train_loss(nn::Arena& arena, int B) override {
     data_->sample_batch(B, c_.block_size, batch_);
@@ -114,7 +115,7 @@ class GptLearner final : public Learner {
     return estimate_training_bytes(c) - tinygpt::num_parameters(c) * 28;
   }
   model::TinyGPT model_;
-  std::unique_ptr<data::ByteDataset> data_;
+  std::unique_ptr<data::Dataset> data_;
 
  private:
   Config c_;
@@ -129,20 +130,24 @@ class Seq2SeqLearner final : public Learner {
   float* grads() override { return model_.grads(); }
   const std::vector<model::ParamInfo>& param_table() const override { return model_.param_table(); }
   void zero_grad() override { model_.zero_grad(); }
-  void set_data(std::vector<uint8_t> bytes, const data::Rng::State& rng) override {
-    auto d = std::make_unique<data::PairDataset>(bytes, c_.block_size);
+  void set_data(data::Corpus corpus, const data::Rng::State& rng) override {
+    // pairs are parsed whole: they come as bytes in memory (a TSV file, a built-in task)
+    const std::vector<uint8_t>* bytes = corpus.memory_bytes();
+    if (!bytes)
+      throw Error(coded("pairs.not_in_memory", {}, "a translator's pairs are read whole: give them as a TSV file, not as shards"));
+    auto d = std::make_unique<data::PairDataset>(*bytes, c_.block_size);
     d->set_rng_state(rng);
     data_ = std::move(d);
-    bytes_ = std::move(bytes);
+    corpus_ = std::move(corpus);
   }
   bool has_data() const override { return data_ != nullptr; }
-  size_t data_size() const override { return bytes_.size(); }
+  uint64_t data_size() const override { return corpus_.size(); }
   uint64_t data_fingerprint() const override { return data_ ? data_->fingerprint() : 0; }
   data::Rng::State data_rng() const override { return data_->rng_state(); }
   void set_data_rng(const data::Rng::State& rng) override { data_->set_rng_state(rng); }
-  std::vector<uint8_t> take_data() override {
+  data::Corpus take_data() override {
     data_.reset();
-    return std::move(bytes_);
+    return std::move(corpus_);
   }
   std::string data_report() const override { return data_ ? data_->report().summary() : ""; }
   nn::Tensor train_loss(nn::Arena& arena, int B) override {
@@ -169,7 +174,7 @@ class Seq2SeqLearner final : public Learner {
 
  private:
   Config c_;
-  std::vector<uint8_t> bytes_;  // the TSV as given (the dataset keeps parsed pairs)
+  data::Corpus corpus_;  // the TSV as given (the dataset keeps parsed pairs)
   data::PairBatch batch_;
 };
 
@@ -256,7 +261,7 @@ void Trainer::update_field(std::string_view name, double value) {
   set_field(config_, f, value);
 }
 
-const data::ByteDataset& Trainer::dataset() const {
+const data::Dataset& Trainer::dataset() const {
   const auto* d = kind() == ModelKind::gpt ? static_cast<const GptLearner&>(*learner_).data_.get() : nullptr;
   if (!d) throw no_data(ModelKind::gpt);
   return *d;
@@ -268,22 +273,24 @@ const data::PairDataset& Trainer::pairs() const {
   return *d;
 }
 
-void Trainer::set_corpus(std::vector<uint8_t> bytes) {
-  if (bytes.empty())
+void Trainer::set_corpus(std::vector<uint8_t> bytes) { set_corpus(data::memory_corpus(std::move(bytes))); }
+
+void Trainer::set_corpus(data::Corpus corpus) {
+  if (corpus.size() == 0)
     throw Error(kind() == ModelKind::gpt ? coded("corpus.empty", {}, "the corpus is empty")
                                          : coded("pairs.empty", {}, "the pairs file is empty"));
   // sampling continues where this run's generator is (from the seed or a checkpoint)
   if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
-  learner_->set_data(std::move(bytes), data_rng_state_);
+  learner_->set_data(std::move(corpus), data_rng_state_);
   if (history_.enabled()) history_.set_baselines(baselines());
 }
 
 bool Trainer::has_corpus() const { return learner_->has_data(); }
-size_t Trainer::corpus_size() const { return learner_->data_size(); }
+uint64_t Trainer::corpus_size() const { return learner_->data_size(); }
 uint64_t Trainer::corpus_fingerprint() const { return learner_->has_data() ? learner_->data_fingerprint() : checkpoint_fingerprint_; }
 std::string Trainer::data_report() const { return learner_->data_report(); }
 
-std::vector<uint8_t> Trainer::take_corpus() {
+data::Corpus Trainer::take_corpus() {
   if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
   return learner_->take_data();
 }
@@ -292,6 +299,22 @@ data::Rng::State Trainer::rng_state() const { return learner_->has_data() ? lear
 
 bool Trainer::corpus_matches_checkpoint() const {
   return checkpoint_fingerprint_ == 0 || !learner_->has_data() || learner_->data_fingerprint() == checkpoint_fingerprint_;
+}
+
+Message Trainer::corpus_mismatch() const {
+  if (corpus_matches_checkpoint()) return {};
+  const uint64_t size = learner_->data_size();
+  char was[17], is[17];
+  std::snprintf(was, sizeof was, "%016llx", (unsigned long long)checkpoint_fingerprint_);
+  std::snprintf(is, sizeof is, "%016llx", (unsigned long long)learner_->data_fingerprint());
+  const std::string unit = kind() == ModelKind::gpt ? " tokens" : " bytes";
+  if (size != checkpoint_corpus_size_)
+    return coded("corpus.other_size", {{"was", std::to_string(checkpoint_corpus_size_)}, {"is", std::to_string(size)}},
+                 "this run was trained on a corpus of " + std::to_string(checkpoint_corpus_size_) + unit + ", this one has " +
+                     std::to_string(size));
+  return coded("corpus.other_content", {{"size", std::to_string(size)}, {"was", was}, {"is", is}},
+               "this run was trained on another corpus of the same size (" + std::to_string(size) + unit +
+                   "): its fingerprint was " + was + ", this one's is " + is);
 }
 
 // The arena gets one chunk sized by the (slightly pessimistic) estimate of a training step's
@@ -471,8 +494,7 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
 
 watch::Baselines Trainer::baselines() const {
   if (kind() == ModelKind::seq2seq) return watch::target_baselines(pairs());
-  const data::ByteDataset& d = dataset();
-  return watch::entropy_baselines(d.bytes().data(), d.train_size());
+  return watch::entropy_baselines(dataset());
 }
 
 void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector<uint8_t>& probe_target) {
@@ -482,13 +504,13 @@ void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector
   l.NH = config_.n_head;
   std::vector<uint8_t> text, source, bytes;
   if (kind() == ModelKind::gpt) {
-    const data::ByteDataset& d = dataset();
+    const data::Dataset& d = dataset();
     const size_t most = size_t(std::min(watch::kMaxProbe, config_.block_size));
     text = probe.empty() ? watch::choose_probe(d, config_.block_size)
                          : std::vector<uint8_t>(probe.begin(), probe.begin() + int64_t(std::min(most, probe.size())));
     l.L = config_.n_layer;
     l.P = config_.block_size;
-    bytes = watch::distinct_bytes(d.bytes().data(), d.size());
+    bytes = watch::distinct_bytes(d);
   } else {
     const data::PairDataset& d = pairs();
     if (probe.empty()) {

@@ -57,6 +57,39 @@ Baselines entropy_baselines(const uint8_t* bytes, size_t n) {
   return from_counts(unigram, pairs, V);
 }
 
+Baselines entropy_baselines(const data::Dataset& data, uint64_t most) {
+  const int V = 256;
+  std::vector<uint64_t> unigram(V, 0), pairs(size_t(V) * V, 0);
+  const uint64_t n = std::min<uint64_t>(data.train_size(), most);
+  const uint64_t chunk = uint64_t(1) << 20;
+  int prev = -1;  // the byte before the chunk: its pair with the chunk's first
+  for (uint64_t at = 0; at < n; at += chunk) {
+    const std::vector<uint8_t> b = data.read_bytes(at, size_t(std::min(chunk, n - at)));
+    for (const uint8_t c : b) {
+      unigram[c]++;
+      if (prev >= 0) pairs[size_t(prev) * V + c]++;
+      prev = c;
+    }
+  }
+  return from_counts(unigram, pairs, V);
+}
+
+std::vector<uint8_t> distinct_bytes(const data::Dataset& data, uint64_t most) {
+  bool seen[256] = {};
+  const uint64_t n = std::min<uint64_t>(data.size(), most);
+  const uint64_t chunk = uint64_t(1) << 20;
+  for (uint64_t at = 0; at < n; at += chunk)
+    for (const uint8_t c : data.read_bytes(at, size_t(std::min(chunk, n - at)))) seen[c] = true;
+  std::vector<uint8_t> out;
+  for (int b = 0; b < 256; b++)
+    if (seen[b]) out.push_back(uint8_t(b));
+  return out;
+}
+
+Baselines entropy_baselines(const data::TextStats& s) {
+  return from_counts(std::vector<uint64_t>(s.counts.begin(), s.counts.end()), s.pairs, 256);
+}
+
 Baselines target_baselines(const data::PairDataset& pairs) {
   const int V = data::kPairVocab;
   std::vector<uint64_t> unigram(V, 0), pair(size_t(V) * V, 0);
@@ -361,21 +394,26 @@ std::vector<uint8_t> distinct_bytes(const uint8_t* bytes, size_t n) {
   return out;
 }
 
-std::vector<uint8_t> choose_probe(const data::ByteDataset& data, int block_size) {
-  const std::vector<uint8_t>& b = data.bytes();
+std::vector<uint8_t> choose_probe(const data::Dataset& data, int block_size) {
+  const uint64_t n = data.size();
   const size_t T = size_t(std::min(kMaxProbe, block_size));
-  if (b.size() < T) throw Error("the corpus is shorter than the probe (" + std::to_string(T) + " bytes)");
-  size_t start = data.train_size();  // the validation split
+  if (n < T) throw Error("the corpus is shorter than the probe (" + std::to_string(T) + " bytes)");
+  // what the choice looks at: from the validation split's start, a few hundred bytes and a probe
+  const uint64_t val = data.train_size();
+  const uint64_t lo = std::min<uint64_t>(val, n - T), hi = std::min<uint64_t>(n, val + 512 + T + 3);
+  const std::vector<uint8_t> b = data.read_bytes(lo, size_t(hi - lo));  // b[i] is byte lo + i
+  const auto at = [&](uint64_t i) { return b[size_t(i - lo)]; };
+  uint64_t start = val;
   // from the first line start within a few hundred bytes, when there is room
-  for (size_t i = start; i < b.size() && i < start + 512; i++)
-    if (b[i] == '\n' && i + 1 + T <= b.size()) {
+  for (uint64_t i = start; i < n && i < start + 512; i++)
+    if (at(i) == '\n' && i + 1 + T <= n) {
       start = i + 1;
       break;
     }
-  if (start + T > b.size()) start = b.size() - T;
+  if (start + T > n) start = n - T;
   // start on a character, not inside a UTF-8 sequence
-  for (int k = 0; k < 3 && start + T < b.size() && (b[start] & 0xC0) == 0x80; k++) start++;
-  return std::vector<uint8_t>(b.begin() + int64_t(start), b.begin() + int64_t(start + T));
+  for (int k = 0; k < 3 && start + T < n && (at(start) & 0xC0) == 0x80; k++) start++;
+  return std::vector<uint8_t>(b.begin() + int64_t(start - lo), b.begin() + int64_t(start - lo + T));
 }
 
 void choose_probe(const data::PairDataset& pairs, std::vector<uint8_t>& source, std::vector<uint8_t>& target) {
@@ -500,7 +538,7 @@ void mean_positions(float* out, const float* losses, int rows, int P_have, int P
 
 }  // namespace
 
-Snapshot take_snapshot(model::TinyGPT& m, const data::ByteDataset& data, nn::Arena& arena, const History& h) {
+Snapshot take_snapshot(model::TinyGPT& m, const data::Dataset& data, nn::Arena& arena, const History& h) {
   const Layout& lay = h.layout();
   const int T = lay.T, V = model::kVocab, NH = lay.NH;
   nn::GradMode no_grad(false);

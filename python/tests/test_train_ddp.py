@@ -21,7 +21,7 @@ from tests.common import cli, key_bias_mask, python_env, tiny_run
 import torch
 
 from tinygpt import checkpoint as C
-from tinygpt.data import ByteDataset
+from tinygpt.data import Dataset
 from tinygpt.model import TinyGPT
 from tinygpt import train_ddp as ddp
 
@@ -98,7 +98,7 @@ class TrainDDP(unittest.TestCase):
         key_bias = float((p2[~keep] - p1[~keep]).abs().max())
         # the function the two models compute: logits on a validation batch
         with open(self.corpus, "rb") as f:
-            ds = ByteDataset(f.read())
+            ds = Dataset(f.read())
         x, _ = ds.windows(ds.val_starts(0, 7, 32), 32)
         with torch.no_grad():
             logits = float((TinyGPT.from_checkpoint(two)(x) - TinyGPT.from_checkpoint(one)(x)).abs().max())

@@ -15,7 +15,7 @@ import torch
 
 from tinygpt import checkpoint as C
 from tinygpt import safetensors as st
-from tinygpt.data import ByteDataset, Rng
+from tinygpt.data import Dataset, Rng
 from tinygpt.model import TinyGPT
 from tinygpt.optim import Schedule
 from tinygpt import trainer as T
@@ -53,7 +53,7 @@ class DataGenerator(Fixture):
         tool("ckpt-batches", self.run_path, self.corpus_path, 5, out)
         raw, _ = st.load(out)
         core = {name: st.to_torch(t) for name, t in raw.items() if name != "rng"}
-        ds, rng = ByteDataset(self.corpus), Rng(state=self.ck.data_rng)
+        ds, rng = Dataset(self.corpus), Rng(state=self.ck.data_rng)
         B, T = self.ck.config["batch_size"], self.ck.config["block_size"]
         for k in range(5):
             x, y = ds.windows(ds.train_starts(rng, B, T), T)

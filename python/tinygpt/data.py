@@ -2,7 +2,7 @@
 core/src/data.cpp), so a run continues in PyTorch on exactly the windows the core would have drawn.
 
     Rng          xoshiro256** (SplitMix64 seeding), below(n) by rejection of the short last bucket
-    ByteDataset  the corpus's bytes: the last 10% are validation; a training window starts at
+    Dataset  the corpus's bytes: the last 10% are validation; a training window starts at
                  rng.below(train_size - T) and is x = bytes[s : s+T], y = bytes[s+1 : s+T+1];
                  the k-th validation batch comes from its own generator, Rng(0x5EED * 1000003 + k)
     fingerprint  FNV-1a 64 of the bytes (what checkpoints record as corpus_fingerprint)
@@ -65,15 +65,15 @@ class Rng:
 
 
 def fingerprint(data: bytes) -> int:
-    """FNV-1a 64 (ByteDataset::fingerprint)."""
+    """FNV-1a 64 (Dataset::fingerprint)."""
     h = 14695981039346656037
     for b in data:
         h = ((h ^ b) * 1099511628211) & MASK64
     return h
 
 
-class ByteDataset:
-    """data::ByteDataset: the corpus, its split, and the window starts of training and validation batches."""
+class Dataset:
+    """data::Dataset: the corpus, its split, and the window starts of training and validation batches."""
 
     def __init__(self, data: bytes):
         if not data:

@@ -112,7 +112,7 @@ class Trainer:
         if not 1 <= world <= self.B:
             raise ValueError(f"{world} processes cannot share a batch of {self.B} windows: use at most {self.B}")
         self.rank, self.world, self.device = rank, world, torch.device(device)
-        self.dataset = tdata.ByteDataset(corpus)
+        self.dataset = tdata.Dataset(corpus)
         self.dataset.check_context(self.T)
         self.corpus_fingerprint = tdata.fingerprint(corpus)  # the output checkpoint records the corpus used
         self.corpus_size = len(corpus)

@@ -3,7 +3,7 @@
 // The learn-by-hand mode of the page (docs/walkthrough.md, docs/learn.md) shows one step
 // of docs/walkthrough.md's tiny model: its tokens [2, 1, 3, 0] -> x, y, its embedding tables, a
 // one-block GPT (pre-norm, like model::TinyGPT) and one AdamW update. trace_step() runs that
-// step with the project's own code — data::ByteDataset, the nn:: ops and their autograd,
+// step with the project's own code — data::Dataset, the nn:: ops and their autograd,
 // kernels:: for the statistics the fused ops keep to themselves, optim::clip_grad_norm and
 // optim::AdamW — and returns every intermediate it sees, in order, with its name, shape,
 // equation and the function that computed it. Nothing here recomputes the model's arithmetic.

@@ -93,7 +93,7 @@ class PairDataset {
   data::Rng::State rng_state() const { return rng_.state(); }
   void set_rng_state(const data::Rng::State& s) { rng_.set_state(s); }
 
-  // 64-bit FNV-1a of the TSV bytes as given (like ByteDataset::fingerprint).
+  // 64-bit FNV-1a of the TSV bytes as given (like Dataset::fingerprint).
   uint64_t fingerprint() const { return fingerprint_; }
 
  private:

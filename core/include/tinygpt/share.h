@@ -29,7 +29,7 @@ constexpr size_t kMaxLosses = 50;
 
 struct Corpus {
   std::string builtin;       // "tinyshakespeare.txt" for a built-in text, else ""
-  uint64_t fingerprint = 0;  // a person's file: FNV-1a 64 of its bytes (data::fingerprint) ...
+  uint64_t fingerprint = 0;  // a person's file: its fingerprint (data::Corpus::fingerprint) ...
   uint64_t size = 0;         // ... and its size in bytes
   std::string name;          // the file's name when it was shared (a hint only)
 };
@@ -52,7 +52,7 @@ std::string make_link(const Link& link, std::string_view base);
 Link parse_link(std::string_view url);
 
 // Does this text match the link's? "" if it does, else a sentence that says what differs.
-std::string check_corpus(const Link& link, const uint8_t* bytes, size_t n, std::string_view builtin_name = "");
+std::string check_corpus(const Link& link, uint64_t fingerprint, uint64_t size, std::string_view builtin_name = "");
 
 // How a replay compares with the link's losses.
 struct Replay {

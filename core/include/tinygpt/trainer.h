@@ -99,21 +99,25 @@ class Trainer {
 
   ModelKind kind() const { return config_.model; }
 
-  // The data to train on (moved in): a text for gpt (throws if it is empty or shorter than
-  // block_size + 1), a TSV of source<TAB>target pairs for seq2seq (throws if no line is a usable
-  // pair; data_report() says which lines were skipped and why).
+  // The data to train on: a text for gpt, as bytes or as any source (a file read where it lies,
+  // shards; data.h) (throws if it is empty or shorter than block_size + 1, or holds tokens outside
+  // the model's vocabulary); a TSV of source<TAB>target pairs in memory for seq2seq (throws if no
+  // line is a usable pair; data_report() says which lines were skipped and why).
   void set_corpus(std::vector<uint8_t> bytes);
+  void set_corpus(data::Corpus corpus);
   bool has_corpus() const;
-  size_t corpus_size() const;          // bytes, as given
-  uint64_t corpus_fingerprint() const; // FNV-1a 64 of the bytes
+  uint64_t corpus_size() const;        // tokens (a text's bytes)
+  uint64_t corpus_fingerprint() const; // data::Corpus::fingerprint
   std::string data_report() const;     // seq2seq: the TSV report; gpt: ""
-  // Gives the corpus bytes back (e.g. to set them on a trainer made from a checkpoint): no copy.
-  std::vector<uint8_t> take_corpus();
+  // Gives the corpus back (e.g. to set it on a trainer made from a checkpoint): no copy.
+  data::Corpus take_corpus();
   // The datasets, for the kind that has one (throws otherwise).
-  const data::ByteDataset& dataset() const;
+  const data::Dataset& dataset() const;
   const data::PairDataset& pairs() const;
   // False when a checkpoint was loaded and the corpus given afterwards is not the one it was trained on.
   bool corpus_matches_checkpoint() const;
+  // What differs between that corpus and this one (coded corpus.other_size / other_content); empty when it matches.
+  Message corpus_mismatch() const;
 
   // One optimizer step on a random batch; returns its loss (before the update).
   // Throws Diverged (and leaves the parameters and optimizer state untouched) if the loss or the

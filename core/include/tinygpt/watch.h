@@ -50,6 +50,13 @@ constexpr double kLn2 = 0.69314718055994530942;
 
 // Of a byte text (gpt: the training split). Empty input gives zeros.
 Baselines entropy_baselines(const uint8_t* bytes, size_t n);
+// The baselines and the distinct bytes of a corpus are of at most its first kBaselineTokens: exact
+// for a text up to 64 MiB, an estimate from its beginning for a larger one (read in 1 MiB pieces).
+constexpr uint64_t kBaselineTokens = uint64_t(64) << 20;
+// Of the training split's first `most` bytes, read from the dataset.
+Baselines entropy_baselines(const data::Dataset& data, uint64_t most = kBaselineTokens);
+// Of a whole text, from its statistics pass (data::scan).
+Baselines entropy_baselines(const data::TextStats& stats);
 // Of the targets of the training pairs (seq2seq): each target followed by EOS, the bigram's first
 // context being BOS: the loss of a decoder that ignores the source.
 Baselines target_baselines(const data::PairDataset& pairs);
@@ -182,18 +189,19 @@ class History {
 // The probe a run takes when none is given: the first line start of the validation split (gpt),
 // min(kMaxProbe, block_size) bytes from there, starting on a character; the first held-out pair
 // (seq2seq).
-std::vector<uint8_t> choose_probe(const data::ByteDataset& data, int block_size);
+std::vector<uint8_t> choose_probe(const data::Dataset& data, int block_size);
 void choose_probe(const data::PairDataset& pairs, std::vector<uint8_t>& source, std::vector<uint8_t>& target);
 
-// The distinct byte values of a text (ascending).
+// The distinct byte values of a text (ascending); of a corpus, of its first `most` bytes.
 std::vector<uint8_t> distinct_bytes(const uint8_t* bytes, size_t n);
+std::vector<uint8_t> distinct_bytes(const data::Dataset& data, uint64_t most = kBaselineTokens);
 
 // -ln softmax(logits)[target] for each row of logits (rows, V); NaN where target < 0.
 void token_losses(float* out, const float* logits, const int32_t* targets, int rows, int V);
 
 // Snapshots of a model at its current weights (called by train::Trainer::record_snapshot with
 // its arena; no graph is built). The embedding map's signs follow the history's last snapshot.
-Snapshot take_snapshot(model::TinyGPT& model, const data::ByteDataset& data, nn::Arena& arena, const History& history);
+Snapshot take_snapshot(model::TinyGPT& model, const data::Dataset& data, nn::Arena& arena, const History& history);
 Snapshot take_snapshot(model::Seq2Seq& model, const data::PairDataset& pairs, nn::Arena& arena, const History& history);
 
 // ---- step-through generation -------------------------------------------------------------------
