@@ -445,8 +445,8 @@ int cmd_train(const Args& args) {
     const data::Dataset& ds = trainer->dataset();
     std::printf("model: gpt, %d layers, %d heads, n_embd %d, block_size %d: %lld parameters\n", c.n_layer, c.n_head,
                 c.n_embd, c.block_size, (long long)trainer->num_parameters());
-    std::printf("data: %s, %zu tokens (%zu train, %zu val)%s%s\n", data_name.c_str(), ds.size(), ds.train_size(),
-                ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "",
+    std::printf("data: %s, %llu tokens (%llu train, %llu val)%s%s\n", data_name.c_str(), (unsigned long long)ds.size(),
+                (unsigned long long)ds.train_size(), (unsigned long long)ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "",
                 data.text && !data.corpus.memory_bytes() ? ", read where it lies" : "");
   } else {
     std::printf("model: seq2seq, %d encoder + %d decoder layers, %d heads, n_embd %d, d_ff %d, block_size %d: %lld parameters\n",

@@ -14,6 +14,7 @@
 #include "tinygpt/data.h"
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
+#include "tinygpt/run.h"
 #include "tinygpt/source.h"
 #include "tinygpt/trainer.h"
 #include "tinygpt/watch.h"
@@ -353,4 +354,25 @@ TEST_CASE("the statistics pass gives the same numbers in any pieces, and the bas
   const watch::Baselines a = watch::entropy_baselines(s), b = watch::entropy_baselines(text.data(), text.size());
   CHECK(a.unigram == Approx(b.unigram).epsilon(1e-12));
   CHECK(a.bigram == Approx(b.bigram).epsilon(1e-12));
+}
+
+TEST_CASE("a run whose data file goes away pauses with the reason and keeps every step it took", "[data][source][run]") {
+  TempDir dir;
+  const std::string path = dir.file("t.txt");
+  write_bytes(path, text_bytes(20'000, 5));
+  Config c;
+  c.n_layer = 1, c.n_head = 2, c.n_embd = 16, c.block_size = 16, c.batch_size = 4, c.max_iters = 50, c.warmup_iters = 1;
+  c.eval_interval = 1000;
+  train::Trainer t(c);
+  t.set_corpus(data::Corpus{std::make_shared<const data::FileSource>(path), nullptr});
+  Run run(t);
+  const Slice first = run.advance(3);
+  CHECK(first.error.empty());
+  CHECK(t.steps_done() == 3);
+  fs::remove(path);
+  const Slice s = run.advance(5);
+  CHECK(s.error_code == "corpus.file_gone");
+  CHECK_THAT(s.error, Catch::Contains("t.txt"));
+  CHECK(t.steps_done() == 3);  // the step that could not read its batch did not happen
+  CHECK(s.losses.empty());
 }

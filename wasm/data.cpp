@@ -1,13 +1,75 @@
 // data.cpp — the data feature: "what is this file?" (the sniffer), the built-in translation tasks,
-// and a TSV of pairs read as a seq2seq session would read it.
+// a TSV of pairs read as a seq2seq session would read it, and corpora read a window at a time
+// through a JS reader (the page's File or its OPFS copy; a file in Node): a Corpus, given to any
+// number of sessions (Session.useCorpus), that never holds the file in wasm memory.
+#include "data.h"
+
+#include <cmath>
+#include <cstdio>
+
 #include "common.h"
-#include "tinygpt/data.h"
 #include "tinygpt/pairs.h"
 #include "tinygpt/sniff.h"
 
 namespace tinygpt::js {
 
 namespace {
+
+// A JS reader {name, size, read(at, n, into: Uint8Array) -> null | {code, message}} as a byte
+// source. `into` is a view of wasm memory: the reader fills it and returns null, or says why it
+// could not (corpus.file_changed / file_gone / file_unreadable). It must not throw.
+std::shared_ptr<const data::ByteSource> reader_source(const val& reader) {
+  if (reader.typeOf().as<std::string>() != "object" || reader.isNull() || reader["read"].typeOf().as<std::string>() != "function")
+    throw Error("a corpus reader is an object {name, size, read(at, n, into)}");
+  const double size = reader["size"].isNumber() ? reader["size"].as<double>() : -1;
+  if (!(size >= 0 && size <= 9007199254740991.0) || size != std::floor(size))
+    throw Error("a corpus reader's size must be a whole number of bytes");
+  const std::string name = reader["name"].isString() ? reader["name"].as<std::string>() : "the corpus";
+  auto read = [reader, name](uint64_t at, size_t n, uint8_t* out) {
+    const val r = reader.call<val>("read", double(at), double(n), val(emscripten::typed_memory_view(n, out)));
+    if (r.isNull() || r.isUndefined()) return;
+    std::string code = r["code"].isString() ? r["code"].as<std::string>() : "";
+    if (code != "corpus.file_changed" && code != "corpus.file_gone") code = "corpus.file_unreadable";
+    const std::string why = r["message"].isString() ? r["message"].as<std::string>() : "";
+    const std::string text = code == "corpus.file_gone"      ? "the data file " + name + " is gone: training paused, nothing was lost"
+                             : code == "corpus.file_changed" ? "the data file " + name + " changed while training: training paused, nothing was lost"
+                                                             : "cannot read the data file " + name + (why.empty() ? "" : ": " + why);
+    throw Error(coded(code, {{"path", name}}, text));
+  };
+  return std::make_shared<const data::CallbackSource>(uint64_t(size), read, name);
+}
+
+std::string hex16(uint64_t v) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", (unsigned long long)v);
+  return b;
+}
+
+// corpusFromReader(reader) -> Corpus: a text read a window at a time.
+Corpus corpus_from_reader(const val& reader) {
+  return guarded([&] {
+    auto text = reader_source(reader);
+    if (text->size() == 0) throw Error(coded("corpus.empty", {}, "the corpus is empty: give a file with some text in it"));
+    return Corpus{data::Corpus{std::move(text), nullptr}};
+  });
+}
+
+// corpusFromShards(readers) -> Corpus: llm.c shards (files named *_train_*.bin, *_val_*.bin).
+Corpus corpus_from_shards(const val& readers) {
+  return guarded([&] {
+    if (!readers.isArray()) throw Error("corpusFromShards: give an array of readers");
+    std::vector<std::pair<std::string, std::shared_ptr<const data::ByteSource>>> files;
+    const size_t n = readers["length"].as<size_t>();
+    for (size_t i = 0; i < n; i++) {
+      auto s = reader_source(readers[i]);
+      files.emplace_back(s->describe(), std::move(s));
+    }
+    const data::ShardCorpus c = data::shard_corpus(std::move(files));
+    if (!c.train)
+      throw Error(coded("shard.none", {}, "these are validation shards only: a corpus needs *_train_*.bin shards to train on"));
+    return Corpus{data::Corpus{c.train, c.val}};
+  });
+}
 
 // sniff(head: Uint8Array, totalSize, name) -> {kind, encoding, message, code, args, counts...}
 val sniff_file(const val& head, double total_size, const std::string& name) {
@@ -73,8 +135,44 @@ val pairs_report(const val& bytes, int block_size) {
 
 }  // namespace tinygpt::js
 
+namespace tinygpt::js {
+
+double Corpus::trainSize() const { return double(corpus.val ? corpus.train->size() : corpus.size() - uint64_t(double(corpus.size()) * 0.1)); }
+
+std::string Corpus::fingerprint() const { return hex16(corpus.fingerprint()); }
+
+std::string Corpus::describe() const { return corpus.train ? corpus.train->describe() : ""; }
+
+// [{name, split: 'train' | 'val', version, tokens}] for shards; [] for a text.
+val Corpus::shards() const {
+  val out = val::array();
+  for (const auto& [split, part] : {std::pair{"train", corpus.train}, std::pair{"val", corpus.val}}) {
+    const auto* s = dynamic_cast<const data::ShardSource*>(part.get());
+    if (!s) continue;
+    for (const data::ShardInfo& i : s->shards()) {
+      val o = val::object();
+      o.set("name", i.path);
+      o.set("split", std::string(split));
+      o.set("version", i.version);
+      o.set("tokens", double(i.tokens));
+      out.call<void>("push", o);
+    }
+  }
+  return out;
+}
+
+}  // namespace tinygpt::js
+
 EMSCRIPTEN_BINDINGS(tinygpt_data) {
   using namespace tinygpt::js;
+  emscripten::class_<Corpus>("Corpus")
+      .function("size", &Corpus::size)
+      .function("trainSize", &Corpus::trainSize)
+      .function("fingerprint", &Corpus::fingerprint)
+      .function("describe", &Corpus::describe)
+      .function("shards", &Corpus::shards);
+  emscripten::function("corpusFromReader", &corpus_from_reader);
+  emscripten::function("corpusFromShards", &corpus_from_shards);
   emscripten::function("sniff", &sniff_file);
   emscripten::function("builtinTasks", &builtin_tasks);
   emscripten::function("builtinTask", &builtin_task);

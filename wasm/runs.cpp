@@ -18,24 +18,20 @@ val Session::save() const {
 
 namespace {
 
-// Gives t the corpus of `from` when the model kind is the same (moved, not copied: it can be
-// 100 MB). On an error `from` keeps it.
+// Gives t the corpus of `from` when the model kind is the same (shared, not copied: it can be a
+// 4 GB file's reader or 100 MB in memory). On an error `from` keeps it.
 void carry_corpus(train::Trainer& from, train::Trainer& t) {
   if (!from.has_corpus() || t.kind() != from.kind()) return;
-  if (t.kind() == ModelKind::gpt) {
-    const int ctx = t.config().block_size;
-    if (from.corpus_size() < size_t(ctx) + 1)
-      throw Error(coded("checkpoint.corpus_short", {{"needed", std::to_string(ctx + 1)}},
-                        "the current corpus is shorter than this checkpoint's block_size + 1 (" + std::to_string(ctx + 1) +
-                            " bytes)"));
-    t.set_corpus(from.take_corpus());
-    return;
-  }
-  std::vector<uint8_t> tsv = from.take_corpus();
+  const int ctx = t.config().block_size;
+  if (t.kind() == ModelKind::gpt && from.corpus_size() < uint64_t(ctx) + 1)
+    throw Error(coded("checkpoint.corpus_short", {{"needed", std::to_string(ctx + 1)}},
+                      "the current corpus is shorter than this checkpoint's block_size + 1 (" + std::to_string(ctx + 1) +
+                          " bytes)"));
+  data::Corpus c = from.take_corpus();
   try {
-    t.set_corpus(tsv);  // a copy: parsing with the checkpoint's block_size may still refuse it
+    t.set_corpus(c);  // pairs: parsing with the checkpoint's block_size may still refuse them
   } catch (...) {
-    from.set_corpus(std::move(tsv));
+    from.set_corpus(std::move(c));
     throw;
   }
 }

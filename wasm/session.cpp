@@ -46,6 +46,17 @@ void Session::setCorpus(const val& bytes) {
   guarded([&] { trainer_->set_corpus(bytes_from(bytes, "the corpus")); });
 }
 
+void Session::useCorpus(const Corpus& corpus) {
+  guarded([&] { trainer_->set_corpus(corpus.corpus); });
+}
+
+// null when the corpus is the one the loaded checkpoint was trained on (or there is no checkpoint),
+// else {message, code, args}: what differs.
+val Session::corpusMismatch() const {
+  const Message m = trainer_->corpus_mismatch();
+  return m.text.empty() ? val::null() : coded_to_js(m.text, m.code, m.args);
+}
+
 val Session::config() const { return config_to_js(trainer_->config()); }
 
 // {train: Float32Array (one per step), valSteps: Float64Array, valLosses, valExactMatch, valCer: Float32Array}
@@ -73,6 +84,8 @@ namespace {
 void bind_session(const SessionClass& c) {
   c.constructor<val>()
       .function("setCorpus", &Session::setCorpus)
+      .function("useCorpus", &Session::useCorpus)
+      .function("corpusMismatch", &Session::corpusMismatch)
       .function("hasCorpus", &Session::hasCorpus)
       .function("corpusSize", &Session::corpusSize)
       .function("corpusMatchesCheckpoint", &Session::corpusMatchesCheckpoint)

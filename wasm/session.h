@@ -20,6 +20,7 @@
 #include "tinygpt/run.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
+#include "data.h"
 
 namespace tinygpt::js {
 
@@ -33,9 +34,11 @@ class Session {
 
   // ---- session.cpp ----
   void setCorpus(const val& bytes);
+  void useCorpus(const Corpus& corpus);
   bool hasCorpus() const { return trainer_->has_corpus(); }
   double corpusSize() const { return double(trainer_->corpus_size()); }
   bool corpusMatchesCheckpoint() const { return trainer_->corpus_matches_checkpoint(); }
+  val corpusMismatch() const;
   val config() const;
   double step() const { return double(trainer_->steps_done()); }
   double numParameters() const { return double(trainer_->num_parameters()); }

@@ -131,7 +131,7 @@ export interface Slice {
   finished: boolean;       // the run reached its stop
   etaSeconds: number;      // to the stop at the current pace (-1: no stop, or not yet measured)
   rollbacks: Rollback[];   // diverged steps the NaN guard undid, in order
-  paused: Coded | null;    // why the run paused (three rollbacks in a row: train.paused); null if it did not
+  paused: Coded | null;    // why the run paused (three rollbacks in a row: train.paused; its data could not be read: corpus.file_*); null if it did not
   threads: number;         // kernel threads the next step runs with
   threadsReason: Coded | null;  // the thread tuner's last decision (threads.*); null unless tuneThreads is on
 }
@@ -198,11 +198,39 @@ export interface PairsReport {
   report: Coded;
 }
 
+/**
+ * A file read a window at a time (corpusFromReader, corpusFromShards): `read` fills `into` (a view
+ * of wasm memory, n bytes) with the bytes at `at` and returns null, or returns why it could not.
+ * It must not throw.
+ */
+export interface CorpusReader {
+  name: string;
+  size: number;
+  read(at: number, n: number, into: Uint8Array): CorpusReadError | null;
+}
+export interface CorpusReadError { code: 'corpus.file_changed' | 'corpus.file_gone' | 'corpus.file_unreadable'; message: string }
+
+export interface ShardEntry { name: string; split: 'train' | 'val'; version: number; tokens: number }
+
+/** A corpus the module reads a window at a time (core/include/tinygpt/data.h): give it to sessions with useCorpus. */
+export interface Corpus {
+  size(): number;          // tokens (a text's bytes)
+  trainSize(): number;     // tokens of the training split
+  fingerprint(): string;   // 16 hex digits: FNV-1a 64 of the bytes up to 64 MiB, of a sample above (source.h)
+  describe(): string;
+  shards(): ShardEntry[];  // [] for a text
+  delete(): void;          // frees the C++ object (sessions keep what they were given)
+}
+
 export interface Session {
   setCorpus(bytes: Uint8Array): void;
+  /** The corpus to train on, shared with the Corpus object (nothing is copied). */
+  useCorpus(corpus: Corpus): void;
   hasCorpus(): boolean;
   corpusSize(): number;
   corpusMatchesCheckpoint(): boolean;
+  /** null, or what differs between the loaded checkpoint's corpus and this one (corpus.other_size / other_content). */
+  corpusMismatch(): Coded | null;
   /** The run loop: at most maxSteps steps, returning after about budgetMs (0 = no time limit). */
   advance(maxSteps: number, budgetMs: number): Slice;
   stopAt(): number;                                   // -1 = no stop
@@ -327,6 +355,10 @@ export interface TinyGPTModule {
   sessionFromSafetensors(bytes: Uint8Array, options?: { memory_limit_mb?: number }): Session;
   /** "What is this file?" (core/include/tinygpt/sniff.h): give the first bytes (a few hundred KiB), the file's size and name. */
   sniff(head: Uint8Array, totalSize: number, name: string): Sniffed;
+  /** A text read through `reader` a window at a time: the file never enters wasm memory. The caller deletes it. */
+  corpusFromReader(reader: CorpusReader): Corpus;
+  /** llm.c token shards (named *_train_*.bin and *_val_*.bin; others are left out); throws what is wrong with a bad or mixed one. */
+  corpusFromShards(readers: CorpusReader[]): Corpus;
   /** Times a few real steps of `config` on (the first MiB of) `corpus` for about budgetMs, with a trainer thrown away afterwards. */
   preflight(config: SessionConfig, corpus: Uint8Array, budgetMs: number): PreflightResult;
   textEntropy(bytes: Uint8Array): TextEntropy;

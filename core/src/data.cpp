@@ -103,7 +103,7 @@ Error Dataset::vocab_error(int64_t token, int vocab) const {
                          std::to_string(vocab) + ": these shards were made with another tokenizer"));
 }
 
-bool Dataset::val_overlaps_train(int T) const { return val_size() < size_t(T) + 1 || train_size_ < uint64_t(T) + 1; }
+bool Dataset::val_overlaps_train(int T) const { return val_size() < uint64_t(T) + 1 || train_size_ < uint64_t(T) + 1; }
 
 void Dataset::window(uint64_t start, int T, int32_t* x, int32_t* y) const {
   // T + 1 tokens: x is the first T, y the last T (x shifted by one)

@@ -97,8 +97,16 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
   s.first_step = trainer_.steps_done();
   const auto t_start = Clock::now();
   // the starting point of the loss curve
-  if (evaluation_pending()) s.evals.push_back(evaluate());
   int64_t done = 0;
+  if (evaluation_pending()) {
+    try {
+      s.evals.push_back(evaluate());
+    } catch (const Error& e) {
+      pause(s, e);
+      finish(s, 0);
+      return s;
+    }
+  }
   while (done < max_steps && !finished()) {
     const auto t0 = Clock::now();
     try {
@@ -107,6 +115,11 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
       done++;  // an attempted step: a slice of one step ends here
       if (!roll_back(s, e)) break;
       continue;
+    } catch (const Error& e) {
+      // the step could not run (its data could not be read: the file changed): nothing moved, the
+      // run pauses with the reason, and the steps before it count
+      pause(s, e);
+      break;
     }
     if (trainer_.good_state_step() == trainer_.steps_done()) rollbacks_in_a_row_ = 0;  // past a new good state
     const double ms = ms_since(t0);
@@ -117,11 +130,24 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
       if (next != num_threads()) set_num_threads(next);
     }
     done++;
-    if (due_for_evaluation(trainer_.steps_done())) s.evals.push_back(evaluate());
+    if (due_for_evaluation(trainer_.steps_done())) {
+      try {
+        s.evals.push_back(evaluate());
+      } catch (const Error& e) {
+        pause(s, e);
+        break;
+      }
+    }
     if (ms_since(t_start) >= budget_ms) break;
   }
   finish(s, done);
   return s;
+}
+
+void Run::pause(Slice& s, const Error& e) {
+  s.error = e.what();
+  s.error_code = e.code();
+  s.error_args = e.args();
 }
 
 // the NaN guard: nothing reached the weights; go back to the last good state at half the learning

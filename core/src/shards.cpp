@@ -56,20 +56,36 @@ ShardInfo read_shard_header(const std::string& path) {
   return s;
 }
 
-ShardSource::ShardSource(std::vector<ShardInfo> shards) : shards_(std::move(shards)) {
+namespace {
+
+std::vector<std::shared_ptr<const ByteSource>> open_files(const std::vector<ShardInfo>& shards) {
+  std::vector<std::shared_ptr<const ByteSource>> files;
+  for (const ShardInfo& s : shards) files.push_back(std::make_shared<const FileSource>(s.path));
+  return files;
+}
+
+}  // namespace
+
+ShardSource::ShardSource(std::vector<ShardInfo> shards) : ShardSource(shards, open_files(shards)) {}
+
+ShardSource::ShardSource(std::vector<ShardInfo> shards, std::vector<std::shared_ptr<const ByteSource>> files)
+    : shards_(std::move(shards)), files_(std::move(files)) {
   if (shards_.empty()) throw Error(coded("shard.none", {}, "no token shards"));
+  if (files_.size() != shards_.size()) throw Error("ShardSource: one source per shard");
   uint64_t h = 14695981039346656037ull;
-  for (const ShardInfo& s : shards_) {
+  for (size_t k = 0; k < shards_.size(); k++) {
+    const ShardInfo& s = shards_[k];
     if (s.version != shards_[0].version)
       throw Error(coded("shard.mixed", {{"a", base_name(shards_[0].path)}, {"b", base_name(s.path)}},
                         "the shards mix two tokenizers: " + base_name(shards_[0].path) + " holds " +
                             (shards_[0].version == 1 ? "uint16" : "uint32") + " tokens, " + base_name(s.path) + " " +
                             (s.version == 1 ? "uint16" : "uint32")));
+    if (files_[k]->size() != s.file_bytes)
+      throw Error(coded("corpus.file_changed", {{"path", s.path}}, "the data file " + s.path + " changed while training: training paused, nothing was lost"));
     starts_.push_back(total_);
     total_ += s.tokens;
-    files_.push_back(std::make_unique<FileSource>(s.path));
     // the corpus is named by its shards' own fingerprints, in order
-    const uint64_t f = files_.back()->fingerprint();
+    const uint64_t f = files_[k]->fingerprint();
     for (int i = 0; i < 8; i++) h = (h ^ uint8_t(f >> (8 * i))) * 1099511628211ull;
   }
   fingerprint_ = h;
@@ -104,31 +120,55 @@ void ShardSource::read(uint64_t at, size_t n, int32_t* out) const {
   }
 }
 
+ShardCorpus shard_corpus(std::vector<std::pair<std::string, std::shared_ptr<const ByteSource>>> files) {
+  using Named = std::pair<std::string, std::shared_ptr<const ByteSource>>;
+  std::vector<Named> train, val;
+  for (Named& f : files) {
+    const std::string name = base_name(f.first);
+    if (name.find("_train_") != std::string::npos) train.push_back(std::move(f));
+    else if (name.find("_val_") != std::string::npos) val.push_back(std::move(f));
+  }
+  if (train.empty() && val.empty())
+    throw Error(coded("shard.none", {}, "no token shards: llm.c's shards are named *_train_*.bin and *_val_*.bin"));
+  const auto by_name = [](const Named& a, const Named& b) { return a.first < b.first; };
+  std::sort(train.begin(), train.end(), by_name);
+  std::sort(val.begin(), val.end(), by_name);
+  const auto open = [](const std::vector<Named>& part) -> std::shared_ptr<const ShardSource> {
+    if (part.empty()) return nullptr;
+    std::vector<ShardInfo> infos;
+    std::vector<std::shared_ptr<const ByteSource>> sources;
+    for (const Named& f : part) {
+      std::vector<uint8_t> h(size_t(std::min<uint64_t>(f.second->size(), uint64_t(kShardHeaderInts) * 4)));
+      f.second->read_bytes(0, h.size(), h.data());
+      infos.push_back(parse_shard_header(h.data(), h.size(), f.second->size(), base_name(f.first)));
+      infos.back().path = f.first;
+      sources.push_back(f.second);
+    }
+    return std::make_shared<const ShardSource>(std::move(infos), std::move(sources));
+  };
+  ShardCorpus c{open(train), open(val)};
+  if (c.train && c.val && c.train->shards()[0].version != c.val->shards()[0].version)
+    throw Error(coded("shard.mixed", {{"a", base_name(train[0].first)}, {"b", base_name(val[0].first)}},
+                      "the shards mix two tokenizers: " + base_name(train[0].first) + " holds " +
+                          (c.train->token_bytes() == 2 ? "uint16" : "uint32") + " tokens, " + base_name(val[0].first) + " " +
+                          (c.val->token_bytes() == 2 ? "uint16" : "uint32")));
+  return c;
+}
+
 ShardCorpus open_shard_dir(const std::string& dir) {
-  std::vector<std::string> train, val;
+  std::vector<std::pair<std::string, std::shared_ptr<const ByteSource>>> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file()) continue;
     const std::string name = e.path().filename().string();
     if (name.size() < 4 || name.compare(name.size() - 4, 4, ".bin") != 0) continue;
-    if (name.find("_train_") != std::string::npos) train.push_back(e.path().string());
-    else if (name.find("_val_") != std::string::npos) val.push_back(e.path().string());
+    if (name.find("_train_") == std::string::npos && name.find("_val_") == std::string::npos) continue;
+    files.emplace_back(e.path().string(), std::make_shared<const FileSource>(e.path().string()));
   }
   if (ec) throw Error(coded("corpus.cannot_open", {{"path", dir}}, "cannot open '" + dir + "': " + ec.message()));
-  if (train.empty() && val.empty())
+  if (files.empty())
     throw Error(coded("shard.none", {{"path", dir}}, dir + " holds no token shards (files named *_train_*.bin or *_val_*.bin)"));
-  std::sort(train.begin(), train.end());
-  std::sort(val.begin(), val.end());
-  const auto open = [](const std::vector<std::string>& paths) {
-    std::vector<ShardInfo> infos;
-    for (const std::string& p : paths) infos.push_back(read_shard_header(p));
-    return infos.empty() ? nullptr : std::make_shared<const ShardSource>(std::move(infos));
-  };
-  ShardCorpus c{open(train), open(val)};
-  if (c.train && c.val && c.train->shards()[0].version != c.val->shards()[0].version)
-    throw Error(coded("shard.mixed", {{"a", base_name(train[0])}, {"b", base_name(val[0])}},
-                      "the shards mix two tokenizers: " + base_name(train[0]) + " and " + base_name(val[0]) + " hold tokens of different widths"));
-  return c;
+  return shard_corpus(std::move(files));
 }
 
 namespace {

@@ -250,6 +250,35 @@ for (const variant of variantsBuilt()) {
       m('learnTrace', 'two-heads', { tokens: [1, 2, 3, 4], weights: [{ param: 'wpe', index: 0, value: 0.5 }] });
     });
 
+    check('returns corpora read through readers, of the declared shapes', () => {
+      const reader = (name, bytes) => ({ name, size: bytes.length, read: (at, n, into) => { into.set(bytes.subarray(at, at + n)); return null; } });
+      // an llm.c shard made here: 256 int32 (magic, version 1, count), then uint16 tokens
+      const shard = (tokens) => {
+        const b = new Uint8Array(1024 + 2 * tokens.length);
+        const dv = new DataView(b.buffer);
+        dv.setInt32(0, 20240520, true); dv.setInt32(4, 1, true); dv.setInt32(8, tokens.length, true);
+        tokens.forEach((t, i) => dv.setUint16(1024 + 2 * i, t, true));
+        return b;
+      };
+      const text = m('corpusFromReader', reader('corpus.txt', corpus));
+      for (const name of ['size', 'trainSize', 'fingerprint', 'describe', 'shards']) call('Corpus', text, name);
+      const toks = Array.from(corpus.subarray(0, 2000));
+      const shards = m('corpusFromShards', [reader('c_train_000000.bin', shard(toks.slice(0, 1800))), reader('c_val_000000.bin', shard(toks.slice(1800)))]);
+      assert.equal(call('Corpus', shards, 'shards').length, 2);
+      const s = new M.Session(TINY);
+      session(s, 'useCorpus', shards);
+      const slice = session(s, 'advance', 2, 0);
+      assert.equal(slice.losses.length, 2);
+      session(s, 'corpusMismatch');
+      const u = new M.Session(TINY);
+      u.load(s.save());
+      u.useCorpus(text);
+      assert.ok(session(u, 'corpusMismatch').code, 'corpusMismatch: what differs, coded');
+      s.delete(); u.delete();
+      call('Corpus', text, 'delete');
+      shards.delete();
+    });
+
     check('returns a gpt session\'s objects of the declared shapes: slices with rollbacks and a pause, the history, a tree', () => {
       const s = new M.Session(TINY);
       called.add('TinyGPTModule.Session');

@@ -49,10 +49,10 @@ class Dataset {
   static Dataset from_file(const std::string& path, uint64_t seed = 0);
 
   // Tokens in the dataset's positions: [0, train_size) training, [val_begin, size) validation.
-  size_t size() const { return size_t(size_); }
-  size_t train_size() const { return size_t(train_size_); }
-  size_t val_size() const { return size_t(size_ - val_begin_); }
-  size_t val_begin() const { return size_t(val_begin_); }
+  uint64_t size() const { return size_; }
+  uint64_t train_size() const { return train_size_; }
+  uint64_t val_size() const { return size_ - val_begin_; }
+  uint64_t val_begin() const { return val_begin_; }
   const Corpus& corpus() const { return corpus_; }
   // Reads tokens [at, at + n) of the dataset's positions (a window never crosses train and val sources).
   void read(uint64_t at, size_t n, int32_t* out) const;

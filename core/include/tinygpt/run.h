@@ -99,7 +99,8 @@ class Run {
   // weights) rolls the run back to its last good state at half the learning rate
   // (Trainer::roll_back; reported in Slice::rollbacks, and the slice's losses and evaluations
   // after that state are dropped); after kMaxRollbacks in a row the slice ends with Slice::error.
-  // Other errors (no corpus, ...) propagate.
+  // A step or evaluation that cannot run (a data file that changed or went away) also ends the
+  // slice with Slice::error, the run as it was before that step; the steps before it count.
   Slice advance(int64_t max_steps, double budget_ms = 1e300);
 
   // ---- steps computed elsewhere (StepPlan above) ----
@@ -139,6 +140,7 @@ class Run {
   // The NaN guard after a diverged step: rolls back, trims the slice, counts; false after
   // kMaxRollbacks in a row (Slice::error says so).
   bool roll_back(Slice& s, const train::Diverged& e);
+  void pause(Slice& s, const Error& e);
   void finish(Slice& s, int64_t steps_trained) const;
 
   train::Trainer& trainer_;

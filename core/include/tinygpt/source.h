@@ -137,7 +137,10 @@ ShardInfo parse_shard_header(const uint8_t* header, size_t n, uint64_t file_byte
 
 class ShardSource final : public Source {
  public:
-  // All shards must have one version (one token width): a folder mixing two tokenizers is refused.
+  // The shards and the bytes of each (its file, or the page's reader); all of one version (one
+  // token width): shards of two tokenizers are refused.
+  ShardSource(std::vector<ShardInfo> shards, std::vector<std::shared_ptr<const ByteSource>> files);
+  // Shards on disk (read_shard_header's infos).
   explicit ShardSource(std::vector<ShardInfo> shards);
   uint64_t size() const override { return total_; }
   void read(uint64_t at, size_t n, int32_t* out) const override;
@@ -151,16 +154,21 @@ class ShardSource final : public Source {
  private:
   std::vector<ShardInfo> shards_;
   std::vector<uint64_t> starts_;  // first token of each shard
-  std::vector<std::unique_ptr<FileSource>> files_;
+  std::vector<std::shared_ptr<const ByteSource>> files_;
   uint64_t total_ = 0;
   uint64_t fingerprint_ = 0;
 };
 
-// The corpus of a directory of shards: its training and validation splits (either may be null
-// when the directory has none of that kind). Throws Error when it holds no shard.
+// A corpus of shards: its training and validation splits (either may be null when there are no
+// shards of that kind).
 struct ShardCorpus {
   std::shared_ptr<const ShardSource> train, val;
 };
+// Shards given by name with their bytes (a folder, or files dropped on the page): the names that
+// hold "_train_" are the training tokens, "_val_" the validation tokens, each in name order; other
+// names are left out. Throws Error when none is a shard, or for a bad or mixed shard.
+ShardCorpus shard_corpus(std::vector<std::pair<std::string, std::shared_ptr<const ByteSource>>> files);
+// The shards of a directory (its *_train_*.bin and *_val_*.bin files).
 ShardCorpus open_shard_dir(const std::string& dir);
 
 // Writes tokens as shards of at most `per_shard` tokens: DIR/NAME_train_000000.bin, ...; the last
