@@ -2,6 +2,7 @@
 // a few real steps of a config (core/include/tinygpt/estimate.h), and the text's unigram and
 // bigram entropies give the loss of simple models for scale.
 #include "common.h"
+#include "data.h"
 #include "tinygpt/estimate.h"
 
 namespace tinygpt::js {
@@ -19,11 +20,7 @@ val entropy_to_js(const TextEntropy& e) {
 
 // preflight(config, corpus: Uint8Array, budgetMs) -> {stepsTimed, firstStepMs, msPerStep, tokensPerSec,
 // msPerEval, evaluations, totalSeconds, memoryBytes, estimatedBytes, parameters, measuredMs, entropy}
-val preflight_js(const val& config, const val& corpus, double budget_ms) {
-  return guarded([&] {
-    const ConfigAndLimit c = parse_config(config);
-    const std::vector<uint8_t> bytes = bytes_from(corpus, "the corpus");
-    const Preflight p = preflight(c.config, bytes.data(), bytes.size(), budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit);
+val preflight_to_js(const Preflight& p) {
     val o = val::object();
     o.set("stepsTimed", p.steps_timed);
     o.set("firstStepMs", p.first_step_ms);
@@ -38,6 +35,21 @@ val preflight_js(const val& config, const val& corpus, double budget_ms) {
     o.set("measuredMs", p.measured_ms);
     o.set("entropy", entropy_to_js(p.entropy));
     return o;
+}
+
+val preflight_js(const val& config, const val& corpus, double budget_ms) {
+  return guarded([&] {
+    const ConfigAndLimit c = parse_config(config);
+    const std::vector<uint8_t> bytes = bytes_from(corpus, "the corpus");
+    return preflight_to_js(preflight(c.config, bytes.data(), bytes.size(), budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit));
+  });
+}
+
+// preflightCorpus(config, corpus: Corpus, budgetMs): the same on a corpus read a window at a time
+val preflight_corpus_js(const val& config, const Corpus& corpus, double budget_ms) {
+  return guarded([&] {
+    const ConfigAndLimit c = parse_config(config);
+    return preflight_to_js(preflight(c.config, corpus.corpus, budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit));
   });
 }
 
@@ -56,5 +68,6 @@ val text_entropy_js(const val& bytes) {
 EMSCRIPTEN_BINDINGS(tinygpt_estimate) {
   using namespace tinygpt::js;
   emscripten::function("preflight", &preflight_js);
+  emscripten::function("preflightCorpus", &preflight_corpus_js);
   emscripten::function("textEntropy", &text_entropy_js);
 }

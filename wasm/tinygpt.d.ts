@@ -361,6 +361,8 @@ export interface TinyGPTModule {
   corpusFromShards(readers: CorpusReader[]): Corpus;
   /** Times a few real steps of `config` on (the first MiB of) `corpus` for about budgetMs, with a trainer thrown away afterwards. */
   preflight(config: SessionConfig, corpus: Uint8Array, budgetMs: number): PreflightResult;
+  /** The same on a corpus read a window at a time: none of it counts in memoryBytes; the entropies are of its first 4 MiB. */
+  preflightCorpus(config: SessionConfig, corpus: Corpus, budgetMs: number): PreflightResult;
   textEntropy(bytes: Uint8Array): TextEntropy;
   /** This build's variant: "wasm-simd128" or "wasm-scalar" (runs are bit-identical only within one). */
   buildVariant(): string;

@@ -27,13 +27,11 @@ TextEntropy text_entropy(const uint8_t* bytes, size_t n) {
   return e;
 }
 
-Preflight preflight(const Config& config, const uint8_t* corpus, size_t n, double budget_ms, int64_t memory_limit) {
-  const auto t_start = Clock::now();
+namespace {
+
+// Times steps of the trainer t (its corpus set): everything but the text's share of the memory and its entropies.
+Preflight measure(const Config& config, train::Trainer& t, double budget_ms, Clock::time_point t_start) {
   Preflight p;
-  train::Trainer t(config, memory_limit);
-  // the speed of a step does not depend on the text: a few MiB of it make the throw-away dataset
-  const size_t keep = std::min(n, size_t(4) << 20);
-  t.set_corpus(std::vector<uint8_t>(corpus, corpus + keep));  // throws if too short for the context
   p.parameters = t.num_parameters();
   // a step that diverges (an absurd learning rate) still did its forward and backward pass: time it too
   auto timed_step = [&] {
@@ -64,10 +62,36 @@ Preflight preflight(const Config& config, const uint8_t* corpus, size_t n, doubl
   }
   p.total_s = (double(config.max_iters) * p.ms_per_step + double(p.evaluations) * p.ms_per_eval) / 1000.0;
   // what the run holds: parameters, gradients, AdamW's m and v, the good state's three copies
-  // (train::Trainer::keep_good_state), the activations its arena reserved, and the whole text
-  p.memory_bytes = p.parameters * int64_t(sizeof(float)) * 7 + int64_t(t.arena_bytes()) + int64_t(n);
+  // (train::Trainer::keep_good_state) and the activations its arena reserved
+  p.memory_bytes = p.parameters * int64_t(sizeof(float)) * 7 + int64_t(t.arena_bytes());
   p.estimated_bytes = estimate_training_bytes(config);
+  return p;
+}
+
+}  // namespace
+
+Preflight preflight(const Config& config, const uint8_t* corpus, size_t n, double budget_ms, int64_t memory_limit) {
+  const auto t_start = Clock::now();
+  train::Trainer t(config, memory_limit);
+  // the speed of a step does not depend on the text: a few MiB of it make the throw-away dataset
+  const size_t keep = std::min(n, size_t(4) << 20);
+  t.set_corpus(std::vector<uint8_t>(corpus, corpus + keep));  // throws if too short for the context
+  Preflight p = measure(config, t, budget_ms, t_start);
+  p.memory_bytes += int64_t(n);  // and the whole text
   p.entropy = text_entropy(corpus, std::min(n, kEntropyBytes));
+  p.measured_ms = ms_since(t_start);
+  return p;
+}
+
+Preflight preflight(const Config& config, const data::Corpus& corpus, double budget_ms, int64_t memory_limit) {
+  const auto t_start = Clock::now();
+  train::Trainer t(config, memory_limit);
+  t.set_corpus(corpus);  // shared, not copied; throws if too short, or another tokenizer's shards
+  Preflight p = measure(config, t, budget_ms, t_start);
+  const watch::Baselines b = watch::entropy_baselines(t.dataset(), kSourceEntropyBytes);
+  p.entropy.unigram = b.unigram;
+  p.entropy.bigram = b.bigram;
+  p.entropy.bytes = size_t(b.tokens);
   p.measured_ms = ms_since(t_start);
   return p;
 }

@@ -267,6 +267,7 @@ for (const variant of variantsBuilt()) {
       assert.equal(call('Corpus', shards, 'shards').length, 2);
       const s = new M.Session(TINY);
       session(s, 'useCorpus', shards);
+      m('preflightCorpus', TINY, text, 30);
       const slice = session(s, 'advance', 2, 0);
       assert.equal(slice.losses.length, 2);
       session(s, 'corpusMismatch');

@@ -43,7 +43,7 @@ runs.mount(wide, $('#banner-slot'));
 share.mount(guard, $('#banner-slot'));
 learn.mount(wide);
 watch.mount(wide);
-installDropTarget($('#drop-overlay'), (f) => void data.handleFile(f));
+installDropTarget($('#drop-overlay'), (files) => void data.handleFiles(files));
 installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
   startPause: () => train.startPause(),
   generate: () => (settings.$.get().mode === 'seq2seq' ? translateNow() : generateNow()),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize } from '../src/features/data/corpus';
+import { CorpusAnalyzer, Fnv1a64, MAX_CORPUS_BYTES, analyzeBytes, analyzeCorpus, checkSize } from '../src/features/data/corpus';
 import { en } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
 import { loadScalar, shakespeare } from './wasm';
@@ -52,10 +52,33 @@ describe('corpus statistics', () => {
   });
 });
 
+describe('the entropy baselines of the statistics pass', () => {
+  it('are the core\'s (watch::entropy_baselines): by hand for a tiny text, and the same in any chunks', async () => {
+    // "abab": unigram a, b at 1/2 each -> ln 2; bigram pairs ab, ba, ab: a -> b always, b -> a always -> 0
+    const s = analyzeBytes(enc('abab'));
+    expect(s.unigram).toBeCloseTo(Math.log(2), 12);
+    expect(s.bigram).toBe(0);
+    // "aab": pairs aa, ab: after a, a or b at 1/2 -> ln 2
+    expect(analyzeBytes(enc('aab')).bigram).toBeCloseTo(Math.log(2), 12);
+    const text = enc('the quick brown fox jumps over the lazy dog\n'.repeat(50));
+    const whole = analyzeBytes(text), chunked = await analyzeCorpus(text, undefined, 13);
+    expect(chunked.unigram).toBeCloseTo(whole.unigram, 12);
+    expect(chunked.bigram).toBeCloseTo(whole.bigram, 12);
+    // without the FNV pass (a text the core fingerprints) the rest is the same
+    const a = new CorpusAnalyzer({ fingerprint: false });
+    a.update(text);
+    const s2 = a.finish();
+    expect(s2.fingerprint).toBe('');
+    expect(s2.bigram).toBe(whole.bigram);
+    expect(s2.chars).toBe(whole.chars);
+  });
+});
+
 describe('refusing files', () => {
-  it('refuses empty, too large and too short files from their size', () => {
+  it('refuses empty, too large (to read whole) and too short files from their size', () => {
     expect(checkSize(0, 64)?.kind).toBe('empty');
-    expect(checkSize(MAX_CORPUS_BYTES + 1, 64)?.kind).toBe('tooLarge');
+    expect(checkSize(MAX_CORPUS_BYTES + 1, 64, true)?.kind).toBe('tooLarge');
+    expect(checkSize(MAX_CORPUS_BYTES + 1, 64)).toBeNull();   // a text read from the file: no ceiling
     expect(checkSize(64, 64)?.kind).toBe('tooShort');
     expect(checkSize(64, 64)?.message(en)).toContain('context + 1 = 65');
     expect(checkSize(64, 64)?.message(zhCN)).toContain('上下文长度 + 1 = 65');

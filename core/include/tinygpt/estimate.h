@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "tinygpt/config.h"
+#include "tinygpt/data.h"
 
 namespace tinygpt {
 
@@ -45,6 +46,11 @@ constexpr size_t kEntropyBytes = size_t(64) << 20;
 // thrown away afterwards: at least one step after the first, more until about budget_ms have
 // passed. Throws tinygpt::Error for a config the run would refuse, or a corpus too short for it.
 Preflight preflight(const Config& config, const uint8_t* corpus, size_t n, double budget_ms = 1000.0,
+                    int64_t memory_limit = kDefaultMemoryLimit);
+// The same on a corpus read where it lies (a file, shards): the trainer shares it, memory_bytes
+// counts none of it, and the entropies are of its first kSourceEntropyBytes tokens (a few reads).
+constexpr uint64_t kSourceEntropyBytes = uint64_t(4) << 20;
+Preflight preflight(const Config& config, const data::Corpus& corpus, double budget_ms = 1000.0,
                     int64_t memory_limit = kDefaultMemoryLimit);
 
 }  // namespace tinygpt

@@ -18,5 +18,9 @@ export const TERMS: readonly string[] = [
   'Ctrl', 'Enter', 'Ctrl+Enter',
   // formats and units
   'TSV', 'UTF', 'ASCII', 'Latin', 'Windows', 'ckpt', 'tsv', 'txt', 'safetensors', 'json', 'KiB', 'MiB', 'GiB', 'TiB', 'KB', 'MB', 'GB',
-  'ms', 'URL',
+  'ms', 'URL', 'bin', 'uint16', 'uint32', 'utf', 'OPFS',
+  // llm.c (Karpathy's C trainer, whose token shards the page reads and writes) and the command that converts encodings
+  'llm', 'iconv',
+  // the parts of llm.c's shard names (*_train_*.bin, *_val_*.bin) that say which split a shard is
+  'train', 'val',
 ];

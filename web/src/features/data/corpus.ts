@@ -1,10 +1,16 @@
 // corpus.ts — what a text file is made of, and whether the model can train on it.
 // Pure functions (unit-tested); the page runs `analyzeCorpus` in chunks so big files don't
-// freeze it.
+// freeze it, and the scan worker (scan.worker.ts) the same analyser over a file it streams.
 import { Utf8Counter } from '../../lib/utf8';
 import type { Msg } from '../../i18n';
 
-/** Files above this are refused before reading them: the corpus lives in JS and in wasm memory. */
+/**
+ * Texts up to this size are read into memory (and kept in IndexedDB); larger ones are read a
+ * window at a time from the file (stream.ts): nothing about them grows with their size. The same
+ * limit as the core's whole-file fingerprint (kFullFingerprintBytes, core/include/tinygpt/source.h).
+ */
+export const STREAM_ABOVE_BYTES = 64 * 1024 * 1024;
+/** What a text read into memory may weigh: the largest file read whole (to convert its encoding). */
 export const MAX_CORPUS_BYTES = 512 * 1024 * 1024;
 
 export interface CorpusStats {
@@ -17,6 +23,8 @@ export interface CorpusStats {
   lines: number;
   fingerprint: string;      // the core's corpus fingerprint (FNV-1a 64), 16 hex digits
   counts: Float64Array;     // (256) occurrences of each byte
+  unigram: number;          // entropy baselines of the whole text, nats per byte (watch::Baselines):
+  bigram: number;           //   byte frequencies alone, and the byte before as context
 }
 
 /** The FNV-1a 64 offset basis, as in the core's corpus fingerprint (core/src/data.cpp). */
@@ -52,20 +60,58 @@ export class Fnv1a64 {
   }
 }
 
+/** Entropies in nats of byte counts (256) and of consecutive pairs (256 x 256), as watch::Baselines. */
+export function entropies(counts: Float64Array, pairs: Float64Array): { unigram: number; bigram: number } {
+  let total = 0;
+  for (let b = 0; b < 256; b++) total += counts[b];
+  let unigram = 0;
+  for (let b = 0; b < 256; b++) if (counts[b] > 0) unigram -= (counts[b] / total) * Math.log(counts[b] / total);
+  // H(X' | X) = -sum_ab c(a,b)/M ln(c(a,b) / c(a)), c(a) = sum_b c(a,b), M = sum_ab c(a,b)
+  let m = 0, bigram = 0;
+  for (let a = 0; a < 256; a++) {
+    let row = 0;
+    for (let b = 0; b < 256; b++) row += pairs[a * 256 + b];
+    m += row;
+    for (let b = 0; b < 256; b++) {
+      const c = pairs[a * 256 + b];
+      if (c > 0) bigram -= c * Math.log(c / row);
+    }
+  }
+  return { unigram, bigram: m > 0 ? bigram / m : 0 };
+}
+
 export class CorpusAnalyzer {
   private size = 0;
   private counts = new Float64Array(256);
+  private pairs = new Float64Array(256 * 256);
   private utf8 = new Utf8Counter();
-  private fnv = new Fnv1a64();
+  private fnv: Fnv1a64 | null;
   private lastByte = -1;
 
+  /** fingerprint: false for a text the core fingerprints (a streamed one: by a sample above 64 MiB). */
+  constructor(opts: { fingerprint?: boolean } = {}) {
+    this.fnv = opts.fingerprint === false ? null : new Fnv1a64();
+  }
+
   update(bytes: Uint8Array): void {
+    if (!bytes.length) return;
     this.size += bytes.length;
-    const counts = this.counts;
-    for (let i = 0; i < bytes.length; i++) counts[bytes[i]]++;
+    const counts = this.counts, pairs = this.pairs;
+    let prev = this.lastByte;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i];
+      counts[b]++;
+      if (prev >= 0) pairs[(prev << 8) | b]++;
+      prev = b;
+    }
     this.utf8.update(bytes);
-    this.fnv.update(bytes);
-    if (bytes.length) this.lastByte = bytes[bytes.length - 1];
+    this.fnv?.update(bytes);
+    this.lastByte = prev;
+  }
+
+  /** Bytes analysed so far. */
+  get bytes(): number {
+    return this.size;
   }
 
   finish(): CorpusStats {
@@ -80,8 +126,9 @@ export class CorpusAnalyzer {
       invalid: this.utf8.invalid,
       nul: this.counts[0],
       lines: this.size === 0 ? 0 : this.counts[0x0a] + (this.lastByte === 0x0a ? 0 : 1),
-      fingerprint: this.fnv.hex(),
+      fingerprint: this.fnv?.hex() ?? '',
       counts: this.counts,
+      ...entropies(this.counts, this.pairs),
     };
   }
 }
@@ -115,10 +162,10 @@ export type CorpusProblem =
   | { kind: 'tooLarge'; message: Msg }
   | { kind: 'tooShort'; message: Msg };
 
-/** Checked from the file size alone, before reading anything. */
-export function checkSize(size: number, context: number): CorpusProblem | null {
+/** Checked from the file size alone, before reading anything; `whole`: the file is to be read into memory (pairs). */
+export function checkSize(size: number, context: number, whole = false): CorpusProblem | null {
   if (size === 0) return { kind: 'empty', message: (m) => m.data.problem.emptyWhy };
-  if (size > MAX_CORPUS_BYTES)
+  if (whole && size > MAX_CORPUS_BYTES)
     return { kind: 'tooLarge', message: (m) => m.data.problem.tooLargeWhy(formatMiB(size), formatMiB(MAX_CORPUS_BYTES)) };
   if (size < context + 1) return { kind: 'tooShort', message: (m) => m.data.problem.tooShortWhy(size, context + 1) };
   return null;

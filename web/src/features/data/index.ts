@@ -24,16 +24,18 @@ export type { CorpusKind, CorpusRef, CorpusState, CorpusState as Corpus, CorpusS
 export interface Data {
   readonly $: MapStore<DataSlice>;
   handleFile(file: File): Promise<void>;
+  /** Several files, or a folder's: llm.c token shards (one file: handleFile). */
+  handleFiles(files: File[]): Promise<void>;
   loadBuiltin(): Promise<void>;
   loadTask(name: string): Promise<void>;
   /** Takes data again (after the service worker's reload, or a mode switch): from IndexedDB, the site or the core. */
   restore(ref: CorpusRef): Promise<void>;
   /** Brings back the data of a kind that was put aside (a model of that kind was loaded): true if there is some. */
   restoreFor(kind: CorpusKind): boolean;
-  /** The bytes of data taken before: the site's text, a task from the core, or a file from IndexedDB (null if gone). */
-  bytesOf(ref: CorpusRef): Promise<Uint8Array | null>;
-  /** Hands data to the worker (a resumed run's: its pairs read at the run's block_size). */
+  /** Hands data to the worker (pairs read at blockSize, default the form's). */
   send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, blockSize?: number): Promise<void>;
+  /** A resumed run's data to the worker, before its checkpoint (pairs read at blockSize); throws when it is gone. */
+  reopen(ref: CorpusRef, blockSize: number): Promise<void>;
   /** Resolves when the last text taken is in IndexedDB (or failed to get there). */
   stored(): Promise<void>;
   /** Where checkpoints and model files dropped as data go (features/runs). */
@@ -54,17 +56,18 @@ export function createData(port: Port<DataCalls, object>, runtime: Runtime, sett
   return {
     $,
     handleFile: (file) => loader.handleFile(file),
+    handleFiles: (files) => loader.handleFiles(files),
     loadBuiltin: () => loader.loadBuiltin(),
     loadTask: (name) => loader.loadTask(name),
     restore: (ref) => loader.restore(ref),
     restoreFor: (kind) => loader.restoreFor(kind),
-    bytesOf: (ref) => loader.bytesOf(ref),
+    reopen: (ref, blockSize) => loader.reopen(ref, blockSize),
     send: (ref, bytes, stats, blockSize) => loader.send(ref, bytes, stats, bytes.buffer as ArrayBuffer, blockSize),
     stored: () => loader.stored(),
     setModelFiles: (files) => void (loader.modelFiles = files),
     mount(slot) {
       slot.append(new DataPanel($, settings.$, session.$, {
-        onFile: (f) => void loader.handleFile(f),
+        onFiles: (f) => void loader.handleFiles(f),
         onBuiltin: () => void loader.loadBuiltin(),
         onTask: (name) => void loader.loadTask(name),
         onProblem: (id) => (id ? loader.problemAction(id) : loader.dismissProblem()),

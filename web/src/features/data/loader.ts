@@ -15,10 +15,11 @@ import { coreInline, h, hideTooltip, notify, withData } from '../../ui';
 import type { Runtime } from '../runtime';
 import type { ModelKind, Session } from '../session';
 import type { Settings } from '../settings';
-import { type CorpusStats, analyzeCorpus, checkSize, readHead } from './corpus';
+import { type CorpusStats, STREAM_ABOVE_BYTES, analyzeCorpus, checkSize, readHead } from './corpus';
 import { corpusKindFor, modeCorpus } from './derive';
-import type { CorpusKind, DataCalls } from './messages';
+import type { CorpusKind, DataCalls, FilesTaken } from './messages';
 import type { CorpusProblem, CorpusState, DataSlice } from './state';
+import { CorpusStream, pendingStats } from './stream';
 
 export const BUILTIN = { name: 'tinyshakespeare.txt', url: './data/tinyshakespeare.txt' };
 /** How much of a file the sniffer looks at. */
@@ -27,6 +28,17 @@ const SNIFF_BYTES = 256 * 1024;
 export const TASK_SEED = 1;
 /** The task translation mode starts with: the seed's Chinese -> English phrases. */
 export const FIRST_TASK = 'zh-en';
+/** llm.c's token shard magic (the first int32 of its header). */
+const SHARD_MAGIC = 20240520;
+
+/** Texts above this are read from the file a window at a time; `?stream=0` takes every text so (tests, bench:data). */
+function streamAbove(): number {
+  const v = typeof location !== 'undefined' ? new URLSearchParams(location.search).get('stream') : null;
+  return v !== null && /^\d+$/.test(v) ? Number(v) : STREAM_ABOVE_BYTES;
+}
+
+const isShardHead = (head: Uint8Array) => head.length >= 4 && new DataView(head.buffer, head.byteOffset, 4).getInt32(0, true) === SHARD_MAGIC;
+const isShardName = (name: string) => /\.bin$/.test(name) && /_(train|val)_/.test(name);
 
 
 /** What the loader needs from the rest of the page. */
@@ -55,7 +67,12 @@ export class CorpusLoader {
   /** Set by features/runs: where checkpoints and model files go. */
   modelFiles: ModelFiles | null = null;
 
-  constructor(private readonly $: MapStore<DataSlice>, private readonly port: Port<DataCalls, object>, private readonly deps: LoaderDeps) {}
+  /** Large texts and shards: read from their files, scanned and kept in the background. */
+  private readonly stream: CorpusStream;
+
+  constructor(private readonly $: MapStore<DataSlice>, private readonly port: Port<DataCalls, object>, private readonly deps: LoaderDeps) {
+    this.stream = new CorpusStream($, port, () => deps.storage.db);
+  }
 
   /** What the loader is doing, worded at render time; `data`: the file's name in it. */
   private busy(say: Msg | null, ...data: string[]): void {
@@ -105,6 +122,20 @@ export class CorpusLoader {
     return this.deps.settings.$.get().mode;
   }
 
+  /** Several files (or a folder's): llm.c token shards, one corpus; one file goes to handleFile. */
+  async handleFiles(files: File[]): Promise<void> {
+    if (files.length === 1) return this.handleFile(files[0]);
+    hideTooltip();
+    const shards = files.filter((f) => isShardName(f.name));
+    if (!shards.length || this.mode !== 'gpt') {
+      this.showProblem({ kind: 'shards', title: (m) => m.data.problem.notShards, message: (m) => m.data.problem.notShardsWhy, data: [] });
+      return;
+    }
+    await this.whenReady(() => shards[0].name, shards[0].name);
+    const dir = shards[0].webkitRelativePath.split('/').slice(0, -1).join('/');
+    return this.takeFiles(shards, true, dir || shards[0].name.replace(/_(train|val)_.*$/, ''));
+  }
+
   async handleFile(file: File): Promise<void> {
     hideTooltip();
     let head: Uint8Array;
@@ -119,6 +150,8 @@ export class CorpusLoader {
     }
     // a model file (tinygpt export) is binary to the sniffer: its safetensors header says what it is
     if (verdict.kind !== 'checkpoint' && isSafetensors(head, file.size)) return this.modelFiles?.safetensors(file);
+    // an llm.c token shard: the corpus of one shard (the core says what is wrong with a bad one)
+    if (isShardHead(head) && this.mode === 'gpt') return this.takeFiles([file], true, file.name);
     if (verdict.kind === 'tsv_pairs' && this.mode === 'gpt') {
       // pairs are what the translator learns from: offer it (a model of the other kind must go first)
       const switchable = !this.deps.session.$.get().model;
@@ -164,8 +197,9 @@ export class CorpusLoader {
   }
 
   private async loadTextFile(file: File, verdict: Sniffed | null, kind: CorpusKind = this.kind()): Promise<void> {
+    if (kind === 'text' && file.size > streamAbove() && file.size >= this.currentContext() + 1) return this.loadLargeText(file, verdict);
     // pairs: the core's TSV reader judges the length (a window of context + 1 bytes is the language model's need)
-    const size = checkSize(file.size, kind === 'pairs' ? 0 : this.currentContext());
+    const size = checkSize(file.size, kind === 'pairs' ? 0 : this.currentContext(), true);
     if (size) {
       const kept = (m: Messages) => (kind === 'pairs' ? m.data.problem.keptPairs : m.data.problem.keptText);
       this.showProblem({
@@ -214,6 +248,86 @@ export class CorpusLoader {
     this.accept(file.name, bytes, stats, false, kind);
   }
 
+  /** A text too large to hold: its bytes as they are, read from the file (not converted: that would need it whole). */
+  private loadLargeText(file: File, verdict: Sniffed | null): Promise<void> | void {
+    const take = () => void this.takeFiles([file], false, file.name);
+    switch (verdict?.kind) {
+      case 'binary':
+        this.showProblem({
+          kind: 'binary', title: (m) => m.data.problem.notText(file.name), core: { text: verdict.message, from: verdict },
+          message: (m) => m.data.problem.notTextKept, data: [file.name],
+        }, [{ id: 'train-anyway', label: (m) => m.data.action.anyway, run: take }]);
+        return;
+      case 'latin1_text':
+      case 'utf16_text': {
+        const encoding = verdict.encoding;
+        this.showProblem({
+          kind: 'encoding', title: (m) => m.data.problem.encoding(file.name, encoding), core: { text: verdict.message, from: verdict },
+          message: (m) => m.data.problem.tooLargeToConvert(encoding), data: [file.name],
+        }, [{ id: 'train-anyway', label: (m) => m.data.action.asIs, run: take }]);
+        return;
+      }
+      default:
+        return this.takeFiles([file], false, file.name);
+    }
+  }
+
+  /**
+   * A text or shards read from files: the worker takes them first (training can start at once),
+   * then their statistics and their copy come in the background (stream.ts).
+   */
+  private async takeFiles(files: File[], shards: boolean, name: string): Promise<void> {
+    this.dismissProblem();
+    this.stream.stop();
+    this.busy((m) => m.data.busy.reading(name), name);
+    const preview = shards ? new Uint8Array(0) : await readHead(files[0], 3000).catch(() => new Uint8Array(0));
+    const ref: CorpusRef = { id: '', name, size: 0, builtin: false, kind: 'text', files: { names: files.map((f) => f.name), shards } };
+    const pending: CorpusState = { ref, stats: pendingStats({ name, id: '', size: 0, trainSize: 0, fingerprint: '', shards: [] }), preview, kind: 'text', pairs: null };
+    patch(this.$, { pendingCorpus: pending });
+    let taken: FilesTaken;
+    try {
+      taken = await this.port.call('setCorpusFiles', { files, name, shards });
+    } catch (e) {
+      this.busy(null);
+      if (this.$.get().pendingCorpus === pending) this.refused(pending, e as Coded);
+      return;
+    }
+    this.busy(null);
+    if (this.$.get().pendingCorpus !== pending) return;
+    const c = this.filesState({ ...ref, id: taken.id, size: taken.size }, taken, preview, null);
+    void this.deps.storage.locks.holdCorpus(c.ref.id);
+    this.taken(c);
+    void this.stream.start(c, files);
+  }
+
+  /** The page's state of a corpus read from files; stats: known ones (kept), else those of the pass to come. */
+  private filesState(ref: CorpusRef, taken: FilesTaken, preview: Uint8Array, stats: CorpusStats | null): CorpusState {
+    const total = ref.size;
+    return {
+      ref, preview, kind: 'text', pairs: null, shards: taken.shards,
+      stats: stats ?? pendingStats(taken), scanned: !!stats, scan: stats ? null : { done: 0, total, keeping: false },
+    };
+  }
+
+  /**
+   * A corpus read from files taken again (a reload, a resumed run, a mode switch): its copy in
+   * OPFS, or this visit's Files; a problem asking for the file again when neither is there.
+   */
+  private async reopenFiles(ref: CorpusRef): Promise<boolean> {
+    const got = await this.stream.reopen(ref);
+    if (!got) {
+      this.showProblem({ kind: 'gone', title: (m) => m.data.problem.notAgain(ref.name), message: (m) => m.data.problem.dropAgain(ref.name), data: [ref.name] });
+      return false;
+    }
+    const files = this.stream.filesOf(ref.id);
+    const preview = ref.files!.shards || !files ? new Uint8Array(0) : await readHead(files[0], 3000).catch(() => new Uint8Array(0));
+    const c = this.filesState(ref, got.taken, preview, got.stats as CorpusStats | null);
+    void this.deps.storage.locks.holdCorpus(ref.id);
+    this.taken(c);
+    if (!got.stats && files) void this.stream.start(c, files);
+    return true;
+  }
+
   /** Re-encodes a text to UTF-8 (what the model's byte vocabulary reads best) and takes it. */
   private async convert(name: string, bytes: Uint8Array, encoding: string, kind: CorpusKind): Promise<void> {
     const utf8 = new TextEncoder().encode(new TextDecoder(encoding).decode(bytes));
@@ -237,8 +351,24 @@ export class CorpusLoader {
     }
   }
 
+  /**
+   * A resumed run's data, handed to the worker before its checkpoint: a text or pairs (pairs read at
+   * the run's block_size), or files from their kept copy. Throws when they are gone.
+   */
+  async reopen(ref: CorpusRef, blockSize: number): Promise<void> {
+    if (ref.files) {
+      await this.whenReady(() => ref.name, ref.name);
+      if (!(await this.reopenFiles(ref))) throw new Error(t().runs.dataGone(false, ref.name));
+      return;
+    }
+    const bytes = await this.bytesOf(ref);
+    if (!bytes) throw new Error(t().runs.dataGone(ref.kind === 'pairs', ref.name));
+    void this.send(ref, bytes, await analyzeCorpus(bytes), bytes.buffer as ArrayBuffer, blockSize);
+  }
+
   /** The bytes of a corpus taken before: the site's text, a task from the core, or a file from IndexedDB (null if gone). */
   async bytesOf(ref: CorpusRef): Promise<Uint8Array | null> {
+    if (ref.files) return null;
     if (ref.task) return this.taskBytes(ref.task);
     if (ref.builtin) return this.fetchBuiltin();
     const c = await this.deps.storage.db?.getCorpus(ref.id);
@@ -291,6 +421,7 @@ export class CorpusLoader {
   }
 
   private accept(name: string, bytes: Uint8Array, stats: CorpusStats, builtin: boolean, kind: CorpusKind = this.kind(), task?: string): void {
+    if (kind === 'text') this.stream.stop();
     const ref: CorpusRef = { id: `${stats.fingerprint}-${stats.size}`, name, size: stats.size, builtin, kind, ...(task ? { task } : {}) };
     const buffer = bytes.buffer.byteLength === bytes.byteLength ? bytes.buffer as ArrayBuffer : bytes.slice().buffer;
     const db = this.deps.storage.db;
@@ -309,6 +440,10 @@ export class CorpusLoader {
   async restore(ref: CorpusRef): Promise<void> {
     try {
       await this.whenReady(() => ref.name, ref.name);
+      if (ref.files) {
+        await this.reopenFiles(ref);
+        return;
+      }
       const bytes = await this.bytesOf(ref);
       if (!bytes) return;
       if (!ref.builtin) void this.deps.storage.locks.holdCorpus(ref.id);
@@ -363,7 +498,7 @@ export class CorpusLoader {
   /** The mode's data, for the settings' check that a text holds one window. */
   textSize(): number | null {
     const c = modeCorpus({ corpus: this.$.get().corpus, mode: this.mode });
-    return c && c.kind === 'text' ? c.stats.size : null;
+    return c && c.kind === 'text' ? c.ref.size || c.stats.size : null;
   }
 
   /** Resolves when the last text taken is in IndexedDB (or failed to get there). */

@@ -1,7 +1,7 @@
 // panel.ts (data) — choosing the data to learn from: drop, file picker, the built-in corpus or (to
 // translate) a built-in task; what the text is made of, or how the core read the pairs; and why
 // a file was refused.
-import type { TaskInfo } from '../../../../wasm/tinygpt';
+import type { ShardEntry, TaskInfo } from '../../../../wasm/tinygpt';
 import { type MapStore, view, watch } from '../../app/store';
 import { type Locale, type Messages, type Tr, t, tr } from '../../i18n';
 import { formatBytes, formatCount } from '../../lib/format';
@@ -11,12 +11,14 @@ import type { SessionSlice } from '../session';
 import type { SettingsSlice } from '../settings';
 import type { CorpusStats } from './corpus';
 import { modeCorpus, pairsReport, previewPairs } from './derive';
+import { scanSay } from './stream';
 import type { CorpusBusy, CorpusProblem, CorpusState, DataSlice } from './state';
 
 type S = DataSlice & SettingsSlice & SessionSlice & { locale: Locale };
 
 export interface DataHandlers {
-  onFile(file: File): void;
+  /** Files chosen or dropped: one text (or pairs, or a model file), or several llm.c shards. */
+  onFiles(files: File[]): void;
   onBuiltin(): void;
   /** A built-in translation task (builtinTasks()). */
   onTask(name: string): void;
@@ -32,6 +34,11 @@ export function taskDescription(task: TaskInfo): Tr | HTMLElement {
 
 const tasksOf = (): Record<string, string> => t().data.tasks;
 
+/** The bytes of a set of shards on disk: their headers and tokens. */
+function shardBytes(shards: ShardEntry[]): number {
+  return shards.reduce((a, x) => a + 1024 + x.tokens * (x.version === 1 ? 2 : 4), 0);
+}
+
 /** A label and a value of the stats lists (the value's raw number in data-value). */
 function stat(id: string, label: Tr, value: string | Tr, raw: number | string, title?: Tr): HTMLElement {
   return h('div', { class: 'stat', title: title ?? null }, h('dt', {}, label), h('dd', { id, 'data-value': String(raw) }, value));
@@ -42,6 +49,10 @@ export interface CorpusView {
   builtin: boolean;
   stats: CorpusStats;
   preview: Uint8Array;   // the first bytes of the text
+  files: boolean;        // read from the file(s) a window at a time
+  scanned: boolean;      // the statistics are the whole text's (false while a file's pass runs)
+  scan: CorpusState['scan'];
+  shards: ShardEntry[];
 }
 
 export class DataPanel {
@@ -50,6 +61,10 @@ export class DataPanel {
   private problem: HTMLElement;
   private busy: HTMLElement;
   private input: HTMLInputElement;
+  private folderInput: HTMLInputElement;
+  private pickFolder: HTMLElement;
+  private scanBar: HTMLProgressElement | null = null;
+  private scanText: HTMLElement | null = null;
   private builtinBtn: HTMLButtonElement;
   private tasksEl: HTMLElement;
   private hint: HTMLElement;
@@ -60,11 +75,19 @@ export class DataPanel {
 
   constructor(data: MapStore<DataSlice>, settings: MapStore<SettingsSlice>, session: MapStore<SessionSlice>, private handlers: DataHandlers) {
     const store = view(data, settings, session);
-    this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden' });
+    this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden', multiple: true });
     this.input.addEventListener('change', () => {
-      const f = this.input.files?.[0];
-      if (f) handlers.onFile(f);
+      const files = Array.from(this.input.files ?? []);
+      if (files.length) handlers.onFiles(files);
       this.input.value = '';
+    });
+    // a folder of llm.c shards (webkitdirectory: every browser with a file picker has it)
+    this.folderInput = h('input', { type: 'file', id: 'corpus-folder', class: 'visually-hidden', multiple: true });
+    this.folderInput.setAttribute('webkitdirectory', '');
+    this.folderInput.addEventListener('change', () => {
+      const files = Array.from(this.folderInput.files ?? []);
+      if (files.length) handlers.onFiles(files);
+      this.folderInput.value = '';
     });
     this.builtinBtn = h('button', { id: 'btn-shakespeare', class: 'primary', type: 'button' }, tr((m) => m.data.shakespeare));
     this.builtinBtn.addEventListener('click', () => handlers.onBuiltin());
@@ -74,6 +97,14 @@ export class DataPanel {
       if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
         this.input.click();
+      }
+    });
+    this.pickFolder = h('label', { class: 'button', for: 'corpus-folder' }, tr((m) => m.data.chooseFolder));
+    this.pickFolder.setAttribute('tabindex', '0');
+    this.pickFolder.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        this.folderInput.click();
       }
     });
     this.busy = h('p', { class: 'busy', hidden: true, role: 'status' });
@@ -86,7 +117,7 @@ export class DataPanel {
     this.el = h('section', { id: 'data', class: 'card', 'aria-labelledby': 'data-title' },
       header,
       this.tasksEl,
-      h('div', { class: 'row' }, this.builtinBtn, pick, this.input, this.hint),
+      h('div', { class: 'row' }, this.builtinBtn, pick, this.input, this.pickFolder, this.folderInput, this.hint),
       this.busy, this.problem, this.info);
     this.el.querySelector('h2')!.id = 'data-title';
     // what the store says in sentences is worded here, at render time: a language switch rewords it
@@ -98,6 +129,7 @@ export class DataPanel {
       const m = t().data;
       setText(this.explain, m.explain[st.mode]);
       this.builtinBtn.hidden = pairs;
+      this.pickFolder.hidden = pairs;
       this.tasksEl.hidden = !pairs;
       setText(this.hint, pairs ? m.hint.pairs : m.hint.text);
       this.input.accept = pairs ? '.tsv,.txt,text/tab-separated-values,text/plain' : '';
@@ -114,6 +146,13 @@ export class DataPanel {
     }
     const key = `${st.mode}|${st.locale}`;   // the core's report may be worded by code: rebuilt at a switch
     if (c === this.shown && report === this.shownReport && key === this.shownKey) return;
+    // a file's statistics pass moved on: its bar only (the rest, the preview with it, stays as it is)
+    const was = this.shown;
+    if (c && was && c.ref.id === was.ref.id && c.stats === was.stats && c.scan && report === this.shownReport && key === this.shownKey) {
+      this.shown = c;
+      this.showScan(c.scan);
+      return;
+    }
     this.shown = c;
     this.shownReport = report;
     this.shownKey = key;
@@ -124,7 +163,12 @@ export class DataPanel {
       return;
     }
     if (c.kind === 'pairs') this.showPairs(c, st);
-    else this.show({ name: c.ref.name, builtin: c.ref.builtin, stats: c.stats, preview: c.preview });
+    else {
+      this.show({
+        name: c.ref.name, builtin: c.ref.builtin, stats: c.stats, preview: c.preview, files: !!c.ref.files,
+        scanned: !c.ref.files || !!c.scanned, scan: c.scan ?? null, shards: c.shards ?? [],
+      });
+    }
   }
 
   private showTasks(tasks: TaskInfo[]): void {
@@ -202,22 +246,60 @@ export class DataPanel {
   private show(c: CorpusView): void {
     const s = c.stats;
     clear(this.info);
+    this.scanBar = null;
+    this.scanText = null;
     const invalidNote = (m: Messages) => (s.invalid > 0 ? m.data.invalid(s.invalid, formatCount(s.invalid)) : m.data.allValid);
     const invalidSentence = (m: Messages) => (s.invalid ? m.data.sentence(invalidNote(m)) : '');
+    const known = c.scanned;
+    const value = (v: string | Tr) => (known ? v : tr((m) => m.data.pending));
+    const bits = (nats: number) => (nats / Math.LN2).toFixed(2);
     this.info.append(
       h('p', { class: 'corpus-name' }, h('strong', { id: 'corpus-name', translate: 'no' }, c.name),
         c.builtin ? h('span', { class: 'tag' }, tr((m) => m.data.builtIn)) : null,
-        h('span', { class: 'muted' }, ` · ${formatBytes(s.size)}`)),
+        c.files ? h('span', { class: 'tag', id: 'corpus-streamed', title: tr((m) => m.data.streamedTitle) }, tr((m) => m.data.streamed)) : null,
+        h('span', { class: 'muted' }, ` · ${formatBytes(c.shards.length ? shardBytes(c.shards) : s.size)}`)));
+    if (c.scan) this.info.append(this.scanRow(c.scan));
+    if (c.shards.length) return this.showShards(c);
+    this.info.append(
       h('dl', { class: 'stats' },
         stat('corpus-bytes', tr((m) => m.data.bytes), formatCount(s.size), s.size),
-        stat('corpus-distinct', tr((m) => m.data.distinct), tr((m) => m.data.distinctValue(s.distinct)), s.distinct, tr((m) => m.data.distinctTitle)),
-        stat('corpus-chars', tr((m) => m.data.chars), formatCount(s.chars), s.chars, tr((m) => m.data.charsTitle(formatCount(s.multibyte), invalidNote(m)))),
-        stat('corpus-lines', tr((m) => m.data.lines), formatCount(s.lines), s.lines)),
-      h('p', { class: 'muted small' }, tr((m) => (s.multibyte > 0
+        stat('corpus-distinct', tr((m) => m.data.distinct), value(tr((m) => m.data.distinctValue(s.distinct))), known ? s.distinct : '', tr((m) => m.data.distinctTitle)),
+        stat('corpus-chars', tr((m) => m.data.chars), value(formatCount(s.chars)), known ? s.chars : '', tr((m) => m.data.charsTitle(formatCount(s.multibyte), invalidNote(m)))),
+        stat('corpus-lines', tr((m) => m.data.lines), value(formatCount(s.lines)), known ? s.lines : ''),
+        stat('corpus-baselines', tr((m) => m.data.baselines), value(tr((m) => m.data.baselinesValue(bits(s.unigram), bits(s.bigram)))),
+          known ? `${s.unigram} ${s.bigram}` : '', tr((m) => m.data.baselinesTitle))),
+      h('p', { class: 'muted small', hidden: !known }, tr((m) => (s.multibyte > 0
         ? `${m.data.multibyteNote(formatCount(s.multibyte))} ${invalidSentence(m)}`
         : `${m.data.oneByteNote} ${invalidSentence(m)}`))),
       h('h3', { class: 'small-title' }, tr((m) => m.data.beginning)),
       this.renderPreview(c.preview, s.size));
+  }
+
+  /** A file's statistics pass: a bar and what it is doing (updated in place: showScan). */
+  private scanRow(scan: NonNullable<CorpusState['scan']>): HTMLElement {
+    this.scanBar = h('progress', { id: 'corpus-scan', max: '1', value: String(scan.done / Math.max(1, scan.total)) }) as HTMLProgressElement;
+    this.scanText = h('span', { class: 'small muted' });
+    this.showScan(scan);
+    return h('p', { class: 'scan' }, this.scanBar, ' ', this.scanText);
+  }
+
+  private showScan(scan: NonNullable<CorpusState['scan']>): void {
+    if (!this.scanBar || !this.scanText) return;
+    this.scanBar.value = scan.done / Math.max(1, scan.total);
+    setText(this.scanText, scanSay(scan)(t()));
+  }
+
+  /** llm.c shards: how many, their tokens, and each one. */
+  private showShards(c: CorpusView): void {
+    const train = c.shards.filter((x) => x.split === 'train'), val = c.shards.filter((x) => x.split === 'val');
+    const tokens = c.shards.reduce((a, x) => a + x.tokens, 0);
+    this.info.append(
+      h('dl', { class: 'stats' },
+        stat('corpus-shards', tr((m) => m.data.shards), tr((m) => m.data.shardsValue(train.length, val.length)), c.shards.length),
+        stat('corpus-tokens', tr((m) => m.data.tokens), formatCount(tokens), tokens)),
+      h('h3', { class: 'small-title' }, tr((m) => m.data.shardList)),
+      h('ul', { id: 'corpus-shards-list', class: 'small shard-list', translate: 'no' },
+        ...c.shards.map((x) => h('li', {}, tr((m) => m.data.shardLine(x.name, formatCount(x.tokens), x.version))))));
   }
 
   private renderPreview(bytes: Uint8Array, total: number): HTMLElement {

@@ -1,5 +1,5 @@
 // state.ts (data) — the data as the page knows it, and what it is doing with a file.
-import type { PairsReport, TaskInfo } from '../../../../wasm/tinygpt';
+import type { PairsReport, ShardEntry, TaskInfo } from '../../../../wasm/tinygpt';
 import type { CorpusRef } from '../../app/db';
 import type { Msg } from '../../i18n';
 import type { CorpusStats } from './corpus';
@@ -11,6 +11,10 @@ export interface CorpusState {
   preview: Uint8Array;          // the first bytes
   kind: CorpusKind;             // a text (language model) or source<TAB>target pairs (translation)
   pairs: PairsReport | null;    // pairs: how the core read them (at the block_size of the time)
+  /** Read from files (ref.files): the statistics pass under way (and whether the files are being kept), else null. */
+  scan?: { done: number; total: number; keeping: boolean } | null;
+  scanned?: boolean;            // read from files: the statistics are the whole text's (the pass ended)
+  shards?: ShardEntry[];        // llm.c shards: each one's name, split, version and tokens
 }
 
 /** An action a refused file offers besides Cancel (the loader knows what it does); worded at render time. */

@@ -11,10 +11,13 @@ export function estimateWorker(): WorkerFeature<DataState> {
     handlers: handlers<EstimateCalls, DataState>({
       measure(msg, ctx) {
         try {
-          const corpus = ctx.state.corpus?.bytes;
-          if (!corpus) throw codedError('worker.choose_text', 'choose a text first');
+          const c = ctx.state.corpus;
+          if (!c) throw codedError('worker.choose_text', 'choose a text first');
+          const M = needModule(ctx.state);
+          // a text read from files is shared with the throw-away trainer, not read whole
+          if (c.files) return { result: M.preflightCorpus(msg.config, c.files.corpus, msg.budgetMs), error: null };
           // the text's first 64 MiB are plenty for the entropies; a subarray is not copied here
-          return { result: needModule(ctx.state).preflight(msg.config, corpus.subarray(0, 64 << 20), msg.budgetMs), error: null };
+          return { result: M.preflight(msg.config, c.bytes!.subarray(0, 64 << 20), msg.budgetMs), error: null };
         } catch (e) {
           return { result: null, error: asCoded(e) };
         }

@@ -3,7 +3,7 @@
 import { codedError } from '../../lib/coded';
 import { handlers, type WorkerFeature } from '../../worker/registry';
 import { needSession } from '../../worker/state';
-import type { DataState } from '../data/worker';
+import { corpusBytes, type DataState } from '../data/worker';
 import { onGpuOr, type WebgpuState } from '../webgpu/worker';
 import type { InspectCalls } from './messages';
 
@@ -20,10 +20,10 @@ export function inspectWorker(): WorkerFeature<S> {
         let text: Uint8Array;
         if (msg.text) text = new Uint8Array(msg.text);
         else {
-          const corpus = st.corpus?.bytes;
+          const corpus = st.corpus;
           if (!corpus) throw codedError('worker.no_corpus', 'no corpus to take a slice from');
-          const start = Math.max(0, Math.min(msg.corpusOffset ?? 0, corpus.length - T));
-          text = corpus.slice(start, start + T);
+          const size = corpus.bytes ? corpus.bytes.length : corpus.files!.corpus.size();
+          text = corpusBytes(corpus, Math.max(0, Math.min(msg.corpusOffset ?? 0, size - T)), T).slice();
         }
         if (text.length === 0) throw codedError('worker.inspect_empty', 'give some text to look inside (at least one byte)');
         const r = await onGpuOr(ctx, (b) => b.inspect(text), () => s.inspect(text));

@@ -12,7 +12,7 @@ import type { Coded } from '../../lib/coded';
 import { formatBytes, formatCount } from '../../lib/format';
 import type { Port } from '../../lib/wire';
 import { coreInline, downloadBytes, h, notify } from '../../ui';
-import { analyzeCorpus, corpusKindFor, type Data } from '../data';
+import { corpusKindFor, type Data } from '../data';
 import type { Runtime } from '../runtime';
 import { describeModel, type ModelInfo, type Session } from '../session';
 import { normalise, type Settings } from '../settings';
@@ -218,12 +218,9 @@ export class Runs {
     this.set({ resumeOffer: null });
     let loading = false;
     try {
-      const bytes = await this.d.data.bytesOf(run.corpus);
-      if (!bytes) throw new Error(t().runs.dataGone(run.corpus.kind === 'pairs', run.corpus.name));
       const checkpoint = await this.db.getCheckpoint(run);
-      const stats = await analyzeCorpus(bytes);
-      // pairs are read at the run's block_size (the form may show another mode's)
-      void this.d.data.send(run.corpus, bytes, stats, run.settings.block_size);
+      // the data first (pairs read at the run's block_size: the form may show another mode's)
+      await this.d.data.reopen(run.corpus, run.settings.block_size);
       this.resuming = id;
       this.d.session.setLoading({ name: run.name, reason: 'resume', elapsedMs: run.elapsedMs });
       loading = true;

@@ -5,7 +5,7 @@
 import type { Session } from '../../../../wasm/tinygpt';
 import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needModule, needSession } from '../../worker/state';
-import { corpusFor, type DataState } from '../data/worker';
+import { corpusFor, type DataState, giveCorpus } from '../data/worker';
 import type { ModelInfo, ModelSummary, SessionCalls } from './messages';
 
 export interface SessionState extends CoreState, DataState {
@@ -61,8 +61,8 @@ export function sessionWorker(): WorkerFeature<SessionState> {
         st.keepHistory = msg.history !== false;
         const s = new M.Session(msg.config);
         try {
-          const bytes = corpusFor(st, msg.config.model);
-          if (bytes) s.setCorpus(bytes);
+          const c = corpusFor(st, msg.config.model);
+          if (c) giveCorpus(s, c);
         } catch (e) {
           s.delete();
           throw e;

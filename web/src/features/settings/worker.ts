@@ -16,7 +16,7 @@ export function settingsWorker(): WorkerFeature<DataState> {
         const { problems, parameters, trainingBytes } = M.checkConfig(msg.config);
         const c = ctx.state.corpus;
         let pairs: PairsReport | undefined;
-        if (msg.config.model === 'seq2seq' && c?.kind === 'pairs' && !problems.some((p) => p.field === 'block_size')) {
+        if (msg.config.model === 'seq2seq' && c?.kind === 'pairs' && c.bytes && !problems.some((p) => p.field === 'block_size')) {
           try {
             pairs = M.pairsReport(c.bytes, msg.config.block_size ?? 64);
           } catch (e) {
