@@ -35,21 +35,21 @@ std::string gib(uint64_t bytes) {
   return b;
 }
 
-// The bytes of a file of at most kConvertBytes, read whole (to convert them).
-std::vector<uint8_t> read_all(const data::FileSource& f) {
+// The bytes of a file, read whole.
+std::vector<uint8_t> read_all_bytes(const data::FileSource& f) {
   std::vector<uint8_t> bytes(size_t(f.size()));
   f.read_bytes(0, bytes.size(), bytes.data());
   return bytes;
 }
 
-Data in_memory(std::vector<uint8_t> bytes, std::string name) {
+Data in_memory_text(std::vector<uint8_t> bytes, std::string name) {
   auto text = std::make_shared<const data::MemorySource>(std::move(bytes), name);
   return Data{data::Corpus{text, nullptr}, std::move(name), text};
 }
 
 }  // namespace
 
-Data open_text(const std::string& path, const std::string& encoding) {
+Data open_text(const std::string& path, const std::string& encoding, bool in_memory) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return open_shards(path);
   auto file = std::make_shared<const data::FileSource>(path);
@@ -60,7 +60,7 @@ Data open_text(const std::string& path, const std::string& encoding) {
     if (file->size() > kConvertBytes)
       throw Error("'" + path + "' is " + from + " text of " + gib(file->size()) + ", too large to convert in memory: convert it " +
                   "first (iconv -f " + from + " -t utf-8 " + path + " > out.txt) or train on its bytes as they are with --encoding bytes");
-    return in_memory(io::to_utf8(read_all(*file), from), path + " (" + from + " converted to UTF-8)");
+    return in_memory_text(io::to_utf8(read_all_bytes(*file), from), path + " (" + from + " converted to UTF-8)");
   };
   if (encoding != "auto" && encoding != "bytes") {
     if (file->size() == 0) throw Error("'" + path + "' is empty");
@@ -89,6 +89,7 @@ Data open_text(const std::string& path, const std::string& encoding) {
     case io::FileKind::utf8_text:
       break;
   }
+  if (in_memory) return in_memory_text(read_all_bytes(*file), path);
   // the statistics pass reads through a source of its own: its reads are not the batcher's
   return Data{data::Corpus{file, nullptr}, path, std::make_shared<const data::FileSource>(path)};
 }

@@ -29,7 +29,8 @@ struct Data {
 // --data PATH for a language model: a folder of shards, or a file sniffed as the page does
 // (tinygpt/sniff.h): text is read where it lies; Latin-1 / UTF-16 text is converted unless
 // encoding is "bytes"; binary is refused unless encoding is "bytes". Prints a note on what it did.
-Data open_text(const std::string& path, const std::string& encoding);
+// in_memory: read it whole instead (as tinygpt did before; a little faster where the disk is slow).
+Data open_text(const std::string& path, const std::string& encoding, bool in_memory = false);
 // A folder of llm.c shards (*_train_*.bin, *_val_*.bin).
 Data open_shards(const std::string& dir);
 

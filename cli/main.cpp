@@ -55,6 +55,7 @@ struct Option {
 const Option kOptions[] = {
     {"preset", kTrain | kConfig | kBench, "NAME", "start from a preset (tiny, S, M; bench: or all); flags override it"},
     {"data", kTrain, "FILE|DIR", "a text to train on, read where it lies (gpt; default: tiny Shakespeare), a folder of llm.c token shards (*_train_*.bin, *_val_*.bin), or source<TAB>target pairs (seq2seq)"},
+    {"in_memory", kTrain, "on|off", "read the --data text whole into memory instead of where it lies (default off)"},
     {"stats", kTrain, "on|off", "read the --data text once on a thread of its own for its statistics while training starts (default on)"},
     {"encoding", kTrain, "NAME", "auto (default: Latin-1/Windows-1252/UTF-16 text is converted to UTF-8), bytes (as they are), or an encoding"},
     {"task", kTrain, "NAME", "seq2seq: a built-in task instead of --data (zh-en, reverse, numbers, dates)"},
@@ -348,7 +349,9 @@ cli::Data load_data(const Args& args, ModelKind kind, const share::Link* link = 
     path = std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt";
   }
   const std::string encoding = args.str("encoding", "auto");
-  if (kind == ModelKind::gpt) return cli::open_text(path, encoding);
+  const std::string in_memory = args.str("in_memory", "off");
+  if (in_memory != "on" && in_memory != "off") throw Error("--in_memory expects on or off, got '" + in_memory + "'");
+  if (kind == ModelKind::gpt) return cli::open_text(path, encoding, in_memory == "on");
   // pairs: read whole (the TSV reader parses every line)
   std::vector<uint8_t> bytes = io::read_file(path);
   if (encoding != "auto" && encoding != "bytes") {
@@ -426,6 +429,10 @@ int cmd_train(const Args& args) {
   }
 
   Run run(*trainer);
+  const int64_t first_step = trainer->steps_done();
+  const auto* read_file = dynamic_cast<const data::FileSource*>(data.corpus.train.get());
+  const uint64_t read_before = read_file ? read_file->bytes_read() : 0;  // the start's reads (the baselines): not the steps'
+
   if (tune_threads) run.tune_threads(max_threads());
   const Config& c = trainer->config();
   if (args.has("until")) {
@@ -535,6 +542,13 @@ int cmd_train(const Args& args) {
   report_replay(true);
   if (tty) std::printf("\n");
   show_stats(false);
+  // what training read of a file read where it lies (bench:data reads this line)
+  if (read_file) {
+    const int64_t steps = trainer->steps_done() - first_step;
+    const uint64_t read = read_file->bytes_read() - read_before;
+    std::printf("read: %llu bytes of %s in %lld steps and their evaluations (%.0f bytes a step)\n", (unsigned long long)read,
+                data_name.c_str(), (long long)steps, steps > 0 ? double(read) / double(steps) : 0.0);
+  }
   if (std::isfinite(last_val)) std::printf("final val loss %.4f after %lld steps\n", last_val, (long long)trainer->steps_done());
   std::printf("trained in %s\n", format_duration(elapsed()).c_str());
   if (!out.empty()) {

@@ -145,6 +145,7 @@ Slice Run::advance(int64_t max_steps, double budget_ms) {
 }
 
 void Run::pause(Slice& s, const Error& e) {
+  if (!trainer_.has_corpus()) throw e;  // no data at all: the caller's mistake, not a pause
   s.error = e.what();
   s.error_code = e.code();
   s.error_args = e.args();

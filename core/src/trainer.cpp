@@ -494,7 +494,7 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
 
 watch::Baselines Trainer::baselines() const {
   if (kind() == ModelKind::seq2seq) return watch::target_baselines(pairs());
-  return watch::entropy_baselines(dataset());
+  return watch::entropy_baselines(dataset(), watch::baseline_tokens(dataset()));
 }
 
 void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector<uint8_t>& probe_target) {
@@ -510,7 +510,7 @@ void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector
                          : std::vector<uint8_t>(probe.begin(), probe.begin() + int64_t(std::min(most, probe.size())));
     l.L = config_.n_layer;
     l.P = config_.block_size;
-    bytes = watch::distinct_bytes(d);
+    bytes = watch::distinct_bytes(d, watch::baseline_tokens(d));
   } else {
     const data::PairDataset& d = pairs();
     if (probe.empty()) {

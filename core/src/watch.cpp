@@ -57,6 +57,10 @@ Baselines entropy_baselines(const uint8_t* bytes, size_t n) {
   return from_counts(unigram, pairs, V);
 }
 
+uint64_t baseline_tokens(const data::Dataset& data) {
+  return data.corpus().memory_bytes() ? kBaselineTokens : kSourceBaselineTokens;
+}
+
 Baselines entropy_baselines(const data::Dataset& data, uint64_t most) {
   const int V = 256;
   std::vector<uint64_t> unigram(V, 0), pairs(size_t(V) * V, 0);

@@ -58,7 +58,9 @@ window.addEventListener('hashchange', () => {
   else void share.open(location.href);
 });
 /** Test hooks, only with ?test-hooks in the address (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
-if (params.has('test-hooks')) (window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (n: number) => train.injectNan(n) };
+if (params.has('test-hooks')) {
+  (window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (n: number) => train.injectNan(n), corpusBytesRead: () => data.bytesRead() };
+}
 
 async function boot(): Promise<void> {
   const variant = params.get('variant');

@@ -53,6 +53,12 @@ Baselines entropy_baselines(const uint8_t* bytes, size_t n);
 // The baselines and the distinct bytes of a corpus are of at most its first kBaselineTokens: exact
 // for a text up to 64 MiB, an estimate from its beginning for a larger one (read in 1 MiB pieces).
 constexpr uint64_t kBaselineTokens = uint64_t(64) << 20;
+// Of a corpus read where it lies (a file, shards), of its first kSourceBaselineTokens: its reads
+// stay a few MiB (the page reads them from a File); the page's and the CLI's statistics pass give
+// the whole text's.
+constexpr uint64_t kSourceBaselineTokens = uint64_t(8) << 20;
+// How many of a dataset's tokens the baselines and the distinct bytes count.
+uint64_t baseline_tokens(const data::Dataset& data);
 // Of the training split's first `most` bytes, read from the dataset.
 Baselines entropy_baselines(const data::Dataset& data, uint64_t most = kBaselineTokens);
 // Of a whole text, from its statistics pass (data::scan).

@@ -17,10 +17,12 @@ export interface SyncHandle {
 
 const KEPT_DIR = 'corpora';
 
-/** Whether this browser can keep a file in OPFS and read it back synchronously in a worker. */
+/**
+ * Whether this browser has OPFS (the synchronous handles the copy needs exist in workers only, so
+ * the page cannot ask for them: a worker without them says so when it tries, scan.worker.ts).
+ */
 export function canKeepFiles(): boolean {
-  return typeof navigator !== 'undefined' && typeof navigator.storage?.getDirectory === 'function' &&
-    typeof FileSystemFileHandle !== 'undefined' && 'createSyncAccessHandle' in FileSystemFileHandle.prototype;
+  return typeof navigator !== 'undefined' && typeof navigator.storage?.getDirectory === 'function' && typeof FileSystemFileHandle !== 'undefined';
 }
 
 /** The folder of a corpus's copy (created with `create`); null without OPFS, or when there is none. */

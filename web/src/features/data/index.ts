@@ -38,6 +38,8 @@ export interface Data {
   reopen(ref: CorpusRef, blockSize: number): Promise<void>;
   /** Resolves when the last text taken is in IndexedDB (or failed to get there). */
   stored(): Promise<void>;
+  /** Bytes the worker read from the current corpus's files so far (tests, bench:data). */
+  bytesRead(): Promise<number>;
   /** Where checkpoints and model files dropped as data go (features/runs). */
   setModelFiles(files: ModelFiles): void;
   mount(slot: HTMLElement): void;
@@ -64,6 +66,7 @@ export function createData(port: Port<DataCalls, object>, runtime: Runtime, sett
     reopen: (ref, blockSize) => loader.reopen(ref, blockSize),
     send: (ref, bytes, stats, blockSize) => loader.send(ref, bytes, stats, bytes.buffer as ArrayBuffer, blockSize),
     stored: () => loader.stored(),
+    bytesRead: () => port.call('corpusBytesRead', {}),
     setModelFiles: (files) => void (loader.modelFiles = files),
     mount(slot) {
       slot.append(new DataPanel($, settings.$, session.$, {
