@@ -89,6 +89,10 @@ export class Files {
     const pairs = m.config.model === 'seq2seq';
     const restoring = data.$.get().corpus?.kind !== (pairs ? 'pairs' : 'text') && data.restoreFor(pairs ? 'pairs' : 'text');
     if (!m.hasCorpus && !restoring) notify(r.chooseData(pairs), 'info');
-    else if (m.hasCorpus && !m.corpusMatches) notify(r.otherData(pairs), 'warning', { timeout: 10000 });
+    else if (m.hasCorpus && !m.corpusMatches) {
+      // what differs, in the core's words (worded by its code)
+      const why = m.corpusMismatch;
+      notify(() => h('span', {}, t().run.otherData(pairs), ...(why ? [' ', coreInline(why.message, why)] : [])), 'warning', { timeout: 10000 });
+    }
   }
 }

@@ -1,6 +1,7 @@
 // messages.ts — the live model: created from settings, dropped, or replaced by a checkpoint
 // (features/runs); 'model' tells the page about each new one.
 import type { FullConfig, History, SessionConfig } from '../../../../wasm/tinygpt';
+import type { Coded } from '../../lib/coded';
 
 export type { FullConfig, History, SessionConfig };
 
@@ -15,6 +16,7 @@ export interface ModelInfo {
   step: number;
   history: History;         // its loss curves (a checkpoint's so far)
   corpusMatches: boolean;   // false when a checkpoint was trained on another corpus
+  corpusMismatch: Coded | null;  // then what differs (the core's corpus.other_size / other_content)
   memoryBytes: number;
   hasCorpus: boolean;       // the worker's data went with the model (false: a checkpoint of the other kind)
 }

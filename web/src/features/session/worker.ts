@@ -19,7 +19,7 @@ function describe(st: SessionState, reason: ModelInfo['reason'], name?: string):
   const s = needSession(st);
   return {
     reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(), history: s.history(),
-    corpusMatches: s.corpusMatchesCheckpoint(), memoryBytes: needModule(st).memoryBytes(), hasCorpus: s.hasCorpus(),
+    corpusMatches: s.corpusMatchesCheckpoint(), corpusMismatch: s.corpusMismatch(), memoryBytes: needModule(st).memoryBytes(), hasCorpus: s.hasCorpus(),
   };
 }
 
