@@ -8,7 +8,10 @@
 //   - peak memory: the CLI's anonymous resident memory (RssAnon, sampled every 50 ms from
 //     /proc/<pid>/status) and its file pages (RssFile, which the kernel can drop); the page's wasm
 //     memory, its JS heap, and the browser's measure of the page with its workers
-//     (performance.measureUserAgentSpecificMemory).
+//     (performance.measureUserAgentSpecificMemory, made eager by a Blink switch: the workers' JS heaps).
+// Each path runs BENCH_DATA_REPEAT times (default 3), alternating, and the medians are reported.
+// The page's tokens/s are measured twice: while the statistics pass and the copy run (a worker of
+// their own: on 2 cores they take one from training) and after them (reading the OPFS copy).
 // The texts are tiny Shakespeare over and over (each copy numbered), written to
 // build/bench-data/ once and kept. BENCH_DATA_ONLY=cli|page runs one side. Writes
 // bench/results/data-<date>.json. Needs `npm run build` (the page) and the native CLI.
@@ -93,19 +96,34 @@ function cliRun(file, inMemory) {
   });
 }
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const REPEAT = Number(process.env.BENCH_DATA_REPEAT ?? 3);   // runs of each path, alternating (the machine is shared and noisy)
+
+/** The median of each figure over runs. */
+function medianRun(runs) {
+  const out = {};
+  for (const k of Object.keys(runs[0])) out[k] = runs[0][k] === null ? null : median(runs.map((r) => r[k]));
+  return { ...out, runs: runs.length };
+}
+
 async function benchCli() {
   if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: npm run build:native`);
   const rows = [];
   for (const s of sizes) {
     const file = textFile(s.bytes);
-    // where it lies, then read whole (the in-memory path) when that fits comfortably
-    const lies = await cliRun(file, false);
-    const whole = s.bytes <= os.totalmem() / 4 ? await cliRun(file, true) : null;
-    const row = { size: s.label, bytes: s.bytes, whereItLies: lies, inMemory: whole, tokensPerSecRatio: whole ? Number((lies.tokensPerSec / whole.tokensPerSec).toFixed(3)) : null };
+    // where it lies, and read whole (the in-memory path) when that fits comfortably, alternating
+    const fits = s.bytes <= os.totalmem() / 4;
+    const lies = [], whole = [];
+    for (let k = 0; k < REPEAT; k++) {
+      lies.push(await cliRun(file, false));
+      if (fits) whole.push(await cliRun(file, true));
+    }
+    const a = medianRun(lies), b = fits ? medianRun(whole) : null;
+    const row = { size: s.label, bytes: s.bytes, whereItLies: a, inMemory: b, tokensPerSecRatio: b ? Number((a.tokensPerSec / b.tokensPerSec).toFixed(3)) : null };
     rows.push(row);
-    console.log(`CLI ${s.label.padStart(6)}: first step ${lies.firstStepMs} ms (in memory ${whole?.firstStepMs ?? '-'} ms), ` +
-      `${lies.bytesReadPerStep} bytes read a step, ${lies.tokensPerSec} tok/s (in memory ${whole?.tokensPerSec ?? '-'}: x${row.tokensPerSecRatio ?? '-'}), ` +
-      `RssAnon ${lies.rssAnonMiB} MiB (in memory ${whole?.rssAnonMiB ?? '-'} MiB), RssFile ${lies.rssFileMiB} MiB`);
+    console.log(`CLI ${s.label.padStart(6)}: first step ${a.firstStepMs} ms (in memory ${b?.firstStepMs ?? '-'} ms), ` +
+      `${a.bytesReadPerStep} bytes read a step, ${a.tokensPerSec} tok/s (in memory ${b?.tokensPerSec ?? '-'}: x${row.tokensPerSecRatio ?? '-'}), ` +
+      `RssAnon ${a.rssAnonMiB} MiB (in memory ${b?.rssAnonMiB ?? '-'} MiB), RssFile ${a.rssFileMiB} MiB; medians of ${REPEAT}`);
   }
   return rows;
 }
@@ -113,15 +131,26 @@ async function benchCli() {
 // ---- the page --------------------------------------------------------------------------------
 
 async function benchPage() {
-  const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-data-');
+  const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-data-', ['--enable-blink-features=ForceEagerMeasureMemory']);
   const rows = [];
   const memory = async () => {
     const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
-    // the page with its workers, as the browser counts it (resolves at a garbage collection; not waited for long)
-    const ua = await page.evaluate(() => Promise.race([performance.measureUserAgentSpecificMemory?.().then((m) => m.bytes) ?? null,
-      new Promise((r) => setTimeout(() => r(null), 20_000))]));
-    return { wasmMiB: Number(mib(await dbg((d) => d.memoryBytes ?? 0))), pageHeapMiB: heap === null ? null : Number(mib(heap)), pageAndWorkersMiB: ua === null ? null : Number(mib(ua)) };
+    // the workers' JS heaps, as the browser counts them (made eager by the Blink switch; not waited for long)
+    const workers = await page.evaluate(() => Promise.race([performance.measureUserAgentSpecificMemory?.()
+      .then((m) => m.breakdown.filter((b) => b.attribution.some((a) => a.scope === 'DedicatedWorkerGlobalScope')).reduce((x, b) => x + b.bytes, 0)) ?? null,
+    new Promise((r) => setTimeout(() => r(null), 20_000))]).catch(() => null));
+    return { wasmMiB: Number(mib(await dbg((d) => d.memoryBytes ?? 0))), pageHeapMiB: heap === null ? null : Number(mib(heap)), workersHeapMiB: workers === null ? null : Number(mib(workers)) };
   };
+  /** Steps n0.. n0 + STEPS timed by the wall clock: tokens/s, and the bytes the worker read a step. */
+  async function window(stream) {
+    const s0 = await dbg((d) => d.step), w0 = Date.now();
+    const r0 = stream ? await page.evaluate(() => window.__tinygptTest.corpusBytesRead()) : 0;
+    await waitFor((d, n) => d.step >= n, 900_000, s0 + STEPS);
+    const s1 = await dbg((d) => d.step), wall = (Date.now() - w0) / 1000;
+    const r1 = stream ? await page.evaluate(() => window.__tinygptTest.corpusBytesRead()) : 0;
+    const settings = await dbg((d) => d.settings);
+    return { tokensPerSec: Math.round(((s1 - s0) * settings.batch_size * settings.block_size) / wall), bytesReadPerStep: stream ? Math.round((r1 - r0) / (s1 - s0)) : 0 };
+  }
   async function run(file, stream) {
     await page.goto(`${base}?test-hooks${stream ? '&stream=0' : ''}`);
     await waitFor((d) => !!d.ready, 60_000);
@@ -130,6 +159,8 @@ async function benchPage() {
     await page.setInputFiles('#corpus-file', file);
     await page.waitForFunction((n) => document.querySelector('#corpus-name')?.textContent === n, path.basename(file), { timeout: 600_000 });
     const takenMs = Date.now() - t0;
+    // when the statistics pass (and the copy) end, watched beside the rest
+    const passDone = stream ? waitFor((d) => !d.corpus?.scan, 1_800_000).then(() => Date.now() - t0) : Promise.resolve(null);
     await page.click('[data-preset=S]');
     await page.fill('#knob-eval_interval', '0');
     await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled, null, { timeout: 60_000 });
@@ -137,33 +168,39 @@ async function benchPage() {
     await waitFor((d) => d.step >= 1, 120_000);
     const firstStepMs = Date.now() - t0;
     await waitFor((d) => d.step >= 10, 300_000);
-    const s0 = await dbg((d) => d.step), r0 = await page.evaluate(() => window.__tinygptTest.corpusBytesRead()), w0 = Date.now();
-    await waitFor((d, n) => d.step >= n, 900_000, s0 + STEPS);
-    const s1 = await dbg((d) => d.step), r1 = await page.evaluate(() => window.__tinygptTest.corpusBytesRead()), wall = (Date.now() - w0) / 1000;
-    const settings = await dbg((d) => d.settings);
-    const tokensPerSec = Math.round(((s1 - s0) * settings.batch_size * settings.block_size) / wall);
+    const during = await window(stream);
+    const statisticsDoneMs = await passDone;
+    const after = await window(stream);
     await page.click('#btn-start');
     await waitFor((d) => !d.running, 60_000);
-    // the statistics pass and the copy: how long they take (training went on meanwhile)
-    const scan0 = Date.now();
-    await waitFor((d) => !d.corpus?.scan, 1_800_000);
-    const scanMs = Date.now() - t0;
-    const mem = await memory();
-    return { takenMs, firstStepMs, tokensPerSec, bytesReadPerStep: stream ? Math.round((r1 - r0) / (s1 - s0)) : 0, statisticsDoneMs: scanMs, waitedForStatisticsMs: Date.now() - scan0, ...mem };
+    return { takenMs, firstStepMs, statisticsDoneMs, duringPass: during, afterPass: after, ...(await memory()) };
   }
   try {
-    let inMemory = null;
+    // the in-memory reference: the smallest text read whole, alternating with its streamed runs
+    // (after one run thrown away: the first page of a profile compiles the module)
+    const small = textFile(sizes[0].bytes);
+    await run(small, false);
+    const mem = [], str = [];
+    for (let k = 0; k < REPEAT; k++) {
+      mem.push(await run(small, false));
+      str.push(await run(small, true));
+    }
+    const tps = (runs, w) => median(runs.map((r) => r[w].tokensPerSec));
+    const inMemory = { ...mem[Math.floor(REPEAT / 2)], afterPass: { tokensPerSec: tps(mem, 'afterPass'), bytesReadPerStep: 0 } };
+    const ref = inMemory.afterPass.tokensPerSec;
     for (const s of sizes) {
       if (s.bytes > 4.3e9) continue;   // the page's sizes (20G is the CLI's)
-      const file = textFile(s.bytes);
-      if (s.bytes <= 64 * 2 ** 20) inMemory = await run(file, false);
-      const streamed = await run(file, true);
-      const row = { size: s.label, bytes: s.bytes, streamed, inMemory: s.bytes <= 64 * 2 ** 20 ? inMemory : null,
-        tokensPerSecRatio: inMemory ? Number((streamed.tokensPerSec / inMemory.tokensPerSec).toFixed(3)) : null };
+      const runs = s === sizes[0] ? str : [await run(textFile(s.bytes), true)];
+      const streamed = { ...runs[Math.floor((runs.length - 1) / 2)], duringPass: { ...runs[0].duringPass, tokensPerSec: tps(runs, 'duringPass') },
+        afterPass: { ...runs[0].afterPass, tokensPerSec: tps(runs, 'afterPass') }, runs: runs.length };
+      const row = { size: s.label, bytes: s.bytes, streamed, inMemory: s === sizes[0] ? inMemory : null,
+        tokensPerSecRatioAfterPass: Number((streamed.afterPass.tokensPerSec / ref).toFixed(3)),
+        tokensPerSecRatioDuringPass: Number((streamed.duringPass.tokensPerSec / ref).toFixed(3)) };
       rows.push(row);
-      console.log(`page ${s.label.padStart(6)}: taken ${streamed.takenMs} ms, first step ${streamed.firstStepMs} ms, ${streamed.bytesReadPerStep} bytes read a step, ` +
-        `${streamed.tokensPerSec} tok/s (in memory, 10 MB: ${inMemory?.tokensPerSec ?? '-'}: x${row.tokensPerSecRatio ?? '-'}), statistics and copy done at ${(streamed.statisticsDoneMs / 1000).toFixed(1)} s; ` +
-        `wasm ${streamed.wasmMiB} MiB, page heap ${streamed.pageHeapMiB} MiB, page + workers ${streamed.pageAndWorkersMiB ?? '-'} MiB`);
+      console.log(`page ${s.label.padStart(6)}: taken ${streamed.takenMs} ms, first step ${streamed.firstStepMs} ms; ` +
+        `${streamed.duringPass.tokensPerSec} tok/s and ${streamed.duringPass.bytesReadPerStep} bytes read a step during the statistics pass and the copy (done at ${(streamed.statisticsDoneMs / 1000).toFixed(1)} s), ` +
+        `${streamed.afterPass.tokensPerSec} tok/s and ${streamed.afterPass.bytesReadPerStep} bytes a step after (in memory, ${sizes[0].label}: ${ref} tok/s: x${row.tokensPerSecRatioAfterPass}); ` +
+        `wasm ${streamed.wasmMiB} MiB, page heap ${streamed.pageHeapMiB} MiB, workers' heaps ${streamed.workersHeapMiB ?? '-'} MiB`);
     }
   } finally {
     await close();

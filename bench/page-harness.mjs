@@ -11,7 +11,7 @@ import { preview } from 'vite';
 import { chromiumPath } from '../scripts/chromium.mjs';
 import { root } from '../tests/wasm/helpers.mjs';
 
-export async function openBenchPage(profilePrefix) {
+export async function openBenchPage(profilePrefix, extraArgs = []) {
   if (!fs.existsSync(path.join(root, 'dist/index.html'))) throw new Error('dist/ is missing: run npm run build first');
   const port = await new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -31,7 +31,7 @@ export async function openBenchPage(profilePrefix) {
     executablePath: chromiumPath(),
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync', ...extraArgs],
     viewport: { width: 1280, height: 900 },
   });
   const page = ctx.pages()[0] ?? (await ctx.newPage());

@@ -127,7 +127,7 @@ describe('the features over the worker', () => {
     train.startPause();   // no model: create it, then start
     expect(session.$.get().creating).toBe(true);
     expect(worker.calls.at(-1)?.type).toBe('create');
-    const info = { reason: 'create' as const, config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1, hasCorpus: true };
+    const info = { reason: 'create' as const, config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true };
     worker.emit('model', info);
     worker.reply('create', info);
     await settle();
@@ -170,12 +170,28 @@ describe('the features over the worker', () => {
     expect(runtime.$.get().errors).toEqual([]);
   });
 
+  it('tell a pause for data that could not be read from the NaN guard\'s: the steps before it stay, the guard says nothing', () => {
+    const { page, worker } = fakePage({ validate: () => verdict });
+    worker.emit('ready', ready);
+    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true });
+    worker.emit('state', { running: true, reason: 'started', step: 0 });
+    worker.emit('progress', { step: 2, firstStep: 0, losses: new Float32Array([5, 4]), rollbacks: [], paused: null, tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
+    const paused = { message: 'the data file big.txt changed while training: training paused, nothing was lost', code: 'corpus.file_changed', args: { path: 'big.txt' } };
+    worker.emit('progress', { step: 2, firstStep: 2, losses: new Float32Array(0), rollbacks: [], paused, tokensPerSec: 0, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
+    worker.emit('state', { running: false, reason: 'error', step: 2 });
+    const s = page.state.get();
+    expect(s.guard.paused).toBeNull();
+    expect(s.guard.events).toEqual([]);
+    expect(s.history.train).toEqual([5, 4]);
+    expect(s.running).toBe(false);
+  });
+
   it('keep where the steps run, and rewind the curve when WebGPU falls back to an earlier good state', async () => {
     const { page, worker } = fakePage({ validate: () => verdict });
     worker.emit('ready', ready);
     worker.emit('backend', { backend: 'webgpu', adapter: 'google swiftshader', reason: '', forced: false });
     expect(page.webgpu.$.get().backend?.adapter).toBe('google swiftshader');
-    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, memoryBytes: 1, hasCorpus: true });
+    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true });
     worker.emit('state', { running: true, reason: 'started', step: 0 });
     worker.emit('progress', { step: 5, firstStep: 0, losses: new Float32Array([5, 4.5, 4, 3.5, 3]), rollbacks: [], paused: null, tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
     // the device is lost at step 5; the last state brought back from the GPU was step 2

@@ -142,7 +142,7 @@ describe('the features in translation mode', () => {
     worker.emit('ready', ready);
     return { page, worker };
   };
-  const model = (config: FullConfig, step = 0) => ({ reason: 'create' as const, config, parameters: 1, step, hasCorpus: true, corpusMatches: true, memoryBytes: 1, history: empty });
+  const model = (config: FullConfig, step = 0) => ({ reason: 'create' as const, config, parameters: 1, step, hasCorpus: true, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, history: empty });
 
   it('switches the mode: the translator\'s preset, a validation, the data of the mode; not while a model lives', async () => {
     const { page, worker } = setup();
@@ -190,7 +190,7 @@ describe('the features in translation mode', () => {
   it('restores a translator\'s history with exact match and CER, and follows its evaluations', async () => {
     const history = { train: new Float32Array([5, 4]), valSteps: new Float64Array([0, 2]), valLosses: new Float32Array([5.5, 3.5]),
       valExactMatch: new Float32Array([0, 0.25]), valCer: new Float32Array([1.25, 0.5]) };
-    const info = { reason: 'load' as const, name: 'r.ckpt', config: { ...tiny, max_iters: 10 }, parameters: 1, step: 2, hasCorpus: false, corpusMatches: false, memoryBytes: 1, history };
+    const info = { reason: 'load' as const, name: 'r.ckpt', config: { ...tiny, max_iters: 10 }, parameters: 1, step: 2, hasCorpus: false, corpusMatches: false, corpusMismatch: null, memoryBytes: 1, history };
     const { page, worker } = fakePage({ validate: () => verdict, load: () => info });
     worker.emit('ready', ready);
     let restored = '';

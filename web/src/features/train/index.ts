@@ -6,7 +6,7 @@ import { t } from '../../i18n';
 import type { Coded } from '../../lib/coded';
 import { formatCount } from '../../lib/format';
 import type { Port } from '../../lib/wire';
-import { coreInline, notify } from '../../ui';
+import { coreInline, h, notify } from '../../ui';
 import type { Data } from '../data';
 import type { Runtime } from '../runtime';
 import type { History, Session } from '../session';
@@ -56,11 +56,17 @@ function historyState(h: History, step: number, rev: number): Partial<TrainSlice
 /** The core's NaN guard undid steps (the history drops them) or paused the run: say what, where and why. */
 function onGuard($: MapStore<TrainSlice>, m: Progress): void {
   const s = $.get();
+  // a pause that is not the guard's: the data could not be read (a file that changed or went away)
+  if (m.paused && m.paused.code !== 'train.paused') {
+    const why = m.paused;
+    notify(() => h('span', {}, t().run.dataPaused, coreInline(why.message, why)), 'error', { id: 'data-pause', timeout: 0 });
+    m = { ...m, paused: null };
+  }
   const g = applyGuard(s.history, s.guard, m);
   if (!g) return;
-  const h = g.history;
-  const n = h.valSteps.length;
-  patch($, { ...g, valLoss: n ? h.valLosses[n - 1] : null, valStep: n ? h.valSteps[n - 1] : null });
+  const hist = g.history;
+  const n = hist.valSteps.length;
+  patch($, { ...g, valLoss: n ? hist.valLosses[n - 1] : null, valStep: n ? hist.valSteps[n - 1] : null });
   const r = m.rollbacks[m.rollbacks.length - 1];
   if (m.paused) notify(t().run.guardPaused, 'error', { id: 'nan-guard' });
   else if (r) notify(t().run.guardRollback(divergedStep(r), divergedWhy(r), r.restoredStep, r.lrScale), 'warning', { id: 'nan-guard', timeout: 15000 });

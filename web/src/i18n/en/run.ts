@@ -15,6 +15,7 @@ export const run = {
   otherData: (pairs: boolean) => `This checkpoint was trained on different ${pairs ? 'pairs' : 'text'}; training now continues on the current ${pairs ? 'ones' : 'one'}.`,
   resumed: (step: string) => `Resumed the saved run at step ${step}.`,
   finished: (steps: string) => `Finished the schedule: ${steps} steps.`,
+  dataPaused: 'Training paused: ',
   guardPaused: 'Training paused by the NaN guard: three steps in a row diverged. See the Train panel.',
   guardRollback: (step: number, why: string, restored: number, lrScale: number) =>
     `Step ${step} diverged (${why}): back to step ${restored}, learning rate × ${lrScale}.`,

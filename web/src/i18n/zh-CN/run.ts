@@ -12,6 +12,7 @@ export const run: typeof en = {
   otherData: (pairs) => `这个检查点是在另一份${pairs ? '句对' : '文本'}上训练的；现在改在当前的${pairs ? '句对' : '文本'}上继续训练。`,
   resumed: (step) => `已从第 ${step} 步继续保存的运行。`,
   finished: (steps) => `训练计划已完成：共 ${steps} 步。`,
+  dataPaused: '训练已暂停：',
   guardPaused: 'NaN 守护暂停了训练：连续三步发散。详见“训练”面板。',
   guardRollback: (step, why, restored, lrScale) => `第 ${step} 步发散（${why}）：退回第 ${restored} 步，学习率 × ${lrScale}。`,
   downloaded: (name, bytes) => `已保存 ${name}（${bytes} 字节）。用这条命令继续训练：`,
