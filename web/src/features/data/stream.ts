@@ -27,6 +27,14 @@ export function pendingStats(taken: FilesTaken): CorpusStats {
   };
 }
 
+/** Whether a copy of `total` bytes can be kept: null, or why not ('noOpfs', 'noRoom' with the room there is). */
+export async function roomFor(total: number): Promise<{ why: 'noOpfs' | 'noRoom' | null; free: number }> {
+  if (!canKeepFiles()) return { why: 'noOpfs', free: 0 };
+  const room = await storageRoom().catch(() => null);
+  if (room && room.free < total + ROOM_MARGIN) return { why: 'noRoom', free: room.free };
+  return { why: null, free: room?.free ?? Infinity };
+}
+
 export class CorpusStream {
   private worker: Worker | null = null;
   private copying: string | null = null;   // the corpus whose copy the running pass writes
@@ -83,17 +91,13 @@ export class CorpusStream {
 
   /** Whether the copy fits (navigator.storage.estimate()); says why not when it does not. */
   private async room(name: string, total: number): Promise<boolean> {
-    if (!canKeepFiles()) {
-      notify(() => withData(t().data.notice.notKeptNoOpfs(name), [name]), 'warning', { timeout: 12000 });
-      return false;
-    }
-    const room = await storageRoom().catch(() => null);
-    if (room && room.free < total + ROOM_MARGIN) {
-      const size = formatBytes(total), free = formatBytes(room.free);
+    const r = await roomFor(total);
+    if (r.why === 'noOpfs') notify(() => withData(t().data.notice.notKeptNoOpfs(name), [name]), 'warning', { timeout: 12000 });
+    if (r.why === 'noRoom') {
+      const size = formatBytes(total), free = formatBytes(r.free);
       notify(() => withData(t().data.notice.notKeptNoRoom(name, size, free), [name]), 'warning', { timeout: 12000 });
-      return false;
     }
-    return true;
+    return r.why === null;
   }
 
   private async finish(c: CorpusState, r: Extract<ScanReply, { type: 'done' }>, keep: boolean): Promise<void> {
