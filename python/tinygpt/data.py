@@ -2,10 +2,11 @@
 core/src/data.cpp), so a run continues in PyTorch on exactly the windows the core would have drawn.
 
     Rng          xoshiro256** (SplitMix64 seeding), below(n) by rejection of the short last bucket
-    Dataset  the corpus's bytes: the last 10% are validation; a training window starts at
+    Dataset      the corpus's bytes: the last 10% are validation; a training window starts at
                  rng.below(train_size - T) and is x = bytes[s : s+T], y = bytes[s+1 : s+T+1];
                  the k-th validation batch comes from its own generator, Rng(0x5EED * 1000003 + k)
-    fingerprint  FNV-1a 64 of the bytes (what checkpoints record as corpus_fingerprint)
+    fingerprint  what checkpoints record as corpus_fingerprint: FNV-1a 64 of the bytes up to 64 MiB,
+                 above that of a sample (the size, then 64 blocks of 64 KiB: data::sampled_fingerprint)
 
 Standard library only; batches() returns torch tensors when asked.
 """
@@ -64,11 +65,32 @@ class Rng:
                 return x % n
 
 
-def fingerprint(data: bytes) -> int:
-    """FNV-1a 64 (Dataset::fingerprint)."""
-    h = 14695981039346656037
+FULL_FINGERPRINT_BYTES = 64 << 20   # data::kFullFingerprintBytes
+FINGERPRINT_BLOCKS = 64
+FINGERPRINT_BLOCK_BYTES = 64 << 10
+
+
+def fnv1a64(data: bytes, h: int = 14695981039346656037) -> int:
+    """FNV-1a 64 of the bytes, continuing from h (data::fingerprint)."""
     for b in data:
         h = ((h ^ b) * 1099511628211) & MASK64
+    return h
+
+
+def fingerprint(data: bytes) -> int:
+    """The corpus's fingerprint (data::source_fingerprint): every byte up to 64 MiB, else the sample."""
+    if len(data) <= FULL_FINGERPRINT_BYTES:
+        return fnv1a64(data)
+    return sampled_fingerprint(len(data), lambda at, n: data[at:at + n])
+
+
+def sampled_fingerprint(size: int, read) -> int:
+    """FNV-1a 64 of the size (8 bytes, little-endian) and of 64 blocks of 64 KiB at offsets
+    i * (size - block) // 63: read(at, n) gives the bytes (a file is never read whole)."""
+    h = fnv1a64(size.to_bytes(8, "little"))
+    block = min(size, FINGERPRINT_BLOCK_BYTES)
+    for i in range(FINGERPRINT_BLOCKS):
+        h = fnv1a64(read((size - block) * i // (FINGERPRINT_BLOCKS - 1), block), h)
     return h
 
 
