@@ -90,7 +90,7 @@ function setFiles(ctx: Ctx<DataState & WebgpuState>, name: string, open: () => F
       try {
         take(ctx, { bytes: null, files, name, kind: 'text' });
       } catch (e) {
-        files.dispose();
+        if (ctx.state.corpus?.files !== files) files.dispose();   // refused: let it go (unless it is the current one)
         throw e;
       }
       return { name, ...files.info() };
@@ -106,7 +106,12 @@ export function dataWorker(): WorkerFeature<DataState & WebgpuState> {
     handlers: handlers<DataCalls, DataState & WebgpuState>({
       setCorpus,
       setCorpusFiles: (msg, ctx) => setFiles(ctx, msg.name, () => FileCorpus.fromFiles(needModule(ctx.state), msg.files, msg.shards)),
-      openKeptCorpus: (msg, ctx) => setFiles(ctx, msg.name, () => FileCorpus.fromKept(needModule(ctx.state), msg.id, msg.names, msg.shards)),
+      openKeptCorpus(msg, ctx) {
+        // the copy open already (another run on the same corpus): its handles are exclusive, so it is reused
+        const open = ctx.state.corpus?.files;
+        if (open && open.id === msg.id) return setFiles(ctx, msg.name, () => open);
+        return setFiles(ctx, msg.name, () => FileCorpus.fromKept(needModule(ctx.state), msg.id, msg.names, msg.shards));
+      },
       async useKeptCopy(msg, ctx) {
         const f = ctx.state.corpus?.files;
         if (!f || f.id !== msg.id) return false;
