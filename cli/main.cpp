@@ -542,6 +542,9 @@ int cmd_train(const Args& args) {
   report_replay(true);
   if (tty) std::printf("\n");
   show_stats(false);
+  if (!stats_shown)
+    std::printf("data: training ended before the statistics pass (%.0f%% read): tinygpt data stats %s gives them\n",
+                100.0 * stats->fraction(), data_name.c_str());
   // what training read of a file read where it lies (bench:data reads this line)
   if (read_file) {
     const int64_t steps = trainer->steps_done() - first_step;
