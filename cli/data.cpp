@@ -49,6 +49,33 @@ Data in_memory_text(std::vector<uint8_t> bytes, std::string name) {
 
 }  // namespace
 
+std::string text_encoding(const io::Sniffed& s, const std::string& path, const std::string& encoding, bool pairs) {
+  switch (s.kind) {
+    case io::FileKind::empty:
+    case io::FileKind::not_checkpoint:
+      throw Error(s.message);
+    case io::FileKind::checkpoint:
+      throw Error("'" + path + "' is a tinygpt checkpoint, not training data: continue it with --resume " + path);
+    case io::FileKind::binary:
+      if (encoding != "bytes") throw Error(s.message + " (--encoding bytes trains on it as it is)");
+      return "";
+    case io::FileKind::latin1_text:
+    case io::FileKind::utf16_text:
+      if (encoding == "bytes") return "";
+      std::printf("note: %s is %s text: converted to UTF-8 (--encoding bytes trains on the bytes as they are)\n", path.c_str(),
+                  s.encoding.c_str());
+      return s.encoding;
+    case io::FileKind::tsv_pairs:
+      if (!pairs)
+        std::printf("note: %s holds source<TAB>target pairs: --model seq2seq trains a translator on them; training a language model on the text\n",
+                    path.c_str());
+      return "";
+    case io::FileKind::utf8_text:
+      return "";
+  }
+  return "";
+}
+
 Data open_text(const std::string& path, const std::string& encoding, bool in_memory) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return open_shards(path);
@@ -66,29 +93,8 @@ Data open_text(const std::string& path, const std::string& encoding, bool in_mem
     if (file->size() == 0) throw Error("'" + path + "' is empty");
     return convert(encoding);
   }
-  const io::Sniffed s = io::sniff(head.data(), head.size(), file->size(), path);
-  switch (s.kind) {
-    case io::FileKind::empty:
-    case io::FileKind::not_checkpoint:
-      throw Error(s.message);
-    case io::FileKind::checkpoint:
-      throw Error("'" + path + "' is a tinygpt checkpoint, not training data: continue it with --resume " + path);
-    case io::FileKind::binary:
-      if (encoding != "bytes") throw Error(s.message + " (--encoding bytes trains on it as it is)");
-      break;
-    case io::FileKind::latin1_text:
-    case io::FileKind::utf16_text:
-      if (encoding == "bytes") break;
-      std::printf("note: %s is %s text: converted to UTF-8 (--encoding bytes trains on the bytes as they are)\n", path.c_str(),
-                  s.encoding.c_str());
-      return convert(s.encoding);
-    case io::FileKind::tsv_pairs:
-      std::printf("note: %s holds source<TAB>target pairs: --model seq2seq trains a translator on them; training a language model on the text\n",
-                  path.c_str());
-      break;
-    case io::FileKind::utf8_text:
-      break;
-  }
+  const std::string from = text_encoding(io::sniff(head.data(), head.size(), file->size(), path), path, encoding, /*pairs=*/false);
+  if (!from.empty()) return convert(from);
   if (in_memory) return in_memory_text(read_all_bytes(*file), path);
   // the statistics pass reads through a source of its own: its reads are not the batcher's
   return Data{data::Corpus{file, nullptr}, path, std::make_shared<const data::FileSource>(path)};

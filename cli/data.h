@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tinygpt/data.h"
+#include "tinygpt/sniff.h"
 #include "tinygpt/source.h"
 
 namespace tinygpt::cli {
@@ -25,6 +26,12 @@ struct Data {
   std::string name;                              // for the log and the share link
   std::shared_ptr<const data::ByteSource> text;  // a text read where it lies (its statistics pass), or null
 };
+
+// What a sniffed file is to train on (the page's rules, tinygpt/sniff.h, with the same messages):
+// throws for what cannot be trained on (empty, a checkpoint, binary unless encoding is "bytes");
+// returns the encoding to convert from (Latin-1 / UTF-16 text, unless encoding is "bytes"), else "".
+// Prints a note on a conversion, and on pairs given to a language model (pairs: false).
+std::string text_encoding(const io::Sniffed& s, const std::string& path, const std::string& encoding, bool pairs);
 
 // --data PATH for a language model: a folder of shards, or a file sniffed as the page does
 // (tinygpt/sniff.h): text is read where it lies; Latin-1 / UTF-16 text is converted unless

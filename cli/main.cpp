@@ -359,25 +359,8 @@ cli::Data load_data(const Args& args, ModelKind kind, const share::Link* link = 
     return {data::memory_corpus(io::to_utf8(bytes, encoding)), path + " (" + encoding + " converted to UTF-8)", nullptr};
   }
   const io::Sniffed s = io::sniff(bytes.data(), std::min<size_t>(bytes.size(), size_t(256) << 10), bytes.size(), path);
-  switch (s.kind) {
-    case io::FileKind::empty:
-    case io::FileKind::not_checkpoint:
-      throw Error(s.message);
-    case io::FileKind::checkpoint:
-      throw Error("'" + path + "' is a tinygpt checkpoint, not training data: continue it with --resume " + path);
-    case io::FileKind::binary:
-      if (encoding != "bytes") throw Error(s.message + " (--encoding bytes trains on it as it is)");
-      break;
-    case io::FileKind::latin1_text:
-    case io::FileKind::utf16_text:
-      if (encoding == "bytes") break;
-      std::printf("note: %s is %s text: converted to UTF-8 (--encoding bytes trains on the bytes as they are)\n",
-                  path.c_str(), s.encoding.c_str());
-      return {data::memory_corpus(io::to_utf8(bytes, s.encoding)), path + " (" + s.encoding + " converted to UTF-8)", nullptr};
-    case io::FileKind::tsv_pairs:
-    case io::FileKind::utf8_text:
-      break;
-  }
+  const std::string from = cli::text_encoding(s, path, encoding, /*pairs=*/true);
+  if (!from.empty()) return {data::memory_corpus(io::to_utf8(bytes, from)), path + " (" + from + " converted to UTF-8)", nullptr};
   return {data::memory_corpus(std::move(bytes)), path, nullptr};
 }
 
