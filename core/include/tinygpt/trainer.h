@@ -22,6 +22,8 @@
 #include "tinygpt/model.h"
 #include "tinygpt/optim.h"
 #include "tinygpt/pairs.h"
+#include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/translate.h"
@@ -139,7 +141,8 @@ class Trainer {
   const std::vector<float>& train_losses() const { return train_losses_; }  // one per step
   const std::vector<ValPoint>& val_losses() const { return val_losses_; }
 
-  // gpt: attention maps and next-byte distributions of the last block_size bytes of a text.
+  // A language model's next-byte distributions of the last block_size bytes of a text, and gpt's
+  // attention maps (the recurrent models have none: L = NH = 0).
   Inspection inspect(const uint8_t* bytes, size_t n);
   std::vector<sample::Token> generate(const std::string& prompt, int n, const sample::Options& options) const;
   // seq2seq: a translation, and the attention maps of the model reading a source and a target.
@@ -177,6 +180,14 @@ class Trainer {
   const model::TinyGPT& model() const;
   model::Seq2Seq& seq2seq();
   const model::Seq2Seq& seq2seq() const;
+  model::Recurrent& recurrent();  // rnn, gru, lstm
+  const model::Recurrent& recurrent() const;
+  model::LstmSeq2Seq& lstm_seq2seq();
+  const model::LstmSeq2Seq& lstm_seq2seq() const;
+  // A stateful recurrent run's hidden state after its last training window, (L, B, H) h then
+  // (L, B, H) c for the LSTM (empty: none yet, or not a stateful run). Checkpoints keep it.
+  std::vector<float> carried_state() const;
+  void set_carried_state(const std::vector<float>& state);
   optim::AdamW& optimizer() { return optimizer_; }
   const optim::AdamW& optimizer() const { return optimizer_; }
   size_t arena_bytes() const { return arena_.bytes_reserved(); }
