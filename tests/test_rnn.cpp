@@ -369,3 +369,79 @@ TEST_CASE("generation from the hidden state follows the forward pass token by to
     }
   }
 }
+
+// ---- the hidden-state view (hidden.h) ---------------------------------------------------------------
+
+TEST_CASE("the patterns give one hand-checked value per byte", "[rnn][hidden]") {
+  const std::string text = "ab \"cd\" e\nXy";
+  auto sig = [&](const char* name) {
+    const std::vector<float> s = hidden::signal(name, reinterpret_cast<const uint8_t*>(text.data()), text.size());
+    std::string out;
+    for (float v : s) out += char('0' + int(v));
+    return out;
+  };
+  //                               a b _ " c d " _ e \n X y
+  CHECK(sig("quote") == std::string("000111000000"));
+  CHECK(sig("line_position") == std::string("012345678901"));  // the newline is byte 9 of its line
+  CHECK(sig("word_position") == std::string("012012340101"));
+  CHECK(sig("vowel") == std::string("100000001000"));
+  CHECK(sig("space") == std::string("001000010100"));
+  CHECK(sig("upper") == std::string("000000000010"));
+  CHECK(sig("punctuation") == std::string("000100100000"));
+  CHECK(sig("newline_next") == std::string("000000001000"));
+  CHECK_THROWS_WITH(sig("commas"), Catch::Contains("unknown pattern 'commas' (patterns: quote, line_position"));
+}
+
+TEST_CASE("the unit search finds a unit that follows the pattern, by Pearson correlation", "[rnn][hidden]") {
+  CHECK(hidden::correlation(std::vector<float>{1, 2, 3}.data(), std::vector<float>{2, 4, 6}.data(), 3) == Approx(1.0));
+  CHECK(hidden::correlation(std::vector<float>{1, 2, 3}.data(), std::vector<float>{3, 2, 1}.data(), 3) == Approx(-1.0));
+  CHECK(hidden::correlation(std::vector<float>{1, 1, 1}.data(), std::vector<float>{3, 2, 1}.data(), 3) == 0.0);
+  hidden::Trace tr;
+  tr.T = 6, tr.L = 2, tr.H = 3;
+  const std::vector<float> sig = {0, 1, 1, 0, 1, 0};
+  tr.h.resize(size_t(tr.L) * tr.T * tr.H);
+  for (int t = 0; t < tr.T; t++)
+    for (int u = 0; u < tr.H; u++) {
+      tr.h[size_t(t) * tr.H + u] = float((t * 7 + u * 3) % 5);                    // layer 0: noise
+      tr.h[size_t(tr.T + t) * tr.H + u] = u == 1 ? 0.5f - 2.0f * sig[size_t(t)] : 0.1f * float(t % 2);  // layer 1 unit 1: -2 x signal
+    }
+  const std::vector<hidden::UnitMatch> top = hidden::search_units(tr, sig, 2);
+  REQUIRE(top.size() == 2u);
+  CHECK(top[0].layer == 1);
+  CHECK(top[0].unit == 1);
+  CHECK(top[0].state == "h");
+  CHECK(top[0].correlation == Approx(-1.0));
+  CHECK(std::fabs(top[1].correlation) < 0.99f);
+}
+
+TEST_CASE("a trace over several windows is what generation's state sees, byte for byte", "[rnn][hidden]") {
+  for (ModelKind kind : {ModelKind::rnn, ModelKind::gru, ModelKind::lstm}) {
+    INFO(model_kind_name(kind));
+    Config c = tiny_recurrent(kind);
+    c.block_size = 5;  // a 13-byte text is three windows
+    model::Recurrent m(c);
+    const std::string text = "the \"cat\" sat";
+    nn::Arena a;
+    const hidden::Trace tr = hidden::trace(m, a, reinterpret_cast<const uint8_t*>(text.data()), text.size());
+    REQUIRE(tr.T == 13);
+    CHECK(tr.G == (kind == ModelKind::lstm ? 4 : kind == ModelKind::gru ? 3 : 0));
+    CHECK(tr.c.size() == (kind == ModelKind::lstm ? size_t(2 * 13 * 12) : 0u));
+    model::RecurrentState s;
+    m.reset_state(s);
+    for (int t = 0; t < tr.T; t++) {
+      const int32_t tok = uint8_t(text[size_t(t)]);
+      m.decode(s, &tok, 1);
+      for (int l = 0; l < tr.L; l++)
+        for (int u = 0; u < tr.H; u++) {
+          CHECK(tr.h[(size_t(l) * tr.T + t) * tr.H + u] == Approx(s.h[size_t(l) * tr.H + u]).margin(1e-5));
+          if (kind == ModelKind::lstm) CHECK(tr.c[(size_t(l) * tr.T + t) * tr.H + u] == Approx(s.c[size_t(l) * tr.H + u]).margin(1e-5));
+        }
+    }
+    if (kind == ModelKind::lstm)  // the gates are probabilities: i, f, o in (0, 1), g in (-1, 1)
+      for (size_t i = 0; i < tr.gates.size(); i++) {
+        const size_t g = (i / size_t(tr.H)) % 4;
+        CHECK(tr.gates[i] > (g == 2 ? -1.0f : 0.0f));
+        CHECK(tr.gates[i] < 1.0f);
+      }
+  }
+}

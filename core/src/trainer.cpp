@@ -570,6 +570,12 @@ std::vector<sample::Token> Trainer::generate(const std::string& prompt, int n, c
   return sample::generate(model(), prompt, n, options);
 }
 
+hidden::Trace Trainer::trace_hidden(const uint8_t* bytes, size_t n) {
+  model::Recurrent& m = recurrent();
+  reserve_arena();
+  return hidden::trace(m, arena_, bytes, n);
+}
+
 sample::Translation Trainer::translate(const std::string& source, const sample::TranslateOptions& options) const {
   if (kind() == ModelKind::lstm_seq2seq) return sample::translate(lstm_seq2seq(), source, options);
   return sample::translate(seq2seq(), source, options);

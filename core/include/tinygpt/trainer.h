@@ -18,6 +18,7 @@
 #include "tinygpt/config.h"
 #include "tinygpt/data.h"
 #include "tinygpt/error.h"
+#include "tinygpt/hidden.h"
 #include "tinygpt/watch.h"
 #include "tinygpt/model.h"
 #include "tinygpt/optim.h"
@@ -145,6 +146,9 @@ class Trainer {
   // attention maps (the recurrent models have none: L = NH = 0).
   Inspection inspect(const uint8_t* bytes, size_t n);
   std::vector<sample::Token> generate(const std::string& prompt, int n, const sample::Options& options) const;
+  // rnn, gru, lstm: every unit's activation (and the LSTM's cell states and gates) over a text
+  // (its first hidden::kMaxTraceBytes bytes), window after window with the state carried.
+  hidden::Trace trace_hidden(const uint8_t* bytes, size_t n);
   // seq2seq: a translation, and the attention maps of the model reading a source and a target.
   sample::Translation translate(const std::string& source, const sample::TranslateOptions& options) const;
   TranslationInspection inspect_translation(const std::string& source, const std::string& target);
