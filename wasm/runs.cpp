@@ -18,11 +18,12 @@ val Session::save() const {
 
 namespace {
 
-// Gives t the corpus of `from` when the model kind is the same (moved, not copied: it can be
-// 100 MB). On an error `from` keeps it.
+// Gives t the corpus of `from` when both read the same kind of data: a text (gpt, rnn, gru,
+// lstm) or pairs (seq2seq, lstm_seq2seq) (moved, not copied: it can be 100 MB). On an error
+// `from` keeps it.
 void carry_corpus(train::Trainer& from, train::Trainer& t) {
-  if (!from.has_corpus() || t.kind() != from.kind()) return;
-  if (t.kind() == ModelKind::gpt) {
+  if (!from.has_corpus() || is_language_model(t.kind()) != is_language_model(from.kind())) return;
+  if (is_language_model(t.kind())) {
     const int ctx = t.config().block_size;
     if (from.corpus_size() < size_t(ctx) + 1)
       throw Error(coded("checkpoint.corpus_short", {{"needed", std::to_string(ctx + 1)}},

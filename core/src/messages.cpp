@@ -17,7 +17,7 @@ const std::vector<std::string_view>& message_codes() {
       "config.not_a_number", "config.not_a_string",  // a field of the wrong JS type (wasm/common.cpp)
       // data (data.cpp, pairs.cpp, trainer.cpp)
       "corpus.empty", "corpus.too_short", "pairs.empty", "pairs.none_usable", "pairs.report", "data.no_corpus",
-      "data.no_pairs", "model.not_gpt", "model.not_seq2seq", "model.not_recurrent", "model.not_lstm_seq2seq",
+      "data.no_pairs", "model.not_gpt", "model.not_seq2seq", "model.other_kind",
       "data.stateful_short",  // a stateful recurrent run's B streams do not fit the text (trainer.cpp)
       // what the sniffer makes of a file (sniff.cpp): "sniff." + the file kind, or a variant of it
       "sniff.empty", "sniff.checkpoint", "sniff.not_checkpoint", "sniff.utf8_text", "sniff.utf8_damaged",

@@ -332,42 +332,42 @@ float* Trainer::grads() { return learner_->grads(); }
 const std::vector<model::ParamInfo>& Trainer::param_table() const { return learner_->param_table(); }
 int64_t Trainer::tokens_per_step() const { return learner_->tokens_per_step(config_.batch_size); }
 
+namespace {
+// The model is of another architecture of the right family, or of the other family.
+Error other_kind(ModelKind kind, const char* wanted) {
+  return Error(coded("model.other_kind", {{"kind", model_kind_name(kind)}, {"wanted", wanted}},
+                     std::string("this run's model is ") + model_kind_name(kind) + ", not " + wanted));
+}
+}  // namespace
+
 model::TinyGPT& Trainer::model() {
   if (is_translator(kind()))
     throw Error(coded("model.not_gpt", {{"kind", model_kind_name(kind())}},
                       std::string("this run's model is a ") + model_kind_name(kind()) + " translation model, not a language model"));
-  if (kind() != ModelKind::gpt)
-    throw Error(coded("model.not_gpt", {{"kind", model_kind_name(kind())}},
-                      std::string("this run's model is ") + model_kind_name(kind()) + ", a recurrent language model, not the Transformer (gpt)"));
+  if (kind() != ModelKind::gpt) throw other_kind(kind(), "gpt");
   return static_cast<GptLearner&>(*learner_).model_;
 }
-model::Recurrent& Trainer::recurrent() {
-  if (!is_recurrent(kind()))
-    throw Error(coded("model.not_recurrent", {{"kind", model_kind_name(kind())}},
-                      std::string("this run's model is ") + model_kind_name(kind()) + ", not a recurrent language model (rnn, gru, lstm)"));
-  return static_cast<RecurrentLearner&>(*learner_).model_;
-}
-const model::Recurrent& Trainer::recurrent() const { return const_cast<Trainer*>(this)->recurrent(); }
-model::LstmSeq2Seq& Trainer::lstm_seq2seq() {
-  if (kind() != ModelKind::lstm_seq2seq)
-    throw Error(coded("model.not_lstm_seq2seq", {{"kind", model_kind_name(kind())}},
-                      std::string("this run's model is ") + model_kind_name(kind()) + ", not the LSTM translator (lstm_seq2seq)"));
-  return static_cast<TranslatorLearner<model::LstmSeq2Seq>&>(*learner_).model_;
-}
-const model::LstmSeq2Seq& Trainer::lstm_seq2seq() const { return const_cast<Trainer*>(this)->lstm_seq2seq(); }
-std::vector<float> Trainer::carried_state() const { return learner_->carried_state(); }
-void Trainer::set_carried_state(const std::vector<float>& state) { learner_->set_carried_state(state); }
 const model::TinyGPT& Trainer::model() const { return const_cast<Trainer*>(this)->model(); }
 model::Seq2Seq& Trainer::seq2seq() {
   if (is_language_model(kind()))
     throw Error(coded("model.not_seq2seq", {{"kind", model_kind_name(kind())}},
                       std::string("this run's model is a language model (") + model_kind_name(kind()) + "), not a seq2seq translation model"));
-  if (kind() != ModelKind::seq2seq)
-    throw Error(coded("model.not_seq2seq", {{"kind", model_kind_name(kind())}},
-                      std::string("this run's model is ") + model_kind_name(kind()) + ", the LSTM translator, not the Transformer one (seq2seq)"));
+  if (kind() != ModelKind::seq2seq) throw other_kind(kind(), "seq2seq");
   return static_cast<TranslatorLearner<model::Seq2Seq>&>(*learner_).model_;
 }
 const model::Seq2Seq& Trainer::seq2seq() const { return const_cast<Trainer*>(this)->seq2seq(); }
+model::Recurrent& Trainer::recurrent() {
+  if (!is_recurrent(kind())) throw other_kind(kind(), "rnn, gru or lstm");
+  return static_cast<RecurrentLearner&>(*learner_).model_;
+}
+const model::Recurrent& Trainer::recurrent() const { return const_cast<Trainer*>(this)->recurrent(); }
+model::LstmSeq2Seq& Trainer::lstm_seq2seq() {
+  if (kind() != ModelKind::lstm_seq2seq) throw other_kind(kind(), "lstm_seq2seq");
+  return static_cast<TranslatorLearner<model::LstmSeq2Seq>&>(*learner_).model_;
+}
+const model::LstmSeq2Seq& Trainer::lstm_seq2seq() const { return const_cast<Trainer*>(this)->lstm_seq2seq(); }
+std::vector<float> Trainer::carried_state() const { return learner_->carried_state(); }
+void Trainer::set_carried_state(const std::vector<float>& state) { learner_->set_carried_state(state); }
 
 void Trainer::update_field(std::string_view name, double value) {
   const FieldSpec& f = field(name);

@@ -1,6 +1,7 @@
 // worker.ts (data) — the worker keeps the data to give a new model the same text, and hands it
 // to the live model of its kind.
 import type { PairsReport, Session } from '../../../../wasm/tinygpt';
+import { isTranslator } from '../../lib/model-kind';
 import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needModule } from '../../worker/state';
 import { betweenSteps, type WebgpuState } from '../webgpu/worker';
@@ -14,8 +15,8 @@ export interface DataState extends CoreState {
 
 export const initialData = (): Omit<DataState, keyof CoreState> => ({ corpus: null });
 
-/** The data a model kind trains on: a text (gpt) or pairs (seq2seq). */
-export const corpusKindOf = (model: string | undefined): CorpusKind => (model === 'seq2seq' ? 'pairs' : 'text');
+/** The data a model kind trains on: a text (gpt, rnn, gru, lstm) or pairs (seq2seq, lstm_seq2seq). */
+export const corpusKindOf = (model: string | undefined): CorpusKind => (isTranslator(model) ? 'pairs' : 'text');
 
 /** The worker's data if it is what a model of this kind trains on. */
 export function corpusFor(st: DataState, model: string | undefined): Uint8Array | null {
