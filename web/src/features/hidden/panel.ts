@@ -48,7 +48,8 @@ export class HiddenPanel {
     this.pattern = h('select', { id: 'hidden-pattern' });
     const searchBtn = h('button', { id: 'hidden-search', type: 'button' }, tr((m) => m.hidden.search));
     searchBtn.addEventListener('click', () => handlers.onSearch(this.pattern.value, this.text.value));
-    this.view = h('div', { id: 'hidden-view', class: 'hidden-view', role: 'img', 'aria-label': tr((m) => m.hidden.viewLabel) });
+    // the text's bytes are data (translate="no"); the gates' names are ours
+    this.view = h('div', { id: 'hidden-view', class: 'hidden-view', role: 'img', 'aria-label': tr((m) => m.hidden.viewLabel), translate: 'no' });
     this.gates = h('div', { id: 'hidden-gates', class: 'hidden-gates' });
     this.matches = h('ol', { id: 'hidden-matches', class: 'hidden-matches' });
     this.status = h('p', { id: 'hidden-status', class: 'muted small', 'aria-live': 'polite' });
@@ -140,7 +141,7 @@ export class HiddenPanel {
       const x = unitSeries(tr_, c.layer, c.unit, g);
       const row = h('div', { class: 'gate-row', 'data-gate': g },
         h('span', { class: 'gate-name' }, (t().hidden.kinds as Record<string, string>)[g] ?? g));
-      for (let i = 0; i < bytes.length; i++) row.append(h('span', { class: 'gc', style: `background:${activationColor(x[i], 1)}`, title: `${byteGlyph(bytes[i])} ${x[i].toFixed(3)}` }));
+      for (let i = 0; i < bytes.length; i++) row.append(h('span', { class: 'gc', translate: 'no', style: `background:${activationColor(x[i], 1)}`, title: `${byteGlyph(bytes[i])} ${x[i].toFixed(3)}` }));
       this.gates.append(row);
     }
   }

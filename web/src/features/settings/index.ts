@@ -11,25 +11,15 @@ import { bindArchitecture } from './architecture';
 import { bindModeSwitch } from './mode-switch';
 import { SettingsPanel } from './panel';
 import { KINDS_OF, modeOf } from '../../lib/model-kind';
-import { type FieldSpec, type FullConfig, type Key, type Mode, type ModelKind, knobsFor, normalise, presetOf, presetsFor } from './schema';
+import { type FieldSpec, type FullConfig, type Key, type Mode, type ModelKind, knobsFor, normalise, presetForKind, presetOf, presetsFor } from './schema';
 import { corpusLengthError, settingsOk, type SettingsSlice } from './state';
 
-export { checkCorpusLength, fieldText, normalise, presetText } from './schema';
+export { checkCorpusLength, fieldText, normalise, presetForKind, presetText } from './schema';
 export { corpusLengthError, settingsOk };
 export type { FieldSpec, FullConfig, Key, Mode, ModelKind, SettingsSlice, Verdict };
 
 /** The preset a mode starts at (the form remembers what was chosen per mode after that). */
 const MODE_PRESET: Record<Mode, string> = { gpt: 'S', seq2seq: 's2s-small' };
-
-/**
- * The preset an architecture starts at when it is chosen: the one of the same size as the form's
- * (S -> lstm-S, tiny -> gru-tiny, ...), else the kind's first.
- */
-export function presetForKind(presets: { name: string; config: FullConfig }[], kind: ModelKind, from: string): { name: string; config: FullConfig } | undefined {
-  const size = /tiny/.test(from) ? 'tiny' : 'S';
-  const mine = presets.filter((p) => p.config.model === kind);
-  return mine.find((p) => p.name === (kind === 'gpt' ? size : `${kind}-${size}`)) ?? mine[0];
-}
 
 export interface Settings {
   readonly $: MapStore<SettingsSlice>;

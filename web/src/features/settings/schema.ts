@@ -38,6 +38,16 @@ export function presetsFor(presets: Preset[], kind: string): Preset[] {
   return presets.filter((p) => p.config.model === kind);
 }
 
+/**
+ * The preset an architecture starts at when it is chosen: the one of the same size as the form's
+ * (S -> lstm-S, tiny -> gru-tiny, ...), else the kind's first.
+ */
+export function presetForKind(presets: Preset[], kind: ModelKind, from: string): Preset | undefined {
+  const size = /tiny/.test(from) ? 'tiny' : 'S';
+  const mine = presets.filter((p) => p.config.model === kind);
+  return mine.find((p) => p.name === (kind === 'gpt' ? size : `${kind}-${size}`)) ?? mine[0];
+}
+
 /** An input's step: integers by 1, reals free. */
 export function inputStep(f: FieldSpec): string {
   return f.type === 'integer' ? '1' : 'any';
