@@ -99,6 +99,7 @@ export class HiddenPanel {
     const tr_ = s.hiddenTrace;
     clear(this.view);
     clear(this.gates);
+    for (const o of this.what.options) o.textContent = (t().hidden.kinds as Record<string, string>)[o.value] ?? o.value;  // worded again at a switch
     if (!tr_) return;
     if (this.layer.options.length !== tr_.L) {
       clear(this.layer);
@@ -107,8 +108,9 @@ export class HiddenPanel {
     const kinds = activationKinds(tr_.kind);
     if ([...this.what.options].map((o) => o.value).join() !== kinds.join()) {
       clear(this.what);
-      for (const k of kinds) this.what.append(h('option', { value: k }, (t().hidden.kinds as Record<string, string>)[k] ?? k));
+      for (const k of kinds) this.what.append(h('option', { value: k }));
     }
+    for (const o of this.what.options) o.textContent = (t().hidden.kinds as Record<string, string>)[o.value] ?? o.value;  // worded again at a switch
     const c = s.hiddenUnit;
     this.layer.value = String(Math.min(c.layer, tr_.L - 1));
     this.unit.max = String(tr_.H - 1);
