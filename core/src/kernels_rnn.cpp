@@ -8,9 +8,10 @@
 // block's slice of W_hh (packed once per call, [block][k][gate][W], so the stream is contiguous
 // and the slice, H * G * W floats, stays in L1/L2 across the batch's rows), then adds xg and b_hh
 // and applies the cell, and stores h (and c and the gates) straight from the registers.
-// Backward, step t (from T-1 down): a task owns a block of 16 units of dh_{t-1}: it computes
-// da_{t+1} W_hh for its units (W_hh read as stored, torch's (G*H, H)), adds the gradient from
-// above, and runs the cell's backward for its units, which needs nothing of the other units.
+// Backward, step t (from T-1 down): a task owns a block of 16 or 32 units of dh_{t-1}: it computes
+// da_{t+1} W_hh for its units (W_hh's columns of the block packed once per call, [block][G*H][units],
+// so they stream contiguously), adds the gradient from above, and runs the cell's backward for its
+// units, which needs nothing of the other units.
 // Every element is computed by one task in a fixed order, so results do not depend on the thread
 // count; a step is one parallel pass (the tasks of step t need all of step t + 1).
 #include <algorithm>
@@ -49,16 +50,19 @@ constexpr int fwd_rows() {
 #endif
 }
 
-// Units per backward task (one 64-byte line of a W_hh row) and rows of its register tile.
-constexpr int kBwdUnits = W >= 16 ? W : 16;
-constexpr int NV = kBwdUnits / W;
+// Units per backward task and rows of its register tile: R rows x NV vectors of accumulators, NV
+// vectors of the packed W_hh and a broadcast (two vectors a row: a load of W_hh serves R rows).
 #if defined(TINYGPT_SIMD_AVX512)
+constexpr int kBwdUnits = 2 * W;  // 32 units
 constexpr int kBwdRows = 8;
 #elif defined(TINYGPT_SIMD_AVX2)
-constexpr int kBwdRows = 4;
+constexpr int kBwdUnits = 2 * W;  // 16 units
+constexpr int kBwdRows = 6;
 #else
+constexpr int kBwdUnits = W >= 16 ? W : 16;
 constexpr int kBwdRows = 2;
 #endif
+constexpr int NV = kBwdUnits / W;
 
 // Below this many rows x steps the forward reads W_hh as stored (dot products) instead of
 // packing it first: generation feeds one token at a time.
@@ -227,6 +231,7 @@ struct Bwd {
   float *dgx, *dgh;            // (B, T, G*H); dgh: the GRU only
   float *carry_h, *carry_c;    // (B, H): gradient reaching h_t directly (GRU: z) and c_t, from step t + 1
   const float *dh, *dc, *h, *c, *gates, *w_hh, *h0, *c0;
+  const float* packed;         // (blocks, G*H, kBwdUnits): W_hh's columns of each block of units, 0 past H
   int B, T, H, G;
   const float* rec(int b, int t) const {  // the recurrent part's gradient of row b at step t
     return (G == 3 ? dgh : dgx) + (int64_t(b) * T + t) * G * H;
@@ -234,18 +239,18 @@ struct Bwd {
 };
 
 // acc[r][v] = sum_q da_{t+1}[b0 + r, q] W_hh[q, j0 + v*W ..]: the gradient reaching h_t through
-// step t + 1, for units [j0, j0 + n) (n < kBwdUnits: the last block, read element by element).
+// step t + 1, for the units of block j0 / kBwdUnits (its packed slice of W_hh streams contiguously).
 template <int R>
-void bwd_through_w(const Bwd& f, int t, int b0, int j0, int n, vf (*acc)[NV]) {
+void bwd_through_w(const Bwd& f, int t, int b0, int j0, vf (*out)[NV]) {
+  vf acc[R][NV];  // in registers: `out` may alias the float data the loop reads
   for (int r = 0; r < R; r++)
     for (int v = 0; v < NV; v++) acc[r][v] = simd::zero();
-  if (t + 1 >= f.T) return;
-  const int GH = f.G * f.H, H = f.H;
-  const float* da[R];
-  for (int r = 0; r < R; r++) da[r] = f.rec(b0 + r, t + 1);
-  if (n == kBwdUnits) {
-    const float* w = f.w_hh + j0;
-    for (int q = 0; q < GH; q++, w += H) {
+  if (t + 1 < f.T) {
+    const int GH = f.G * f.H;
+    const float* da[R];
+    for (int r = 0; r < R; r++) da[r] = f.rec(b0 + r, t + 1);
+    const float* w = f.packed + int64_t(j0 / kBwdUnits) * GH * kBwdUnits;  // (G*H, kBwdUnits)
+    for (int q = 0; q < GH; q++, w += kBwdUnits) {
       vf wq[NV];
       for (int v = 0; v < NV; v++) wq[v] = simd::load(w + v * W);
       for (int r = 0; r < R; r++) {
@@ -253,17 +258,24 @@ void bwd_through_w(const Bwd& f, int t, int b0, int j0, int n, vf (*acc)[NV]) {
         for (int v = 0; v < NV; v++) acc[r][v] = simd::fma(a, wq[v], acc[r][v]);
       }
     }
-    return;
   }
-  for (int r = 0; r < R; r++) {
-    float s[kBwdUnits] = {};
-    for (int q = 0; q < GH; q++) {
-      const float a = da[r][q];
-      const float* w = f.w_hh + int64_t(q) * H + j0;
-      for (int u = 0; u < n; u++) s[u] += a * w[u];
+  for (int r = 0; r < R; r++)
+    for (int v = 0; v < NV; v++) out[r][v] = acc[r][v];
+}
+
+// packed[blk][q][u] = W_hh[q][blk*kBwdUnits + u] (0 past the last unit)
+void pack_w_hh_columns(float* packed, const float* w_hh, int GH, int H) {
+  const int blocks = (H + kBwdUnits - 1) / kBwdUnits;
+  tp::parallel_for(blocks, [&](int k0, int k1, int) {
+    for (int blk = k0; blk < k1; blk++) {
+      const int j0 = blk * kBwdUnits, n = std::min(kBwdUnits, H - j0);
+      float* p = packed + int64_t(blk) * GH * kBwdUnits;
+      for (int q = 0; q < GH; q++) {
+        std::memcpy(p + int64_t(q) * kBwdUnits, w_hh + int64_t(q) * H + j0, size_t(n) * sizeof(float));
+        std::memset(p + int64_t(q) * kBwdUnits + n, 0, size_t(kBwdUnits - n) * sizeof(float));
+      }
     }
-    for (int v = 0; v < NV; v++) acc[r][v] = simd::load(s + v * W);
-  }
+  }, int64_t(GH) * H);
 }
 
 // The cell's backward on units [j, j + n) (n <= W) of row b at step t, given the gradient
@@ -313,7 +325,7 @@ template <int CELL, int R>
 void bwd_tile(const Bwd& f, int t, int blk, int b0) {
   const int j0 = blk * kBwdUnits, n = std::min(kBwdUnits, f.H - j0);
   vf acc[R][NV];
-  bwd_through_w<R>(f, t, b0, j0, n, acc);
+  bwd_through_w<R>(f, t, b0, j0, acc);
   for (int r = 0; r < R; r++)
     for (int v = 0; v < NV && v * W < n; v++) bwd_cell<CELL>(f, b0 + r, t, j0 + v * W, std::min(W, n - v * W), acc[r][v]);
 }
@@ -331,7 +343,7 @@ template <int R>
 void bwd_initial_tile(const Bwd& f, float* dh0, float* dc0, int blk, int b0) {
   const int j0 = blk * kBwdUnits, n = std::min(kBwdUnits, f.H - j0);
   vf acc[R][NV];
-  bwd_through_w<R>(f, -1, b0, j0, n, acc);
+  bwd_through_w<R>(f, -1, b0, j0, acc);
   for (int r = 0; r < R; r++) {
     const int64_t at = int64_t(b0 + r) * f.H + j0;
     for (int v = 0; v < NV && v * W < n; v++) {
@@ -393,7 +405,10 @@ void rnn_backward(float* dgx, float* dgh, float* dh0, float* dc0, const float* d
   const int G = cell == 0 ? 1 : cell == 1 ? 3 : 4;
   float* carry = shared_scratch(kRnnCarry, size_t(2) * B * H);  // (2, B, H)
   std::memset(carry, 0, size_t(2) * B * H * sizeof(float));
-  const Bwd f{dgx, dgh, carry, carry + int64_t(B) * H, dh, dc, h, c, gates, w_hh, h0, c0, B, T, H, G};
+  const int blocks = (H + kBwdUnits - 1) / kBwdUnits;
+  float* packed = shared_scratch(kRnnWeights, size_t(blocks) * G * H * kBwdUnits);
+  pack_w_hh_columns(packed, w_hh, G * H, H);
+  const Bwd f{dgx, dgh, carry, carry + int64_t(B) * H, dh, dc, h, c, gates, w_hh, h0, c0, packed, B, T, H, G};
   if (cell == 0) backward<0>(f, dh0, dc0);
   else if (cell == 1) backward<1>(f, dh0, dc0);
   else backward<2>(f, dh0, dc0);
