@@ -15,6 +15,9 @@
 //                                 [--seconds 8] [--no-build] [--no-kernels] [--no-torch]
 //   config lstm-S: tinygpt's LSTM of 0.94M parameters (2 layers of 256 units, rnn.h) against
 //   torch.nn.LSTM's own CPU kernels on the same model, optimizer and batches (npm run bench:rnn).
+//   --torch-passive runs PyTorch with OMP_WAIT_POLICY=PASSIVE: libgomp's threads sleep instead of
+//   spinning while they wait, which is what saves PyTorch at 2 threads when another program holds
+//   a core (its default spinning can make a step 10x slower there).
 //
 // Needs: cmake + g++ (the script builds build/native); for the PyTorch rows Debian's python3-torch
 // with OpenBLAS: libopenblas0-openmp installed, or unpacked under build/openblas (bench/torch-env.mjs). Figures depend on the machine's load: the load
@@ -58,7 +61,7 @@ const LABELS = { S: 'S (4L 4H 128, ctx 64, b12)', M: 'M (6L 6H 384, ctx 256, b4)
 for (const c of configNames) if (!CONFIGS[c]) throw new Error(`unknown config ${c}: S, M or lstm-S`);
 const results = benchResults('cpu');
 results.set('options', { threads: threadCounts, configs: configNames, repeat, seconds, contended: flag('--contended'),
-  kernels: !flag('--no-kernels'), torch: !flag('--no-torch') });
+  kernels: !flag('--no-kernels'), torch: !flag('--no-torch'), torchPassive: flag('--torch-passive') });
 
 function run(cmd, cmdArgs, opts = {}) {
   const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
@@ -128,10 +131,11 @@ function tinygptTokS(config, threads) {
 }
 function torchTokS(config, threads) {
   const c = CONFIGS[config];
+  const env = flag('--torch-passive') ? { ...torchEnv(), OMP_WAIT_POLICY: 'PASSIVE' } : torchEnv();
   const out = run('/usr/bin/python3', [path.join(root, 'bench/pytorch_bench.py'), '--json', '--threads', String(threads),
     '--steps', String(c.steps), '--layers', String(c.layers), '--heads', String(c.heads ?? 1), '--width', String(c.width),
     '--context', String(c.context), '--batch', String(c.batch), '--model', c.model ?? 'gpt', '--hidden', String(c.hidden ?? 256)],
-    { env: torchEnv() });
+    { env });
   return JSON.parse(out);
 }
 
