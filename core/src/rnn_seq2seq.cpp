@@ -141,13 +141,18 @@ nn::Tensor LstmSeq2Seq::forward_logits(nn::Arena& arena, const int32_t* src, con
     throw Error("lstm_seq2seq: source length " + std::to_string(S) + " or target length " + std::to_string(T) +
                 " exceeds the maximum length (block_size) " + std::to_string(dims_.block_size));
   const nn::Tensor none;
-  std::vector<nn::Tensor> h0, c0;
+  // the encoder's last states, one per layer, in members whose capacity stays: a steady-state
+  // training step allocates nothing (tests/test_rnn_alloc.cpp)
+  std::vector<nn::Tensor>& h0 = enc_h_last_;
+  std::vector<nn::Tensor>& c0 = enc_c_last_;
+  h0.clear(), c0.clear();
   nn::Tensor enc = encode(arena, src, B, S, &h0, &c0);                // (B, S, H)
   nn::Tensor x = nn::embedding(arena, tgt_emb_, tgt_in, B, T);        // (B, T, E)
   for (size_t l = 0; l < dec_.size(); l++) {
     const bool from_encoder = l < h0.size();
     x = nn::recurrent(arena, kLstm, x, dec_[l], from_encoder ? h0[l] : none, from_encoder ? c0[l] : none);  // (B, T, H)
   }
+  h0.clear(), c0.clear();  // they live in this arena
   nn::Tensor q = nn::linear_lastdim(arena, x, attn_w_, none);        // (B, T, H)
   nn::Tensor kv = nn::repeat_lastdim(arena, enc);                     // (B, S, 2H): keys = values = enc
   const uint8_t* pad = padding_mask(arena, src, int64_t(B) * S);      // (B, S)

@@ -104,6 +104,7 @@ class LstmSeq2Seq : public ModelParameters {
   nn::Tensor mix_ctx_w_, mix_h_w_, mix_b_;    // (H, H), (H, H), (H)
   nn::Tensor proj_w_, proj_b_;                // (H, V), (V)
   nn::Tensor last_att_;                       // (B, 1, T, S)
+  std::vector<nn::Tensor> enc_h_last_, enc_c_last_;  // forward_logits' scratch: (B, H) per encoder layer
 };
 
 }  // namespace tinygpt::model
