@@ -53,6 +53,14 @@ function onReady($: MapStore<SettingsSlice>, port: Port<SettingsCalls, object>, 
   validate();
 }
 
+/** The form of architecture `kind` in the mode: the preset of its size next to the form's (null: no change). */
+function formForKind(s: SettingsSlice, kind: ModelKind): FullConfig | null {
+  const form = s.settings ?? s.formSettings;
+  if (!form || form.model === kind || !KINDS_OF[s.mode].includes(kind)) return null;
+  const preset = presetForKind(s.presets, kind, presetOf(knobsFor(s.schema, form.model), presetsFor(s.presets, form.model), form));
+  return preset ? normalise(s.schema, preset.config) : null;
+}
+
 export function createSettings(port: Port<SettingsCalls, object>, runtime: Runtime, session: Session): Settings {
   const $ = map<SettingsSlice>({
     mode: 'gpt', schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {}, textSize: null,
@@ -113,12 +121,8 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
       for (const fn of switched) fn(mode);
     },
     setKind(kind) {
-      const s = $.get();
-      const form = s.settings ?? s.formSettings;
-      if (!form || form.model === kind || !KINDS_OF[s.mode].includes(kind) || session.$.get().model || session.$.get().creating) return;
-      const preset = presetForKind(s.presets, kind, presetOf(knobsFor(s.schema, form.model), presetsFor(s.presets, form.model), form));
-      if (!preset) return;
-      const next = normalise(s.schema, preset.config);
+      const next = session.$.get().model || session.$.get().creating ? null : formForKind($.get(), kind);
+      if (!next) return;
       patch($, { formSettings: next, settings: next, verdict: null });
       validate();
     },
