@@ -11,11 +11,16 @@
 //      choosing (build/native/train_bench --threads auto), native, plus the wasm threads build
 //      in Node at 1 and 2 threads when it is built; then the same without the spinner.
 //
-//   node bench/cpu_vs_pytorch.mjs [--threads 1,2] [--configs S,M] [--repeat 3] [--contended]
+//   node bench/cpu_vs_pytorch.mjs [--threads 1,2] [--configs S,M,lstm-S] [--repeat 3] [--contended]
 //                                 [--seconds 8] [--no-build] [--no-kernels] [--no-torch]
+//   config lstm-S: tinygpt's LSTM of 0.94M parameters (2 layers of 256 units, rnn.h) against
+//   torch.nn.LSTM's own CPU kernels on the same model, optimizer and batches (npm run bench:rnn).
+//   --torch-passive runs PyTorch with OMP_WAIT_POLICY=PASSIVE: libgomp's threads sleep instead of
+//   spinning while they wait, which is what saves PyTorch at 2 threads when another program holds
+//   a core (its default spinning can make a step 10x slower there).
 //
 // Needs: cmake + g++ (the script builds build/native); for the PyTorch rows Debian's python3-torch
-// with libopenblas0-openmp (/usr/bin/python3). Figures depend on the machine's load: the load
+// with OpenBLAS: libopenblas0-openmp installed, or unpacked under build/openblas (bench/torch-env.mjs). Figures depend on the machine's load: the load
 // average is printed before and after. Writes bench/results/cpu-<date>.json (bench/results.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,6 +30,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 import { benchResults } from './results.mjs';
+import { torchEnv } from './torch-env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const build = path.join(root, 'build/native');
@@ -49,11 +55,13 @@ if (threadCounts.some((t) => !(t >= 1)) || !(repeat >= 1) || !(seconds > 0)) {
 const CONFIGS = {
   S: { layers: 4, heads: 4, width: 128, context: 64, batch: 12, steps: 20 },
   M: { layers: 6, heads: 6, width: 384, context: 256, batch: 4, steps: 5 },
+  'lstm-S': { model: 'lstm', layers: 2, width: 64, hidden: 256, context: 64, batch: 12, steps: 20 },
 };
-for (const c of configNames) if (!CONFIGS[c]) throw new Error(`unknown config ${c}: S or M`);
+const LABELS = { S: 'S (4L 4H 128, ctx 64, b12)', M: 'M (6L 6H 384, ctx 256, b4)', 'lstm-S': 'lstm-S (2L x 256, ctx 64, b12)' };
+for (const c of configNames) if (!CONFIGS[c]) throw new Error(`unknown config ${c}: S, M or lstm-S`);
 const results = benchResults('cpu');
 results.set('options', { threads: threadCounts, configs: configNames, repeat, seconds, contended: flag('--contended'),
-  kernels: !flag('--no-kernels'), torch: !flag('--no-torch') });
+  kernels: !flag('--no-kernels'), torch: !flag('--no-torch'), torchPassive: flag('--torch-passive') });
 
 function run(cmd, cmdArgs, opts = {}) {
   const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
@@ -74,7 +82,7 @@ if (!flag('--no-build')) {
 for (const exe of ['tinygpt', 'kernels_bench', 'train_bench'])
   if (!fs.existsSync(path.join(build, exe))) throw new Error(`missing build/native/${exe}: run without --no-build`);
 
-const torchOk = !flag('--no-torch') && spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
+const torchOk = !flag('--no-torch') && spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8', env: torchEnv() }).status === 0;
 console.log(`\ntinygpt vs PyTorch on the CPU — ${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${load()}`);
 if (!torchOk && !flag('--no-torch'))
   console.log('(PyTorch rows skipped: /usr/bin/python3 has no torch; apt-get install -y python3-torch libopenblas0-openmp)');
@@ -91,6 +99,11 @@ if (!flag('--no-kernels')) {
   for (const g of k1.gemm) {
     const cells = k1.backends.map((b) => pad(`${g[b.name].toFixed(1)} (${((100 * g[b.name]) / b.peak_gflops).toFixed(0)}%)`, 15));
     console.log(`  ${`${g.config} ${g.shape}`.padEnd(36)} ${cells.join(' ')}`);
+  }
+  console.log('Recurrent step kernels, one thread (rnn_forward / rnn_backward at lstm-S, GFLOP/s of the W_hh products, % of peak)');
+  for (const g of k1.rnn ?? []) {
+    const cells = k1.backends.map((b) => pad(`${g[b.name].toFixed(1)} (${((100 * g[b.name]) / b.peak_gflops).toFixed(0)}%)`, 15));
+    console.log(`  ${g.shape.padEnd(36)} ${cells.join(' ')}`);
   }
   decodeRows.push({ threads: 1, ...k1.decode_m, bw: k1.bandwidth_gbs });
   for (const t of threadCounts.filter((t) => t > 1)) {
@@ -118,9 +131,11 @@ function tinygptTokS(config, threads) {
 }
 function torchTokS(config, threads) {
   const c = CONFIGS[config];
+  const env = flag('--torch-passive') ? { ...torchEnv(), OMP_WAIT_POLICY: 'PASSIVE' } : torchEnv();
   const out = run('/usr/bin/python3', [path.join(root, 'bench/pytorch_bench.py'), '--json', '--threads', String(threads),
-    '--steps', String(c.steps), '--layers', String(c.layers), '--heads', String(c.heads), '--width', String(c.width),
-    '--context', String(c.context), '--batch', String(c.batch)]);
+    '--steps', String(c.steps), '--layers', String(c.layers), '--heads', String(c.heads ?? 1), '--width', String(c.width),
+    '--context', String(c.context), '--batch', String(c.batch), '--model', c.model ?? 'gpt', '--hidden', String(c.hidden ?? 256)],
+    { env });
   return JSON.parse(out);
 }
 
@@ -146,7 +161,7 @@ const best = (xs) => (xs.length ? Math.max(...xs) : NaN);
 console.log(`\nTraining tokens/s (best of ${repeat}, runs alternating): tinygpt ${backend} kernels vs ${torchInfo || 'PyTorch (skipped)'}`);
 console.log(`  ${'config'.padEnd(28)} ${pad('threads', 7)} ${pad('tinygpt', 9)} ${pad('PyTorch', 9)} ${pad('ratio', 7)}   all runs (tinygpt | PyTorch)`);
 for (const c of table) {
-  const name = c.config === 'S' ? 'S (4L 4H 128, ctx 64, b12)' : 'M (6L 6H 384, ctx 256, b4)';
+  const name = LABELS[c.config];
   const ratio = best(c.ours) / best(c.torch);
   c.ratio = ratio;
   console.log(`  ${name.padEnd(28)} ${pad(c.threads, 7)} ${pad(fmt(best(c.ours)), 9)} ${pad(fmt(best(c.torch)), 9)} ${pad(Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-', 7)}   ${c.ours.map((x) => x.toFixed(0)).join(' ')} | ${c.torch.map((x) => x.toFixed(0)).join(' ')}`);
@@ -163,7 +178,7 @@ if (torchOk) {
     if (!c) return;
     console.log(`  goal ${config} at ${threads} thread${threads > 1 ? 's' : ''} >= ${want.toFixed(1)}x PyTorch: ${c.ratio.toFixed(2)}x ${c.ratio >= want ? 'met' : 'NOT met'}`);
   };
-  for (const config of ['S', 'M']) for (const t of [1, 2]) goal(config, t, config === 'S' && t === 2 ? 1.3 : 1.0);
+  for (const config of ['S', 'M', 'lstm-S']) for (const t of [1, 2]) goal(config, t, config === 'S' && t === 2 ? 1.3 : 1.0);
 }
 
 // ---- 3. contended ----------------------------------------------------------------------------------

@@ -5,7 +5,12 @@
 //
 //   kernels_bench [--threads N] [--json] [--quick] [--cpu-time] [--no-gemm]
 //
-// --no-gemm skips the GEMM table (peaks, bandwidth and decoding only).
+// --no-gemm skips the GEMM table and the recurrent gates (peaks, bandwidth and decoding only).
+//
+// Recurrent gates (lstm-S: B 12, T 64, H 256, an LSTM layer): the fused step kernels
+// rnn_forward (h_{t-1} W_hh^T and the cell, step after step) and rnn_backward (dgates W_hh and
+// the cell's backward), in GFLOP/s of their products with W_hh (2 B T 4H H each; the cells'
+// arithmetic is not counted); the input projection and the weight gradients are GEMMs of the table.
 //
 // --cpu-time times the GEMMs by this thread's CPU time instead of the wall clock (one thread
 // only): on a machine shared with other busy processes it measures the kernel, not the share
@@ -138,7 +143,64 @@ const Shape kShapes[] = {
     {"M", "dinp    1024x384 @ (1536x384)^T", false, true, 1024, 1536, 384},
     {"M", "dW      (1024x1536)^T @ 1024x384", true, false, 1536, 384, 1024},
     {"M", "att     256x64 @ (256x64)^T", false, true, 256, 256, 64},
+    // lstm-S (E 64, H 256, 4H = 1024 gate rows): input projections and weight gradients
+    {"lstm", "xg      768x64 @ (1024x64)^T", false, true, 768, 1024, 64},
+    {"lstm", "xg      768x256 @ (1024x256)^T", false, true, 768, 1024, 256},
+    {"lstm", "dW_hh   (768x1024)^T @ 768x256", true, false, 1024, 256, 768},
+    {"lstm", "dx      768x1024 @ 1024x256", false, false, 768, 256, 1024},
 };
+
+// ---- the recurrent step kernels -----------------------------------------------------------------
+
+struct RnnShape {
+  const char* what;
+  bool backward;
+  int cell, B, T, H;
+};
+const RnnShape kRnnShapes[] = {
+    {"lstm fwd  12x64 steps, 4x256x256", false, 2, 12, 64, 256},
+    {"lstm bwd  12x64 steps, 4x256x256", true, 2, 12, 64, 256},
+    {"gru fwd   12x64 steps, 3x288x288", false, 1, 12, 64, 288},
+    {"rnn fwd   12x64 steps, 512x512", false, 0, 12, 64, 512},
+};
+
+// GFLOP/s of the products with W_hh: 2 B T G H H per call.
+double rnn_gflops(const RnnShape& s, double min_seconds) {
+  const int G = s.cell == 0 ? 1 : s.cell == 1 ? 3 : 4, GH = G * s.H;
+  const size_t N = size_t(s.B) * s.T;
+  data::Rng rng(3);
+  auto fill = [&](std::vector<float>& v, size_t n, float scale) {
+    v.resize(n);
+    for (float& x : v) x = float(rng.normal()) * scale;
+  };
+  std::vector<float> xg, w, b, h(N * s.H), c(N * s.H), gates(N * 4 * s.H), dh, dgx(N * GH), dgh(N * GH);
+  fill(xg, N * GH, 0.5f);
+  fill(w, size_t(GH) * s.H, 0.05f);
+  fill(b, size_t(GH), 0.1f);
+  fill(dh, N * s.H, 1.0f);
+  auto forward = [&] {
+    kernels::rnn_forward(h.data(), s.cell == 2 ? c.data() : nullptr, s.cell ? gates.data() : nullptr, xg.data(), w.data(),
+                         b.data(), nullptr, nullptr, s.cell, s.B, s.T, s.H);
+  };
+  auto run = [&] {
+    if (!s.backward) return forward();
+    kernels::rnn_backward(dgx.data(), s.cell == 1 ? dgh.data() : nullptr, nullptr, nullptr, dh.data(), nullptr, h.data(),
+                          s.cell == 2 ? c.data() : nullptr, s.cell ? gates.data() : nullptr, w.data(), nullptr, nullptr,
+                          s.cell, s.B, s.T, s.H);
+  };
+  forward();
+  run();  // warm-up
+  double best = 1e30;
+  const double t_one = gemm_clock();
+  run();
+  const int reps = std::max(1, int(min_seconds / 5 / std::max(1e-7, gemm_clock() - t_one)));
+  for (int r = 0; r < 9; r++) {
+    const double t0 = gemm_clock();
+    for (int i = 0; i < reps; i++) run();
+    best = std::min(best, (gemm_clock() - t0) / reps);
+  }
+  return 2.0 * double(N) * GH * s.H / best / 1e9;
+}
 
 double gemm_gflops(const Shape& s, bool reference, double min_seconds) {
   const int lda = s.transA ? s.M : s.K, ldb = s.transB ? s.K : s.N;
@@ -237,6 +299,13 @@ int main(int argc, char** argv) {
       gf[i][k] = gemm_gflops(s, false, min_seconds);
     }
   }
+  const size_t n_rnn = gemm ? std::size(kRnnShapes) : 0;
+  std::vector<std::vector<double>> rnn(n_rnn, std::vector<double>(backends.size()));
+  for (size_t i = 0; i < n_rnn; i++)
+    for (size_t k = 0; k < backends.size(); k++) {
+      kernels::use_backend(backends[k]);
+      rnn[i][k] = rnn_gflops(kRnnShapes[i], min_seconds);
+    }
   kernels::use_backend(best_backend);
   // Bandwidth of this many threads, and of one thread, streaming a buffer far larger than the
   // caches; then over a buffer as large as what one decoded token reads (part of it may stay in
@@ -269,6 +338,12 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), gf[i][k]);
       std::printf("}");
     }
+    std::printf("],\"rnn\":[");
+    for (size_t i = 0; i < n_rnn; i++) {
+      std::printf("%s{\"shape\":\"%s\"", i ? "," : "", kRnnShapes[i].what);
+      for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), rnn[i][k]);
+      std::printf("}");
+    }
     std::printf("],\"bandwidth_gbs\":%.2f,\"bandwidth_1thread_gbs\":%.2f,\"bandwidth_token_gbs\":%.2f,", bw, bw1,
                 bw_token);
     std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f,\"cached_reference_tok_s\":%.1f}}\n",
@@ -293,6 +368,13 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   if (n_shapes > 0) std::printf("(%% of peak: of the backend's one-thread peak x %d thread(s))\n", threads);
+  if (n_rnn > 0) std::printf("\n%-45s\n", "Recurrent step kernels (GFLOP/s of the W_hh products, % of peak)");
+  for (size_t i = 0; i < n_rnn; i++) {
+    std::printf("%-44s", kRnnShapes[i].what);
+    for (size_t k = 0; k < backends.size(); k++)
+      std::printf(" %7.1f (%4.0f%%)", rnn[i][k], 100.0 * rnn[i][k] / (peaks[k] * threads));
+    std::printf("\n");
+  }
   std::printf("\nmemory read bandwidth, streaming 128 MiB: %.1f GB/s with %d thread(s), %.1f GB/s with 1\n", bw, threads,
               bw1);
   std::printf("  over %.1f MB (what one decoded token of M reads): %.1f GB/s with %d thread(s)\n",

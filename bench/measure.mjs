@@ -8,26 +8,29 @@ import { cliPath, shakespeare } from '../tests/wasm/helpers.mjs';
 export const S = { n_layer: 4, n_head: 4, n_embd: 128, block_size: 64, batch_size: 12 };
 export const tokensPerStep = S.batch_size * S.block_size;
 
-// `tinygpt bench --preset S`: training tokens/s, generation bytes/s and the kernels it picked.
-export function nativeBench(threads, steps) {
-  const r = spawnSync(cliPath, ['bench', '--preset', 'S', '--threads', String(threads), '--steps', String(steps)], { encoding: 'utf8' });
+// lstm-S: the LSTM of 0.94M parameters (2 layers of 256 units, embedding 64), S's window and batch
+export const LSTM_S = { model: 'lstm', n_layer: 2, n_embd: 64, n_hidden: 256, block_size: 64, batch_size: 12 };
+
+// `tinygpt bench --preset S` (or another preset): training tokens/s, generation bytes/s and the kernels it picked.
+export function nativeBench(threads, steps, preset = 'S') {
+  const r = spawnSync(cliPath, ['bench', '--preset', preset, '--threads', String(threads), '--steps', String(steps)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`tinygpt bench failed:\n${r.stderr}${r.stdout}`);
-  const cols = r.stdout.split('\n').find((l) => l.startsWith('S ')).trim().split(/\s+/);
+  const cols = r.stdout.split('\n').find((l) => l.startsWith(`${preset} `)).trim().split(/\s+/);
   return { tokS: Number(cols[cols.length - 3]), genBS: Number(cols[cols.length - 1]), backend: /: (\S+) kernels/.exec(r.stdout)[1] };
 }
 
 // Trains config S in a wasm module (3 warm-up steps: JIT tiers, arena), then generates several
 // windows' worth of bytes with the default window policy.
-export function sessionBench(M, steps, threads = 1) {
+export function sessionBench(M, steps, threads = 1, config = S) {
   if (threads > 1 || M.maxThreads() > 1) M.setThreads(threads);
-  const s = new M.Session({ ...S, max_iters: 1000, warmup_iters: 10, eval_interval: 0 });
+  const s = new M.Session({ ...config, max_iters: 1000, warmup_iters: 10, eval_interval: 0 });
   s.setCorpus(shakespeare);
   s.advance(3, 0);
   const r = s.advance(steps, 0);
-  const n = 4 * S.block_size + 64;
+  const n = 4 * config.block_size + 64;
   const t0 = performance.now();
   s.generate(new TextEncoder().encode('\n'), n, { seed: 1 });
   const genBS = n / ((performance.now() - t0) / 1000);
   s.delete();
-  return { tokS: (steps * tokensPerStep) / (r.trainMs / 1000), genBS, backend: M.backend() };
+  return { tokS: (steps * config.batch_size * config.block_size) / (r.trainMs / 1000), genBS, backend: M.backend() };
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """PyTorch reference for `npm run bench`: the same model, optimizer and schedule as tinygpt's
-config S, trained on tiny Shakespeare, timed in tokens/s.
+config S, trained on tiny Shakespeare, timed in tokens/s. With --model lstm (gru, rnn): the
+recurrent language model of tinygpt's lstm-S (rnn.h) on torch.nn.LSTM (GRU, RNN) itself, its
+fused CPU kernels: nn.Embedding, nn.LSTM(E, H, L), nn.Linear(H, 256).
 
 Run with Debian's python3-torch (/usr/bin/python3). Debian's default BLAS is the slow netlib
 reference; install libopenblas0-openmp for a fair comparison (this script reports which
 libblas is active).
 
     /usr/bin/python3 bench/pytorch_bench.py --threads 1 [--steps 20] [--json]
+    /usr/bin/python3 bench/pytorch_bench.py --model lstm --layers 2 --width 64 --hidden 256 --threads 1
 """
 import argparse
 import json
@@ -68,7 +71,31 @@ class GPT(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
 
 
+class Recurrent(nn.Module):
+    """tinygpt's recurrent language model (core/include/tinygpt/rnn.h) on torch.nn's own modules."""
+
+    def __init__(self, kind, L, E, H, V=256):
+        super().__init__()
+        self.wte = nn.Embedding(V, E)
+        cls = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}[kind]
+        self.rnn = cls(E, H, L, batch_first=True)
+        self.lm_head = nn.Linear(H, V)
+
+    def forward(self, idx, targets):
+        h, _ = self.rnn(self.wte(idx))
+        logits = self.lm_head(h)
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
 def active_blas():
+    """The BLAS torch loaded (a LD_LIBRARY_PATH OpenBLAS, or the system's alternative)."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                if "libblas.so" in line or "libopenblas" in line:
+                    return line.split()[-1]
+    except OSError:
+        pass
     try:
         return os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
     except OSError:
@@ -84,6 +111,8 @@ def main():
     ap.add_argument("--width", type=int, default=128)
     ap.add_argument("--context", type=int, default=64)
     ap.add_argument("--batch", type=int, default=12)
+    ap.add_argument("--model", default="gpt", choices=["gpt", "lstm", "gru", "rnn"])
+    ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -92,7 +121,8 @@ def main():
     data = torch.tensor(list(open(os.path.join(root, "data/tinyshakespeare.txt"), "rb").read()), dtype=torch.long)
     n_train = len(data) - len(data) // 10
     B, T = args.batch, args.context
-    model = GPT(args.layers, args.heads, args.width, T)
+    model = GPT(args.layers, args.heads, args.width, T) if args.model == "gpt" else \
+        Recurrent(args.model, args.layers, args.width, args.hidden)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
@@ -125,7 +155,7 @@ def main():
         loss = step(s)
     dt = time.perf_counter() - t0
     tok_s = args.steps * B * T / dt
-    result = {"threads": args.threads, "tok_s": tok_s, "ms_step": 1000 * dt / args.steps, "torch": torch.__version__,
+    result = {"model": args.model, "threads": args.threads, "tok_s": tok_s, "ms_step": 1000 * dt / args.steps, "torch": torch.__version__,
               "blas": active_blas(), "loss": loss}
     if args.json:
         print(json.dumps(result))

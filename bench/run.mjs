@@ -13,8 +13,9 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 import { cliPath, root, shakespeare, loadModule } from '../tests/wasm/helpers.mjs';
-import { S, nativeBench, sessionBench } from './measure.mjs';
+import { LSTM_S, S, nativeBench, sessionBench } from './measure.mjs';
 import { benchResults } from './results.mjs';
+import { torchEnv } from './torch-env.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS || 20);
 // training FLOPs per token: 6 x (matmul weights) + attention (QK^T and PV, causal, fwd + bwd)
@@ -61,6 +62,21 @@ for (let i = 0; i < nat.gemm.length; i++) {
   console.log(`  ${`${row.config} ${row.shape}`.padEnd(36)} ${scalar.padStart(8)} ${cells.join(' ')}`);
 }
 
+// the recurrent step kernels (lstm-S's shapes): the products with W_hh inside the fused steps
+console.log(`\nRecurrent step kernels, one thread: GFLOP/s of the W_hh products (% of that backend's peak)`);
+for (let i = 0; i < (nat.rnn ?? []).length; i++) {
+  const row = nat.rnn[i], w = wasmK.rnn?.[i];
+  const cells = gemmCols.map((c) => {
+    const gf = c === 'simd128' ? w?.simd128 : row[c];
+    return Number.isFinite(gf) ? `${gf.toFixed(1)} (${((100 * gf) / peak[c]).toFixed(0)}%)`.padStart(16) : '-'.padStart(16);
+  });
+  console.log(`  ${row.shape.padEnd(36)} ${''.padStart(8)} ${cells.join(' ')}`);
+}
+{
+  const fwd = wasmK.rnn?.find((r) => r.shape.startsWith('lstm fwd'));
+  if (fwd) console.log(`  goal in wasm: the LSTM's gate products >= 60% of the SIMD128 peak: ${((100 * fwd.simd128) / peak.simd128).toFixed(0)}% (forward step kernel)`);
+}
+
 // ---- training and generation -------------------------------------------------------------------
 function nativeRow(threads) {
   const r = nativeBench(threads, STEPS);
@@ -83,7 +99,7 @@ const torch = {};
 const hasTorch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
 if (hasTorch) {
   for (const t of [1, 2]) {
-    const r = JSON.parse(run('/usr/bin/python3', [path.join(root, 'bench/pytorch_bench.py'), '--threads', String(t), '--steps', String(STEPS), '--json']));
+    const r = JSON.parse(run('/usr/bin/python3', [path.join(root, 'bench/pytorch_bench.py'), '--threads', String(t), '--steps', String(STEPS), '--json'], { env: torchEnv() }));
     torch[t] = r;
     rows.push({ name: `PyTorch ${r.torch} (${path.basename(path.dirname(r.blas))})`, threads: t, tokS: r.tok_s, genBS: NaN, peak: peak[nat.backend] ?? peak.sse2 });
   }
@@ -101,6 +117,32 @@ for (const r of rows) {
 }
 results.set('training', rows.map((r) => ({ build: r.name, threads: r.threads, tokS: r.tokS, genBS: Number.isFinite(r.genBS) ? r.genBS : null,
   vsPyTorch: torch[r.threads] ? r.tokS / torch[r.threads].tok_s : null, peakGflops: r.peak })));
+// ---- the LSTM (lstm-S: 0.94M parameters, 2 layers of 256 units): native, wasm, torch.nn.LSTM ----
+{
+  const lstmRows = [];
+  for (const t of [1, 2]) lstmRows.push({ name: `native ${nat.backend}`, threads: t, ...nativeBench(t, STEPS, 'lstm-S') });
+  const M = await loadModule('simd');
+  lstmRows.push({ name: 'wasm simd128 (Node)', threads: 1, ...sessionBench(M, STEPS, 1, LSTM_S) });
+  const create = createRequire(import.meta.url)(threadsNode);
+  const MT = await create({ wasmBinary: fs.readFileSync(threadsNode.replace(/\.cjs$/, '.wasm')) });
+  for (const t of [1, 2]) lstmRows.push({ name: 'wasm simd128+pthreads (Node)', threads: t, ...sessionBench(MT, STEPS, t, LSTM_S) });
+  const lstmTorch = {};
+  if (hasTorch) {
+    for (const t of [1, 2]) {
+      const r = JSON.parse(run('/usr/bin/python3', [path.join(root, 'bench/pytorch_bench.py'), '--model', 'lstm', '--layers', '2', '--width', '64',
+        '--hidden', '256', '--threads', String(t), '--steps', String(STEPS), '--json'], { env: torchEnv() }));
+      lstmTorch[t] = r;
+      lstmRows.push({ name: `PyTorch ${r.torch} nn.LSTM (${path.basename(path.dirname(r.blas))})`, threads: t, tokS: r.tok_s, genBS: NaN });
+    }
+  }
+  console.log('\nThe LSTM of lstm-S (2 layers of 256 units, 0.94M parameters), training tokens/s:');
+  for (const r of lstmRows) {
+    const vs = lstmTorch[r.threads] && !r.name.startsWith('PyTorch') ? `${(r.tokS / lstmTorch[r.threads].tok_s).toFixed(2)}x` : '-';
+    console.log(`  ${r.name.padEnd(40)} ${String(r.threads).padStart(7)} ${r.tokS.toFixed(0).padStart(12)} ${vs.padStart(11)} ${Number.isFinite(r.genBS) ? r.genBS.toFixed(0).padStart(13) : '-'.padStart(13)}`);
+  }
+  results.set('lstm', lstmRows.map((r) => ({ build: r.name, threads: r.threads, tokS: r.tokS, genBS: Number.isFinite(r.genBS) ? r.genBS : null,
+    vsPyTorch: lstmTorch[r.threads] && !r.name.startsWith('PyTorch') ? r.tokS / lstmTorch[r.threads].tok_s : null })));
+}
 // ---- the encoder-decoder (seq2seq_bench: config S2S, 2+2 layers, 4 heads, width 128, d_ff 512, 32 tokens, batch 16)
 console.log('\nEncoder-decoder (seq2seq_bench, config S2S), training tokens/s (source + target tokens):');
 const s2s = [

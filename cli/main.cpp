@@ -21,6 +21,7 @@
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
+#include "tinygpt/hidden.h"
 #include "tinygpt/io.h"
 #include "tinygpt/run.h"
 #include "tinygpt/runtime.h"
@@ -43,7 +44,7 @@ using Clock = std::chrono::steady_clock;
 // ---- options -----------------------------------------------------------------------------------
 
 // The flags of the commands other than the config fields, in one table: which commands take each.
-enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16, kExport = 32, kData = 64 };
+enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16, kExport = 32, kData = 64, kHidden = 128 };
 
 struct Option {
   const char* name;
@@ -54,11 +55,11 @@ struct Option {
 
 const Option kOptions[] = {
     {"preset", kTrain | kConfig | kBench, "NAME", "start from a preset (tiny, S, M; bench: or all); flags override it"},
-    {"data", kTrain, "FILE|DIR", "a text to train on, read where it lies (gpt; default: tiny Shakespeare), a folder of llm.c token shards (*_train_*.bin, *_val_*.bin), or source<TAB>target pairs (seq2seq)"},
+    {"data", kTrain, "FILE|DIR", "a text to train on, read where it lies (gpt, rnn, gru, lstm; default: tiny Shakespeare), a folder of llm.c token shards (*_train_*.bin, *_val_*.bin), or source<TAB>target pairs (seq2seq, lstm_seq2seq)"},
     {"in_memory", kTrain, "on|off", "read the --data text whole into memory instead of where it lies (default off)"},
     {"stats", kTrain, "on|off", "read the --data text once on a thread of its own for its statistics while training starts (default on)"},
     {"encoding", kTrain, "NAME", "auto (default: Latin-1/Windows-1252/UTF-16 text is converted to UTF-8), bytes (as they are), or an encoding"},
-    {"task", kTrain, "NAME", "seq2seq: a built-in task instead of --data (zh-en, reverse, numbers, dates)"},
+    {"task", kTrain, "NAME", "seq2seq, lstm_seq2seq: a built-in task instead of --data (zh-en, reverse, numbers, dates)"},
     {"task_seed", kTrain, "N", "seq2seq: the seed that generates the built-in task's pairs (default 1)"},
     {"out", kTrain, "FILE", "write a checkpoint here at the end (and every --save_interval steps)"},
     {"save_interval", kTrain, "N", "also save every N steps (0 = only at the end)"},
@@ -69,7 +70,10 @@ const Option kOptions[] = {
     {"from-link", kTrain, "URL", "replay a shared run: the link's settings and seed, its text (--data FILE for a person's own), and a check of its first losses"},
     {"share", kTrain, "URL", "at the end, print a link to this run: the page's address URL + its settings, text and first losses"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
-    {"ckpt", kSample | kTranslate, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
+    {"ckpt", kSample | kTranslate | kHidden, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
+    {"text", kHidden, "FILE", "the text to trace (default: the start of tiny Shakespeare's validation split)"},
+    {"pattern", kHidden, "NAME", "a pattern to rank the units by (default: all of them)"},
+    {"top", kHidden, "N", "units listed per pattern (default 5)"},
     {"beam", kTranslate, "N", "beam search with N hypotheses (default 1: greedy)"},
     {"max_len", kTranslate, "N", "longest output in bytes (default: block_size - 1)"},
     {"ckpt", kExport, "FILE", "the checkpoint to export (required)"},
@@ -145,6 +149,10 @@ std::string usage(const std::string& command) {
   if (command.empty() || command == "export") {
     s += "  tinygpt export --ckpt FILE --out MODEL.safetensors   the weights, with the config in the metadata\n";
     if (command == "export") s += options_text(kExport);
+  }
+  if (command.empty() || command == "hidden") {
+    s += "  tinygpt hidden --ckpt FILE [--text FILE] [--pattern NAME] [--top N]   rnn, gru, lstm: the units that track a pattern\n";
+    if (command == "hidden") s += options_text(kHidden);
   }
   if (command.empty() || command == "bench") {
     s += "  tinygpt bench [--preset NAME] [--steps N] [--threads N]\n";
@@ -331,17 +339,17 @@ cli::Data load_data(const Args& args, ModelKind kind, const share::Link* link = 
     std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)link->corpus.fingerprint);
     throw Error("the shared run trained on " + (link->corpus.name.empty() ? std::string("a file") : link->corpus.name) + " (" +
                 std::to_string(link->corpus.size) + " bytes, fingerprint " + hex + "): give it with --data FILE" +
-                (link->config.model == ModelKind::seq2seq ? " (or --task NAME for a built-in task)" : ""));
+                (is_translator(link->config.model) ? " (or --task NAME for a built-in task)" : ""));
   }
   if (args.has("task")) {
     if (args.has("data")) throw Error("--data and --task don't mix: give one");
-    if (kind != ModelKind::seq2seq) throw Error("--task NAME is a built-in translation task: use it with --model seq2seq");
+    if (!is_translator(kind)) throw Error("--task NAME is a built-in translation task: use it with --model seq2seq (or lstm_seq2seq)");
     const std::string name = args.str("task", "");
     return {data::memory_corpus(data::builtin_task(name, uint64_t(args.integer("task_seed", 1)))), "built-in task " + name, nullptr};
   }
   std::string path = args.str("data", "");
   if (path.empty()) {
-    if (kind == ModelKind::seq2seq) {
+    if (is_translator(kind)) {
       std::string names;
       for (const data::TaskInfo& t : data::builtin_tasks()) names += (names.empty() ? "" : ", ") + std::string(t.name);
       throw Error("a seq2seq run needs pairs: --data pairs.tsv (source<TAB>target lines) or --task NAME (" + names + ")");
@@ -351,7 +359,7 @@ cli::Data load_data(const Args& args, ModelKind kind, const share::Link* link = 
   const std::string encoding = args.str("encoding", "auto");
   const std::string in_memory = args.str("in_memory", "off");
   if (in_memory != "on" && in_memory != "off") throw Error("--in_memory expects on or off, got '" + in_memory + "'");
-  if (kind == ModelKind::gpt) return cli::open_text(path, encoding, in_memory == "on");
+  if (is_language_model(kind)) return cli::open_text(path, encoding, in_memory == "on");
   // pairs: read whole (the TSV reader parses every line)
   std::vector<uint8_t> bytes = io::read_file(path);
   if (encoding != "auto" && encoding != "bytes") {
@@ -431,13 +439,22 @@ int cmd_train(const Args& args) {
   if (log_every < 1 || save_every < 0) throw Error("--log_interval must be >= 1 and --save_interval >= 0");
   const std::string out = args.str("out", "");
 
-  if (trainer->kind() == ModelKind::gpt) {
+  if (is_language_model(trainer->kind())) {
     const data::Dataset& ds = trainer->dataset();
-    std::printf("model: gpt, %d layers, %d heads, n_embd %d, block_size %d: %lld parameters\n", c.n_layer, c.n_head,
-                c.n_embd, c.block_size, (long long)trainer->num_parameters());
+    if (trainer->kind() == ModelKind::gpt)
+      std::printf("model: gpt, %d layers, %d heads, n_embd %d, block_size %d: %lld parameters\n", c.n_layer, c.n_head,
+                  c.n_embd, c.block_size, (long long)trainer->num_parameters());
+    else
+      std::printf("model: %s, %d layers of %d units, n_embd %d, window %d (%s): %lld parameters\n",
+                  model_kind_name(c.model), c.n_layer, c.n_hidden, c.n_embd, c.block_size,
+                  c.stateful ? "stateful: the hidden state carries over" : "stateless", (long long)trainer->num_parameters());
     std::printf("data: %s, %llu tokens (%llu train, %llu val)%s%s\n", data_name.c_str(), (unsigned long long)ds.size(),
                 (unsigned long long)ds.train_size(), (unsigned long long)ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "",
                 data.text && !data.corpus.memory_bytes() ? ", read where it lies" : "");
+  } else if (trainer->kind() == ModelKind::lstm_seq2seq) {
+    std::printf("model: lstm_seq2seq, %d encoder + %d decoder LSTM layers of %d units, attention, n_embd %d, block_size %d: %lld parameters\n",
+                c.n_enc_layer, c.n_dec_layer, c.n_hidden, c.n_embd, c.block_size, (long long)trainer->num_parameters());
+    std::printf("data: %s: %s\n", data_name.c_str(), trainer->data_report().c_str());
   } else {
     std::printf("model: seq2seq, %d encoder + %d decoder layers, %d heads, n_embd %d, d_ff %d, block_size %d: %lld parameters\n",
                 c.n_enc_layer, c.n_dec_layer, c.n_head, c.n_embd, c.d_ff, c.block_size, (long long)trainer->num_parameters());
@@ -458,7 +475,7 @@ int cmd_train(const Args& args) {
   };
   // Each slice ends at the next log line, evaluation or save, so that a line shows exactly what
   // was measured at its step: a validation loss appears on the line of the step it was taken at.
-  const int vocab = trainer->kind() == ModelKind::gpt ? model::kVocab : data::kPairVocab;
+  const int vocab = is_language_model(trainer->kind()) ? model::kVocab : data::kPairVocab;
   // seq2seq evaluations also translate held-out pairs
   auto metrics = [](const Evaluation& e) -> std::string {
     if (!std::isfinite(e.exact_match)) return "";
@@ -593,8 +610,8 @@ int cmd_sample(const Args& args) {
   if (!args.has("ckpt"))
     throw Error("sample needs --ckpt FILE (a checkpoint written by 'tinygpt train --out', or a .safetensors model file)");
   auto trainer = load_model_or_checkpoint(args.str("ckpt", ""));
-  if (trainer->kind() == ModelKind::seq2seq)
-    throw Error("this is a seq2seq translation model: use 'tinygpt translate --ckpt FILE TEXT'");
+  if (is_translator(trainer->kind()))
+    throw Error(std::string("this is a ") + model_kind_name(trainer->kind()) + " translation model: use 'tinygpt translate --ckpt FILE TEXT'");
   sample::Options o;
   o.temperature = float(args.number("temperature", 1.0));
   o.top_k = int(args.integer("top_k", 0));
@@ -604,7 +621,10 @@ int cmd_sample(const Args& args) {
   const long n = args.integer("tokens", 500);
   if (n < 0) throw Error("--tokens must be >= 0");
   const std::string prompt = args.str("prompt", "");
-  sample::Generator gen(trainer->model(), o);
+  std::optional<sample::Generator> made;
+  if (is_recurrent(trainer->kind())) made.emplace(trainer->recurrent(), o);
+  else made.emplace(trainer->model(), o);
+  sample::Generator& gen = *made;
   gen.set_prompt(prompt);
   std::fwrite(prompt.data(), 1, prompt.size(), stdout);
   const auto t0 = Clock::now();
@@ -629,8 +649,8 @@ int cmd_translate(const Args& args) {
   if (!args.has("ckpt"))
     throw Error("translate needs --ckpt FILE (a seq2seq checkpoint written by 'tinygpt train --model seq2seq --out', or its export)");
   auto trainer = load_model_or_checkpoint(args.str("ckpt", ""));
-  if (trainer->kind() != ModelKind::seq2seq)
-    throw Error("this is a language model (gpt): use 'tinygpt sample --ckpt FILE --prompt TEXT'");
+  if (!is_translator(trainer->kind()))
+    throw Error(std::string("this is a language model (") + model_kind_name(trainer->kind()) + "): use 'tinygpt sample --ckpt FILE --prompt TEXT'");
   sample::TranslateOptions o;
   o.beam = int(args.integer("beam", 1));
   o.temperature = float(args.number("temperature", 0.0));
@@ -704,6 +724,39 @@ int cmd_data(const Args& args) {
   throw Error("data expects 'stats FILE|DIR' or 'pack TEXT --out DIR'");
 }
 
+// ---- hidden --------------------------------------------------------------------------------------
+
+// The units of a recurrent model that follow each pattern on a text (hidden.h): what the page's
+// hidden-state view searches, as a table.
+int cmd_hidden(const Args& args) {
+  set_threads(args);
+  if (!args.has("ckpt")) throw Error("hidden needs --ckpt FILE (a checkpoint or model file of an rnn, gru or lstm run)");
+  auto trainer = load_model_or_checkpoint(args.str("ckpt", ""));
+  if (!is_recurrent(trainer->kind()))
+    throw Error(std::string("this is a ") + model_kind_name(trainer->kind()) + " model: the hidden-state view is for rnn, gru and lstm models");
+  std::vector<uint8_t> text;
+  if (args.has("text")) {
+    text = io::read_file(args.str("text", ""));
+  } else {
+    const std::vector<uint8_t> all = io::read_file(std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt");
+    const data::Dataset d(all);
+    text.assign(all.begin() + int64_t(d.train_size()), all.begin() + int64_t(std::min(all.size(), d.train_size() + 2000)));
+  }
+  const hidden::Trace tr = trainer->trace_hidden(text.data(), text.size());
+  const long top = args.integer("top", 5);
+  if (top < 1) throw Error("--top must be >= 1");
+  std::printf("%s, %d layers of %d units, traced over %d bytes\n", tr.kind.c_str(), tr.L, tr.H, tr.T);
+  for (const hidden::PatternInfo& p : hidden::patterns()) {
+    if (args.has("pattern") && args.str("pattern", "") != p.name) continue;
+    const std::vector<float> sig = hidden::signal(p.name, text.data(), size_t(tr.T));
+    std::printf("\n%s (%s):\n", p.name, p.description);
+    for (const hidden::UnitMatch& u : hidden::search_units(tr, sig, int(top)))
+      std::printf("  layer %d unit %3d %s   r = %+.3f\n", u.layer, u.unit, u.state.c_str(), double(u.correlation));
+  }
+  if (args.has("pattern")) hidden::signal(args.str("pattern", ""), text.data(), 0);  // an unknown name: say which exist
+  return 0;
+}
+
 // ---- bench -------------------------------------------------------------------------------------
 
 int cmd_bench(const Args& args) {
@@ -713,8 +766,8 @@ int cmd_bench(const Args& args) {
   const std::vector<uint8_t> corpus = io::read_file(std::string(TINYGPT_DATA_DIR) + "/tinyshakespeare.txt");
   const std::string only = args.str("preset", "all");
   std::vector<const Preset*> chosen;
-  for (const Preset& p : presets())
-    if (only == "all" || only == p.name) chosen.push_back(&p);
+  for (const Preset& p : presets())  // all: the language models (a translator needs pairs)
+    if ((only == "all" && is_language_model(preset_config(p.name).model)) || only == p.name) chosen.push_back(&p);
   if (chosen.empty()) preset_config(only);  // throws, listing the presets
   std::printf("tinygpt bench: %s kernels, %d thread(s), %ld timed steps after 3 warm-up steps\n", simd_backend(),
               num_threads(), steps);
@@ -730,17 +783,24 @@ int cmd_bench(const Args& args) {
     for (long i = 0; i < steps; i++) t.step();
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     const double tok_s = double(steps) * double(t.tokens_per_step()) / dt;
+    if (!is_language_model(c.model)) throw Error("bench trains the language models on tiny Shakespeare: " + std::string(p->name) + " is a translator");
     // generation: several windows' worth of bytes (default window policy: rebuild every half context)
-    sample::Generator gen(t.model(), sample::Options{});
+    std::optional<sample::Generator> made;
+    if (is_recurrent(c.model)) made.emplace(t.recurrent(), sample::Options{});
+    else made.emplace(t.model(), sample::Options{});
+    sample::Generator& gen = *made;
     gen.set_prompt("\n");
     const int n_gen = 4 * c.block_size + 64;
     const auto g0 = Clock::now();
     for (int i = 0; i < n_gen; i++) gen.next();
     const double gdt = std::chrono::duration<double>(Clock::now() - g0).count();
     char name[64];
-    std::snprintf(name, sizeof name, "%-4s (%dL %dH %dw ctx%d b%d)", p->name, c.n_layer, c.n_head, c.n_embd, c.block_size,
-                  c.batch_size);
-    std::printf("%-32s %10lld %12.0f %10.2f %14.0f\n", name, (long long)t.model().num_parameters(), tok_s,
+    if (is_recurrent(c.model))
+      std::snprintf(name, sizeof name, "%-9s (%dL %du ctx%d b%d)", p->name, c.n_layer, c.n_hidden, c.block_size, c.batch_size);
+    else
+      std::snprintf(name, sizeof name, "%-4s (%dL %dH %dw ctx%d b%d)", p->name, c.n_layer, c.n_head, c.n_embd, c.block_size,
+                    c.batch_size);
+    std::printf("%-32s %10lld %12.0f %10.2f %14.0f\n", name, (long long)t.num_parameters(), tok_s,
                 1000.0 * dt / double(steps), n_gen / gdt);
     std::fflush(stdout);
   }
@@ -754,7 +814,7 @@ int main(int argc, char** argv) {
   if (cmd.empty() || cmd == "-h" || cmd == "--help" || cmd == "help") {
     const std::string topic = argc >= 3 ? argv[2] : "";
     const bool known = topic == "train" || topic == "config" || topic == "sample" || topic == "translate" ||
-                       topic == "export" || topic == "bench" || topic == "data";
+                       topic == "export" || topic == "bench" || topic == "data" || topic == "hidden";
     std::fputs(usage(known ? topic : "").c_str(), cmd.empty() ? stderr : stdout);
     return cmd.empty() ? 2 : 0;
   }
@@ -772,6 +832,7 @@ int main(int argc, char** argv) {
       {"export", kExport, false, cmd_export},
       {"bench", kBench, false, cmd_bench},
       {"data", kData, false, cmd_data},
+      {"hidden", kHidden, false, cmd_hidden},
   };
   for (const CommandEntry& c : commands) {
     if (cmd != c.name) continue;

@@ -23,7 +23,7 @@ The pages follow these conventions, and this script enforces them.
    only such spans (or a dash). No other code span in the pages starts with a double quote.
 
 4. Symbols. An inline code span that starts with nn::, model::, optim::, data::, sample::,
-   ckpt::, train::, kernels::, share:: (or tp::, simd::, io::, json::, safetensors::, gpu::, learn::, watch::,
+   ckpt::, train::, kernels::, share:: (or tp::, simd::, io::, json::, safetensors::, gpu::, learn::, watch::, hidden::,
    tinygpt::) names something in core/.
    Every namespace is nested in tinygpt::, and the pages name them relative to it.
    A trailing '(...)' is ignored; a span ending in '::' names a namespace. The leading
@@ -52,7 +52,7 @@ ROOT = os.path.dirname(DOCS)
 
 PATH_PREFIXES = ("core/", "tests/", "wasm/", "cli/", "web/", "bench/", "scripts/", "python/", "data/")
 SYMBOL_NAMESPACES = ("nn", "model", "optim", "data", "sample", "ckpt", "train", "kernels", "share",
-                     "tp", "simd", "io", "json", "safetensors", "gpu", "learn", "watch", "tinygpt")
+                     "tp", "simd", "io", "json", "safetensors", "gpu", "learn", "watch", "hidden", "tinygpt")
 TEST_HEADERS = {"test", "tests", "测试"}
 
 errors = []

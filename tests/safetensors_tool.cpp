@@ -6,6 +6,7 @@
 //   safetensors_tool copy IN OUT                parse IN, write its tensors and metadata again to OUT
 //   safetensors_tool example OUT                the example file (every dtype, metadata with escapes)
 //   safetensors_tool model-init OUT L NH C T SEED   a core-initialised model (config in the metadata)
+//   safetensors_tool rnn-init OUT KIND L E H SEED   a core-initialised recurrent model (rnn, gru, lstm)
 //   safetensors_tool model-flat MODEL OUT       the model's parameter block as one tensor "params"
 //   safetensors_tool model-logits MODEL TOKENS OUT   logits "logits" (B, T, 256) of tokens "tokens" I32 (B, T);
 //                                               MODEL: a model file or a checkpoint
@@ -125,16 +126,23 @@ int run(const std::vector<std::string>& a) {
     io::write_file(a[1], st::export_model(t));
     return 0;
   }
+  if (cmd == "rnn-init" && a.size() == 7) {
+    Config c;
+    set_field_text(c, field("model"), a[2]);
+    c.n_layer = std::stoi(a[3]), c.n_embd = std::stoi(a[4]), c.n_hidden = std::stoi(a[5]);
+    c.seed = std::stoull(a[6]);
+    const train::Trainer t(c);
+    io::write_file(a[1], st::export_model(t));
+    return 0;
+  }
   if (cmd == "model-flat" && a.size() == 3) {
-    const auto t = load_trainer(a[1]);
-    const model::TinyGPT* m = &t->model();
-    st::write_file(a[2], {{"params", st::Dtype::F32, {uint64_t(m->num_parameters())}, m->params(),
-                           size_t(m->num_parameters()) * 4}});
+    const auto t = load_trainer(a[1]);  // any kind: the trainer's parameter block
+    st::write_file(a[2], {{"params", st::Dtype::F32, {uint64_t(t->num_parameters())}, t->params(),
+                           size_t(t->num_parameters()) * 4}});
     return 0;
   }
   if (cmd == "model-logits" && a.size() == 4) {
     const auto t = load_trainer(a[1]);
-    model::TinyGPT* m = &t->model();
     const auto token_bytes = st::read_file(a[2]);
     const st::File tf = st::parse(token_bytes.data(), token_bytes.size());
     const st::TensorView& tv = tf.at("tokens");
@@ -146,7 +154,8 @@ int run(const std::vector<std::string>& a) {
       if (t < 0 || t > 255) throw Error("token " + std::to_string(t) + " is not a byte");
     nn::Arena arena;
     nn::GradMode no_grad(false);
-    const nn::Tensor logits = m->forward_logits(arena, tokens.data(), B, T);  // (B, T, V)
+    const nn::Tensor logits = is_recurrent(t->kind()) ? t->recurrent().forward_logits(arena, tokens.data(), B, T)
+                                                      : t->model().forward_logits(arena, tokens.data(), B, T);  // (B, T, V)
     st::write_file(a[3], {{"logits", st::Dtype::F32, {uint64_t(B), uint64_t(T), 256}, logits.data(),
                            size_t(logits.numel()) * 4}});
     return 0;

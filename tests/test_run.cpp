@@ -313,7 +313,7 @@ TEST_CASE("config fields parse from text, and refuse what their range does not a
   CHECK_THROWS_WITH(set_field_text(c, field("n_layer"), "four"), Catch::Contains("n_layer expects a whole number, got 'four'"));
   CHECK_THROWS_WITH(set_field_text(c, field("learning_rate"), "0"), Catch::Contains("learning_rate must be in (0, 1] (got 0)"));
   CHECK_THROWS_WITH(set_field_text(c, field("beta1"), "1"), Catch::Contains("beta1 must be in [0, 1) (got 1)"));
-  CHECK_THROWS_WITH(set_field_text(c, field("model"), "bert"), Catch::Contains("model must be one of gpt, seq2seq (got 'bert')"));
+  CHECK_THROWS_WITH(set_field_text(c, field("model"), "bert"), Catch::Contains("model must be one of gpt, seq2seq, rnn, gru, lstm, lstm_seq2seq (got 'bert')"));
   CHECK(c.n_layer == 6);  // a refused value changes nothing
 }
 
@@ -330,7 +330,7 @@ TEST_CASE("presets are valid configs and the default config is preset S", "[conf
   CHECK(m.n_embd == 384);
   CHECK(m.block_size == 256);
   CHECK(num_parameters(m) > 10'000'000);
-  CHECK_THROWS_WITH(preset_config("XL"), Catch::Contains("unknown preset 'XL' (presets: tiny, S, M, s2s-tiny, s2s-small, s2s-base)"));
+  CHECK_THROWS_WITH(preset_config("XL"), Catch::Contains("unknown preset 'XL' (presets: tiny, S, M, s2s-tiny, s2s-small, s2s-base, lstm-tiny, lstm-S, gru-tiny, gru-S, rnn-tiny, rnn-S, s2s-lstm)"));
 }
 
 // ---- steps computed elsewhere (Run::plan / record / record_evaluation): the WebGPU backend's run loop ----

@@ -357,7 +357,7 @@ TEST_CASE("a model file's metadata is read like flags: defaults, refusals, other
   m = shape, m["learning_rate"] = "fast";
   CHECK_THAT(error(m), Catch::Contains("learning_rate expects a number, got 'fast'"));
   m = shape, m["model"] = "bert";
-  CHECK_THAT(error(m), Catch::Contains("model must be one of gpt, seq2seq (got 'bert')"));
+  CHECK_THAT(error(m), Catch::Contains("model must be one of gpt, seq2seq, rnn, gru, lstm, lstm_seq2seq (got 'bert')"));
   m = shape, m["n_layer"] = "0";
   CHECK_THAT(error(m), Catch::Contains("n_layer must be in [1, 96] (got 0)"));
 }

@@ -18,12 +18,13 @@ val Session::save() const {
 
 namespace {
 
-// Gives t the corpus of `from` when the model kind is the same (shared, not copied: it can be a
-// 4 GB file's reader or 100 MB in memory). On an error `from` keeps it.
+// Gives t the corpus of `from` when both read the same kind of data: a text (gpt, rnn, gru, lstm)
+// or pairs (seq2seq, lstm_seq2seq); shared, not copied: it can be a 4 GB file's reader or 100 MB
+// in memory. On an error `from` keeps it.
 void carry_corpus(train::Trainer& from, train::Trainer& t) {
-  if (!from.has_corpus() || t.kind() != from.kind()) return;
+  if (!from.has_corpus() || is_language_model(t.kind()) != is_language_model(from.kind())) return;
   const int ctx = t.config().block_size;
-  if (t.kind() == ModelKind::gpt && from.corpus_size() < uint64_t(ctx) + 1)
+  if (is_language_model(t.kind()) && from.corpus_size() < uint64_t(ctx) + 1)
     throw Error(coded("checkpoint.corpus_short", {{"needed", std::to_string(ctx + 1)}},
                       "the current corpus is shorter than this checkpoint's block_size + 1 (" + std::to_string(ctx + 1) +
                           " bytes)"));

@@ -38,17 +38,23 @@ val tokens_to_js(const std::vector<sample::Token>& toks) {
   return r;
 }
 
+// A generator on the session's language model: TinyGPT's KV cache or a recurrent model's state.
+std::unique_ptr<sample::Generator> make_generator(const train::Trainer& t, const sample::Options& o) {
+  if (is_recurrent(t.kind())) return std::make_unique<sample::Generator>(t.recurrent(), o);
+  return std::make_unique<sample::Generator>(t.model(), o);
+}
+
 }  // namespace
 
 val Session::generate(const val& prompt, int n, const val& options) {
   return guarded([&] {
     if (n < 0) throw Error("the number of bytes to generate must be >= 0");
     std::vector<uint8_t> p = bytes_from(prompt, "the prompt");
-    sample::Generator gen(trainer_->model(), parse_sample_options(options));
-    gen.set_prompt(p.data(), p.size());
+    std::unique_ptr<sample::Generator> gen = make_generator(*trainer_, parse_sample_options(options));
+    gen->set_prompt(p.data(), p.size());
     std::vector<sample::Token> toks;
     toks.reserve(size_t(n));
-    for (int i = 0; i < n; i++) toks.push_back(gen.next());
+    for (int i = 0; i < n; i++) toks.push_back(gen->next());
     return tokens_to_js(toks);
   });
 }
@@ -57,7 +63,7 @@ val Session::generate(const val& prompt, int n, const val& options) {
 void Session::beginGeneration(const val& prompt, const val& options) {
   guarded([&] {
     std::vector<uint8_t> p = bytes_from(prompt, "the prompt");
-    auto gen = std::make_unique<sample::Generator>(trainer_->model(), parse_sample_options(options));
+    auto gen = make_generator(*trainer_, parse_sample_options(options));
     gen->set_prompt(p.data(), p.size());
     generator_ = std::move(gen);
     generator_step_ = trainer_->steps_done();

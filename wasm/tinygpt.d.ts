@@ -7,13 +7,14 @@
  * defaults (preset S). `configSchema()` describes every field; `presets()` gives whole configs.
  */
 export interface SessionConfig {
-  model?: 'gpt' | 'seq2seq';  // a language model, or the encoder-decoder that translates
-  n_layer?: number;        // 4   (gpt)
-  n_enc_layer?: number;    // 2   (seq2seq) encoder layers
-  n_dec_layer?: number;    // 2   (seq2seq) decoder layers
+  model?: ModelKind;       // a language model (gpt, rnn, gru, lstm), or an encoder-decoder that translates (seq2seq, lstm_seq2seq)
+  n_layer?: number;        // 4   (gpt; rnn, gru, lstm: recurrent layers)
+  n_enc_layer?: number;    // 2   (seq2seq, lstm_seq2seq) encoder layers
+  n_dec_layer?: number;    // 2   (seq2seq, lstm_seq2seq) decoder layers
   d_ff?: number;           // 256 (seq2seq) feed-forward width
   n_head?: number;         // 4   (n_embd must be divisible by n_head)
   n_embd?: number;         // 128
+  n_hidden?: number;       // 256 (rnn, gru, lstm, lstm_seq2seq) hidden units per recurrent layer
   block_size?: number;     // 64  context length
   seed?: number;           // 1337 initialisation and data order
   batch_size?: number;     // 12
@@ -26,12 +27,16 @@ export interface SessionConfig {
   beta2?: number;          // 0.99
   eps?: number;            // 1e-8
   grad_clip?: number;      // 1.0 (0 = off)
+  stateful?: number;       // 0 (rnn, gru, lstm) 1: each window continues the last, from its hidden state
   eval_interval?: number;  // 100 steps between validation losses (0 = only when asked)
   eval_iters?: number;     // 20 validation batches per evaluation
   memory_limit_mb?: number; // 2048: larger configurations are refused before allocating (not a config field)
 }
 
 export type FullConfig = Required<Omit<SessionConfig, 'memory_limit_mb'>>;
+
+/** The config's model kinds (core/include/tinygpt/config.h ModelKind). */
+export type ModelKind = 'gpt' | 'seq2seq' | 'rnn' | 'gru' | 'lstm' | 'lstm_seq2seq';
 
 /** One row of the config schema. */
 export interface FieldSpec {
@@ -251,7 +256,7 @@ export interface Session {
   learningRate(): number;
   numParameters(): number;
   history(): History;
-  kind(): 'gpt' | 'seq2seq';
+  kind(): ModelKind;
   dataReport(): string;                               // seq2seq: pairs used and lines skipped, with line numbers
   translate(source: Uint8Array, options: TranslateOptions | undefined): Translation;  // seq2seq
   inspectTranslation(source: Uint8Array, target: Uint8Array): TranslationInspection; // seq2seq
@@ -387,6 +392,16 @@ export interface TinyGPTModule {
   /** A branch tree from a prompt (gpt) or source (seq2seq) with the top-k tokens per node. The caller deletes it. */
   growGenerationTree(session: Session, prompt: Uint8Array, topK: number): GenerationTree;
 
+  // ---- the hidden-state view (wasm/hidden.cpp, core/include/tinygpt/hidden.h): rnn, gru, lstm ----
+  /** Every unit's activation over a text (its first 4096 bytes), window after window with the state carried. */
+  hiddenTrace(session: Session, text: Uint8Array): HiddenTrace;
+  /** The patterns a unit may track. */
+  hiddenPatterns(): { name: string; description: string }[];
+  /** A pattern's value at each byte of a text. */
+  hiddenSignal(pattern: string, text: Uint8Array): Float32Array;
+  /** The k units whose activation correlates most with the pattern on the text. */
+  hiddenSearch(session: Session, text: Uint8Array, pattern: string, k: number): UnitMatch[];
+
   // ---- the WebGPU backend's host half (wasm/webgpu.cpp, core/include/tinygpt/gpu_host.h; docs/webgpu.md) ----
   /** The GPU plan of the session's configuration, as JSON (core/include/tinygpt/gpu_plan.h). */
   gpuPlan(session: Session): string;
@@ -436,6 +451,21 @@ export interface ResolvedSampleOptions {
   temperature: number; topK: number; topP: number; seed: number; windowKeep: number;
 }
 
+// ---- the hidden-state view (issue 25; wasm/hidden.cpp, core/include/tinygpt/hidden.h) ----
+
+/** hiddenTrace: what every unit of a recurrent model does on a text. */
+export interface HiddenTrace {
+  kind: 'rnn' | 'gru' | 'lstm';
+  T: number; L: number; H: number;
+  G: number;               // gate rows per unit: lstm 4 (i f g o), gru 3 (r z n), rnn 0
+  h: Float32Array;         // (L, T, H) hidden units after each byte
+  c: Float32Array;         // (L, T, H) the LSTM's cell states (empty otherwise)
+  gates: Float32Array;     // (L, T, G, H)
+}
+
+/** hiddenSearch: a unit and how closely (Pearson r) it follows the pattern; r < 0: it falls where the pattern rises. */
+export interface UnitMatch { layer: number; unit: number; state: 'h' | 'c'; correlation: number }
+
 // ---- watch it learn (issue 15; wasm/watch.cpp, core/include/tinygpt/watch.h) ----
 
 /** Entropy baselines of the training data: nats per byte, and the same in bits. */
@@ -449,7 +479,7 @@ export interface Baselines {
 /** The run's history (watchHistory): the layout, the probe, and the snapshots after a step. */
 export interface WatchHistory {
   enabled: boolean;
-  kind: 'gpt' | 'seq2seq';
+  kind: ModelKind;         // rnn, gru, lstm: no attention (NH 0, attentionBytes 0); lstm_seq2seq: one cross map (1, 1, T, S)
   L: number; NH: number; Le: number; S: number; T: number; N: number; P: number;
   attentionBytes: number;  // A: bytes of one snapshot's quantised attention
   probe: Uint8Array;       // gpt: the probe text (T); seq2seq: the target (T - 1)

@@ -90,8 +90,10 @@ val watch_neighbours(Session& s, int k) {
     if (k < 0 || k > 256) throw Error("watchNeighbours: k must be 0 to 256, not " + std::to_string(k));
     train::Trainer& t = s.trainer();
     const std::vector<uint8_t>& bytes = t.history().bytes();
-    const watch::Neighbours n = t.kind() == ModelKind::gpt ? watch::embedding_neighbours(t.model(), bytes, k)
-                                                           : watch::embedding_neighbours(t.seq2seq(), bytes, k);
+    const watch::Neighbours n = t.kind() == ModelKind::gpt            ? watch::embedding_neighbours(t.model(), bytes, k)
+                                : is_recurrent(t.kind())              ? watch::embedding_neighbours(t.recurrent(), bytes, k)
+                                : t.kind() == ModelKind::lstm_seq2seq ? watch::embedding_neighbours(t.lstm_seq2seq(), bytes, k)
+                                                                      : watch::embedding_neighbours(t.seq2seq(), bytes, k);
     val o = val::object();
     o.set("k", n.k);
     o.set("step", s.step());
@@ -114,9 +116,12 @@ class GenerationTree {
  public:
   // Throws tinygpt::Error (growGenerationTree turns it into a JS Error).
   GenerationTree(Session& s, const val& prompt, int top_k) : session_(&s) {
-    const std::vector<uint8_t> p = bytes_from(prompt, s.trainer().kind() == ModelKind::gpt ? "the prompt" : "the source");
     const train::Trainer& t = s.trainer();
+    const std::vector<uint8_t> p = bytes_from(prompt, is_language_model(t.kind()) ? "the prompt" : "the source");
     if (t.kind() == ModelKind::gpt) tree_ = std::make_unique<watch::BranchTree>(t.model(), p.data(), p.size(), top_k);
+    else if (is_recurrent(t.kind())) tree_ = std::make_unique<watch::BranchTree>(t.recurrent(), p.data(), p.size(), top_k);
+    else if (t.kind() == ModelKind::lstm_seq2seq)
+      tree_ = std::make_unique<watch::BranchTree>(t.lstm_seq2seq(), p.data(), p.size(), top_k);
     else tree_ = std::make_unique<watch::BranchTree>(t.seq2seq(), p.data(), p.size(), top_k);
     generation_ = s.generation();
     step_ = t.steps_done();

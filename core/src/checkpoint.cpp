@@ -160,6 +160,7 @@ struct Contents {
   std::vector<train::ValPoint> val;
   bool has_history = false;
   watch::History::Packed history;  // the history.* sections, as stored
+  Span rnn_state;                  // a stateful recurrent run's carried hidden state (or none)
 };
 
 optim::Schedule schedule_of(const Config& c) { return {c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters}; }
@@ -390,6 +391,7 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     if (cer.data) std::memcpy(&k.val[i].cer, cer.data + 4 * i, 4);
     k.val[i].step = step;
   }
+  k.rnn_state = optional_section("rnn_state", 'f');
   // the run's history for the page's views (watch.h), when it keeps one
   const Span meta = optional_section("history.meta", 'i');
   if (meta.data || std::any_of(sections.begin(), sections.end(), [](const Section& x) { return x.name == "history.meta"; })) {
@@ -468,7 +470,7 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
     val_steps.push_back(v.step), val_losses.push_back(v.loss);
     val_exact.push_back(v.exact_match), val_cer.push_back(v.cer);
   }
-  const bool metrics = c.model == ModelKind::seq2seq;
+  const bool metrics = is_translator(c.model);
   struct Out {
     const char* name;
     char dtype;
@@ -487,6 +489,9 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
     sections.push_back({"val_exact_match", 'f', val_exact.size(), val_exact.data()});
     sections.push_back({"val_cer", 'f', val_cer.size(), val_cer.data()});
   }
+  // a stateful recurrent run continues from the hidden state its last window left
+  const std::vector<float> carried = t.carried_state();
+  if (!carried.empty()) sections.push_back({"rnn_state", 'f', carried.size(), carried.data()});
   // the run's history (watch.h): 8-byte and 1-byte sections last, so every f32 stays aligned
   watch::History::Packed h;
   if (t.history().enabled()) {
@@ -554,10 +559,21 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   if (k.has_history) {
     history = watch::History::unpack(k.history, k.step);
     const watch::Layout& l = history.layout();
-    const Config& c = k.config;
-    const bool gpt = c.model == ModelKind::gpt;
-    if (l.kind != c.model || l.NH != c.n_head || l.L != (gpt ? c.n_layer : c.n_dec_layer) || l.Le != (gpt ? 0 : c.n_enc_layer))
+    const watch::Layout want = watch::layout_of(k.config);
+    if (l.kind != want.kind || l.NH != want.NH || l.L != want.L || l.Le != want.Le)
       throw Error(coded("checkpoint.inconsistent", {}, "checkpoint has a damaged run history: its attention maps do not fit the model's layers and heads"));
+  }
+  if (k.rnn_state.count) {
+    std::vector<float> state(size_t(k.rnn_state.count));
+    copy_floats(state.data(), k.rnn_state);
+    check_finite(state.data(), state.size(), "the carried hidden state");
+    const Config& c = k.config;
+    const size_t want = is_recurrent(c.model) && c.stateful
+                            ? size_t(c.n_layer) * c.batch_size * c.n_hidden * (c.model == ModelKind::lstm ? 2 : 1)
+                            : 0;
+    if (state.size() != want)
+      throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: its carried hidden state does not fit the model"));
+    t->set_carried_state(state);
   }
   t->optimizer().set_t(k.adam_t);
   CheckpointAccess::restore(*t, k.step, k.rng, k.fingerprint, k.corpus_size, k.schedule, k.lr_scale,

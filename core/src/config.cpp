@@ -9,6 +9,8 @@
 #include <type_traits>
 
 #include "tinygpt/error.h"
+#include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/seq2seq.h"
 
 namespace tinygpt {
@@ -17,6 +19,10 @@ const char* model_kind_name(ModelKind kind) {
   switch (kind) {
     case ModelKind::gpt: return "gpt";
     case ModelKind::seq2seq: return "seq2seq";
+    case ModelKind::rnn: return "rnn";
+    case ModelKind::gru: return "gru";
+    case ModelKind::lstm: return "lstm";
+    case ModelKind::lstm_seq2seq: return "lstm_seq2seq";
   }
   return "?";
 }
@@ -32,7 +38,11 @@ constexpr FieldType field_type() {
 
 template <class T>
 std::vector<std::string> choices_of() {
-  if constexpr (std::is_same_v<T, ModelKind>) return {model_kind_name(ModelKind::gpt), model_kind_name(ModelKind::seq2seq)};
+  if constexpr (std::is_same_v<T, ModelKind>) {
+    std::vector<std::string> names;
+    for (int k = 0; k < kModelKinds; k++) names.push_back(model_kind_name(ModelKind(k)));
+    return names;
+  }
   else return {};
 }
 
@@ -189,12 +199,12 @@ std::vector<ConfigProblem> config_problems(const Config& c) {
     out.push_back({field_name, std::move(m.text), std::move(m.code), std::move(m.args)});
   };
   if (!out.empty()) return out;  // the rules below assume every field is in range
-  if (c.model == ModelKind::seq2seq && c.block_size < 2)
+  if (is_translator(c.model) && c.block_size < 2)
     rule("block_size", "config.seq2seq_block_min", {}, "block_size must be at least 2 for seq2seq (a target needs BOS and one byte)");
-  if (c.model == ModelKind::seq2seq && c.block_size > 4096)
+  if (is_translator(c.model) && c.block_size > 4096)
     rule("block_size", "config.seq2seq_block_max", {{"value", std::to_string(c.block_size)}},
          "block_size must be at most 4096 for seq2seq (got " + std::to_string(c.block_size) + ")");
-  if (c.n_embd % c.n_head != 0)
+  if (applies_to(field("n_head"), c.model) && c.n_embd % c.n_head != 0)
     rule("n_embd", "config.heads_divide", {{"n_embd", std::to_string(c.n_embd)}, {"n_head", std::to_string(c.n_head)}},
          "n_embd " + std::to_string(c.n_embd) + " is not divisible by n_head " + std::to_string(c.n_head) +
              " (each head gets n_embd / n_head channels)");
@@ -215,6 +225,17 @@ void validate_config(const Config& c) {
   throw Error(Message{p.code, p.args, "invalid config: " + p.message});  // the page words the problem itself
 }
 
+model::LstmSeq2SeqDims lstm_seq2seq_dims(const Config& c) {
+  model::LstmSeq2SeqDims d;
+  d.n_enc_layer = c.n_enc_layer;
+  d.n_dec_layer = c.n_dec_layer;
+  d.n_embd = c.n_embd;
+  d.n_hidden = c.n_hidden;
+  d.block_size = c.block_size;
+  d.seed = c.seed;
+  return d;
+}
+
 model::Seq2SeqDims seq2seq_dims(const Config& c) {
   model::Seq2SeqDims d;
   d.n_enc_layer = c.n_enc_layer;
@@ -229,6 +250,8 @@ model::Seq2SeqDims seq2seq_dims(const Config& c) {
 
 int64_t num_parameters(const Config& c) {
   if (c.model == ModelKind::seq2seq) return seq2seq_dims(c).num_parameters();
+  if (is_recurrent(c.model)) return model::recurrent_num_parameters(model::cell_of(c.model), 256, c.n_embd, c.n_hidden, c.n_layer);
+  if (c.model == ModelKind::lstm_seq2seq) return lstm_seq2seq_dims(c).num_parameters();
   const int64_t C = c.n_embd, V = 256, L = c.n_layer;
   const int64_t per_block = 2 * C + (C * 3 * C + 3 * C) + (C * C + C) + 2 * C + (C * 4 * C + 4 * C) + (4 * C * C + C);
   return V * C + int64_t(c.block_size) * C + L * per_block + 2 * C + C * V + V;
@@ -238,6 +261,8 @@ int64_t estimate_training_bytes(const Config& c) {
   // parameters, gradients, AdamW m and v, and the last good state (parameters, m, v) of the NaN guard
   const int64_t params = num_parameters(c) * 7 * int64_t(sizeof(float));
   if (c.model == ModelKind::seq2seq) return params + model::seq2seq_activation_bytes(seq2seq_dims(c), c.batch_size);
+  if (is_recurrent(c.model)) return params + model::recurrent_activation_bytes(c, c.batch_size);
+  if (c.model == ModelKind::lstm_seq2seq) return params + model::lstm_seq2seq_activation_bytes(lstm_seq2seq_dims(c), c.batch_size);
   const int64_t B = c.batch_size, T = c.block_size, C = c.n_embd, NH = c.n_head, L = c.n_layer, V = 256;
   // activations of one step (floats): per block LN1, qkv, attention out, probabilities,
   // projection, residual, LN2, fc, gelu, fc_proj, residual, LN statistics; then embeddings,
@@ -280,6 +305,26 @@ const std::vector<Preset>& presets() {
        {{"model", "seq2seq"}, {"n_head", "4"}, {"n_embd", "64"}, {"d_ff", "256"}, {"batch_size", "32"},
         {"learning_rate", "2e-3"}, {"min_lr", "2e-4"}, {"warmup_iters", "100"}, {"max_iters", "2000"}, {"eval_interval", "250"},
         {"eval_iters", "4"}}},
+      // the recurrent language models: tiny and S-sized by their parameter count (tiny ~0.13M, S ~0.9M)
+      {"lstm-tiny", "LSTM: tiny", "1 LSTM layer of 128 units: about as many parameters as tiny.",
+       {{"model", "lstm"}, {"n_layer", "1"}, {"n_embd", "32"}, {"n_hidden", "128"}, {"block_size", "32"}, {"batch_size", "8"},
+        {"learning_rate", "3e-3"}, {"min_lr", "3e-4"}, {"warmup_iters", "20"}, {"max_iters", "500"}, {"eval_interval", "50"}}},
+      {"lstm-S", "LSTM: small (S)", "2 LSTM layers of 256 units (0.94M parameters): S's size, window and schedule.",
+       {{"model", "lstm"}, {"n_layer", "2"}, {"n_embd", "64"}, {"n_hidden", "256"}, {"learning_rate", "2e-3"}, {"min_lr", "2e-4"}}},
+      {"gru-tiny", "GRU: tiny", "1 GRU layer of 160 units: about as many parameters as tiny.",
+       {{"model", "gru"}, {"n_layer", "1"}, {"n_embd", "32"}, {"n_hidden", "160"}, {"block_size", "32"}, {"batch_size", "8"},
+        {"learning_rate", "3e-3"}, {"min_lr", "3e-4"}, {"warmup_iters", "20"}, {"max_iters", "500"}, {"eval_interval", "50"}}},
+      {"gru-S", "GRU: small (S)", "2 GRU layers of 288 units (0.90M parameters): S's size, window and schedule.",
+       {{"model", "gru"}, {"n_layer", "2"}, {"n_embd", "64"}, {"n_hidden", "288"}, {"learning_rate", "2e-3"}, {"min_lr", "2e-4"}}},
+      {"rnn-tiny", "RNN: tiny", "1 tanh RNN layer of 256 units: about as many parameters as tiny.",
+       {{"model", "rnn"}, {"n_layer", "1"}, {"n_embd", "32"}, {"n_hidden", "256"}, {"block_size", "32"}, {"batch_size", "8"},
+        {"learning_rate", "3e-3"}, {"min_lr", "3e-4"}, {"warmup_iters", "20"}, {"max_iters", "500"}, {"eval_interval", "50"}}},
+      {"rnn-S", "RNN: small (S)", "2 tanh RNN layers of 512 units (0.97M parameters): S's size, window and schedule.",
+       {{"model", "rnn"}, {"n_layer", "2"}, {"n_embd", "64"}, {"n_hidden", "512"}, {"learning_rate", "1e-3"}, {"min_lr", "1e-4"}}},
+      {"s2s-lstm", "translate: LSTM", "LSTM encoder and decoder (1 + 1 layers of 128 units) with attention: the Transformer's rival.",
+       {{"model", "lstm_seq2seq"}, {"n_enc_layer", "1"}, {"n_dec_layer", "1"}, {"n_embd", "32"}, {"n_hidden", "128"},
+        {"batch_size", "32"}, {"learning_rate", "5e-3"}, {"min_lr", "5e-4"}, {"warmup_iters", "100"},
+        {"max_iters", "2500"}, {"eval_interval", "250"}, {"eval_iters", "4"}}},
   };
   return list;
 }

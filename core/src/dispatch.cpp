@@ -105,13 +105,22 @@ float* scratch(ThreadScratch slot, size_t n) {
     size_t high = g_scratch_high[slot].load(std::memory_order_relaxed);
     while (n > high && !g_scratch_high[slot].compare_exchange_weak(high, n, std::memory_order_relaxed)) {
     }
-    if (n > high) g_scratch_grew.store(true, std::memory_order_release);
+    // any growth, not only a new high mark: a thread that meets a need below the mark has grown
+    // to that need only, and would grow again at the next larger one in a later step;
+    // share_scratch_sizes brings it to the marks at once
+    g_scratch_grew.store(true, std::memory_order_release);
   }
   return line_aligned(b);
 }
 
 void share_scratch_sizes() {
-  if (!g_scratch_grew.exchange(false, std::memory_order_acq_rel)) return;
+  // also when the pool has more threads than at the last share: a worker started after the
+  // needs were met (a run on one thread, then two) may do no task before the measured steps
+  static int shared_with = 1;
+  const int threads = tp::num_threads();
+  const bool more_threads = threads > shared_with;
+  if (!g_scratch_grew.exchange(false, std::memory_order_acq_rel) && !more_threads) return;
+  if (more_threads) shared_with = threads;
   tp::run_on_each_thread(
       [](void*, int, int, int) {
         for (int slot = 0; slot < kScratchSlots; slot++)

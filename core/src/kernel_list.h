@@ -5,8 +5,9 @@
 //   kernels_isa.h   KernelTable (one function pointer per row) and the per-ISA declarations
 //   kernels.cpp     each ISA's table, filled by name
 //   dispatch.cpp    the public functions, forwarding to the table chosen at start-up
-// Adding a kernel: one row here, its production version (kernels.cpp, gemm.cpp or
-// kernels_seq2seq.cpp) and its scalar twin (kernels_ref.cpp, kernels_seq2seq_ref.cpp);
+// Adding a kernel: one row here, its production version (kernels.cpp, gemm.cpp,
+// kernels_seq2seq.cpp or kernels_rnn.cpp) and its scalar twin (kernels_ref.cpp,
+// kernels_seq2seq_ref.cpp, kernels_rnn_ref.cpp);
 // tests/test_kernels.cpp compares the two.
 //
 // Conventions (llm.c): outputs first, sizes last; a backward kernel takes d-prefixed
@@ -137,5 +138,38 @@ TINYGPT_KERNEL(void, crossentropy_ignore_forward,
 TINYGPT_KERNEL(void, crossentropy_ignore_backward,
                (float* dlogits, const float* probs, const int32_t* targets, float dloss, int N, int V),
                (dlogits, probs, targets, dloss, N, V))
+
+// ---- recurrent layers (rnn.h): kernels_rnn.cpp, twins in kernels_rnn_ref.cpp ---------------
+// One layer of B sequences over T steps with H units, after the input projection
+// xg = x W_ih^T + b_ih (one GEMM for every step). cell: 0 tanh RNN (G = 1 block of H rows),
+// 1 GRU (G = 3: r z n), 2 LSTM (G = 4: i f g o): torch.nn's gate order and weight layout.
+//   a_t  = xg_t + h_{t-1} W_hh^T + b_hh                                      (B, G*H)
+//   rnn:  h_t = tanh(a_t)
+//   gru:  r = sig(a_r), z = sig(a_z), hn = (h_{t-1} W_hh^T + b_hh)_n, n = tanh(xg_n + r hn),
+//         h_t = (1 - z) n + z h_{t-1}
+//   lstm: i, f, o = sig(a_i, a_f, a_o), g = tanh(a_g), c_t = f c_{t-1} + i g, h_t = o tanh(c_t)
+// h (B, T, H) every hidden state; c (B, T, H) every cell state (lstm; else nullptr);
+// gates (B, T, 4H) what backward needs (gru: r z n hn; lstm: i f g o; rnn: nullptr);
+// xg (B, T, G*H); w_hh (G*H, H) (torch's weight_hh); b_hh (G*H); h0, c0 (B, H), or nullptr for zeros.
+// Each step is one pass over the units, split across the threads by blocks of units: the step's
+// product with W_hh and the cell's arithmetic are fused (the gates never leave the registers).
+TINYGPT_KERNEL(void, rnn_forward,
+               (float* h, float* c, float* gates, const float* xg, const float* w_hh, const float* b_hh,
+                const float* h0, const float* c0, int cell, int B, int T, int H),
+               (h, c, gates, xg, w_hh, b_hh, h0, c0, cell, B, T, H))
+// Backpropagation through time over the T steps of rnn_forward. dh (B, T, H): the loss's gradient
+// w.r.t. every h_t from outside the layer (the layer above, the head); dc (B, T, H) the same for
+// every c_t (lstm), or nullptr. WRITES (=) dgx (B, T, G*H), the gradient w.r.t. the input part of
+// a_t (xg), and, for the GRU only, dgh (B, T, G*H) w.r.t. its recurrent part h_{t-1} W_hh^T + b_hh
+// (the same as dgx but in the n block; nullptr for rnn and lstm, whose two parts are equal).
+// ACCUMULATES (+=) into dh0, dc0 (B, H) when they are given (the gradient of the initial state).
+TINYGPT_KERNEL(void, rnn_backward,
+               (float* dgx, float* dgh, float* dh0, float* dc0, const float* dh, const float* dc, const float* h,
+                const float* c, const float* gates, const float* w_hh, const float* h0, const float* c0, int cell, int B,
+                int T, int H),
+               (dgx, dgh, dh0, dc0, dh, dc, h, c, gates, w_hh, h0, c0, cell, B, T, H))
+// out (n) = tanh(inp) (out may be inp);  backward: dinp (n) += (1 - out^2) dout
+TINYGPT_KERNEL(void, tanh_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
+TINYGPT_KERNEL(void, tanh_backward, (float* dinp, const float* out, const float* dout, int64_t n), (dinp, out, dout, n))
 
 #undef TINYGPT_KERNEL

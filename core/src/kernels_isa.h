@@ -1,6 +1,6 @@
 // kernels_isa.h — how one program carries the kernels compiled for several instruction sets.
 //
-// kernels.cpp, gemm.cpp and kernels_seq2seq.cpp are compiled once per ISA the build carries (a
+// kernels.cpp, gemm.cpp, kernels_seq2seq.cpp and kernels_rnn.cpp are compiled once per ISA the build carries (a
 // portable x86-64 build: the SSE2 baseline, AVX2+FMA and AVX-512; elsewhere: one). Each copy
 // lives in the namespace kernels::<isa> (simd.h's TINYGPT_ISA) and exports a table of its
 // kernels (one entry per row of kernel_list.h); dispatch.cpp implements the public kernels::
@@ -29,7 +29,7 @@ struct KernelTable {
 // buffer per slot for all threads, resized only by the calling thread before a parallel
 // region uses it.
 enum ThreadScratch { kGemmAPanels, kAttentionRow, kGemmBPanelsSerial, kThreadScratchSlots };
-enum SharedScratch { kGemmBPanels, kAttentionDs, kColumnSums, kSharedScratchSlots };
+enum SharedScratch { kGemmBPanels, kAttentionDs, kColumnSums, kRnnWeights, kRnnCarry, kSharedScratchSlots };
 float* scratch(ThreadScratch slot, size_t n);
 float* shared_scratch(SharedScratch slot, size_t n);
 

@@ -17,7 +17,8 @@ const std::vector<std::string_view>& message_codes() {
       "config.not_a_number", "config.not_a_string",  // a field of the wrong JS type (wasm/common.cpp)
       // data (data.cpp, pairs.cpp, trainer.cpp)
       "corpus.empty", "corpus.too_short", "pairs.empty", "pairs.none_usable", "pairs.report", "data.no_corpus",
-      "data.no_pairs", "model.not_gpt", "model.not_seq2seq",
+      "data.no_pairs", "model.not_gpt", "model.not_seq2seq", "model.other_kind",
+      "data.stateful_short",  // a stateful recurrent run's B streams do not fit the text (trainer.cpp)
       // a corpus read where it lies (source.cpp), llm.c token shards (shards.cpp), resuming on other data
       "corpus.cannot_open", "corpus.file_gone", "corpus.file_changed", "corpus.file_unreadable", "corpus.vocab",
       "corpus.other_size", "corpus.other_content", "pairs.not_in_memory", "shard.bad_magic", "shard.bad_version", "shard.bad_count", "shard.mixed", "shard.none",

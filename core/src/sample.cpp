@@ -77,11 +77,19 @@ int sample_logits(const float* logits, int V, const Options& o, data::Rng& rng, 
 }
 
 Generator::Generator(const model::TinyGPT& model, const Options& options)
-    : model_(model), options_(options), rng_(options.seed) {
-  options_.validate(model.config().block_size);
-  if (options_.window_keep == 0) options_.window_keep = std::max(1, model.config().block_size / 2);
-  model_.reset_cache(cache_);
-  context_.reserve(size_t(model.config().block_size));
+    : model_(&model), block_size_(model.config().block_size), options_(options), rng_(options.seed) {
+  options_.validate(block_size_);
+  if (options_.window_keep == 0) options_.window_keep = std::max(1, block_size_ / 2);
+  model_->reset_cache(cache_);
+  context_.reserve(size_t(block_size_));
+  probs_.resize(model::kVocab);
+  scratch_.resize(2 * model::kVocab);
+}
+
+Generator::Generator(const model::Recurrent& model, const Options& options)
+    : rnn_(&model), block_size_(model.config().block_size), options_(options), rng_(options.seed) {
+  options_.validate(block_size_);
+  rnn_->reset_state(state_);
   probs_.resize(model::kVocab);
   scratch_.resize(2 * model::kVocab);
 }
@@ -92,26 +100,37 @@ void Generator::set_prompt(const uint8_t* bytes, size_t n) {
     bytes = &kNewline;
     n = 1;
   }
-  const size_t T = size_t(model_.config().block_size);
+  if (rnn_) {  // the whole prompt: the state has no window
+    context_.assign(bytes, bytes + n);
+    rnn_->reset_state(state_);
+    logits_ = rnn_->decode(state_, context_.data(), int(context_.size()));
+    context_.clear();
+    return;
+  }
+  const size_t T = size_t(block_size_);
   const size_t start = n > T ? n - T : 0;
   context_.assign(bytes + start, bytes + n);
-  model_.reset_cache(cache_);
-  logits_ = model_.decode(cache_, context_.data(), int(context_.size()));
+  model_->reset_cache(cache_);
+  logits_ = model_->decode(cache_, context_.data(), int(context_.size()));
 }
 
 void Generator::append(int32_t token) {
-  const int T = model_.config().block_size;
+  if (rnn_) {
+    logits_ = rnn_->decode(state_, &token, 1);
+    return;
+  }
+  const int T = block_size_;
   if (int(context_.size()) == T) {
     // the window is full: rebuild the cache from the last window_keep bytes
     const int keep = options_.window_keep;
     context_.erase(context_.begin(), context_.end() - (keep - 1));
     context_.push_back(token);
     cache_.length = 0;
-    logits_ = model_.decode(cache_, context_.data(), int(context_.size()));
+    logits_ = model_->decode(cache_, context_.data(), int(context_.size()));
     return;
   }
   context_.push_back(token);
-  logits_ = model_.decode(cache_, &context_.back(), 1);
+  logits_ = model_->decode(cache_, &context_.back(), 1);
 }
 
 Token Generator::next() {
@@ -141,7 +160,9 @@ Token Generator::next() {
   return tok;
 }
 
-std::vector<Token> generate(const model::TinyGPT& model, const std::string& prompt, int n, const Options& options) {
+namespace {
+template <class M>
+std::vector<Token> generate_with(const M& model, const std::string& prompt, int n, const Options& options) {
   if (n < 0) throw Error(coded("sample.negative_length", {}, "the number of bytes to generate must be >= 0"));
   Generator gen(model, options);
   gen.set_prompt(prompt);
@@ -149,6 +170,14 @@ std::vector<Token> generate(const model::TinyGPT& model, const std::string& prom
   out.reserve(size_t(n));
   for (int i = 0; i < n; i++) out.push_back(gen.next());
   return out;
+}
+}  // namespace
+
+std::vector<Token> generate(const model::TinyGPT& model, const std::string& prompt, int n, const Options& options) {
+  return generate_with(model, prompt, n, options);
+}
+std::vector<Token> generate(const model::Recurrent& model, const std::string& prompt, int n, const Options& options) {
+  return generate_with(model, prompt, n, options);
 }
 
 }  // namespace tinygpt::sample

@@ -32,17 +32,22 @@ class Learner {
   virtual void set_data_rng(const data::Rng::State& rng) = 0;
   virtual data::Corpus take_data() = 0;
   virtual std::string data_report() const { return ""; }
-  // The loss of the next training batch (builds the graph), and of the k-th validation batch.
-  virtual nn::Tensor train_loss(nn::Arena& arena, int B) = 0;
+  // The loss of the training batch of step `step` (builds the graph), and of the k-th validation batch.
+  virtual nn::Tensor train_loss(nn::Arena& arena, int B, int64_t step) = 0;
   virtual float val_loss(nn::Arena& arena, int k, int B) = 0;
   virtual void metrics(ValPoint&, int max_pairs) const {}
   virtual int64_t tokens_per_step(int B) const = 0;
   virtual int64_t activation_bytes(int B) const = 0;
+  // A stateful recurrent run's hidden state after its last window (empty for every other run),
+  // kept in checkpoints; set_carried_state(empty) starts every stream from zeros again.
+  virtual std::vector<float> carried_state() const { return {}; }
+  virtual void set_carried_state(const std::vector<float>&) {}
 };
 
 namespace {
 
-const char* kNoData[] = {"no corpus: load a text first", "no pairs: load a TSV of source<TAB>target lines or a built-in task first"};
+const char* kNoCorpus = "no corpus: load a text first";
+const char* kNoPairs = "no pairs: load a TSV of source<TAB>target lines or a built-in task first";
 }  // namespace
 
 Message diverged_message(int64_t step, float loss, float grad_norm) {
@@ -72,7 +77,8 @@ Message diverged_message(int64_t step, float loss, float grad_norm) {
 namespace {
 
 Error no_data(ModelKind kind) {
-  return Error(coded(kind == ModelKind::gpt ? "data.no_corpus" : "data.no_pairs", {}, kNoData[int(kind)]));
+  const bool text = is_language_model(kind);
+  return Error(coded(text ? "data.no_corpus" : "data.no_pairs", {}, text ? kNoCorpus : kNoPairs));
 }
 
 class GptLearner final : public Learner {
@@ -100,7 +106,7 @@ class GptLearner final : public Learner {
     data_.reset();
     return c;
   }
-  nn::Tensor train_loss(nn::Arena& arena, int B) override {
+  nn::Tensor train_loss(nn::Arena& arena, int B, int64_t) override {
     data_->sample_batch(B, c_.block_size, batch_);
     return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size);
   }
@@ -122,9 +128,16 @@ class GptLearner final : public Learner {
   data::Batch batch_;
 };
 
-class Seq2SeqLearner final : public Learner {
+int64_t activation_bytes_of(const model::Seq2Seq& m, int B) { return model::seq2seq_activation_bytes(m.dims(), B); }
+int64_t activation_bytes_of(const model::LstmSeq2Seq& m, int B) { return model::lstm_seq2seq_activation_bytes(m.dims(), B); }
+model::Seq2SeqDims dims_of(const Config& c, const model::Seq2Seq*) { return seq2seq_dims(c); }
+model::LstmSeq2SeqDims dims_of(const Config& c, const model::LstmSeq2Seq*) { return lstm_seq2seq_dims(c); }
+
+// The translators (seq2seq, lstm_seq2seq): the same pairs, batches, loss and metrics.
+template <class M>
+class TranslatorLearner final : public Learner {
  public:
-  explicit Seq2SeqLearner(const Config& c) : model_(seq2seq_dims(c)), c_(c) {}
+  explicit TranslatorLearner(const Config& c) : model_(dims_of(c, static_cast<const M*>(nullptr))), c_(c) {}
   int64_t num_parameters() const override { return model_.num_parameters(); }
   float* params() override { return model_.params(); }
   float* grads() override { return model_.grads(); }
@@ -150,7 +163,7 @@ class Seq2SeqLearner final : public Learner {
     return std::move(corpus_);
   }
   std::string data_report() const override { return data_ ? data_->report().summary() : ""; }
-  nn::Tensor train_loss(nn::Arena& arena, int B) override {
+  nn::Tensor train_loss(nn::Arena& arena, int B, int64_t) override {
     data_->sample_batch(B, batch_);
     return model_.loss(arena, batch_);
   }
@@ -168,8 +181,8 @@ class Seq2SeqLearner final : public Learner {
     const int S = data_ ? data_->max_source_len() : c_.block_size, T = data_ ? data_->max_target_len() + 1 : c_.block_size;
     return int64_t(B) * (S + T);
   }
-  int64_t activation_bytes(int B) const override { return model::seq2seq_activation_bytes(model_.dims(), B); }
-  model::Seq2Seq model_;
+  int64_t activation_bytes(int B) const override { return activation_bytes_of(model_, B); }
+  M model_;
   std::unique_ptr<data::PairDataset> data_;
 
  private:
@@ -178,10 +191,108 @@ class Seq2SeqLearner final : public Learner {
   data::PairBatch batch_;
 };
 
+
+// The recurrent language models (rnn, gru, lstm): the text and batches of gpt; a stateful run
+// reads the training split as B streams of consecutive windows and carries the hidden state.
+class RecurrentLearner final : public Learner {
+ public:
+  explicit RecurrentLearner(const Config& c) : model_(c), c_(c) {}
+  int64_t num_parameters() const override { return model_.num_parameters(); }
+  float* params() override { return model_.params(); }
+  float* grads() override { return model_.grads(); }
+  const std::vector<model::ParamInfo>& param_table() const override { return model_.param_table(); }
+  void zero_grad() override { model_.zero_grad(); }
+  void set_data(data::Corpus corpus, const data::Rng::State& rng) override {
+    auto d = std::make_unique<data::Dataset>(std::move(corpus));
+    d->check_context(c_.block_size);
+    d->set_vocab(model::kVocab);
+    if (c_.stateful) check_streams(*d, c_.batch_size, c_.block_size);
+    d->set_rng_state(rng);
+    if (data_ && data_->fingerprint() != d->fingerprint()) carry_ = {};  // another text: the streams start again
+    data_ = std::move(d);
+  }
+  bool has_data() const override { return data_ != nullptr; }
+  uint64_t data_size() const override { return data_ ? data_->size() : 0; }
+  uint64_t data_fingerprint() const override { return data_ ? data_->fingerprint() : 0; }
+  data::Rng::State data_rng() const override { return data_->rng_state(); }
+  void set_data_rng(const data::Rng::State& rng) override { data_->set_rng_state(rng); }
+  data::Corpus take_data() override {
+    data::Corpus c = data_ ? data_->corpus() : data::Corpus{};
+    data_.reset();
+    return c;
+  }
+  nn::Tensor train_loss(nn::Arena& arena, int B, int64_t step) override {
+    const int T = c_.block_size;
+    if (!c_.stateful) {
+      data_->sample_batch(B, T, batch_);
+      return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, T);
+    }
+    // stream b reads [b * len, (b + 1) * len) of the training split, window after window; at the
+    // start of a pass the state starts from zeros
+    const int64_t len = int64_t(data_->train_size()) / B, windows = (len - 1) / T, w = step % windows;
+    if (w == 0 || carry_.B != B) carry_ = zero_state(B);
+    batch_.B = B, batch_.T = T;
+    batch_.x.resize(size_t(B) * T), batch_.y.resize(size_t(B) * T);
+    window_.resize(size_t(T) + 1);  // (T + 1) tokens of stream b
+    for (int b = 0; b < B; b++) {
+      data_->read(uint64_t(int64_t(b) * len + w * T), window_.size(), window_.data());
+      std::copy(window_.begin(), window_.end() - 1, batch_.x.begin() + std::ptrdiff_t(size_t(b) * T));
+      std::copy(window_.begin() + 1, window_.end(), batch_.y.begin() + std::ptrdiff_t(size_t(b) * T));
+    }
+    return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, T, &carry_, &carry_);
+  }
+  float val_loss(nn::Arena& arena, int k, int B) override {
+    data_->val_batch(k, B, c_.block_size, batch_);
+    return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size).item();
+  }
+  int64_t tokens_per_step(int B) const override { return int64_t(B) * c_.block_size; }
+  int64_t activation_bytes(int B) const override { return model::recurrent_activation_bytes(c_, B); }
+  std::vector<float> carried_state() const override {
+    std::vector<float> s = carry_.h;
+    s.insert(s.end(), carry_.c.begin(), carry_.c.end());
+    return s;
+  }
+  void set_carried_state(const std::vector<float>& s) override {
+    carry_ = {};
+    if (s.empty()) return;
+    model::RecurrentState z = zero_state(c_.batch_size);
+    if (s.size() != z.h.size() + z.c.size()) throw Error("internal: a carried state of the wrong size");
+    std::copy(s.begin(), s.begin() + std::ptrdiff_t(z.h.size()), z.h.begin());
+    std::copy(s.begin() + std::ptrdiff_t(z.h.size()), s.end(), z.c.begin());
+    carry_ = std::move(z);
+  }
+  model::Recurrent model_;
+  std::unique_ptr<data::Dataset> data_;
+
+ private:
+  model::RecurrentState zero_state(int B) const {
+    model::RecurrentState z;
+    z.B = B;
+    z.h.assign(size_t(c_.n_layer) * B * c_.n_hidden, 0.0f);
+    if (model_.cell() == 2) z.c.assign(z.h.size(), 0.0f);
+    return z;
+  }
+  static void check_streams(const data::Dataset& d, int B, int T) {
+    const int64_t need = int64_t(B) * (T + 1);
+    if (int64_t(d.train_size()) < need)
+      throw Error(coded("data.stateful_short", {{"bytes", std::to_string(d.train_size())}, {"need", std::to_string(need)}},
+                        "a stateful run reads the text as batch_size streams of at least block_size + 1 bytes: its training split has " +
+                            std::to_string(d.train_size()) + " bytes, it needs " + std::to_string(need)));
+  }
+  Config c_;
+  data::Batch batch_;
+  std::vector<int32_t> window_;  // stateful: one stream's T + 1 tokens
+  model::RecurrentState carry_;  // stateful: the state after the last training window (B = batch_size)
+};
+
 std::unique_ptr<Learner> make_learner(const Config& c) {
   switch (c.model) {
     case ModelKind::gpt: return std::make_unique<GptLearner>(c);
-    case ModelKind::seq2seq: return std::make_unique<Seq2SeqLearner>(c);
+    case ModelKind::seq2seq: return std::make_unique<TranslatorLearner<model::Seq2Seq>>(c);
+    case ModelKind::rnn:
+    case ModelKind::gru:
+    case ModelKind::lstm: return std::make_unique<RecurrentLearner>(c);
+    case ModelKind::lstm_seq2seq: return std::make_unique<TranslatorLearner<model::LstmSeq2Seq>>(c);
   }
   throw Error("internal: unknown model kind");
 }
@@ -227,18 +338,42 @@ float* Trainer::grads() { return learner_->grads(); }
 const std::vector<model::ParamInfo>& Trainer::param_table() const { return learner_->param_table(); }
 int64_t Trainer::tokens_per_step() const { return learner_->tokens_per_step(config_.batch_size); }
 
+namespace {
+// The model is of another architecture of the right family, or of the other family.
+Error other_kind(ModelKind kind, const char* wanted) {
+  return Error(coded("model.other_kind", {{"kind", model_kind_name(kind)}, {"wanted", wanted}},
+                     std::string("this run's model is ") + model_kind_name(kind) + ", not " + wanted));
+}
+}  // namespace
+
 model::TinyGPT& Trainer::model() {
-  if (kind() != ModelKind::gpt)
-    throw Error(coded("model.not_gpt", {}, "this run's model is a seq2seq translation model, not a language model"));
+  if (is_translator(kind()))
+    throw Error(coded("model.not_gpt", {{"kind", model_kind_name(kind())}},
+                      std::string("this run's model is a ") + model_kind_name(kind()) + " translation model, not a language model"));
+  if (kind() != ModelKind::gpt) throw other_kind(kind(), "gpt");
   return static_cast<GptLearner&>(*learner_).model_;
 }
 const model::TinyGPT& Trainer::model() const { return const_cast<Trainer*>(this)->model(); }
 model::Seq2Seq& Trainer::seq2seq() {
-  if (kind() != ModelKind::seq2seq)
-    throw Error(coded("model.not_seq2seq", {}, "this run's model is a language model (gpt), not a seq2seq translation model"));
-  return static_cast<Seq2SeqLearner&>(*learner_).model_;
+  if (is_language_model(kind()))
+    throw Error(coded("model.not_seq2seq", {{"kind", model_kind_name(kind())}},
+                      std::string("this run's model is a language model (") + model_kind_name(kind()) + "), not a seq2seq translation model"));
+  if (kind() != ModelKind::seq2seq) throw other_kind(kind(), "seq2seq");
+  return static_cast<TranslatorLearner<model::Seq2Seq>&>(*learner_).model_;
 }
 const model::Seq2Seq& Trainer::seq2seq() const { return const_cast<Trainer*>(this)->seq2seq(); }
+model::Recurrent& Trainer::recurrent() {
+  if (!is_recurrent(kind())) throw other_kind(kind(), "rnn, gru or lstm");
+  return static_cast<RecurrentLearner&>(*learner_).model_;
+}
+const model::Recurrent& Trainer::recurrent() const { return const_cast<Trainer*>(this)->recurrent(); }
+model::LstmSeq2Seq& Trainer::lstm_seq2seq() {
+  if (kind() != ModelKind::lstm_seq2seq) throw other_kind(kind(), "lstm_seq2seq");
+  return static_cast<TranslatorLearner<model::LstmSeq2Seq>&>(*learner_).model_;
+}
+const model::LstmSeq2Seq& Trainer::lstm_seq2seq() const { return const_cast<Trainer*>(this)->lstm_seq2seq(); }
+std::vector<float> Trainer::carried_state() const { return learner_->carried_state(); }
+void Trainer::set_carried_state(const std::vector<float>& state) { learner_->set_carried_state(state); }
 
 void Trainer::update_field(std::string_view name, double value) {
   const FieldSpec& f = field(name);
@@ -262,13 +397,18 @@ void Trainer::update_field(std::string_view name, double value) {
 }
 
 const data::Dataset& Trainer::dataset() const {
-  const auto* d = kind() == ModelKind::gpt ? static_cast<const GptLearner&>(*learner_).data_.get() : nullptr;
+  const data::Dataset* d = kind() == ModelKind::gpt ? static_cast<const GptLearner&>(*learner_).data_.get()
+                           : is_recurrent(kind())   ? static_cast<const RecurrentLearner&>(*learner_).data_.get()
+                                                    : nullptr;
   if (!d) throw no_data(ModelKind::gpt);
   return *d;
 }
 
 const data::PairDataset& Trainer::pairs() const {
-  const auto* d = kind() == ModelKind::seq2seq ? static_cast<const Seq2SeqLearner&>(*learner_).data_.get() : nullptr;
+  const data::PairDataset* d =
+      kind() == ModelKind::seq2seq        ? static_cast<const TranslatorLearner<model::Seq2Seq>&>(*learner_).data_.get()
+      : kind() == ModelKind::lstm_seq2seq ? static_cast<const TranslatorLearner<model::LstmSeq2Seq>&>(*learner_).data_.get()
+                                          : nullptr;
   if (!d) throw no_data(ModelKind::seq2seq);
   return *d;
 }
@@ -277,7 +417,7 @@ void Trainer::set_corpus(std::vector<uint8_t> bytes) { set_corpus(data::memory_c
 
 void Trainer::set_corpus(data::Corpus corpus) {
   if (corpus.size() == 0)
-    throw Error(kind() == ModelKind::gpt ? coded("corpus.empty", {}, "the corpus is empty")
+    throw Error(is_language_model(kind()) ? coded("corpus.empty", {}, "the corpus is empty")
                                          : coded("pairs.empty", {}, "the pairs file is empty"));
   // sampling continues where this run's generator is (from the seed or a checkpoint)
   if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
@@ -307,7 +447,7 @@ Message Trainer::corpus_mismatch() const {
   char was[17], is[17];
   std::snprintf(was, sizeof was, "%016llx", (unsigned long long)checkpoint_fingerprint_);
   std::snprintf(is, sizeof is, "%016llx", (unsigned long long)learner_->data_fingerprint());
-  const std::string unit = kind() == ModelKind::gpt ? " tokens" : " bytes";
+  const std::string unit = is_language_model(kind()) ? " tokens" : " bytes";
   if (size != checkpoint_corpus_size_)
     return coded("corpus.other_size", {{"was", std::to_string(checkpoint_corpus_size_)}, {"is", std::to_string(size)}},
                  "this run was trained on a corpus of " + std::to_string(checkpoint_corpus_size_) + unit + ", this one has " +
@@ -327,7 +467,7 @@ float Trainer::step() {
   reserve_arena();
   arena_.reset();
   learner_->zero_grad();
-  nn::Tensor loss = learner_->train_loss(arena_, config_.batch_size);
+  nn::Tensor loss = learner_->train_loss(arena_, config_.batch_size, step_);
   loss.backward();
   const float value = loss.item();
   const int64_t P = learner_->num_parameters();
@@ -388,6 +528,7 @@ Rollback Trainer::roll_back(const std::string& reason) {
   step_ = good_.step;
   if (learner_->has_data()) learner_->set_data_rng(good_.rng);
   else data_rng_state_ = good_.rng;
+  learner_->set_carried_state({});  // a stateful run's streams restart from zeros
   train_losses_.resize(size_t(step_));
   while (!val_losses_.empty() && val_losses_.back().step > step_) val_losses_.pop_back();
   history_.drop_after(step_);
@@ -418,7 +559,7 @@ ValPoint Trainer::evaluate() {
 }
 
 Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
-  model::TinyGPT& m = model();
+  if (!is_language_model(kind())) model();  // throws: a translator
   if (n == 0) throw Error(coded("inspect.empty", {}, "inspect: give at least one byte of text"));
   const Config& mc = config_;
   const int T = int(std::min<size_t>(n, size_t(mc.block_size)));
@@ -426,15 +567,21 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   reserve_arena();
   nn::GradMode no_grad(false);
   arena_.reset();
-  nn::Tensor logits = m.forward_logits(arena_, tokens.data(), 1, T);  // (1, T, V)
   Inspection r;
   r.T = T;
-  r.L = mc.n_layer;
-  r.NH = mc.n_head;
-  const size_t per_layer = size_t(mc.n_head) * T * T;
-  r.attention.resize(size_t(mc.n_layer) * per_layer);
-  for (int l = 0; l < mc.n_layer; l++)
-    std::memcpy(r.attention.data() + l * per_layer, m.last_attention(l).data(), per_layer * sizeof(float));
+  nn::Tensor logits;  // (1, T, V)
+  if (kind() == ModelKind::gpt) {
+    model::TinyGPT& m = model();
+    logits = m.forward_logits(arena_, tokens.data(), 1, T);
+    r.L = mc.n_layer;
+    r.NH = mc.n_head;
+    const size_t per_layer = size_t(mc.n_head) * T * T;
+    r.attention.resize(size_t(mc.n_layer) * per_layer);
+    for (int l = 0; l < mc.n_layer; l++)
+      std::memcpy(r.attention.data() + l * per_layer, m.last_attention(l).data(), per_layer * sizeof(float));
+  } else {
+    logits = recurrent().forward_logits(arena_, tokens.data(), 1, T);  // no attention: L = NH = 0
+  }
   const int V = model::kVocab;
   nn::Tensor probs = nn::softmax_lastdim(arena_, logits);  // (1, T, V)
   r.probs.assign(probs.data(), probs.data() + size_t(T) * V);
@@ -443,15 +590,23 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
 }
 
 std::vector<sample::Token> Trainer::generate(const std::string& prompt, int n, const sample::Options& options) const {
+  if (is_recurrent(kind())) return sample::generate(recurrent(), prompt, n, options);
   return sample::generate(model(), prompt, n, options);
 }
 
+hidden::Trace Trainer::trace_hidden(const uint8_t* bytes, size_t n) {
+  model::Recurrent& m = recurrent();
+  reserve_arena();
+  return hidden::trace(m, arena_, bytes, n);
+}
+
 sample::Translation Trainer::translate(const std::string& source, const sample::TranslateOptions& options) const {
+  if (kind() == ModelKind::lstm_seq2seq) return sample::translate(lstm_seq2seq(), source, options);
   return sample::translate(seq2seq(), source, options);
 }
 
 TranslationInspection Trainer::inspect_translation(const std::string& source, const std::string& target) {
-  model::Seq2Seq& m = seq2seq();
+  if (kind() != ModelKind::lstm_seq2seq) seq2seq();  // throws: a language model
   const int limit = config_.block_size;
   if (source.empty()) throw Error(coded("inspect.no_source", {}, "give a source text to look inside"));
   if (int(source.size()) > limit)
@@ -465,9 +620,10 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
   TranslationInspection r;
   r.S = int(source.size());
   r.T = int(target.size()) + 1;
-  r.Le = config_.n_enc_layer;
-  r.Ld = config_.n_dec_layer;
-  r.NH = config_.n_head;
+  const bool lstm = kind() == ModelKind::lstm_seq2seq;
+  r.Le = lstm ? 0 : config_.n_enc_layer;  // the LSTM translator: one map, the decoder's attention on the source
+  r.Ld = lstm ? 1 : config_.n_dec_layer;
+  r.NH = lstm ? 1 : config_.n_head;
   r.src.assign(source.begin(), source.end());
   for (int32_t& t : r.src) t &= 0xFF;
   r.tgt_in.push_back(data::kBos);
@@ -475,15 +631,23 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
   reserve_arena();
   nn::GradMode no_grad(false);
   arena_.reset();
-  nn::Tensor logits = m.forward_logits(arena_, r.src.data(), r.tgt_in.data(), 1, r.S, r.T);  // (1, T, V)
-  auto copy = [&](std::vector<float>& out, model::AttentionKind kind, int layers, int Tq, int Tk) {
-    const size_t per = size_t(r.NH) * Tq * Tk;
-    out.resize(size_t(layers) * per);
-    for (int l = 0; l < layers; l++) std::memcpy(out.data() + l * per, m.last_attention(kind, l).data(), per * sizeof(float));
-  };
-  copy(r.enc_self, model::AttentionKind::encoder_self, r.Le, r.S, r.S);
-  copy(r.dec_self, model::AttentionKind::decoder_self, r.Ld, r.T, r.T);
-  copy(r.cross, model::AttentionKind::cross, r.Ld, r.T, r.S);
+  nn::Tensor logits;  // (1, T, V)
+  if (lstm) {
+    model::LstmSeq2Seq& m = lstm_seq2seq();
+    logits = m.forward_logits(arena_, r.src.data(), r.tgt_in.data(), 1, r.S, r.T);
+    r.cross.assign(m.last_attention().data(), m.last_attention().data() + size_t(r.T) * r.S);
+  } else {
+    model::Seq2Seq& m = seq2seq();
+    logits = m.forward_logits(arena_, r.src.data(), r.tgt_in.data(), 1, r.S, r.T);
+    auto copy = [&](std::vector<float>& out, model::AttentionKind kind, int layers, int Tq, int Tk) {
+      const size_t per = size_t(r.NH) * Tq * Tk;
+      out.resize(size_t(layers) * per);
+      for (int l = 0; l < layers; l++) std::memcpy(out.data() + l * per, m.last_attention(kind, l).data(), per * sizeof(float));
+    };
+    copy(r.enc_self, model::AttentionKind::encoder_self, r.Le, r.S, r.S);
+    copy(r.dec_self, model::AttentionKind::decoder_self, r.Ld, r.T, r.T);
+    copy(r.cross, model::AttentionKind::cross, r.Ld, r.T, r.S);
+  }
   nn::Tensor probs = nn::softmax_lastdim(arena_, logits);  // (1, T, V)
   r.probs.assign(probs.data(), probs.data() + size_t(r.T) * data::kPairVocab);
   arena_.reset();
@@ -493,22 +657,20 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
 // ---- the run's history (watch.h) -----------------------------------------------------------
 
 watch::Baselines Trainer::baselines() const {
-  if (kind() == ModelKind::seq2seq) return watch::target_baselines(pairs());
+  if (is_translator(kind())) return watch::target_baselines(pairs());
   return watch::entropy_baselines(dataset(), watch::baseline_tokens(dataset()));
 }
 
 void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector<uint8_t>& probe_target) {
   if (!learner_->has_data()) throw no_data(kind());
-  watch::Layout l;
-  l.kind = kind();
-  l.NH = config_.n_head;
+  watch::Layout l = watch::layout_of(config_);
   std::vector<uint8_t> text, source, bytes;
-  if (kind() == ModelKind::gpt) {
+  const bool lm = is_language_model(kind());
+  if (lm) {
     const data::Dataset& d = dataset();
     const size_t most = size_t(std::min(watch::kMaxProbe, config_.block_size));
     text = probe.empty() ? watch::choose_probe(d, config_.block_size)
                          : std::vector<uint8_t>(probe.begin(), probe.begin() + int64_t(std::min(most, probe.size())));
-    l.L = config_.n_layer;
     l.P = config_.block_size;
     bytes = watch::distinct_bytes(d, watch::baseline_tokens(d));
   } else {
@@ -524,19 +686,17 @@ void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector
       source = probe;
       text = probe_target;
     }
-    l.L = config_.n_dec_layer;
-    l.Le = config_.n_enc_layer;
     l.S = int(source.size());
     l.P = d.max_target_len() + 1;
     std::string all;
     for (size_t i = 0; i < d.size(); i++) all += d.source(i);
     bytes = watch::distinct_bytes(reinterpret_cast<const uint8_t*>(all.data()), all.size());
   }
-  if (text.empty() && kind() == ModelKind::gpt) throw Error(coded("watch.probe_empty", {}, "the probe text is empty"));
-  l.T = int(text.size()) + (kind() == ModelKind::gpt ? 0 : 1);
+  if (text.empty() && lm) throw Error(coded("watch.probe_empty", {}, "the probe text is empty"));
+  l.T = int(text.size()) + (lm ? 0 : 1);
   l.N = int(bytes.size());
   // a snapshot stays within a sixteenth of the history's budget: big models look at a shorter probe
-  while (kind() == ModelKind::gpt && l.T > 2 && l.snapshot_bytes() * 16 > watch::History::kBudgetBytes) text.pop_back(), l.T--;
+  while (lm && l.T > 2 && l.snapshot_bytes() * 16 > watch::History::kBudgetBytes) text.pop_back(), l.T--;
   if (l.snapshot_bytes() * 2 > watch::History::kBudgetBytes)
     throw Error("this model's attention maps are too large to keep a history of (" + std::to_string(l.attention_bytes()) +
                 " bytes per snapshot): use a shorter probe");
@@ -548,8 +708,10 @@ void Trainer::record_snapshot() {
   if (!history_.enabled()) throw Error("no history: start_history() first");
   if (!learner_->has_data()) throw no_data(kind());
   reserve_arena();
-  watch::Snapshot s = kind() == ModelKind::gpt ? watch::take_snapshot(model(), dataset(), arena_, history_)
-                                                 : watch::take_snapshot(seq2seq(), pairs(), arena_, history_);
+  watch::Snapshot s = kind() == ModelKind::gpt            ? watch::take_snapshot(model(), dataset(), arena_, history_)
+                     : is_recurrent(kind())              ? watch::take_snapshot(recurrent(), dataset(), arena_, history_)
+                     : kind() == ModelKind::lstm_seq2seq ? watch::take_snapshot(lstm_seq2seq(), pairs(), arena_, history_)
+                                                         : watch::take_snapshot(seq2seq(), pairs(), arena_, history_);
   s.step = step_;
   history_.add(std::move(s));
 }

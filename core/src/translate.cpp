@@ -1,4 +1,5 @@
-// translate.cpp — greedy, sampled and beam-search decoding for model::Seq2Seq, and evaluation.
+// translate.cpp — greedy, sampled and beam-search decoding for the translators (model::Seq2Seq,
+// model::LstmSeq2Seq: the same code over their decoding caches), and evaluation.
 #include "tinygpt/translate.h"
 
 #include <algorithm>
@@ -71,9 +72,9 @@ double normalised(double log_prob, size_t tokens, float length_penalty) {
   return log_prob / std::pow(double(std::max<size_t>(tokens, 1)), double(length_penalty));
 }
 
-Translation beam_search(const model::Seq2Seq& m, const std::vector<int32_t>& src, int max_len, int N,
-                        float length_penalty) {
-  model::Seq2SeqCache cache;
+template <class M>
+Translation beam_search(const M& m, const std::vector<int32_t>& src, int max_len, int N, float length_penalty) {
+  typename M::Cache cache;
   m.start_decoding(cache, src.data(), int(src.size()), N, /*shared_source=*/true);
   const size_t rows = size_t(N);
   std::vector<Translation> alive(rows), next(rows), ended;
@@ -163,14 +164,17 @@ void TranslateOptions::validate(int block_size) const {
     throw Error(coded("translate.length_penalty", {}, "length penalty must be between 0 and 10"));
 }
 
-Translation translate(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o) {
+namespace {
+
+template <class M>
+Translation translate_impl(const M& m, const std::string& source, const TranslateOptions& o) {
   const int block_size = m.dims().block_size;
   o.validate(block_size);
   const std::vector<int32_t> src = source_tokens(source, block_size);
   const int max_len = o.max_len ? o.max_len : block_size - 1;
   if (o.beam > 1) return beam_search(m, src, max_len, o.beam, o.length_penalty);
 
-  model::Seq2SeqCache cache;
+  typename M::Cache cache;
   m.start_decoding(cache, src.data(), int(src.size()), 1, false);
   data::Rng rng(o.seed);
   double logp[V];
@@ -193,8 +197,8 @@ Translation translate(const model::Seq2Seq& m, const std::string& source, const 
   return t;
 }
 
-std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::vector<std::string>& sources,
-                                          int max_len) {
+template <class M>
+std::vector<Translation> translate_greedy_impl(const M& m, const std::vector<std::string>& sources, int max_len) {
   const int block_size = m.dims().block_size;
   if (max_len < 0 || max_len > block_size - 1)
     throw Error(coded("translate.max_len", {{"max", std::to_string(block_size - 1)}},
@@ -208,7 +212,7 @@ std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::ve
   std::vector<int32_t> src(size_t(R) * S, data::kPad);
   for (int r = 0; r < R; r++)
     for (size_t i = 0; i < sources[size_t(r)].size(); i++) src[size_t(r) * S + i] = uint8_t(sources[size_t(r)][i]);
-  model::Seq2SeqCache cache;
+  typename M::Cache cache;
   m.start_decoding(cache, src.data(), S, R, false);
   std::vector<int32_t> tokens(size_t(R), data::kBos);
   std::vector<bool> done(size_t(R), false);
@@ -240,7 +244,8 @@ std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::ve
   return out;
 }
 
-data::TranslationScore evaluate_translation(const model::Seq2Seq& m, const data::PairDataset& pairs, int max_pairs) {
+template <class M>
+data::TranslationScore evaluate_impl(const M& m, const data::PairDataset& pairs, int max_pairs) {
   const size_t n = max_pairs > 0 ? std::min(pairs.val_size(), size_t(max_pairs)) : pairs.val_size();
   constexpr size_t kRows = 64;  // sources decoded side by side
   data::TranslationScore score;
@@ -249,10 +254,32 @@ data::TranslationScore evaluate_translation(const model::Seq2Seq& m, const data:
     const size_t k1 = std::min(n, k0 + kRows);
     sources.clear();
     for (size_t k = k0; k < k1; k++) sources.push_back(pairs.source(pairs.val_index(k)));
-    const std::vector<Translation> out = translate_greedy(m, sources);
+    const std::vector<Translation> out = translate_greedy_impl(m, sources, 0);
     for (size_t k = k0; k < k1; k++) score.add(out[k - k0].text, pairs.target(pairs.val_index(k)));
   }
   return score;
+}
+
+}  // namespace
+
+Translation translate(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o) {
+  return translate_impl(m, source, o);
+}
+Translation translate(const model::LstmSeq2Seq& m, const std::string& source, const TranslateOptions& o) {
+  return translate_impl(m, source, o);
+}
+std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::vector<std::string>& sources, int max_len) {
+  return translate_greedy_impl(m, sources, max_len);
+}
+std::vector<Translation> translate_greedy(const model::LstmSeq2Seq& m, const std::vector<std::string>& sources,
+                                          int max_len) {
+  return translate_greedy_impl(m, sources, max_len);
+}
+data::TranslationScore evaluate_translation(const model::Seq2Seq& m, const data::PairDataset& pairs, int max_pairs) {
+  return evaluate_impl(m, pairs, max_pairs);
+}
+data::TranslationScore evaluate_translation(const model::LstmSeq2Seq& m, const data::PairDataset& pairs, int max_pairs) {
+  return evaluate_impl(m, pairs, max_pairs);
 }
 
 }  // namespace tinygpt::sample

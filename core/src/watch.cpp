@@ -250,9 +250,24 @@ float dequantise_weight(uint8_t q) {
   return s * s;
 }
 
+Layout layout_of(const Config& c) {
+  Layout l;
+  l.kind = c.model;
+  switch (c.model) {
+    case ModelKind::gpt: l.L = c.n_layer, l.NH = c.n_head; break;
+    case ModelKind::rnn:
+    case ModelKind::gru:
+    case ModelKind::lstm: l.L = c.n_layer, l.NH = 0; break;  // no attention
+    case ModelKind::seq2seq: l.L = c.n_dec_layer, l.NH = c.n_head, l.Le = c.n_enc_layer; break;
+    case ModelKind::lstm_seq2seq: l.L = 1, l.NH = 1; break;  // one map: the decoder's attention on the source
+  }
+  return l;
+}
+
 int64_t Layout::attention_bytes() const {
   const int64_t causal = int64_t(T) * (T + 1) / 2;
-  if (kind == ModelKind::gpt) return int64_t(L) * NH * causal;
+  if (is_language_model(kind)) return int64_t(L) * NH * causal;  // recurrent: NH = 0
+  if (kind == ModelKind::lstm_seq2seq) return int64_t(L) * NH * T * S;
   return int64_t(L) * NH * T * S + int64_t(L) * NH * causal + int64_t(Le) * NH * S * S;
 }
 
@@ -262,10 +277,12 @@ int64_t History::size_bytes() const { return int64_t(snapshots_.size()) * layout
 
 void History::start(const Layout& layout, std::vector<uint8_t> probe, std::vector<uint8_t> probe_source,
                     std::vector<uint8_t> bytes) {
-  if (layout.T < 1 || layout.L < 1 || layout.NH < 1 || layout.P < 1 || layout.N != int(bytes.size()))
+  if (layout.T < 1 || layout.L < 1 || (layout.NH < 1 && !is_recurrent(layout.kind)) || layout.P < 1 ||
+      layout.N != int(bytes.size()))
     throw Error("history: a layout needs a probe, layers, heads and positions");
-  const size_t want = layout.kind == ModelKind::gpt ? size_t(layout.T) : size_t(layout.T - 1);
-  if (probe.size() != want || (layout.kind == ModelKind::seq2seq && probe_source.size() != size_t(layout.S)))
+  const bool text = is_language_model(layout.kind);
+  const size_t want = text ? size_t(layout.T) : size_t(layout.T - 1);
+  if (probe.size() != want || (!text && probe_source.size() != size_t(layout.S)))
     throw Error("history: the probe does not match the layout");
   const Baselines b = baselines_;
   *this = History();
@@ -329,21 +346,22 @@ History History::unpack(const Packed& p, int64_t last_step) {
                 ", this build reads format 1: it was written by a newer version");
   Layout l;
   const int64_t kind = p.meta[1];
-  if (kind != 0 && kind != 1) throw Error(bad + "unknown model kind " + std::to_string(kind));
+  if (kind < 0 || kind >= kModelKinds) throw Error(bad + "unknown model kind " + std::to_string(kind));
   l.kind = ModelKind(kind);
+  const bool text = is_language_model(l.kind);
   auto dim = [&](int64_t v, const char* name, int64_t lo, int64_t hi) {
     if (v < lo || v > hi) throw Error(bad + name + " is " + std::to_string(v));
     return int(v);
   };
   l.L = dim(p.meta[2], "the layer count", 1, 96);
-  l.NH = dim(p.meta[3], "the head count", 1, 128);
+  l.NH = dim(p.meta[3], "the head count", is_recurrent(l.kind) ? 0 : 1, is_recurrent(l.kind) ? 0 : 128);
   l.Le = dim(p.meta[4], "the encoder layer count", 0, 64);
   l.S = dim(p.meta[5], "the probe's source length", 0, 8192);
   l.T = dim(p.meta[6], "the probe's length", 1, 8192);
   l.N = dim(p.meta[7], "the number of mapped bytes", 0, 256);
   l.P = dim(p.meta[8], "the number of positions", 1, 8192);
-  if (l.kind == ModelKind::gpt && (l.S != 0 || l.Le != 0)) throw Error(bad + "a gpt history with a source");
-  const size_t probe_len = l.kind == ModelKind::gpt ? size_t(l.T) : size_t(l.S) + size_t(l.T) - 1;
+  if (text && (l.S != 0 || l.Le != 0)) throw Error(bad + "a language model's history with a source");
+  const size_t probe_len = text ? size_t(l.T) : size_t(l.S) + size_t(l.T) - 1;
   if (p.probe.size() != probe_len) throw Error(bad + "the probe has " + std::to_string(p.probe.size()) + " bytes, expected " + std::to_string(probe_len));
   if (p.bytes.size() != size_t(l.N)) throw Error(bad + "the mapped bytes do not match their count");
   for (size_t i = 1; i < p.bytes.size(); i++)
@@ -373,8 +391,8 @@ History History::unpack(const Packed& p, int64_t last_step) {
       if (std::isinf(v) || v < 0) throw Error(bad + "a loss is negative or infinite");
   History h;
   h.layout_ = l;
-  h.probe_source_.assign(p.probe.begin(), p.probe.begin() + (l.kind == ModelKind::gpt ? 0 : l.S));
-  h.probe_.assign(p.probe.begin() + (l.kind == ModelKind::gpt ? 0 : l.S), p.probe.end());
+  h.probe_source_.assign(p.probe.begin(), p.probe.begin() + (text ? 0 : l.S));
+  h.probe_.assign(p.probe.begin() + (text ? 0 : l.S), p.probe.end());
   h.bytes_ = p.bytes;
   h.baselines_ = {p.baselines[0], p.baselines[1], p.baselines[2], int(p.baselines[3]), uint64_t(p.baselines[4])};
   for (uint64_t k = 0; k < K; k++) {
@@ -505,6 +523,12 @@ Neighbours embedding_neighbours(const model::TinyGPT& m, const std::vector<uint8
 Neighbours embedding_neighbours(const model::Seq2Seq& m, const std::vector<uint8_t>& bytes, int k) {
   return table_neighbours(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, bytes, k);
 }
+Neighbours embedding_neighbours(const model::Recurrent& m, const std::vector<uint8_t>& bytes, int k) {
+  return table_neighbours(m.params() + m.param_info("wte").offset, m.config().n_embd, bytes, k);
+}
+Neighbours embedding_neighbours(const model::LstmSeq2Seq& m, const std::vector<uint8_t>& bytes, int k) {
+  return table_neighbours(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, bytes, k);
+}
 
 namespace {
 
@@ -607,6 +631,57 @@ Snapshot take_snapshot(model::Seq2Seq& m, const data::PairDataset& pairs, nn::Ar
   return s;
 }
 
+Snapshot take_snapshot(model::Recurrent& m, const data::Dataset& data, nn::Arena& arena, const History& h) {
+  const Layout& lay = h.layout();
+  const int T = lay.T, V = model::kVocab;
+  nn::GradMode no_grad(false);
+  Snapshot s;  // no attention: the probe's losses, the per-position curve and the embedding map
+  std::vector<int32_t> tokens(h.probe().begin(), h.probe().end());
+  arena.reset();
+  nn::Tensor logits = m.forward_logits(arena, tokens.data(), 1, T);  // (1, T, V)
+  s.probe_loss.assign(size_t(T), NAN);
+  if (T > 1) token_losses(s.probe_loss.data() + 1, logits.data(), tokens.data() + 1, T - 1, V);
+  const int W = m.config().block_size, rows = std::min(kPositionWindows, m.config().batch_size);
+  data::Batch batch;
+  data.val_batch(0, rows, W, batch);
+  arena.reset();
+  nn::Tensor val_logits = m.forward_logits(arena, batch.x.data(), rows, W);  // (rows, W, V)
+  std::vector<float> losses(size_t(rows) * W);                               // (rows, W)
+  token_losses(losses.data(), val_logits.data(), batch.y.data(), rows * W, V);
+  arena.reset();
+  s.position_loss.resize(size_t(lay.P));
+  mean_positions(s.position_loss.data(), losses.data(), rows, W, lay.P);
+  s.embedding = embedding_map(m.params() + m.param_info("wte").offset, m.config().n_embd, h.bytes(), h);
+  return s;
+}
+
+Snapshot take_snapshot(model::LstmSeq2Seq& m, const data::PairDataset& pairs, nn::Arena& arena, const History& h) {
+  const Layout& lay = h.layout();
+  const int S = lay.S, T = lay.T, V = data::kPairVocab;
+  nn::GradMode no_grad(false);
+  Snapshot s;
+  std::vector<int32_t> src(h.probe_source().begin(), h.probe_source().end());
+  std::vector<int32_t> tgt_in{data::kBos}, tgt_out;
+  for (uint8_t b : h.probe()) tgt_in.push_back(b), tgt_out.push_back(b);
+  tgt_out.push_back(data::kEos);
+  arena.reset();
+  nn::Tensor logits = m.forward_logits(arena, src.data(), tgt_in.data(), 1, S, T);  // (1, T, V)
+  append_full(s.attention, m.last_attention().data(), size_t(T) * S);              // (1, 1, T, S)
+  s.probe_loss.resize(size_t(T));
+  token_losses(s.probe_loss.data(), logits.data(), tgt_out.data(), T, V);
+  data::PairBatch batch;
+  pairs.val_batch(0, std::min(kPositionWindows, std::max(1, int(pairs.val_size()))), batch);
+  arena.reset();
+  nn::Tensor val_logits = m.forward_logits(arena, batch.src.data(), batch.tgt_in.data(), batch.B, batch.S, batch.T);
+  std::vector<float> losses(size_t(batch.B) * batch.T);  // (B, T)
+  token_losses(losses.data(), val_logits.data(), batch.tgt_out.data(), batch.B * batch.T, V);
+  arena.reset();
+  s.position_loss.resize(size_t(lay.P));
+  mean_positions(s.position_loss.data(), losses.data(), batch.B, batch.T, lay.P);
+  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.bytes(), h);
+  return s;
+}
+
 // ---- the branch tree -----------------------------------------------------------------------------
 
 struct BranchTree::Impl {
@@ -617,6 +692,10 @@ struct BranchTree::Impl {
   // child's path (gpt: the whole text, prompt included; seq2seq: the target tokens).
   virtual const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
                             int64_t& positions) = 0;
+  // translators: the longest output (block_size - 1 bytes); language models: no limit
+  virtual int max_output() const { return INT32_MAX; }
+  // gpt: the window's length (block_size); the recurrent models have none
+  virtual int window() const { return 0; }
   uint64_t clock = 0;
 };
 
@@ -653,6 +732,7 @@ struct GptImpl final : BranchTree::Impl {
   GptImpl(const model::TinyGPT& model) : m(model), slots(BranchTree::kMaxCaches) {}
   ModelKind kind() const override { return ModelKind::gpt; }
   int vocab() const override { return model::kVocab; }
+  int window() const override { return m.config().block_size; }
 
   const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
                     int64_t& positions) override {
@@ -706,6 +786,7 @@ struct Seq2SeqImpl final : BranchTree::Impl {
   Seq2SeqImpl(const model::Seq2Seq& model, std::vector<int32_t> src) : m(model), source(std::move(src)), slots(BranchTree::kMaxCaches) {}
   ModelKind kind() const override { return ModelKind::seq2seq; }
   int vocab() const override { return data::kPairVocab; }
+  int max_output() const override { return m.dims().block_size - 1; }
 
   const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
                     int64_t& positions) override {
@@ -750,9 +831,87 @@ struct Seq2SeqImpl final : BranchTree::Impl {
   }
 };
 
+// The recurrent models keep the state after every node (L x H floats, and c): growing any node
+// costs one step, and the root costs the prompt (or BOS).
+struct RecurrentImpl final : BranchTree::Impl {
+  const model::Recurrent& m;
+  model::RecurrentState work;
+  std::vector<std::vector<float>> h, c;  // per node
+  RecurrentImpl(const model::Recurrent& model) : m(model) { m.reset_state(work); }
+  ModelKind kind() const override { return m.config().model; }
+  int vocab() const override { return model::kVocab; }
+  const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
+                    int64_t& positions) override {
+    const float* logits;
+    if (parent < 0) {
+      m.reset_state(work);
+      logits = m.decode(work, text.data(), int(text.size()));
+      positions += int64_t(text.size());
+    } else {
+      work.h = h[size_t(parent)];
+      work.c = c[size_t(parent)];
+      logits = m.decode(work, &text.back(), 1);
+      positions += 1;
+    }
+    if (h.size() <= size_t(child)) h.resize(size_t(child) + 1), c.resize(size_t(child) + 1);
+    h[size_t(child)] = work.h;
+    c[size_t(child)] = work.c;
+    return logits;
+  }
+};
+
+struct LstmSeq2SeqImpl final : BranchTree::Impl {
+  const model::LstmSeq2Seq& m;
+  model::LstmSeq2SeqCache cache;
+  std::vector<std::vector<float>> h, c;  // the decoder's state after each node
+  LstmSeq2SeqImpl(const model::LstmSeq2Seq& model, const std::vector<int32_t>& source) : m(model) {
+    m.start_decoding(cache, source.data(), int(source.size()), 1, false);  // the encoder, once
+    h.push_back(cache.h), c.push_back(cache.c);                           // its state before BOS
+  }
+  ModelKind kind() const override { return ModelKind::lstm_seq2seq; }
+  int vocab() const override { return data::kPairVocab; }
+  int max_output() const override { return m.dims().block_size - 1; }
+  const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
+                    int64_t& positions) override {
+    // node 0 (BOS) starts from the encoder's state, stored at index 0 before it is replaced below
+    const int from = parent < 0 ? 0 : parent;
+    cache.h = h[size_t(from)], cache.c = c[size_t(from)];
+    cache.length = tree.node(child).depth;
+    const int32_t token = parent < 0 ? data::kBos : text.back();
+    const float* logits = m.decode_step(cache, &token);
+    positions += 1;
+    if (h.size() <= size_t(child)) h.resize(size_t(child) + 1), c.resize(size_t(child) + 1);
+    h[size_t(child)] = cache.h, c[size_t(child)] = cache.c;
+    return logits;
+  }
+};
+
 }  // namespace
 
 // ---- BranchTree -----------------------------------------------------------------------------------
+
+BranchTree::BranchTree(const model::Recurrent& model, const uint8_t* prompt, size_t n, int top_k)
+    : impl_(std::make_unique<RecurrentImpl>(model)), top_k_(top_k) {
+  if (top_k < 1 || top_k > model::kVocab) throw Error("top-k must be between 1 and 256");
+  static const uint8_t kNewline = '\n';
+  if (n == 0) prompt = &kNewline, n = 1;  // as sample::Generator
+  prompt_.assign(prompt, prompt + n);
+  Node root;
+  root.depth = int(n);
+  nodes_.push_back(root);
+  set_top(nodes_[0], impl_->grow(*this, -1, 0, prompt_, positions_));
+}
+
+BranchTree::BranchTree(const model::LstmSeq2Seq& model, const uint8_t* source, size_t n, int top_k) : top_k_(top_k) {
+  const int limit = model.dims().block_size;
+  if (top_k < 1 || top_k > data::kPairVocab) throw Error("top-k must be between 1 and 259");
+  if (n == 0) throw Error("give a source text to translate");
+  if (int(n) > limit) throw Error("the source is " + std::to_string(n) + " bytes, longer than block_size (" + std::to_string(limit) + ")");
+  prompt_.assign(source, source + n);
+  impl_ = std::make_unique<LstmSeq2SeqImpl>(model, prompt_);
+  nodes_.push_back(Node{});
+  set_top(nodes_[0], impl_->grow(*this, -1, 0, {}, positions_));
+}
 
 BranchTree::BranchTree(const model::TinyGPT& model, const uint8_t* prompt, size_t n, int top_k, int window_keep)
     : impl_(std::make_unique<GptImpl>(model)), top_k_(top_k) {
@@ -803,7 +962,7 @@ std::vector<int> BranchTree::path(int id) const {
 
 std::vector<uint8_t> BranchTree::text(int id) const {
   std::vector<uint8_t> out;
-  if (kind() == ModelKind::gpt) out.assign(prompt_.begin(), prompt_.end());
+  if (is_language_model(kind())) out.assign(prompt_.begin(), prompt_.end());
   for (int n : path(id))
     if (n > 0 && nodes_[size_t(n)].token >= 0 && nodes_[size_t(n)].token < 256) out.push_back(uint8_t(nodes_[size_t(n)].token));
   return out;
@@ -811,7 +970,7 @@ std::vector<uint8_t> BranchTree::text(int id) const {
 
 int BranchTree::extend(int parent, int32_t token) {
   const Node& p = node(parent);
-  const bool s2s = kind() == ModelKind::seq2seq;
+  const bool s2s = is_translator(kind());
   const int V = impl_->vocab();
   if (token < 0 || token >= V || (s2s && (token == data::kBos || token == data::kPad)))
     throw Error("token " + std::to_string(token) + " cannot be generated (" + (s2s ? "bytes 0-255 or EOS 257" : "bytes 0-255") + ")");
@@ -824,11 +983,10 @@ int BranchTree::extend(int parent, int32_t token) {
   c.depth = p.depth + 1;
   c.prob = p.probs[size_t(token)];
   if (s2s) {
-    const int limit = static_cast<const Seq2SeqImpl&>(*impl_).m.dims().block_size - 1;
+    const int limit = impl_->max_output();
     if (token != data::kEos && c.depth > limit)
       throw Error("the output is at its longest (block_size - 1 = " + std::to_string(limit) + " bytes): only EOS can follow");
-  } else {
-    const int T = static_cast<const GptImpl&>(*impl_).m.config().block_size;
+  } else if (const int T = impl_->window()) {
     c.window_start = p.depth - p.window_start == T ? p.depth + 1 - keep_ : p.window_start;  // sample::Generator's rebuild
   }
   const int id = int(nodes_.size());
@@ -845,7 +1003,7 @@ int BranchTree::extend(int parent, int32_t token) {
 
 void BranchTree::set_top(Node& n, const float* logits) {
   const int V = impl_->vocab();
-  const bool s2s = kind() == ModelKind::seq2seq;
+  const bool s2s = is_translator(kind());
   // temperature-1 probabilities (seq2seq: over the bytes and EOS, as translate() decodes)
   auto allowed = [&](int v) { return !s2s || (v != data::kBos && v != data::kPad); };
   float maxv = -INFINITY;

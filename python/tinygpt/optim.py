@@ -19,7 +19,6 @@ from typing import List
 
 import torch
 
-from . import layout
 
 
 def f32(x: float) -> float:
@@ -71,9 +70,9 @@ def make_adamw(model, config, adam_m=None, adam_v=None, adam_t: int = 0) -> torc
     hyper-parameters from config (a checkpoint's config dict), its decay groups, and its state:
     adam_m, adam_v (flat float32 blocks, param_specs order) and adam_t updates done."""
     params = list(model.parameters())
-    specs = layout.param_specs(model.config)
-    decayed = [p for p, (_, _, decay) in zip(params, specs) if decay]
-    plain = [p for p, (_, _, decay) in zip(params, specs) if not decay]
+    flags = list(model.decay_flags().values())  # TinyGPT's or Recurrent's table (tinygpt.layout, tinygpt.rnn)
+    decayed = [p for p, decay in zip(params, flags) if decay]
+    plain = [p for p, decay in zip(params, flags) if not decay]
     opt = torch.optim.AdamW(
         [{"params": decayed, "weight_decay": f32(config["weight_decay"])}, {"params": plain, "weight_decay": 0.0}],
         lr=f32(config["learning_rate"]), betas=(f32(config["beta1"]), f32(config["beta2"])), eps=f32(config["eps"]),

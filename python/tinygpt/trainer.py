@@ -34,6 +34,7 @@ from . import checkpoint as ckpt_io
 from . import data as tdata
 from .layout import VOCAB_SIZE
 from .model import TinyGPT
+from .rnn import KINDS as RECURRENT_KINDS, Recurrent, state_from_flat, state_to_flat
 from .optim import Schedule, clip_grad_norm, f32, make_adamw, moments, set_lr
 
 # Every field of the config schema (core/include/tinygpt/config.h), and what this trainer does
@@ -41,13 +42,15 @@ from .optim import Schedule, clip_grad_norm, f32, make_adamw, moments, set_lr
 # from the core's), and the CTest test python_knows_every_schema_field compares these names with
 # `tinygpt config`, so a new schema row cannot be forgotten.
 FIELDS: Dict[str, str] = {
-    "model": "the model kind: gpt is TinyGPT (tinygpt.model); seq2seq runs are refused (no PyTorch twin yet)",
+    "model": "the model kind: gpt is TinyGPT (tinygpt.model); rnn, gru, lstm are tinygpt.rnn's Recurrent "
+             "(torch.nn.RNN / GRU / LSTM); seq2seq and lstm_seq2seq runs are refused (no PyTorch twin here)",
     "n_layer": "the model's shape",
     "n_enc_layer": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
     "n_dec_layer": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
     "d_ff": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
     "n_head": "the model's shape",
     "n_embd": "the model's shape",
+    "n_hidden": "rnn, gru, lstm: the model's shape (not read for gpt)",
     "block_size": "the model's shape and the window length T",
     "seed": "kept: the data order continues from the checkpoint's data_rng",
     "batch_size": "the global batch B, split over the processes",
@@ -60,6 +63,8 @@ FIELDS: Dict[str, str] = {
     "beta2": "AdamW",
     "eps": "AdamW",
     "grad_clip": "global gradient norm clipping",
+    "stateful": "rnn, gru, lstm: 1 reads the training split as batch_size streams of consecutive windows and "
+                "carries the hidden state (the checkpoint's rnn_state); one process only",
     "eval_interval": "validation every eval_interval steps and at the stop",
     "eval_iters": "validation batches averaged",
 }
@@ -98,9 +103,10 @@ class Trainer:
         if unknown:
             raise ValueError(f"the checkpoint sets '{unknown[0]}', which tinygpt.trainer does not know: it was "
                              "written by a newer tinygpt (update python/tinygpt)")
-        if ck.config.get("model", "gpt") != "gpt":
+        self.kind = str(ck.config.get("model", "gpt"))
+        if self.kind != "gpt" and self.kind not in RECURRENT_KINDS:
             raise ValueError(f"this checkpoint is a {ck.config['model']} run: tinygpt.trainer continues gpt runs "
-                             "(the decoder-only TinyGPT of tinygpt.model) only")
+                             "(the decoder-only TinyGPT of tinygpt.model) and rnn, gru, lstm runs (tinygpt.rnn) only")
         missing = [name for name in FIELDS if name not in ck.config]
         if missing:
             raise ValueError(f"the checkpoint has no config field '{missing[0]}' (written before it existed): "
@@ -117,8 +123,18 @@ class Trainer:
         self.corpus_fingerprint = tdata.fingerprint(corpus)  # the output checkpoint records the corpus used
         self.corpus_size = len(corpus)
         self.rng = tdata.Rng(state=ck.data_rng)
-        self.model = TinyGPT.from_checkpoint(ck).to(self.device)
+        self.recurrent = self.kind in RECURRENT_KINDS
+        self.model = (Recurrent if self.recurrent else TinyGPT).from_checkpoint(ck).to(self.device)
         self.module = self.model
+        # a stateful recurrent run: B streams of consecutive windows, and the state they carry
+        self.stateful = self.recurrent and int(ck.config.get("stateful", 0)) == 1
+        if self.stateful and world > 1:
+            raise ValueError("a stateful run carries one hidden state per stream: continue it in one process")
+        self.carry = None
+        saved = [a for name, _, a in ck.extra_sections if name == "rnn_state"]
+        if self.stateful and saved:
+            self.carry = state_from_flat(self.kind, saved[0], int(self.config["n_layer"]), self.B,
+                                         int(self.config["n_hidden"]))
         if distributed:
             from torch.nn.parallel import DistributedDataParallel
             ids = [self.device.index] if self.device.type == "cuda" else None
@@ -173,14 +189,33 @@ class Trainer:
         B = len(starts)
         return starts[self.rank * B // self.world:(self.rank + 1) * B // self.world]
 
+    def _logits(self, module, x, state=None):
+        """logits (b, T, V), and the state after them (the recurrent models)."""
+        if self.recurrent:
+            return module(x, state)
+        return module(x), None
+
+    def stream_starts(self) -> List[int]:
+        """A stateful run's windows of this step (RecurrentLearner::train_loss): stream b reads
+        [b * len, (b + 1) * len) of the training split, len = train_size // B, window after window;
+        at the start of each pass the state starts from zeros."""
+        B, T = self.B, self.T
+        length = self.dataset.train_size // B
+        w = self.step_count % ((length - 1) // T)
+        if w == 0:
+            self.carry = None
+        return [b * length + w * T for b in range(B)]
+
     def step(self) -> float:
         """One optimizer step on the next global batch; returns its mean loss (before the update)."""
         B, T = self.B, self.T
-        starts = self.dataset.train_starts(self.rng, B, T)  # every rank draws the whole batch
+        starts = self.stream_starts() if self.stateful else self.dataset.train_starts(self.rng, B, T)  # every rank draws the whole batch
         x, y = self.dataset.windows(self.my_share(starts), T)
         x, y = x.to(self.device), y.to(self.device)
         self.opt.zero_grad(set_to_none=False)
-        logits = self.module(x)  # (b, T, V)
+        logits, state = self._logits(self.module, x, self.carry)  # (b, T, V)
+        if self.stateful:  # truncated BPTT: the next window starts from this state, as a constant
+            self.carry = tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
         loss_sum = F.cross_entropy(logits.reshape(-1, VOCAB_SIZE), y.reshape(-1), reduction="sum")
         (loss_sum * (self.world / (B * T))).backward()  # DDP averages: the gradient of the batch mean
         loss = f32(float(self._all_reduce(loss_sum.detach().double())) / (B * T))
@@ -223,6 +258,7 @@ class Trainer:
         self.opt.load_state_dict(copy.deepcopy(self.good["opt"]))
         self.step_count, self.adam_t = self.good["step"], self.good["adam_t"]
         self.rng = tdata.Rng(state=self.good["rng"])
+        self.carry = None  # a stateful run's streams restart from zeros (Trainer::roll_back)
         del self.train_losses[self.step_count:]
         while self.val and self.val[-1][0] > self.step_count:
             self.val.pop()
@@ -237,7 +273,7 @@ class Trainer:
         total = torch.zeros((), dtype=torch.float64)
         for k in range(self.rank, n, self.world):
             x, y = self.dataset.windows(self.dataset.val_starts(k, B, T), T)
-            logits = self.model(x.to(self.device))
+            logits, _ = self._logits(self.model, x.to(self.device))
             total += f32(float(F.cross_entropy(logits.reshape(-1, VOCAB_SIZE), y.to(self.device).reshape(-1))))
         loss = f32(float(self._all_reduce(total.to(self.device)).cpu()) / n)
         if self.val and self.val[-1][0] == self.step_count:
@@ -266,7 +302,9 @@ class Trainer:
             val_steps=array("q", [s for s, _ in self.val]), val_losses=array("f", [l for _, l in self.val]),
             # the page's history of snapshots (history.*, core/include/tinygpt/watch.h), carried as it
             # came: its steps are at most the loaded step, and a rollback never goes back past that
-            extra_sections=[s for s in self.ck.extra_sections if s[0].startswith("history.")])
+            # and a stateful run's carried state (rnn_state), before them as the core writes it
+            extra_sections=([("rnn_state", "f", state_to_flat(self.kind, self.carry))] if self.stateful and self.carry is not None else []) +
+            [s for s in self.ck.extra_sections if s[0].startswith("history.")])
 
 
 def _floats(t: torch.Tensor) -> array:

@@ -382,6 +382,27 @@ for (const variant of variantsBuilt()) {
       s.delete();
     });
 
+    check('returns a recurrent session\'s objects of the declared shapes: the hidden-state view, the history, a tree', () => {
+      const s = new M.Session({ ...M.presets().find((p) => p.name === 'lstm-tiny').config, block_size: 8, max_iters: 10,
+        warmup_iters: 2, eval_interval: 2, eval_iters: 1 });
+      session(s, 'setCorpus', corpus);
+      m('watchStartHistory', s, null, null);
+      session(s, 'advance', 3, 0);
+      assert.equal(m('watchHistory', s, -1).attentionBytes, 0, 'no attention in a recurrent model\'s history');
+      m('watchNeighbours', s, 2);
+      const text = enc.encode('He said "to be" or not\n');
+      assert.equal(m('hiddenTrace', s, text).T, text.length);
+      const patterns = m('hiddenPatterns');
+      m('hiddenSignal', patterns[0].name, text);
+      assert.ok(m('hiddenSearch', s, text, 'quote', 3).length === 3, 'hiddenSearch: three units');
+      session(s, 'generate', enc.encode('ROMEO:'), 5, { temperature: 0.8 });
+      session(s, 'inspect', enc.encode('To be'));
+      const tree = m('growGenerationTree', s, enc.encode('the '), 2);
+      call('GenerationTree', tree, 'extend', 0, call('GenerationTree', tree, 'node', 0).topTokens[0]);
+      tree.delete();
+      s.delete();
+    });
+
     it('has called and checked every declared function and method', (t) => {
       if (earlierFailed) return t.skip('a test above failed before it made all its calls');
       const missing = [];

@@ -15,7 +15,7 @@ import { chooseBackend } from './features/webgpu';
 const params = new URLSearchParams(location.search);
 const bridge = new Bridge<Calls, Events>(new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'tinygpt-trainer' }));
 const page = createPage(bridge, new Storage(), { keepHistory: params.get('history') !== 'off' });   // ?history=off: bench:page
-const { runtime, webgpu, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, offline, session } = page;
+const { runtime, webgpu, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, offline, session } = page;
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
 (window as unknown as { __tinygpt: unknown }).__tinygpt = page.state;
 
@@ -24,7 +24,8 @@ await localeReady;
 bindStatic(document);
 bindLanguageSwitch($('#language-slot'));
 
-// workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 learn by hand, 8 watch it learn
+// workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 learn by hand, 8 watch it learn,
+// 9 what a cell remembers (recurrent models)
 runtime.mount($('#runtime'), $('#threads-picker'), webgpu);
 settings.mount($('#col-right'), $('#mode-slot'));
 data.mount($('#col-left'));
@@ -43,6 +44,7 @@ runs.mount(wide, $('#banner-slot'));
 share.mount(guard, $('#banner-slot'));
 learn.mount(wide);
 watch.mount(wide);
+hidden.mount(wide);
 installDropTarget($('#drop-overlay'), (files) => void data.handleFiles(files));
 installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
   startPause: () => train.startPause(),

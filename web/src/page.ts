@@ -6,6 +6,7 @@ import { view } from './app/store';
 import type { Calls, Events } from './protocol';
 import { createData } from './features/data';
 import { createEstimate } from './features/estimate';
+import { createHidden } from './features/hidden';
 import { createInspect } from './features/inspect';
 import { createLearn } from './features/learn';
 import { createOffline } from './features/offline';
@@ -40,10 +41,11 @@ export function createPage(bridge: Bridge<Calls, Events>, storage: Storage, opti
   const share = createShare(bridge, { runtime, settings, data, session, train });
   const watch = createWatch(bridge, { session, settings, train, runs });
   const learn = createLearn(bridge, runtime);
+  const hidden = createHidden(bridge, { runtime, settings, session });
   const offline = createOffline({ data, settings, session });
   /** Every feature's state as one object: what the end-to-end tests and the benchmark read (`__tinygpt.get()`). */
-  const state = view(runtime.$, webgpu.$, session.$, settings.$, data.$, train.$, estimate.$, sample.$, translate.$, inspect.$, runs.$, share.$, watch.$);
-  return { webgpu, runtime, session, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, offline, state };
+  const state = view(runtime.$, webgpu.$, session.$, settings.$, data.$, train.$, estimate.$, sample.$, translate.$, inspect.$, runs.$, share.$, watch.$, hidden.$);
+  return { webgpu, runtime, session, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, offline, state };
 }
 
 export type Page = ReturnType<typeof createPage>;

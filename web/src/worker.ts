@@ -8,6 +8,7 @@ import { Registry } from './worker/registry';
 import { initialCore } from './worker/state';
 import { dataWorker } from './features/data/worker';
 import { estimateWorker } from './features/estimate/worker';
+import { hiddenWorker } from './features/hidden/worker';
 import { inspectWorker } from './features/inspect/worker';
 import { learnWorker } from './features/learn/worker';
 import { runsWorker } from './features/runs/worker';
@@ -40,6 +41,7 @@ const worker = new Registry(initialCore(), self)
   .register(runsWorker())
   .register(shareWorker())
   .register(watchWorker())
+  .register(hiddenWorker())
   .register(learnWorker());
 
 /** Test hook (the e2e test of the fallback): the GPU device is lost as if the driver had reset. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { checkCorpusLength, knobsFor, normalise, parseSettings, presetOf, toFormValues } from '../src/features/settings/schema';
+import { checkCorpusLength, knobsFor, normalise, parseSettings, presetOf, presetsFor, toFormValues } from '../src/features/settings/schema';
 import { loadScalar } from './wasm';
 
 // Every knob of the page comes from the core's schema: these tests take the schema and the
@@ -25,12 +25,14 @@ describe('settings from the core schema', () => {
   });
 
   it('parses the form of every preset back to the preset', async () => {
-    const { presets, knobs } = await core();
+    const { schema, presets } = await core();
     for (const p of presets) {
+      // the form of the preset's model kind, among that kind's presets (settings/panel.ts)
+      const knobs = knobsFor(schema, p.config.model);
       const { settings, errors } = parseSettings(knobs, p.config, toFormValues(knobs, p.config));
       expect(errors).toEqual({});
       expect(settings).toEqual(p.config);
-      expect(presetOf(knobs, presets, settings!)).toBe(p.name);
+      expect(presetOf(knobs, presetsFor(presets, p.config.model), settings!)).toBe(p.name);
     }
   });
 

@@ -20,7 +20,9 @@
 //   optim::Schedule::extended); lr_scale (f64, 1 unless the NaN guard halved it: train::Trainer::roll_back).
 // Sections: params, adam_m, adam_v (f32, one per parameter, in the model's param_table order);
 //   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation;
-//   seq2seq runs add val_exact_match and val_cer (f32, one per evaluation).
+//   seq2seq runs add val_exact_match and val_cer (f32, one per evaluation) (lstm_seq2seq too).
+//   A stateful recurrent run (rnn.h) adds rnn_state (f32): the hidden state its last training window
+//   left, (L, B, H) h then (L, B, H) c for the LSTM (train::Trainer::carried_state).
 //   A run that keeps a history for the page's views (train::Trainer::start_history, watch.h)
 //   adds history.meta, history.probe, history.bytes, history.baselines, history.steps,
 //   history.attention, history.embedding, history.probe_loss and history.position_loss

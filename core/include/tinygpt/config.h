@@ -26,32 +26,48 @@
 namespace tinygpt {
 
 // The model kinds the schema knows. A field lists the kinds it applies to.
-//   gpt      the decoder-only TinyGPT (model.h), trained on a text
-//   seq2seq  the encoder-decoder Transformer of the seed (seq2seq.h), trained on source<TAB>target pairs
-enum class ModelKind : int { gpt = 0, seq2seq = 1 };
+//   gpt           the decoder-only TinyGPT (model.h), trained on a text
+//   seq2seq       the encoder-decoder Transformer of the seed (seq2seq.h), trained on source<TAB>target pairs
+//   rnn, gru, lstm  recurrent language models (rnn.h): an embedding, n_layer recurrent layers of
+//                 n_hidden units (tanh RNN, GRU or LSTM cells, as torch.nn has them) and a linear head,
+//                 trained on a text like gpt
+//   lstm_seq2seq  an LSTM encoder-decoder with attention (rnn_seq2seq.h), trained on pairs like seq2seq
+enum class ModelKind : int { gpt = 0, seq2seq = 1, rnn = 2, gru = 3, lstm = 4, lstm_seq2seq = 5 };
+constexpr int kModelKinds = 6;
 constexpr uint32_t kKindGpt = 1u << int(ModelKind::gpt);
 constexpr uint32_t kKindSeq2Seq = 1u << int(ModelKind::seq2seq);
-constexpr uint32_t kAllKinds = kKindGpt | kKindSeq2Seq;
-const char* model_kind_name(ModelKind kind);  // "gpt", "seq2seq"
+constexpr uint32_t kKindRecurrent = (1u << int(ModelKind::rnn)) | (1u << int(ModelKind::gru)) | (1u << int(ModelKind::lstm));
+constexpr uint32_t kKindLstmSeq2Seq = 1u << int(ModelKind::lstm_seq2seq);
+constexpr uint32_t kKindTranslators = kKindSeq2Seq | kKindLstmSeq2Seq;
+constexpr uint32_t kAllKinds = kKindGpt | kKindSeq2Seq | kKindRecurrent | kKindLstmSeq2Seq;
+const char* model_kind_name(ModelKind kind);  // "gpt", "seq2seq", "rnn", "gru", "lstm", "lstm_seq2seq"
+// rnn, gru, lstm: a recurrent language model (rnn.h)
+constexpr bool is_recurrent(ModelKind k) { return k == ModelKind::rnn || k == ModelKind::gru || k == ModelKind::lstm; }
+// Trained on a text, continues text: gpt and the recurrent kinds.
+constexpr bool is_language_model(ModelKind k) { return k == ModelKind::gpt || is_recurrent(k); }
+// Trained on source<TAB>target pairs, translates: seq2seq and lstm_seq2seq.
+constexpr bool is_translator(ModelKind k) { return k == ModelKind::seq2seq || k == ModelKind::lstm_seq2seq; }
 
 enum class FieldGroup : int { model, training, run };
 
 // clang-format off
 #define TINYGPT_CONFIG_FIELDS(X)                                                                                       \
-  X(model,         ModelKind, ModelKind::gpt, "[0, 1]",       kAllKinds, model,    "Model",                            \
-    "gpt: a language model that continues text; seq2seq: an encoder-decoder that translates")                        \
-  X(n_layer,       int,       4,        "[1, 96]",            kKindGpt,  model,    "Layers",                           \
-    "Transformer blocks stacked on each other")                                                                        \
-  X(n_enc_layer,   int,       2,        "[1, 64]",            kKindSeq2Seq, model, "Encoder layers",                   \
-    "encoder layers: self-attention over the source, then a ReLU feed-forward")                                        \
-  X(n_dec_layer,   int,       2,        "[1, 64]",            kKindSeq2Seq, model, "Decoder layers",                   \
-    "decoder layers: causal self-attention, cross-attention to the source, feed-forward")                             \
+  X(model,         ModelKind, ModelKind::gpt, "[0, 5]",       kAllKinds, model,    "Model",                            \
+    "gpt, rnn, gru, lstm: a language model that continues text; seq2seq, lstm_seq2seq: an encoder-decoder that translates") \
+  X(n_layer,       int,       4,        "[1, 96]",            kKindGpt | kKindRecurrent, model, "Layers",              \
+    "Transformer blocks (gpt), or recurrent layers (rnn, gru, lstm), stacked on each other")                          \
+  X(n_enc_layer,   int,       2,        "[1, 64]",            kKindTranslators, model, "Encoder layers",               \
+    "encoder layers: self-attention over the source, then a ReLU feed-forward (lstm_seq2seq: LSTM layers)")           \
+  X(n_dec_layer,   int,       2,        "[1, 64]",            kKindTranslators, model, "Decoder layers",               \
+    "decoder layers: causal self-attention, cross-attention to the source, feed-forward (lstm_seq2seq: LSTM layers)") \
   X(d_ff,          int,       256,      "[1, 65536]",         kKindSeq2Seq, model, "Feed-forward width",               \
     "hidden width of each layer's ReLU feed-forward network")                                                          \
-  X(n_head,        int,       4,        "[1, 128]",           kAllKinds, model,    "Heads",                            \
+  X(n_head,        int,       4,        "[1, 128]",           kKindGpt | kKindSeq2Seq, model, "Heads",                 \
     "attention heads per layer; n_embd is split between them")                                                         \
   X(n_embd,        int,       128,      "[1, 8192]",          kAllKinds, model,    "Width",                            \
     "size of each token's vector (must be divisible by n_head)")                                                       \
+  X(n_hidden,      int,       256,      "[1, 8192]",          kKindRecurrent | kKindLstmSeq2Seq, model, "Hidden size", \
+    "units of each recurrent layer's hidden state (and of the LSTM's cell state)")                                    \
   X(block_size,    int,       64,       "[1, 8192]",          kAllKinds, model,    "Context",                          \
     "how many bytes the model sees at once (seq2seq: the longest source, and target + 1)")                            \
   X(seed,          uint64_t,  1337,     "[0, 9007199254740991]", kAllKinds, model, "Seed",                             \
@@ -76,6 +92,8 @@ enum class FieldGroup : int { model, training, run };
     "added to AdamW's denominator")                                                                                    \
   X(grad_clip,     float,     1.0f,     "[0, 1000000]",       kAllKinds, training, "Gradient clip",                    \
     "largest global gradient norm (0 = no clipping)")                                                                  \
+  X(stateful,      int,       0,        "[0, 1]",             kKindRecurrent, training, "Stateful",                    \
+    "1: each window continues the text of the last and starts from its hidden state (truncated BPTT); 0: from zeros")  \
   X(eval_interval, int,       100,      "[0, 1000000000]",    kAllKinds, run,      "Validate every",                   \
     "steps between validation losses (0 = only when asked)")                                                           \
   X(eval_iters,    int,       20,       "[1, 10000]",         kAllKinds, run,      "Validation batches",               \
@@ -144,8 +162,11 @@ void validate_config(const Config& c);
 // The seq2seq model's dimensions from a config.
 namespace model {
 struct Seq2SeqDims;
+struct LstmSeq2SeqDims;
 }
 model::Seq2SeqDims seq2seq_dims(const Config& c);
+// The LSTM translator's (rnn_seq2seq.h).
+model::LstmSeq2SeqDims lstm_seq2seq_dims(const Config& c);
 
 // Parameters of the model the config describes, without building it.
 int64_t num_parameters(const Config& c);

@@ -84,4 +84,28 @@ Tensor relu(Arena& arena, const Tensor& x);
 // target marks padding and is ignored); 0 when every row is padding. logits (..., V), targets (numel / V)
 Tensor cross_entropy_ignore(Arena& arena, const Tensor& logits, const int32_t* targets);
 
+// ---- recurrent layers (model::Recurrent, model::LstmSeq2Seq; docs/rnn.md): ops_rnn.cpp ----------
+// The cells as torch.nn has them: 0 tanh RNN, 1 GRU (gates r z n), 2 LSTM (gates i f g o); G = 1, 3, 4.
+// One layer's parameters, in torch's layout: w_ih (G*H, I), w_hh (G*H, H), b_ih (G*H), b_hh (G*H).
+struct RecurrentWeights {
+  Tensor w_ih, w_hh, b_ih, b_hh;
+};
+// The hidden states h (B, T, H) of one recurrent layer over x (B, T, I), from h0 (B, H) (and, for
+// the LSTM, c0 (B, H)); undefined h0 / c0 start from zeros. Backpropagation through time reaches
+// x, the weights, and h0 / c0 when they require grad. The equations are kernel_list.h's rnn_forward.
+// c_out (LSTM): receives the cell states c (B, T, H), a second output gradients can flow into
+// (the LSTM translator's decoder starts from the encoder's last c). gates_out: receives the saved
+// activations (B, T, 4H) (gru: r z n hn; lstm: i f g o), for the hidden-state view; no gradient.
+Tensor recurrent(Arena& arena, int cell, const Tensor& x, const RecurrentWeights& w, const Tensor& h0, const Tensor& c0,
+                 Tensor* c_out = nullptr, Tensor* gates_out = nullptr);
+
+// out = tanh(x)
+Tensor tanh(Arena& arena, const Tensor& x);
+
+// out (B, C) = x[b, index[b], :] for x (B, T, C): one position per row (copied)
+Tensor take_positions(Arena& arena, const Tensor& x, const int32_t* index);
+
+// out (..., 2C) = [x | x] for x (..., C): keys and values that are the same vectors, for cross_attention
+Tensor repeat_lastdim(Arena& arena, const Tensor& x);
+
 }  // namespace tinygpt::nn

@@ -130,8 +130,9 @@ Metadata load_model(const uint8_t* bytes, size_t n, model::TinyGPT& model);
 Metadata config_metadata(const Config& config);
 
 // True for the metadata keys a model file of this kind must have: the fields of the group `model`
-// that apply to the kind (they shape the parameters), except `model` (default gpt) and `seed` (the
-// data order of a new run). Every other field takes the schema's default when missing.
+// that apply to the kind (they shape the parameters), except `model` (default gpt), `seed` (the
+// data order of a new run) and, for rnn, gru and lstm, block_size (their training window, not a
+// shape). Every other field takes the schema's default when missing.
 bool required_in_model_file(const FieldSpec& field, ModelKind kind);
 
 // The config a model file's metadata describes: the schema's defaults, then every key that is a

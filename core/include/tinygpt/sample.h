@@ -18,6 +18,7 @@
 
 #include "tinygpt/model.h"
 #include "tinygpt/rng.h"
+#include "tinygpt/rnn.h"
 
 namespace tinygpt::sample {
 
@@ -43,9 +44,12 @@ struct Token {
 // scratch must hold 2 * V floats.
 int sample_logits(const float* logits, int V, const Options& options, data::Rng& rng, float* scratch);
 
+// The recurrent models (rnn.h) generate the same way from their hidden state, which carries the
+// whole text so far: they have no window to rebuild (window_keep does not apply).
 class Generator {
  public:
   Generator(const model::TinyGPT& model, const Options& options);
+  Generator(const model::Recurrent& model, const Options& options);
   // Starts from a prompt (its last block_size bytes are the context; an empty prompt is "\n").
   void set_prompt(const uint8_t* bytes, size_t n);
   void set_prompt(const std::string& prompt) { set_prompt(reinterpret_cast<const uint8_t*>(prompt.data()), prompt.size()); }
@@ -53,10 +57,13 @@ class Generator {
 
  private:
   void append(int32_t token);
-  const model::TinyGPT& model_;
+  const model::TinyGPT* model_ = nullptr;    // one of the two
+  const model::Recurrent* rnn_ = nullptr;
+  int block_size_ = 0;
   Options options_;
   data::Rng rng_;
   model::KVCache cache_;
+  model::RecurrentState state_;
   std::vector<int32_t> context_;  // the bytes in the window, oldest first (at most block_size)
   std::vector<float> probs_;      // (V) model probabilities for the next byte
   std::vector<float> scratch_;    // (2V)
@@ -65,5 +72,6 @@ class Generator {
 
 // Convenience: n bytes after the prompt.
 std::vector<Token> generate(const model::TinyGPT& model, const std::string& prompt, int n, const Options& options);
+std::vector<Token> generate(const model::Recurrent& model, const std::string& prompt, int n, const Options& options);
 
 }  // namespace tinygpt::sample

@@ -85,6 +85,7 @@ class Seq2Seq : public ModelParameters {  // params(), grads(), param_table(), p
   explicit Seq2Seq(const Seq2SeqDims& dims);  // validates, then initialises (init_weights)
   Seq2Seq(const Seq2Seq&) = delete;
   Seq2Seq& operator=(const Seq2Seq&) = delete;
+  using Cache = Seq2SeqCache;  // what translate.cpp decodes with
 
   const Seq2SeqDims& dims() const { return dims_; }
 

@@ -25,7 +25,7 @@
 namespace tinygpt::nn {
 
 constexpr int kMaxDims = 4;
-constexpr int kMaxParents = 4;
+constexpr int kMaxParents = 8;  // a recurrent layer has 7: x, four weights, h0, c0
 
 struct Shape {
   int ndim = 0;                 // 0 = scalar

@@ -18,10 +18,13 @@
 #include "tinygpt/config.h"
 #include "tinygpt/data.h"
 #include "tinygpt/error.h"
+#include "tinygpt/hidden.h"
 #include "tinygpt/watch.h"
 #include "tinygpt/model.h"
 #include "tinygpt/optim.h"
 #include "tinygpt/pairs.h"
+#include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/translate.h"
@@ -143,9 +146,13 @@ class Trainer {
   const std::vector<float>& train_losses() const { return train_losses_; }  // one per step
   const std::vector<ValPoint>& val_losses() const { return val_losses_; }
 
-  // gpt: attention maps and next-byte distributions of the last block_size bytes of a text.
+  // A language model's next-byte distributions of the last block_size bytes of a text, and gpt's
+  // attention maps (the recurrent models have none: L = NH = 0).
   Inspection inspect(const uint8_t* bytes, size_t n);
   std::vector<sample::Token> generate(const std::string& prompt, int n, const sample::Options& options) const;
+  // rnn, gru, lstm: every unit's activation (and the LSTM's cell states and gates) over a text
+  // (its first hidden::kMaxTraceBytes bytes), window after window with the state carried.
+  hidden::Trace trace_hidden(const uint8_t* bytes, size_t n);
   // seq2seq: a translation, and the attention maps of the model reading a source and a target.
   sample::Translation translate(const std::string& source, const sample::TranslateOptions& options) const;
   TranslationInspection inspect_translation(const std::string& source, const std::string& target);
@@ -181,6 +188,14 @@ class Trainer {
   const model::TinyGPT& model() const;
   model::Seq2Seq& seq2seq();
   const model::Seq2Seq& seq2seq() const;
+  model::Recurrent& recurrent();  // rnn, gru, lstm
+  const model::Recurrent& recurrent() const;
+  model::LstmSeq2Seq& lstm_seq2seq();
+  const model::LstmSeq2Seq& lstm_seq2seq() const;
+  // A stateful recurrent run's hidden state after its last training window, (L, B, H) h then
+  // (L, B, H) c for the LSTM (empty: none yet, or not a stateful run). Checkpoints keep it.
+  std::vector<float> carried_state() const;
+  void set_carried_state(const std::vector<float>& state);
   optim::AdamW& optimizer() { return optimizer_; }
   const optim::AdamW& optimizer() const { return optimizer_; }
   size_t arena_bytes() const { return arena_.bytes_reserved(); }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tinygpt/pairs.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/seq2seq.h"
 
 namespace tinygpt::sample {
@@ -44,16 +45,23 @@ struct Translation {
   bool finished = false;     // the output ended with EOS (false: stopped after max_len bytes)
 };
 
+// Each function exists for both translators (seq2seq and lstm_seq2seq): the same decoding over
+// their start_decoding / decode_step / reorder_rows.
 // Throws tinygpt::Error for an empty source or one longer than block_size bytes.
 Translation translate(const model::Seq2Seq& model, const std::string& source, const TranslateOptions& options = {});
+Translation translate(const model::LstmSeq2Seq& model, const std::string& source, const TranslateOptions& options = {});
 
 // Greedy translations of many sources, decoded side by side (one row per source).
 std::vector<Translation> translate_greedy(const model::Seq2Seq& model, const std::vector<std::string>& sources,
+                                          int max_len = 0);
+std::vector<Translation> translate_greedy(const model::LstmSeq2Seq& model, const std::vector<std::string>& sources,
                                           int max_len = 0);
 
 // Greedy translations of the held-out pairs (the first max_pairs of them; 0 = all) scored
 // against their targets: exact match and character error rate.
 data::TranslationScore evaluate_translation(const model::Seq2Seq& model, const data::PairDataset& pairs,
+                                            int max_pairs = 0);
+data::TranslationScore evaluate_translation(const model::LstmSeq2Seq& model, const data::PairDataset& pairs,
                                             int max_pairs = 0);
 
 }  // namespace tinygpt::sample

@@ -30,6 +30,8 @@
 #include "tinygpt/data.h"
 #include "tinygpt/model.h"
 #include "tinygpt/pairs.h"
+#include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/tensor.h"
 
@@ -103,6 +105,9 @@ Neighbours nearest_neighbours(const float* x, int N, int C, int k);
 // gpt wte, seq2seq src_embed (the source bytes), at the model's current weights.
 Neighbours embedding_neighbours(const model::TinyGPT& model, const std::vector<uint8_t>& bytes, int k);
 Neighbours embedding_neighbours(const model::Seq2Seq& model, const std::vector<uint8_t>& bytes, int k);
+// rnn, gru, lstm: wte; lstm_seq2seq: src_embed
+Neighbours embedding_neighbours(const model::Recurrent& model, const std::vector<uint8_t>& bytes, int k);
+Neighbours embedding_neighbours(const model::LstmSeq2Seq& model, const std::vector<uint8_t>& bytes, int k);
 
 // ---- snapshots and the history -----------------------------------------------------------------
 
@@ -121,6 +126,8 @@ constexpr int kPositionWindows = 8;
 // Attention layout of one snapshot (A bytes):
 //   gpt      (L, NH, T(T+1)/2)          the causal rows, packed: row q holds keys 0..q
 //   seq2seq  cross (L, NH, T, S), then decoder self (L, NH, T(T+1)/2), then encoder self (Le, NH, S, S)
+//   rnn, gru, lstm   none (NH = 0): the probe's losses, the position curve and the embedding map
+//   lstm_seq2seq     cross (1, 1, T, S): the decoder's attention on the source
 struct Layout {
   ModelKind kind = ModelKind::gpt;
   int L = 0, NH = 0, Le = 0;  // Le: seq2seq only
@@ -130,6 +137,9 @@ struct Layout {
   int64_t snapshot_bytes() const;   // what one snapshot adds to a checkpoint
   bool operator==(const Layout&) const = default;
 };
+
+// The kind, layers and heads of a config's history (T, S, N, P are the probe's and the data's).
+Layout layout_of(const Config& config);
 
 struct Snapshot {
   int64_t step = 0;
@@ -209,6 +219,8 @@ void token_losses(float* out, const float* logits, const int32_t* targets, int r
 // its arena; no graph is built). The embedding map's signs follow the history's last snapshot.
 Snapshot take_snapshot(model::TinyGPT& model, const data::Dataset& data, nn::Arena& arena, const History& history);
 Snapshot take_snapshot(model::Seq2Seq& model, const data::PairDataset& pairs, nn::Arena& arena, const History& history);
+Snapshot take_snapshot(model::Recurrent& model, const data::Dataset& data, nn::Arena& arena, const History& history);
+Snapshot take_snapshot(model::LstmSeq2Seq& model, const data::PairDataset& pairs, nn::Arena& arena, const History& history);
 
 // ---- step-through generation -------------------------------------------------------------------
 
@@ -238,6 +250,9 @@ class BranchTree {
 
   BranchTree(const model::TinyGPT& model, const uint8_t* prompt, size_t n, int top_k = 8, int window_keep = 0);
   BranchTree(const model::Seq2Seq& model, const uint8_t* source, size_t n, int top_k = 8);
+  // The recurrent models: no window; every node keeps its state, so any node grows in one step.
+  BranchTree(const model::Recurrent& model, const uint8_t* prompt, size_t n, int top_k = 8);
+  BranchTree(const model::LstmSeq2Seq& model, const uint8_t* source, size_t n, int top_k = 8);
   ~BranchTree();
 
   ModelKind kind() const;

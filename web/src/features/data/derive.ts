@@ -1,14 +1,14 @@
 // derive.ts (data) — values computed from the data and the mode, never stored. Pure functions
 // (unit-tested in web/test/translation.test.ts).
 import type { PairsReport } from '../../../../wasm/tinygpt';
-import type { ModelKind } from '../session';
+import type { Mode } from '../session';
 import type { SettingsSlice } from '../settings';
 import type { SessionSlice } from '../session';
 import type { CorpusKind } from './messages';
 import type { DataSlice } from './state';
 
 /** The data a model kind trains on. */
-export function corpusKindFor(mode: ModelKind): CorpusKind {
+export function corpusKindFor(mode: Mode): CorpusKind {
   return mode === 'seq2seq' ? 'pairs' : 'text';
 }
 

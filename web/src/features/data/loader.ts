@@ -13,7 +13,7 @@ import type { Coded } from '../../lib/coded';
 import type { Port } from '../../lib/wire';
 import { coreInline, h, hideTooltip, notify, withData } from '../../ui';
 import type { Runtime } from '../runtime';
-import type { ModelKind, Session } from '../session';
+import type { Mode, Session } from '../session';
 import type { Settings } from '../settings';
 import { type CorpusStats, STREAM_ABOVE_BYTES, analyzeCorpus, checkSize, readHead } from './corpus';
 import { corpusKindFor, modeCorpus } from './derive';
@@ -118,7 +118,7 @@ export class CorpusLoader {
     return this.port.call('sniff', { head: head.slice().buffer, size, name });
   }
 
-  private get mode(): ModelKind {
+  private get mode(): Mode {
     return this.deps.settings.$.get().mode;
   }
 
@@ -376,7 +376,7 @@ export class CorpusLoader {
   }
 
   /** The mode switched: the current data is put aside and the new mode's comes back (or, for translation, the first task). */
-  modeChanged(mode: ModelKind): void {
+  modeChanged(mode: Mode): void {
     const kind = corpusKindFor(mode);
     const corpus = this.$.get().corpus;
     this.dismissProblem();

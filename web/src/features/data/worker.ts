@@ -2,6 +2,7 @@
 // to the live model of its kind: bytes in memory (a small text, pairs), or files read a window at
 // a time (a large text, llm.c shards: reader.ts).
 import type { PairsReport, Session } from '../../../../wasm/tinygpt';
+import { isTranslator } from '../../lib/model-kind';
 import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needModule } from '../../worker/state';
 import { betweenSteps, type WebgpuState } from '../webgpu/worker';
@@ -21,8 +22,8 @@ export interface DataState extends CoreState {
 
 export const initialData = (): Omit<DataState, keyof CoreState> => ({ corpus: null });
 
-/** The data a model kind trains on: a text (gpt) or pairs (seq2seq). */
-export const corpusKindOf = (model: string | undefined): CorpusKind => (model === 'seq2seq' ? 'pairs' : 'text');
+/** The data a model kind trains on: a text (gpt, rnn, gru, lstm) or pairs (seq2seq, lstm_seq2seq). */
+export const corpusKindOf = (model: string | undefined): CorpusKind => (isTranslator(model) ? 'pairs' : 'text');
 
 /** The worker's data if it is what a model of this kind trains on. */
 export function corpusFor(st: DataState, model: string | undefined): Corpus | null {

@@ -74,7 +74,7 @@ export class EstimateBox {
       formatDuration(r.totalSeconds * 1000)) +
       `${r.evaluations ? say.evaluations(formatCount(r.evaluations)) : ''}${say.memory(formatBytes(runMemoryBytes(e)))}` +
       // the measurement runs the wasm build; a gpt model on WebGPU trains elsewhere, at its own pace
-      (s.backend?.backend === 'webgpu' && e.config.model !== 'seq2seq' ? say.webgpu(s.backend.adapter || say.thisGpu) : ''));
+      (s.backend?.backend === 'webgpu' && e.config.model === 'gpt' ? say.webgpu(s.backend.adapter || say.thisGpu) : ''));
     setText(this.scale, say.scale(formatLoss(r.entropy.bigram), formatLoss(r.entropy.unigram), formatLoss(LN256)) +
       (r.entropy.bytes < e.corpusSize ? say.counted(formatBytes(r.entropy.bytes)) : ''));
     // while training: the core's own measurements, corrected as it goes

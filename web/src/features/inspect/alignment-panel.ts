@@ -8,7 +8,7 @@ import { type Locale, type Messages, t, tr } from '../../i18n';
 import { clear, cssVar, drawMatrix, drawMatrixHighlight, drawTicks, h, HeadPicker, hideTooltip, moveCell, NoteLine, panelHeader, showTooltip, withData } from '../../ui';
 import type { SessionSlice } from '../session';
 import type { SettingsSlice } from '../settings';
-import { type AttentionMapView, type MapKind, attentionMap } from './derive';
+import { type AttentionMapView, type MapKind, attentionMap, availableMaps } from './derive';
 import type { Alignment as TranslationInspectionMsg } from './messages';
 import type { InspectStores } from './panel';
 import type { AlignSource, InspectSlice } from './state';
@@ -170,6 +170,9 @@ export class AlignmentPanel {
   private show(): void {
     const d = this.data;
     if (!d) return;
+    const maps = availableMaps(d);
+    for (const o of this.mapSel.options) o.hidden = o.disabled = !maps.includes(o.value as MapKind);
+    if (!maps.includes(this.kind)) this.mapSel.value = this.kind = 'cross';
     const view = attentionMap(d, this.kind);
     const changed = !this.view || this.view.layers !== view.layers || this.view.kind !== view.kind || this.picker.headSel.options.length !== d.NH;
     this.view = view;

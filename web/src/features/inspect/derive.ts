@@ -44,7 +44,14 @@ export interface AttentionMapView {
  * the byte each position writes (row t reads ⟨BOS⟩ and the target's first t bytes and predicts
  * byte t, or ⟨EOS⟩ after the last); the decoder's own columns by its inputs (⟨BOS⟩ + the target).
  */
+/** The maps an inspection holds: all three for the Transformer, the cross map for the LSTM translator. */
+export function availableMaps(m: Pick<Alignment, 'encSelf' | 'decSelf'>): MapKind[] {
+  return (['cross', 'decoder', 'encoder'] as MapKind[]).filter((k) => k === 'cross' || (k === 'decoder' ? m.decSelf.length > 0 : m.encSelf.length > 0));
+}
+
 export function attentionMap(m: Alignment, kind: MapKind): AttentionMapView {
+  // the LSTM translator has one map, the decoder's attention on the source (no self-attention)
+  if (!availableMaps(m).includes(kind)) kind = 'cross';
   const src = tokenLabels(m.src);
   const written = tokenLabels([...Array.from(m.tgtIn.subarray(1)), EOS]);
   if (kind === 'encoder') return { kind, layers: m.Le, rows: m.S, cols: m.S, weights: m.encSelf, causal: false, rowLabels: src, colLabels: src };

@@ -63,6 +63,8 @@ export class InspectPanel {
   private hoverK: number | null = null;
   private size = 0;
   private losses: number[] = [];
+  private attention: HTMLElement;
+  private noAttention: HTMLElement;
 
   constructor(stores: InspectStores, handlers: InspectHandlers) {
     const store = view(stores.inspect, stores.settings, stores.session);
@@ -93,13 +95,17 @@ export class InspectPanel {
     this.grid = h('div', { id: 'heads-grid', class: 'heads-grid', hidden: true });
     this.note = new NoteLine(h('p', { id: 'inspect-note', class: 'muted small', 'aria-live': 'polite' }));
     this.note.set(this.needModel);
-    this.body = h('div', { class: 'inspect-body', hidden: true },
-      h('h3', { class: 'small-title' }, tr((m) => m.inspect.tokensTitle)),
-      this.tokensEl,
+    // a recurrent model has no attention: its maps give way to a note (its memory: features/hidden)
+    this.attention = h('div', { class: 'inspect-attention' },
       h('div', { class: 'row' },
         ...this.picker.controls(),
         h('span', { class: 'legend small' }, tr((m) => m.inspect.legendWeight), h('span', { class: 'legend-bar viridis' }), tr((m) => m.inspect.legendScale))),
-      this.single, this.grid,
+      this.single, this.grid);
+    this.noAttention = h('p', { id: 'inspect-no-attention', class: 'muted small', hidden: true }, tr((m) => m.watch.noAttention));
+    this.body = h('div', { class: 'inspect-body', hidden: true },
+      h('h3', { class: 'small-title' }, tr((m) => m.inspect.tokensTitle)),
+      this.tokensEl,
+      this.attention, this.noAttention,
       h('h3', { class: 'small-title' }, tr((m) => m.inspect.lossTitle)),
       h('p', { class: 'muted small' }, tr((m) => m.inspect.lossExplain)),
       this.lossEl, this.lossSummary.el);
@@ -183,10 +189,12 @@ export class InspectPanel {
       this.picker.setCounts(d.L, d.NH);
     }
     this.body.hidden = false;
+    this.attention.hidden = d.L === 0;
+    this.noAttention.hidden = d.L !== 0;
     this.losses = losses;
     this.renderTokens();
     this.renderLoss();
-    this.draw();
+    if (d.L > 0) this.draw();
   }
 
   private masked(): [number, number, number] {
@@ -195,7 +203,7 @@ export class InspectPanel {
 
   private draw(): void {
     const d = this.data;
-    if (!d) return;
+    if (!d || d.L === 0) return;
     const T = d.T;
     this.single.hidden = this.picker.showGrid;
     this.grid.hidden = !this.picker.showGrid;
@@ -295,7 +303,7 @@ export class InspectPanel {
   /** Shades the token cells by the attention of the hovered query (or clears them). */
   private shadeTokens(): void {
     const d = this.data;
-    if (!d) return;
+    if (!d || d.L === 0) return;  // no attention to shade with
     const q = this.hoverQ;
     const off = (this.picker.layer * d.NH + this.picker.head) * d.T * d.T;
     for (let t = 0; t < this.cells.length; t++) {
@@ -321,7 +329,7 @@ export class InspectPanel {
     this.hoverK = k;
     if (!this.picker.showGrid && this.data) drawHighlight(this.overlay, this.data.T, this.size, q, k, cssVar('--accent') || '#e0662a');
     this.shadeTokens();
-    if (q === null || !this.data) {
+    if (q === null || !this.data || this.data.L === 0) {  // a recurrent model: no attention to tell of
       hideTooltip();
       return;
     }

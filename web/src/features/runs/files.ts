@@ -1,6 +1,7 @@
 // files.ts (runs) — checkpoints as files: downloading the live model's, and loading one (or a
 // .safetensors model, a new run from its weights) over it. Replacing a live model asks first and
 // saves it before it goes.
+import { isTranslator } from '../../lib/model-kind';
 import { type MapStore, patch } from '../../app/store';
 import { t } from '../../i18n';
 import { MAGIC, checkpointFileName, isCheckpoint, isSafetensors } from '../../lib/checkpoint';
@@ -86,7 +87,7 @@ export class Files {
     const r = t().run;
     notify(() => withData((slot) => r.loaded(slot(0), describeModel(m.config), formatCount(m.step)), [file.name]), 'success');
     // a model of the other kind: the data of its kind the page had comes back
-    const pairs = m.config.model === 'seq2seq';
+    const pairs = isTranslator(m.config.model);
     const restoring = data.$.get().corpus?.kind !== (pairs ? 'pairs' : 'text') && data.restoreFor(pairs ? 'pairs' : 'text');
     if (!m.hasCorpus && !restoring) notify(r.chooseData(pairs), 'info');
     else if (m.hasCorpus && !m.corpusMatches) {

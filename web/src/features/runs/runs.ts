@@ -3,6 +3,7 @@
 // checkpoint is loaded, and when the tab is hidden or closed; listed with resume, rename,
 // download and delete; shared safely between tabs (app/locks.ts); offered again after a reload.
 // Replacing a live model always asks first, and saves it before it goes.
+import { isRecurrent } from '../../lib/model-kind';
 import { type RunRecord, type RunSave, RunsDb, newId } from '../../app/db';
 import type { Storage } from '../../app/storage';
 import { type MapStore, patch, watch } from '../../app/store';
@@ -103,7 +104,9 @@ export class Runs {
     if (corpus.kind !== corpusKindFor(settings.mode)) return;
     // a new run's name, in the language of the day (the person may rename it: it is data from then on)
     const names = t().runs.autoName;
-    const size = m.model === 'seq2seq' ? names.translator(m.n_enc_layer, m.n_dec_layer) : names.layers(m.n_layer);
+    const size = m.model === 'seq2seq' ? names.translator(m.n_enc_layer, m.n_dec_layer)
+      : m.model === 'lstm_seq2seq' ? names.lstmTranslator(m.n_enc_layer, m.n_dec_layer, m.n_hidden)
+        : isRecurrent(m.model) ? names.recurrent(m.model.toUpperCase(), m.n_layer, m.n_hidden) : names.layers(m.n_layer);
     const meta: RunSave = {
       id: s.runId, name: names.name(corpus.ref.name, size, m.n_embd), createdAt: Date.now(), savedAt: 0, step: train.step,
       settings: normalise(settings.schema, m), corpus: corpus.ref, elapsedMs: train.elapsedMs,

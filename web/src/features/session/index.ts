@@ -6,12 +6,12 @@ import { t } from '../../i18n';
 import type { Coded } from '../../lib/coded';
 import type { Port } from '../../lib/wire';
 import { coreInline, h, notify } from '../../ui';
-import type { FullConfig, History, ModelInfo, ModelKind, ModelSummary, SessionCalls, SessionConfig, SessionEvents } from './messages';
+import type { FullConfig, History, Mode, ModelInfo, ModelKind, ModelSummary, SessionCalls, SessionConfig, SessionEvents } from './messages';
 import { isBusy, type Loading, type ModelState, type SessionSlice } from './state';
 
 export { describeModel, type ModelShape } from './describe';
 export { isBusy };
-export type { FullConfig, History, Loading, ModelInfo, ModelKind, ModelState, ModelSummary, SessionConfig, SessionSlice };
+export type { FullConfig, History, Loading, Mode, ModelInfo, ModelKind, ModelState, ModelSummary, SessionConfig, SessionSlice };
 
 export interface Session {
   readonly $: MapStore<SessionSlice>;

@@ -5,8 +5,8 @@ import type { Coded } from '../../lib/coded';
 
 export type { FullConfig, History, SessionConfig };
 
-/** The model kinds of the config schema (`model`): a language model, or the encoder-decoder that translates. */
-export type ModelKind = 'gpt' | 'seq2seq';
+/** The model kinds of the config schema (`model`); the page's mode is their family (lib/model-kind.ts). */
+export type { Mode, ModelKind } from '../../lib/model-kind';
 
 export interface ModelInfo {
   reason: 'create' | 'load' | 'resume';

@@ -7,17 +7,19 @@ import type { Port } from '../../lib/wire';
 import type { Ready, Runtime } from '../runtime';
 import type { Session } from '../session';
 import type { SettingsCalls, Verdict } from './messages';
+import { bindArchitecture } from './architecture';
 import { bindModeSwitch } from './mode-switch';
 import { SettingsPanel } from './panel';
-import { type FieldSpec, type FullConfig, type Key, type ModelKind, normalise } from './schema';
+import { KINDS_OF, modeOf } from '../../lib/model-kind';
+import { type FieldSpec, type FullConfig, type Key, type Mode, type ModelKind, knobsFor, normalise, presetForKind, presetOf, presetsFor } from './schema';
 import { corpusLengthError, settingsOk, type SettingsSlice } from './state';
 
-export { checkCorpusLength, fieldText, normalise, presetText } from './schema';
+export { checkCorpusLength, fieldText, normalise, presetForKind, presetText } from './schema';
 export { corpusLengthError, settingsOk };
-export type { FieldSpec, FullConfig, Key, ModelKind, SettingsSlice, Verdict };
+export type { FieldSpec, FullConfig, Key, Mode, ModelKind, SettingsSlice, Verdict };
 
 /** The preset a mode starts at (the form remembers what was chosen per mode after that). */
-const MODE_PRESET: Record<ModelKind, string> = { gpt: 'S', seq2seq: 's2s-small' };
+const MODE_PRESET: Record<Mode, string> = { gpt: 'S', seq2seq: 's2s-small' };
 
 export interface Settings {
   readonly $: MapStore<SettingsSlice>;
@@ -26,9 +28,11 @@ export interface Settings {
   /** Rewrites the form with `config` (a shared link's, the carried-over settings) and takes it. */
   setForm(config: FullConfig): void;
   /** Switches between the language model and the translator (no model yet: Reset first, or load one). */
-  setMode(mode: ModelKind): void;
+  setMode(mode: Mode): void;
+  /** Chooses the architecture within the mode (Transformer, LSTM, GRU, RNN): the form takes its preset. */
+  setKind(kind: ModelKind): void;
   /** `fn` hears of a switch the person made (features/data brings the mode's data). */
-  onModeSwitched(fn: (mode: ModelKind) => void): void;
+  onModeSwitched(fn: (mode: Mode) => void): void;
   /** Asks the core again (the worker's pairs changed: it reads them at the form's block_size). */
   revalidate(): void;
   /** The size of the mode's text (null: none, or pairs): a text must hold one window of context. */
@@ -42,19 +46,27 @@ function onReady($: MapStore<SettingsSlice>, port: Port<SettingsCalls, object>, 
   const s = $.get();
   const model = session.$.get().model;
   const initial = normalise(m.schema, model?.config ?? s.formSettings ?? m.presets.find((p) => p.name === MODE_PRESET[s.mode])?.config ?? m.presets[0].config);
-  patch($, { schema: m.schema, presets: m.presets, formSettings: initial, settings: model ? s.settings : initial, mode: initial.model === 'seq2seq' ? 'seq2seq' : 'gpt' });
+  patch($, { schema: m.schema, presets: m.presets, formSettings: initial, settings: model ? s.settings : initial, mode: modeOf(initial.model) });
   for (const p of m.presets) {
     port.call('validate', { config: p.config }).then((v) => patch($, { presetVerdicts: { ...$.get().presetVerdicts, [p.name]: v } }), () => undefined);
   }
   validate();
 }
 
+/** The form of architecture `kind` in the mode: the preset of its size next to the form's (null: no change). */
+function formForKind(s: SettingsSlice, kind: ModelKind): FullConfig | null {
+  const form = s.settings ?? s.formSettings;
+  if (!form || form.model === kind || !KINDS_OF[s.mode].includes(kind)) return null;
+  const preset = presetForKind(s.presets, kind, presetOf(knobsFor(s.schema, form.model), presetsFor(s.presets, form.model), form));
+  return preset ? normalise(s.schema, preset.config) : null;
+}
+
 export function createSettings(port: Port<SettingsCalls, object>, runtime: Runtime, session: Session): Settings {
   const $ = map<SettingsSlice>({
     mode: 'gpt', schema: [], presets: [], settings: null, formSettings: null, verdict: null, validateId: 0, presetVerdicts: {}, textSize: null,
   });
-  const formByMode: Partial<Record<ModelKind, FullConfig | null>> = {};   // the form each mode had when it was left
-  const switched: ((mode: ModelKind) => void)[] = [];
+  const formByMode: Partial<Record<Mode, FullConfig | null>> = {};   // the form each mode had when it was left
+  const switched: ((mode: Mode) => void)[] = [];
 
   const validate = () => {
     const s = $.get();
@@ -81,7 +93,7 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
     if (!lastModel) return;
     const s = $.get();
     const settings = normalise(s.schema, lastModel.info.config);
-    const mode: ModelKind = settings.model === 'seq2seq' ? 'seq2seq' : 'gpt';
+    const mode = modeOf(settings.model);
     if (mode !== s.mode) formByMode[s.mode] = s.settings ?? s.formSettings;
     patch($, { mode, settings, formSettings: settings });
   });
@@ -94,19 +106,25 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
     setSettings,
     setForm(config) {
       const settings = normalise($.get().schema, config);
-      patch($, { formSettings: settings, mode: settings.model === 'seq2seq' ? 'seq2seq' : 'gpt' });
+      patch($, { formSettings: settings, mode: modeOf(settings.model) });
       setSettings(settings);
     },
     setMode(mode) {
       const s = $.get();
       if (mode === s.mode || session.$.get().model || session.$.get().creating || session.$.get().loading || !runtime.$.get().ready) return;
       formByMode[s.mode] = s.settings ?? s.formSettings;
-      const preset = s.presets.find((p) => p.name === MODE_PRESET[mode]) ?? s.presets.find((p) => p.config.model === mode);
+      const preset = s.presets.find((p) => p.name === MODE_PRESET[mode]) ?? s.presets.find((p) => modeOf(p.config.model) === mode);
       const form = formByMode[mode] ?? (preset ? normalise(s.schema, preset.config) : null);
       if (!form) return;
       patch($, { mode, formSettings: form, settings: form, verdict: null });
       validate();
       for (const fn of switched) fn(mode);
+    },
+    setKind(kind) {
+      const next = session.$.get().model || session.$.get().creating ? null : formForKind($.get(), kind);
+      if (!next) return;
+      patch($, { formSettings: next, settings: next, verdict: null });
+      validate();
     },
     onModeSwitched: (fn) => void switched.push(fn),
     revalidate: validate,
@@ -114,6 +132,7 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
     mount(formSlot, modeSlot) {
       const panel = new SettingsPanel($, session.$, setSettings);
       formSlot.append(panel.el);
+      bindArchitecture(panel.archSlot, $, session.$, (kind) => this.setKind(kind));
       bindModeSwitch(modeSlot, $, runtime.$, session.$, (mode) => this.setMode(mode));
     },
   };

@@ -7,18 +7,18 @@ import { type Msg, t, tr } from '../../i18n';
 import { h, setText } from '../../ui';
 import type { RuntimeSlice } from '../runtime';
 import type { SessionSlice } from '../session';
-import type { ModelKind } from './schema';
+import type { Mode } from './schema';
 import type { SettingsSlice } from './state';
 
-const MODES: { kind: ModelKind; label: Msg; blurb: Msg }[] = [
+const MODES: { kind: Mode; label: Msg; blurb: Msg }[] = [
   { kind: 'gpt', label: (m) => m.page.modeGpt, blurb: (m) => m.page.modeGptBlurb },
   { kind: 'seq2seq', label: (m) => m.page.modeSeq2seq, blurb: (m) => m.page.modeSeq2seqBlurb },
 ];
 
 export function bindModeSwitch(slot: HTMLElement, settings: MapStore<SettingsSlice>, runtime: MapStore<RuntimeSlice>, session: MapStore<SessionSlice>,
-  onMode: (mode: ModelKind) => void): void {
+  onMode: (mode: Mode) => void): void {
   const note = h('p', { id: 'mode-note', class: 'muted small mode-note' });
-  const inputs = new Map<ModelKind, HTMLInputElement>();
+  const inputs = new Map<Mode, HTMLInputElement>();
   const group = h('fieldset', { id: 'mode', class: 'mode-switch' },
     h('legend', {}, tr((m) => m.page.modeLegend)),
     ...MODES.map((m) => {

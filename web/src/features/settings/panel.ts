@@ -27,6 +27,8 @@ const coreWords = (text: string) => h('span', { translate: 'no', lang: 'en' }, t
 
 export class SettingsPanel {
   readonly el: HTMLElement;
+  /** Where the architecture choice goes (architecture.ts), above the presets. */
+  readonly archSlot: HTMLElement = h('div', { class: 'arch-slot' });
   private knobs: FieldSpec[] = [];
   private presets: Preset[] = [];
   private base: FullConfig | null = null;     // fields the form does not show keep these values
@@ -55,7 +57,7 @@ export class SettingsPanel {
     const header = panelHeader(2, tr((m) => m.settings.title), '');
     this.explain = header.querySelector('.explain')!;
     this.el = h('section', { id: 'settings', class: 'card', 'aria-labelledby': 'settings-title' },
-      header, this.presetsEl, this.estimate, this.error, this.lockNote, this.groupsEl);
+      header, this.archSlot, this.presetsEl, this.estimate, this.error, this.lockNote, this.groupsEl);
     this.el.querySelector('h2')!.id = 'settings-title';
     this.subscribe(view(settings, session));
   }
@@ -74,7 +76,8 @@ export class SettingsPanel {
     });
     watch(store, ['formSettings', 'locale'], (st) => {
       const m = t().settings;
-      setText(this.explain, st.formSettings?.model === 'seq2seq' ? m.explain.seq2seq : m.explain.gpt);
+      const kind = st.formSettings?.model ?? 'gpt';
+      setText(this.explain, (m.explain as Record<string, string>)[kind] ?? m.explain.gpt);
     });
     watch(store, ['presetVerdicts', 'locale'], (st) => {
       for (const [name, v] of Object.entries(st.presetVerdicts)) this.setPresetVerdict(name, v);

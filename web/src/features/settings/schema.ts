@@ -7,9 +7,9 @@
 // checks what the core can't see (the corpus length).
 import type { FieldSpec, FullConfig, Preset } from '../../../../wasm/tinygpt';
 import { type Messages, t } from '../../i18n';
-import type { ModelKind } from '../session/messages';
+import type { Mode, ModelKind } from '../session/messages';
 
-export type { FieldSpec, FullConfig, ModelKind, Preset };
+export type { FieldSpec, FullConfig, Mode, ModelKind, Preset };
 export type Key = keyof FullConfig;
 
 /**
@@ -33,9 +33,19 @@ export function knobsFor(schema: FieldSpec[], kind: string): FieldSpec[] {
   return schema.filter((f) => f.type !== 'choice' && f.kinds.includes(kind));
 }
 
-/** The presets of a model kind (the config's `model`: 'gpt' or 'seq2seq'). */
+/** The presets of a model kind (the config's `model`: 'gpt', 'lstm', 'seq2seq', ...). */
 export function presetsFor(presets: Preset[], kind: string): Preset[] {
   return presets.filter((p) => p.config.model === kind);
+}
+
+/**
+ * The preset an architecture starts at when it is chosen: the one of the same size as the form's
+ * (S -> lstm-S, tiny -> gru-tiny, ...), else the kind's first.
+ */
+export function presetForKind(presets: Preset[], kind: ModelKind, from: string): Preset | undefined {
+  const size = /tiny/.test(from) ? 'tiny' : 'S';
+  const mine = presets.filter((p) => p.config.model === kind);
+  return mine.find((p) => p.name === (kind === 'gpt' ? size : `${kind}-${size}`)) ?? mine[0];
 }
 
 /** An input's step: integers by 1, reals free. */

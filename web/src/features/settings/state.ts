@@ -1,11 +1,11 @@
 // state.ts (settings) — the form built from the core's schema, and the core's verdict on it.
 import type { Preset } from '../../../../wasm/tinygpt';
-import type { FieldSpec, FullConfig, ModelKind } from './schema';
+import type { FieldSpec, FullConfig, Mode } from './schema';
 import { checkCorpusLength } from './schema';
 import type { Verdict } from './messages';
 
 export interface SettingsSlice {
-  mode: ModelKind;                        // what is trained: the config's `model` (the form's, or the live model's)
+  mode: Mode;                             // what is trained: a language model or a translator (the family of the config's `model`)
   schema: FieldSpec[];                    // configSchema(), sent with 'ready'
   presets: Preset[];                      // presets(), the same as the CLI's --preset
   settings: FullConfig | null;            // null: a field is unusable, or no schema yet

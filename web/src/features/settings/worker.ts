@@ -1,5 +1,6 @@
 // worker.ts (settings) — the core's checkConfig, and for a translator how the core reads the
 // worker's pairs at the form's block_size (a file may have no usable pair at a shorter one).
+import { isTranslator } from '../../lib/model-kind';
 import type { PairsReport } from '../../../../wasm/tinygpt';
 import { codedOf } from '../../lib/coded';
 import { handlers, type WorkerFeature } from '../../worker/registry';
@@ -16,7 +17,7 @@ export function settingsWorker(): WorkerFeature<DataState> {
         const { problems, parameters, trainingBytes } = M.checkConfig(msg.config);
         const c = ctx.state.corpus;
         let pairs: PairsReport | undefined;
-        if (msg.config.model === 'seq2seq' && c?.kind === 'pairs' && c.bytes && !problems.some((p) => p.field === 'block_size')) {
+        if (isTranslator(msg.config.model) && c?.kind === 'pairs' && c.bytes && !problems.some((p) => p.field === 'block_size')) {
           try {
             pairs = M.pairsReport(c.bytes, msg.config.block_size ?? 64);
           } catch (e) {

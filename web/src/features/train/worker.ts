@@ -2,6 +2,7 @@
 // worker trains a slice of about SLICE_MS (Session.advance) and yields to its event loop (the
 // registry's loop) so that pause, generate, inspect, save... are handled between slices. On
 // WebGPU the GPU backend runs segments of the same run loop (webgpu/gpu-backend.ts).
+import { isTranslator } from '../../lib/model-kind';
 import type { Slice } from '../../../../wasm/tinygpt';
 import { codedError } from '../../lib/coded';
 import { type Ctx, handlers, type LoopTask, type WorkerFeature } from '../../worker/registry';
@@ -102,7 +103,7 @@ export function trainWorker(): WorkerFeature<TrainState> {
         const st = ctx.state;
         const s = needSession(st);
         if (!s.hasCorpus()) {
-          throw s.kind() === 'seq2seq' ? codedError('worker.no_pairs', 'no pairs: choose a task or a file of pairs first')
+          throw isTranslator(s.kind()) ? codedError('worker.no_pairs', 'no pairs: choose a task or a file of pairs first')
             : codedError('worker.no_corpus', 'no corpus: choose a text first');
         }
         s.setStopAt(msg.stopAt);

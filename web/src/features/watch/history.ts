@@ -2,6 +2,7 @@
 // every number: wasm watchHistory, core/include/tinygpt/watch.h). Append-only like the loss
 // history: the worker sends the snapshots the page has not seen, `watchRev` in the store announces
 // growth, and an event with `reset` (a new model, a checkpoint, a new text, a rollback) replaces it.
+import type { ModelKind } from '../../lib/model-kind';
 import type { Baselines, WatchMsg } from './messages';
 
 export interface Snapshot {
@@ -14,7 +15,7 @@ export interface Snapshot {
 
 export class Snapshots {
   enabled = false;
-  kind: 'gpt' | 'seq2seq' = 'gpt';
+  kind: ModelKind = 'gpt';
   L = 0; NH = 0; T = 0; N = 0; P = 0; A = 0;
   Le = 0; S = 0;                   // seq2seq: encoder layers, the probe's source length
   probe = new Uint8Array(0);       // gpt: the probe text (T); seq2seq: the probe's target (T - 1)

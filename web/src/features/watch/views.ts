@@ -15,6 +15,7 @@
 //
 // Every number comes from the core, the neighbours on the map too (cosine in the full embedding
 // space: wasm watchNeighbours); this file only draws.
+import { isRecurrent, isTranslator } from '../../lib/model-kind';
 import uPlot from 'uplot';
 
 import { type View, watch } from '../../app/store';
@@ -283,7 +284,7 @@ export class WatchViews {
 
   /** The one-line explanations and the prompt's meaning follow the model kind. */
   private explainKind(ins: Insight | null): void {
-    const s2s = ins?.kind === 'seq2seq';
+    const s2s = isTranslator(ins?.kind);
     const m = t().watch;
     setText(this.tlExplain, s2s ? m.tlExplainS2s : m.tlExplain);
     setText(this.embExplain, s2s ? m.embExplainS2s : m.embExplain);
@@ -348,7 +349,12 @@ export class WatchViews {
     const width = this.maps.clientWidth || 320;
     const size = Math.max(96, Math.min(320, Math.floor((width - 12 * (heads.length - 1)) / heads.length)));
     clear(this.maps);
-    if (ins.kind === 'seq2seq') return this.drawCross(snap, l, heads, width);
+    if (ins.NH === 0) {  // a recurrent model: no attention to draw
+      this.maps.append(h('p', { class: 'muted small', id: 'tl-no-attention' }, t().watch.noAttention));
+      this.probeEl.replaceChildren(t().watch.probe, data(displayString(ins.probe)));
+      return;
+    }
+    if (isTranslator(ins.kind)) return this.drawCross(snap, l, heads, width);
     for (const hd of heads) {
       const c = h('canvas', { class: 'tl-map', 'data-head': hd, role: 'img', 'aria-label': t().watch.mapLabel(l + 1, hd + 1, snap.step) });
       drawPackedAttention(c, snap.attention, ins.mapOffset(l, hd), ins.T, size, masked());
@@ -478,7 +484,7 @@ export class WatchViews {
     let learned = 0, sumA = 0, sumB = 0, n = 0;
     const msg = t().watch;
     // gpt: the probe bytes; seq2seq: the target bytes, then the end token (T = target + 1)
-    const tokens = ins.kind === 'seq2seq' ? [...ins.probe, 257] : [...ins.probe];
+    const tokens = isTranslator(ins.kind) ? [...ins.probe, 257] : [...ins.probe];
     for (let pos = 0; pos < ins.T && pos < tokens.length; pos++) {
       const la = a.probeLoss[pos], lb = b.probeLoss[pos];
       const cell = h('span', { class: 'tok', 'data-t': pos, translate: 'no' }, label(tokens[pos]));
@@ -556,7 +562,7 @@ export class WatchViews {
     // the path: prompt, then each byte as a button that walks back to it
     const path: number[] = [];
     for (let n = s.treeSelected; n > 0; n = tree.nodes[n].parent) path.unshift(n);
-    const s2s = this.insight?.kind === 'seq2seq' || s.mode === 'seq2seq';
+    const s2s = isTranslator(this.insight?.kind) || s.mode === 'seq2seq';
     this.pathEl.append(data(s2s ? `${this.treeSource} → ` : displayString(tree.prompt), { class: 'st-prompt' }));
     for (const n of path) {
       const b = h('button', { type: 'button', class: 'st-byte', 'data-node': n, title: msg.walkBack(formatProb(tree.nodes[n].prob)) }, data(label(tree.nodes[n].token)));
@@ -599,11 +605,13 @@ export class WatchViews {
     if (runsKey !== this.cmpRunsKey) this.listRuns(s, runsKey);
     // series: the current run, then each ticked run whose curves arrived
     const runs: { name: string; steps: number[]; losses: number[]; stored?: boolean }[] = [];
-    if (s.model && s.history.valSteps.length) runs.push({ name: t().watch.thisRun(configLine(s.model.config)), steps: s.history.valSteps, losses: s.history.valLosses });
+    // in bits per byte: the unit that compares models of any kind on one text
+    const bits = (xs: ArrayLike<number>) => Array.from(xs, (x) => x / Math.LN2);
+    if (s.model && s.history.valSteps.length) runs.push({ name: t().watch.thisRun(configLine(s.model.config)), steps: s.history.valSteps, losses: bits(s.history.valLosses) });
     for (const id of this.cmpChecked) {
       const c: RunCurvesMsg | undefined = s.compare[id];
       const r = s.runs.find((x) => x.id === id);
-      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: [...c.valLosses], stored: true });
+      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: bits(c.valLosses), stored: true });
     }
     this.cmpHost.dataset.series = String(runs.length);
     this.plotCompare(runs);
@@ -644,7 +652,7 @@ export class WatchViews {
       this.cmpPlot = new uPlot({
         width: Math.max(240, this.cmpHost.clientWidth || 320), height: 220,
         scales: { x: { time: false } },
-        axes: [{ stroke: axis, label: t().watch.axisStep }, { stroke: axis, label: t().watch.axisLoss, size: 48 }],
+        axes: [{ stroke: axis, label: t().watch.axisStep }, { stroke: axis, label: t().watch.axisBits, size: 48 }],
         series: [{ label: t().watch.axisStep }, ...runs.map((r, i) => ({ label: r.name, stroke: colors[i % colors.length], width: 2, spanGaps: true, points: { show: true, size: 5 } }))],
       }, data, this.cmpHost);
       // a stored run's label starts with its name: data, not for translation
@@ -654,8 +662,10 @@ export class WatchViews {
   }
 }
 
-function configLine(c: { n_layer: number; n_embd: number; block_size: number; learning_rate: number; batch_size: number }): string {
-  return t().watch.config(c.n_layer, c.n_embd, c.block_size, +c.learning_rate.toPrecision(3), c.batch_size);   // float32 noise off
+function configLine(c: { model?: string; n_layer: number; n_embd: number; n_hidden?: number; block_size: number; learning_rate: number; batch_size: number }): string {
+  const lr = +c.learning_rate.toPrecision(3);   // float32 noise off
+  if (isRecurrent(c.model)) return t().watch.configRecurrent(c.model!.toUpperCase(), c.n_layer, c.n_hidden ?? NaN, c.block_size, lr, c.batch_size);
+  return t().watch.config(c.n_layer, c.n_embd, c.block_size, lr, c.batch_size);
 }
 
 /**

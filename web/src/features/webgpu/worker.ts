@@ -4,6 +4,7 @@
 // run loop's policy. Any GPU failure falls back to the Session on the CPU, from its last good state.
 import type { Session } from '../../../../wasm/tinygpt';
 import { type Coded, coded } from '../../lib/coded';
+import { isTranslator } from '../../lib/model-kind';
 import type { Ctx, WorkerFeature } from '../../worker/registry';
 import { type CoreState, needSession } from '../../worker/state';
 import { WebGpuDevice } from './device';
@@ -36,7 +37,8 @@ async function attach(ctx: Ctx<WebgpuState>): Promise<void> {
   const device = st.webgpu;
   if (!device || device.off) return;
   if (s.kind() !== 'gpt') {
-    st.onCpu = coded('gpu.seq2seq', 'the seq2seq model has no GPU plan: a translation run trains on the CPU');
+    st.onCpu = isTranslator(s.kind()) ? coded('gpu.seq2seq', 'the seq2seq model has no GPU plan: a translation run trains on the CPU')
+      : coded('gpu.recurrent', 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU');
     return;
   }
   try {

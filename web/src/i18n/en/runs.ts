@@ -42,6 +42,8 @@ export const runs = {
     name: (corpus: string, size: string, width: number) => `${corpus} · ${size}, width ${width}`,
     layers: (n: number) => `${n} layers`,
     translator: (enc: number, dec: number) => `translator, ${enc} + ${dec} layers`,
+    recurrent: (cell: string, layers: number, units: number) => `${cell} ${layers} × ${units} units`,
+    lstmTranslator: (enc: number, dec: number, units: number) => `LSTM translator, ${enc} + ${dec} × ${units} units`,
   },
   quotaFull: (usage: string | null, quota: string | null) =>
     `the browser's storage for this page is full${usage !== null ? ` (${usage} of ${quota})` : ''}. ` +

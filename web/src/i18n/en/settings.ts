@@ -14,7 +14,26 @@ export const settings = {
     seq2seq: 'The encoder-decoder Transformer of the seed: an encoder of self-attention layers reads the source, a decoder ' +
       'of causal self-attention and cross-attention layers writes the target, both post-norm with a ReLU feed-forward of width d_ff. ' +
       'block_size bounds the source, and the target + 1. Trained with AdamW on random batches of pairs; the knobs come from the core.',
+    lstm: 'An LSTM (torch.nn.LSTM\'s cell): an embedding of width n_embd, then layers of n_hidden units that read the window one ' +
+      'byte at a time, each keeping a cell state through input, forget and output gates, then a linear head. The gradient flows ' +
+      'back through every step of the window; stateful carries the state on to the next window. Same AdamW and schedule as the GPT.',
+    gru: 'A GRU (torch.nn.GRU\'s cell): like the LSTM but with two gates, reset and update, and no separate cell state: ' +
+      'fewer weights per unit. Read one byte at a time, trained through every step of the window.',
+    rnn: 'A plain recurrent network: each layer\'s state is tanh of the byte\'s embedding and the previous state, one matrix ' +
+      'each. The simplest memory there is: watch how far back it reaches compared with the LSTM.',
+    lstm_seq2seq: 'An LSTM encoder reads the source; an LSTM decoder, started from the encoder\'s last state, writes the target ' +
+      'while attending to every source position (Luong attention, one map per step). The rival of the Transformer translator, ' +
+      'on the same pairs and metrics.',
   },
+  architecture: 'Architecture',
+  kinds: {
+    gpt: { label: 'Transformer', blurb: 'attention over the whole window' },
+    lstm: { label: 'LSTM', blurb: 'gated memory, one byte at a time' },
+    gru: { label: 'GRU', blurb: 'two gates, no cell state' },
+    rnn: { label: 'RNN', blurb: 'tanh of the last state' },
+    seq2seq: { label: 'Transformer', blurb: 'the seed\'s encoder-decoder' },
+    lstm_seq2seq: { label: 'LSTM', blurb: 'encoder-decoder with attention' },
+  } as Record<string, PresetText>,
   presetsLabel: 'Presets',
   loading: 'Loading the model code…',
   groups: { model: 'Model', training: 'Training', run: 'Validation' },
@@ -31,13 +50,14 @@ export const settings = {
   corpusTooShort: (size: number, need: number) =>
     `the corpus has ${size} bytes, fewer than block_size + 1 = ${need}: use a longer text or a shorter context`,
   fields: {
-    model: { label: 'Model', help: 'gpt: a language model that continues text; seq2seq: an encoder-decoder that translates' },
-    n_layer: { label: 'Layers', help: 'Transformer blocks stacked on each other' },
-    n_enc_layer: { label: 'Encoder layers', help: 'encoder layers: self-attention over the source, then a ReLU feed-forward' },
-    n_dec_layer: { label: 'Decoder layers', help: 'decoder layers: causal self-attention, cross-attention to the source, feed-forward' },
+    model: { label: 'Model', help: 'gpt, rnn, gru, lstm: a language model that continues text; seq2seq, lstm_seq2seq: an encoder-decoder that translates' },
+    n_layer: { label: 'Layers', help: 'Transformer blocks (gpt), or recurrent layers (rnn, gru, lstm), stacked on each other' },
+    n_enc_layer: { label: 'Encoder layers', help: 'encoder layers: self-attention over the source, then a ReLU feed-forward (lstm_seq2seq: LSTM layers)' },
+    n_dec_layer: { label: 'Decoder layers', help: 'decoder layers: causal self-attention, cross-attention to the source, feed-forward (lstm_seq2seq: LSTM layers)' },
     d_ff: { label: 'Feed-forward width', help: 'hidden width of each layer\'s ReLU feed-forward network' },
     n_head: { label: 'Heads', help: 'attention heads per layer; n_embd is split between them' },
     n_embd: { label: 'Width', help: 'size of each token\'s vector (must be divisible by n_head)' },
+    n_hidden: { label: 'Hidden size', help: 'units of each recurrent layer\'s hidden state (and of the LSTM\'s cell state)' },
     block_size: { label: 'Context', help: 'how many bytes the model sees at once (seq2seq: the longest source, and target + 1)' },
     seed: { label: 'Seed', help: 'random start and order of the data: same seed, same run' },
     batch_size: { label: 'Batch', help: 'windows of text (or pairs) per step' },
@@ -50,6 +70,7 @@ export const settings = {
     beta2: { label: 'Adam beta2', help: 'decay of AdamW\'s second moment' },
     eps: { label: 'Adam eps', help: 'added to AdamW\'s denominator' },
     grad_clip: { label: 'Gradient clip', help: 'largest global gradient norm (0 = no clipping)' },
+    stateful: { label: 'Stateful', help: '1: each window continues the text of the last and starts from its hidden state (truncated BPTT); 0: from zeros' },
     eval_interval: { label: 'Validate every', help: 'steps between validation losses (0 = only when asked)' },
     eval_iters: { label: 'Validation batches', help: 'batches averaged for one validation loss' },
   } as Record<string, FieldText>,
@@ -60,5 +81,12 @@ export const settings = {
     's2s-tiny': { label: 'translate: tiny', blurb: '1 + 1 layers, width 32: reverses strings perfectly in a few seconds.' },
     's2s-small': { label: 'translate: small', blurb: '2 + 2 layers, width 32: the Chinese-English phrases in about a minute.' },
     's2s-base': { label: 'translate: base', blurb: '2 + 2 layers, width 64, d_ff 256: numbers and dates in words; zh-en with margin.' },
+    'lstm-tiny': { label: 'LSTM: tiny', blurb: '1 LSTM layer of 128 units: about as many parameters as tiny.' },
+    'lstm-S': { label: 'LSTM: small (S)', blurb: '2 LSTM layers of 256 units (0.94M parameters): S\'s size, window and schedule.' },
+    'gru-tiny': { label: 'GRU: tiny', blurb: '1 GRU layer of 160 units: about as many parameters as tiny.' },
+    'gru-S': { label: 'GRU: small (S)', blurb: '2 GRU layers of 288 units (0.90M parameters): S\'s size, window and schedule.' },
+    'rnn-tiny': { label: 'RNN: tiny', blurb: '1 tanh RNN layer of 256 units: about as many parameters as tiny.' },
+    'rnn-S': { label: 'RNN: small (S)', blurb: '2 tanh RNN layers of 512 units (0.97M parameters): S\'s size, window and schedule.' },
+    's2s-lstm': { label: 'translate: LSTM', blurb: 'LSTM encoder and decoder (1 + 1 layers of 128 units) with attention: the Transformer\'s rival.' },
   } as Record<string, PresetText>,
 };

@@ -43,6 +43,10 @@ export const train = {
     translator: (enc: number, dec: number, heads: number, width: number, dff: number, block: number) =>
       `translator: ${enc} + ${dec} layers × ${heads} heads, width ${width}, d_ff ${dff}, up to ${block} bytes`,
     gpt: (layers: number, heads: number, width: number, block: number) => `${layers} layers × ${heads} heads, width ${width}, context ${block}`,
+    recurrent: (cell: string, layers: number, units: number, width: number, block: number) =>
+      `${cell}: ${layers} ${layers === 1 ? 'layer' : 'layers'} × ${units} units, width ${width}, window ${block}`,
+    lstmTranslator: (enc: number, dec: number, units: number, width: number, block: number) =>
+      `LSTM translator: ${enc} + ${dec} layers × ${units} units, width ${width}, up to ${block} bytes`,
     unknown: 'a model',
   },
   // the numbers

@@ -81,6 +81,10 @@ export const watch = {
   runLine: (model: string, step: string) => ` — ${model}, step ${step}`,
   axisStep: 'step',
   axisLoss: 'val loss (nats/byte)',
+  axisBits: 'val loss (bits/byte)',
   config: (layers: number, width: number, ctx: number, lr: number, batch: number) =>
     `${layers}L × ${width}, ctx ${ctx}, lr ${lr}, batch ${batch}`,
+  configRecurrent: (cell: string, layers: number, units: number, ctx: number, lr: number, batch: number) =>
+    `${cell} ${layers}L × ${units}, ctx ${ctx}, lr ${lr}, batch ${batch}`,
+  noAttention: 'A recurrent model has no attention to watch: its memory is its hidden state. See "What a cell remembers" below.',
 };

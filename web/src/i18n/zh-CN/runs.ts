@@ -38,6 +38,8 @@ export const runs: typeof en = {
     name: (corpus, size, width) => `${corpus} · ${size}，宽度 ${width}`,
     layers: (n) => `${n} 层`,
     translator: (enc, dec) => `翻译器，${enc} + ${dec} 层`,
+    recurrent: (cell, layers, units) => `${cell} ${layers} 层 × ${units} 个单元`,
+    lstmTranslator: (enc, dec, units) => `LSTM 翻译器，${enc} + ${dec} 层 × ${units} 个单元`,
   },
   quotaFull: (usage, quota) =>
     `浏览器给本页面的存储空间已满${usage !== null ? `（${quota} 中已用 ${usage}）` : ''}。` +

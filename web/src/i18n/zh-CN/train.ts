@@ -38,6 +38,8 @@ export const train: typeof en = {
     translator: (enc, dec, heads, width, dff, block) =>
       `翻译模型：${enc} + ${dec} 层 × ${heads} 个头，宽度 ${width}，前馈宽度 ${dff}，最多 ${block} 字节`,
     gpt: (layers, heads, width, block) => `${layers} 层 × ${heads} 个头，宽度 ${width}，上下文长度 ${block}`,
+    recurrent: (cell, layers, units, width, block) => `${cell}：${layers} 层 × ${units} 个单元，宽度 ${width}，窗口 ${block}`,
+    lstmTranslator: (enc, dec, units, width, block) => `LSTM 翻译模型：${enc} + ${dec} 层 × ${units} 个单元，宽度 ${width}，最多 ${block} 字节`,
     unknown: '一个模型',
   },
   stat: {

@@ -72,5 +72,8 @@ export const watch: typeof en = {
   runLine: (model, step) => ` — ${model}，第 ${step} 步`,
   axisStep: '步',
   axisLoss: '验证损失（nats/字节）',
+  axisBits: '验证损失（bits/字节）',
   config: (layers, width, ctx, lr, batch) => `${layers} 层 × ${width}，上下文 ${ctx}，lr ${lr}，批次 ${batch}`,
+  configRecurrent: (cell, layers, units, ctx, lr, batch) => `${cell} ${layers} 层 × ${units}，上下文 ${ctx}，lr ${lr}，批次 ${batch}`,
+  noAttention: '循环模型没有注意力可看：它的记忆就是它的隐藏状态。请看下面的“单元记住了什么”。',
 };
