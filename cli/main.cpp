@@ -362,10 +362,11 @@ std::pair<std::vector<uint8_t>, std::string> load_data(const Args& args, ModelKi
       return {io::to_utf8(bytes, s.encoding), path + " (" + s.encoding + " converted to UTF-8)"};
     case io::FileKind::tsv_pairs:
       if (kind == ModelKind::gpt)
-        std::printf("note: %s holds source<TAB>target pairs: --model seq2seq trains a translator on them; training a language model on the text\n",
-                    path.c_str());
+        std::printf("note: %s holds source<TAB>target pairs%s: --model seq2seq trains a translator on them; training a language model on the text\n",
+                    path.c_str(), s.bad_lines ? (", with " + std::to_string(s.bad_lines) + " bad lines").c_str() : "");
       break;
     case io::FileKind::utf8_text:
+      if (s.low_variety) std::printf("warning: %s\n", s.message.c_str());  // trained on all the same, as asked
       break;
   }
   return {std::move(bytes), path};
