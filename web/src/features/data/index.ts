@@ -38,6 +38,10 @@ export interface Data {
   stored(): Promise<void>;
   /** Where checkpoints and model files dropped as data go (features/runs). */
   setModelFiles(files: ModelFiles): void;
+  /** `fn` hears of data chosen with the keyboard (the built-in text, a task), once taken: the page moves the focus on to Start. */
+  onKeyboardPick(fn: () => void): void;
+  /** Keyboard focus on the first way to choose data (the built-in text, or the first task in translation). */
+  focusFirst(): void;
   mount(slot: HTMLElement): void;
 }
 
@@ -51,6 +55,11 @@ export function createData(port: Port<DataCalls, object>, runtime: Runtime, sett
   const size = () => settings.setTextSize(loader.textSize());
   watch($, ['corpus'], size);
   watch(settings.$, ['mode'], size);
+  const keyboardPicks: (() => void)[] = [];
+  let panel: DataPanel | null = null;
+  const picked = (keyboard: boolean) => () => {
+    if (keyboard) keyboardPicks.forEach((fn) => fn());
+  };
   return {
     $,
     handleFile: (file) => loader.handleFile(file),
@@ -62,13 +71,17 @@ export function createData(port: Port<DataCalls, object>, runtime: Runtime, sett
     send: (ref, bytes, stats, blockSize) => loader.send(ref, bytes, stats, bytes.buffer as ArrayBuffer, blockSize),
     stored: () => loader.stored(),
     setModelFiles: (files) => void (loader.modelFiles = files),
+    onKeyboardPick: (fn) => void keyboardPicks.push(fn),
+    focusFirst: () => panel?.focusFirst(),
     mount(slot) {
-      slot.append(new DataPanel($, settings.$, session.$, {
+      panel = new DataPanel($, settings.$, session.$, {
         onFile: (f) => void loader.handleFile(f),
-        onBuiltin: () => void loader.loadBuiltin(),
-        onTask: (name) => void loader.loadTask(name),
+        onBuiltin: (keyboard) => void loader.loadBuiltin().then(picked(keyboard)),
+        onTask: (name, keyboard) => void loader.loadTask(name).then(picked(keyboard)),
         onProblem: (id) => (id ? loader.problemAction(id) : loader.dismissProblem()),
-      }).el);
+        onEncoding: (convert) => void loader.useEncoding(convert),
+      });
+      slot.append(panel.el);
     },
   };
 }

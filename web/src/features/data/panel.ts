@@ -17,11 +17,14 @@ type S = DataSlice & SettingsSlice & SessionSlice & { locale: Locale };
 
 export interface DataHandlers {
   onFile(file: File): void;
-  onBuiltin(): void;
+  /** keyboard: chosen with Enter or Space (the page then moves the focus on to Start) */
+  onBuiltin(keyboard: boolean): void;
   /** A built-in translation task (builtinTasks()). */
-  onTask(name: string): void;
+  onTask(name: string, keyboard: boolean): void;
   /** One of the refused file's actions (e.g. "Train anyway"), or Cancel (null). */
   onProblem(actionId: string | null): void;
+  /** A text that was not UTF-8: take it converted to UTF-8 (true) or as its raw bytes (false). */
+  onEncoding(convert: boolean): void;
 }
 
 /** A built-in task's description: the catalogue's (by name), else the core's English, marked as such. */
@@ -42,6 +45,7 @@ export interface CorpusView {
   builtin: boolean;
   stats: CorpusStats;
   preview: Uint8Array;   // the first bytes of the text
+  encoding?: CorpusState['encoding'];
 }
 
 export class DataPanel {
@@ -60,14 +64,15 @@ export class DataPanel {
 
   constructor(data: MapStore<DataSlice>, settings: MapStore<SettingsSlice>, session: MapStore<SessionSlice>, private handlers: DataHandlers) {
     const store = view(data, settings, session);
-    this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden' });
+    // not a tab stop of its own (it has no visible focus): the label below is the keyboard's way in
+    this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden', tabindex: '-1' });
     this.input.addEventListener('change', () => {
       const f = this.input.files?.[0];
       if (f) handlers.onFile(f);
       this.input.value = '';
     });
     this.builtinBtn = h('button', { id: 'btn-shakespeare', class: 'primary', type: 'button' }, tr((m) => m.data.shakespeare));
-    this.builtinBtn.addEventListener('click', () => handlers.onBuiltin());
+    this.builtinBtn.addEventListener('click', (e) => handlers.onBuiltin(e.detail === 0));   // detail 0: Enter or Space
     const pick = h('label', { class: 'button', for: 'corpus-file' }, tr((m) => m.data.chooseFile));
     pick.setAttribute('tabindex', '0');
     pick.addEventListener('keydown', (e) => {
@@ -105,6 +110,12 @@ export class DataPanel {
     watch(store, ['corpus', 'mode', 'verdict', 'validateId', 'model', 'locale'], (st) => this.sync(st));
   }
 
+  /** Keyboard focus on the first way to choose data: the built-in text, or the first built-in task. */
+  focusFirst(): void {
+    const first = this.builtinBtn.hidden ? this.tasksEl.querySelector<HTMLButtonElement>('button') : this.builtinBtn;
+    first?.focus();
+  }
+
   /** Shows the mode's data (a text, or pairs with the core's report), or what to do without any. */
   private sync(st: S): void {
     const c = modeCorpus(st);
@@ -124,7 +135,7 @@ export class DataPanel {
       return;
     }
     if (c.kind === 'pairs') this.showPairs(c, st);
-    else this.show({ name: c.ref.name, builtin: c.ref.builtin, stats: c.stats, preview: c.preview });
+    else this.show({ name: c.ref.name, builtin: c.ref.builtin, stats: c.stats, preview: c.preview, encoding: c.encoding });
   }
 
   private showTasks(tasks: TaskInfo[]): void {
@@ -134,7 +145,7 @@ export class DataPanel {
       const b = h('button', { type: 'button', class: 'task', 'data-task': t.name, 'aria-pressed': 'false',
         title: known ? tr((m) => m.data.tasks[t.name] ?? t.description) : null },
       h('span', { class: 'task-name', translate: 'no' }, t.name), h('span', { class: 'task-blurb' }, taskDescription(t)));
-      b.addEventListener('click', () => this.handlers.onTask(t.name));
+      b.addEventListener('click', (e) => this.handlers.onTask(t.name, e.detail === 0));
       this.tasksEl.append(b);
     }
   }
@@ -149,6 +160,8 @@ export class DataPanel {
         c.ref.task ? h('span', { class: 'tag' }, tr((m) => m.data.builtinTask)) : null,
         h('span', { class: 'muted' }, ` · ${formatBytes(c.stats.size)}`)));
     if (task) this.info.append(h('p', { id: 'task-description', class: 'small' }, taskDescription(task)));
+    const note = this.encodingNote({ name: c.ref.name, builtin: false, stats: c.stats, preview: c.preview, encoding: c.encoding });
+    if (note) this.info.append(note);
     if (r) {
       this.info.append(
         h('dl', { class: 'stats' },
@@ -187,6 +200,8 @@ export class DataPanel {
     const said = p.core ? [coreInline(p.core.text, p.core.from)] : [];
     const words = p.message ? [withData(p.message(m), p.data)] : [];
     this.problem.append(h('strong', {}, withData(p.title(m), p.data)), h('p', {}, ...said, said.length && words.length ? ' ' : null, ...words));
+    // pairs offered: how the translator would read every line (the core's report)
+    if (p.report) this.problem.append(h('p', { id: 'offer-report', class: 'small' }, m.data.problem.translatorWould, coreInline(p.report.text, p.report.from), m.data.fullStop));
     const row = h('div', { class: 'row' });
     for (const a of p.actions) {
       const b = h('button', { type: 'button', id: `btn-${a.id}`, class: 'primary' }, withData(a.label(m), p.data));
@@ -218,6 +233,20 @@ export class DataPanel {
         : `${m.data.oneByteNote} ${invalidSentence(m)}`))),
       h('h3', { class: 'small-title' }, tr((m) => m.data.beginning)),
       this.renderPreview(c.preview, s.size));
+    const note = this.encodingNote(c);
+    if (note) this.info.querySelector('.corpus-name')!.after(note);
+  }
+
+  /** A text that was not UTF-8: said so, with the one click that takes the other reading. */
+  private encodingNote(c: CorpusView): HTMLElement | null {
+    const e = c.encoding;
+    if (!e) return null;
+    const button = h('button', { type: 'button', id: e.converted ? 'btn-raw-bytes' : 'btn-to-utf8', class: 'small-button' },
+      tr((m) => (e.converted ? m.data.action.rawBytes : m.data.action.toUtf8)));
+    button.addEventListener('click', () => this.handlers.onEncoding(!e.converted));
+    return h('p', { id: 'corpus-encoding', class: 'corpus-note small', 'data-converted': String(e.converted), role: 'status' },
+      withData((slot) => (e.converted ? t().data.encodingNote.converted(slot(0), slot(1)) : t().data.encodingNote.raw(slot(0), slot(1))), [c.name, e.label]),
+      ' ', button);
   }
 
   private renderPreview(bytes: Uint8Array, total: number): HTMLElement {

@@ -11,6 +11,9 @@ export interface CorpusState {
   preview: Uint8Array;          // the first bytes
   kind: CorpusKind;             // a text (language model) or source<TAB>target pairs (translation)
   pairs: PairsReport | null;    // pairs: how the core read them (at the block_size of the time)
+  /** A file that was not UTF-8 (the sniffer's Latin-1, Windows-1252, UTF-16): `label` names its
+   * encoding; converted: taken as UTF-8, else its raw bytes by choice (either is one click from the other). */
+  encoding?: { label: string; converted: boolean };
 }
 
 /** An action a refused file offers besides Cancel (the loader knows what it does); worded at render time. */
@@ -28,6 +31,8 @@ export interface CorpusProblem {
   message: Msg | null;
   data: string[];
   actions: ProblemAction[];
+  /** Pairs offered to the translator: how it would read every line (the core's report), after the words. */
+  report?: { text: string; from?: object };
 }
 /** What the loader is doing ("Reading x.txt…"), worded at render time; `data` as in CorpusProblem. */
 export interface CorpusBusy { say: Msg; data: string[] }

@@ -57,6 +57,7 @@ export function dataWorker(): WorkerFeature<DataState & WebgpuState> {
     handlers: handlers<DataCalls, DataState & WebgpuState>({
       setCorpus,
       sniff: (msg, ctx) => needModule(ctx.state).sniff(new Uint8Array(msg.head), msg.size, msg.name),
+      pairsReport: (msg, ctx) => needModule(ctx.state).pairsReport(new Uint8Array(msg.bytes), msg.blockSize),
       builtinTask: (msg, ctx) => needModule(ctx.state).builtinTask(msg.name, msg.seed),
     }),
   };

@@ -58,11 +58,12 @@ export class Runs {
     });
     session.beforeReplace(() => this.saveIfBehind());
     if (typeof document !== 'undefined') {
-      // the tab may be closed next
+      // the tab may be closed or reloaded next: the worker saves into IndexedDB itself (a save made
+      // by the page would not land: the page is torn down before the checkpoint reaches it)
       document.addEventListener('visibilitychange', () => {
-        if (document.visibilityState === 'hidden') this.saveIfBehind();
+        if (document.visibilityState === 'hidden') this.saveOnHide();
       });
-      window.addEventListener('pagehide', () => this.saveIfBehind());
+      window.addEventListener('pagehide', () => this.saveOnHide());
     }
     this.locks.onChange(() => void this.refresh());
     // the list's model descriptions are worded when listed: again in the new language
@@ -87,28 +88,35 @@ export class Runs {
 
   // ------------------------------------------------------------ saving
 
-  private save(): void {
+  /** The record of a save of the current run, stamped now (null: nothing to save, or not now). */
+  private saveRecord(): RunSave | null {
     const s = this.get();
     const model = this.d.session.$.get().model;
     const corpus = this.d.data.$.get().corpus;
     const settings = this.d.settings.$.get();
     const train = this.d.train.$.get();
-    if (!this.db || !model || !corpus || !s.runId) return;
-    if (this.inFlight) {
-      this.again = true;
-      return;
-    }
+    if (!this.db || !model || !corpus || !s.runId) return null;
     const m = model.config;
     // a model is saved with its own data: a translator loaded without its pairs waits for them
-    if (corpus.kind !== corpusKindFor(settings.mode)) return;
+    if (corpus.kind !== corpusKindFor(settings.mode)) return null;
     // a new run's name, in the language of the day (the person may rename it: it is data from then on)
     const names = t().runs.autoName;
     const size = m.model === 'seq2seq' ? names.translator(m.n_enc_layer, m.n_dec_layer) : names.layers(m.n_layer);
-    const meta: RunSave = {
-      id: s.runId, name: names.name(corpus.ref.name, size, m.n_embd), createdAt: Date.now(), savedAt: 0, step: train.step,
+    const now = Date.now();   // savedAt: when the checkpoint was asked for (lib/runs-db.ts keeps the later of two saves)
+    return {
+      id: s.runId, name: names.name(corpus.ref.name, size, m.n_embd), createdAt: now, savedAt: now, step: train.step,
       settings: normalise(settings.schema, m), corpus: corpus.ref, elapsedMs: train.elapsedMs,
       variant: this.d.runtime.$.get().ready?.variant ?? '', lastLoss: train.lastLoss, valLoss: train.valLoss,
     };
+  }
+
+  private save(): void {
+    if (this.inFlight) {
+      if (this.saveRecord()) this.again = true;
+      return;
+    }
+    const meta = this.saveRecord();
+    if (!meta) return;
     this.inFlight = meta;
     this.lastSaveRequest = performance.now();
     this.port.call('save', {}).then((r) => this.finish(r.step, r.bytes.buffer as ArrayBuffer), () => {
@@ -120,7 +128,7 @@ export class Runs {
     const meta = this.inFlight;
     try {
       if (!this.db || !meta) return;
-      const record = await this.db.saveRun({ ...meta, step, savedAt: Date.now() }, bytes);
+      const record = await this.db.saveRun({ ...meta, step }, bytes);
       if (this.get().runId === meta.id) this.set({ lastSave: { at: record.savedAt, step, bytes: bytes.byteLength }, saveNote: null });
       this.locks.announce();
       void this.askPersistence();
@@ -310,6 +318,24 @@ export class Runs {
       const why = `${e instanceof Error ? e.message : e}`;   // the browser's words
       this.set({ saveNote: (m) => m.runs.unavailable(why) });
     }
+  }
+
+  /**
+   * The page is hidden or goes away: the worker saves the run into IndexedDB itself, now, past any
+   * save on its way (its checkpoint is older; the later one is kept, lib/runs-db.ts). The page may
+   * be gone before the reply; if it is still here it shows the save.
+   */
+  saveOnHide(): void {
+    if (!this.d.session.$.get().model || (!this.inFlight && this.d.train.$.get().step === this.get().lastSave?.step)) return;
+    const meta = this.saveRecord();
+    if (!meta) return;
+    this.lastSaveRequest = performance.now();
+    this.port.call('saveToDb', { run: meta }).then((r) => {
+      if (this.get().runId === meta.id && r.step >= (this.get().lastSave?.step ?? -1))
+        this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes }, saveNote: null });
+      this.locks.announce();
+      void this.refresh();
+    }, () => undefined);   // a failure here is a save that did not happen: the last complete one stays
   }
 
   /** Saves the run now if it moved since its last save (the tab may close, or the model go). */

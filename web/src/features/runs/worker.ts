@@ -1,6 +1,9 @@
 // worker.ts (runs) — checkpoints: saved from the live model (on the GPU its state comes back
 // first), loaded over it (a refused one leaves it as it was), read for their curves.
+import { openDB } from 'idb';
+
 import type { Session } from '../../../../wasm/tinygpt';
+import { RUNS_DB, writeSave } from '../../lib/runs-db';
 import { handlers, type WorkerFeature } from '../../worker/registry';
 import { needModule, needSession } from '../../worker/state';
 import { attachCorpus } from '../data/worker';
@@ -19,6 +22,19 @@ export function runsWorker(): WorkerFeature<S> {
         // on the GPU: its state comes back first (no step in flight: a good state too)
         const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
         return { step: s.step(), bytes };
+      },
+      async saveToDb(msg, ctx) {
+        const s = needSession(ctx.state);
+        const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
+        const step = s.step();
+        // the page opened and upgraded the database before it had a model to save: the same version here
+        const db = await openDB(RUNS_DB.name, RUNS_DB.version);
+        try {
+          const record = await writeSave(db, { ...msg.run, step }, bytes.buffer as ArrayBuffer);
+          return { step: record.step, bytes: record.checkpointBytes, savedAt: record.savedAt };
+        } finally {
+          db.close();
+        }
       },
       async load(msg, ctx) {
         const st = ctx.state;

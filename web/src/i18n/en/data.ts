@@ -75,7 +75,11 @@ export const data = {
     theseData: (pairs: boolean): string => (pairs ? 'these pairs' : 'this text'),
     holdsPairs: (name: string) => `${name} holds translation pairs`,
     pairsSwitchable: 'Train the encoder-decoder to translate them, or a language model on the file as text?',
-    pairsLocked: 'The current model is a language model: Reset it to train a translator on them, or train it on the file as text.',
+    pairsLocked: 'The current model is a language model: reset it (its run stays in Your runs) to train a translator on them, ' +
+      'or train it on the file as text. Until you choose, the model and its text stay as they are.',
+    translatorWould: 'The translator would read it: ',
+    lowVariety: (name: string) => `${name} has almost no variety`,
+    lowVarietyKept: 'The current text and model stay unless you choose to use it anyway.',
     empty: (name: string) => `${name} is empty`,
     tooLarge: (name: string) => `${name} is too large`,
     tooShort: (name: string) => `${name} is too short`,
@@ -88,8 +92,6 @@ export const data = {
     keptText: 'The previous text is kept.',
     notText: (name: string) => `${name} doesn't look like text`,
     notTextKept: 'The previous text is kept unless you choose to train on it.',
-    encoding: (name: string, encoding: string) => `${name} is ${encoding} text, not UTF-8`,
-    readAs: (encoding: string, glimpse: string) => `Read as ${encoding} it begins: “${glimpse}”`,
     noTask: (name: string) => `Could not make the ${name} task`,
     noBuiltin: 'Could not load the built-in text',
     notAgain: (name: string) => `Could not take ${name} again`,
@@ -100,7 +102,16 @@ export const data = {
     asText: 'Use it as text',
     asIs: 'Train on the bytes as they are',
     anyway: 'Train anyway',
-    readAs: (encoding: string) => `Read it as ${encoding}`,
+    resetTranslation: 'Reset the model and switch to translation',
+    useAnyway: 'Use it anyway',
+    rawBytes: 'Use the raw bytes instead',
+    toUtf8: 'Convert to UTF-8',
+  },
+  // a file that was not UTF-8 (a file's name is data)
+  encodingNote: {
+    converted: (name: string, encoding: string) => `${name} is ${encoding} text, not UTF-8: it was converted to UTF-8 ` +
+      '(the same characters; the model reads UTF-8\'s bytes).',
+    raw: (name: string, encoding: string) => `${name} is ${encoding} text: the model trains on its bytes as they are, not converted to UTF-8.`,
   },
   notice: {
     notCheckpoint: (name: string) => `Could not load ${name}: `,

@@ -16,6 +16,7 @@ export const settings = {
       'block_size bounds the source, and the target + 1. Trained with AdamW on random batches of pairs; the knobs come from the core.',
   },
   presetsLabel: 'Presets',
+  allSettings: 'All settings: model, training, validation',
   loading: 'Loading the model code…',
   groups: { model: 'Model', training: 'Training', run: 'Validation' },
   locked: 'These are the settings of the current model. Reset to choose new ones (only the Validation fields can change now).',
