@@ -34,7 +34,10 @@ async function open(query, evalEvery = null, preset = 'S') {
   if (await page.isVisible('#resume-banner')) await page.click('#btn-discard');
   await page.click('#btn-shakespeare');
   await page.click(`[data-preset=${preset}]`);
-  if (evalEvery !== null) await page.fill('#knob-eval_interval', String(evalEvery));
+  if (evalEvery !== null) {
+    await page.evaluate(() => void (document.querySelector('#settings-more').open = true));   // the knobs' disclosure
+    await page.fill('#knob-eval_interval', String(evalEvery));
+  }
   await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled, null, { timeout: 60_000 });
   return dbg((d) => d.ready);
 }

@@ -152,6 +152,15 @@ export class RunsDb {
     return this.db.get('corpora', id);
   }
 
+  /** Drops checkpoints no run points at (a run saved before checkpoints had one key per run, then saved by the worker: lib/runs-db.ts). */
+  async dropOrphanCheckpoints(): Promise<void> {
+    // one transaction: a save another tab makes meanwhile is seen whole or not at all
+    const tx = this.db.transaction(['runs', 'checkpoints'], 'readwrite');
+    const used = new Set((await tx.objectStore('runs').getAll()).map((r) => r.checkpointKey));
+    for (const key of await tx.objectStore('checkpoints').getAllKeys()) if (!used.has(key)) await tx.objectStore('checkpoints').delete(key);
+    await tx.done;
+  }
+
   /** Texts no run uses (dropped but never trained on), for the caller to clean up. */
   async orphanCorpora(): Promise<string[]> {
     const used = new Set((await this.db.getAll('runs')).map((r) => r.corpus.id));

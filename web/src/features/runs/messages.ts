@@ -20,6 +20,10 @@ export interface RunsCalls {
    * here by what the worker reads of it), written with the checkpoint's step.
    */
   saveToDb(msg: { run: SaveBase }): { step: number; bytes: number; savedAt: number };
+  /** The page has opened (and upgraded) the runs' database: the worker opens its own connection now, ahead of saveToDb. */
+  openRunsDb(msg: Record<string, never>): void;
+  /** The keeper's port (features/runs/keeper.ts, a SharedWorker that outlives the page): saveToDb hands its saves to it. */
+  useKeeper(msg: { port: MessagePort }): void;
   /** Replaces the model with a checkpoint's (transferred). On failure the current model is untouched. */
   load(msg: { bytes: ArrayBuffer; reason: 'file' | 'resume'; name: string }): ModelSummary;
   /** A new run from a .safetensors model file (transferred): its weights and config, step 0; the data is kept. */

@@ -22,6 +22,11 @@ import type { RunsSlice, RunSummary } from './state';
 
 export interface RunsDeps { runtime: Runtime; settings: Settings; data: Data; session: Session; train: Train; storage: Storage }
 
+declare global {
+  /** A SharedWorker that outlives its last page for a while (Chromium 13x+; others ignore it). */
+  interface WorkerOptions { extendedLifetime?: boolean }
+}
+
 /** Training time between two saves: a closed tab loses at most this much. */
 export const SAVE_EVERY_MS = 10_000;
 
@@ -165,7 +170,7 @@ export class Runs {
 
   private summary(r: RunRecord, busy: Set<string>): RunSummary {
     return {
-      id: r.id, name: r.name, savedAt: r.savedAt, step: r.step, steps: r.settings.max_iters ?? 0, corpusName: r.corpus.name,
+      id: r.id, name: r.name, savedAt: r.savedAt, createdAt: r.createdAt, step: r.step, steps: r.settings.max_iters ?? 0, corpusName: r.corpus.name,
       model: describeModel(r.settings), config: r.settings, valLoss: r.valLoss, bytes: r.checkpointBytes + (r.corpus.builtin ? 0 : r.corpus.size),
       busy: busy.has(r.id) && !this.locks.ownsRun(r.id), current: this.get().runId === r.id,
     };
@@ -304,9 +309,12 @@ export class Runs {
     try {
       this.d.storage.db = await openDb();
       const db = this.d.storage.db;
+      void this.port.call('openRunsDb', {}).catch(() => undefined);   // the worker's connection, for the save on hide
+      this.startKeeper();
       // texts no run uses and no tab holds (dropped, never trained on) are not kept
       const held = await this.locks.heldByAnyTab();
       for (const id of await db.orphanCorpora()) if (!held.corpora.has(id) && id !== keepCorpus) await db.deleteCorpus(id);
+      await db.dropOrphanCheckpoints();
       await this.refresh();
       const offer = this.get().resumeOffer;
       if (offer) {
@@ -327,8 +335,12 @@ export class Runs {
    */
   saveOnHide(): void {
     if (!this.d.session.$.get().model || (!this.inFlight && this.d.train.$.get().step === this.get().lastSave?.step)) return;
-    const meta = this.saveRecord();
-    if (!meta) return;
+    const record = this.saveRecord();
+    if (!record) return;
+    // the stored name (the person may have renamed the run) and creation time go with it: the
+    // worker writes without reading first (lib/runs-db.ts writeSaveAtOnce)
+    const stored = this.get().runs.find((r) => r.id === record.id);
+    const meta = stored ? { ...record, name: stored.name, createdAt: stored.createdAt } : record;
     this.lastSaveRequest = performance.now();
     this.port.call('saveToDb', { run: meta }).then((r) => {
       if (this.get().runId === meta.id && r.step >= (this.get().lastSave?.step ?? -1))
@@ -336,6 +348,21 @@ export class Runs {
       this.locks.announce();
       void this.refresh();
     }, () => undefined);   // a failure here is a save that did not happen: the last complete one stays
+  }
+
+  /**
+   * The keeper of the saves made when the page goes away (keeper.ts): a SharedWorker that outlives
+   * the page (extendedLifetime), its port handed to the training worker. Without SharedWorker the
+   * training worker writes those saves itself.
+   */
+  private startKeeper(): void {
+    if (typeof SharedWorker !== 'function') return;
+    try {
+      const keeper = new SharedWorker(new URL('./keeper.ts', import.meta.url), { type: 'module', name: 'tinygpt-keeper', extendedLifetime: true });
+      void this.port.call('useKeeper', { port: keeper.port }).catch(() => undefined);
+    } catch {
+      // refused (a sandboxed frame, a private mode): the worker's own write it is
+    }
   }
 
   /** Saves the run now if it moved since its last save (the tab may close, or the model go). */
