@@ -304,10 +304,11 @@ describe('data, settings and training in Chinese (zh-CN browser)', () => {
     await p.click('#corpus-message button:not(.primary)');
     const latin1 = new Uint8Array([...'Caf\xe9 cr\xe8me br\xfbl\xe9e, d\xe9j\xe0 vu. '.repeat(40)].map((ch) => ch.charCodeAt(0)));
     await dropFile(p, 'menu.txt', latin1);
-    await p.waitForFunction(() => document.querySelector('#corpus-message')?.getAttribute('data-kind') === 'encoding');
+    await p.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'menu.txt');
     await panelsChinese('a Latin-1 file');
-    expect(await p.textContent('#corpus-message')).toMatch(/按 Latin-1 读取/);
-    await p.click('#corpus-message button:not(.primary)');
+    expect(await p.textContent('#corpus-encoding')).toMatch(/Latin-1 编码的文本，不是 UTF-8：已转换为 UTF-8/);
+    await p.click('#btn-shakespeare');   // the text the steps below train on
+    await p.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'tinyshakespeare.txt');
     await dropFile(p, 'short.txt', new TextEncoder().encode('abc'));
     await p.waitForFunction(() => document.querySelector('#corpus-message')?.getAttribute('data-kind') === 'tooShort');
     await panelsChinese('a file shorter than the context');
