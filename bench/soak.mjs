@@ -1,14 +1,15 @@
 // npm run bench:soak — a long visit to the page: config S trained for BENCH_SOAK_MINUTES (30) in
 // headless Chromium with the run's history on (its default), a sample and an inspection every
 // minute, autosaves as usual. Every minute it prints and records what the tab holds:
-//   - the page's JS heap (after a garbage collection, CDP HeapProfiler.collectGarbage, so that what
-//     is printed is what is kept, not what waits to be collected) and the worker's (Runtime.getHeapUsage
-//     through a CDP session attached to it),
+//   - the page's JS heap and the training worker's (CDP Runtime.getHeapUsage, each after a garbage
+//     collection, HeapProfiler.collectGarbage, so that what is printed is what is kept, not what
+//     waits to be collected),
 //   - wasm memory (the module's heap, as the worker reports it: the page's memoryBytes),
 //   - IndexedDB's size (navigator.storage.estimate().usageDetails.indexedDB) and the checkpoint bytes
 //     the runs hold,
 //   - the longest task of the page's main thread in that minute (PerformanceObserver 'longtask':
-//     every task over 50 ms), and how many exceeded 200 ms.
+//     every task over 50 ms), how many exceeded 200 ms, and what ran in the frames over 200 ms
+//     (long-animation-frame: scripts and rendering).
 // Goals (issue 27): each memory figure grows at most 5% from minute 5 to the end, and no task of the
 // page takes over 200 ms. Writes bench/results/soak-<date>.json (bench/results.mjs). Needs `npm run build`.
 import os from 'node:os';
@@ -23,12 +24,22 @@ const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-so
 page.on('pageerror', (e) => console.error('page error:', e.message));
 
 // long tasks of the main thread, gathered in the page from the start
+// and, for those over 200 ms, what ran in them (long animation frames: the scripts, their functions
+// and sources, the time spent rendering) so that a slow task can be traced to its code
 await page.addInitScript(() => {
   const w = window;
   w.__longTasks = [];
+  w.__slowFrames = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) w.__longTasks.push(e.duration);
   }).observe({ type: 'longtask', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.duration <= 200) continue;
+      w.__slowFrames.push({ ms: Math.round(e.duration), renderMs: e.renderStart ? Math.round(e.startTime + e.duration - e.renderStart) : 0,
+        scripts: e.scripts.map((x) => `${x.invoker} ${x.sourceFunctionName || '?'} ${x.sourceURL.split('/').pop()}:${x.sourceCharPosition} ${Math.round(x.duration)} ms`) });
+    }
+  }).observe({ type: 'long-animation-frame', buffered: true });
 });
 await page.goto(base);
 await waitFor((d) => !!d.ready, 60_000);
@@ -44,21 +55,32 @@ await waitFor((d) => d.running && d.step > 0, 120_000);
 
 const cdp = await ctx.newCDPSession(page);
 await cdp.send('HeapProfiler.enable');
-// the training worker's heap, through a CDP session of its own
-const workerTarget = (await cdp.send('Target.getTargets')).targetInfos.find((t) => t.type === 'worker' && /tinygpt-trainer|worker/.test(t.title + t.url));
-let workerSession = null;
-if (workerTarget) {
-  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: workerTarget.targetId, flatten: true });
-  workerSession = sessionId;
-}
+// The training worker's heap: a CDP session of its own, spoken to through the page's session
+// (Target.sendMessageToTarget: playwright's sessions do not take a session id). Its garbage is
+// collected before each reading too.
+const targets = (await cdp.send('Target.getTargets')).targetInfos;
+const trainer = targets.find((t) => t.type === 'worker' && t.title === 'tinygpt-trainer');
+const inWorker = await (async () => {
+  if (!trainer) return null;
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: trainer.targetId, flatten: false });
+  let id = 0;
+  const pending = new Map();
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message);
+    pending.get(m.id)?.(m.result ?? null);
+    pending.delete(m.id);
+  });
+  return (method, params = {}) => new Promise((resolve) => {
+    const mid = ++id;
+    pending.set(mid, resolve);
+    void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: mid, method, params }) });
+    setTimeout(() => pending.has(mid) && (pending.delete(mid), resolve(null)), 30_000);
+  });
+})();
 async function workerHeap() {
-  if (!workerSession) return null;
-  try {
-    const r = await cdp.send('Runtime.getHeapUsage', undefined, workerSession);
-    return r.usedSize;
-  } catch {
-    return null;
-  }
+  if (!inWorker) return null;
+  await inWorker('HeapProfiler.collectGarbage');
+  return (await inWorker('Runtime.getHeapUsage'))?.usedSize ?? null;
 }
 
 async function sampleAndInspect() {
@@ -75,10 +97,11 @@ async function sampleAndInspect() {
 async function measure(minute) {
   await cdp.send('HeapProfiler.collectGarbage');
   const pageHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
-  const tasks = await page.evaluate(() => {
+  const { tasks, slowFrames } = await page.evaluate(() => {
     const w = window;
-    const t = w.__longTasks;
+    const t = { tasks: w.__longTasks, slowFrames: w.__slowFrames };
     w.__longTasks = [];
+    w.__slowFrames = [];
     return t;
   });
   const storage = await page.evaluate(async () => {
@@ -91,7 +114,7 @@ async function measure(minute) {
     minute, step: s.step, running: s.running, tokensPerSec: s.tokensPerSec, threads: s.threads,
     pageHeap, workerHeap: await workerHeap(), wasmMemory: s.memoryBytes, indexedDB: storage.indexedDB, storageUsage: storage.usage,
     runsBytes: runs.reduce((a, b) => a + b, 0), longestTaskMs: tasks.length ? Math.max(...tasks) : 0, tasksOver200ms: tasks.filter((d) => d > 200).length,
-    longTasks: tasks.length,
+    longTasks: tasks.length, slowFrames: slowFrames.slice(0, 5),
   };
 }
 
@@ -110,6 +133,7 @@ for (let m = 1; m <= minutes; m++) {
   const r = await measure(m);
   rows.push(r);
   print(r);
+  for (const f of r.slowFrames) console.log(`       a frame of ${f.ms} ms (rendering ${f.renderMs} ms): ${f.scripts.join('; ') || 'no script'}`);
 }
 
 const growth = (key) => {
