@@ -208,8 +208,8 @@ TEST_CASE("a load that fades while the tuner times does not pass for the faster 
 
 TEST_CASE("under a busy core and bursts of other load the tuned run keeps 0.9x of one thread", "[runtime]") {
   // the contended machine of issue 27: one core busy (2 threads 100 ms, 1 thread 40 ms), and
-  // other programs coming and going in bursts of 5 to 60 steps that slow every step 1.5 to 3x
-  for (uint32_t seed = 1; seed <= 20; seed++) {
+  // other programs coming and going in bursts of 5 to 60 steps that slow every step 1.5 to 3x (300 seeds)
+  for (uint32_t seed = 1; seed <= 300; seed++) {
     std::mt19937 rng(seed);
     std::vector<double> load(6000, 1.0);
     for (size_t i = 0; i < load.size();) {
@@ -231,8 +231,8 @@ TEST_CASE("with heavy-tailed noise on every step the tuner stays within 0.9x of 
   // fastest count is drawn per seed (the others 1.25 to 2x slower per halving), with 2, 4 or 16 threads available
   int checked = 0;
   // (medians have their limit: with 30% of the steps disturbed, some comparisons see most of one
-  // count's 12 steps disturbed, and the worst of 300 seeds falls to 0.65x)
-  for (uint32_t seed = 1; seed <= 100; seed++) {
+  // count's 12 steps disturbed, and some seeds fall well below 0.9x)
+  for (uint32_t seed = 1; seed <= 300; seed++) {
     std::mt19937 rng(seed);
     const int max = seed % 3 == 0 ? 16 : seed % 3 == 1 ? 2 : 4;
     std::map<int, double> speed;   // seconds per step at each count, quiet: each halving away from
@@ -255,5 +255,5 @@ TEST_CASE("with heavy-tailed noise on every step the tuner stays within 0.9x of 
     CHECK(o.best_fixed() / o.tuned >= 0.9);
     checked++;
   }
-  CHECK(checked == 100);
+  CHECK(checked == 300);
 }

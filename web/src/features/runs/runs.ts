@@ -356,7 +356,8 @@ export class Runs {
    * training worker writes those saves itself.
    */
   private startKeeper(): void {
-    if (typeof SharedWorker !== 'function') return;
+    // ?keeper=off: the training worker writes those saves itself (bench/reload.mjs compares the two)
+    if (typeof SharedWorker !== 'function' || new URLSearchParams(location.search).get('keeper') === 'off') return;
     try {
       const keeper = new SharedWorker(new URL('./keeper.ts', import.meta.url), { type: 'module', name: 'tinygpt-keeper', extendedLifetime: true });
       void this.port.call('useKeeper', { port: keeper.port }).catch(() => undefined);

@@ -4,7 +4,7 @@ import { type IDBPDatabase, openDB } from 'idb';
 
 import type { Session } from '../../../../wasm/tinygpt';
 import { type KeeperReply, RUNS_DB, type SaveBase, writeSaveAtOnce } from '../../lib/runs-db';
-import { handlers, type WorkerFeature } from '../../worker/registry';
+import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { needModule, needSession } from '../../worker/state';
 import { attachCorpus } from '../data/worker';
 import { installModel, type SessionState } from '../session/worker';
@@ -49,37 +49,42 @@ function handOver(k: Keeper, run: SaveBase, checkpoint: ArrayBuffer): Promise<{ 
   });
 }
 
+/** The keeper's end of a port: its replies resolve the saves handed to it. */
+function keeperAt(port: MessagePort): Keeper {
+  const k: Keeper = { port, seq: 0, waiting: new Map() };
+  port.onmessage = (e: MessageEvent<KeeperReply>) => {
+    k.waiting.get(e.data.seq)?.(e.data);
+    k.waiting.delete(e.data.seq);
+  };
+  return k;
+}
+
+/** The save made when the page goes away: the checkpoint now, to the keeper at once (or written from here). */
+async function saveToDb(ctx: Ctx<S>, record: SaveBase): Promise<{ step: number; bytes: number; savedAt: number }> {
+  const s = needSession(ctx.state);
+  const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
+  const run = { ...record, step: s.step() };
+  if (ctx.state.keeper) return handOver(ctx.state.keeper, run, bytes.buffer as ArrayBuffer);
+  // no keeper: written from here, every request issued in this task (the page may be gone, and
+  // this worker runs no later task then); mostly it lands
+  const saved = await writeSaveAtOnce(await runsDb(ctx.state), run, bytes.buffer as ArrayBuffer);
+  return { step: saved.step, bytes: saved.checkpointBytes, savedAt: saved.savedAt };
+}
+
 export function runsWorker(): WorkerFeature<S> {
   return {
     name: 'runs',
     initial: () => ({ runsDb: null, keeper: null }),
     handlers: handlers<RunsCalls, S>({
       openRunsDb: async (_msg, ctx) => void (await runsDb(ctx.state)),
-      useKeeper(msg, ctx) {
-        const k: Keeper = { port: msg.port, seq: 0, waiting: new Map() };
-        k.port.onmessage = (e: MessageEvent<KeeperReply>) => {
-          k.waiting.get(e.data.seq)?.(e.data);
-          k.waiting.delete(e.data.seq);
-        };
-        ctx.state.keeper = k;
-      },
+      useKeeper: (msg, ctx) => void (ctx.state.keeper = keeperAt(msg.port)),
       async save(_msg, ctx) {
         const s = needSession(ctx.state);
         // on the GPU: its state comes back first (no step in flight: a good state too)
         const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
         return { step: s.step(), bytes };
       },
-      async saveToDb(msg, ctx) {
-        const s = needSession(ctx.state);
-        const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
-        const step = s.step();
-        const run = { ...msg.run, step };
-        if (ctx.state.keeper) return handOver(ctx.state.keeper, run, bytes.buffer as ArrayBuffer);
-        // no keeper: written from here, every request issued in this task (the page may be gone,
-        // and this worker runs no later task then); mostly it lands
-        const record = await writeSaveAtOnce(await runsDb(ctx.state), run, bytes.buffer as ArrayBuffer);
-        return { step: record.step, bytes: record.checkpointBytes, savedAt: record.savedAt };
-      },
+      saveToDb: (msg, ctx) => saveToDb(ctx, msg.run),
       async load(msg, ctx) {
         const st = ctx.state;
         const M = needModule(st);
