@@ -21,6 +21,9 @@ import type { IDBPDatabase } from 'idb';
 /** The database of the runs: its name and the version app/db.ts upgrades it to. */
 export const RUNS_DB = { name: 'tinygpt', version: 2 } as const;
 
+/** The BroadcastChannel on which a write of the runs is announced: every tab reads the list again (app/locks.ts). */
+export const RUNS_CHANNEL = 'tinygpt-runs';
+
 /** What every save record has (app/db.ts's RunSave has more). */
 export interface SaveBase { id: string; name: string; createdAt: number; savedAt: number; step: number }
 /** Where a run's checkpoint is: the record in `checkpoints`, and its size. */

@@ -8,7 +8,7 @@
 // this keeper lands. One keeper serves every tab of the page (each tab connects its own port).
 import { type IDBPDatabase, openDB } from 'idb';
 
-import { type KeeperReply, type KeeperSave, RUNS_DB, writeSave } from '../../lib/runs-db';
+import { type KeeperReply, type KeeperSave, RUNS_CHANNEL, RUNS_DB, writeSave } from '../../lib/runs-db';
 
 declare const self: SharedWorkerGlobalScope;
 
@@ -25,12 +25,15 @@ function keeper(): void {
     }
     return db;
   };
+  // the pages read the list again when a save lands (the page reloaded meanwhile offers the new step)
+  const announce = new BroadcastChannel(RUNS_CHANNEL);
   self.addEventListener('connect', (e) => {
     const port = e.ports[0];
     port.onmessage = async (m: MessageEvent<KeeperSave>) => {
       const { seq, run, checkpoint } = m.data;
       try {
         const r = await writeSave(await database(), run, checkpoint);
+        announce.postMessage('changed');
         port.postMessage({ seq, ok: true, step: r.step, bytes: r.checkpointBytes, savedAt: r.savedAt } satisfies KeeperReply);
       } catch (err) {
         port.postMessage({ seq, ok: false, error: String(err instanceof Error ? err.message : err) } satisfies KeeperReply);
