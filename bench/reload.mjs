@@ -28,14 +28,9 @@ function random(seed) {
 
 const modes = { keeper: { query: '', lost: [], margin: [] }, worker: { query: '?keeper=off', lost: [], margin: [] } };
 const pages = {};
-// one tab per mode, each training its own text (a run each)
-for (const [name, m] of Object.entries(modes)) {
-  const page = await ctx.newPage();
-  pages[name] = page;
-  const st = (fn) => page.evaluate(`(${fn})(window.__tinygpt.get())`);
-  m.state = st;
-  await page.goto(base + m.query);
-  await page.waitForFunction(() => window.__tinygpt?.get().ready, null, { timeout: 60_000 });
+
+/** A text of its own, the tiny preset with a long schedule, Start. */
+async function startTraining(page, name) {
   await page.evaluate((name) => {
     const dt = new DataTransfer();
     dt.items.add(new File([`${name} was here, and ${name} will be back tomorrow.\n`.repeat(60)], `${name}.txt`));
@@ -47,6 +42,16 @@ for (const [name, m] of Object.entries(modes)) {
   await page.fill('#knob-max_iters', '1000000');
   await page.click('#btn-start');
   await page.waitForFunction(() => window.__tinygpt.get().running && window.__tinygpt.get().step > 0, null, { timeout: 60_000 });
+}
+
+// one tab per mode, each training its own text (a run each)
+for (const [name, m] of Object.entries(modes)) {
+  const page = await ctx.newPage();
+  pages[name] = page;
+  m.state = (fn) => page.evaluate(`(${fn})(window.__tinygpt.get())`);
+  await page.goto(base + m.query);
+  await page.waitForFunction(() => window.__tinygpt?.get().ready, null, { timeout: 60_000 });
+  await startTraining(page, name);
 }
 void dbg; void waitOn;
 
@@ -62,8 +67,16 @@ for (let i = 0; i < reloads; i++) {
     const before = await m.state((s) => s.step);
     await page.reload();
     await page.waitForFunction(() => window.__tinygpt?.get().ready, null, { timeout: 60_000 });
-    await page.waitForSelector('#resume-banner:not([hidden])', { timeout: 30_000 });
-    // the banner offers the latest run: this tab's (the other tab's run is busy, held by that tab)
+    // the banner offers the latest run: this tab's (the other tab's run is busy, held by that tab);
+    // none if this run was never saved (its first save was the one on hide, and it did not land)
+    const offered = await page.waitForSelector('#resume-banner:not([hidden])', { timeout: 10_000 }).then(() => true, () => false);
+    if (!offered) {
+      m.lost.push(before);
+      m.margin.push(-before);
+      console.log(`  ${name.padEnd(6)} reload ${String(i + 1).padStart(2)} at ${String(wait).padStart(4)} ms of the cycle: step ${before} -> nothing saved: LOST ${before}`);
+      await startTraining(page, name);
+      continue;
+    }
     await page.click('#btn-resume');
     await page.waitForFunction(() => window.__tinygpt.get().model && !window.__tinygpt.get().loading, null, { timeout: 60_000 });
     const resumed = await m.state((s) => s.step);
