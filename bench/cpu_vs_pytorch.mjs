@@ -215,6 +215,8 @@ async function contended() {
     console.log(`    native 1 thread   ${pad(fmt(one), 7)} tok/s`);
     console.log(`    native 2 threads  ${pad(fmt(best(rows[2])), 7)} tok/s  ${(best(rows[2]) / one).toFixed(2)}x of 1 thread`);
     console.log(`    native tuned      ${pad(fmt(best(rows.auto)), 7)} tok/s  ${(best(rows.auto) / one).toFixed(2)}x of 1 thread, ${(best(rows.auto) / Math.max(one, best(rows[2]))).toFixed(2)}x of the best fixed count; all runs ${rows.auto.map((x) => x.toFixed(0)).join(' ')}`);
+    // each repeat measures 1 thread, 2 threads and the tuner one after the other: their ratio per run
+    console.log(`      tuned / 1 thread, run by run: ${rows.auto.map((x, i) => (x / rows[1][i]).toFixed(2)).join(' ')}`);
     console.log(`      tuner's last choice: ${rows.reasons[rows.reasons.length - 1]}`);
     if (rows.wasm1.length) {
       console.log(`    wasm 1 thread     ${pad(fmt(best(rows.wasm1)), 7)} tok/s  (threads build in Node ${process.versions.node})`);
@@ -233,7 +235,7 @@ async function contended() {
   }
   report(`one core busy (a spinning process${pin[0] === 'taskset' ? ` pinned to CPU ${cpus - 1}` : ''}), load average ${load()}:`, busy);
   const summary = (rows) => ({ tok_s: { 1: best(rows[1]), 2: best(rows[2]), tuned: best(rows.auto), wasm1: best(rows.wasm1), wasm2: best(rows.wasm2) },
-    runs: rows, loadAverage: os.loadavg() });
+    tunedVsOneThreadByRun: rows.auto.map((x, i) => x / rows[1][i]), runs: rows, loadAverage: os.loadavg() });
   results.set('contended', { config, busy: summary(busy) });
   const ok = best(busy.auto) >= 0.9 * best(busy[1]);
   console.log(`    goal tuned >= 0.9x the best 1-thread figure: ${(best(busy.auto) / best(busy[1])).toFixed(2)}x ${ok ? 'met' : 'NOT met'}`);

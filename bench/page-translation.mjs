@@ -44,6 +44,7 @@ for (const task of tasks) {
   await page.click(`[data-task="${task}"]`);
   await page.waitForFunction((n) => document.querySelector('#corpus-name')?.textContent === n, task, { timeout: 60_000 });
   await page.click(`[data-preset="${PRESET[task]}"]`);
+  await page.evaluate(() => void (document.querySelector('#settings-more').open = true));   // the knobs' disclosure
   await page.fill('#knob-eval_iters', String(EVAL_ITERS));
   await page.fill('#knob-eval_interval', String(EVAL_INTERVAL));
   await waitFor((d, n) => d.settings?.eval_iters === n[0] && d.settings.eval_interval === n[1], 10_000, [EVAL_ITERS, EVAL_INTERVAL]);

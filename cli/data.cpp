@@ -67,10 +67,11 @@ std::string text_encoding(const io::Sniffed& s, const std::string& path, const s
       return s.encoding;
     case io::FileKind::tsv_pairs:
       if (!pairs)
-        std::printf("note: %s holds source<TAB>target pairs: --model seq2seq trains a translator on them; training a language model on the text\n",
-                    path.c_str());
+        std::printf("note: %s holds source<TAB>target pairs%s: --model seq2seq trains a translator on them; training a language model on the text\n",
+                    path.c_str(), s.bad_lines ? (", with " + std::to_string(s.bad_lines) + " bad lines").c_str() : "");
       return "";
     case io::FileKind::utf8_text:
+      if (s.low_variety) std::printf("warning: %s\n", s.message.c_str());  // trained on all the same, as asked
       return "";
   }
   return "";

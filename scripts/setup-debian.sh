@@ -6,7 +6,8 @@
 #
 #   start   what `npm start` needs: CMake, make, Emscripten (the page's wasm builds)
 #   test    (default) what `npm test` needs: the above and g++, Chromium, a CJK font for the
-#           screenshots, python3 with PyTorch (the python/ package's parity tests)
+#           screenshots, python3 with PyTorch (the python/ package's parity tests), clang++ with
+#           libFuzzer (the sanitizer tree and the fuzzers: tests/sanitize.sh, tests/fuzz)
 #
 # Everything present: prints nothing, exits 0, takes a few tens of milliseconds (command -v, file
 # tests and one interpreter start for `import torch`'s spec; nothing is reinstalled).
@@ -56,6 +57,14 @@ chromium_found() {
   if [ -n "${CHROMIUM:-}" ]; then [ -x "$CHROMIUM" ]; return; fi
   have chromium || have chromium-browser || [ -x "$root/snap/bin/chromium" ]
 }
+# libFuzzer's runtime: llvm-14 keeps it in lib/linux/, newer LLVMs in lib/<target triple>/
+fuzzer_found() {
+  local f
+  for f in "$root"/usr/lib/llvm-*/lib/clang/*/lib/*/libclang_rt.fuzzer*.a; do
+    [ -f "$f" ] && return 0
+  done
+  return 1
+}
 torch_found() {
   [ -x "$python" ] || have "$python" || return 1
   "$python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' > /dev/null 2>&1
@@ -91,6 +100,8 @@ if [ "$target" = test ]; then
     fi
   fi
   [ -f "$root/usr/share/fonts/truetype/wqy/wqy-microhei.ttc" ] || need "a CJK font (fonts-wqy-microhei)" fonts-wqy-microhei
+  { have clang++-14 || have clang++; } || need "clang++ (clang)" clang
+  fuzzer_found || need "libFuzzer (libclang-rt-dev)" libclang-rt-dev
   if [ ! -x "$python" ] && ! have "$python"; then
     if [ "$python" = "$system_python" ]; then need python3 python3; else blocked+=("TINYGPT_PYTHON=$python is not an interpreter"); fi
   fi

@@ -195,7 +195,7 @@ TEST_CASE("the thread tuner's decisions are coded, with the counts and times", "
   CHECK(arg(only.reason_message().args, "threads") == "1");
 
   ThreadTuner::Options o;
-  o.warmup_steps = 0, o.samples = 1;
+  o.warmup_steps = 0, o.samples = 1, o.windows = 1;  // one window each: 2 threads, then 1
   ThreadTuner t(2, o);
   CHECK(t.reason_message().code == "threads.timing_first");
   CHECK(arg(t.reason_message().args, "threads") == "2");

@@ -16,7 +16,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "scripts", "setup-debian.sh")
 BASH = "/bin/bash"
 
-TOOLS = ["node", "npm", "cmake", "make", "g++", "emcc", "em++", "emcmake", "chromium"]
+TOOLS = ["node", "npm", "cmake", "make", "g++", "emcc", "em++", "emcmake", "chromium", "clang++"]
+FUZZER = "usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"   # libclang-rt-14-dev's
 OS_RELEASE = {
     "debian": 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\n',
     "ubuntu": 'PRETTY_NAME="Ubuntu 24.04 LTS"\nID=ubuntu\nVERSION_ID="24.04"\n',
@@ -25,7 +26,7 @@ OS_RELEASE = {
 
 
 class FakeMachine:
-    def __init__(self, tmp, distro="debian", uid=0, sudo_works=False, torch=True, without=()):
+    def __init__(self, tmp, distro="debian", uid=0, sudo_works=False, torch=True, without=(), fuzzer=True):
         self.bin = os.path.join(tmp, "bin")
         self.root = os.path.join(tmp, "root")
         self.log = os.path.join(tmp, "log")
@@ -36,6 +37,10 @@ class FakeMachine:
         font = os.path.join(self.root, "usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
         os.makedirs(os.path.dirname(font))
         open(font, "w").close()
+        fuzzer_lib = os.path.join(self.root, FUZZER)
+        if fuzzer:
+            os.makedirs(os.path.dirname(fuzzer_lib))
+            open(fuzzer_lib, "w").close()
         for tool in TOOLS:
             if tool not in without:
                 self.stub(tool, "exit 0")
@@ -48,13 +53,14 @@ class FakeMachine:
         # apt-get "installs" a package by creating the commands it provides (cmake provides nothing:
         # a package that does not deliver)
         provides = {"emscripten": ["emcc", "em++", "emcmake"], "chromium": ["chromium"], "g++": ["g++"],
-                    "chromium-browser": ["chromium"]}
+                    "chromium-browser": ["chromium"], "clang": ["clang++"]}
         body = [f'echo "apt-get $*" >> {self.log}']
         for pkg, commands in provides.items():
             for c in commands:
                 body.append(f'[[ " $* " == *" {pkg} "* ]] && printf "#!/bin/bash\\nexit 0\\n" > {self.bin}/{c} '
                             f'&& /bin/chmod +x {self.bin}/{c}')
         body.append(f'[[ " $* " == *" python3-torch "* ]] && printf "#!/bin/bash\\nexit 0\\n" > {self.python}')
+        body.append(f'[[ " $* " == *" libclang-rt-dev "* ]] && /bin/mkdir -p {os.path.dirname(fuzzer_lib)} && > {fuzzer_lib}')
         body.append("exit 0")
         self.stub("apt-get", "\n".join(body))
 
@@ -145,6 +151,17 @@ class PrerequisiteCheck(unittest.TestCase):
         r = m.run("test", "--dry-run")
         self.assertEqual(r.returncode, 3)
         self.assertIn("missing g++, Chromium, PyTorch (python3-torch)", r.stdout)
+
+    def test_the_fuzzers_need_clang_and_libfuzzer_for_npm_test_only(self):
+        m = self.machine(without=("clang++",), fuzzer=False)
+        self.assertEqual(m.run("start").returncode, 0)
+        r = m.run("test", "--dry-run")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("missing clang++ (clang), libFuzzer (libclang-rt-dev)", r.stdout)
+        self.assertIn("plan: apt-get install -y --no-install-recommends clang libclang-rt-dev", r.stdout)
+        r = m.run("test")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)   # installed, and found afterwards
+        self.assertEqual(m.run("test", "--dry-run").returncode, 0)
 
     def test_ubuntu_package_names_and_pytorch(self):
         m = self.machine(distro="ubuntu", without=("chromium",), torch=False)

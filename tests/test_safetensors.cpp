@@ -401,7 +401,7 @@ TEST_CASE("a seq2seq model file starts a seq2seq run with its weights", "[safete
 
 // Random damage to valid files: every outcome is either a parsed file whose views lie inside the
 // buffer and tile the data section, or a tinygpt::Error. (Under -DTINYGPT_SANITIZE=ON this also
-// catches out-of-bounds reads.) A libFuzzer target for longer runs: tests/fuzz/fuzz_safetensors.cpp.
+// catches out-of-bounds reads.) A libFuzzer target for longer runs: tests/fuzz/fuzz_readers.cpp (reader "safetensors").
 TEST_CASE("the safetensors reader survives random damage to valid files", "[safetensors][fuzz]") {
   model::TinyGPT m(tiny_config());
   const float f[3] = {1, 2, 3};

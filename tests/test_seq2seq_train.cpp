@@ -14,7 +14,7 @@
 using namespace tinygpt;
 
 TEST_CASE("a tiny seq2seq model learns to reverse strings: at least 99% exact match on held-out pairs",
-          "[seq2seq][train]") {
+          "[seq2seq][train][slow]") {
   Config c = preset_config("s2s-tiny");
   c.block_size = 9, c.seed = 1, c.max_iters = 3000;
   c.eval_interval = 3000;  // one evaluation at step 0 and one at the end

@@ -101,3 +101,94 @@ TEST_CASE("to_utf8 converts the encodings the sniffer names", "[sniff]") {
   CHECK(io::to_utf8(u8("plain"), "utf-8") == u8("plain"));
   CHECK_THROWS_WITH(io::to_utf8(u8("x"), "ebcdic"), Catch::Contains("cannot convert from the encoding 'ebcdic'"));
 }
+
+TEST_CASE("the sniffer calls tab-separated text with a majority of good lines pairs, naming the bad ones", "[sniff]") {
+  // 10 lines, 3 of them malformed (30%): no tab, an empty target, two tabs
+  std::string tsv;
+  for (int i = 1; i <= 10; i++) {
+    if (i == 2) tsv += "a line without a tab\n";
+    else if (i == 5) tsv += "source only\t\n";
+    else if (i == 9) tsv += "one\ttwo\tthree\n";
+    else tsv += "hello " + std::to_string(i) + "\tbonjour " + std::to_string(i) + "\n";
+  }
+  io::Sniffed s = sniff_text(tsv, "pairs-30pc-bad.tsv");
+  CHECK(s.kind == io::FileKind::tsv_pairs);
+  CHECK(s.code == "sniff.tsv_pairs_bad");
+  CHECK(s.lines == 10);
+  CHECK(s.tsv_lines == 7);
+  CHECK(s.bad_lines == 3);
+  CHECK(s.bad_line_numbers == std::vector<size_t>{2, 5, 9});
+  CHECK(s.message == "pairs-30pc-bad.tsv holds tab-separated pairs, with 3 bad lines: 7 of the 10 lines in the first " +
+                         std::to_string(tsv.size()) + " bytes are \"source<TAB>target\", the others are not (lines 2, 5, 9). "
+                         "Input for a translation model, which skips the bad lines. This model trains on it as plain text.");
+  // the page words it from the args
+  auto arg = [&](const char* k) {
+    for (const auto& [key, v] : s.args)
+      if (key == k) return v;
+    return std::string("?");
+  };
+  CHECK(arg("bad") == "3");
+  CHECK(arg("bad_lines") == "2, 5, 9");
+  CHECK(arg("lines") == "7");
+  CHECK(arg("all") == "10");
+  // clean pairs keep their code; blank lines count in the numbering but are not lines
+  io::Sniffed clean = sniff_text("a\tb\n\nc\td\n");
+  CHECK(clean.code == "sniff.tsv_pairs");
+  CHECK(clean.bad_lines == 0);
+  io::Sniffed blank = sniff_text("a\tb\n\nno tab here\nc\td\ne\tf\n");
+  CHECK(blank.bad_line_numbers == std::vector<size_t>{3});
+  // only the first kReportedBadLines are numbered; "..." says there are more
+  std::string many;
+  for (int i = 0; i < 30; i++) many += i % 3 == 0 ? "bad line\n" : "x\ty\n";
+  io::Sniffed m = sniff_text(many);
+  CHECK(m.bad_lines == 10);
+  CHECK(m.bad_line_numbers == std::vector<size_t>{1, 4, 7, 10, 13});
+  CHECK(m.message.find("(lines 1, 4, 7, 10, 13, ...)") != std::string::npos);
+}
+
+TEST_CASE("half the lines pairs is not a majority: the file is text", "[sniff]") {
+  auto mix = [](int good, int bad) {
+    std::string s;
+    for (int i = 0; i < good; i++) s += "src\ttgt\n";
+    for (int i = 0; i < bad; i++) s += "plain prose\n";
+    return sniff_text(s);
+  };
+  CHECK(mix(5, 5).kind == io::FileKind::utf8_text);
+  CHECK(mix(51, 49).kind == io::FileKind::tsv_pairs);
+  CHECK(mix(49, 51).kind == io::FileKind::utf8_text);
+  CHECK(mix(9, 1).code == "sniff.tsv_pairs_bad");   // 90%: pairs, and the one bad line is named
+}
+
+TEST_CASE("the sniffer warns of a text with almost no variety", "[sniff]") {
+  // 100,000 identical bytes: one distinct value, no information at all
+  io::Sniffed same = sniff_text(std::string(100000, 'a'), "aaaa.txt");
+  CHECK(same.kind == io::FileKind::utf8_text);
+  CHECK(same.code == "sniff.low_entropy");
+  CHECK(same.low_variety);
+  CHECK(same.distinct_bytes == 1);
+  CHECK(same.entropy_bits == 0.0);
+  CHECK(same.message == "aaaa.txt is text with almost no variety: 1 distinct byte value, 0.00 bits per byte "
+                        "(English prose has about 4.5). A model learns next to nothing from it.");
+  // by hand: 99 'a' and one 'b' per 100 bytes: H = -(0.99 log2 0.99 + 0.01 log2 0.01) = 0.0808 bits
+  std::string rare;
+  for (int i = 0; i < 1000; i++) rare += std::string(99, 'a') + "b";
+  io::Sniffed r = sniff_text(rare);
+  CHECK(r.distinct_bytes == 2);
+  CHECK(r.entropy_bits == Approx(0.080793).epsilon(1e-4));
+  CHECK(r.code == "sniff.low_entropy");
+  // "aaab" over and over: H = -(0.75 log2 0.75 + 0.25 log2 0.25) = 0.8113 bits: above the line
+  std::string aaab;
+  for (int i = 0; i < 1000; i++) aaab += "aaab";
+  io::Sniffed a = sniff_text(aaab);
+  CHECK(a.entropy_bits == Approx(0.811278).epsilon(1e-4));
+  CHECK_FALSE(a.low_variety);
+  CHECK(a.code == "sniff.utf8_text");
+  // "ab": exactly 1 bit
+  CHECK(sniff_text(std::string("abababab")).entropy_bits == Approx(1.0));
+  // English prose: about 4 to 5 bits per byte
+  io::Sniffed prose = sniff_text("It was the best of times, it was the worst of times, it was the age of wisdom, "
+                                 "it was the age of foolishness, it was the epoch of belief.\n");
+  CHECK(prose.entropy_bits > 3.5);
+  CHECK(prose.entropy_bits < 5.0);
+  CHECK_FALSE(prose.low_variety);
+}

@@ -87,6 +87,13 @@ val sniff_file(const val& head, double total_size, const std::string& name) {
     o.set("highBytes", double(s.high_bytes));
     o.set("tsvLines", double(s.tsv_lines));
     o.set("lines", double(s.lines));
+    o.set("badLines", double(s.bad_lines));
+    val numbers = val::array();
+    for (size_t n : s.bad_line_numbers) numbers.call<void>("push", double(n));
+    o.set("badLineNumbers", numbers);
+    o.set("distinctBytes", double(s.distinct_bytes));
+    o.set("entropyBits", s.entropy_bits);
+    o.set("lowVariety", s.low_variety);
     return o;
   });
 }

@@ -104,6 +104,11 @@ export interface Sniffed extends Coded {
   highBytes: number;
   tsvLines: number;       // lines "source<TAB>target"
   lines: number;          // non-empty lines
+  badLines: number;       // tsv_pairs: the non-empty lines that are not "source<TAB>target" (code sniff.tsv_pairs_bad)
+  badLineNumbers: number[];  // the first few of them (1-based)
+  distinctBytes: number;  // distinct byte values in the bytes looked at
+  entropyBits: number;    // entropy of their histogram, bits per byte (0 .. 8)
+  lowVariety: boolean;    // fewer than 2 distinct bytes or very low entropy (utf8_text: code sniff.low_entropy)
 }
 
 export interface SampleOptions {

@@ -25,7 +25,7 @@ const std::vector<std::string_view>& message_codes() {
       // what the sniffer makes of a file (sniff.cpp): "sniff." + the file kind, or a variant of it
       "sniff.empty", "sniff.checkpoint", "sniff.not_checkpoint", "sniff.utf8_text", "sniff.utf8_damaged",
       "sniff.tsv_pairs", "sniff.latin1_text", "sniff.utf16_text", "sniff.binary_nul", "sniff.binary_control",
-      "sniff.binary_invalid",
+      "sniff.binary_invalid", "sniff.tsv_pairs_bad", "sniff.low_entropy",
       // checkpoints (checkpoint.cpp)
       "checkpoint.not_checkpoint", "checkpoint.too_short", "checkpoint.truncated", "checkpoint.trailing",
       "checkpoint.corrupt", "checkpoint.inconsistent", "checkpoint.not_finite", "checkpoint.version",

@@ -17,12 +17,17 @@ void set_num_threads(int n) { tp::set_num_threads(n); }
 
 // ---- ThreadTuner -----------------------------------------------------------------------------
 //
-// A measurement times `samples` steps at one count (after `warmup_steps` untimed ones) and keeps
-// their median, so a single step disturbed by something else does not decide. A round starts
-// from a known count and walks one way (fewer threads first, then more) while each new count is
-// at least min_gain faster than the best so far; the round settles on the best.
+// A comparison times two candidates, the reference R and the challenger C, in 2 * windows windows
+// of `samples` steps, in the order R C C R R C C R (each count's windows sit symmetrically in
+// time, so a load that grows steadily weighs on both alike), with `warmup_steps` untimed steps
+// after each change of count. The challenger wins when the median of its steps is at least
+// min_gain below the reference's. A round starts from a known count and walks one way while the
+// challenger wins (the first round and a slowdown: fewer threads; a periodic re-check: more
+// threads first, then fewer if more did not pay), and settles on the last winner.
 
 namespace {
+// a re-check's challenger this much slower after R C C loses at once (the first round goes on)
+constexpr double kClearlySlower = 1.25;
 std::string threads_text(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
 std::string ms_text(double seconds) {
   char buf[32];
@@ -41,13 +46,19 @@ ThreadTuner::ThreadTuner(int max_threads) : ThreadTuner(max_threads, Options{}) 
 ThreadTuner::ThreadTuner(int max_threads, const Options& options) : opt_(options) {
   opt_.warmup_steps = std::max(0, opt_.warmup_steps);
   opt_.samples = std::max(1, opt_.samples);
+  opt_.windows = std::max(1, opt_.windows);
+  opt_.watch_steps = std::max(1, opt_.watch_steps);
   for (int n = std::max(1, max_threads);; n /= 2) {
     candidates_.push_back(n);
     if (n == 1) break;
   }
   seconds_.assign(candidates_.size(), 0.0);
-  window_.reserve(size_t(opt_.samples) + 1);
-  sorted_.reserve(size_t(opt_.samples) + 1);
+  // reserved once: record() allocates nothing while it times or watches
+  const size_t per_count = size_t(opt_.windows) * size_t(opt_.samples);
+  reference_times_.reserve(per_count);
+  challenger_times_.reserve(per_count);
+  recent_.reserve(size_t(opt_.watch_steps) + 1);
+  sorted_.reserve(std::max(per_count, size_t(opt_.watch_steps) + 1));
   recheck_after_ = opt_.recheck_seconds;
   if (candidates_.size() == 1) {
     settle(0, "the only count this build and machine offer");
@@ -55,9 +66,10 @@ ThreadTuner::ThreadTuner(int max_threads, const Options& options) : opt_(options
     return;
   }
   round_start_ = 0;
-  round_best_ = -1;
   direction_ = +1;
-  measure(0);
+  may_turn_ = false;
+  compare(0, 1);
+  skip_ = opt_.warmup_steps;  // the pool's first steps
   explain("timing " + threads_text(count(0)) + " first", "threads.timing_first", {{"threads", std::to_string(count(0))}}, false);
 }
 
@@ -74,31 +86,61 @@ Message ThreadTuner::reason_message() const { return {why_code_, why_args_, why_
 
 int ThreadTuner::threads() const { return count(current_); }
 
-bool ThreadTuner::measuring() const { return phase_ == Phase::kMeasure; }
+bool ThreadTuner::measuring() const { return phase_ == Phase::kCompare; }
 
-double ThreadTuner::window_median() {
-  sorted_.assign(window_.begin(), window_.end());  // both reserved: no allocation per step
+double ThreadTuner::median_of(const std::vector<double>& xs) {
+  sorted_.assign(xs.begin(), xs.end());  // reserved: no allocation per step
   std::sort(sorted_.begin(), sorted_.end());
   const size_t n = sorted_.size();
   return n % 2 ? sorted_[n / 2] : 0.5 * (sorted_[n / 2 - 1] + sorted_[n / 2]);
 }
 
-void ThreadTuner::measure(int candidate) {
-  phase_ = Phase::kMeasure;
-  current_ = candidate;
-  skip_ = opt_.warmup_steps;
-  window_.clear();
+int ThreadTuner::window_candidate(int window) const {
+  const int k = window % 4;
+  return k == 0 || k == 3 ? reference_ : challenger_;
+}
+
+void ThreadTuner::compare(int reference, int challenger) {
+  phase_ = Phase::kCompare;
+  reference_ = reference;
+  challenger_ = challenger;
+  reference_times_.clear();
+  challenger_times_.clear();
+  window_ = 0;
+  in_window_ = 0;
+  const int first = window_candidate(0);
+  if (first != current_) skip_ = opt_.warmup_steps;
+  current_ = first;
+}
+
+void ThreadTuner::next_window() {
+  window_++;
+  in_window_ = 0;
+  if (window_ >= 2 * opt_.windows) return finish_comparison();
+  // a re-check whose challenger is clearly slower after its first windows (R C C) stops there:
+  // most re-checks find nothing better, and their challenger steps are the tuner's cost
+  if (window_ == 3 && ever_settled_ && median_of(challenger_times_) > kClearlySlower * median_of(reference_times_))
+    return finish_comparison();
+  const int next = window_candidate(window_);
+  if (next != current_) skip_ = opt_.warmup_steps;
+  current_ = next;
+}
+
+void ThreadTuner::explain_timing() {
+  explain("timing " + threads_text(count(challenger_)) + " against " + threads_text(count(reference_)) +
+              (trigger_.empty() ? "" : " (" + trigger_ + ")"),
+          "threads.timing", {{"threads", std::to_string(count(challenger_))}}, true);
 }
 
 int ThreadTuner::record(double step_seconds) {
   steps_++;
-  if (phase_ == Phase::kMeasure) {
+  if (phase_ == Phase::kCompare) {
     if (skip_ > 0) {
       skip_--;
       return threads();
     }
-    window_.push_back(step_seconds);
-    if (int(window_.size()) >= opt_.samples) finish_measurement(window_median());
+    (current_ == reference_ ? reference_times_ : challenger_times_).push_back(step_seconds);
+    if (++in_window_ >= opt_.samples) next_window();
     return threads();
   }
   // settled: watch the recent steps
@@ -107,69 +149,88 @@ int ThreadTuner::record(double step_seconds) {
     skip_--;
     return threads();
   }
-  window_.push_back(step_seconds);
-  if (int(window_.size()) > opt_.samples) window_.erase(window_.begin());  // the last `samples` steps
-  if (int(window_.size()) < opt_.samples || candidates_.size() == 1) return threads();
-  const double recent = window_median();
+  recent_.push_back(step_seconds);
+  if (int(recent_.size()) > opt_.watch_steps) recent_.erase(recent_.begin());  // the last watch_steps steps
+  if (int(recent_.size()) < opt_.watch_steps || candidates_.size() == 1) return threads();
+  const double recent = median_of(recent_);
   std::string trigger;
   MessageArgs trigger_args;
-  if (recent > opt_.slowdown * settled_seconds_) {
+  // a slowdown counts once it lasts: the median of the recent steps above the line for
+  // watch_steps steps in a row (a burst of disturbed steps passes; another program that stays does not)
+  slow_streak_ = recent > opt_.slowdown * settled_seconds_ ? slow_streak_ + 1 : 0;
+  if (slow_streak_ >= opt_.watch_steps) {
     trigger = "steps slowed from " + ms_text(settled_seconds_) + " to " + ms_text(recent);
-    char from[32], to[32];
-    std::snprintf(from, sizeof from, "%.1f", 1000.0 * settled_seconds_);
-    std::snprintf(to, sizeof to, "%.1f", 1000.0 * recent);
-    trigger_args = {{"trigger", "slowed"}, {"from_ms", from}, {"to_ms", to}};
+    trigger_args = {{"trigger", "slowed"}, {"from_ms", ms_number(settled_seconds_)}, {"to_ms", ms_number(recent)}};
   } else if (since_check_ >= recheck_after_) {
     trigger = "periodic re-check";
     trigger_args = {{"trigger", "periodic"}};
   }
   if (trigger.empty()) return threads();
-  // a new round from the settled count, whose recent steps are a fresh measurement
-  seconds_[size_t(settled_)] = recent;
+  // A new round from the settled count. Steps that slowed (another program took cores) try fewer
+  // threads only, and at one thread there is nothing to try: the new pace is the reference then.
+  // A periodic re-check tries more threads first (the other program may have gone), then fewer.
+  const bool slowed = slow_streak_ >= opt_.watch_steps;
+  const bool fewer = settled_ + 1 < int(candidates_.size()), more = settled_ > 0;
+  if (slowed && !fewer) {
+    settled_seconds_ = recent;
+    slow_streak_ = 0;
+    return threads();
+  }
   trigger_ = trigger;
   trigger_args_ = std::move(trigger_args);
+  slowdown_round_ = slowed;
   round_start_ = settled_;
-  round_best_ = settled_;
-  direction_ = +1;
-  const int first = settled_ + 1 < int(candidates_.size()) ? settled_ + 1 : settled_ - 1;
-  if (first == settled_ - 1) direction_ = -1;
-  measure(first);
-  explain("timing " + threads_text(count(first)) + " (" + trigger + ")", "threads.timing", {{"threads", std::to_string(count(first))}}, true);
+  direction_ = slowed || !more ? +1 : -1;
+  may_turn_ = !slowed && fewer && more;
+  compare(settled_, settled_ + direction_);
+  explain_timing();
   return threads();
 }
 
-void ThreadTuner::finish_measurement(double median_seconds) {
-  seconds_[size_t(current_)] = median_seconds;
-  if (round_best_ < 0 || median_seconds < seconds_[size_t(round_best_)] * (1.0 - opt_.min_gain))
-    round_best_ = current_;
-  const bool improved = round_best_ == current_;
-  const int next = current_ + direction_;
-  const bool next_exists = next >= 0 && next < int(candidates_.size());
-  if (improved && next_exists) {  // keep walking this way
-    measure(next);
-  } else if (direction_ == +1 && round_best_ == round_start_ && round_start_ > 0) {
-    direction_ = -1;  // fewer threads did not pay: try more than the start
-    measure(round_start_ - 1);
+void ThreadTuner::finish_comparison() {
+  const double reference = median_of(reference_times_);
+  const double challenger = median_of(challenger_times_);
+  seconds_[size_t(reference_)] = reference;
+  seconds_[size_t(challenger_)] = challenger;
+  if (challenger < reference * (1.0 - opt_.min_gain)) {
+    // the challenger wins: it is the reference now; go on the same way if there is further to go
+    const int next = challenger_ + direction_;
+    if (next >= 0 && next < int(candidates_.size())) {
+      compare(challenger_, next);
+      explain_timing();
+    } else {
+      settle(challenger_, trigger_);
+    }
+  } else if (may_turn_ && reference_ == round_start_) {
+    direction_ = -direction_;  // the first way did not pay: try the other neighbour of the start
+    may_turn_ = false;
+    compare(reference_, reference_ + direction_);
+    explain_timing();
   } else {
-    settle(round_best_, trigger_);
-    return;
+    settle(reference_, trigger_);
   }
-  explain("timing " + threads_text(threads()) + (trigger_.empty() ? "" : " (" + trigger_ + ")"), "threads.timing",
-          {{"threads", std::to_string(threads())}}, true);
 }
 
 void ThreadTuner::settle(int candidate, std::string trigger) {  // by value: trigger_ is cleared below
   const bool changed = candidate != settled_ || !ever_settled_;
-  recheck_after_ = changed || !ever_settled_ ? opt_.recheck_seconds
-                                              : std::min(recheck_after_ * 2, 8 * opt_.recheck_seconds);
+  // the periodic re-check's clock: back to recheck_seconds after a change; doubled when a
+  // periodic re-check found nothing better; a slowdown that changed nothing leaves it running
+  // (it tried fewer threads only, and the other program may still go away)
+  if (changed) {
+    recheck_after_ = opt_.recheck_seconds;
+    since_check_ = 0;
+  } else if (!slowdown_round_) {
+    recheck_after_ = std::min(recheck_after_ * 2, 8 * opt_.recheck_seconds);
+    since_check_ = 0;
+  }
   ever_settled_ = true;
   const bool switching = candidate != current_;
   phase_ = Phase::kSettled;
   settled_ = candidate;
   current_ = candidate;
   settled_seconds_ = seconds_[size_t(candidate)];
-  since_check_ = 0;
-  window_.clear();
+  slow_streak_ = 0;
+  recent_.clear();
   skip_ = switching ? opt_.warmup_steps : 0;
   trigger_.clear();
   if (candidates_.size() == 1) {

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace tinygpt::io {
@@ -122,17 +124,30 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
 
   // counts over the bytes
   bool undefined_1252 = false, c1_range = false;
+  size_t histogram[256] = {};
   for (size_t i = 0; i < n; i++) {
     uint8_t b = head[i];
+    histogram[b]++;
     if (b == 0) r.nul_bytes++;
     else if (is_control(b)) r.control_bytes++;
     if (b >= 0x80) r.high_bytes++;
     if (undefined_in_1252(b)) undefined_1252 = true;
     if (b >= 0x80 && b <= 0x9F) c1_range = true;
   }
+  // variety: distinct byte values and the entropy of their histogram, H = -sum p log2 p
+  for (size_t c : histogram) {
+    if (!c) continue;
+    r.distinct_bytes++;
+    const double p = double(c) / double(n);
+    r.entropy_bits -= p * std::log2(p);
+  }
+  r.entropy_bits = std::max(0.0, r.entropy_bits);  // -0.0 for a single byte value
+  r.low_variety = r.distinct_bytes < 2 || r.entropy_bits < kLowEntropyBits;
   size_t chars = 0, multibyte = 0;
   count_utf8(head, n, n >= total_size, r.invalid_utf8, chars, multibyte);
-  // TSV: non-empty lines, and those with exactly one tab between two non-empty fields
+  // TSV: non-empty lines, those with exactly one tab between two non-empty fields, and the
+  // numbers of the first few that are not
+  size_t line_number = 0;
   for (size_t i = 0; i < n;) {
     size_t j = i;
     size_t tabs = 0, tab_at = 0;
@@ -140,14 +155,17 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
       if (head[j] == '\t') { tabs++; tab_at = j; }
       j++;
     }
+    line_number++;
     size_t end = j > i && head[j - 1] == '\r' ? j - 1 : j;
     bool last_cut = j >= n && n < total_size;   // the line goes on past the bytes looked at
     if (end > i && !last_cut) {
       r.lines++;
       if (tabs == 1 && tab_at > i && tab_at + 1 < end) r.tsv_lines++;
+      else if (r.bad_line_numbers.size() < kReportedBadLines) r.bad_line_numbers.push_back(line_number);
     }
     i = j + 1;
   }
+  r.bad_lines = r.lines - r.tsv_lines;
 
   const double controls = double(r.control_bytes) / double(n);
   const double invalid_share = double(r.invalid_utf8) / double(std::max<size_t>(1, chars + r.invalid_utf8));
@@ -159,12 +177,39 @@ Sniffed sniff(const uint8_t* head, size_t n, uint64_t total_size, const std::str
   const bool utf8 = r.invalid_utf8 == 0 || (multibyte > 0 && invalid_share <= kInvalidShare) || (!latin1_like && invalid_share <= kInvalidShare);
   if (r.nul_bytes == 0 && controls < 0.01 && utf8) {
     r.encoding = "utf-8";
-    if (r.lines >= 2 && r.tsv_lines * 10 >= r.lines * 9) {
+    if (r.lines >= 2 && double(r.tsv_lines) > kPairsShare * double(r.lines)) {
       r.args.push_back({"lines", std::to_string(r.tsv_lines)});
       r.args.push_back({"bytes", std::to_string(n)});
-      r.message = who + " holds tab-separated pairs (" + std::to_string(r.tsv_lines) + " lines \"source<TAB>target\" in the first " +
-                  std::to_string(n) + " bytes): input for a translation model. This model trains on it as plain text.";
+      if (r.bad_lines == 0) {
+        r.message = who + " holds tab-separated pairs (" + std::to_string(r.tsv_lines) + " lines \"source<TAB>target\" in the first " +
+                    std::to_string(n) + " bytes): input for a translation model. This model trains on it as plain text.";
+        return done(FileKind::tsv_pairs);
+      }
+      // most lines are pairs: the others are named, as the translator's report names them
+      std::string numbers;
+      for (size_t k = 0; k < r.bad_line_numbers.size(); k++) numbers += (k ? ", " : "") + std::to_string(r.bad_line_numbers[k]);
+      if (r.bad_lines > r.bad_line_numbers.size()) numbers += ", ...";
+      r.code = "sniff.tsv_pairs_bad";
+      r.args.push_back({"bad", std::to_string(r.bad_lines)});
+      r.args.push_back({"bad_lines", numbers});
+      r.args.push_back({"all", std::to_string(r.lines)});
+      r.message = who + " holds tab-separated pairs, with " + std::to_string(r.bad_lines) + (r.bad_lines == 1 ? " bad line" : " bad lines") +
+                  ": " + std::to_string(r.tsv_lines) + " of the " + std::to_string(r.lines) + " lines in the first " + std::to_string(n) +
+                  " bytes are \"source<TAB>target\", the others are not (line" + (r.bad_lines == 1 ? " " : "s ") + numbers +
+                  "). Input for a translation model, which skips the bad lines. This model trains on it as plain text.";
       return done(FileKind::tsv_pairs);
+    }
+    if (r.low_variety) {
+      // one byte over and over (or nearly): a model learns to repeat it, nothing else
+      char bits[32];
+      std::snprintf(bits, sizeof bits, "%.2f", r.entropy_bits);
+      r.code = "sniff.low_entropy";
+      r.args.push_back({"distinct", std::to_string(r.distinct_bytes)});
+      r.args.push_back({"bits", bits});
+      r.message = who + " is text with almost no variety: " + std::to_string(r.distinct_bytes) +
+                  (r.distinct_bytes == 1 ? " distinct byte value" : " distinct byte values") + ", " + bits +
+                  " bits per byte (English prose has about 4.5). A model learns next to nothing from it.";
+      return done(FileKind::utf8_text);
     }
     if (r.invalid_utf8) {
       r.code = "sniff.utf8_damaged";

@@ -13,6 +13,7 @@ import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { chromiumPath } from '../../scripts/chromium.mjs';
+import { fillKnob } from './helpers';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
@@ -79,7 +80,7 @@ async function value(selector: string): Promise<number> {
 }
 
 async function setKnob(key: string, v: string | number): Promise<void> {
-  await page.fill(`#knob-${key}`, String(v));
+  await fillKnob(page, key, String(v));
 }
 
 async function waitStartEnabled(): Promise<void> {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { dropFile, launch, lorem, openPage, pause, state, waitState } from './helpers';
+import { dropFile, fillKnob, launch, lorem, openPage, pause, state, waitState } from './helpers';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'build/native/tinygpt');
@@ -32,8 +32,8 @@ describe('page -> CLI -> page', () => {
     await dropFile(page, 'roundtrip.txt', new TextEncoder().encode(text));
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'roundtrip.txt');
     await page.click('[data-preset=tiny]');
-    await page.fill('#knob-max_iters', '20');
-    await page.fill('#knob-eval_interval', '10');
+    await fillKnob(page, 'max_iters', '20');
+    await fillKnob(page, 'eval_interval', '10');
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
     await waitState(page, (s) => s.finished && s.step === 20, null, 60_000);

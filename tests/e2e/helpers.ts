@@ -47,12 +47,21 @@ export async function openPage(page: Page, url: string): Promise<void> {
   await waitState(page, (s) => !!s.ready);
 }
 
+/** Types into a knob of the settings form, opening the disclosure they are behind (#settings-more) first. */
+export async function fillKnob(page: Page, name: string, value: string): Promise<void> {
+  await page.evaluate(() => {
+    const more = document.querySelector<HTMLDetailsElement>('#settings-more');
+    if (more && !more.open) more.open = true;
+  });
+  await page.fill(`#knob-${name}`, value);
+}
+
 /** Chooses a text, the tiny preset with a long schedule, and presses Start. */
 export async function startTiny(page: Page, name: string, text: string, steps = 100_000): Promise<void> {
   await dropFile(page, name, new TextEncoder().encode(text));
   await page.waitForFunction((n) => document.querySelector('#corpus-name')?.textContent === n, name);
   await page.click('[data-preset=tiny]');
-  await page.fill('#knob-max_iters', String(steps));
+  await fillKnob(page, 'max_iters', String(steps));
   await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
   await page.click('#btn-start');
   await waitState(page, (s) => s.running && s.step > 0);

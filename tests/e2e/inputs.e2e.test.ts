@@ -1,6 +1,7 @@
 // Issue 11, items 5, 7, 8: every input understood. A file dropped while the module still loads
 // is taken when it is ready (the .wasm response is held back here); Latin-1 / Windows-1252 text
-// is read as text (never "binary"); a text renamed .ckpt gets the checkpoint loader's refusal.
+// is read as text (never "binary": converted at once since issue 27, reliability.e2e.test.ts);
+// a text renamed .ckpt gets the checkpoint loader's refusal.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -41,27 +42,24 @@ describe('inputs', () => {
     await ctx.unroute('**/*.wasm');
   });
 
-  it('item 7: a Latin-1 text is read as text: the page shows what it guessed and converts it', async () => {
+  it('item 7: a Latin-1 text is read as text: converted at once, and said so (issue 27: nothing held back)', async () => {
     // "Café crème brûlée, déjà vu." in Latin-1 (é E9, è E8, û FB, à E0), as an old Windows editor saves it
     const line = [...enc('Caf'), 0xe9, ...enc(' cr'), 0xe8, ...enc('me br'), 0xfb, ...enc('l'), 0xe9, ...enc('e, d'), 0xe9, ...enc('j'), 0xe0, ...enc(' vu.\n')];
     const bytes = Uint8Array.from({ length: line.length * 30 }, (_, i) => line[i % line.length]);
     await dropFile(page, 'menu.txt', bytes);
-    await page.waitForSelector('#corpus-message:not([hidden])');
-    expect(await page.getAttribute('#corpus-message', 'data-kind')).toBe('encoding');
-    const message = await page.textContent('#corpus-message');
-    expect(message).toMatch(/Latin-1/);
-    expect(message).not.toMatch(/binary/i);
-    expect(message).toContain('Café crème brûlée, déjà vu.');     // what it guessed, shown
-    expect(await page.locator('#btn-train-anyway').textContent()).toBe('Train on the bytes as they are');
-    await page.click('#btn-convert');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'menu.txt');
+    const note = await page.textContent('#corpus-encoding');
+    expect(note).toMatch(/Latin-1/);
+    expect(note).not.toMatch(/binary/i);
     expect(await page.textContent('#corpus-preview')).toContain('Café crème brûlée, déjà vu.');
     expect(Number(await page.getAttribute('#corpus-bytes', 'data-value'))).toBe(bytes.length + 6 * 30);  // its 6 accented letters now take 2 bytes each
     // Windows-1252's curly quotes are text too
     await dropFile(page, 'quotes.txt', Uint8Array.from([0x93, ...enc('Hello,'), 0x94, ...enc(' she said.\n'), ...enc('More prose here.\n'.repeat(40))]));
-    await page.waitForFunction(() => /Windows-1252/.test(document.querySelector('#corpus-message')?.textContent ?? ''));
-    await page.click('#corpus-message button:not(.primary)');   // Cancel keeps menu.txt
-    expect(await page.textContent('#corpus-name')).toBe('menu.txt');
+    await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'quotes.txt');
+    expect(await page.textContent('#corpus-encoding')).toMatch(/Windows-1252/);
+    expect(await page.textContent('#corpus-preview')).toContain('\u201cHello,\u201d she said.');
+    await dropFile(page, 'menu.txt', bytes);
+    await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'menu.txt');
   });
 
   it('item 8: a text file renamed .ckpt gets the checkpoint loader\'s refusal, not "Train anyway"', async () => {
@@ -76,9 +74,8 @@ describe('inputs', () => {
   it('says what a UTF-16 file and a tab-separated pairs file are', async () => {
     const utf16 = new Uint8Array([0xff, 0xfe, ...Array.from('Hello, world.\n'.repeat(20)).flatMap((c) => [c.charCodeAt(0), 0])]);
     await dropFile(page, 'wide.txt', utf16);
-    await page.waitForFunction(() => /UTF-16/.test(document.querySelector('#corpus-message')?.textContent ?? ''));
-    await page.click('#btn-convert');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'wide.txt');
+    expect(await page.textContent('#corpus-encoding')).toMatch(/UTF-16LE text, not UTF-8: it was converted to UTF-8/);
     expect(Number(await page.getAttribute('#corpus-bytes', 'data-value'))).toBe(14 * 20);
     // pairs in language-model mode: said so, and offered to the translator or taken as text
     await dropFile(page, 'pairs.tsv', enc('hello\tbonjour\ncat\tchat\nthank you\tmerci\n'.repeat(10)));

@@ -6,7 +6,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { dropFile, launch, openPage, pause, seriousA11yViolations, state, waitState } from './helpers';
+import { dropFile, fillKnob, launch, openPage, pause, seriousA11yViolations, state, waitState } from './helpers';
 
 let ctx: BrowserContext;
 let close: () => Promise<void>;
@@ -28,7 +28,7 @@ describe('keyboard, phone, layout', () => {
     await page.click('#btn-shakespeare');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'tinyshakespeare.txt');
     await page.click('[data-preset=tiny]');
-    await page.fill('#knob-max_iters', '100000');
+    await fillKnob(page, 'max_iters', '100000');
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.focus('#btn-start');
     await page.keyboard.press('Enter');

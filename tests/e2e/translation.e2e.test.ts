@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { dropFile, launch, openPage, pause, seriousA11yViolations, state, waitState } from './helpers';
+import { dropFile, fillKnob, launch, openPage, pause, seriousA11yViolations, state, waitState } from './helpers';
 
 let ctx: BrowserContext;
 let close: () => Promise<void>;
@@ -79,14 +79,14 @@ describe('translation in the page', () => {
     await page.click('[data-task=reverse]');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'reverse');
     await page.click('[data-preset=s2s-tiny]');
-    await page.fill('#knob-block_size', '9');    // strings of 1 to 8 letters
-    await page.fill('#knob-max_iters', String(STEPS));
-    await page.fill('#knob-eval_interval', '200');
+    await fillKnob(page, 'block_size', '9');    // strings of 1 to 8 letters
+    await fillKnob(page, 'max_iters', String(STEPS));
+    await fillKnob(page, 'eval_interval', '200');
     // a block_size too short for any pair is the core's verdict, next to the field
-    await page.fill('#knob-block_size', '1');
+    await fillKnob(page, 'block_size', '1');
     await page.waitForFunction(() => !!document.querySelector('#knob-block_size-err')?.textContent);
     expect(await page.isDisabled('#btn-start')).toBe(true);
-    await page.fill('#knob-block_size', '9');
+    await fillKnob(page, 'block_size', '9');
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
     await waitState(page, (s, n) => s.step >= n && !s.running, STEPS, 150_000);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { dropFile, launch, lorem, openPage, pause, startTiny, state, waitState } from './helpers';
+import { dropFile, fillKnob, launch, lorem, openPage, pause, startTiny, state, waitState } from './helpers';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
@@ -80,7 +80,7 @@ describe('the NaN guard in the page', () => {
 
   it('an absurd learning rate (1, no clipping, no decay) sends the loss far above 4 ln 256: the guard rolls back and keeps only sane losses', async () => {
     for (const [k, v] of [['learning_rate', '1'], ['min_lr', '1'], ['warmup_iters', '0'], ['grad_clip', '0'], ['weight_decay', '0'], ['max_iters', '300']])
-      await page.fill(`#knob-${k}`, v);
+      await fillKnob(page, k, v);
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
     await waitState(page, (s) => s.guard.events.some((e: any) => /worse than 22\.2/.test(e.message)), null, 60_000);
@@ -131,7 +131,7 @@ describe('the pre-flight estimate', () => {
     expect(await page.textContent('#estimate-main')).toMatch(/tokens\/s, so 500 steps take about .+ with 11 validation losses; memory about/);
     expect(await page.textContent('#estimate-scale')).toContain(`a bigram model (the byte before predicts the next) reaches ${Number(d.bigram).toFixed(4)} nats per byte`);
     // another preset is measured again; while training, the run's own numbers are shown next to it
-    await page.fill('#knob-max_iters', '3000');
+    await fillKnob(page, 'max_iters', '3000');
     await waitState(page, (s) => s.estimate && s.estimate.config.max_iters === 3000 && !!s.estimate.result, null, 30_000);
     await page.click('#btn-start');
     await waitState(page, (s) => s.running && s.step > 20);

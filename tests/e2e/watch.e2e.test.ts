@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { launch, openPage, state, untranslated, waitState } from './helpers';
+import { fillKnob, launch, openPage, state, untranslated, waitState } from './helpers';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
@@ -44,9 +44,9 @@ async function shot(selector: string, name: string): Promise<void> {
 /** Trains the tiny preset on the built-in text to the end of a short schedule. */
 async function trainTiny(lr: string | null): Promise<void> {
   await page.click('[data-preset=tiny]');
-  await page.fill('#knob-max_iters', String(STEPS));
-  await page.fill('#knob-eval_interval', String(EVERY));
-  if (lr) await page.fill('#knob-learning_rate', lr);
+  await fillKnob(page, 'max_iters', String(STEPS));
+  await fillKnob(page, 'eval_interval', String(EVERY));
+  if (lr) await fillKnob(page, 'learning_rate', lr);
   await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
   await page.click('#btn-start');
   await waitState(page, (s, n) => s.step >= n && !s.running, STEPS, 300 * STEPS);
@@ -250,9 +250,9 @@ describe('watch it learn', () => {
     await page.click('[data-task=reverse]');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'reverse');
     await page.click('[data-preset=s2s-tiny]');
-    await page.fill('#knob-block_size', '9');    // strings of 1 to 8 letters
-    await page.fill('#knob-max_iters', String(S2S_STEPS));
-    await page.fill('#knob-eval_interval', String(S2S_EVERY));
+    await fillKnob(page, 'block_size', '9');    // strings of 1 to 8 letters
+    await fillKnob(page, 'max_iters', String(S2S_STEPS));
+    await fillKnob(page, 'eval_interval', String(S2S_EVERY));
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
     await waitState(page, (s, n) => s.step >= n && !s.running, S2S_STEPS, 200_000);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { dropFile, launch, lorem, startTiny, state, waitState } from './helpers';
+import { dropFile, fillKnob, launch, lorem, startTiny, state, waitState } from './helpers';
 
 const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-artifacts');
 const WEBGPU_ON_SWIFTSHADER = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--enable-unsafe-swiftshader'];
@@ -91,9 +91,9 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     await dropFile(page, 'gpu.txt', new TextEncoder().encode(lorem('the GPU')));
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'gpu.txt');
     await page.click('[data-preset=tiny]');
-    await page.fill('#knob-warmup_iters', '1');
-    await page.fill('#knob-max_iters', '3');
-    await page.fill('#knob-eval_iters', '1');
+    await fillKnob(page, 'warmup_iters', '1');
+    await fillKnob(page, 'max_iters', '3');
+    await fillKnob(page, 'eval_iters', '1');
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     const t0 = Date.now();
     await page.click('#btn-start');

@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
-# libFuzzer on the safetensors reader and the JSON parser, with AddressSanitizer and UBSan.
-#   tests/fuzz/run.sh [SECONDS]     (default 60; needs clang++ and libclang-rt-14-dev)
-# Not part of CTest (it runs for minutes); the Catch2 suite has a short fixed-seed fuzz run instead.
+# One reader's fuzzer (tests/fuzz/fuzz_readers.cpp) for a while, from its seeds in
+# tests/fuzz/corpus/<reader>/, with AddressSanitizer and UBSan. New inputs it finds go to
+# build/fuzz/<reader>/ (thrown away: the seeds in git are what is kept; copy one there when it
+# reaches code the seeds do not), a crash to build/fuzz/<reader>-crash-*, and the run fails.
+#   tests/fuzz/run.sh READER [SECONDS]     (default 20; after tests/sanitize.sh)
+# CTest runs it for every reader (fuzz_<reader>), and npm run bench:fuzz records the executions.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${1:-60}
-out=build/fuzz
-mkdir -p "$out/corpus"
-clang++ -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Icore/include -Icore/src core/src/*.cpp tests/fuzz/fuzz_safetensors.cpp -o "$out/fuzz_safetensors" -pthread
-# seeds: small valid files (the reference's examples and a file with metadata and two dtypes)
-python3 - "$out/corpus" <<'PY'
-import struct, sys
-def put(name, header, data=b""):
-    h = header.encode()
-    open(f"{sys.argv[1]}/{name}", "wb").write(struct.pack("<Q", len(h)) + h + data)
-put("seed1", '{"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}}', bytes(24))
-put("seed2", '{"__metadata__":{"framework":"pt"}}     ')
-put("seed3", '{"__metadata__":{"k":"v\\n\\u00e9"},"b":{"dtype":"I64","shape":[],"data_offsets":[0,8]},'
-             '"a":{"dtype":"U8","shape":[2,0],"data_offsets":[8,8]}}', bytes(8))
-PY
-"$out/fuzz_safetensors" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 "$out/corpus"
+reader=${1:?usage: tests/fuzz/run.sh READER [SECONDS]}
+seconds=${2:-20}
+bin=build/sanitize/tests/fuzz/fuzz_readers
+seeds=tests/fuzz/corpus/$reader
+[ -x "$bin" ] || { echo "tests/fuzz/run.sh: $bin is not built: run tests/sanitize.sh first" >&2; exit 1; }
+[ -d "$seeds" ] || { echo "tests/fuzz/run.sh: no seeds for '$reader' in $seeds" >&2; exit 1; }
+work=build/fuzz/$reader
+rm -rf "$work"
+mkdir -p "$work"
+# -timeout: an input that takes this long is a hang, reported as a failure
+TINYGPT_FUZZ_READER=$reader ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  "$bin" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 -artifact_prefix="build/fuzz/$reader-" \
+  "$work" "$seeds"

@@ -46,6 +46,14 @@ learn.mount(wide);
 watch.mount(wide);
 hidden.mount(wide);
 installDropTarget($('#drop-overlay'), (files) => void data.handleFiles(files));
+// the keyboard's path: the skip link goes to Start (to the data first when there is none yet), and
+// a text or a preset chosen with the keyboard moves the focus on to Start
+$('.skip').addEventListener('click', (e) => {
+  e.preventDefault();
+  if (!train.focusStart()) data.focusFirst();
+});
+data.onKeyboardPick(() => train.focusStartSoon());
+settings.onKeyboardPick(() => train.focusStartSoon());
 installShortcuts($('#help') as HTMLDialogElement, $('#btn-help'), {
   startPause: () => train.startPause(),
   generate: () => (settings.$.get().mode === 'seq2seq' ? translateNow() : generateNow()),

@@ -22,7 +22,8 @@ enum class FileKind {
   checkpoint,      // starts with the checkpoint magic "TGPTCKPT"
   not_checkpoint,  // named *.ckpt but without the magic: refused like a damaged checkpoint
   utf8_text,       // valid UTF-8 (a few invalid sequences allowed), ASCII included
-  tsv_pairs,       // UTF-8 lines "source<TAB>target" (the translation mode's input)
+  tsv_pairs,       // UTF-8 lines "source<TAB>target" (the translation mode's input), most of them
+                   // well formed: `bad_lines` says how many are not (code sniff.tsv_pairs_bad)
   latin1_text,     // not UTF-8, but every byte is a printable Latin-1 / Windows-1252 character
   utf16_text,      // starts with a UTF-16 byte order mark
   binary,          // none of the above (NUL bytes, control bytes, ...)
@@ -42,7 +43,25 @@ struct Sniffed {
   size_t high_bytes = 0;     // bytes >= 0x80
   size_t tsv_lines = 0;      // non-empty lines with exactly one tab and text on both sides
   size_t lines = 0;          // non-empty lines
+  // tsv_pairs: the non-empty lines that are not "source<TAB>target" (lines - tsv_lines), and the
+  // 1-based numbers of the first kReportedBadLines of them (blank lines count in the numbering)
+  size_t bad_lines = 0;
+  std::vector<size_t> bad_line_numbers;
+  // How varied the bytes are: a text of one repeated byte (or nearly) teaches the model nothing.
+  // low_variety: fewer than 2 distinct byte values, or entropy_bits below kLowEntropyBits
+  // (utf8_text then carries the code sniff.low_entropy and says so).
+  size_t distinct_bytes = 0;  // distinct byte values in the bytes looked at
+  double entropy_bits = 0;    // Shannon entropy of their histogram, bits per byte (0 .. 8)
+  bool low_variety = false;
 };
+
+// A file is pairs when at least this share of its non-empty lines are "source<TAB>target" ...
+constexpr double kPairsShare = 0.5;   // (strictly more than half: a majority)
+// ... and the first few of the others are named by line number.
+constexpr size_t kReportedBadLines = 5;
+// Below this many bits per byte a text is "very low entropy" (English prose has about 4.5; a
+// text that is 95% one byte about 0.4).
+constexpr double kLowEntropyBits = 0.5;
 
 // `head`: the first n bytes of the file; `total_size`: the file's size (>= n; a multi-byte
 // character cut by the end of `head` is then not counted as invalid); `name`: for the *.ckpt rule

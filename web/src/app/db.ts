@@ -3,9 +3,9 @@
 //
 // Every run has its own record under its own id (settings, corpus reference, step, losses,
 // time) and points at its latest checkpoint, which lives in `checkpoints` under a key of its own.
-// A save writes the new checkpoint record and then moves the run's pointer to it, in one
-// transaction (IndexedDB commits a transaction whole or not at all), and only then drops the
-// checkpoint it replaced: a tab closed in the middle leaves the previous save intact.
+// A save (lib/runs-db.ts, shared with the worker, which saves when the page goes away) writes the
+// new checkpoint record and then moves the run's pointer to it, in one transaction, and only then
+// drops the checkpoint it replaced: a tab closed in the middle leaves the previous save intact.
 // Corpora are stored once, by fingerprint, in `corpora` (the built-in one never: the site and its
 // offline cache have it). Nothing here deletes a run or a text on its own: `deleteRun` is called
 // when the person deletes one, and a text goes with the last run that used it (unless a tab has
@@ -15,6 +15,9 @@ import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import type { FullConfig } from '../../../wasm/tinygpt';
 import { t } from '../i18n';
 import { removeKept } from '../lib/opfs';
+import { RUNS_DB, newId, writeSave } from '../lib/runs-db';
+
+export { newId };
 
 export interface CorpusRef {
   id: string;          // FNV-1a 64 fingerprint + size
@@ -74,16 +77,11 @@ interface Schema extends DBSchema {
   corpora: { key: string; value: StoredCorpus };
 }
 
-export function newId(prefix: string): string {
-  const r = typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
-  return `${prefix}-${r}`;
-}
-
 export class RunsDb {
   private constructor(private db: IDBPDatabase<Schema>) {}
 
-  static async open(name = 'tinygpt'): Promise<RunsDb> {
-    const db = await openDB<Schema>(name, 2, {
+  static async open(name: string = RUNS_DB.name): Promise<RunsDb> {
+    const db = await openDB<Schema>(name, RUNS_DB.version, {
       async upgrade(d, oldVersion, _newVersion, tx) {
         if (oldVersion < 1) {
           d.createObjectStore('runs', { keyPath: 'id' });
@@ -127,17 +125,9 @@ export class RunsDb {
     return c.bytes;
   }
 
-  /** Writes a checkpoint as a new record, then points the run at it, then drops the old one. */
-  async saveRun(run: RunSave, checkpoint: ArrayBuffer): Promise<RunRecord> {
-    const tx = this.db.transaction(['runs', 'checkpoints'], 'readwrite');
-    const key = newId('ckpt');
-    await tx.objectStore('checkpoints').put({ key, runId: run.id, bytes: checkpoint });
-    const previous = await tx.objectStore('runs').get(run.id);
-    const record: RunRecord = { ...run, name: previous?.name ?? run.name, createdAt: previous?.createdAt ?? run.createdAt, checkpointKey: key, checkpointBytes: checkpoint.byteLength };
-    await tx.objectStore('runs').put(record);
-    if (previous && previous.checkpointKey !== key) await tx.objectStore('checkpoints').delete(previous.checkpointKey);
-    await tx.done;
-    return record;
+  /** Writes a checkpoint as a new record, then points the run at it, then drops the old one (lib/runs-db.ts). */
+  saveRun(run: RunSave, checkpoint: ArrayBuffer): Promise<RunRecord> {
+    return writeSave(this.db as unknown as IDBPDatabase, run, checkpoint);
   }
 
   async renameRun(id: string, name: string): Promise<void> {
@@ -185,6 +175,15 @@ export class RunsDb {
 
   getCorpus(id: string): Promise<StoredCorpus | undefined> {
     return this.db.get('corpora', id);
+  }
+
+  /** Drops checkpoints no run points at (a run saved before checkpoints had one key per run, then saved by the worker: lib/runs-db.ts). */
+  async dropOrphanCheckpoints(): Promise<void> {
+    // one transaction: a save another tab makes meanwhile is seen whole or not at all
+    const tx = this.db.transaction(['runs', 'checkpoints'], 'readwrite');
+    const used = new Set((await tx.objectStore('runs').getAll()).map((r) => r.checkpointKey));
+    for (const key of await tx.objectStore('checkpoints').getAllKeys()) if (!used.has(key)) await tx.objectStore('checkpoints').delete(key);
+    await tx.done;
   }
 
   /** Texts no run uses (dropped but never trained on), for the caller to clean up. */

@@ -5,6 +5,8 @@
 // also holds a shared lock on the text it has chosen, so cleaning up texts no run uses never
 // takes another tab's. A BroadcastChannel tells the other tabs to re-read the list after a write.
 
+import { RUNS_CHANNEL } from '../lib/runs-db';
+
 const RUN = 'tinygpt-run-';
 const CORPUS = 'tinygpt-corpus-';
 
@@ -14,7 +16,7 @@ export class TabLocks {
   // lock name -> release, and the request's promise: it settles once the lock is really free
   // (locks.query() still lists a lock for a moment after its release is called)
   private held = new Map<string, { release: () => void; freed: Promise<unknown> }>();
-  private channel: BroadcastChannel | null = typeof BroadcastChannel === 'function' ? new BroadcastChannel('tinygpt-runs') : null;
+  private channel: BroadcastChannel | null = typeof BroadcastChannel === 'function' ? new BroadcastChannel(RUNS_CHANNEL) : null;
 
   /** Calls fn when another tab wrote or claimed a run. */
   onChange(fn: () => void): void {

@@ -1,19 +1,23 @@
 // transfer.ts — the ArrayBuffers a message hands over to the other thread (transferred, never
 // copied), found by walking the message: every ArrayBuffer and every typed array's buffer in it,
-// at any depth. The rule this relies on: a sender never keeps using an array it has put into a
+// at any depth; and the MessagePorts in it (a port can only travel transferred). The rule this relies on: a sender never keeps using an array it has put into a
 // message (the worker sends copies out of wasm memory; the page sends bytes it has finished with).
 
 /** Depth past which the walk stops: messages are a few levels deep; this guards against cycles. */
 const MAX_DEPTH = 8;
 
-export function transferables(msg: unknown): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
+export function transferables(msg: unknown): Transferable[] {
+  const out: Transferable[] = [];
   walk(msg, out, 0);
   return out;
 }
 
-function walk(x: unknown, out: ArrayBuffer[], depth: number): void {
+function walk(x: unknown, out: Transferable[], depth: number): void {
   if (x === null || typeof x !== 'object' || depth > MAX_DEPTH) return;
+  if (typeof MessagePort !== 'undefined' && x instanceof MessagePort) {
+    if (!out.includes(x)) out.push(x);
+    return;
+  }
   if (x instanceof ArrayBuffer || ArrayBuffer.isView(x)) {
     const buf = ArrayBuffer.isView(x) ? x.buffer : x;
     // a SharedArrayBuffer can't be transferred, and one buffer may not be listed twice

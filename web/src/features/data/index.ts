@@ -42,6 +42,10 @@ export interface Data {
   bytesRead(): Promise<number>;
   /** Where checkpoints and model files dropped as data go (features/runs). */
   setModelFiles(files: ModelFiles): void;
+  /** `fn` hears of data chosen with the keyboard (the built-in text, a task), once taken: the page moves the focus on to Start. */
+  onKeyboardPick(fn: () => void): void;
+  /** Keyboard focus on the first way to choose data (the built-in text, or the first task in translation). */
+  focusFirst(): void;
   mount(slot: HTMLElement): void;
 }
 
@@ -55,6 +59,11 @@ export function createData(port: Port<DataCalls, object>, runtime: Runtime, sett
   const size = () => settings.setTextSize(loader.textSize());
   watch($, ['corpus'], size);
   watch(settings.$, ['mode'], size);
+  const keyboardPicks: (() => void)[] = [];
+  let panel: DataPanel | null = null;
+  const picked = (keyboard: boolean) => () => {
+    if (keyboard) keyboardPicks.forEach((fn) => fn());
+  };
   return {
     $,
     handleFile: (file) => loader.handleFile(file),
@@ -68,13 +77,17 @@ export function createData(port: Port<DataCalls, object>, runtime: Runtime, sett
     stored: () => loader.stored(),
     bytesRead: () => port.call('corpusBytesRead', {}),
     setModelFiles: (files) => void (loader.modelFiles = files),
+    onKeyboardPick: (fn) => void keyboardPicks.push(fn),
+    focusFirst: () => panel?.focusFirst(),
     mount(slot) {
-      slot.append(new DataPanel($, settings.$, session.$, {
+      panel = new DataPanel($, settings.$, session.$, {
         onFiles: (f) => void loader.handleFiles(f),
-        onBuiltin: () => void loader.loadBuiltin(),
-        onTask: (name) => void loader.loadTask(name),
+        onBuiltin: (keyboard) => void loader.loadBuiltin().then(picked(keyboard)),
+        onTask: (name, keyboard) => void loader.loadTask(name).then(picked(keyboard)),
         onProblem: (id) => (id ? loader.problemAction(id) : loader.dismissProblem()),
-      }).el);
+        onEncoding: (convert) => void loader.useEncoding(convert),
+      });
+      slot.append(panel.el);
     },
   };
 }

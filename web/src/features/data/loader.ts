@@ -3,7 +3,7 @@
 // trained on with a message (keeping the previous data), analyses the bytes in chunks, stores the
 // text for resuming, and sends it. Each mode has its own data (a text for the language model,
 // pairs for the translator): switching modes puts one aside and brings the other back.
-import type { Sniffed } from '../../../../wasm/tinygpt';
+import type { PairsReport, Sniffed } from '../../../../wasm/tinygpt';
 import type { CorpusRef } from '../../app/db';
 import type { Storage } from '../../app/storage';
 import { type MapStore, patch } from '../../app/store';
@@ -41,6 +41,17 @@ const isShardHead = (head: Uint8Array) => head.length >= 4 && new DataView(head.
 const isShardName = (name: string) => /\.bin$/.test(name) && /_(train|val)_/.test(name);
 
 
+/** The block size the offer of a file of pairs reads it at: lines too long for the translator's form are its business later. */
+const OFFER_BLOCK_SIZE = 1024;
+
+/** A file taken converted from another encoding (the sniffer's): what its other reading needs. */
+interface Encoded { file: File; encoding: string; label: string; kind: CorpusKind }
+
+/** An encoding's name as people know it. */
+function encodingLabel(encoding: string): string {
+  return encoding === 'windows-1252' ? 'Windows-1252' : encoding === 'iso-8859-1' ? 'Latin-1' : encoding.toUpperCase();
+}
+
 /** What the loader needs from the rest of the page. */
 export interface LoaderDeps {
   runtime: Runtime;
@@ -63,6 +74,8 @@ export class CorpusLoader {
   private parked = new Map<CorpusKind, CorpusState>();
   /** A mode switch that brings its own data (a dropped file of pairs): no built-in task then. */
   private switchingWithData = false;
+  /** The last file taken converted from another encoding: its other reading is one click away. */
+  private encoded: Encoded | null = null;
 
   /** Set by features/runs: where checkpoints and model files go. */
   modelFiles: ModelFiles | null = null;
@@ -152,18 +165,7 @@ export class CorpusLoader {
     if (verdict.kind !== 'checkpoint' && isSafetensors(head, file.size)) return this.modelFiles?.safetensors(file);
     // an llm.c token shard: the corpus of one shard (the core says what is wrong with a bad one)
     if (isShardHead(head) && this.mode === 'gpt') return this.takeFiles([file], true, file.name);
-    if (verdict.kind === 'tsv_pairs' && this.mode === 'gpt') {
-      // pairs are what the translator learns from: offer it (a model of the other kind must go first)
-      const switchable = !this.deps.session.$.get().model;
-      this.showProblem({
-        kind: 'pairs', title: (m) => m.data.problem.holdsPairs(file.name), core: { text: verdict.message, from: verdict },
-        message: switchable ? (m) => m.data.problem.pairsSwitchable : (m) => m.data.problem.pairsLocked, data: [file.name],
-      }, [
-        ...(switchable ? [{ id: 'switch-translation', label: (m: Messages) => m.data.action.switchTranslation, run: () => void this.switchAndLoad(file) }] : []),
-        { id: 'as-text', label: (m) => m.data.action.asText, run: () => void this.loadTextFile(file, verdict, 'text') },
-      ]);
-      return;
-    }
+    if (verdict.kind === 'tsv_pairs' && this.mode === 'gpt') return this.offerPairs(file, verdict);
     switch (verdict.kind) {
       case 'checkpoint':
         return this.modelFiles?.checkpoint(file);
@@ -184,6 +186,40 @@ export class CorpusLoader {
   /** The data kind of the current mode. */
   private kind(): CorpusKind {
     return corpusKindFor(this.mode);
+  }
+
+  /**
+   * Pairs are what the translator learns from: offered, with how it would read every line (the
+   * core's report: its bad lines by number), or taken as text. A language model of the time and
+   * its text stay until the person chooses; choosing translation resets it first (its run is kept).
+   */
+  private async offerPairs(file: File, verdict: Sniffed): Promise<void> {
+    const model = !!this.deps.session.$.get().model;
+    const report = await this.translatorReport(file);
+    this.showProblem({
+      kind: 'pairs', title: (m) => m.data.problem.holdsPairs(file.name), core: { text: verdict.message, from: verdict },
+      message: model ? (m) => m.data.problem.pairsLocked : (m) => m.data.problem.pairsSwitchable, data: [file.name],
+      ...(report ? { report: { text: report.report.message, from: report.report } } : {}),
+    }, [
+      model ? { id: 'reset-translation', label: (m) => m.data.action.resetTranslation, run: () => void this.resetAndSwitch(file) }
+        : { id: 'switch-translation', label: (m) => m.data.action.switchTranslation, run: () => void this.switchAndLoad(file) },
+      { id: 'as-text', label: (m) => m.data.action.asText, run: () => void this.loadTextFile(file, verdict, 'text') },
+    ]);
+  }
+
+  /** The translator's reading of a whole file of pairs (null: unreadable, or not one usable pair). */
+  private async translatorReport(file: File): Promise<PairsReport | null> {
+    if (checkSize(file.size, 0)) return null;
+    try {
+      return await this.port.call('pairsReport', { bytes: await file.arrayBuffer(), blockSize: OFFER_BLOCK_SIZE });
+    } catch {
+      return null;
+    }
+  }
+
+  private async resetAndSwitch(file: File): Promise<void> {
+    await this.deps.session.reset();   // features/runs saves the run first
+    await this.switchAndLoad(file);
   }
 
   private async switchAndLoad(file: File): Promise<void> {
@@ -228,20 +264,18 @@ export class CorpusLoader {
         }, [{ ...asIs, label: (m) => m.data.action.anyway }]);
         return;
       case 'latin1_text':
-      case 'utf16_text': {
-        // show what the guess reads like, so a person can tell whether it is right
-        const label = verdict.encoding === 'windows-1252' ? 'Windows-1252' : verdict.encoding === 'iso-8859-1' ? 'Latin-1' : verdict.encoding.toUpperCase();
-        const decoded = new TextDecoder(verdict.encoding).decode(bytes.subarray(0, 4096));
-        const glimpse = decoded.slice(0, 160).replace(/\s+/g, ' ').trim() + (decoded.length > 160 ? '…' : '');
+      case 'utf16_text':
+        // taken converted to UTF-8 at once, with a note that says so and takes the raw bytes in one click
+        this.encoded = { file, encoding: verdict.encoding, label: encodingLabel(verdict.encoding), kind };
+        return this.convert(bytes, this.encoded);
+      case 'utf8_text':
+        if (!verdict.lowVariety) break;
+        // one byte over and over (or nearly): said so; the current text and model stay unless asked
         this.showProblem({
-          kind: 'encoding', title: (m) => m.data.problem.encoding(file.name, label), core: { text: verdict.message, from: verdict },
-          message: (m) => m.data.problem.readAs(label, glimpse), data: [file.name, glimpse],
-        }, [
-          { id: 'convert', label: (m) => m.data.action.readAs(label), run: () => this.convert(file.name, bytes, verdict.encoding, kind) },
-          asIs,
-        ]);
+          kind: 'lowVariety', title: (m) => m.data.problem.lowVariety(file.name), core: { text: verdict.message, from: verdict },
+          message: (m) => m.data.problem.lowVarietyKept, data: [file.name],
+        }, [{ ...asIs, label: (m) => m.data.action.useAnyway }]);
         return;
-      }
       default:
         break;
     }
@@ -267,6 +301,13 @@ export class CorpusLoader {
         }, [{ id: 'train-anyway', label: (m) => m.data.action.asIs, run: take }]);
         return;
       }
+      case 'utf8_text':
+        if (!verdict.lowVariety) return this.takeFiles([file], false, file.name);
+        this.showProblem({
+          kind: 'lowVariety', title: (m) => m.data.problem.lowVariety(file.name), core: { text: verdict.message, from: verdict },
+          message: (m) => m.data.problem.lowVarietyKept, data: [file.name],
+        }, [{ id: 'train-anyway', label: (m) => m.data.action.useAnyway, run: take }]);
+        return;
       default:
         return this.takeFiles([file], false, file.name);
     }
@@ -329,9 +370,25 @@ export class CorpusLoader {
   }
 
   /** Re-encodes a text to UTF-8 (what the model's byte vocabulary reads best) and takes it. */
-  private async convert(name: string, bytes: Uint8Array, encoding: string, kind: CorpusKind): Promise<void> {
-    const utf8 = new TextEncoder().encode(new TextDecoder(encoding).decode(bytes));
-    this.accept(name, utf8, await analyzeCorpus(utf8), false, kind);
+  private async convert(bytes: Uint8Array, e: Encoded): Promise<void> {
+    const utf8 = new TextEncoder().encode(new TextDecoder(e.encoding).decode(bytes));
+    this.accept(e.file.name, utf8, await analyzeCorpus(utf8), false, e.kind, undefined, { label: e.label, converted: true });
+  }
+
+  /** The current text that was not UTF-8: converted (true) or its raw bytes (false), read again from its file. */
+  async useEncoding(convert: boolean): Promise<void> {
+    const e = this.encoded;
+    const current = this.$.get().corpus;
+    if (!e || !current?.encoding || current.encoding.converted === convert || current.ref.name !== e.file.name) return;
+    let raw: Uint8Array;
+    try {
+      raw = new Uint8Array(await e.file.arrayBuffer());
+    } catch (err) {
+      this.showProblem(readFailed((m) => m.data.problem.cantRead(e.file.name), err, (m) => m.data.problem.keptText, e.file.name));
+      return;
+    }
+    if (convert) return this.convert(raw, e);
+    this.accept(e.file.name, raw, await analyzeCorpus(raw), false, e.kind, undefined, { label: e.label, converted: false });
   }
 
   /** A built-in task's pairs, generated by the core (the same bytes as `tinygpt train --task NAME`). */
@@ -420,7 +477,8 @@ export class CorpusLoader {
     }
   }
 
-  private accept(name: string, bytes: Uint8Array, stats: CorpusStats, builtin: boolean, kind: CorpusKind = this.kind(), task?: string): void {
+  private accept(name: string, bytes: Uint8Array, stats: CorpusStats, builtin: boolean, kind: CorpusKind = this.kind(), task?: string,
+    encoding?: CorpusState['encoding']): void {
     if (kind === 'text') this.stream.stop();
     const ref: CorpusRef = { id: `${stats.fingerprint}-${stats.size}`, name, size: stats.size, builtin, kind, ...(task ? { task } : {}) };
     const buffer = bytes.buffer.byteLength === bytes.byteLength ? bytes.buffer as ArrayBuffer : bytes.slice().buffer;
@@ -433,7 +491,7 @@ export class CorpusLoader {
         notify(() => h('span', {}, withData(t().data.notice.notStored(errorText(e)), [errorText(e)])), 'warning');
       });
     }
-    this.send(ref, bytes, stats, buffer);
+    void this.send(ref, bytes, stats, buffer, this.currentContext(), encoding);
   }
 
   /** Takes data again (after the service worker's reload, features/offline, or a mode switch): from IndexedDB, the site or the core. */
@@ -457,10 +515,11 @@ export class CorpusLoader {
    * Hands data to the worker; the store takes it as the corpus when the worker accepts it. Pairs
    * are read by the core at `blockSize` (the model's, the form's, or a resumed run's).
    */
-  async send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, buffer = bytes.buffer as ArrayBuffer, blockSize = this.currentContext()): Promise<void> {
+  async send(ref: CorpusRef, bytes: Uint8Array, stats: CorpusStats, buffer = bytes.buffer as ArrayBuffer, blockSize = this.currentContext(),
+    encoding?: CorpusState['encoding']): Promise<void> {
     const kind = ref.kind ?? 'text';
     // pairs: the preview is for showing the first pairs (and picking one for the attention maps)
-    const c: CorpusState = { ref, stats, preview: bytes.slice(0, kind === 'pairs' ? 16384 : 3000), kind, pairs: null };
+    const c: CorpusState = { ref, stats, preview: bytes.slice(0, kind === 'pairs' ? 16384 : 3000), kind, pairs: null, ...(encoding ? { encoding } : {}) };
     patch(this.$, { pendingCorpus: c });
     try {
       const taken = await this.port.call('setCorpus', { bytes: buffer, name: ref.name, kind, blockSize });

@@ -19,11 +19,14 @@ type S = DataSlice & SettingsSlice & SessionSlice & { locale: Locale };
 export interface DataHandlers {
   /** Files chosen or dropped: one text (or pairs, or a model file), or several llm.c shards. */
   onFiles(files: File[]): void;
-  onBuiltin(): void;
+  /** keyboard: chosen with Enter or Space (the page then moves the focus on to Start) */
+  onBuiltin(keyboard: boolean): void;
   /** A built-in translation task (builtinTasks()). */
-  onTask(name: string): void;
+  onTask(name: string, keyboard: boolean): void;
   /** One of the refused file's actions (e.g. "Train anyway"), or Cancel (null). */
   onProblem(actionId: string | null): void;
+  /** A text that was not UTF-8: take it converted to UTF-8 (true) or as its raw bytes (false). */
+  onEncoding(convert: boolean): void;
 }
 
 /** A built-in task's description: the catalogue's (by name), else the core's English, marked as such. */
@@ -53,6 +56,7 @@ export interface CorpusView {
   scanned: boolean;      // the statistics are the whole text's (false while a file's pass runs)
   scan: CorpusState['scan'];
   shards: ShardEntry[];
+  encoding?: CorpusState['encoding'];
 }
 
 export class DataPanel {
@@ -75,14 +79,15 @@ export class DataPanel {
 
   constructor(data: MapStore<DataSlice>, settings: MapStore<SettingsSlice>, session: MapStore<SessionSlice>, private handlers: DataHandlers) {
     const store = view(data, settings, session);
-    this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden', multiple: true });
+    // not a tab stop of its own (it has no visible focus): the label below is the keyboard's way in
+    this.input = h('input', { type: 'file', id: 'corpus-file', class: 'visually-hidden', multiple: true, tabindex: '-1' });
     this.input.addEventListener('change', () => {
       const files = Array.from(this.input.files ?? []);
       if (files.length) handlers.onFiles(files);
       this.input.value = '';
     });
     // a folder of llm.c shards (webkitdirectory: every browser with a file picker has it)
-    this.folderInput = h('input', { type: 'file', id: 'corpus-folder', class: 'visually-hidden', multiple: true });
+    this.folderInput = h('input', { type: 'file', id: 'corpus-folder', class: 'visually-hidden', multiple: true, tabindex: '-1' });
     this.folderInput.setAttribute('webkitdirectory', '');
     this.folderInput.addEventListener('change', () => {
       const files = Array.from(this.folderInput.files ?? []);
@@ -90,7 +95,7 @@ export class DataPanel {
       this.folderInput.value = '';
     });
     this.builtinBtn = h('button', { id: 'btn-shakespeare', class: 'primary', type: 'button' }, tr((m) => m.data.shakespeare));
-    this.builtinBtn.addEventListener('click', () => handlers.onBuiltin());
+    this.builtinBtn.addEventListener('click', (e) => handlers.onBuiltin(e.detail === 0));   // detail 0: Enter or Space
     const pick = h('label', { class: 'button', for: 'corpus-file' }, tr((m) => m.data.chooseFile));
     pick.setAttribute('tabindex', '0');
     pick.addEventListener('keydown', (e) => {
@@ -137,6 +142,12 @@ export class DataPanel {
     watch(store, ['corpus', 'mode', 'verdict', 'validateId', 'model', 'locale'], (st) => this.sync(st));
   }
 
+  /** Keyboard focus on the first way to choose data: the built-in text, or the first built-in task. */
+  focusFirst(): void {
+    const first = this.builtinBtn.hidden ? this.tasksEl.querySelector<HTMLButtonElement>('button') : this.builtinBtn;
+    first?.focus();
+  }
+
   /** Shows the mode's data (a text, or pairs with the core's report), or what to do without any. */
   private sync(st: S): void {
     const c = modeCorpus(st);
@@ -166,7 +177,7 @@ export class DataPanel {
     else {
       this.show({
         name: c.ref.name, builtin: c.ref.builtin, stats: c.stats, preview: c.preview, files: !!c.ref.files,
-        scanned: !c.ref.files || !!c.scanned, scan: c.scan ?? null, shards: c.shards ?? [],
+        scanned: !c.ref.files || !!c.scanned, scan: c.scan ?? null, shards: c.shards ?? [], encoding: c.encoding,
       });
     }
   }
@@ -178,7 +189,7 @@ export class DataPanel {
       const b = h('button', { type: 'button', class: 'task', 'data-task': t.name, 'aria-pressed': 'false',
         title: known ? tr((m) => m.data.tasks[t.name] ?? t.description) : null },
       h('span', { class: 'task-name', translate: 'no' }, t.name), h('span', { class: 'task-blurb' }, taskDescription(t)));
-      b.addEventListener('click', () => this.handlers.onTask(t.name));
+      b.addEventListener('click', (e) => this.handlers.onTask(t.name, e.detail === 0));
       this.tasksEl.append(b);
     }
   }
@@ -193,6 +204,8 @@ export class DataPanel {
         c.ref.task ? h('span', { class: 'tag' }, tr((m) => m.data.builtinTask)) : null,
         h('span', { class: 'muted' }, ` · ${formatBytes(c.stats.size)}`)));
     if (task) this.info.append(h('p', { id: 'task-description', class: 'small' }, taskDescription(task)));
+    const note = this.encodingNote({ name: c.ref.name, encoding: c.encoding });
+    if (note) this.info.append(note);
     if (r) {
       this.info.append(
         h('dl', { class: 'stats' },
@@ -231,6 +244,8 @@ export class DataPanel {
     const said = p.core ? [coreInline(p.core.text, p.core.from)] : [];
     const words = p.message ? [withData(p.message(m), p.data)] : [];
     this.problem.append(h('strong', {}, withData(p.title(m), p.data)), h('p', {}, ...said, said.length && words.length ? ' ' : null, ...words));
+    // pairs offered: how the translator would read every line (the core's report)
+    if (p.report) this.problem.append(h('p', { id: 'offer-report', class: 'small' }, m.data.problem.translatorWould, coreInline(p.report.text, p.report.from), m.data.fullStop));
     const row = h('div', { class: 'row' });
     for (const a of p.actions) {
       const b = h('button', { type: 'button', id: `btn-${a.id}`, class: 'primary' }, withData(a.label(m), p.data));
@@ -273,6 +288,20 @@ export class DataPanel {
         : `${m.data.oneByteNote} ${invalidSentence(m)}`))),
       h('h3', { class: 'small-title' }, tr((m) => m.data.beginning)),
       this.renderPreview(c.preview, s.size));
+    const note = this.encodingNote(c);
+    if (note) this.info.querySelector('.corpus-name')!.after(note);
+  }
+
+  /** A text that was not UTF-8: said so, with the one click that takes the other reading. */
+  private encodingNote(c: Pick<CorpusView, 'name' | 'encoding'>): HTMLElement | null {
+    const e = c.encoding;
+    if (!e) return null;
+    const button = h('button', { type: 'button', id: e.converted ? 'btn-raw-bytes' : 'btn-to-utf8', class: 'small-button' },
+      tr((m) => (e.converted ? m.data.action.rawBytes : m.data.action.toUtf8)));
+    button.addEventListener('click', () => this.handlers.onEncoding(!e.converted));
+    return h('p', { id: 'corpus-encoding', class: 'corpus-note small', 'data-converted': String(e.converted), role: 'status' },
+      withData((slot) => (e.converted ? t().data.encodingNote.converted(slot(0), slot(1)) : t().data.encodingNote.raw(slot(0), slot(1))), [c.name, e.label]),
+      ' ', button);
   }
 
   /** A file's statistics pass: a bar and what it is doing (updated in place: showScan). */

@@ -15,6 +15,9 @@ export interface CorpusState {
   scan?: { done: number; total: number; keeping: boolean } | null;
   scanned?: boolean;            // read from files: the statistics are the whole text's (the pass ended)
   shards?: ShardEntry[];        // llm.c shards: each one's name, split, version and tokens
+  /** A file that was not UTF-8 (the sniffer's Latin-1, Windows-1252, UTF-16): `label` names its
+   * encoding; converted: taken as UTF-8, else its raw bytes by choice (either is one click from the other). */
+  encoding?: { label: string; converted: boolean };
 }
 
 /** An action a refused file offers besides Cancel (the loader knows what it does); worded at render time. */
@@ -32,6 +35,8 @@ export interface CorpusProblem {
   message: Msg | null;
   data: string[];
   actions: ProblemAction[];
+  /** Pairs offered to the translator: how it would read every line (the core's report), after the words. */
+  report?: { text: string; from?: object };
 }
 /** What the loader is doing ("Reading x.txt…"), worded at render time; `data` as in CorpusProblem. */
 export interface CorpusBusy { say: Msg; data: string[] }

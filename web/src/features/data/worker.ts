@@ -121,6 +121,7 @@ export function dataWorker(): WorkerFeature<DataState & WebgpuState> {
       },
       corpusBytesRead: (_msg, ctx) => ctx.state.corpus?.files?.bytesRead ?? 0,
       sniff: (msg, ctx) => needModule(ctx.state).sniff(new Uint8Array(msg.head), msg.size, msg.name),
+      pairsReport: (msg, ctx) => needModule(ctx.state).pairsReport(new Uint8Array(msg.bytes), msg.blockSize),
       builtinTask: (msg, ctx) => needModule(ctx.state).builtinTask(msg.name, msg.seed),
     }),
   };

@@ -44,7 +44,8 @@ export class RunsPanel {
     this.store = runs;
     this.downloadBtn = h('button', { id: 'btn-download', type: 'button' }, tr((m) => m.runs.download));
     this.downloadBtn.addEventListener('click', () => handlers.onDownload());
-    const input = h('input', { type: 'file', id: 'ckpt-file', class: 'visually-hidden', accept: '.ckpt,.bin,.safetensors,application/octet-stream' });
+    // not a tab stop of its own (it has no visible focus): the label below is the keyboard's way in
+    const input = h('input', { type: 'file', id: 'ckpt-file', class: 'visually-hidden', tabindex: '-1', accept: '.ckpt,.bin,.safetensors,application/octet-stream' });
     input.addEventListener('change', () => {
       const f = input.files?.[0];
       if (f) handlers.onLoadFile(f);

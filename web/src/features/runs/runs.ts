@@ -23,6 +23,11 @@ import type { RunsSlice, RunSummary } from './state';
 
 export interface RunsDeps { runtime: Runtime; settings: Settings; data: Data; session: Session; train: Train; storage: Storage }
 
+declare global {
+  /** A SharedWorker that outlives its last page for a while (Chromium 13x+; others ignore it). */
+  interface WorkerOptions { extendedLifetime?: boolean }
+}
+
 /** Training time between two saves: a closed tab loses at most this much. */
 export const SAVE_EVERY_MS = 10_000;
 
@@ -59,11 +64,12 @@ export class Runs {
     });
     session.beforeReplace(() => this.saveIfBehind());
     if (typeof document !== 'undefined') {
-      // the tab may be closed next
+      // the tab may be closed or reloaded next: the worker saves into IndexedDB itself (a save made
+      // by the page would not land: the page is torn down before the checkpoint reaches it)
       document.addEventListener('visibilitychange', () => {
-        if (document.visibilityState === 'hidden') this.saveIfBehind();
+        if (document.visibilityState === 'hidden') this.saveOnHide();
       });
-      window.addEventListener('pagehide', () => this.saveIfBehind());
+      window.addEventListener('pagehide', () => this.saveOnHide());
     }
     this.locks.onChange(() => void this.refresh());
     // the list's model descriptions are worded when listed: again in the new language
@@ -88,30 +94,37 @@ export class Runs {
 
   // ------------------------------------------------------------ saving
 
-  private save(): void {
+  /** The record of a save of the current run, stamped now (null: nothing to save, or not now). */
+  private saveRecord(): RunSave | null {
     const s = this.get();
     const model = this.d.session.$.get().model;
     const corpus = this.d.data.$.get().corpus;
     const settings = this.d.settings.$.get();
     const train = this.d.train.$.get();
-    if (!this.db || !model || !corpus || !s.runId) return;
-    if (this.inFlight) {
-      this.again = true;
-      return;
-    }
+    if (!this.db || !model || !corpus || !s.runId) return null;
     const m = model.config;
     // a model is saved with its own data: a translator loaded without its pairs waits for them
-    if (corpus.kind !== corpusKindFor(settings.mode)) return;
+    if (corpus.kind !== corpusKindFor(settings.mode)) return null;
     // a new run's name, in the language of the day (the person may rename it: it is data from then on)
     const names = t().runs.autoName;
     const size = m.model === 'seq2seq' ? names.translator(m.n_enc_layer, m.n_dec_layer)
       : m.model === 'lstm_seq2seq' ? names.lstmTranslator(m.n_enc_layer, m.n_dec_layer, m.n_hidden)
         : isRecurrent(m.model) ? names.recurrent(m.model.toUpperCase(), m.n_layer, m.n_hidden) : names.layers(m.n_layer);
-    const meta: RunSave = {
-      id: s.runId, name: names.name(corpus.ref.name, size, m.n_embd), createdAt: Date.now(), savedAt: 0, step: train.step,
+    const now = Date.now();   // savedAt: when the checkpoint was asked for (lib/runs-db.ts keeps the later of two saves)
+    return {
+      id: s.runId, name: names.name(corpus.ref.name, size, m.n_embd), createdAt: now, savedAt: now, step: train.step,
       settings: normalise(settings.schema, m), corpus: corpus.ref, elapsedMs: train.elapsedMs,
       variant: this.d.runtime.$.get().ready?.variant ?? '', lastLoss: train.lastLoss, valLoss: train.valLoss,
     };
+  }
+
+  private save(): void {
+    if (this.inFlight) {
+      if (this.saveRecord()) this.again = true;
+      return;
+    }
+    const meta = this.saveRecord();
+    if (!meta) return;
     this.inFlight = meta;
     this.lastSaveRequest = performance.now();
     this.port.call('save', {}).then((r) => this.finish(r.step, r.bytes.buffer as ArrayBuffer), () => {
@@ -123,7 +136,7 @@ export class Runs {
     const meta = this.inFlight;
     try {
       if (!this.db || !meta) return;
-      const record = await this.db.saveRun({ ...meta, step, savedAt: Date.now() }, bytes);
+      const record = await this.db.saveRun({ ...meta, step }, bytes);
       if (this.get().runId === meta.id) this.set({ lastSave: { at: record.savedAt, step, bytes: bytes.byteLength }, saveNote: null });
       this.locks.announce();
       void this.askPersistence();
@@ -160,7 +173,7 @@ export class Runs {
 
   private summary(r: RunRecord, busy: Set<string>): RunSummary {
     return {
-      id: r.id, name: r.name, savedAt: r.savedAt, step: r.step, steps: r.settings.max_iters ?? 0, corpusName: r.corpus.name,
+      id: r.id, name: r.name, savedAt: r.savedAt, createdAt: r.createdAt, step: r.step, steps: r.settings.max_iters ?? 0, corpusName: r.corpus.name,
       model: describeModel(r.settings), config: r.settings, valLoss: r.valLoss, bytes: r.checkpointBytes + (r.corpus.builtin ? 0 : r.corpus.size),
       busy: busy.has(r.id) && !this.locks.ownsRun(r.id), current: this.get().runId === r.id,
     };
@@ -296,9 +309,12 @@ export class Runs {
     try {
       this.d.storage.db = await openDb();
       const db = this.d.storage.db;
+      void this.port.call('openRunsDb', {}).catch(() => undefined);   // the worker's connection, for the save on hide
+      this.startKeeper();
       // texts no run uses and no tab holds (dropped, never trained on) are not kept
       const held = await this.locks.heldByAnyTab();
       for (const id of await db.orphanCorpora()) if (!held.corpora.has(id) && id !== keepCorpus) await db.deleteCorpus(id);
+      await db.dropOrphanCheckpoints();
       await this.refresh();
       const offer = this.get().resumeOffer;
       if (offer) {
@@ -309,6 +325,44 @@ export class Runs {
       this.d.storage.db = null;
       const why = `${e instanceof Error ? e.message : e}`;   // the browser's words
       this.set({ saveNote: (m) => m.runs.unavailable(why) });
+    }
+  }
+
+  /**
+   * The page is hidden or goes away: the worker saves the run into IndexedDB itself, now, past any
+   * save on its way (its checkpoint is older; the later one is kept, lib/runs-db.ts). The page may
+   * be gone before the reply; if it is still here it shows the save.
+   */
+  saveOnHide(): void {
+    if (!this.d.session.$.get().model || (!this.inFlight && this.d.train.$.get().step === this.get().lastSave?.step)) return;
+    const record = this.saveRecord();
+    if (!record) return;
+    // the stored name (the person may have renamed the run) and creation time go with it: the
+    // worker writes without reading first (lib/runs-db.ts writeSaveAtOnce)
+    const stored = this.get().runs.find((r) => r.id === record.id);
+    const meta = stored ? { ...record, name: stored.name, createdAt: stored.createdAt } : record;
+    this.lastSaveRequest = performance.now();
+    this.port.call('saveToDb', { run: meta }).then((r) => {
+      if (this.get().runId === meta.id && r.step >= (this.get().lastSave?.step ?? -1))
+        this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes }, saveNote: null });
+      this.locks.announce();
+      void this.refresh();
+    }, () => undefined);   // a failure here is a save that did not happen: the last complete one stays
+  }
+
+  /**
+   * The keeper of the saves made when the page goes away (keeper.ts): a SharedWorker that outlives
+   * the page (extendedLifetime), its port handed to the training worker. Without SharedWorker the
+   * training worker writes those saves itself.
+   */
+  private startKeeper(): void {
+    // ?keeper=off: the training worker writes those saves itself (bench/reload.mjs compares the two)
+    if (typeof SharedWorker !== 'function' || new URLSearchParams(location.search).get('keeper') === 'off') return;
+    try {
+      const keeper = new SharedWorker(new URL('./keeper.ts', import.meta.url), { type: 'module', name: 'tinygpt-keeper', extendedLifetime: true });
+      void this.port.call('useKeeper', { port: keeper.port }).catch(() => undefined);
+    } catch {
+      // refused (a sandboxed frame, a private mode): the worker's own write it is
     }
   }
 

@@ -9,6 +9,7 @@ export interface RunSummary {
   id: string;
   name: string;
   savedAt: number;
+  createdAt: number;
   step: number;
   steps: number;
   corpusName: string;

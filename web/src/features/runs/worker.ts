@@ -1,25 +1,90 @@
 // worker.ts (runs) — checkpoints: saved from the live model (on the GPU its state comes back
 // first), loaded over it (a refused one leaves it as it was), read for their curves.
+import { type IDBPDatabase, openDB } from 'idb';
+
 import type { Session } from '../../../../wasm/tinygpt';
-import { handlers, type WorkerFeature } from '../../worker/registry';
+import { type KeeperReply, RUNS_DB, type SaveBase, writeSaveAtOnce } from '../../lib/runs-db';
+import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { needModule, needSession } from '../../worker/state';
 import { attachCorpus } from '../data/worker';
 import { installModel, type SessionState } from '../session/worker';
 import { betweenSteps, onGpuOr, type WebgpuState } from '../webgpu/worker';
 import type { RunsCalls } from './messages';
 
-type S = SessionState & WebgpuState;
+/** The keeper's end (features/runs/keeper.ts): the saves handed to it, waiting for its word. */
+interface Keeper { port: MessagePort; seq: number; waiting: Map<number, (r: KeeperReply) => void> }
+
+/**
+ * The worker's own connection to the runs' database, opened once the page has opened (and
+ * upgraded) it, and the keeper the page started, where there is one.
+ */
+export interface RunsState { runsDb: Promise<IDBPDatabase> | null; keeper: Keeper | null }
+
+type S = SessionState & WebgpuState & RunsState;
+
+/**
+ * The connection, opened ahead: a save made when the page goes away has a few hundred ms before the
+ * worker goes too, and opening the database the first time takes much of that. Another tab's
+ * upgrade of the database closes it (idb's `blocking`); the next save opens it again.
+ */
+function runsDb(st: RunsState): Promise<IDBPDatabase> {
+  if (!st.runsDb) {
+    const opened: Promise<IDBPDatabase> = openDB(RUNS_DB.name, RUNS_DB.version, {
+      blocking: () => void opened.then((db) => db.close()).finally(() => void (st.runsDb === opened && (st.runsDb = null))),
+    });
+    st.runsDb = opened;
+    opened.catch(() => void (st.runsDb === opened && (st.runsDb = null)));
+  }
+  return st.runsDb;
+}
+
+/** A save handed to the keeper at once (one postMessage, its checkpoint transferred); resolves with its word. */
+function handOver(k: Keeper, run: SaveBase, checkpoint: ArrayBuffer): Promise<{ step: number; bytes: number; savedAt: number }> {
+  const seq = ++k.seq;
+  const reply = new Promise<KeeperReply>((resolve) => k.waiting.set(seq, resolve));
+  k.port.postMessage({ seq, run, checkpoint }, [checkpoint]);
+  return reply.then((r) => {
+    if (!r.ok) throw new Error(r.error);
+    return { step: r.step, bytes: r.bytes, savedAt: r.savedAt };
+  });
+}
+
+/** The keeper's end of a port: its replies resolve the saves handed to it. */
+function keeperAt(port: MessagePort): Keeper {
+  const k: Keeper = { port, seq: 0, waiting: new Map() };
+  port.onmessage = (e: MessageEvent<KeeperReply>) => {
+    k.waiting.get(e.data.seq)?.(e.data);
+    k.waiting.delete(e.data.seq);
+  };
+  return k;
+}
+
+/** The save made when the page goes away: the checkpoint now, to the keeper at once (or written from here). */
+async function saveToDb(ctx: Ctx<S>, record: SaveBase): Promise<{ step: number; bytes: number; savedAt: number }> {
+  const s = needSession(ctx.state);
+  const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
+  const run = { ...record, step: s.step() };
+  if (ctx.state.keeper) return handOver(ctx.state.keeper, run, bytes.buffer as ArrayBuffer);
+  // no keeper: written from here, every request issued in this task (the page may be gone, and
+  // this worker runs no later task then); mostly it lands
+  const saved = await writeSaveAtOnce(await runsDb(ctx.state), run, bytes.buffer as ArrayBuffer);
+  return { step: saved.step, bytes: saved.checkpointBytes, savedAt: saved.savedAt };
+}
 
 export function runsWorker(): WorkerFeature<S> {
   return {
     name: 'runs',
+    initial: () => ({ runsDb: null, keeper: null }),
     handlers: handlers<RunsCalls, S>({
+      openRunsDb: async (_msg, ctx) => void (await runsDb(ctx.state)),
+      useKeeper: (msg, ctx) => void (ctx.state.keeper = keeperAt(msg.port)),
       async save(_msg, ctx) {
         const s = needSession(ctx.state);
         // on the GPU: its state comes back first (no step in flight: a good state too)
         const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
         return { step: s.step(), bytes };
       },
+      saveToDb: (msg, ctx) => saveToDb(ctx, msg.run),
       async load(msg, ctx) {
         const st = ctx.state;
         const M = needModule(st);

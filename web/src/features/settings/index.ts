@@ -33,6 +33,8 @@ export interface Settings {
   setKind(kind: ModelKind): void;
   /** `fn` hears of a switch the person made (features/data brings the mode's data). */
   onModeSwitched(fn: (mode: Mode) => void): void;
+  /** `fn` hears of a preset chosen with the keyboard (the page moves the focus on to Start). */
+  onKeyboardPick(fn: () => void): void;
   /** Asks the core again (the worker's pairs changed: it reads them at the form's block_size). */
   revalidate(): void;
   /** The size of the mode's text (null: none, or pairs): a text must hold one window of context. */
@@ -67,6 +69,7 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
   });
   const formByMode: Partial<Record<Mode, FullConfig | null>> = {};   // the form each mode had when it was left
   const switched: ((mode: Mode) => void)[] = [];
+  const keyboardPicks: (() => void)[] = [];
 
   const validate = () => {
     const s = $.get();
@@ -127,10 +130,11 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
       validate();
     },
     onModeSwitched: (fn) => void switched.push(fn),
+    onKeyboardPick: (fn) => void keyboardPicks.push(fn),
     revalidate: validate,
     setTextSize: (textSize) => patch($, { textSize }),
     mount(formSlot, modeSlot) {
-      const panel = new SettingsPanel($, session.$, setSettings);
+      const panel = new SettingsPanel($, session.$, setSettings, () => keyboardPicks.forEach((fn) => fn()));
       formSlot.append(panel.el);
       bindArchitecture(panel.archSlot, $, session.$, (kind) => this.setKind(kind));
       bindModeSwitch(modeSlot, $, runtime.$, session.$, (mode) => this.setMode(mode));

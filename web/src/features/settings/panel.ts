@@ -38,6 +38,7 @@ export class SettingsPanel {
   private presetEstimates = new Map<string, HTMLElement>();
   private presetsEl: HTMLElement;
   private groupsEl: HTMLElement;
+  private more: HTMLDetailsElement;           // the knobs, behind a disclosure until opened
   private estimate: HTMLElement;
   private error: HTMLElement;
   private lockNote: HTMLElement;
@@ -48,16 +49,21 @@ export class SettingsPanel {
   private mode = '';
 
   /** The knobs are data: the core's configSchema() and presets(), from the store (sent with 'ready'). */
-  constructor(settings: MapStore<SettingsSlice>, session: MapStore<SessionSlice>, private onChange: (settings: FullConfig | null) => void) {
+  /** onKeyboardPick: a preset was chosen with the keyboard (the page moves the focus on to Start). */
+  constructor(settings: MapStore<SettingsSlice>, session: MapStore<SessionSlice>, private onChange: (settings: FullConfig | null) => void,
+    private onKeyboardPick: () => void = () => undefined) {
     this.presetsEl = h('div', { class: 'presets', role: 'group', 'aria-label': tr((m) => m.settings.presetsLabel) });
     this.groupsEl = h('div', { class: 'knob-groups' }, h('p', { class: 'help' }, tr((m) => m.settings.loading)));
+    // every knob behind one disclosure: the keyboard path from a preset to Start does not pass them
+    this.more = h('details', { id: 'settings-more', class: 'settings-more' },
+      h('summary', {}, tr((m) => m.settings.allSettings)), this.groupsEl) as HTMLDetailsElement;
     this.estimate = h('p', { id: 'estimate', class: 'estimate', 'aria-live': 'polite' }, '…');
     this.error = h('p', { id: 'settings-error', class: 'settings-error', role: 'alert', hidden: true });
     this.lockNote = h('p', { class: 'lock-note', hidden: true });
     const header = panelHeader(2, tr((m) => m.settings.title), '');
     this.explain = header.querySelector('.explain')!;
     this.el = h('section', { id: 'settings', class: 'card', 'aria-labelledby': 'settings-title' },
-      header, this.archSlot, this.presetsEl, this.estimate, this.error, this.lockNote, this.groupsEl);
+      header, this.archSlot, this.presetsEl, this.estimate, this.error, this.lockNote, this.more);
     this.el.querySelector('h2')!.id = 'settings-title';
     this.subscribe(view(settings, session));
   }
@@ -118,10 +124,11 @@ export class SettingsPanel {
       const b = h('button', { type: 'button', class: 'preset', 'data-preset': p.name, 'aria-pressed': 'false' },
         h('span', { class: 'preset-name' }, known ? tr((m) => presetText(p, m).label) : coreWords(p.label)),
         h('span', { class: 'preset-blurb' }, known ? tr((m) => presetText(p, m).blurb) : coreWords(p.blurb)), est);
-      b.addEventListener('click', () => {
+      b.addEventListener('click', (e) => {
         if (this.locked) return;
         this.set(p.config);
         this.emit();
+        if (e.detail === 0) this.onKeyboardPick();   // Enter or Space (a mouse click has detail >= 1)
       });
       this.presetButtons.set(p.name, b);
       this.presetEstimates.set(p.name, est);
@@ -213,6 +220,7 @@ export class SettingsPanel {
       const p = v.problems.find((x) => x.field === k);
       if (p) el.replaceChildren(coreInline(capitalise(p.message), p));
       this.inputs.get(k)!.setAttribute('aria-invalid', p ? 'true' : 'false');
+      if (p) this.more.open = true;   // the field and its message, shown
     }
     const first = v.problems.find((p) => p.message);
     this.error.hidden = !first && !extraError;

@@ -1,7 +1,7 @@
 // train — start, pause, resume, reset; the run's progress (step, losses, tokens/s, learning rate,
 // ETA), its curves, and what the core's NaN guard did. The core's run loop decides everything
 // (run.h); the page shows it.
-import { map, type MapStore, patch, watch } from '../../app/store';
+import { map, type MapStore, patch, type View, view, watch } from '../../app/store';
 import { t } from '../../i18n';
 import type { Coded } from '../../lib/coded';
 import { formatCount } from '../../lib/format';
@@ -12,7 +12,7 @@ import type { Runtime } from '../runtime';
 import type { History, Session } from '../session';
 import type { Settings } from '../settings';
 import type { Baselines } from '../watch/messages';
-import { canStart, pageMode } from './derive';
+import { canStart, pageMode, type StartState } from './derive';
 import { applyGuard, divergedStep, divergedWhy, initialGuard } from './guard';
 import { LossHistory } from './history';
 import type { EvalResult, Progress, RunState, TrainCalls, TrainEvents } from './messages';
@@ -32,8 +32,33 @@ export interface Train {
   evaluate(): void;
   /** Test hook (?test-hooks): the next `steps` steps get a NaN gradient. */
   injectNan(steps: number): void;
+  /** Keyboard focus on Start if it can be pressed now (true), else nothing (false). */
+  focusStart(): boolean;
+  /**
+   * After a choice made with the keyboard (a text, a preset): the focus moves on to Start as soon
+   * as it can be pressed (within START_FOCUS_WAIT_MS), unless the person moved it meanwhile.
+   */
+  focusStartSoon(): void;
   /** The panel (with the chart's baselines from features/watch, when it has them), the run bar. */
   mount(slot: HTMLElement, runBar: HTMLElement, baselines: MapStore<{ baselines: Baselines | null }>): TrainPanel;
+}
+
+/** How long a keyboard choice waits for Start to become pressable (the data being taken) before it gives up. */
+const START_FOCUS_WAIT_MS = 15_000;
+
+/** Focus on Start now or, once it can be pressed, later (unless the person moved the focus meanwhile, or it took too long). */
+function focusWhenPressable(stores: View<StartState>, focus: () => boolean): void {
+  if (typeof document === 'undefined' || focus()) return;
+  const from = document.activeElement;
+  let off = () => undefined as void;
+  const timer = setTimeout(() => off(), START_FOCUS_WAIT_MS);
+  off = stores.listen(['ready', 'corpus', 'settings', 'verdict', 'model', 'creating', 'loading', 'running'], () => {
+    const moved = document.activeElement !== from && document.activeElement !== document.body;
+    if (moved || focus()) {
+      clearTimeout(timer);
+      off();
+    }
+  });
 }
 
 /** A model's curves and latest values (at `step`). */
@@ -166,6 +191,7 @@ export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps
   watch(session.$, ['model'], (s) => void (typeof document !== 'undefined' && (document.body.dataset.state = pageMode({ ...$.get(), ...s }))));
 
   const startState = () => ({ ...runtime.$.get(), ...data.$.get(), ...settings.$.get(), ...session.$.get(), ...$.get() });
+  let panel: TrainPanel | null = null;
   const api: Train = {
     $,
     startPause() {
@@ -180,8 +206,10 @@ export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps
     reset: () => void session.reset(),
     evaluate: () => port.send('evaluate', {}),
     injectNan: (steps) => port.send('injectNan', { steps }),
+    focusStart: () => panel?.focusStart() ?? false,
+    focusStartSoon: () => focusWhenPressable(view(runtime.$, data.$, settings.$, session.$, $), () => api.focusStart()),
     mount(slot, runBar, baselines) {
-      const panel = new TrainPanel({ train: $, runtime: runtime.$, data: data.$, settings: settings.$, session: session.$, baselines }, {
+      panel = new TrainPanel({ train: $, runtime: runtime.$, data: data.$, settings: settings.$, session: session.$, baselines }, {
         onStartPause: () => api.startPause(), onReset: () => api.reset(), onEvaluate: () => api.evaluate(), onUnit: (lossUnit) => patch($, { lossUnit }),
       });
       panel.el.querySelector('.progress-row')!.before(new GuardNotice($).el);

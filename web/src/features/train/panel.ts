@@ -173,6 +173,13 @@ export class TrainPanel {
     setText(this.crossingsEl, say.line(parts.join(say.separator)));
   }
 
+  /** Keyboard focus on Start (or Pause) if it can be pressed now. */
+  focusStart(): boolean {
+    if (this.startBtn.disabled) return false;
+    this.startBtn.focus();
+    return true;
+  }
+
   private setControls(s: S): void {
     const hasModel = !!s.model;
     setText(this.startBtn, startLabel(s));

@@ -99,6 +99,12 @@ export const errors = {
     'sniff.utf8_damaged': (a) => `${who(a)} is UTF-8 text with ${a.invalid} invalid byte sequences; they are kept as bytes.`,
     'sniff.tsv_pairs': (a) => `${who(a)} holds tab-separated pairs (${a.lines} lines "source<TAB>target" in the first ${a.bytes} bytes): ` +
       'input for a translation model. This model trains on it as plain text.',
+    'sniff.tsv_pairs_bad': (a) => `${who(a)} holds tab-separated pairs, with ${a.bad} bad ${Number(a.bad) === 1 ? 'line' : 'lines'}: ` +
+      `${a.lines} of the ${a.all} lines in the first ${a.bytes} bytes are "source<TAB>target", the others are not ` +
+      `(${Number(a.bad) === 1 ? 'line' : 'lines'} ${a.bad_lines}). Input for a translation model, which skips the bad lines. ` +
+      'This model trains on it as plain text.',
+    'sniff.low_entropy': (a) => `${who(a)} is text with almost no variety: ${a.distinct} distinct byte ${Number(a.distinct) === 1 ? 'value' : 'values'}, ` +
+      `${a.bits} bits per byte (English prose has about 4.5). A model learns next to nothing from it.`,
     'sniff.latin1_text': (a) => `${who(a)} is not UTF-8 but reads as ${a.encoding} text (${a.high_bytes} bytes are accented letters ` +
       'or symbols in that encoding). Convert it to UTF-8, or train on its bytes as they are.',
     'sniff.utf16_text': (a) => `${who(a)} is UTF-16 text (${a.encoding}, with a byte order mark). The model learns from bytes: ` +

@@ -35,6 +35,7 @@ export const settings = {
     lstm_seq2seq: { label: 'LSTM', blurb: 'encoder-decoder with attention' },
   } as Record<string, PresetText>,
   presetsLabel: 'Presets',
+  allSettings: 'All settings: model, training, validation',
   loading: 'Loading the model code…',
   groups: { model: 'Model', training: 'Training', run: 'Validation' },
   locked: 'These are the settings of the current model. Reset to choose new ones (only the Validation fields can change now).',

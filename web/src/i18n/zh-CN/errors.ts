@@ -85,6 +85,11 @@ export const errors: typeof en = {
     'sniff.utf8_damaged': (a) => `${who(a)}是 UTF-8 文本，其中有 ${a.invalid} 处无效的字节序列；这些字节按原样保留。`,
     'sniff.tsv_pairs': (a) => `${who(a)}包含以制表符分隔的句对（前 ${a.bytes} 字节中有 ${a.lines} 行是“源文本、制表符、目标文本”）：` +
       '这是翻译模型的输入。本模型会把它当作普通文本来训练。',
+    'sniff.tsv_pairs_bad': (a) => `${who(a)}包含以制表符分隔的句对，其中有 ${a.bad} 行格式不对：前 ${a.bytes} 字节的 ${a.all} 行中，` +
+      `${a.lines} 行是“源文本、制表符、目标文本”，其余的不是（第 ${a.bad_lines} 行）。这是翻译模型的输入，它会跳过格式不对的行。` +
+      '本模型会把它当作普通文本来训练。',
+    'sniff.low_entropy': (a) => `${who(a)}这段文本几乎没有变化：只有 ${a.distinct} 种不同的字节值，每字节 ${a.bits} 比特的信息量` +
+      '（英文散文约为 4.5）。模型几乎学不到任何东西。',
     'sniff.latin1_text': (a) => `${who(a)}不是 UTF-8，而是 ${a.encoding} 文本（有 ${a.high_bytes} 个字节是该编码中的重音字母或符号）。` +
       '请把它转换为 UTF-8，或直接用它的字节训练。',
     'sniff.utf16_text': (a) => `${who(a)}是 UTF-16 文本（${a.encoding}，带字节顺序标记）。模型从字节学习：` +

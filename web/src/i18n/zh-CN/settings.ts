@@ -28,6 +28,7 @@ export const settings: typeof en = {
     lstm_seq2seq: { label: 'LSTM', blurb: '带注意力的编码器-解码器' },
   },
   presetsLabel: '预设',
+  allSettings: '全部设置：模型、训练、验证',
   loading: '正在加载模型代码…',
   groups: { model: '模型', training: '训练', run: '验证' },
   locked: '这是当前模型的设置。重置后才能选择新的设置（现在只有“验证”一组可以修改）。',

@@ -1,0 +1,158 @@
+// npm run bench:soak — a long visit to the page: config S trained for BENCH_SOAK_MINUTES (30) in
+// headless Chromium with the run's history on (its default), a sample and an inspection every
+// minute, autosaves as usual. Every minute it prints and records what the tab holds:
+//   - the page's JS heap and the training worker's (CDP Runtime.getHeapUsage, each after a garbage
+//     collection, HeapProfiler.collectGarbage, so that what is printed is what is kept, not what
+//     waits to be collected),
+//   - wasm memory (the module's heap, as the worker reports it: the page's memoryBytes),
+//   - IndexedDB's size (navigator.storage.estimate().usageDetails.indexedDB) and the checkpoint bytes
+//     the runs hold,
+//   - the longest task of the page's main thread in that minute (PerformanceObserver 'longtask':
+//     every task over 50 ms), how many exceeded 200 ms, and what ran in the frames over 200 ms
+//     (long-animation-frame: scripts and rendering).
+// Goals (issue 27): each memory figure grows at most 5% from minute 5 to the end, and no task of the
+// page takes over 200 ms. Writes bench/results/soak-<date>.json (bench/results.mjs). Needs `npm run build`.
+import os from 'node:os';
+
+import { openBenchPage } from './page-harness.mjs';
+import { benchResults } from './results.mjs';
+
+const record = benchResults('soak');
+const minutes = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
+const settle = Math.min(5, minutes - 1);   // growth is measured from this minute on
+const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-soak-');
+page.on('pageerror', (e) => console.error('page error:', e.message));
+
+// long tasks of the main thread, gathered in the page from the start
+// and, for those over 200 ms, what ran in them (long animation frames: the scripts, their functions
+// and sources, the time spent rendering) so that a slow task can be traced to its code
+await page.addInitScript(() => {
+  const w = window;
+  w.__longTasks = [];
+  w.__slowFrames = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) w.__longTasks.push(e.duration);
+  }).observe({ type: 'longtask', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.duration <= 200) continue;
+      w.__slowFrames.push({ ms: Math.round(e.duration), renderMs: e.renderStart ? Math.round(e.startTime + e.duration - e.renderStart) : 0,
+        scripts: e.scripts.map((x) => `${x.invoker} ${x.sourceFunctionName || '?'} ${x.sourceURL.split('/').pop()}:${x.sourceCharPosition} ${Math.round(x.duration)} ms`) });
+    }
+  }).observe({ type: 'long-animation-frame', buffered: true });
+});
+await page.goto(base);
+await waitFor((d) => !!d.ready, 60_000);
+const ready = await dbg((d) => d.ready);
+await page.click('#btn-shakespeare');
+await waitFor((d) => d.corpus?.ref?.name === 'tinyshakespeare.txt', 60_000);
+await page.click('[data-preset=S]');
+await page.evaluate(() => void (document.querySelector('#settings-more').open = true));
+await page.fill('#knob-max_iters', '1000000');   // the run must outlast the soak
+await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled);
+await page.click('#btn-start');
+await waitFor((d) => d.running && d.step > 0, 120_000);
+
+const cdp = await ctx.newCDPSession(page);
+await cdp.send('HeapProfiler.enable');
+// The training worker's heap: a CDP session of its own, spoken to through the page's session
+// (Target.sendMessageToTarget: playwright's sessions do not take a session id). Its garbage is
+// collected before each reading too.
+const targets = (await cdp.send('Target.getTargets')).targetInfos;
+const trainer = targets.find((t) => t.type === 'worker' && t.title === 'tinygpt-trainer');
+const inWorker = await (async () => {
+  if (!trainer) return null;
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: trainer.targetId, flatten: false });
+  let id = 0;
+  const pending = new Map();
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message);
+    pending.get(m.id)?.(m.result ?? null);
+    pending.delete(m.id);
+  });
+  return (method, params = {}) => new Promise((resolve) => {
+    const mid = ++id;
+    pending.set(mid, resolve);
+    void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: mid, method, params }) });
+    setTimeout(() => pending.has(mid) && (pending.delete(mid), resolve(null)), 30_000);
+  });
+})();
+async function workerHeap() {
+  if (!inWorker) return null;
+  await inWorker('HeapProfiler.collectGarbage');
+  return (await inWorker('Runtime.getHeapUsage'))?.usedSize ?? null;
+}
+
+async function sampleAndInspect() {
+  // a sample of 200 bytes, streamed; then the attention maps of a corpus slice
+  await page.fill('#sample-length', '200');
+  await page.click('#btn-generate');
+  await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 120_000 });
+  await page.locator('#inspect').scrollIntoViewIfNeeded();
+  await page.click('#btn-inspect');
+  await waitFor((d) => !!d.inspection && !d.inspectInFlight, 120_000);
+  await page.locator('#train').scrollIntoViewIfNeeded();
+}
+
+async function measure(minute) {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const pageHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+  const { tasks, slowFrames } = await page.evaluate(() => {
+    const w = window;
+    const t = { tasks: w.__longTasks, slowFrames: w.__slowFrames };
+    w.__longTasks = [];
+    w.__slowFrames = [];
+    return t;
+  });
+  const storage = await page.evaluate(async () => {
+    const e = await navigator.storage.estimate();
+    return { indexedDB: e.usageDetails?.indexedDB ?? null, usage: e.usage ?? null };
+  });
+  const runs = await dbg((d) => d.runs.map((r) => r.bytes));
+  const s = await dbg((d) => ({ step: d.step, memoryBytes: d.memoryBytes, running: d.running, tokensPerSec: d.tokensPerSec, threads: d.threadsNow }));
+  return {
+    minute, step: s.step, running: s.running, tokensPerSec: s.tokensPerSec, threads: s.threads,
+    pageHeap, workerHeap: await workerHeap(), wasmMemory: s.memoryBytes, indexedDB: storage.indexedDB, storageUsage: storage.usage,
+    runsBytes: runs.reduce((a, b) => a + b, 0), longestTaskMs: tasks.length ? Math.max(...tasks) : 0, tasksOver200ms: tasks.filter((d) => d > 200).length,
+    longTasks: tasks.length, slowFrames: slowFrames.slice(0, 5),
+  };
+}
+
+const MiB = (n) => (n === null || n === undefined ? '   -  ' : (n / 2 ** 20).toFixed(1).padStart(6));
+console.log(`bench:soak — ${minutes} min of config S in the page (${ready.variant}), history on, a sample and an inspection every minute; ` +
+  `${os.cpus()[0].model}, load average ${os.loadavg()[0].toFixed(2)}`);
+console.log(' min    step  page heap  worker heap  wasm mem  IndexedDB  runs  longest task  >200 ms');
+const rows = [await measure(0)];
+const t0 = Date.now();
+const print = (r) => console.log(`${String(r.minute).padStart(4)} ${String(r.step).padStart(7)}   ${MiB(r.pageHeap)} MiB  ${MiB(r.workerHeap)} MiB  ${MiB(r.wasmMemory)} MiB  ${MiB(r.indexedDB)} MiB ${MiB(r.runsBytes)}  ${r.longestTaskMs.toFixed(0).padStart(6)} ms  ${String(r.tasksOver200ms).padStart(6)}`);
+print(rows[0]);
+for (let m = 1; m <= minutes; m++) {
+  await sampleAndInspect();
+  const wait = t0 + m * 60_000 - Date.now();
+  if (wait > 0) await page.waitForTimeout(wait);
+  const r = await measure(m);
+  rows.push(r);
+  print(r);
+  for (const f of r.slowFrames) console.log(`       a frame of ${f.ms} ms (rendering ${f.renderMs} ms): ${f.scripts.join('; ') || 'no script'}`);
+}
+
+const growth = (key) => {
+  const from = rows[settle][key], to = rows[rows.length - 1][key];
+  return from ? (to - from) / from : null;
+};
+const keys = ['pageHeap', 'workerHeap', 'wasmMemory', 'indexedDB'];
+const growths = Object.fromEntries(keys.map((k) => [k, growth(k)]));
+const longest = Math.max(...rows.map((r) => r.longestTaskMs));
+const over = rows.reduce((a, r) => a + r.tasksOver200ms, 0);
+const flat = keys.every((k) => growths[k] === null || growths[k] <= 0.05);
+console.log(`growth from minute ${settle} to ${minutes}: ` + keys.map((k) => `${k} ${growths[k] === null ? '-' : `${(100 * growths[k]).toFixed(1)}%`}`).join(', '));
+console.log(`  goal flat after minute ${settle} (<= 5% growth): ${flat ? 'met' : 'NOT met'}`);
+console.log(`  goal no task over 200 ms: longest ${longest.toFixed(0)} ms, ${over} over 200 ms: ${over === 0 ? 'met' : 'NOT met'}`);
+await dbg((d) => d.running) && (await page.click('#btn-start'));
+record.set('soak', {
+  minutes, config: 'S', variant: ready.variant, history: true, sampleEveryMinute: 200, inspectEveryMinute: true,
+  rows, growthFromMinute: settle, growth: growths, longestTaskMs: longest, tasksOver200ms: over, goals: { flat, responsive: over === 0 },
+});
+record.write();
+await close();
+process.exit(0);
