@@ -6,9 +6,7 @@
 // Adding a reader's fuzzer is one line in kReaders: its name and a function of the bytes. CMake
 // reads the names from this table (tests/fuzz/CMakeLists.txt) and registers a CTest entry for each,
 // fuzz_<name>, run for about 20 s from the seeds in tests/fuzz/corpus/<name>/ (make that folder
-// with a few small valid inputs). The readers of llm.c token shards and tokenizer files join here
-// when they exist, e.g.
-//   {"shard", 1 << 16, [](const uint8_t* d, size_t n) { data::read_shard(d, n); }},
+// with a few small valid inputs).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +21,7 @@
 #include "tinygpt/pairs.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/share.h"
+#include "tinygpt/source.h"
 #include "tinygpt/sniff.h"
 #include "tinygpt/trainer.h"
 
@@ -136,6 +135,23 @@ void json_text(const uint8_t* data, size_t size) {
   }
 }
 
+// An llm.c token shard (the page's dropped files, the CLI's --data DIR): what its header says holds
+// for every token read; a header that does not fit the bytes is an Error before any read.
+void shard(const uint8_t* data, size_t size) {
+  try {
+    auto file = std::make_shared<const data::MemorySource>(std::vector<uint8_t>(data, data + size), "x_train_000000.bin");
+    const data::ShardCorpus c = data::shard_corpus({{"x_train_000000.bin", file}});
+    PROMISE(c.train && !c.val);
+    const data::ShardInfo& info = c.train->shards().at(0);
+    PROMISE(info.file_bytes == size && c.train->size() == info.tokens);
+    PROMISE(uint64_t(data::kShardHeaderInts) * 4 + info.tokens * uint64_t(c.train->token_bytes()) == size);
+    std::vector<int32_t> tokens(size_t(std::min<uint64_t>(c.train->size(), 4096)));
+    c.train->read(0, tokens.size(), tokens.data());
+    for (const int32_t t : tokens) PROMISE(t >= 0 && (c.train->token_bytes() == 4 || t < 65536));
+  } catch (const Error&) {
+  }
+}
+
 struct Reader {
   const char* name;
   size_t max_len;  // the longest input worth trying (libFuzzer's -max_len)
@@ -150,6 +166,7 @@ constexpr Reader kReaders[] = {
     {"sniff", 4096, sniff},
     {"share_link", 4096, share_link},
     {"json", 4096, json_text},
+    {"shard", 1 << 16, shard},
 };
 
 const Reader* g_reader = nullptr;
