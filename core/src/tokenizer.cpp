@@ -196,29 +196,33 @@ void Encoder::bpe_short(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
 // Long pieces (a long run of spaces, letters without a break): the same merges in O(n log n), with
 // a linked list of tokens and a heap of (rank, position) whose stale entries are skipped.
 void Encoder::bpe_long(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
-  std::vector<int32_t> id(p, p + n), rank(n, -1);
-  std::vector<int32_t> prev(n), next(n);
-  for (size_t i = 0; i < n; i++) prev[i] = int32_t(i) - 1, next[i] = i + 1 < n ? int32_t(i + 1) : -1;
+  struct Node {
+    int32_t id, rank, prev, next;  // rank: of the pair (this, next), -1 when none
+  };
+  std::vector<Node> node(n);
+  for (size_t i = 0; i < n; i++) node[i] = Node{p[i], -1, int32_t(i) - 1, i + 1 < n ? int32_t(i + 1) : -1};
   using Item = std::pair<int32_t, int32_t>;  // (rank, position): the smallest first
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
   const auto update = [&](int32_t i) {
-    rank[size_t(i)] = next[size_t(i)] < 0 ? -1 : im_.ranks.get(id[size_t(i)], id[size_t(next[size_t(i)])]);
-    if (rank[size_t(i)] >= 0) heap.push({rank[size_t(i)], i});
+    Node& a = node[size_t(i)];
+    a.rank = a.next < 0 ? -1 : im_.ranks.get(a.id, node[size_t(a.next)].id);
+    if (a.rank >= 0) heap.push({a.rank, i});
   };
   for (size_t i = 0; i < n; i++) update(int32_t(i));
   while (!heap.empty()) {
     const auto [r, i] = heap.top();
     heap.pop();
-    if (id[size_t(i)] < 0 || rank[size_t(i)] != r) continue;  // merged away, or its pair changed
-    const int32_t j = next[size_t(i)];
-    id[size_t(i)] = 256 + r;
-    id[size_t(j)] = -1;
-    next[size_t(i)] = next[size_t(j)];
-    if (next[size_t(i)] >= 0) prev[size_t(next[size_t(i)])] = i;
+    Node& a = node[size_t(i)];
+    if (a.id < 0 || a.rank != r) continue;  // merged away, or its pair changed
+    Node& b = node[size_t(a.next)];
+    a.id = 256 + r;
+    b.id = -1;
+    a.next = b.next;
+    if (a.next >= 0) node[size_t(a.next)].prev = i;
     update(i);
-    if (prev[size_t(i)] >= 0) update(prev[size_t(i)]);
+    if (a.prev >= 0) update(a.prev);
   }
-  for (int32_t i = 0; i >= 0; i = next[size_t(i)]) out.push_back(id[size_t(i)]);
+  for (int32_t i = 0; i >= 0; i = node[size_t(i)].next) out.push_back(node[size_t(i)].id);
 }
 
 void Encoder::piece(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
@@ -421,7 +425,7 @@ std::string Tokenizer::token_text(int32_t id) const {
 }
 
 uint64_t Tokenizer::fingerprint() const {
-  const std::vector<uint8_t> blob = serialize();
+  const std::vector<uint8_t> blob = serialize_blob(*this, false);
   uint64_t h = 14695981039346656037ull;
   for (uint8_t b : blob) h = (h ^ b) * 1099511628211ull;
   return h;

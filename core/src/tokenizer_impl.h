@@ -138,6 +138,10 @@ bool gpt2_to_bytes(std::string_view s, std::string& out);
 // tokens: the bytes of each text id; merges with the tokenizer's ids; specials after the text ids.
 Tokenizer make_tokenizer(std::vector<std::string> tokens, std::vector<Merge> merges, std::vector<SpecialToken> specials, Stats stats,
                          const std::string& name);
+// The compact form (tokenizer_io.cpp); without the counts and the training statistics, it names
+// what encoding depends on (Tokenizer::fingerprint).
+std::vector<uint8_t> serialize_blob(const Tokenizer& t, bool with_counts);
+
 // The special tokens of a tokenizer of `vocab` text ids that names none, or only some (GPT-2 has
 // <|endoftext|>): the given ones keep their ids, the missing of bos, eos, pad, endoftext follow.
 std::vector<SpecialToken> complete_specials(int vocab, std::vector<SpecialToken> given);

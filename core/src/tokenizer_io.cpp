@@ -101,7 +101,14 @@ bool gpt2_to_bytes(std::string_view s, std::string& out) {
 
 bool Tokenizer::has_magic(const uint8_t* data, size_t n) { return n >= 8 && std::memcmp(data, kMagic, 8) == 0; }
 
-std::vector<uint8_t> Tokenizer::serialize() const {
+std::vector<uint8_t> Tokenizer::serialize() const { return serialize_blob(*this, true); }
+
+std::vector<uint8_t> serialize_blob(const Tokenizer& t, bool with_counts) {
+  const auto& merges_ = t.merges();
+  const auto& specials_ = t.specials();
+  const Stats train_stats_ = with_counts ? t.training_stats() : Stats{};
+  const auto vocab_size = [&] { return t.vocab_size(); };
+  const auto id_count = [&] { return t.id_count(); };
   std::vector<uint8_t> out(kMagic, kMagic + 8);
   const auto u32 = [&](uint32_t v) {
     for (int i = 0; i < 4; i++) out.push_back(uint8_t(v >> (8 * i)));
@@ -123,13 +130,13 @@ std::vector<uint8_t> Tokenizer::serialize() const {
   u32(uint32_t(specials_.size()));
   u64(train_stats_.bytes);
   u64(train_stats_.tokens);
-  for (int b = 0; b < 256; b++) id(impl_->to_file[size_t(b)]);
+  for (int b = 0; b < 256; b++) id(t.impl()->to_file[size_t(b)]);
   for (const Merge& m : merges_) {
     id(m.left), id(m.right);
     if (explicit_ids) id(m.id);
   }
   for (const Merge& m : merges_) {
-    uint64_t v = m.count;
+    uint64_t v = with_counts ? m.count : 0;
     do {
       out.push_back(uint8_t((v & 0x7F) | (v >= 0x80 ? 0x80 : 0)));
       v >>= 7;
@@ -443,8 +450,10 @@ Tokenizer Tokenizer::load(const std::string& path) {
   const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.find_last_of('/'));
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
-    // tokenizer.json has a "model"; vocab.json is token -> id, with merges.txt beside it
-    if (text.find("\"model\"") != std::string::npos) return from_hf_json(text, path);
+    // tokenizer.json has a "model" object; vocab.json is token -> id, with merges.txt beside it
+    const json::Value root = parse_json(text, path);
+    const json::Value* model = root.is_object() ? root.find("model") : nullptr;
+    if (model && model->is_object()) return from_hf_json(text, path);
     if (!exists(dir + "/merges.txt"))
       throw Error(coded("tokenizer.no_files", {{"path", path}}, path + " looks like GPT-2's vocab.json, but no merges.txt is beside it"));
     return from_gpt2(text, text_of(dir + "/merges.txt"), path, dir + "/merges.txt");

@@ -116,7 +116,8 @@ class Tokenizer {
   const std::vector<Merge>& merges() const { return merges_; }
   // Statistics of the training text under this vocabulary (zero for a loaded one).
   const Stats& training_stats() const { return train_stats_; }
-  // FNV-1a 64 of serialize(): names the vocabulary in checkpoints and token caches.
+  // Names the vocabulary in checkpoints and token caches: FNV-1a 64 of the compact form without the
+  // counts and the training statistics (what encoding depends on: the same from tokenizer.json).
   uint64_t fingerprint() const;
 
   // ---- files ----
