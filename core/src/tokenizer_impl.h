@@ -94,10 +94,12 @@ class Encoder {
   void text(const uint8_t* p, size_t n, std::vector<int32_t>& out);
   // Canonical ids [from, end) of out -> the tokenizer's ids.
   void to_file_ids(std::vector<int32_t>& out, size_t from) const;
-
- private:
+  // The two ways of merging one piece (canonical ids appended): arrays, O(n^2), for short pieces;
+  // a heap, O(n log n), for pieces over 128 bytes. They give the same ids (a test checks).
   void bpe_short(const uint8_t* p, size_t n, std::vector<int32_t>& out);
   void bpe_long(const uint8_t* p, size_t n, std::vector<int32_t>& out);
+
+ private:
   const Tokenizer::Impl& im_;
   // the piece cache: open addressing over entries; keys and ids in arenas
   struct Entry {

@@ -286,7 +286,8 @@ Tokenizer assemble(const json::Object& vocab, const std::vector<std::pair<std::s
   if (n_bytes != 256) throw inconsistent(name, "the vocabulary has " + std::to_string(n_bytes) + " of the 256 byte tokens");
   std::vector<Merge> merges;
   for (size_t r = 0; r < merge_strings.size(); r++) {
-    const auto& [l, rr] = merge_strings[r];
+    const std::string& l = merge_strings[r].first;
+    const std::string& rr = merge_strings[r].second;
     const auto id_of = [&](const std::string& s) {
       const auto it = ids.find(s);
       if (it == ids.end()) throw inconsistent(name, "merge " + std::to_string(r + 1) + " (\"" + l + " " + rr + "\"): \"" + s + "\" is not in the vocabulary");
@@ -301,7 +302,9 @@ Tokenizer assemble(const json::Object& vocab, const std::vector<std::pair<std::s
     merges.push_back(m);
   }
   // the rest of the vocabulary: special tokens, after the text tokens
-  for (const auto& [key, id] : ids) {
+  for (const auto& entry : ids) {
+    const std::string& key = entry.first;
+    const int32_t id = entry.second;
     if (id < V && is_text[size_t(id)]) continue;
     if (id < V) throw inconsistent(name, "\"" + key + "\" (id " + std::to_string(id) + ") is neither a byte nor made by a merge");
     if (std::none_of(specials.begin(), specials.end(), [&](const SpecialToken& s) { return s.id == id; })) specials.push_back({key, id});

@@ -408,7 +408,7 @@ for (const variant of variantsBuilt()) {
       m('trainTokenizerOnCorpus', text, 280, null).delete();
       const tokens = m('tokenizeCorpus', text, t, (p) => p.done <= p.total);
       assert.ok(tokens.size() > 0 && tokens.size() < corpus.length, 'tokenizeCorpus: fewer tokens than bytes');
-      tokens.delete(); text.delete(); t.delete(); bytes.delete();
+      tokens.delete(); text.delete(); t.delete(); tk(bytes, 'delete');
     });
 
     it('has called and checked every declared function and method', (t) => {
