@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "tinygpt/data.h"
 #include "tinygpt/error.h"
@@ -242,6 +243,46 @@ TEST_CASE("the worked example learns the merges worked out by hand, ties to the 
   CHECK(t.training_stats().bytes == 20);
   CHECK(t.training_stats().tokens == 7);
   CHECK(t.encode(kWorkedText).size() == 7);
+}
+
+TEST_CASE("training learns the merges of the plain algorithm, recounting every pair at every step", "[tokenizer]") {
+  // the plain algorithm: every pair of every word counted again before each merge
+  const std::string text = shakespeare(30'000) + gpt2_test_text(15'000);
+  std::map<std::string, uint64_t> counts;
+  for (const std::string& p : pieces(text)) counts[p]++;
+  std::vector<std::pair<std::vector<int32_t>, uint64_t>> words;
+  for (const auto& [p, c] : counts) words.push_back({std::vector<int32_t>(p.begin(), p.end()), c});
+  for (auto& [w, c] : words)
+    for (int32_t& x : w) x &= 0xFF;
+  std::vector<tok::Merge> want;
+  for (int32_t z = 256; z < 700; z++) {
+    std::map<std::pair<int32_t, int32_t>, uint64_t> pairs;  // ordered: the first of the largest count is the smallest pair
+    for (const auto& [w, c] : words)
+      for (size_t i = 0; i + 1 < w.size(); i++) pairs[{w[i], w[i + 1]}] += c;
+    std::pair<int32_t, int32_t> best{-1, -1};
+    uint64_t n = 0;
+    for (const auto& [p, c] : pairs)
+      if (c > n) best = p, n = c;
+    if (n < 2) break;
+    want.push_back({best.first, best.second, z, n});
+    for (auto& [w, c] : words) {
+      std::vector<int32_t> out;
+      for (size_t i = 0; i < w.size();) {
+        if (i + 1 < w.size() && w[i] == best.first && w[i + 1] == best.second) out.push_back(z), i += 2;
+        else out.push_back(w[i++]);
+      }
+      w = out;
+    }
+  }
+  REQUIRE(want.size() == 444);
+  const tok::Tokenizer t = train(text, 700);
+  REQUIRE(t.merges().size() == want.size());
+  for (size_t r = 0; r < want.size(); r++) {
+    INFO("merge " << r);
+    CHECK(t.merges()[r].left == want[r].left);
+    CHECK(t.merges()[r].right == want[r].right);
+    CHECK(t.merges()[r].count == want[r].count);
+  }
 }
 
 TEST_CASE("a vocabulary larger than the text supports is refused with the number of merges it allowed", "[tokenizer]") {

@@ -4,10 +4,11 @@
 //    piece is kept once with its count (a "word"). Memory grows with the distinct pieces, not the text.
 // 2. Merge: every adjacent pair of tokens within the words is counted (weighted by the words'
 //    counts) and indexed by the words it occurs in. The most frequent pair (ties: smaller left id,
-//    then smaller right id) becomes the next token; only the words holding it are rewritten, their
-//    pairs' counts corrected, and the pairs with the new token pushed on a heap. Heap entries are
-//    upper bounds of their pair's count (a count only falls, except the new token's pairs, which
-//    are pushed when made): a stale entry popped is pushed again with its true count.
+//    then smaller right id) becomes the next token; only the words holding it are rewritten, the
+//    counts of the pairs that touch an occurrence corrected, and the pairs with the new token
+//    pushed on a heap. Heap entries are upper bounds of their pair's count (a count only falls,
+//    except the new token's pairs, which are pushed when made): a stale entry popped is pushed
+//    again with its true count.
 #include <algorithm>
 #include <queue>
 
@@ -154,24 +155,30 @@ class Merger {
       stamp_[w] = stamp;
       int32_t* s = syms_.data() + starts_[w];
       const uint32_t len = lens_[w];
+      // the occurrences, left to right without overlap; only the pairs that touch them change:
+      // the old ones lose this word's count, the new ones (those with z) gain it
+      touched_.assign(len, 0);
       bool found = false;
-      for (uint32_t i = 0; i + 1 < len && !found; i++) found = s[i] == a && s[i + 1] == b;
+      for (uint32_t i = 0; i + 1 < len;) {
+        if (s[i] == a && s[i + 1] == b) touched_[i] = touched_[i + 1] = 1, found = true, i += 2;
+        else i++;
+      }
       if (!found) continue;
       const int64_t c = int64_t(counts_[w]);
-      for (uint32_t i = 0; i + 1 < len; i++) pair_count_[pair(s[i], s[i + 1])] -= c;
+      for (uint32_t i = 0; i + 1 < len; i++)
+        if (touched_[i] || touched_[i + 1]) pair_count_[pair(s[i], s[i + 1])] -= c;
       uint32_t out = 0;
       for (uint32_t i = 0; i < len;) {
-        if (i + 1 < len && s[i] == a && s[i + 1] == b) s[out++] = z, i += 2;
+        if (touched_[i]) s[out++] = z, i += 2;
         else s[out++] = s[i++];
       }
       lens_[w] = out;
       for (uint32_t i = 0; i + 1 < out; i++) {
+        if (s[i] != z && s[i + 1] != z) continue;
         const uint32_t q = pair(s[i], s[i + 1]);
         pair_count_[q] += c;
-        if (s[i] == z || s[i + 1] == z) {
-          if (where_[q].empty() || where_[q].back() != w) where_[q].push_back(w);
-          new_pairs_.push_back(q);
-        }
+        if (where_[q].empty() || where_[q].back() != w) where_[q].push_back(w);
+        new_pairs_.push_back(q);
       }
     }
     std::sort(new_pairs_.begin(), new_pairs_.end());
@@ -219,6 +226,7 @@ class Merger {
   std::vector<int64_t> pair_count_;
   std::vector<std::vector<uint32_t>> where_;  // the words each pair occurs in (maybe no longer)
   std::vector<uint32_t> new_pairs_;
+  std::vector<uint8_t> touched_;  // merge(): the positions of a word that an occurrence covers
   std::priority_queue<Entry, std::vector<Entry>, Lower> heap_;
 };
 
@@ -254,6 +262,11 @@ std::optional<Tokenizer> train_bpe(const data::ByteSource& text, int vocab_size,
   PieceCounter pieces;
   if (!count_pieces(text, pieces, progress)) return std::nullopt;
   const int want = vocab_size - 256;
+  if (want == 0) {  // the bytes: nothing to merge, a token per byte
+    std::vector<std::string> bytes(256);
+    for (int b = 0; b < 256; b++) bytes[size_t(b)] = std::string(1, char(b));
+    return make_tokenizer(std::move(bytes), {}, {}, Stats{text.size(), text.size()}, "the bytes");
+  }
   Merger m(pieces);
   std::vector<std::pair<int32_t, int32_t>> pairs;
   std::vector<uint64_t> counts;
