@@ -117,6 +117,7 @@ std::shared_ptr<const data::Source> bpe_tokens(const std::string& tokenizer_path
   ProgressLine line;
   const auto t0 = Clock::now();
   const auto src = tok::TokenSource::cached(t, text, cache_path, [&](uint64_t done, uint64_t total) {
+    if (done == 0) return true;
     char rate[48];
     std::snprintf(rate, sizeof rate, " (%.1f MB/s)", double(done) / 1e6 / std::max(1e-9, seconds_since(t0)));
     line.show("encoding", total ? double(done) / double(total) : 1.0, rate);
