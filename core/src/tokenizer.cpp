@@ -92,18 +92,17 @@ const char* unicode_version() { return unicode::kVersion; }
 
 namespace {
 
-// The end of a run of characters of class `cls` from `at`, no further than at + kMaxPiece bytes
-// from `start`. cut: the run was longer than that.
-inline size_t run_end(const uint8_t* s, size_t n, size_t at, size_t start, CharClass cls, const uint8_t* bmp, bool& cut) {
+// The end of a run of characters of class `cls` from `at`: at most kMaxPiece bytes from `start`.
+inline size_t run_end(const uint8_t* s, size_t n, size_t at, size_t start, CharClass cls, const uint8_t* bmp) {
   const size_t limit = start + kMaxPiece;
   while (at < n) {
-    // ASCII letters, the common case, without a call
-    const Char c = decode_char(s + at, n - at, bmp);
-    if (c.cls != cls) break;
-    if (at + c.len > limit) {
-      cut = true;
-      break;
+    if (s[at] < 0x80) {  // ASCII, the common case: one byte, one table lookup
+      if (CharClass(bmp[s[at]]) != cls || at + 1 > limit) break;
+      at++;
+      continue;
     }
+    const Char c = decode_char(s + at, n - at, bmp);
+    if (c.cls != cls || at + c.len > limit) break;
     at += c.len;
   }
   return at;
@@ -113,7 +112,6 @@ inline size_t run_end(const uint8_t* s, size_t n, size_t at, size_t start, CharC
 
 size_t piece_end(const uint8_t* s, size_t n, size_t at) {
   const uint8_t* bmp = bmp_classes();
-  bool cut = false;
   // 's|'t|'re|'ve|'m|'ll|'d
   if (s[at] == '\'' && at + 1 < n) {
     const uint8_t b1 = s[at + 1];
@@ -127,9 +125,9 @@ size_t piece_end(const uint8_t* s, size_t n, size_t at) {
   //  ?\p{L}+ |  ?\p{N}+ |  ?[^\s\p{L}\p{N}]+ : a space, then a run of one class
   if (s[at] == ' ' && at + 1 < n) {
     const Char d = decode_char(s + at + 1, n - at - 1, bmp);
-    if (d.cls != CharClass::space) return run_end(s, n, at + 1, at, d.cls, bmp, cut);
+    if (d.cls != CharClass::space) return run_end(s, n, at + 1, at, d.cls, bmp);
   }
-  if (c.cls != CharClass::space) return run_end(s, n, at, at, c.cls, bmp, cut);
+  if (c.cls != CharClass::space) return run_end(s, n, at, at, c.cls, bmp);
   // \s+(?!\S) | \s+ : a run of white space; when a non-space follows, its last character is left
   // for the next piece (so " word" keeps its space), unless the run is that one character
   size_t last = at, i = at;
@@ -170,27 +168,26 @@ void Encoder::to_file_ids(std::vector<int32_t>& out, size_t from) const {
 // Short pieces: the ids and the rank of each adjacent pair in arrays; each merge takes the
 // lowest rank (leftmost among equals) and updates the two ranks beside it.
 void Encoder::bpe_short(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
-  std::vector<int32_t>& ids = work_;
-  std::vector<int32_t>& ranks = ranks_;
-  ids.assign(p, p + n);
-  ranks.resize(n);
-  const auto rank_at = [&](size_t i, size_t len) { return i + 1 < len ? im_.ranks.get(ids[i], ids[i + 1]) : -1; };
-  for (size_t i = 0; i < n; i++) ranks[i] = rank_at(i, n);
+  work_.resize(n), ranks_.resize(n);
+  int32_t* ids = work_.data();
+  int32_t* ranks = ranks_.data();  // ranks[i]: the rank of the pair (ids[i], ids[i + 1]), or -1
+  for (size_t i = 0; i < n; i++) ids[i] = p[i];
+  for (size_t i = 0; i + 1 < n; i++) ranks[i] = im_.ranks.get(ids[i], ids[i + 1]);
+  ranks[n - 1] = -1;
   size_t len = n;
   for (;;) {
     int32_t best = INT32_MAX;
     size_t at = 0;
     for (size_t i = 0; i + 1 < len; i++)
-      if (ranks[i] >= 0 && ranks[i] < best) best = ranks[i], at = i;
+      if (uint32_t(ranks[i]) < uint32_t(best)) best = ranks[i], at = i;  // -1 is the largest unsigned
     if (best == INT32_MAX) break;
     ids[at] = 256 + best;
-    ids.erase(ids.begin() + ptrdiff_t(at) + 1);
-    ranks.erase(ranks.begin() + ptrdiff_t(at) + 1);
+    for (size_t i = at + 1; i + 1 < len; i++) ids[i] = ids[i + 1], ranks[i] = ranks[i + 1];
     len--;
-    ranks[at] = rank_at(at, len);
-    if (at > 0) ranks[at - 1] = rank_at(at - 1, len);
+    ranks[at] = at + 1 < len ? im_.ranks.get(ids[at], ids[at + 1]) : -1;
+    if (at > 0) ranks[at - 1] = im_.ranks.get(ids[at - 1], ids[at]);
   }
-  out.insert(out.end(), ids.begin(), ids.begin() + ptrdiff_t(len));
+  out.insert(out.end(), ids, ids + len);
 }
 
 // Long pieces (a long run of spaces, letters without a break): the same merges in O(n log n), with
@@ -230,6 +227,12 @@ void Encoder::piece(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
     out.push_back(p[0]);
     return;
   }
+  if (n == 2) {  // one lookup: cheaper than the cache's
+    const int32_t r = im_.ranks.get(p[0], p[1]);
+    if (r >= 0) out.push_back(256 + r);
+    else out.push_back(p[0]), out.push_back(p[1]);
+    return;
+  }
   if (n > kCacheMaxPiece) {
     if (n > kShortPiece) bpe_long(p, n, out);
     else bpe_short(p, n, out);
@@ -255,7 +258,7 @@ void Encoder::piece(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
   size_t i = h & mask;
   for (; slots_[i].key_len != 0; i = (i + 1) & mask) {
     const Entry& e = slots_[i];
-    if (e.hash == h && e.key_len == n && std::memcmp(keys_.data() + e.key_at, p, n) == 0) {
+    if (e.hash == h && e.key_len == n && equal_bytes(keys_.data() + e.key_at, p, n)) {
       out.insert(out.end(), ids_.begin() + e.ids_at, ids_.begin() + e.ids_at + e.ids_len);
       return;
     }

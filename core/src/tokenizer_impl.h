@@ -33,6 +33,19 @@ inline uint64_t hash_bytes(const uint8_t* p, size_t n) {
   return h ^ (h >> 32);
 }
 
+// a == b for n bytes, 8 at a time (wasm's memcmp goes a byte at a time)
+inline bool equal_bytes(const uint8_t* a, const uint8_t* b, size_t n) {
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    if (x != y) return false;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 inline uint64_t mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xFF51AFD7ED558CCDull;
@@ -40,39 +53,40 @@ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
-// (left, right) -> value, open addressing, for a fixed set of keys known up front.
+// (left, right) -> value, open addressing, for a fixed set of keys known up front. Key and value
+// side by side: a lookup touches one cache line.
 class PairTable {
  public:
   void reserve(size_t n) {
     size_t cap = 16;
     while (cap < 2 * n) cap *= 2;
-    keys_.assign(cap, kEmpty);
-    values_.assign(cap, -1);
+    slots_.assign(cap, Slot{kEmpty, -1});
     mask_ = cap - 1;
   }
   void put(int32_t left, int32_t right, int32_t value) {
     const uint64_t k = key(left, right);
     size_t i = mix64(k) & mask_;
-    while (keys_[i] != kEmpty && keys_[i] != k) i = (i + 1) & mask_;
-    keys_[i] = k;
-    values_[i] = value;
+    while (slots_[i].key != kEmpty && slots_[i].key != k) i = (i + 1) & mask_;
+    slots_[i] = Slot{k, value};
   }
   // The value, or -1.
   int32_t get(int32_t left, int32_t right) const {
     const uint64_t k = key(left, right);
-    size_t i = mix64(k) & mask_;
-    for (;;) {
-      if (keys_[i] == k) return values_[i];
-      if (keys_[i] == kEmpty) return -1;
-      i = (i + 1) & mask_;
+    for (size_t i = mix64(k) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.key == k) return s.value;
+      if (s.key == kEmpty) return -1;
     }
   }
 
  private:
   static constexpr uint64_t kEmpty = ~uint64_t(0);
   static uint64_t key(int32_t l, int32_t r) { return uint64_t(uint32_t(l)) << 32 | uint32_t(r); }
-  std::vector<uint64_t> keys_;
-  std::vector<int32_t> values_;
+  struct Slot {
+    uint64_t key;
+    int32_t value;
+  };
+  std::vector<Slot> slots_;
   size_t mask_ = 0;
 };
 

@@ -33,7 +33,7 @@ class PieceCounter {
     size_t i = h & mask;
     for (; slots_[i].count != 0; i = (i + 1) & mask) {
       Slot& s = slots_[i];
-      if (s.hash == h && s.len == n && std::memcmp(keys_.data() + s.at, p, n) == 0) {
+      if (s.hash == h && s.len == n && equal_bytes(keys_.data() + s.at, p, n)) {
         s.count++;
         return;
       }
