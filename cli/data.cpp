@@ -12,6 +12,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/sniff.h"
 #include "tinygpt/watch.h"
+#include "tokenizer.h"
 
 namespace tinygpt::cli {
 
@@ -187,7 +188,23 @@ int data_stats(const std::string& path) {
   return 0;
 }
 
-int data_pack(const std::string& text, const std::string& out, const std::string& name, uint64_t per_shard) {
+int data_pack(const std::string& text, const std::string& out, const std::string& name, uint64_t per_shard, const std::string& tokenizer) {
+  if (!tokenizer.empty()) {
+    // the text encoded once into a token cache in the output folder, then split into shards as bytes are
+    auto file = std::make_shared<const data::FileSource>(text);
+    if (file->size() == 0) throw Error("'" + text + "' is empty");
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    const std::string cache = out + "/." + name + ".tokens";
+    const auto tokens = bpe_tokens(tokenizer, file, cache);
+    const std::vector<std::string> paths = data::write_shards(*tokens, out, name, per_shard);
+    fs::remove(cache, ec);
+    for (const std::string& p : paths) std::printf("wrote %s\n", p.c_str());
+    std::printf("%s bytes as %s BPE tokens (%.3f bytes per token, a vocabulary of %d) in %zu shard(s) (version %d, %s): train with --data %s\n",
+                with_commas(file->size()).c_str(), with_commas(tokens->size()).c_str(), double(file->size()) / double(std::max<uint64_t>(1, tokens->size())),
+                tokens->vocab(), paths.size(), tokens->vocab() <= 65536 ? 1 : 2, tokens->vocab() <= 65536 ? "uint16" : "uint32", out.c_str());
+    return 0;
+  }
   const data::FileSource file(text);
   if (file.size() == 0) throw Error("'" + text + "' is empty");
   const std::vector<std::string> paths = data::write_shards(file, out, name, per_shard);

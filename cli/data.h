@@ -72,7 +72,9 @@ std::string stats_summary(const data::TextStats& s);
 // `tinygpt data stats PATH`: the statistics of a text (a progress line while it reads), or the
 // shards of a folder.
 int data_stats(const std::string& path);
-// `tinygpt data pack TEXT --out DIR`: the text's tokens (bytes) as llm.c shards.
-int data_pack(const std::string& text, const std::string& out, const std::string& name, uint64_t per_shard);
+// `tinygpt data pack TEXT --out DIR [--tokenizer FILE]`: the text's tokens (bytes, or its BPE tokens
+// under the tokenizer: version 1 shards while the vocabulary fits uint16) as llm.c shards.
+int data_pack(const std::string& text, const std::string& out, const std::string& name, uint64_t per_shard,
+              const std::string& tokenizer = "");
 
 }  // namespace tinygpt::cli

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "data.h"
+#include "tokenizer.h"
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
@@ -44,7 +45,7 @@ using Clock = std::chrono::steady_clock;
 // ---- options -----------------------------------------------------------------------------------
 
 // The flags of the commands other than the config fields, in one table: which commands take each.
-enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16, kExport = 32, kData = 64, kHidden = 128 };
+enum Command : unsigned { kTrain = 1, kConfig = 2, kSample = 4, kBench = 8, kTranslate = 16, kExport = 32, kData = 64, kHidden = 128, kTokenizer = 256 };
 
 struct Option {
   const char* name;
@@ -80,6 +81,11 @@ const Option kOptions[] = {
     {"out", kData, "DIR", "data pack: the folder to write the shards to (required)"},
     {"name", kData, "NAME", "data pack: the shards' names, NAME_train_000000.bin ... (default: the text's name)"},
     {"shard_tokens", kData, "N", "data pack: tokens per shard (default 100,000,000, llm.c's)"},
+    {"tokenizer", kData, "FILE", "data pack: the text's BPE tokens under this tokenizer (tinygpt tokenizer train) instead of its bytes"},
+    {"vocab", kTokenizer, "N", "tokenizer train: the vocabulary's size, 256 (bytes) to 65,536 (required)"},
+    {"out", kTokenizer, "FILE", "tokenizer train: where to write it: FILE.json as Hugging Face's tokenizer.json, else tinygpt's compact form (required)"},
+    {"tokenizer", kTokenizer, "FILE", "tokenizer encode: a tokenizer.json, a tinygpt tokenizer, or GPT-2's vocab.json (merges.txt beside it) or folder (required)"},
+    {"text", kTokenizer, "STRING", "tokenizer encode: encode this string instead of a file"},
     {"out", kExport, "FILE", "the .safetensors file to write (required)"},
     {"prompt", kSample, "TEXT", "text to continue (default: a newline)"},
     {"tokens", kSample, "N", "bytes to generate (default 500)"},
@@ -160,8 +166,13 @@ std::string usage(const std::string& command) {
   }
   if (command.empty() || command == "data") {
     s += "  tinygpt data stats FILE|DIR   a text's statistics in one streaming pass, or a folder's shards\n";
-    s += "  tinygpt data pack TEXT --out DIR [--name NAME]   the text's tokens as llm.c shards (bytes: version 1)\n";
+    s += "  tinygpt data pack TEXT --out DIR [--name NAME] [--tokenizer FILE]   the text's tokens (bytes, or BPE) as llm.c shards\n";
     if (command == "data") s += options_text(kData);
+  }
+  if (command.empty() || command == "tokenizer") {
+    s += "  tinygpt tokenizer train TEXT --vocab N --out FILE   learn a byte-level BPE vocabulary from a text\n";
+    s += "  tinygpt tokenizer encode --tokenizer FILE TEXT|-   print a text's token ids, and its tokens per byte\n";
+    if (command == "tokenizer") s += options_text(kTokenizer);
   }
   if (command.empty()) s += "'tinygpt COMMAND --help' lists a command's flags.\n";
   return s;
@@ -205,7 +216,7 @@ Args parse_args(int argc, char** argv, unsigned command, bool config_fields) {
       continue;
     }
     if (a.rfind("--", 0) != 0) {
-      if (command != kTranslate && command != kData) throw Error("unexpected argument '" + a + "' (flags start with --)");
+      if (command != kTranslate && command != kData && command != kTokenizer) throw Error("unexpected argument '" + a + "' (flags start with --)");
       args.positional.push_back(a);
       continue;
     }
@@ -719,7 +730,7 @@ int cmd_data(const Args& args) {
     }
     const long per_shard = args.integer("shard_tokens", 100'000'000);
     if (per_shard < 1) throw Error("--shard_tokens must be >= 1");
-    return cli::data_pack(p[1], args.str("out", ""), name, uint64_t(per_shard));
+    return cli::data_pack(p[1], args.str("out", ""), name, uint64_t(per_shard), args.str("tokenizer", ""));
   }
   throw Error("data expects 'stats FILE|DIR' or 'pack TEXT --out DIR'");
 }
@@ -755,6 +766,23 @@ int cmd_hidden(const Args& args) {
   }
   if (args.has("pattern")) hidden::signal(args.str("pattern", ""), text.data(), 0);  // an unknown name: say which exist
   return 0;
+// ---- tokenizer ---------------------------------------------------------------------------------
+
+int cmd_tokenizer(const Args& args) {
+  const std::vector<std::string>& p = args.positional;
+  const std::string what = p.empty() ? "" : p[0];
+  if (what == "train" && p.size() == 2) {
+    if (!args.has("vocab")) throw Error("tokenizer train needs --vocab N (256 to 65,536)");
+    if (!args.has("out")) throw Error("tokenizer train needs --out FILE (FILE.json: Hugging Face's tokenizer.json)");
+    return cli::tokenizer_train(p[1], int(args.integer("vocab", 0)), args.str("out", ""));
+  }
+  if (what == "encode" && (p.size() == 2 || (p.size() == 1 && args.has("text")))) {
+    if (!args.has("tokenizer")) throw Error("tokenizer encode needs --tokenizer FILE");
+    const std::string text = args.str("text", "");
+    if (p.size() == 2 && args.has("text")) throw Error("tokenizer encode: give a file or --text, not both");
+    return cli::tokenizer_encode(args.str("tokenizer", ""), p.size() == 2 ? p[1] : "", args.has("text") ? &text : nullptr);
+  }
+  throw Error("tokenizer expects 'train TEXT --vocab N --out FILE' or 'encode --tokenizer FILE TEXT'");
 }
 
 // ---- bench -------------------------------------------------------------------------------------
@@ -814,7 +842,7 @@ int main(int argc, char** argv) {
   if (cmd.empty() || cmd == "-h" || cmd == "--help" || cmd == "help") {
     const std::string topic = argc >= 3 ? argv[2] : "";
     const bool known = topic == "train" || topic == "config" || topic == "sample" || topic == "translate" ||
-                       topic == "export" || topic == "bench" || topic == "data" || topic == "hidden";
+                       topic == "export" || topic == "bench" || topic == "data" || topic == "hidden" || topic == "tokenizer";
     std::fputs(usage(known ? topic : "").c_str(), cmd.empty() ? stderr : stdout);
     return cmd.empty() ? 2 : 0;
   }
@@ -833,6 +861,7 @@ int main(int argc, char** argv) {
       {"bench", kBench, false, cmd_bench},
       {"data", kData, false, cmd_data},
       {"hidden", kHidden, false, cmd_hidden},
+      {"tokenizer", kTokenizer, false, cmd_tokenizer},
   };
   for (const CommandEntry& c : commands) {
     if (cmd != c.name) continue;

@@ -344,8 +344,63 @@ export interface LearnEdits {
   weights?: { param: string; index: number; value: number }[];
 }
 
+// ---- the tokenizer (wasm/tokenizer.cpp, core/include/tinygpt/tokenizer.h; docs/tokenizer.md) ----
+
+/** The merges in the order they were learned, as parallel arrays: merge r joins left[r] and right[r] into id[r]. */
+export interface TokenizerMerges {
+  left: Int32Array;
+  right: Int32Array;
+  id: Int32Array;
+  count: Float64Array;  // how often the pair occurred in the training text when merged (0: a loaded vocabulary)
+}
+export interface SpecialToken { text: string; id: number }
+export interface TokenizerStats { bytes: number; tokens: number }  // the training text under the vocabulary (0, 0 when loaded)
+/** What trainTokenizer's progress callback is given; returning false from it stops training. */
+export interface TokenizerTrainProgress { phase: 'counting' | 'merging'; done: number; total: number; pieces: number }
+export interface EncodeProgress { done: number; total: number }  // bytes
+
+/**
+ * A byte-level BPE vocabulary. Text tokens have ids [0, vocabSize()): the 256 bytes, then one per
+ * merge; the special tokens <|bos|>, <|eos|>, <|pad|>, <|endoftext|> follow (specials()).
+ */
+export interface Tokenizer {
+  vocabSize(): number;
+  idCount(): number;  // vocabSize() + the special tokens
+  encode(bytes: Uint8Array): Int32Array;
+  /** Throws (tokenizer.unknown_id) for an id outside [0, idCount()). */
+  decode(ids: Int32Array | number[]): Uint8Array;
+  /** A label: the token's text, control and invalid bytes escaped (\n, \xFF); a special token's name. */
+  tokenText(id: number): string;
+  tokenBytes(id: number): Uint8Array;
+  merges(): TokenizerMerges;
+  specials(): SpecialToken[];
+  trainingStats(): TokenizerStats;
+  /** Where the pre-tokenization rule cuts a text: [begin0, end0, begin1, end1, ...] byte offsets. */
+  pieces(bytes: Uint8Array): Int32Array;
+  /** Hugging Face's tokenizer.json. */
+  toJson(): string;
+  /** The compact form (for a checkpoint section); tokenizerFromBytes reads it. */
+  serialize(): Uint8Array;
+  fingerprint(): string;  // 16 hex digits
+  delete(): void;
+}
+
 export interface TinyGPTModule {
   Session: new (config: SessionConfig) => Session;
+  /** The byte tokenizer: 256 tokens, no merges. */
+  Tokenizer: new () => Tokenizer;
+  /** Learns a vocabulary of vocabSize tokens (256..65,536) from the text; null when progress returned false. The caller deletes it. */
+  trainTokenizer(text: Uint8Array, vocabSize: number, progress: ((p: TokenizerTrainProgress) => boolean | void) | null): Tokenizer | null;
+  /** The same on a text read a window at a time (corpusFromReader); token shards are refused (tokenizer.not_text). */
+  trainTokenizerOnCorpus(corpus: Corpus, vocabSize: number, progress: ((p: TokenizerTrainProgress) => boolean | void) | null): Tokenizer | null;
+  /** A ByteLevel BPE tokenizer.json (ours or GPT-2's); throws the core's coded message for a damaged or other one. */
+  tokenizerFromJson(json: string): Tokenizer;
+  /** GPT-2's vocab.json and merges.txt. */
+  tokenizerFromGpt2(vocabJson: string, mergesTxt: string): Tokenizer;
+  /** The compact form (Tokenizer.serialize). */
+  tokenizerFromBytes(blob: Uint8Array): Tokenizer;
+  /** A text corpus's BPE tokens, encoded once and kept in wasm memory (2 bytes a token); null when progress returned false. */
+  tokenizeCorpus(corpus: Corpus, tokenizer: Tokenizer, progress: ((p: EncodeProgress) => boolean | void) | null): Corpus | null;
   backend(): 'simd128' | 'scalar' | string;
   memoryBytes(): number;
   maxThreads(): number;

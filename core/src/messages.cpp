@@ -47,6 +47,10 @@ const std::vector<std::string_view>& message_codes() {
       // run links and their replay (share.cpp)
       "share.not_a_link", "share.version", "share.malformed", "share.bad_corpus", "share.bad_losses",
       "share.no_corpus", "share.wrong_kind", "replay.diverged", "replay.no_losses", "replay.matches", "replay.so_far",
+      // the tokenizer (tokenizer_train.cpp, tokenizer_io.cpp, tokenizer.cpp)
+      "tokenizer.vocab_range", "tokenizer.vocab_too_large", "tokenizer.empty_text", "tokenizer.not_tokenizer",
+      "tokenizer.version", "tokenizer.truncated", "tokenizer.corrupt", "tokenizer.inconsistent", "tokenizer.bad_json",
+      "tokenizer.unsupported", "tokenizer.bad_merges", "tokenizer.unknown_id", "tokenizer.no_files", "tokenizer.not_text",
       // the wasm layer (wasm/common.h)
       "wasm.out_of_memory",
   };

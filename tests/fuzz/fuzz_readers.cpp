@@ -22,6 +22,7 @@
 #include "tinygpt/safetensors.h"
 #include "tinygpt/share.h"
 #include "tinygpt/source.h"
+#include "tinygpt/tokenizer.h"
 #include "tinygpt/sniff.h"
 #include "tinygpt/trainer.h"
 
@@ -152,6 +153,34 @@ void shard(const uint8_t* data, size_t size) {
   }
 }
 
+// A tokenizer loaded from outside bytes: it encodes any text to ids it decodes back to that text,
+// and writes a form that reads to the same vocabulary.
+void tokenizer_promises(const tok::Tokenizer& t, const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), std::min<size_t>(size, 512));
+  const std::vector<int32_t> ids = t.encode(text);
+  PROMISE(ids.size() <= text.size() && t.decode(ids) == text);
+  const std::vector<uint8_t> blob = t.serialize();
+  PROMISE(tok::Tokenizer::deserialize(blob.data(), blob.size()).fingerprint() == t.fingerprint());
+}
+
+// The compact form (a checkpoint's tokenizer section, a token cache's header).
+void tokenizer_blob(const uint8_t* data, size_t size) {
+  try {
+    tokenizer_promises(tok::Tokenizer::deserialize(data, size), data, size);
+  } catch (const Error&) {
+  }
+}
+
+// Hugging Face's tokenizer.json (dropped on the page, given to the CLI).
+void tokenizer_json(const uint8_t* data, size_t size) {
+  try {
+    const tok::Tokenizer t = tok::Tokenizer::from_hf_json(std::string_view(reinterpret_cast<const char*>(data), size));
+    tokenizer_promises(t, data, size);
+    PROMISE(tok::Tokenizer::from_hf_json(t.to_hf_json()).fingerprint() == t.fingerprint());
+  } catch (const Error&) {
+  }
+}
+
 struct Reader {
   const char* name;
   size_t max_len;  // the longest input worth trying (libFuzzer's -max_len)
@@ -167,6 +196,8 @@ constexpr Reader kReaders[] = {
     {"share_link", 4096, share_link},
     {"json", 4096, json_text},
     {"shard", 1 << 16, shard},
+    {"tokenizer", 1 << 14, tokenizer_blob},
+    {"tokenizer_json", 1 << 14, tokenizer_json},
 };
 
 const Reader* g_reader = nullptr;

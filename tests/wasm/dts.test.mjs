@@ -403,10 +403,39 @@ for (const variant of variantsBuilt()) {
       s.delete();
     });
 
+    check('returns a tokenizer\'s objects of the declared shapes', () => {
+      const tk = (t, name, ...args) => call('Tokenizer', t, name, ...args);
+      const bytes = new M.Tokenizer();
+      called.add('TinyGPTModule.Tokenizer');
+      assert.deepEqual(mismatches(bytes, typeNamed('Tokenizer'), 'new Tokenizer()'), []);
+      let calls = 0;
+      const t = m('trainTokenizer', corpus, 300, (p) => { calls++; return p.done >= 0; });
+      assert.ok(calls > 0 && t.vocabSize() === 300, 'trainTokenizer: progress reported, 300 tokens');
+      assert.equal(m('trainTokenizer', corpus, 300, () => false), null, 'trainTokenizer: stopped by its progress callback');
+      const ids = tk(t, 'encode', enc.encode('To be, or not'));
+      tk(t, 'decode', ids); tk(t, 'decode', [1, 2]);
+      for (const name of ['vocabSize', 'idCount', 'merges', 'specials', 'trainingStats', 'toJson', 'serialize', 'fingerprint']) tk(t, name);
+      tk(t, 'tokenText', ids[0]); tk(t, 'tokenBytes', ids[0]); tk(t, 'pieces', enc.encode("I'll go"));
+      m('tokenizerFromJson', t.toJson()).delete();
+      m('tokenizerFromBytes', t.serialize()).delete();
+      const vocab = {};
+      for (let b = 0; b < 256; b++) {
+        const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+        vocab[String.fromCodePoint(printable ? b : 256 + Object.keys(vocab).filter((k) => k.codePointAt(0) >= 256).length)] = b;
+      }
+      m('tokenizerFromGpt2', JSON.stringify(vocab), '#version: 0.2\n').delete();
+      const reader = { name: 'corpus.txt', size: corpus.length, read: (at, n, into) => { into.set(corpus.subarray(at, at + n)); return null; } };
+      const text = m('corpusFromReader', reader);
+      m('trainTokenizerOnCorpus', text, 280, null).delete();
+      const tokens = m('tokenizeCorpus', text, t, (p) => p.done <= p.total);
+      assert.ok(tokens.size() > 0 && tokens.size() < corpus.length, 'tokenizeCorpus: fewer tokens than bytes');
+      tokens.delete(); text.delete(); t.delete(); tk(bytes, 'delete');
+    });
+
     it('has called and checked every declared function and method', (t) => {
       if (earlierFailed) return t.skip('a test above failed before it made all its calls');
       const missing = [];
-      for (const owner of ['TinyGPTModule', 'Session', 'GenerationTree']) {
+      for (const owner of ['TinyGPTModule', 'Session', 'GenerationTree', 'Tokenizer']) {
         for (const p of checker.getPropertiesOfType(typeNamed(owner))) if (!called.has(`${owner}.${p.name}`)) missing.push(`${owner}.${p.name}`);
       }
       assert.deepEqual(missing, [], `declared in wasm/tinygpt.d.ts, not exercised by tests/wasm/dts.test.mjs: ${missing.join(', ')}`);

@@ -13,7 +13,7 @@ export const TERMS: readonly string[] = [
   // model and math
   'AdamW', 'Adam', 'LayerNorm', 'GELU', 'ReLU', 'softmax', 'token', 'tokens', 'logits', 'MLP', 'FFN', 'Q', 'K', 'V', 'BOS', 'EOS',
   'PAD', 'CER', 'NaN', 'Transformer', 'bigram', 'unigram', 'nats', 'bits', 'lr', 'exp', 'log', 'ln', 'max', 'min', 'mean',
-  'var', 'sqrt', 'eps', 'tanh', 'erf', 'RNN', 'GRU', 'LSTM', 'Luong',
+  'var', 'sqrt', 'eps', 'tanh', 'erf', 'RNN', 'GRU', 'LSTM', 'Luong', 'BPE', 'TGPTTOKN',
   // keys (as written on the keyboard)
   'Ctrl', 'Enter', 'Ctrl+Enter',
   // formats and units

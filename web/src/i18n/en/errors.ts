@@ -182,6 +182,22 @@ export const errors = {
     'replay.no_losses': 'the link holds no losses to compare with',
     'replay.matches': (a) => `matches the shared run at step ${a.step}: the first ${a.step} losses are identical, bit for bit${variantNote(a)}`,
     'replay.so_far': (a) => `matches the shared run so far (step ${a.compared} of ${a.expected})${variantNote(a)}`,
+    // the tokenizer
+    'tokenizer.vocab_range': (a) => `a vocabulary of ${a.vocab} tokens: choose 256 (bytes) to 65,536`,
+    'tokenizer.vocab_too_large': (a) => `this text supports only ${a.merges} merges (a vocabulary of ${a.possible}), not the vocabulary of ` +
+      `${a.vocab} asked for: every other pair of tokens occurs once at most. Choose a smaller vocabulary or a longer text`,
+    'tokenizer.empty_text': 'the text to learn a vocabulary from is empty',
+    'tokenizer.not_text': 'a vocabulary is learned from a text, and these are token shards',
+    'tokenizer.not_tokenizer': (a) => `${a.name} is not a tinygpt tokenizer (it does not start with TGPTTOKN)`,
+    'tokenizer.version': (a) => `${a.name} is a tokenizer of format version ${a.version}, which this tinygpt does not read (a newer tinygpt wrote it?)`,
+    'tokenizer.truncated': (a) => `${a.name} ends early (${a.bytes} bytes): the tokenizer was cut off`,
+    'tokenizer.corrupt': (a) => `${a.name} is damaged: its contents do not match its checksum`,
+    'tokenizer.inconsistent': (a) => `${a.name} is not a consistent tokenizer: ${a.what}`,
+    'tokenizer.bad_json': (a) => `${a.name} is not a tokenizer file tinygpt can read: ${a.what}`,
+    'tokenizer.unsupported': (a) => `${a.name} is a kind of tokenizer tinygpt does not read (it reads byte-level BPE, as GPT-2's): ${a.what}`,
+    'tokenizer.bad_merges': (a) => `${a.name}, line ${a.line}: a merge is two tokens separated by one space`,
+    'tokenizer.unknown_id': (a) => `token ${a.id} is not in this vocabulary of ${a.count} ids`,
+    'tokenizer.no_files': (a) => `no tokenizer at ${a.path}: give a tokenizer.json, a tinygpt tokenizer, or GPT-2's vocab.json with merges.txt beside it`,
     // the wasm layer
     'wasm.out_of_memory': 'out of memory: the browser could not give the model more memory',
     // the worker's own
