@@ -167,6 +167,7 @@ async function benchPage() {
     // when the statistics pass (and the copy) end, watched beside the rest
     const passDone = stream ? waitFor((d) => !d.corpus?.scan, 1_800_000).then(() => Date.now() - t0) : Promise.resolve(null);
     await page.click('[data-preset=S]');
+    await page.evaluate(() => void (document.querySelector('#settings-more').open = true));   // the knobs' disclosure
     await page.fill('#knob-eval_interval', '0');
     await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled, null, { timeout: 60_000 });
     await page.click('#btn-start');
