@@ -137,7 +137,8 @@ async function benchCli() {
     console.log(`CLI ${s.label.padStart(6)}: first step ${a.firstStepMs} ms (in memory ${b?.firstStepMs ?? '-'} ms), ` +
       `${a.bytesReadPerStep} bytes read a step, ${a.tokensPerSec} tok/s (in memory ${b?.tokensPerSec ?? '-'}: x${row.tokensPerSecRatio ?? '-'}), ` +
       `RssAnon ${a.rssAnonMiB} MiB (in memory ${b?.rssAnonMiB ?? '-'} MiB), RssFile ${a.rssFileMiB} MiB; medians of ${REPEAT}` +
-      (ab ? `; interleaved in one process: x${ab.tokensPerSecRatio.toFixed(3)} (rounds x${ab.ratioMin.toFixed(3)}..x${ab.ratioMax.toFixed(3)})` : ''));
+      (ab ? `; interleaved in one process: x${ab.tokensPerSecRatio.toFixed(3)} (rounds x${ab.ratioMin.toFixed(3)}..x${ab.ratioMax.toFixed(3)}); ` +
+        `a batch drawn in ${ab.fileUsPerBatch} us from the file, ${ab.memoryUsPerBatch} us from memory (${(100 * ab.readShareOfStep).toFixed(3)}% of a step)` : ''));
   }
   return rows;
 }

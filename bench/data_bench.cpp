@@ -53,9 +53,23 @@ int main(int argc, char** argv) {
     file->read_bytes(0, bytes.size(), bytes.data());
     const data::Corpus from_file{file, nullptr};
     const data::Corpus in_memory = data::memory_corpus(std::move(bytes));
+    // the read path alone: config S's batches (12 windows of 65 tokens) drawn from each source, many
+    // times over, alternating blocks (the part of a step that differs between the two)
     Config c = preset_config("S");
+    std::vector<double> file_us, memory_us;
+    {
+      data::Dataset df(from_file, 7), dm(in_memory, 7);
+      data::Batch batch;
+      for (int r = 0; r < 2 * rounds; r++)
+        for (int side = 0; side < 2; side++) {
+          data::Dataset& d = side == 0 ? df : dm;
+          const auto t0 = Clock::now();
+          for (int i = 0; i < 200; i++) d.sample_batch(c.batch_size, c.block_size, batch);
+          (side == 0 ? file_us : memory_us).push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / 200);
+        }
+    }
     c.eval_interval = 0;
-    c.max_iters = rounds * steps * 2 + 10;
+    c.max_iters = std::max(rounds * steps * 2 + 10, c.warmup_iters + 1);
     train::Trainer t(c);
     t.set_corpus(from_file);
     for (int i = 0; i < 3; i++) t.step();  // warm-up: the arena, the kernels
@@ -78,15 +92,19 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; r++) ratios.push_back(memory_ms[size_t(r)] / file_ms[size_t(r)]);
     const double tokens = double(c.batch_size) * c.block_size;
     const double f = median(file_ms), m = median(memory_ms), ratio = median(ratios);
+    const double fb = median(file_us), mb = median(memory_us);
     if (json)
       std::printf("{\"bytes\":%llu,\"rounds\":%d,\"steps\":%d,\"threads\":%d,\"fileMsPerStep\":%.2f,\"memoryMsPerStep\":%.2f,"
-                  "\"fileTokensPerSec\":%.0f,\"memoryTokensPerSec\":%.0f,\"tokensPerSecRatio\":%.4f,\"ratioMin\":%.4f,\"ratioMax\":%.4f}\n",
+                  "\"fileTokensPerSec\":%.0f,\"memoryTokensPerSec\":%.0f,\"tokensPerSecRatio\":%.4f,\"ratioMin\":%.4f,\"ratioMax\":%.4f,"
+                  "\"fileUsPerBatch\":%.2f,\"memoryUsPerBatch\":%.2f,\"readShareOfStep\":%.6f}\n",
                   (unsigned long long)file->size(), rounds, steps, threads, f, m, tokens * 1000 / f, tokens * 1000 / m, ratio,
-                  *std::min_element(ratios.begin(), ratios.end()), *std::max_element(ratios.begin(), ratios.end()));
+                  *std::min_element(ratios.begin(), ratios.end()), *std::max_element(ratios.begin(), ratios.end()), fb, mb,
+                  (fb - mb) / (1000 * m));
     else
-      std::printf("%s: read where it lies %.2f ms a step, in memory %.2f ms: tokens/s x%.3f (rounds from x%.3f to x%.3f)\n",
+      std::printf("%s: read where it lies %.2f ms a step, in memory %.2f ms: tokens/s x%.3f (rounds from x%.3f to x%.3f); "
+                  "a batch drawn in %.1f us from the file, %.1f us from memory: %.4f%% of a step\n",
                   path.c_str(), f, m, ratio, *std::min_element(ratios.begin(), ratios.end()),
-                  *std::max_element(ratios.begin(), ratios.end()));
+                  *std::max_element(ratios.begin(), ratios.end()), fb, mb, 100 * (fb - mb) / (1000 * m));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "data_bench: %s\n", e.what());
     return 1;
