@@ -7,7 +7,7 @@
 //     10 MB text read whole, the only size the page holds in memory), config S;
 //   - peak memory: the CLI's anonymous resident memory (RssAnon, sampled every 50 ms from
 //     /proc/<pid>/status) and its file pages (RssFile, which the kernel can drop); the page's wasm
-//     memory, its JS heap, and the browser's measure of the page with its workers
+//     memory, its JS heap after a garbage collection, and the browser's measure of the page with its workers
 //     (performance.measureUserAgentSpecificMemory, made eager by a Blink switch: the workers' JS heaps).
 // Each path runs BENCH_DATA_REPEAT times (default 3), alternating, and the medians are reported.
 // Separate processes see different loads on a shared machine, so the CLI's ratio is also measured
@@ -148,7 +148,10 @@ async function benchCli() {
 async function benchPage() {
   const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-data-', ['--enable-blink-features=ForceEagerMeasureMemory']);
   const rows = [];
+  const cdp = await ctx.newCDPSession(page);
   const memory = async () => {
+    // what the page keeps, not what waits to be collected: a garbage collection first (as bench:soak)
+    await cdp.send('HeapProfiler.collectGarbage');
     const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
     // the workers' JS heaps, as the browser counts them (made eager by the Blink switch; not waited for long)
     const workers = await page.evaluate(() => Promise.race([performance.measureUserAgentSpecificMemory?.()
