@@ -766,6 +766,8 @@ int cmd_hidden(const Args& args) {
   }
   if (args.has("pattern")) hidden::signal(args.str("pattern", ""), text.data(), 0);  // an unknown name: say which exist
   return 0;
+}
+
 // ---- tokenizer ---------------------------------------------------------------------------------
 
 int cmd_tokenizer(const Args& args) {
