@@ -497,7 +497,7 @@ int cmd_train(const Args& args) {
                   c.stateful ? "stateful: the hidden state carries over" : "stateless", (long long)trainer->num_parameters());
     std::printf("data: %s, %llu tokens (%llu train, %llu val)%s%s\n", data_name.c_str(), (unsigned long long)ds.size(),
                 (unsigned long long)ds.train_size(), (unsigned long long)ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "",
-                data.text && !data.corpus.memory_bytes() ? ", read where it lies" : "");
+                data.text && !data.corpus.memory_bytes() ? (trainer->tokenizer() ? ", its BPE tokens in memory" : ", read where it lies") : "");
   } else if (trainer->kind() == ModelKind::lstm_seq2seq) {
     std::printf("model: lstm_seq2seq, %d encoder + %d decoder LSTM layers of %d units, attention, n_embd %d, block_size %d: %lld parameters\n",
                 c.n_enc_layer, c.n_dec_layer, c.n_hidden, c.n_embd, c.block_size, (long long)trainer->num_parameters());
