@@ -424,6 +424,10 @@ int cmd_train(const Args& args) {
                                                  : cli::tokenizer_for_run(text, trainer->config().vocab_size);
     }
     trainer->set_tokenizer(tokenizer);
+    if (link) {
+      const Message other = share::check_tokenizer(*link, tokenizer->fingerprint());
+      if (!other.text.empty()) throw Error(other);
+    }
   }
   const std::string& data_name = data.name;
   // what a --share link says about the text: the built-in one by name, a file by fingerprint and size
@@ -621,8 +625,12 @@ int cmd_train(const Args& args) {
   }
   if (args.has("share")) {
     const std::vector<float>& losses = trainer->train_losses();
-    const share::Link made{trainer->config(), share::build_variant(), shared_corpus,
-                           std::vector<float>(losses.begin(), losses.begin() + std::ptrdiff_t(std::min(losses.size(), share::kMaxLosses)))};
+    share::Link made{trainer->config(), share::build_variant(), shared_corpus,
+                     std::vector<float>(losses.begin(), losses.begin() + std::ptrdiff_t(std::min(losses.size(), share::kMaxLosses)))};
+    if (trainer->tokenizer()) {  // the replay learns it again and checks it; its check speaks in bits per byte
+      made.tokenizer = trainer->tokenizer()->fingerprint();
+      made.tokens_per_byte = trainer->tokens_per_byte();
+    }
     std::printf("share: %s\n", share::make_link(made, args.str("share", "")).c_str());
   }
   return 0;

@@ -15,7 +15,9 @@
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
+#include "tinygpt/estimate.h"
 #include "tinygpt/safetensors.h"
+#include "tinygpt/share.h"
 #include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
 #include "tinygpt/watch.h"
@@ -371,4 +373,54 @@ TEST_CASE("entropy baselines of BPE tokens count pairs sparsely, as the dense co
   bool merged = false;
   for (int32_t id : train) merged = merged || id >= 256;
   CHECK(merged);
+}
+
+TEST_CASE("a pre-flight of a BPE config knows the text's tokens per byte", "[tokenizer][estimate]") {
+  const Config c = bpe_config(ModelKind::gpt, 300);
+  // with the run's tokenizer: its tokens per byte on the validation split, and bytes per second from it
+  auto tok = tokenizer(300);
+  const Preflight p = preflight(c, text().data(), text().size(), 50.0, kDefaultMemoryLimit, tok);
+  train::Trainer t(c);
+  t.set_tokenizer(tok);
+  t.set_corpus(text());
+  CHECK(p.tokens_per_byte == t.tokens_per_byte());
+  CHECK(p.bytes_per_s == Approx(p.tokens_per_s / p.tokens_per_byte));
+  CHECK(p.bytes_per_s > p.tokens_per_s);  // a token holds more than a byte
+  // without one, a stand-in learned from the text's beginning (here: all of it, the same vocabulary)
+  const Preflight q = preflight(c, text().data(), text().size(), 50.0);
+  CHECK(q.tokens_per_byte == p.tokens_per_byte);
+  // bytes: a byte a token
+  Config b = c;
+  b.tokenizer = TokenizerKind::bytes, b.vocab_size = 256;
+  CHECK(preflight(b, text().data(), text().size(), 20.0).tokens_per_byte == 1.0);
+}
+
+TEST_CASE("a BPE run's link carries its tokenizer and its replay check speaks in bits per byte", "[tokenizer][share]") {
+  auto tok = tokenizer(300);
+  train::Trainer t(bpe_config(ModelKind::gpt, 300));
+  t.set_tokenizer(tok);
+  t.set_corpus(text());
+  for (int i = 0; i < 3; i++) t.step();
+  share::Link made{t.config(), share::build_variant(), {}, t.train_losses(), tok->fingerprint(), t.tokens_per_byte()};
+  made.corpus.fingerprint = 1, made.corpus.size = text().size();
+  const share::Link link = share::parse_link(share::make_link(made, "https://x/"));
+  CHECK(link.config.tokenizer == TokenizerKind::bpe);
+  CHECK(link.config.vocab_size == 300);
+  CHECK(link.tokenizer == tok->fingerprint());
+  CHECK(link.tokens_per_byte == Approx(t.tokens_per_byte()).epsilon(1e-8));
+  CHECK(share::check_tokenizer(link, tok->fingerprint()).text.empty());
+  CHECK(share::check_tokenizer(link, tokenizer(299)->fingerprint()).code == "share.other_tokenizer");
+  // the same losses match; another one differs, said in bits per byte: loss x tokens per byte / ln 2
+  std::vector<float> losses = t.train_losses();
+  CHECK(share::check_replay(link, losses.data(), losses.size(), share::build_variant()).status == share::Replay::matches);
+  losses[1] += 0.25f;
+  const share::Replay r = share::check_replay(link, losses.data(), losses.size(), share::build_variant());
+  CHECK(r.code == "replay.diverged_bpb");
+  CHECK(r.diverged_at == 2);
+  CHECK(r.run_bpb == Approx(losses[1] * link.tokens_per_byte / std::log(2.0)));
+  CHECK(r.run_bpb - r.link_bpb == Approx(0.25 * link.tokens_per_byte / std::log(2.0)).epsilon(1e-4));
+  // a link whose settings say bpe without its tokenizer is refused
+  std::string url = share::make_link(made, "https://x/");
+  url = url.substr(0, url.find("&tok="));
+  CHECK(code_of([&] { share::parse_link(url); }) == "share.bad_tokenizer");
 }
