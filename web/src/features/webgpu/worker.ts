@@ -14,6 +14,7 @@ import type { BackendInfo, GpuFallback } from './messages';
 import type { GpuHostModule } from './session';
 
 export type { GpuBackend };
+export type { GeneratedChunk } from './executor';
 
 export interface WebgpuState extends CoreState {
   webgpu: WebGpuDevice | null;   // the adapter and device (looked for at init)

@@ -43,6 +43,7 @@ export const inspect = {
     invalidTitle: 'bytes that form no UTF-8 character',
   },
   tip: {
+    token: (i: number, id: number, text: string) => `token ${i} (id ${id}) “${text}”`,
     pair: (q: number, from: string, k: number, to: string) => `byte ${q} “${from}” → byte ${k} “${to}”`,
     weight: (w: string) => `weight ${w}`,
     masked: 'masked: a byte cannot look at the future',

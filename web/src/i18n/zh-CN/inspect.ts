@@ -39,6 +39,7 @@ export const inspect: typeof en = {
     invalidTitle: '不构成任何 UTF-8 字符的字节',
   },
   tip: {
+    token: (i, id, text) => `第 ${i} 个 token（编号 ${id}）“${text}”`,
     pair: (q, from, k, to) => `字节 ${q} “${from}” → 字节 ${k} “${to}”`,
     weight: (w) => `权重 ${w}`,
     masked: '已遮蔽：字节不能看向未来',
