@@ -71,7 +71,6 @@ const Option kOptions[] = {
     {"from-link", kTrain, "URL", "replay a shared run: the link's settings and seed, its text (--data FILE for a person's own), and a check of its first losses"},
     {"share", kTrain, "URL", "at the end, print a link to this run: the page's address URL + its settings, text and first losses"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
-    {"tokenizer", kTrain, "FILE", "a BPE tokenizer for the run (tokenizer.json, tinygpt's compact form, GPT-2's files): sets tokenizer bpe and vocab_size; or --vocab_size N alone trains one on the training split first"},
     {"ckpt", kSample | kTranslate | kHidden, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
     {"text", kHidden, "FILE", "the text to trace (default: the start of tiny Shakespeare's validation split)"},
     {"pattern", kHidden, "NAME", "a pattern to rank the units by (default: all of them)"},
@@ -139,6 +138,8 @@ std::string usage(const std::string& command) {
   std::string s = "usage:\n";
   if (command.empty() || command == "train") {
     s += "  tinygpt train [--preset NAME] [--data FILE] [--CONFIG_FIELD VALUE ...] [--out FILE] [--resume FILE | --init MODEL] ...\n";
+    s += "  tinygpt train ... --vocab_size N | --tokenizer FILE   BPE tokens: a vocabulary learned from the training split first, or a\n"
+         "      tokenizer.json / tinygpt tokenizer / GPT-2's files (sets tokenizer bpe and its vocab_size; docs/tokenizer.md)\n";
     if (command == "train") s += options_text(kTrain) + config_flags_text();
   }
   if (command.empty() || command == "config") {
