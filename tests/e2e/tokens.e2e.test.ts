@@ -74,8 +74,10 @@ describe('a BPE vocabulary in the page', () => {
     expect(rate).toBeLessThan(0.6);
     expect(await page.locator('#tokens-chips .chip.merged').count()).toBeGreaterThan(chips / 2);
     // the first merges of Shakespeare (core/src/tokenizer_train.cpp: " " + "t" first, as GPT-2's)
-    await page.fill('#tokens-step', '0');
-    await page.dispatchEvent('#tokens-step', 'input');
+    await page.$eval('#tokens-step', (el) => {
+      (el as HTMLInputElement).value = '0';
+      el.dispatchEvent(new Event('input'));
+    });
     await page.waitForFunction(() => document.querySelector('#tokens-step-note')?.getAttribute('data-value') === '0');
     await page.waitForFunction(() => !document.querySelector('#tokens-chips .chip.merged'));   // bytes alone
     const first = await page.locator('#tokens-merges li').first().locator('.chip-text').allTextContents();
