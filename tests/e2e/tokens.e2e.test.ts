@@ -4,12 +4,17 @@
 // in the order they were learned, stepped through, a word split); a damaged tokenizer.json
 // dropped (a clear message, the current vocabulary and model kept); and the run reloaded and
 // resumed from its checkpoint with its tokenizer (it samples through it again).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { launch, openPage, state, waitState } from './helpers';
+import { fillKnob, launch, openPage, state, waitState } from './helpers';
 
 const STEPS = 120, EVERY = 60;
+const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-artifacts');
 
 let page: Page;
 let close: () => Promise<void>;
@@ -34,8 +39,9 @@ describe('a BPE vocabulary in the page', () => {
     await page.click('[data-preset="tiny"]');
     await page.click('#tokenizer-bpe');
     await waitState(page, (s) => s.settings?.tokenizer === 'bpe' && s.settings?.vocab_size === 1024);
-    await page.fill('#knob-max_iters', String(STEPS));
-    await page.fill('#knob-eval_interval', String(EVERY));
+    await fillKnob(page, 'max_iters', String(STEPS));
+    await fillKnob(page, 'eval_interval', String(EVERY));
+    expect(await page.inputValue('#knob-vocab_size')).toBe('1024');
     await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await page.click('#btn-start');
     // the vocabulary is learned first (the progress bar shows it), then the model trains
@@ -51,7 +57,7 @@ describe('a BPE vocabulary in the page', () => {
     expect(await page.textContent('#loss-unit option[value=nats]')).toBe('nats per token');
     await page.selectOption('#loss-unit', 'bits');
     await waitState(page, (s) => s.lossUnit === 'bits');
-  });
+  }, 420_000);
 
   it('samples the model token by token', async () => {
     await page.fill('#prompt', 'ROMEO:');
@@ -81,7 +87,7 @@ describe('a BPE vocabulary in the page', () => {
     await page.waitForFunction(() => document.querySelector('#tokens-step-note')?.getAttribute('data-value') === '0');
     await page.waitForFunction(() => !document.querySelector('#tokens-chips .chip.merged'));   // bytes alone
     const first = await page.locator('#tokens-merges li').first().locator('.chip-text').allTextContents();
-    expect(first).toEqual([' ', 't', ' t']);
+    expect(first).toEqual(['␣', 't', '␣t']);   // a space shown as ␣
     expect(await page.locator('#tokens-merges li').first().textContent()).toMatch(/token 256, seen [\d,]+ times/);
     await page.click('#tokens-next');
     await page.waitForFunction(() => document.querySelector('#tokens-step-note')?.getAttribute('data-value') === '1');
@@ -90,8 +96,10 @@ describe('a BPE vocabulary in the page', () => {
     await page.fill('#tokens-word', ' wherefore');
     await page.waitForFunction(() => Number(document.querySelector('#tokens-word-chips')?.getAttribute('data-tokens')) > 0);
     const parts = await page.locator('#tokens-word-chips .chip-text').allTextContents();
-    expect(parts.join('')).toBe(' wherefore');
+    expect(parts.join('').replaceAll('␣', ' ')).toBe(' wherefore');
     expect(parts.length).toBeLessThan(10);
+    fs.mkdirSync(artifacts, { recursive: true });
+    await page.locator('#tokens').screenshot({ path: path.join(artifacts, 'tokens-view.png') });
   });
 
   it('refuses a damaged tokenizer.json with a clear message and keeps the vocabulary and the model', async () => {
@@ -120,5 +128,5 @@ describe('a BPE vocabulary in the page', () => {
     await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-tokens') === '10', null, { timeout: 60_000 });
     expect(await state(page, (s) => s.model.config.vocab_size)).toBe(1024);
     expect(pageErrors).toEqual([]);
-  });
+  }, 240_000);
 });

@@ -26,3 +26,8 @@ export function bytesPerToken(tokensPerByte: number): number {
 export function clampStep(step: number, merges: number): number {
   return Math.max(0, Math.min(merges, Math.round(step)));
 }
+
+/** A token's label as a chip shows it: spaces as ␣ (a space alone would be an empty chip). */
+export function visible(label: string): string {
+  return label.replaceAll(' ', '\u2423');
+}

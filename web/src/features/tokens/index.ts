@@ -59,13 +59,15 @@ export function createTokens(port: Port<TokensCalls, TokensEvents>, deps: Deps):
     }
   };
   port.on('tokenizer', ({ info: tokenizer }) => {
-    patch($, { tokenizer, tokensStep: tokenizer ? tokenizer.merges : -1, tokensError: null });
+    patch($, { tokenizer, tokensStep: tokenizer ? tokenizer.merges : -1, tokensError: null, tokensProgress: null });
     void refresh();
   });
   port.on('tokensProgress', (p) => patch($, { tokensProgress: p }));
   watch(deps.runtime.$, ['ready'], ({ ready }) => {
     if (ready) port.call('tokensSetup', { flag }).catch(() => undefined);
   });
+  // a model created (or refused: a vocabulary the text cannot fill, Cancel) ends the learning shown
+  watch(deps.session.$, ['creating'], ({ creating }) => void (!creating && patch($, { tokensProgress: null })));
 
   const api: Tokens = {
     $,

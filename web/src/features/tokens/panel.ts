@@ -8,7 +8,7 @@ import { formatCount } from '../../lib/format';
 import { clear, coreInline, h, panelHeader, setText } from '../../ui';
 import type { SessionSlice } from '../session';
 import type { SettingsSlice } from '../settings';
-import { bytesPerToken, chipsOf, clampStep } from './derive';
+import { bytesPerToken, chipsOf, clampStep, visible } from './derive';
 import type { MergeRow, TokenChips, TokenizerInfo } from './messages';
 import type { TokensSlice } from './state';
 import './panel.css';
@@ -33,7 +33,7 @@ function drawChips(el: HTMLElement, c: TokenChips | null): void {
     el.append(h('span', {
       class: `chip${chip.merged ? ' merged' : ''}${chip.pieceStart ? ' piece' : ''}`, translate: 'no', 'data-id': chip.id,
       title: t().tokens.chipTitle(chip.id, chip.bytes),
-    }, h('span', { class: 'chip-text' }, chip.label), h('small', { class: 'chip-id' }, String(chip.id))));
+    }, h('span', { class: 'chip-text' }, visible(chip.label)), h('small', { class: 'chip-id' }, String(chip.id))));
   }
   el.dataset.tokens = String(c.ids.length);
 }
@@ -41,7 +41,7 @@ function drawChips(el: HTMLElement, c: TokenChips | null): void {
 export class TokensPanel {
   readonly el: HTMLElement;
   private status = h('p', { id: 'tokens-status', class: 'small', 'aria-live': 'polite' });
-  private progress = h('progress', { id: 'tokens-progress', max: 1, value: 0, hidden: true });
+  private progress = h('progress', { id: 'tokens-progress', max: 1, value: 0, hidden: true, 'aria-labelledby': 'tokens-progress-note' });
   private progressNote = h('span', { id: 'tokens-progress-note', class: 'small muted' });
   private cancelBtn = h('button', { id: 'tokens-cancel', type: 'button', hidden: true }, tr((m) => m.tokens.cancel));
   private vocab = h('input', { id: 'tokens-vocab', type: 'number', min: 257, max: 65536, step: 1, value: '1024' });
@@ -148,7 +148,7 @@ export class TokensPanel {
 
   /** "e" + " " → "e " (id 256), seen 12,345 times; the merges applied to the text above are marked. */
   private mergeRow(r: MergeRow, step: number): HTMLElement {
-    const tok = (x: string) => h('span', { class: 'chip', translate: 'no' }, h('span', { class: 'chip-text' }, x));
+    const tok = (x: string) => h('span', { class: 'chip', translate: 'no' }, h('span', { class: 'chip-text' }, visible(x)));
     return h('li', { value: r.rank + 1, class: r.rank < step ? 'applied' : '', 'data-rank': r.rank },
       tok(r.left), ' + ', tok(r.right), ' → ', tok(r.made), h('small', { class: 'muted' }, ` ${t().tokens.mergeCount(r.id, r.count ? formatCount(r.count) : '')}`));
   }
