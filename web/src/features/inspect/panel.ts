@@ -241,8 +241,9 @@ export class InspectPanel {
   private drawTicks(cell: number): void {
     const labels = Array.from({ length: this.data!.T }, (_, t) => this.label(t));
     const m = t().inspect;
-    drawTicks(this.rowLabels, labels, cell, false, (i) => m.byteTick(i));
-    drawTicks(this.colLabels, labels, cell, true, (i) => m.byteTick(i));
+    const tick = isBpe(this.data!) ? m.tokenTick : m.byteTick;
+    drawTicks(this.rowLabels, labels, cell, false, (i) => tick(i));
+    drawTicks(this.colLabels, labels, cell, true, (i) => tick(i));
   }
 
   private label(t: number): string {
@@ -440,7 +441,7 @@ export class InspectPanel {
     for (let t = 2; t < d.T; t++) if (this.losses[t] > this.losses[worst]) worst = t;
     const worstLabel = this.label(worst), worstLoss = this.losses[worst];
     this.lossSummary.set(d.T > 1
-      ? { draw: () => withData((slot) => t().inspect.lossSummary(mean.toFixed(3), lnV(d).toFixed(2), worst, slot(0), worstLoss.toFixed(2)), [worstLabel]) }
+      ? { draw: () => withData((slot) => (isBpe(d) ? t().inspect.lossSummaryTokens : t().inspect.lossSummary)(mean.toFixed(3), lnV(d).toFixed(2), worst, slot(0), worstLoss.toFixed(2)), [worstLabel]) }
       : (m) => m.inspect.oneByte);
   }
 

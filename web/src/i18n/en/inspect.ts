@@ -31,8 +31,11 @@ export const inspect = {
     'The first byte has nothing before it, so it is not predicted.',
   lossSummary: (mean: string, blind: string, worst: number, label: string, worstLoss: string) =>
     `Mean loss ${mean} nats per byte (a blind guess: ${blind}). Most surprising: byte ${worst} “${label}” at ${worstLoss}.`,
+  lossSummaryTokens: (mean: string, blind: string, worst: number, label: string, worstLoss: string) =>
+    `Mean loss ${mean} nats per token (a blind guess: ${blind}). Most surprising: token ${worst} “${label}” at ${worstLoss}.`,
   oneByte: 'One byte: nothing to predict.',
   byteTick: (i: number) => `byte ${i}`,
+  tokenTick: (i: number) => `token ${i}`,
   /** Bytes of the strips that are not a whole character. */
   group: {
     charTitle: (ch: string, bytes: number) => `${ch}: ${bytes} bytes`,
