@@ -5,6 +5,7 @@
 // callback reads (a cross-origin-isolated page); without one it finishes and its result is dropped.
 import type { Tokenizer, TokenizerTrainProgress } from '../../../../wasm/tinygpt';
 import { codedError } from '../../lib/coded';
+import { isTranslator } from '../../lib/model-kind';
 import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needModule } from '../../worker/state';
 import { type Corpus, corpusFor, type DataState } from '../data/worker';
@@ -84,8 +85,11 @@ export function tokenizerForRun(ctx: Ctx<TokensState>, model: string, vocab: num
   if (!c) throw codedError('worker.no_corpus', 'a vocabulary is learned from a text: load one first');
   const M = needModule(st);
   const progress = progressTo(ctx);
+  // a text: its training split (the bytes before the last tenth); a translator's pairs: the whole file
+  // (sources and targets share it, the held-out pairs are chosen once they are tokens), as the CLI
+  const bytes = c.bytes, translator = isTranslator(model);
   const t = c.files ? M.trainTokenizerForRun(c.files.corpus, vocab, progress)
-    : M.trainTokenizer(c.bytes!.subarray(0, c.bytes!.length - Math.floor(c.bytes!.length * 0.1)), vocab, progress);
+    : M.trainTokenizer(translator ? bytes! : bytes!.subarray(0, bytes!.length - Math.floor(bytes!.length * 0.1)), vocab, progress);
   if (!t) throw codedError('tokens.cancelled', 'learning the vocabulary was cancelled');
   setNext(ctx, t, c, describe(t, 'trained', ''));
   return t;
