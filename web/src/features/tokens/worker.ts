@@ -24,7 +24,21 @@ export interface TokensState extends CoreState, DataState {
 
 export const initialTokens = (): Pick<TokensState, 'tokens'> => ({ tokens: { next: null, from: null, info: null, flag: null } });
 
-/** What the Tokens view shows: the live model's tokenizer, else the next run's (caller deletes it: a copy). */
+/** The live model's tokenizer described (null: it reads bytes, or there is none); the handle is let go. */
+function liveInfo(st: TokensState): TokenizerInfo | null {
+  const t = st.session?.tokenizer() ?? null;
+  if (!t) return null;
+  try {
+    return describe(t, 'model', '');
+  } finally {
+    t.delete();
+  }
+}
+
+/** What the Tokens view shows: the live model's tokenizer, else the next run's. */
+const shownInfo = (st: TokensState): TokenizerInfo | null => liveInfo(st) ?? (st.tokens.next ? st.tokens.info : null);
+
+/** The tokenizer the view shows (a live model's is a new handle: withShown deletes it). */
 function shown(st: TokensState): { t: Tokenizer; info: TokenizerInfo } | null {
   const live = st.session?.tokenizer() ?? null;
   if (live) return { t: live, info: describe(live, 'model', '') };
@@ -47,7 +61,7 @@ function setNext(ctx: Ctx<TokensState>, t: Tokenizer, from: Corpus | null, info:
   k.next = t;
   k.from = from;
   k.info = info;
-  if (!ctx.state.session?.tokenizer()) ctx.emit('tokenizer', { info });
+  if (!liveInfo(ctx.state)) ctx.emit('tokenizer', { info });
 }
 
 /** A progress callback for the module: events at most every PROGRESS_MS, false once the page cancelled. */
@@ -150,7 +164,7 @@ export function tokensWorker(): WorkerFeature<TokensState> {
         setNext(ctx, t, null, info);
         return info;
       },
-      tokensInfo: (_msg, ctx) => shown(ctx.state)?.info ?? null,
+      tokensInfo: (_msg, ctx) => shownInfo(ctx.state),
       tokensShow(msg, ctx) {
         return withShown(ctx.state, (t) => {
           const all = t.merges().id.length;
@@ -167,8 +181,8 @@ export function tokensWorker(): WorkerFeature<TokensState> {
     }),
     hooks: {
       // the page shows the tokenizer of the model it is told of (or the next run's when it reads bytes)
-      modelShown: (ctx) => ctx.emit('tokenizer', { info: shown(ctx.state)?.info ?? null }),
-      modelDropped: (ctx) => ctx.emit('tokenizer', { info: ctx.state.tokens.info }),
+      modelShown: (ctx) => ctx.emit('tokenizer', { info: shownInfo(ctx.state) }),
+      modelDropped: (ctx) => ctx.emit('tokenizer', { info: shownInfo(ctx.state) }),
     },
   };
 }

@@ -42,6 +42,10 @@ async function attach(ctx: Ctx<WebgpuState>): Promise<void> {
       : coded('gpu.recurrent', 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU');
     return;
   }
+  if (s.config().tokenizer === 'bpe') {   // the GPU's kernels sample and size their buffers for the 256 bytes
+    st.onCpu = coded('gpu.bpe', 'a model of BPE tokens has no GPU plan (its kernels read bytes): it trains on the CPU');
+    return;
+  }
   try {
     const d = await device.get();
     const { GpuBackend } = await import('./gpu-backend');
