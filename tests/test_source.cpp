@@ -298,6 +298,13 @@ TEST_CASE("a file that changes under a run stops the batch without losing the sa
   write_bytes(path, bytes);
   struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
+  // a whole-second modification time, so that putting it back below restores it exactly (Emscripten's
+  // utimensat under Node passes milliseconds: the nanoseconds of the original would be lost)
+  st.st_mtim.tv_nsec = 0;
+  {
+    const struct timespec whole[2] = {st.st_atim, st.st_mtim};
+    REQUIRE(::utimensat(AT_FDCWD, path.c_str(), whole, 0) == 0);
+  }
   data::Dataset d(data::Corpus{std::make_shared<const data::FileSource>(path), nullptr}, 9);
   data::Dataset twin(bytes, 9);
   data::Batch a, b;
