@@ -438,6 +438,8 @@ History History::unpack(const Packed& p, int64_t last_step) {
   if (p.baselines.size() != 5) throw Error(bad + "history.baselines holds " + std::to_string(p.baselines.size()) + " numbers, expected 5");
   for (float v : p.baselines)
     if (!std::isfinite(v) || v < 0) throw Error(bad + "a baseline is negative or not finite");
+  // the counts among them: distinct tokens within the largest vocabulary, tokens within a uint64
+  if (p.baselines[3] > 65536.0f || p.baselines[4] >= 1.8e19f) throw Error(bad + "a baseline's count is out of range");
   const uint64_t K = p.steps.size();
   const uint64_t A = uint64_t(l.attention_bytes());
   auto check = [&](uint64_t have, uint64_t per, const char* what) {
