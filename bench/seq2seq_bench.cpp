@@ -38,7 +38,7 @@ namespace {
 // product densely (the causal and padding blocks the kernels skip included): the work a plain
 // implementation does.
 double step_flops(const model::Seq2SeqDims& d, int B, int S, int T) {
-  const double C = d.n_embd, F = d.d_ff, V = model::Seq2SeqDims::vocab_size;
+  const double C = d.n_embd, F = d.d_ff, V = d.vocab_size;
   const double enc = 2.0 * B * S * (4 * C * C + 2 * C * F) + 4.0 * B * S * S * C;
   const double dec = 2.0 * B * T * (4 * C * C) + 4.0 * B * T * T * C       // self-attention
                      + 2.0 * B * T * 2 * C * C + 2.0 * B * S * 2 * C * C + 4.0 * B * T * S * C  // cross

@@ -138,6 +138,8 @@ std::string usage(const std::string& command) {
   std::string s = "usage:\n";
   if (command.empty() || command == "train") {
     s += "  tinygpt train [--preset NAME] [--data FILE] [--CONFIG_FIELD VALUE ...] [--out FILE] [--resume FILE | --init MODEL] ...\n";
+    s += "  tinygpt train ... --vocab_size N | --tokenizer FILE   BPE tokens: a vocabulary learned from the training split first, or a\n"
+         "      tokenizer.json / tinygpt tokenizer / GPT-2's files (sets tokenizer bpe and its vocab_size; docs/tokenizer.md)\n";
     if (command == "train") s += options_text(kTrain) + config_flags_text();
   }
   if (command.empty() || command == "config") {
@@ -286,15 +288,36 @@ ModelFile read_model_file(const std::string& path) {
   return m;
 }
 
+// --tokenizer FILE (a path, not the config choice bytes / bpe), or "".
+std::string tokenizer_file(const Args& args) {
+  const std::string v = args.str("tokenizer", "");
+  return v == "bytes" || v == "bpe" ? "" : v;
+}
+
 // The config of a new run: --preset (default S) or the --init model file's config, then the config
 // flags. With --init the fields that shape the model come from the file and cannot be given.
-Config new_run_config(const Args& args, const safetensors::File* init) {
+// --tokenizer FILE loads the tokenizer (into *tokenizer) and sets tokenizer bpe and its vocab_size;
+// --vocab_size N above 256 alone sets tokenizer bpe (the run trains one on its text).
+Config new_run_config(const Args& args, const safetensors::File* init, std::shared_ptr<const tok::Tokenizer>* tokenizer = nullptr) {
   if (init && (args.has("preset") || args.has("resume")))
     throw Error("--init starts a new run from a model file: it does not mix with --preset or --resume");
   Config c = init ? safetensors::config_from_metadata(init->metadata) : preset_config(args.str("preset", "S"));
+  const std::string tok_path = tokenizer_file(args);
+  if (!tok_path.empty()) {
+    if (init) throw Error("--tokenizer: with --init the tokenizer comes from the model file");
+    auto t = std::make_shared<const tok::Tokenizer>(tok::Tokenizer::load(tok_path));
+    if (args.has("vocab_size") && args.integer("vocab_size", 0) != t->vocab_size())
+      throw Error("--vocab_size " + args.str("vocab_size", "") + ": the tokenizer " + tok_path + " has " +
+                  std::to_string(t->vocab_size()) + " tokens");
+    c.tokenizer = TokenizerKind::bpe;
+    c.vocab_size = t->vocab_size();
+    if (tokenizer) *tokenizer = std::move(t);
+  } else if (args.has("vocab_size") && !args.has("tokenizer") && !init) {
+    c.tokenizer = args.integer("vocab_size", 256) > 256 ? TokenizerKind::bpe : TokenizerKind::bytes;
+  }
   for (const auto& [name, value] : args.values) {
     const FieldSpec* f = find_field(name);
-    if (!f) continue;
+    if (!f || (name == "tokenizer" && !tok_path.empty())) continue;
     if (init && f->group == FieldGroup::model && name != "seed")
       throw Error("--" + name + ": with --init the model comes from the file (" + name + " " + field_text(c, *f) + ")");
     set_field_text(c, *f, value);
@@ -307,8 +330,8 @@ Config new_run_config(const Args& args, const safetensors::File* init) {
 }
 
 // A new trainer from --preset or --init and the config flags, or the --resume checkpoint with the
-// flags that may change on a live run applied to it.
-std::unique_ptr<train::Trainer> make_trainer(const Args& args, const share::Link* link) {
+// flags that may change on a live run applied to it. *tokenizer: the --tokenizer FILE, loaded.
+std::unique_ptr<train::Trainer> make_trainer(const Args& args, const share::Link* link, std::shared_ptr<const tok::Tokenizer>* tokenizer) {
   if (link) {
     for (const char* other : {"preset", "resume", "init"})
       if (args.has(other)) throw Error(std::string("--from-link sets up the run itself: it does not mix with --") + other);
@@ -323,8 +346,9 @@ std::unique_ptr<train::Trainer> make_trainer(const Args& args, const share::Link
     std::printf("initialised from %s\n", path.c_str());
     return t;
   }
-  if (!args.has("resume")) return std::make_unique<train::Trainer>(new_run_config(args, nullptr));
+  if (!args.has("resume")) return std::make_unique<train::Trainer>(new_run_config(args, nullptr, tokenizer));
   if (args.has("preset")) throw Error("--preset and --resume don't mix: a resumed run keeps its own config");
+  if (args.has("tokenizer")) throw Error("--tokenizer and --resume don't mix: a resumed run reads text with its own tokenizer");
   const std::string path = args.str("resume", "");
   const std::vector<uint8_t> bytes = io::read_file(path);
   auto t = train::Trainer::load(bytes.data(), bytes.size());
@@ -387,8 +411,25 @@ int cmd_train(const Args& args) {
   const bool tune_threads = set_threads(args, /*auto_by_default=*/true);
   std::optional<share::Link> link;
   if (args.has("from-link")) link = share::parse_link(args.str("from-link", ""));
-  std::unique_ptr<train::Trainer> trainer = make_trainer(args, link ? &*link : nullptr);
+  std::shared_ptr<const tok::Tokenizer> tokenizer;
+  std::unique_ptr<train::Trainer> trainer = make_trainer(args, link ? &*link : nullptr, &tokenizer);
   cli::Data data = load_data(args, trainer->kind(), link ? &*link : nullptr);
+  if (trainer->config().tokenizer == TokenizerKind::bpe && !trainer->tokenizer()) {
+    // the run's vocabulary: the --tokenizer file, or learned from its text now (deterministic: a link's
+    // run learns the same one again)
+    if (!tokenizer) {
+      auto text = std::dynamic_pointer_cast<const data::ByteSource>(data.corpus.train);
+      if (!text || data.corpus.val)
+        throw Error("a tokenizer is learned from a text: these are token shards already (give --tokenizer FILE, the one they were packed with)");
+      tokenizer = is_translator(trainer->kind()) ? cli::tokenizer_for_pairs(text, trainer->config().vocab_size)
+                                                 : cli::tokenizer_for_run(text, trainer->config().vocab_size);
+    }
+    trainer->set_tokenizer(tokenizer);
+    if (link) {
+      const Message other = share::check_tokenizer(*link, tokenizer->fingerprint());
+      if (!other.text.empty()) throw Error(other);
+    }
+  }
   const std::string& data_name = data.name;
   // what a --share link says about the text: the built-in one by name, a file by fingerprint and size
   share::Corpus shared_corpus;
@@ -461,7 +502,7 @@ int cmd_train(const Args& args) {
                   c.stateful ? "stateful: the hidden state carries over" : "stateless", (long long)trainer->num_parameters());
     std::printf("data: %s, %llu tokens (%llu train, %llu val)%s%s\n", data_name.c_str(), (unsigned long long)ds.size(),
                 (unsigned long long)ds.train_size(), (unsigned long long)ds.val_size(), ds.val_overlaps_train(c.block_size) ? " (too short for a separate validation split)" : "",
-                data.text && !data.corpus.memory_bytes() ? ", read where it lies" : "");
+                data.text && !data.corpus.memory_bytes() ? (trainer->tokenizer() ? ", its BPE tokens in memory" : ", read where it lies") : "");
   } else if (trainer->kind() == ModelKind::lstm_seq2seq) {
     std::printf("model: lstm_seq2seq, %d encoder + %d decoder LSTM layers of %d units, attention, n_embd %d, block_size %d: %lld parameters\n",
                 c.n_enc_layer, c.n_dec_layer, c.n_hidden, c.n_embd, c.block_size, (long long)trainer->num_parameters());
@@ -486,7 +527,18 @@ int cmd_train(const Args& args) {
   };
   // Each slice ends at the next log line, evaluation or save, so that a line shows exactly what
   // was measured at its step: a validation loss appears on the line of the step it was taken at.
-  const int vocab = is_language_model(trainer->kind()) ? model::kVocab : data::kPairVocab;
+  // Losses in nats per token, and in bits per byte (runs of different vocabularies compare in it).
+  const int vocab = model_vocab(c);
+  if (trainer->tokenizer())
+    std::printf("tokenizer: BPE, %d tokens (%d merges); the validation text has %.4f tokens per byte\n", trainer->tokenizer()->vocab_size(),
+                trainer->tokenizer()->merge_count(), trainer->tokens_per_byte());
+  auto bpb = [&](double nats) -> std::string {
+    const double b = trainer->bits_per_byte(nats);
+    if (!std::isfinite(b)) return "";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " (%.3f bpb)", b);
+    return buf;
+  };
   // seq2seq evaluations also translate held-out pairs
   auto metrics = [](const Evaluation& e) -> std::string {
     if (!std::isfinite(e.exact_match)) return "";
@@ -512,8 +564,8 @@ int cmd_train(const Args& args) {
                                      next_multiple(s0, save_every), stop < 0 ? int64_t(INT64_MAX) : stop});
     const Slice slice = run.advance(target - s0);
     for (const Evaluation& e : slice.evals)
-      if (e.step == 0) std::printf("step      0/%d | val %.4f (ln %d = %.3f)%s\n", c.max_iters, e.loss, vocab, std::log(vocab),
-                                   metrics(e).c_str());
+      if (e.step == 0) std::printf("step      0/%d | val %.4f%s (ln %d = %.3f)%s\n", c.max_iters, e.loss, bpb(e.loss).c_str(), vocab,
+                                   std::log(vocab), metrics(e).c_str());
     for (const train::Rollback& r : slice.rollbacks)
       std::printf("%s%s: rolled back to step %lld, learning rate now x%g\n", tty ? "\n" : "", r.reason.c_str(),
                   (long long)r.restored_step, double(r.lr_scale));
@@ -535,14 +587,16 @@ int cmd_train(const Args& args) {
       double loss = 0;
       for (float l : slice.losses) loss += l;
       loss /= double(std::max<size_t>(1, slice.losses.size()));
-      char val[96] = "";
-      if (evaluated) std::snprintf(val, sizeof val, " | val %.4f%s", slice.evals.back().loss, metrics(slice.evals.back()).c_str());
+      char val[128] = "";
+      if (evaluated)
+        std::snprintf(val, sizeof val, " | val %.4f%s%s", slice.evals.back().loss, bpb(slice.evals.back().loss).c_str(),
+                      metrics(slice.evals.back()).c_str());
       const double fraction = stop > 0 ? double(s) / double(stop) : 1.0;
       show_stats(tty);
       char reading[48] = "";
       if (!stats_shown) std::snprintf(reading, sizeof reading, " | data stats %3.0f%%", 100.0 * stats->fraction());
-      std::printf("%sstep %6lld/%lld | loss %.4f%s | lr %.2e | %7.0f tok/s | %s %3.0f%% | %s elapsed, ETA %s%s%s",
-                  tty ? "\r" : "", (long long)s, (long long)(stop < 0 ? s : stop), loss, val, slice.lr,
+      std::printf("%sstep %6lld/%lld | loss %.4f%s%s | lr %.2e | %7.0f tok/s | %s %3.0f%% | %s elapsed, ETA %s%s%s",
+                  tty ? "\r" : "", (long long)s, (long long)(stop < 0 ? s : stop), loss, bpb(loss).c_str(), val, slice.lr,
                   slice.tokens_per_s, progress_bar(fraction).c_str(), 100.0 * fraction, format_duration(elapsed()).c_str(),
                   format_duration(slice.eta_s).c_str(), reading, tty && !evaluated ? "   " : "\n");
       std::fflush(stdout);
@@ -563,7 +617,8 @@ int cmd_train(const Args& args) {
     std::printf("read: %llu bytes of %s in %lld steps and their evaluations (%.0f bytes a step)\n", (unsigned long long)read,
                 data_name.c_str(), (long long)steps, steps > 0 ? double(read) / double(steps) : 0.0);
   }
-  if (std::isfinite(last_val)) std::printf("final val loss %.4f after %lld steps\n", last_val, (long long)trainer->steps_done());
+  if (std::isfinite(last_val))
+    std::printf("final val loss %.4f%s after %lld steps\n", last_val, bpb(last_val).c_str(), (long long)trainer->steps_done());
   std::printf("trained in %s\n", format_duration(elapsed()).c_str());
   if (!out.empty()) {
     save();
@@ -571,8 +626,12 @@ int cmd_train(const Args& args) {
   }
   if (args.has("share")) {
     const std::vector<float>& losses = trainer->train_losses();
-    const share::Link made{trainer->config(), share::build_variant(), shared_corpus,
-                           std::vector<float>(losses.begin(), losses.begin() + std::ptrdiff_t(std::min(losses.size(), share::kMaxLosses)))};
+    share::Link made{trainer->config(), share::build_variant(), shared_corpus,
+                     std::vector<float>(losses.begin(), losses.begin() + std::ptrdiff_t(std::min(losses.size(), share::kMaxLosses)))};
+    if (trainer->tokenizer()) {  // the replay learns it again and checks it; its check speaks in bits per byte
+      made.tokenizer = trainer->tokenizer()->fingerprint();
+      made.tokens_per_byte = trainer->tokens_per_byte();
+    }
     std::printf("share: %s\n", share::make_link(made, args.str("share", "")).c_str());
   }
   return 0;
@@ -636,17 +695,23 @@ int cmd_sample(const Args& args) {
   if (is_recurrent(trainer->kind())) made.emplace(trainer->recurrent(), o);
   else made.emplace(trainer->model(), o);
   sample::Generator& gen = *made;
-  gen.set_prompt(prompt);
+  const std::vector<int32_t> ids = trainer->encode(prompt);  // a byte model's: the bytes
+  gen.set_prompt_tokens(ids.data(), ids.size());
   std::fwrite(prompt.data(), 1, prompt.size(), stdout);
   const auto t0 = Clock::now();
+  size_t bytes = 0;
   for (long i = 0; i < n; i++) {
-    const sample::Token t = gen.next();
-    std::fputc(t.byte, stdout);
-    if (t.byte == '\n') std::fflush(stdout);
+    const std::string b = trainer->token_bytes(gen.next().id);  // a token's bytes (a BPE token: several)
+    std::fwrite(b.data(), 1, b.size(), stdout);
+    bytes += b.size();
+    if (b.find('\n') != std::string::npos) std::fflush(stdout);
   }
   const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
   std::fflush(stdout);
-  std::fprintf(stderr, "\n[%ld bytes in %.2f s: %.0f bytes/s]\n", n, dt, dt > 0 ? double(n) / dt : 0.0);
+  if (trainer->tokenizer())
+    std::fprintf(stderr, "\n[%ld tokens, %zu bytes in %.2f s: %.0f tokens/s]\n", n, bytes, dt, dt > 0 ? double(n) / dt : 0.0);
+  else
+    std::fprintf(stderr, "\n[%ld bytes in %.2f s: %.0f bytes/s]\n", n, dt, dt > 0 ? double(n) / dt : 0.0);
   return 0;
 }
 
@@ -668,7 +733,7 @@ int cmd_translate(const Args& args) {
   o.top_k = int(args.integer("top_k", 0));
   o.max_len = int(args.integer("max_len", 0));
   o.seed = uint64_t(args.integer("seed", 0));
-  o.validate(trainer->config().block_size);
+  o.validate(trainer->config().block_size, trainer->config().vocab_size + 1);
   auto one = [&](const std::string& source) {
     if (source.empty()) return std::string();
     return trainer->translate(source, o).text;

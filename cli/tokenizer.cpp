@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <iterator>
 
@@ -45,34 +46,61 @@ class ProgressLine {
   double shown_ = -1;
 };
 
-}  // namespace
-
-int tokenizer_train(const std::string& text_path, int vocab, const std::string& out) {
-  const data::FileSource text(text_path);
-  const auto t0 = Clock::now();
-  ProgressLine line;
-  Clock::time_point merging_from{};
-  int phase = -1;
-  const auto progress = [&](const tok::TrainProgress& p) {
-    if (int(p.phase) != phase) {
-      if (phase >= 0) line.end();
-      phase = int(p.phase);
-      line.restart();
-      merging_from = Clock::now();
+// The progress of training: the reading (MB/s, distinct pieces), then the merges.
+class TrainingProgress {
+ public:
+  bool operator()(const tok::TrainProgress& p) {
+    if (int(p.phase) != phase_) {
+      if (phase_ >= 0) line_.end();
+      phase_ = int(p.phase);
+      line_.restart();
     }
     const double f = p.total ? double(p.done) / double(p.total) : 1.0;
     char rate[96];
     if (p.phase == tok::TrainProgress::counting)
-      std::snprintf(rate, sizeof rate, " (%.1f MB/s, %llu distinct pieces)", double(p.done) / 1e6 / std::max(1e-9, seconds_since(t0)),
+      std::snprintf(rate, sizeof rate, " (%.1f MB/s, %llu distinct pieces)", double(p.done) / 1e6 / std::max(1e-9, seconds_since(t0_)),
                     (unsigned long long)p.pieces);
     else
       std::snprintf(rate, sizeof rate, " (%llu of %llu merges)", (unsigned long long)p.done, (unsigned long long)p.total);
-    line.show(p.phase == tok::TrainProgress::counting ? "reading the text" : "merging", f, rate);
+    line_.show(p.phase == tok::TrainProgress::counting ? "reading the text" : "merging", f, rate);
     return true;
-  };
-  const std::optional<tok::Tokenizer> t = tok::train_bpe(text, vocab, progress);
-  line.end();
-  const double s = seconds_since(t0);
+  }
+  void end() { line_.end(); }
+  double seconds() const { return seconds_since(t0_); }
+
+ private:
+  ProgressLine line_;
+  int phase_ = -1;
+  Clock::time_point t0_ = Clock::now();
+};
+
+}  // namespace
+
+std::shared_ptr<const tok::Tokenizer> tokenizer_for_run(const std::shared_ptr<const data::ByteSource>& text, int vocab) {
+  TrainingProgress progress;
+  std::optional<tok::Tokenizer> t = tok::train_on_training_split(text, vocab, std::ref(progress));
+  progress.end();
+  const tok::Stats& st = t->training_stats();
+  std::printf("tokenizer: %d merges learned from the training split in %.2f s: %.3f bytes per token (%.3f tokens per byte)\n",
+              t->merge_count(), progress.seconds(), st.bytes_per_token(), st.tokens_per_byte());
+  return std::make_shared<const tok::Tokenizer>(std::move(*t));
+}
+
+std::shared_ptr<const tok::Tokenizer> tokenizer_for_pairs(const std::shared_ptr<const data::ByteSource>& tsv, int vocab) {
+  TrainingProgress progress;
+  std::optional<tok::Tokenizer> t = tok::train_bpe(*tsv, vocab, std::ref(progress));
+  progress.end();
+  std::printf("tokenizer: %d merges learned from the pairs (sources and targets share them) in %.2f s\n", t->merge_count(),
+              progress.seconds());
+  return std::make_shared<const tok::Tokenizer>(std::move(*t));
+}
+
+int tokenizer_train(const std::string& text_path, int vocab, const std::string& out) {
+  const data::FileSource text(text_path);
+  TrainingProgress progress;
+  const std::optional<tok::Tokenizer> t = tok::train_bpe(text, vocab, std::ref(progress));
+  progress.end();
+  const double s = progress.seconds();
   const tok::Stats& st = t->training_stats();
   if (ends_with(out, ".json")) {
     const std::string json = t->to_hf_json();

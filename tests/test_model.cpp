@@ -155,7 +155,7 @@ TEST_CASE("a tiny corpus is memorised (loss < 0.05)", "[model][train]") {
   sample::Options greedy;
   greedy.temperature = 0.0f;
   std::string out = "T";
-  for (const sample::Token& tok : t.generate("T", int(text.size()) - 1, greedy)) out += char(tok.byte);
+  for (const sample::Token& tok : t.generate("T", int(text.size()) - 1, greedy)) out += char(tok.id);
   CHECK(out == text);
 }
 
@@ -222,10 +222,10 @@ TEST_CASE("generation past the context keeps using the last block_size bytes", "
       const int expected = int(std::max_element(last, last + 256) - last);
       const sample::Token tok = gen.next();
       INFO("keep " << keep << " step " << step);
-      REQUIRE(int(tok.byte) == expected);
+      REQUIRE(tok.id == expected);
       // the generator's window: the last 8 bytes, or after a rebuild the last `keep` bytes growing back to 8
       const int k = keep == 0 ? 4 : keep;
-      window.push_back(tok.byte);
+      window.push_back(uint8_t(tok.id));
       if (int(window.size()) > 8) window.erase(window.begin(), window.end() - k);
     }
   }

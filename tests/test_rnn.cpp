@@ -357,15 +357,15 @@ TEST_CASE("generation from the hidden state follows the forward pass token by to
     greedy.temperature = 0.0f;
     const std::vector<sample::Token> out = sample::generate(m, "ab", 20, greedy);
     std::vector<int32_t> text = {'a', 'b'};
-    for (const sample::Token& tok : out) text.push_back(tok.byte);
+    for (const sample::Token& tok : out) text.push_back(tok.id);
     nn::GradMode no_grad(false);
     nn::Arena a;
     nn::Tensor logits = m.forward_logits(a, text.data(), 1, int(text.size()) - 1);  // (1, 21, V)
     nn::Tensor probs = nn::softmax_lastdim(a, logits);
     for (size_t i = 0; i < out.size(); i++) {
       const float* p = probs.data() + (i + 1) * 256;  // after "ab" and the i bytes before
-      CHECK(out[i].prob == Approx(p[out[i].byte]).margin(1e-5));
-      CHECK(p[out[i].byte] >= *std::max_element(p, p + 256) - 1e-5f);
+      CHECK(out[i].prob == Approx(p[out[i].id]).margin(1e-5));
+      CHECK(p[out[i].id] >= *std::max_element(p, p + 256) - 1e-5f);
     }
   }
 }

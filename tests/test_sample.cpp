@@ -90,8 +90,8 @@ TEST_CASE("generation is reproducible for a seed and reports the model's probabi
   REQUIRE(a.size() == 40);
   bool all_same = true, any_diff = false;
   for (size_t i = 0; i < a.size(); i++) {
-    all_same = all_same && a[i].byte == b[i].byte && a[i].prob == b[i].prob;
-    any_diff = any_diff || a[i].byte != d[i].byte;
+    all_same = all_same && a[i].id == b[i].id && a[i].prob == b[i].prob;
+    any_diff = any_diff || a[i].id != d[i].id;
     CHECK(a[i].prob > 0.0f);
     CHECK(a[i].top_probs[0] >= a[i].top_probs[1]);
     CHECK(a[i].top_probs[3] >= a[i].top_probs[4]);

@@ -287,7 +287,7 @@ TEST_CASE("a padded batch gives every pair exactly the logits it gets alone", "[
   nn::GradMode no_grad(false);
   nn::Arena arena;
   nn::Tensor logits = m.forward_logits(arena, batch.src.data(), batch.tgt_in.data(), 3, 5, 6);  // (3, 6, V)
-  const int V = model::Seq2SeqDims::vocab_size;
+  const int V = data::kPairVocab;
   const std::vector<std::string> src = {"abc", "hello", "z"}, tgt = {"cba", "olleh", "zz"};
   double worst = 0;
   for (int b = 0; b < 3; b++) {
@@ -340,7 +340,7 @@ TEST_CASE("KV-cached decoding gives the full forward pass's logits position by p
   model::Seq2Seq m(small_dims(2, 2, 2, 16, 24, 8, 6));
   perturb(m, 0.05, 1);
   const data::PairBatch batch = three_pairs();
-  const int B = 3, S = 5, T = 6, V = model::Seq2SeqDims::vocab_size;
+  const int B = 3, S = 5, T = 6, V = data::kPairVocab;
   nn::GradMode no_grad(false);
   nn::Arena arena;
   nn::Tensor full = m.forward_logits(arena, batch.src.data(), batch.tgt_in.data(), B, S, T);  // (B, T, V)
@@ -385,7 +385,7 @@ TEST_CASE("KV-cached decoding gives the full forward pass's logits position by p
 TEST_CASE("reordering decoding rows carries each hypothesis's keys and values along", "[seq2seq]") {
   model::Seq2Seq m(small_dims(1, 2, 2, 16, 16, 8, 8));
   const std::vector<int32_t> src = {'h', 'i', '!'};
-  const int V = model::Seq2SeqDims::vocab_size;
+  const int V = data::kPairVocab;
   // three rows sharing the source; they diverge, then row r continues row parent[r]
   model::Seq2SeqCache cache;
   m.start_decoding(cache, src.data(), 3, 3, true);
@@ -421,7 +421,7 @@ double sequence_log_prob(model::Seq2Seq& m, const std::string& source, const std
   nn::GradMode no_grad(false);
   nn::Arena arena;
   nn::Tensor logits = m.forward_logits(arena, b.src.data(), b.tgt_in.data(), 1, b.S, b.T);
-  const int V = model::Seq2SeqDims::vocab_size;
+  const int V = data::kPairVocab;
   double total = 0;
   const int steps = int(text.size()) + (with_eos ? 1 : 0);
   for (int t = 0; t < steps; t++) {

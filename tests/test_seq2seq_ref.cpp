@@ -185,7 +185,7 @@ TEST_CASE("KV-cached seq2seq decoding reproduces PyTorch's logits position by po
   const std::vector<int32_t>& tgt_in = fx.ints("tgt_in");
   const std::vector<int32_t>& tgt_out = fx.ints("tgt_out");
   const std::vector<float>& want = fx.floats("logits");
-  const int V = model::Seq2SeqDims::vocab_size;
+  const int V = data::kPairVocab;
   std::vector<float> got, ref;
   for (int b = 0; b < s.B; b++) {
     int len = 0;  // the source without its padding

@@ -72,6 +72,22 @@ std::vector<uint8_t> hand_shard(const std::vector<uint32_t>& tokens, int version
   return b;
 }
 
+// Sets a file's times and says whether its modification time reads back as asked. Emscripten 3.1.6's
+// utimensat under NODERAWFS hands Node milliseconds where Node takes seconds (the file lands in the
+// far future): then it is asked again with the seconds spelled so that its milliseconds are them.
+bool set_times(const std::string& path, struct timespec atime, struct timespec mtime) {
+  auto reads_back = [&] {
+    struct stat now {};
+    return ::stat(path.c_str(), &now) == 0 && now.st_mtim.tv_sec == mtime.tv_sec && now.st_mtim.tv_nsec == mtime.tv_nsec;
+  };
+  const struct timespec asked[2] = {atime, mtime};
+  if (::utimensat(AT_FDCWD, path.c_str(), asked, 0) != 0) return false;
+  if (reads_back()) return true;
+  auto as_ms = [](struct timespec t) { return timespec{t.tv_sec / 1000, long(t.tv_sec % 1000) * 1000000}; };
+  const struct timespec spelled[2] = {as_ms(atime), as_ms(mtime)};
+  return ::utimensat(AT_FDCWD, path.c_str(), spelled, 0) == 0 && reads_back();
+}
+
 std::string code_of(const std::function<void()>& f) {
   try {
     f();
@@ -208,6 +224,11 @@ TEST_CASE("llm.c shards: the reader reads hand-made files, the writer writes the
   big.read(0, 2, got.data());
   CHECK(got[0] == 100000);
   CHECK(got[1] == 5);
+  // a uint32 token past 2^31 is no vocabulary's: refused as itself, never read as a negative id
+  write_bytes(dir.file("huge.bin"), hand_shard({5, 0xFF000000u}, 2));
+  data::ShardSource huge({data::read_shard_header(dir.file("huge.bin"))});
+  CHECK(code_of([&] { huge.read(0, 2, got.data()); }) == "corpus.vocab");
+  CHECK_THROWS_WITH(huge.read(1, 1, got.data()), Catch::Contains("token 4278190080"));
 
   // the writer: a text's bytes as shards of at most 4 tokens, the last 10% for validation
   const std::vector<uint8_t> text = {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't'};
@@ -304,6 +325,10 @@ TEST_CASE("a file that changes under a run stops the batch without losing the sa
   write_bytes(path, bytes);
   struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
+  // a whole-second modification time, so that putting it back below restores it exactly (stat under
+  // Emscripten reports whole seconds)
+  st.st_mtim.tv_nsec = 0;
+  REQUIRE(set_times(path, st.st_atim, st.st_mtim));
   data::Dataset d(data::Corpus{std::make_shared<const data::FileSource>(path), nullptr}, 9);
   data::Dataset twin(bytes, 9);
   data::Batch a, b;
@@ -314,9 +339,9 @@ TEST_CASE("a file that changes under a run stops the batch without losing the sa
   std::vector<uint8_t> edited = bytes;
   edited[5000] = '!';
   write_bytes(path, edited);
-  struct timespec times[2] = {st.st_atim, st.st_mtim};
-  times[1].tv_sec += 5;
-  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+  struct timespec later = st.st_mtim;
+  later.tv_sec += 5;
+  REQUIRE(set_times(path, st.st_atim, later));
   const data::Rng::State before = d.rng_state();
   CHECK(code_of([&] { d.sample_batch(4, 16, a); }) == "corpus.file_changed");
   CHECK(d.rng_state() == before);
@@ -324,8 +349,7 @@ TEST_CASE("a file that changes under a run stops the batch without losing the sa
   // put back as it was: the run goes on exactly as one that never stopped (not under Node:
   // Emscripten 3.1.6's utimensat does not give back the nanoseconds its stat reported)
   write_bytes(path, bytes);
-  times[1] = st.st_mtim;
-  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+  REQUIRE(set_times(path, st.st_atim, st.st_mtim));
   d.sample_batch(4, 16, a);
   twin.sample_batch(4, 16, b);
   CHECK(a.x == b.x);

@@ -386,14 +386,14 @@ TEST_CASE("the branch tree's greedy path is the sampler's, past window rebuilds,
   for (int i = 0; i < n; i++) {
     const watch::BranchTree::Node& nd = tree.node(node);
     for (int k = 0; k < 5; k++) {
-      CHECK(nd.top_tokens[size_t(k)] == want[size_t(i)].top_bytes[k]);
+      CHECK(nd.top_tokens[size_t(k)] == want[size_t(i)].top_ids[k]);
       CHECK(nd.top_probs[size_t(k)] == Approx(want[size_t(i)].top_probs[k]).margin(1e-5));
     }
-    node = tree.extend(node, want[size_t(i)].byte);
+    node = tree.extend(node, want[size_t(i)].id);
     CHECK(tree.node(node).prob == Approx(want[size_t(i)].prob).margin(1e-5));
   }
   std::string generated;
-  for (const sample::Token& tok : want) generated += char(tok.byte);
+  for (const sample::Token& tok : want) generated += char(tok.id);
   const std::vector<uint8_t> got = tree.text(node);
   CHECK(std::string(got.begin(), got.end()) == prompt + generated);
   // within a window a step costs one position; a rebuild re-reads window_keep = 8 bytes
@@ -418,7 +418,7 @@ TEST_CASE("the branch tree's greedy path is the sampler's, past window rebuilds,
   sample::Generator g(m, o);
   g.set_prompt(branch_text.data(), branch_text.size());
   const sample::Token next = g.next();
-  CHECK(tree.node(b2).top_tokens[0] == next.top_bytes[0]);
+  CHECK(tree.node(b2).top_tokens[0] == next.top_ids[0]);
   CHECK(tree.node(b2).top_probs[0] == Approx(next.top_probs[0]).margin(1e-5));
   CHECK_THROWS_WITH(tree.extend(999, 1), Catch::Contains("no node 999"));
   CHECK_THROWS_WITH(tree.extend(0, 256), Catch::Contains("cannot be generated"));

@@ -4,6 +4,7 @@
 #include "common.h"
 #include "data.h"
 #include "tinygpt/estimate.h"
+#include "tokenizer.h"
 
 namespace tinygpt::js {
 
@@ -26,6 +27,8 @@ val preflight_to_js(const Preflight& p) {
     o.set("firstStepMs", p.first_step_ms);
     o.set("msPerStep", p.ms_per_step);
     o.set("tokensPerSec", p.tokens_per_s);
+    o.set("tokensPerByte", p.tokens_per_byte);
+    o.set("bytesPerSec", p.bytes_per_s);
     o.set("msPerEval", p.ms_per_eval);
     o.set("evaluations", double(p.evaluations));
     o.set("totalSeconds", p.total_s);
@@ -37,19 +40,26 @@ val preflight_to_js(const Preflight& p) {
     return o;
 }
 
-val preflight_js(const val& config, const val& corpus, double budget_ms) {
+// A bpe config's tokenizer: the one given (a Tokenizer), else null: a stand-in from the text's beginning.
+std::shared_ptr<const tok::Tokenizer> tokenizer_of(const val& tokenizer) {
+  if (tokenizer.isNull() || tokenizer.isUndefined()) return nullptr;
+  return tokenizer.as<const Tokenizer&>().t;
+}
+
+val preflight_js(const val& config, const val& corpus, double budget_ms, const val& tokenizer) {
   return guarded([&] {
     const ConfigAndLimit c = parse_config(config);
     const std::vector<uint8_t> bytes = bytes_from(corpus, "the corpus");
-    return preflight_to_js(preflight(c.config, bytes.data(), bytes.size(), budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit));
+    return preflight_to_js(preflight(c.config, bytes.data(), bytes.size(), budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit,
+                                     tokenizer_of(tokenizer)));
   });
 }
 
-// preflightCorpus(config, corpus: Corpus, budgetMs): the same on a corpus read a window at a time
-val preflight_corpus_js(const val& config, const Corpus& corpus, double budget_ms) {
+// preflightCorpus(config, corpus: Corpus, budgetMs, tokenizer): the same on a corpus read a window at a time
+val preflight_corpus_js(const val& config, const Corpus& corpus, double budget_ms, const val& tokenizer) {
   return guarded([&] {
     const ConfigAndLimit c = parse_config(config);
-    return preflight_to_js(preflight(c.config, corpus.corpus, budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit));
+    return preflight_to_js(preflight(c.config, corpus.corpus, budget_ms > 0 ? budget_ms : 1000.0, c.memory_limit, tokenizer_of(tokenizer)));
   });
 }
 

@@ -58,7 +58,8 @@ void bind_runs(const SessionClass& c) {
 namespace {
 
 // What a checkpoint holds, from its header: {version, config, step, corpusFingerprint (16 hex
-// digits), corpusSize, parameters, historySnapshots}. Throws the loader's message for a bad file.
+// digits), corpusSize, parameters, historySnapshots, tokenizerFingerprint ('' for bytes),
+// tokensPerByte}. Throws the loader's message for a bad file (a BPE run without its tokenizer too).
 val describe_checkpoint(const val& bytes) {
   return guarded([&] {
     const std::vector<uint8_t> b = bytes_from(bytes, "the checkpoint");
@@ -73,6 +74,10 @@ val describe_checkpoint(const val& bytes) {
     o.set("corpusSize", double(s.corpus_size));
     o.set("parameters", double(s.num_parameters));
     o.set("historySnapshots", double(s.history_snapshots));
+    char tok[17] = "";
+    if (s.tokenizer_fingerprint) std::snprintf(tok, sizeof tok, "%016llx", (unsigned long long)s.tokenizer_fingerprint);
+    o.set("tokenizerFingerprint", std::string(tok));
+    o.set("tokensPerByte", s.tokens_per_byte);
     return o;
   });
 }

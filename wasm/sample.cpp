@@ -1,5 +1,6 @@
 // sample.cpp — the sample feature: generation from a session's model, whole or streamed
-// (sample::Generator), each byte with its probability and the five likeliest.
+// (sample::Generator), each token with its probability and the five likeliest. A byte model's
+// tokens are bytes; a BPE model's are its tokenizer's ids, several bytes each.
 #include "common.h"
 #include "session.h"
 
@@ -17,25 +18,39 @@ sample::Options parse_sample_options(const val& o) {
 
 namespace {
 
-// {bytes: Uint8Array (n), probs: Float32Array (n), topBytes: Uint8Array (n, 5), topProbs: Float32Array (n, 5)}
-val tokens_to_js(const std::vector<sample::Token>& toks) {
+// {tokens: Int32Array (n), bytes: Uint8Array (the tokens' bytes, one after the other), ends:
+// Uint32Array (n) (token i's bytes end there), probs: Float32Array (n), topTokens: Int32Array (n, 5),
+// topProbs: Float32Array (n, 5)}. A byte model: bytes[i] is token i.
+val tokens_to_js(const train::Trainer& t, const std::vector<sample::Token>& toks) {
   const size_t n = toks.size();
-  std::vector<uint8_t> bytes(n), top_bytes(n * 5);
+  std::vector<int32_t> ids(n), top(n * 5);
+  std::vector<uint32_t> ends(n);
   std::vector<float> probs(n), top_probs(n * 5);
+  std::string bytes;
   for (size_t i = 0; i < n; i++) {
-    bytes[i] = toks[i].byte;
+    ids[i] = toks[i].id;
+    bytes += t.token_bytes(toks[i].id);
+    ends[i] = uint32_t(bytes.size());
     probs[i] = toks[i].prob;
     for (size_t k = 0; k < 5; k++) {
-      top_bytes[i * 5 + k] = toks[i].top_bytes[k];
+      top[i * 5 + k] = toks[i].top_ids[k];
       top_probs[i * 5 + k] = toks[i].top_probs[k];
     }
   }
   val r = val::object();
-  r.set("bytes", copy_to_js("Uint8Array", bytes.data(), n));
+  r.set("tokens", copy_to_js("Int32Array", ids.data(), n));
+  r.set("bytes", copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  r.set("ends", copy_to_js("Uint32Array", ends.data(), n));
   r.set("probs", copy_to_js("Float32Array", probs.data(), n));
-  r.set("topBytes", copy_to_js("Uint8Array", top_bytes.data(), n * 5));
+  r.set("topTokens", copy_to_js("Int32Array", top.data(), n * 5));
   r.set("topProbs", copy_to_js("Float32Array", top_probs.data(), n * 5));
   return r;
+}
+
+// The prompt's tokens: its bytes, or its encoding by the run's tokenizer.
+std::vector<int32_t> prompt_tokens(const train::Trainer& t, const val& prompt) {
+  const std::vector<uint8_t> p = bytes_from(prompt, "the prompt");
+  return t.encode(std::string_view(reinterpret_cast<const char*>(p.data()), p.size()));
 }
 
 // A generator on the session's language model: TinyGPT's KV cache or a recurrent model's state.
@@ -48,23 +63,23 @@ std::unique_ptr<sample::Generator> make_generator(const train::Trainer& t, const
 
 val Session::generate(const val& prompt, int n, const val& options) {
   return guarded([&] {
-    if (n < 0) throw Error("the number of bytes to generate must be >= 0");
-    std::vector<uint8_t> p = bytes_from(prompt, "the prompt");
+    if (n < 0) throw Error("the number of tokens to generate must be >= 0");
+    const std::vector<int32_t> p = prompt_tokens(*trainer_, prompt);
     std::unique_ptr<sample::Generator> gen = make_generator(*trainer_, parse_sample_options(options));
-    gen->set_prompt(p.data(), p.size());
+    gen->set_prompt_tokens(p.data(), p.size());
     std::vector<sample::Token> toks;
     toks.reserve(size_t(n));
     for (int i = 0; i < n; i++) toks.push_back(gen->next());
-    return tokens_to_js(toks);
+    return tokens_to_js(*trainer_, toks);
   });
 }
 
 // Streaming generation: beginGeneration once, then generateNext(k) for each chunk.
 void Session::beginGeneration(const val& prompt, const val& options) {
   guarded([&] {
-    std::vector<uint8_t> p = bytes_from(prompt, "the prompt");
+    const std::vector<int32_t> p = prompt_tokens(*trainer_, prompt);
     auto gen = make_generator(*trainer_, parse_sample_options(options));
-    gen->set_prompt(p.data(), p.size());
+    gen->set_prompt_tokens(p.data(), p.size());
     generator_ = std::move(gen);
     generator_step_ = trainer_->steps_done();
   });
@@ -79,7 +94,7 @@ val Session::generateNext(int k) {
     std::vector<sample::Token> toks;
     toks.reserve(size_t(k));
     for (int i = 0; i < k; i++) toks.push_back(generator_->next());
-    return tokens_to_js(toks);
+    return tokens_to_js(*trainer_, toks);
   });
 }
 

@@ -50,6 +50,24 @@ void Session::useCorpus(const Corpus& corpus) {
   guarded([&] { trainer_->set_corpus(corpus.corpus); });
 }
 
+void Session::setTokenizer(const Tokenizer& tokenizer) {
+  guarded([&] { trainer_->set_tokenizer(tokenizer.t); });
+}
+
+val Session::tokenizer() const {
+  if (!trainer_->tokenizer()) return val::null();
+  return val(Tokenizer{trainer_->shared_tokenizer()});
+}
+
+val Session::tokenTexts(const val& ids) const {
+  return guarded([&] {
+    val out = val::array();
+    const size_t n = ids["length"].as<size_t>();
+    for (size_t i = 0; i < n; i++) out.call<void>("push", trainer_->token_text(ids[i].as<int32_t>()));
+    return out;
+  });
+}
+
 // null when the corpus is the one the loaded checkpoint was trained on (or there is no checkpoint),
 // else {message, code, args}: what differs.
 val Session::corpusMismatch() const {
@@ -59,16 +77,19 @@ val Session::corpusMismatch() const {
 
 val Session::config() const { return config_to_js(trainer_->config()); }
 
-// {train: Float32Array (one per step), valSteps: Float64Array, valLosses, valExactMatch, valCer: Float32Array}
+// {train: Float32Array (one per step), valSteps: Float64Array, valLosses, valExactMatch, valCer,
+// valBitsPerByte: Float32Array, tokensPerByte}: losses in nats per token; bits per byte = loss x
+// tokensPerByte / ln 2 (NaN / 0 while the run's tokens per byte is not known)
 val Session::history() const {
   const auto& tl = trainer_->train_losses();
   std::vector<double> steps;
-  std::vector<float> losses, exact, cer;
+  std::vector<float> losses, exact, cer, bpb;
   for (const train::ValPoint& p : trainer_->val_losses()) {
     steps.push_back(double(p.step));
     losses.push_back(p.loss);
     exact.push_back(p.exact_match);
     cer.push_back(p.cer);
+    bpb.push_back(float(trainer_->bits_per_byte(p.loss)));
   }
   val o = val::object();
   o.set("train", copy_to_js("Float32Array", tl.data(), tl.size()));
@@ -76,6 +97,8 @@ val Session::history() const {
   o.set("valLosses", copy_to_js("Float32Array", losses.data(), losses.size()));
   o.set("valExactMatch", copy_to_js("Float32Array", exact.data(), exact.size()));  // NaN for gpt
   o.set("valCer", copy_to_js("Float32Array", cer.data(), cer.size()));
+  o.set("valBitsPerByte", copy_to_js("Float32Array", bpb.data(), bpb.size()));
+  o.set("tokensPerByte", trainer_->tokens_per_byte());
   return o;
 }
 
@@ -93,7 +116,11 @@ void bind_session(const SessionClass& c) {
       .function("step", &Session::step)
       .function("numParameters", &Session::numParameters)
       .function("history", &Session::history)
-      .function("kind", &Session::kind);
+      .function("kind", &Session::kind)
+      .function("setTokenizer", &Session::setTokenizer)
+      .function("tokenizer", &Session::tokenizer)
+      .function("tokensPerByte", &Session::tokensPerByte)
+      .function("tokenTexts", &Session::tokenTexts);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
 #include "data.h"
+#include "tokenizer.h"
 
 namespace tinygpt::js {
 
@@ -44,6 +45,11 @@ class Session {
   double numParameters() const { return double(trainer_->num_parameters()); }
   val history() const;
   std::string kind() const { return model_kind_name(trainer_->kind()); }
+  // The run's tokenizer (tokenizer bpe): give it before the corpus; a checkpoint brings its own.
+  void setTokenizer(const Tokenizer& tokenizer);
+  val tokenizer() const;  // a Tokenizer sharing the run's, or null (bytes)
+  double tokensPerByte() const { return trainer_->tokens_per_byte(); }
+  val tokenTexts(const val& ids) const;  // labels of tokens (token_text), bytes or BPE
 
   // ---- train.cpp ----
   val advance(double max_steps, double budget_ms);

@@ -1,6 +1,7 @@
 // share.cpp — the share feature: runs as links (core/include/tinygpt/share.h). The page makes,
 // parses and checks links with the same functions as `tinygpt train --from-link URL`. A link in JS:
-//   {config, variant, corpus: {builtin, fingerprint (16 hex digits), size, name}, losses: Float32Array}
+//   {config, variant, corpus: {builtin, fingerprint (16 hex digits), size, name}, losses: Float32Array,
+//    tokenizer: '' or 16 hex digits (a BPE run's tokenizer fingerprint), tokensPerByte (0: not given)}
 #include <cstdio>
 #include <cstdlib>
 
@@ -24,6 +25,10 @@ val link_to_js(const share::Link& l) {
   o.set("variant", l.variant);
   o.set("corpus", corpus);
   o.set("losses", copy_to_js("Float32Array", l.losses.data(), l.losses.size()));
+  char tok[17] = "";
+  if (l.tokenizer) std::snprintf(tok, sizeof tok, "%016llx", (unsigned long long)l.tokenizer);
+  o.set("tokenizer", std::string(tok));
+  o.set("tokensPerByte", l.tokens_per_byte);
   return o;
 }
 
@@ -51,10 +56,26 @@ share::Link link_from_js(const val& o) {
   l.corpus = corpus_from_js(o["corpus"]);
   const val losses = o["losses"];
   if (!losses.isUndefined() && !losses.isNull()) l.losses = floats_from(losses, "the link's losses");
+  if (o["tokenizer"].isString() && !o["tokenizer"].as<std::string>().empty()) {
+    const std::string hex = o["tokenizer"].as<std::string>();
+    char* end = nullptr;
+    l.tokenizer = std::strtoull(hex.c_str(), &end, 16);
+    if (hex.size() != 16 || *end) throw Error("the link's tokenizer must be 16 hex digits");
+  }
+  l.tokens_per_byte = number_field(o, "tokensPerByte", 0);
   return l;
 }
 
 std::string build_variant_js() { return share::build_variant(); }
+
+// checkTokenizer(link, fingerprint: 16 hex digits | '') -> null, or {message, code, args}: another tokenizer
+val check_tokenizer_js(const val& link, const std::string& fingerprint) {
+  return guarded([&] {
+    const share::Link l = link_from_js(link);
+    const Message m = share::check_tokenizer(l, fingerprint.empty() ? 0 : std::strtoull(fingerprint.c_str(), nullptr, 16));
+    return m.text.empty() ? val::null() : coded_to_js(m.text, m.code, m.args);
+  });
+}
 
 std::string make_share_link(const val& link, const std::string& base) {
   return guarded([&] { return share::make_link(link_from_js(link), base); });
@@ -79,6 +100,8 @@ val check_replay_js(const val& link, const val& losses, const std::string& varia
     o.set("divergedAt", double(r.diverged_at));
     o.set("linkLoss", r.link_loss);
     o.set("runLoss", r.run_loss);
+    o.set("linkBitsPerByte", r.link_bpb);
+    o.set("runBitsPerByte", r.run_bpb);
     o.set("sameVariant", r.same_variant);
     o.set("maxDifference", r.max_difference);
     o.set("final", r.final);
@@ -96,4 +119,5 @@ EMSCRIPTEN_BINDINGS(tinygpt_share) {
   emscripten::function("makeShareLink", &make_share_link);
   emscripten::function("parseShareLink", &parse_share_link);
   emscripten::function("checkReplay", &check_replay_js);
+  emscripten::function("checkTokenizer", &check_tokenizer_js);
 }

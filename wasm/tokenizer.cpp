@@ -7,93 +7,11 @@
 #include "common.h"
 #include "data.h"
 #include "tinygpt/tokenizer.h"
+#include "tokenizer.h"
 
 namespace tinygpt::js {
 
 namespace {
-
-struct Tokenizer {
-  std::shared_ptr<const tok::Tokenizer> t = std::make_shared<const tok::Tokenizer>();
-
-  double vocabSize() const { return t->vocab_size(); }
-  double idCount() const { return t->id_count(); }
-  val encode(const val& bytes) const {
-    return guarded([&] {
-      const std::vector<uint8_t> b = bytes_from(bytes, "encode: the text");
-      std::vector<int32_t> ids;
-      ids.reserve(b.size() / 3 + 1);
-      t->encode(b.data(), b.size(), ids);
-      return copy_to_js("Int32Array", ids.data(), ids.size());
-    });
-  }
-  val decode(const val& ids) const {
-    return guarded([&] {
-      if (!ids.instanceof(val::global("Int32Array")) && !ids.isArray()) throw Error("decode: the ids must be an Int32Array or an array of numbers");
-      std::vector<int32_t> v(ids["length"].as<size_t>());
-      for (size_t i = 0; i < v.size(); i++) v[i] = ids[i].as<int32_t>();
-      const std::string b = t->decode(v);
-      return copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(b.data()), b.size());
-    });
-  }
-  std::string tokenText(int id) const {
-    return guarded([&] { return t->token_text(id); });
-  }
-  val tokenBytes(int id) const {
-    return guarded([&] {
-      const std::string& b = t->token_bytes(id);
-      return copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(b.data()), b.size());
-    });
-  }
-  // {left, right, id, count}: the merges in the order learned, as parallel arrays
-  val merges() const {
-    const auto& m = t->merges();
-    std::vector<int32_t> left(m.size()), right(m.size()), id(m.size());
-    std::vector<double> count(m.size());
-    for (size_t i = 0; i < m.size(); i++) left[i] = m[i].left, right[i] = m[i].right, id[i] = m[i].id, count[i] = double(m[i].count);
-    val o = val::object();
-    o.set("left", copy_to_js("Int32Array", left.data(), left.size()));
-    o.set("right", copy_to_js("Int32Array", right.data(), right.size()));
-    o.set("id", copy_to_js("Int32Array", id.data(), id.size()));
-    o.set("count", copy_to_js("Float64Array", count.data(), count.size()));
-    return o;
-  }
-  val specials() const {
-    val out = val::array();
-    for (const tok::SpecialToken& s : t->specials()) {
-      val o = val::object();
-      o.set("text", s.text);
-      o.set("id", s.id);
-      out.call<void>("push", o);
-    }
-    return out;
-  }
-  val trainingStats() const {
-    val o = val::object();
-    o.set("bytes", double(t->training_stats().bytes));
-    o.set("tokens", double(t->training_stats().tokens));
-    return o;
-  }
-  // [begin0, end0, begin1, end1, ...]: where the pre-tokenization rule cuts the text
-  val pieces(const val& bytes) const {
-    return guarded([&] {
-      const std::vector<uint8_t> b = bytes_from(bytes, "pieces: the text");
-      std::vector<int32_t> out;
-      for (const auto& [s, e] : tok::pretokenize(std::string_view(reinterpret_cast<const char*>(b.data()), b.size())))
-        out.push_back(int32_t(s)), out.push_back(int32_t(e));
-      return copy_to_js("Int32Array", out.data(), out.size());
-    });
-  }
-  std::string toJson() const { return t->to_hf_json(); }
-  val serialize() const {
-    const std::vector<uint8_t> b = t->serialize();
-    return copy_to_js("Uint8Array", b.data(), b.size());
-  }
-  std::string fingerprint() const {
-    char b[17];
-    std::snprintf(b, sizeof b, "%016llx", (unsigned long long)t->fingerprint());
-    return b;
-  }
-};
 
 // progress(info) for a JS callback (or null): info {phase: 'counting' | 'merging', done, total,
 // pieces}; a callback that returns false stops.
@@ -132,6 +50,20 @@ val train_tokenizer_on_corpus(const Corpus& corpus, int vocab, const val& progre
     if (!text || corpus.corpus.val)
       throw Error(coded("tokenizer.not_text", {}, "a vocabulary is learned from a text, and these are token shards"));
     return train_on(*text, vocab, progress);
+  });
+}
+
+// trainTokenizerForRun(corpus, vocabSize, progress | null): a run's tokenizer, learned from the
+// training split of its text only (tok::train_on_training_split: the bytes before the last tenth), as
+// `tinygpt train --vocab_size N` learns it: the same text gives the same tokenizer in both.
+val train_tokenizer_for_run(const Corpus& corpus, int vocab, const val& progress) {
+  return guarded([&] {
+    auto text = std::dynamic_pointer_cast<const data::ByteSource>(corpus.corpus.train);
+    if (!text || corpus.corpus.val)
+      throw Error(coded("tokenizer.not_text", {}, "a vocabulary is learned from a text, and these are token shards"));
+    std::optional<tok::Tokenizer> t = tok::train_on_training_split(text, vocab, train_progress(progress));
+    if (!t) return val::null();
+    return val(Tokenizer{std::make_shared<const tok::Tokenizer>(std::move(*t))});
   });
 }
 
@@ -193,9 +125,12 @@ EMSCRIPTEN_BINDINGS(tinygpt_tokenizer) {
       .function("pieces", &Tokenizer::pieces)
       .function("toJson", &Tokenizer::toJson)
       .function("serialize", &Tokenizer::serialize)
-      .function("fingerprint", &Tokenizer::fingerprint);
+      .function("fingerprint", &Tokenizer::fingerprint)
+      .function("prefix", &Tokenizer::prefix)
+      .function("tokenTexts", &Tokenizer::tokenTexts);
   emscripten::function("trainTokenizer", &train_tokenizer);
   emscripten::function("trainTokenizerOnCorpus", &train_tokenizer_on_corpus);
+  emscripten::function("trainTokenizerForRun", &train_tokenizer_for_run);
   emscripten::function("tokenizerFromJson", &tokenizer_from_json);
   emscripten::function("tokenizerFromGpt2", &tokenizer_from_gpt2);
   emscripten::function("tokenizerFromBytes", &tokenizer_from_bytes);

@@ -7,8 +7,9 @@ namespace tinygpt::js {
 
 namespace {
 
-// {beam, temperature, topK, maxLen, lengthPenalty, seed}, checked against the model's block_size.
-sample::TranslateOptions parse_translate_options(const val& options, int block_size) {
+// {beam, temperature, topK, maxLen, lengthPenalty, seed}, checked against the model's block_size
+// and vocabulary (top-k at most its text tokens and EOS).
+sample::TranslateOptions parse_translate_options(const val& options, int block_size, int tokens) {
   sample::TranslateOptions o;
   o.beam = int_field(options, "beam", o.beam);
   o.temperature = float(number_field(options, "temperature", o.temperature));
@@ -16,20 +17,22 @@ sample::TranslateOptions parse_translate_options(const val& options, int block_s
   o.max_len = int_field(options, "maxLen", o.max_len);
   o.length_penalty = float(number_field(options, "lengthPenalty", o.length_penalty));
   o.seed = uint64_t(number_field(options, "seed", 0));
-  o.validate(block_size);
+  o.validate(block_size, tokens);
   return o;
 }
 
 }  // namespace
 
-// {text: Uint8Array, probs: Float32Array, logProb, score, finished}
+// {text: Uint8Array, tokens: Int32Array (the output tokens, no EOS), probs: Float32Array, logProb, score, finished}
 val Session::translate(const val& source, const val& options) {
   return guarded([&] {
     const std::vector<uint8_t> src = bytes_from(source, "the source");
-    const sample::TranslateOptions o = parse_translate_options(options, trainer_->config().block_size);
+    const sample::TranslateOptions o =
+        parse_translate_options(options, trainer_->config().block_size, trainer_->config().vocab_size + 1);
     const sample::Translation t = trainer_->translate(std::string(src.begin(), src.end()), o);
     val r = val::object();
     r.set("text", copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(t.text.data()), t.text.size()));
+    r.set("tokens", copy_to_js("Int32Array", t.tokens.data(), t.tokens.size()));
     r.set("probs", copy_to_js("Float32Array", t.probs.data(), t.probs.size()));
     r.set("logProb", t.log_prob);
     r.set("score", t.score);
@@ -39,7 +42,8 @@ val Session::translate(const val& source, const val& options) {
 }
 
 // The model reading a source and a target: {S, T, Le, Ld, NH, src: Int32Array (S), tgtIn: Int32Array
-// (T: BOS + target), encSelf (Le,NH,S,S), decSelf (Ld,NH,T,T), cross (Ld,NH,T,S), probs (T,259)}
+// (T: BOS + target), encSelf (Le,NH,S,S), decSelf (Ld,NH,T,T), cross (Ld,NH,T,S), probs (T,V): V =
+// vocab_size + 3 (259 for bytes)}
 val Session::inspectTranslation(const val& source, const val& target) {
   return guarded([&] {
     const std::vector<uint8_t> src = bytes_from(source, "the source"), tgt = bytes_from(target, "the target");

@@ -117,17 +117,18 @@ class GenerationTree {
   // Throws tinygpt::Error (growGenerationTree turns it into a JS Error).
   GenerationTree(Session& s, const val& prompt, int top_k) : session_(&s) {
     const train::Trainer& t = s.trainer();
-    const std::vector<uint8_t> p = bytes_from(prompt, is_language_model(t.kind()) ? "the prompt" : "the source");
-    if (t.kind() == ModelKind::gpt) tree_ = std::make_unique<watch::BranchTree>(t.model(), p.data(), p.size(), top_k);
-    else if (is_recurrent(t.kind())) tree_ = std::make_unique<watch::BranchTree>(t.recurrent(), p.data(), p.size(), top_k);
-    else if (t.kind() == ModelKind::lstm_seq2seq)
-      tree_ = std::make_unique<watch::BranchTree>(t.lstm_seq2seq(), p.data(), p.size(), top_k);
-    else tree_ = std::make_unique<watch::BranchTree>(t.seq2seq(), p.data(), p.size(), top_k);
+    const std::vector<uint8_t> b = bytes_from(prompt, is_language_model(t.kind()) ? "the prompt" : "the source");
+    std::vector<int32_t> p = t.encode(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));  // bytes, or BPE tokens
+    if (t.kind() == ModelKind::gpt) tree_ = std::make_unique<watch::BranchTree>(t.model(), std::move(p), top_k);
+    else if (is_recurrent(t.kind())) tree_ = std::make_unique<watch::BranchTree>(t.recurrent(), std::move(p), top_k);
+    else if (t.kind() == ModelKind::lstm_seq2seq) tree_ = std::make_unique<watch::BranchTree>(t.lstm_seq2seq(), std::move(p), top_k);
+    else tree_ = std::make_unique<watch::BranchTree>(t.seq2seq(), std::move(p), top_k);
     generation_ = s.generation();
     step_ = t.steps_done();
   }
 
-  // {id, parent, token, prob, depth, topTokens: Int32Array, topProbs: Float32Array, children: Int32Array}
+  // {id, parent, token, label, prob, depth, topTokens: Int32Array, topLabels: string[], topProbs: Float32Array,
+  // children: Int32Array}: labels are the tokens' texts (token_text: a byte model's bytes, BPE tokens, BOS/EOS)
   val node(int id) const {
     return guarded([&] {
       const watch::BranchTree::Node& n = tree_->node(id);
@@ -135,6 +136,11 @@ class GenerationTree {
       o.set("id", id);
       o.set("parent", n.parent);
       o.set("token", n.token);
+      const train::Trainer& tr = session_->trainer();
+      o.set("label", n.token >= 0 ? tr.token_text(n.token) : std::string());
+      val top = val::array();
+      for (const int32_t id : n.top_tokens) top.call<void>("push", tr.token_text(id));
+      o.set("topLabels", top);
       o.set("prob", n.prob);
       o.set("depth", n.depth);
       o.set("topTokens", copy_to_js("Int32Array", n.top_tokens.data(), n.top_tokens.size()));
@@ -153,8 +159,10 @@ class GenerationTree {
 
   val text(int node) const {
     return guarded([&] {
-      const std::vector<uint8_t> t = tree_->text(node);
-      return copy_to_js("Uint8Array", t.data(), t.size());
+      const std::vector<int32_t> ids = tree_->tokens(node);
+      std::string t;
+      for (const int32_t id : ids) t += session_->trainer().token_bytes(id);  // a token's bytes (BPE: several)
+      return copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(t.data()), t.size());
     });
   }
 

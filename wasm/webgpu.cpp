@@ -136,7 +136,7 @@ val gpu_sample_options(Session& s, const val& options) {
   return guarded([&] {
     sample::Options o = parse_sample_options(options);
     const int T = s.trainer().config().block_size;
-    o.validate(T);
+    o.validate(T, s.trainer().config().vocab_size);
     if (o.window_keep == 0) o.window_keep = std::max(1, T / 2);
     val r = val::object();
     r.set("temperature", o.temperature);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tinygpt/error.h"
+#include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
 
 namespace tinygpt::train {
@@ -31,6 +32,11 @@ struct CheckpointAccess {
     t.val_losses_ = std::move(val_losses);
     t.history_ = std::move(history);
     t.keep_good_state();  // the loaded state is the one a divergence rolls back to
+  }
+  static void restore_tokenizer(Trainer& t, std::shared_ptr<const tok::Tokenizer> tokenizer, double tokens_per_byte) {
+    if (tokenizer) t.set_tokenizer(std::move(tokenizer));
+    t.tokens_per_byte_ = is_language_model(t.kind()) && !t.tokenizer() ? 1.0 : tokens_per_byte;
+    for (ValPoint& v : t.val_losses_) v.bits_per_byte = float(t.bits_per_byte(v.loss));
   }
 };
 }  // namespace tinygpt::train
@@ -161,6 +167,8 @@ struct Contents {
   bool has_history = false;
   watch::History::Packed history;  // the history.* sections, as stored
   Span rnn_state;                  // a stateful recurrent run's carried hidden state (or none)
+  std::shared_ptr<const tok::Tokenizer> tokenizer;  // tokenizer bpe: the run's vocabulary (its section)
+  double tokens_per_byte = 0.0;    // of the validation text (0: not kept)
 };
 
 optim::Schedule schedule_of(const Config& c) { return {c.learning_rate, c.min_lr, c.warmup_iters, c.max_iters}; }
@@ -256,6 +264,30 @@ Contents read_v1(const uint8_t* bytes, size_t n) {
 
 // ---- version 2: named fields and sections ----------------------------------------------------
 
+// The tokenizer section (tokenizer bpe): the compact form (tok::Tokenizer::serialize), checked
+// against the config. A bpe run without one cannot read text: refused, as is one that is damaged.
+void read_tokenizer(Contents& k, const Span& section) {
+  const Config& c = k.config;
+  const std::string vocab = std::to_string(c.vocab_size);
+  if (c.tokenizer == TokenizerKind::bytes) {
+    if (section.data) throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: a run of bytes with a tokenizer section"));
+    return;
+  }
+  if (!section.data)
+    throw Error(coded("checkpoint.tokenizer_missing", {{"vocab", vocab}},
+                      "this checkpoint's run reads BPE tokens (vocab_size " + vocab +
+                          ") but the file has no tokenizer: without it no text can be read or written (load its tokenizer.json, or train anew)"));
+  try {
+    auto t = std::make_shared<tok::Tokenizer>(tok::Tokenizer::deserialize(section.data, size_t(section.count), "the checkpoint's tokenizer"));
+    if (t->vocab_size() != c.vocab_size)
+      throw Error("it has " + std::to_string(t->vocab_size()) + " tokens, the config's vocab_size is " + vocab);
+    k.tokenizer = std::move(t);
+  } catch (const Error& e) {
+    throw Error(coded("checkpoint.tokenizer_damaged", {{"problem", e.what()}},
+                      std::string("checkpoint's tokenizer section is damaged: ") + e.what()));
+  }
+}
+
 struct Section {
   std::string name;
   char dtype;
@@ -313,6 +345,8 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
       want('f'), k.schedule.from_lr = float(fv);
     } else if (name == "lr_scale") {
       want('f'), k.lr_scale = float(fv);
+    } else if (name == "tokens_per_byte") {
+      want('f'), k.tokens_per_byte = fv;
     } else {
       throw Error(coded("checkpoint.newer", {{"field", name}},
                         "checkpoint sets '" + name + "', which this build of tinygpt does not know: it was written by a newer version"));
@@ -392,6 +426,9 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     k.val[i].step = step;
   }
   k.rnn_state = optional_section("rnn_state", 'f');
+  read_tokenizer(k, optional_section("tokenizer", 'b'));
+  if (!(k.tokens_per_byte >= 0.0 && k.tokens_per_byte < 1e6))
+    throw Error(coded("checkpoint.inconsistent", {}, "checkpoint is inconsistent: its tokens per byte is " + std::to_string(k.tokens_per_byte)));
   // the run's history for the page's views (watch.h), when it keeps one
   const Span meta = optional_section("history.meta", 'i');
   if (meta.data || std::any_of(sections.begin(), sections.end(), [](const Section& x) { return x.name == "history.meta"; })) {
@@ -447,7 +484,7 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
   w.u32(kVersion);
   w.u32(0);  // header_bytes, filled in below
   const std::vector<FieldSpec>& schema = config_schema();
-  w.u32(uint32_t(schema.size() + 11));
+  w.u32(uint32_t(schema.size() + 12));
   for (const FieldSpec& f : schema) {
     if (f.type == FieldType::choice) w.text_field(f.name, field_text(c, f));
     else if (f.type == FieldType::real) w.real_field(f.name, f.get(c));
@@ -462,6 +499,7 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
   w.int_field("schedule_from_step", t.schedule().from_step);
   w.real_field("schedule_from_lr", t.schedule().from_lr);
   w.real_field("lr_scale", t.lr_scale());
+  w.real_field("tokens_per_byte", t.tokens_per_byte());
 
   const std::vector<train::ValPoint>& val = t.val_losses();
   std::vector<int64_t> val_steps;
@@ -505,6 +543,12 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
     sections.push_back({"history.probe", 'b', h.probe.size(), h.probe.data()});
     sections.push_back({"history.bytes", 'b', h.bytes.size(), h.bytes.data()});
     sections.push_back({"history.attention", 'b', h.attention.size(), h.attention.data()});
+  }
+  // the run's tokenizer (tokenizer bpe), in its compact form
+  std::vector<uint8_t> tokenizer;
+  if (t.tokenizer()) {
+    tokenizer = t.tokenizer()->serialize();
+    sections.push_back({"tokenizer", 'b', tokenizer.size(), tokenizer.data()});
   }
   w.u32(uint32_t(sections.size()));
   uint64_t offset = 0;
@@ -578,6 +622,7 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
   t->optimizer().set_t(k.adam_t);
   CheckpointAccess::restore(*t, k.step, k.rng, k.fingerprint, k.corpus_size, k.schedule, k.lr_scale,
                             std::move(train_losses), std::move(k.val), std::move(history));
+  CheckpointAccess::restore_tokenizer(*t, k.tokenizer, k.tokens_per_byte);
   return t;
 }
 
@@ -591,6 +636,8 @@ Summary describe(const uint8_t* bytes, size_t n) {
   s.corpus_size = k.corpus_size;
   s.num_parameters = int64_t(k.params.count);
   s.history_snapshots = k.has_history && k.history.steps.size() ? int64_t(k.history.steps.size()) : 0;
+  s.tokenizer_fingerprint = k.tokenizer ? k.tokenizer->fingerprint() : 0;
+  s.tokens_per_byte = k.tokens_per_byte;
   return s;
 }
 

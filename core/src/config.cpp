@@ -27,11 +27,13 @@ const char* model_kind_name(ModelKind kind) {
   return "?";
 }
 
+const char* tokenizer_kind_name(TokenizerKind kind) { return kind == TokenizerKind::bpe ? "bpe" : "bytes"; }
+
 namespace {
 
 template <class T>
 constexpr FieldType field_type() {
-  if constexpr (std::is_same_v<T, ModelKind>) return FieldType::choice;
+  if constexpr (std::is_same_v<T, ModelKind> || std::is_same_v<T, TokenizerKind>) return FieldType::choice;
   else if constexpr (std::is_floating_point_v<T>) return FieldType::real;
   else return FieldType::integer;
 }
@@ -41,6 +43,10 @@ std::vector<std::string> choices_of() {
   if constexpr (std::is_same_v<T, ModelKind>) {
     std::vector<std::string> names;
     for (int k = 0; k < kModelKinds; k++) names.push_back(model_kind_name(ModelKind(k)));
+    return names;
+  } else if constexpr (std::is_same_v<T, TokenizerKind>) {
+    std::vector<std::string> names;
+    for (int k = 0; k < kTokenizerKinds; k++) names.push_back(tokenizer_kind_name(TokenizerKind(k)));
     return names;
   }
   else return {};
@@ -208,6 +214,13 @@ std::vector<ConfigProblem> config_problems(const Config& c) {
     rule("n_embd", "config.heads_divide", {{"n_embd", std::to_string(c.n_embd)}, {"n_head", std::to_string(c.n_head)}},
          "n_embd " + std::to_string(c.n_embd) + " is not divisible by n_head " + std::to_string(c.n_head) +
              " (each head gets n_embd / n_head channels)");
+  if (c.tokenizer == TokenizerKind::bytes && c.vocab_size != 256)
+    rule("vocab_size", "config.bytes_vocab", {{"value", std::to_string(c.vocab_size)}},
+         "vocab_size must be 256 with tokenizer bytes (got " + std::to_string(c.vocab_size) +
+             "): choose tokenizer bpe for a larger vocabulary");
+  if (c.tokenizer == TokenizerKind::bpe && c.vocab_size == 256)
+    rule("vocab_size", "config.bpe_vocab", {},
+         "tokenizer bpe needs a vocab_size above 256 (256 is the bytes alone: tokenizer bytes)");
   if (c.min_lr > c.learning_rate)
     rule("min_lr", "config.min_lr_above", {{"min_lr", format_number(c.min_lr)}, {"learning_rate", format_number(c.learning_rate)}},
          "min_lr " + format_number(c.min_lr) + " is above learning_rate " + format_number(c.learning_rate));
@@ -225,8 +238,11 @@ void validate_config(const Config& c) {
   throw Error(Message{p.code, p.args, "invalid config: " + p.message});  // the page words the problem itself
 }
 
+int model_vocab(const Config& c) { return is_translator(c.model) ? c.vocab_size + 3 : c.vocab_size; }
+
 model::LstmSeq2SeqDims lstm_seq2seq_dims(const Config& c) {
   model::LstmSeq2SeqDims d;
+  d.vocab_size = model_vocab(c);
   d.n_enc_layer = c.n_enc_layer;
   d.n_dec_layer = c.n_dec_layer;
   d.n_embd = c.n_embd;
@@ -238,6 +254,7 @@ model::LstmSeq2SeqDims lstm_seq2seq_dims(const Config& c) {
 
 model::Seq2SeqDims seq2seq_dims(const Config& c) {
   model::Seq2SeqDims d;
+  d.vocab_size = model_vocab(c);
   d.n_enc_layer = c.n_enc_layer;
   d.n_dec_layer = c.n_dec_layer;
   d.n_head = c.n_head;
@@ -250,9 +267,9 @@ model::Seq2SeqDims seq2seq_dims(const Config& c) {
 
 int64_t num_parameters(const Config& c) {
   if (c.model == ModelKind::seq2seq) return seq2seq_dims(c).num_parameters();
-  if (is_recurrent(c.model)) return model::recurrent_num_parameters(model::cell_of(c.model), 256, c.n_embd, c.n_hidden, c.n_layer);
+  if (is_recurrent(c.model)) return model::recurrent_num_parameters(model::cell_of(c.model), c.vocab_size, c.n_embd, c.n_hidden, c.n_layer);
   if (c.model == ModelKind::lstm_seq2seq) return lstm_seq2seq_dims(c).num_parameters();
-  const int64_t C = c.n_embd, V = 256, L = c.n_layer;
+  const int64_t C = c.n_embd, V = c.vocab_size, L = c.n_layer;
   const int64_t per_block = 2 * C + (C * 3 * C + 3 * C) + (C * C + C) + 2 * C + (C * 4 * C + 4 * C) + (4 * C * C + C);
   return V * C + int64_t(c.block_size) * C + L * per_block + 2 * C + C * V + V;
 }
@@ -263,7 +280,7 @@ int64_t estimate_training_bytes(const Config& c) {
   if (c.model == ModelKind::seq2seq) return params + model::seq2seq_activation_bytes(seq2seq_dims(c), c.batch_size);
   if (is_recurrent(c.model)) return params + model::recurrent_activation_bytes(c, c.batch_size);
   if (c.model == ModelKind::lstm_seq2seq) return params + model::lstm_seq2seq_activation_bytes(lstm_seq2seq_dims(c), c.batch_size);
-  const int64_t B = c.batch_size, T = c.block_size, C = c.n_embd, NH = c.n_head, L = c.n_layer, V = 256;
+  const int64_t B = c.batch_size, T = c.block_size, C = c.n_embd, NH = c.n_head, L = c.n_layer, V = c.vocab_size;
   // activations of one step (floats): per block LN1, qkv, attention out, probabilities,
   // projection, residual, LN2, fc, gelu, fc_proj, residual, LN statistics; then embeddings,
   // final LN, logits and softmax probabilities.

@@ -303,6 +303,10 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   validate_config(mc);
   const Config& tc = mc;  // the optimizer's fields
   if (table.empty() || table.front().name != "wte") throw Error("gpu plan: the parameter table is not TinyGPT's");
+  // its kernels sample, and size their buffers, for the 256 bytes
+  if (mc.vocab_size != model::kVocab)
+    throw Error("gpu plan: the WebGPU steps read bytes (vocab_size 256); a BPE model (vocab_size " + std::to_string(mc.vocab_size) +
+                ") trains on the CPU");
   Plan plan;
   plan.config = mc;
   plan.batch_size = mc.batch_size;

@@ -51,6 +51,11 @@ const std::vector<std::string_view>& message_codes() {
       "tokenizer.vocab_range", "tokenizer.vocab_too_large", "tokenizer.empty_text", "tokenizer.not_tokenizer",
       "tokenizer.version", "tokenizer.truncated", "tokenizer.corrupt", "tokenizer.inconsistent", "tokenizer.bad_json",
       "tokenizer.unsupported", "tokenizer.bad_merges", "tokenizer.unknown_id", "tokenizer.no_files", "tokenizer.not_text",
+      // a run's tokenizer (config.cpp, trainer.cpp, checkpoint.cpp, safetensors.cpp, translate.cpp)
+      "config.bytes_vocab", "config.bpe_vocab", "tokenizer.config_mismatch", "tokenizer.missing", "tokenizer.fixed",
+      "tokenizer.translator_specials", "tokenizer.model_mismatch", "checkpoint.tokenizer_missing",
+      "checkpoint.tokenizer_damaged", "safetensors.tokenizer_missing", "watch.bytes_only", "hidden.bytes_only",
+      "share.bad_tokenizer", "share.other_tokenizer", "replay.diverged_bpb",
       // the wasm layer (wasm/common.h)
       "wasm.out_of_memory",
   };

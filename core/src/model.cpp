@@ -14,7 +14,7 @@ using tinygpt::Error;
 
 TinyGPT::TinyGPT(const Config& config) : config_(config) {
   validate_config(config_);
-  const int C = config_.n_embd, V = kVocab, L = config_.n_layer;
+  const int C = config_.n_embd, V = config_.vocab_size, L = config_.n_layer;
 
   // 1) the table of named parameters (nanoGPT's order and names)
   auto entry = [&](const std::string& name, nn::Shape shape, bool decay) { block_.add(name, shape, decay); };
@@ -123,13 +123,13 @@ void TinyGPT::reset_cache(KVCache& c) const {
   c.qkv.resize(T * 3 * C);
   c.y.resize(T * C);
   c.fc.resize(T * 4 * C);
-  c.logits.resize(kVocab);
+  c.logits.resize(size_t(config_.vocab_size));
   c.stats.resize(2 * T);
   c.length = 0;
 }
 
 const float* TinyGPT::decode(KVCache& c, const int32_t* tokens, int n) const {
-  const int C = config_.n_embd, V = kVocab, T = config_.block_size, NH = config_.n_head;
+  const int C = config_.n_embd, V = config_.vocab_size, T = config_.block_size, NH = config_.n_head;
   if (c.k.size() != size_t(config_.n_layer) * T * C) throw Error("decode: call reset_cache() first");
   if (n < 1 || c.length + n > T)
     throw Error("decode: " + std::to_string(n) + " more tokens do not fit in the context of " + std::to_string(T));

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <type_traits>
 
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
+#include "tinygpt/tokenizer.h"
 
 namespace tinygpt::data {
 
@@ -75,8 +77,17 @@ MessageArgs TsvReport::args() const {
           {"extra_column_lines", lines_of(extra_column_lines, extra_columns)}};
 }
 
-PairDataset::PairDataset(const std::vector<uint8_t>& tsv, int block_size, uint64_t seed, double val_fraction)
+std::vector<int32_t> text_tokens(const std::string& text, const tok::Tokenizer* tokenizer) {
+  if (tokenizer) return tokenizer->encode(text);
+  std::vector<int32_t> ids(text.size());
+  for (size_t i = 0; i < text.size(); i++) ids[i] = uint8_t(text[i]);
+  return ids;
+}
+
+PairDataset::PairDataset(const std::vector<uint8_t>& tsv, int block_size, uint64_t seed, double val_fraction,
+                         const tok::Tokenizer* tokenizer)
     : rng_(seed) {
+  if (tokenizer) tokens_ = PairTokens{tokenizer->vocab_size()};
   if (block_size < 2) throw Error(coded("config.seq2seq_block_min", {}, "the maximum length (block_size) must be at least 2 to hold a target and its end"));
   if (!(val_fraction >= 0.0 && val_fraction < 1.0)) throw Error("validation fraction must be in [0, 1)");
   TsvReport& r = report_;
@@ -105,15 +116,20 @@ PairDataset::PairDataset(const std::vector<uint8_t>& tsv, int block_size, uint64
       } else {
         size_t tgt_end = tab + 1;
         while (tgt_end < end && tsv[tgt_end] != '\t') tgt_end++;
-        const size_t src_len = tab - pos, tgt_len = tgt_end - (tab + 1);
+        const std::string src(text + pos, tab - pos), tgt(text + tab + 1, tgt_end - (tab + 1));
+        // lengths in tokens: bytes, or the tokenizer's tokens
+        std::vector<int32_t> src_ids = text_tokens(src, tokenizer), tgt_ids = text_tokens(tgt, tokenizer);
+        const size_t src_len = src_ids.size(), tgt_len = tgt_ids.size();
         if (src_len == 0 || tgt_len == 0) {
           note(r.empty_side_lines, r.empty_side, line);
         } else if (src_len > size_t(block_size) || tgt_len > size_t(block_size - 1)) {
           note(r.too_long_lines, r.too_long, line);
         } else {
           if (tgt_end < end) note(r.extra_column_lines, r.extra_columns, line);
-          src_.emplace_back(text + pos, src_len);
-          tgt_.emplace_back(text + tab + 1, tgt_len);
+          src_.push_back(src);
+          tgt_.push_back(tgt);
+          src_ids_.push_back(std::move(src_ids));
+          tgt_ids_.push_back(std::move(tgt_ids));
           max_src_ = std::max(max_src_, int(src_len));
           max_tgt_ = std::max(max_tgt_, int(tgt_len));
         }
@@ -161,28 +177,30 @@ PairDataset PairDataset::from_file(const std::string& path, int block_size, uint
 }
 
 namespace {
-// Fills batch (B, S) / (B, T) with the pairs pick(0) .. pick(B-1), each (source, target) strings.
-// assign() keeps the buffers' capacity, so a steady-state loop allocates nothing.
+// Fills batch (B, S) / (B, T) with the pairs pick(0) .. pick(B-1), each (source, target) token
+// sequences (a string's bytes, or token ids). assign() keeps the buffers' capacity, so a
+// steady-state loop allocates nothing.
 template <class Pick>
-void fill_batch(PairBatch& batch, int B, int S, int T, Pick pick) {
+void fill_batch(PairBatch& batch, int B, int S, int T, PairTokens tokens, Pick pick) {
   batch.B = B, batch.S = S, batch.T = T;
-  batch.src.assign(size_t(B) * S, kPad);
-  batch.tgt_in.assign(size_t(B) * T, kPad);
+  batch.src.assign(size_t(B) * S, tokens.pad());
+  batch.tgt_in.assign(size_t(B) * T, tokens.pad());
   batch.tgt_out.assign(size_t(B) * T, kIgnore);
+  auto id = [](auto v) { return int32_t(std::is_same_v<decltype(v), char> ? int32_t(uint8_t(v)) : int32_t(v)); };
   for (int b = 0; b < B; b++) {
-    const auto [s, t] = pick(b);  // const std::string* each
+    const auto [s, t] = pick(b);  // const std::string* or const std::vector<int32_t>* each
     if (s->size() > size_t(S) || t->size() + 1 > size_t(T))
       throw Error("a pair does not fit in a batch of S = " + std::to_string(S) + ", T = " + std::to_string(T));
     int32_t* src = &batch.src[size_t(b) * S];
     int32_t* in = &batch.tgt_in[size_t(b) * T];
     int32_t* out = &batch.tgt_out[size_t(b) * T];
-    for (size_t i = 0; i < s->size(); i++) src[i] = uint8_t((*s)[i]);
-    in[0] = kBos;
+    for (size_t i = 0; i < s->size(); i++) src[i] = id((*s)[i]);
+    in[0] = tokens.bos();
     for (size_t i = 0; i < t->size(); i++) {
-      in[i + 1] = uint8_t((*t)[i]);
-      out[i] = uint8_t((*t)[i]);
+      in[i + 1] = id((*t)[i]);
+      out[i] = id((*t)[i]);
     }
-    out[t->size()] = kEos;
+    out[t->size()] = tokens.eos();
   }
 }
 }  // namespace
@@ -190,24 +208,31 @@ void fill_batch(PairBatch& batch, int B, int S, int T, Pick pick) {
 void make_pair_batch(PairBatch& batch, const std::vector<std::string>& sources, const std::vector<std::string>& targets,
                      int S, int T) {
   if (targets.size() != sources.size()) throw Error("make_pair_batch: as many targets as sources are needed");
-  fill_batch(batch, int(sources.size()), S, T,
+  fill_batch(batch, int(sources.size()), S, T, PairTokens{},
+             [&](int b) { return std::pair{&sources[size_t(b)], &targets[size_t(b)]}; });
+}
+
+void make_pair_batch(PairBatch& batch, const std::vector<std::vector<int32_t>>& sources,
+                     const std::vector<std::vector<int32_t>>& targets, int S, int T, PairTokens tokens) {
+  if (targets.size() != sources.size()) throw Error("make_pair_batch: as many targets as sources are needed");
+  fill_batch(batch, int(sources.size()), S, T, tokens,
              [&](int b) { return std::pair{&sources[size_t(b)], &targets[size_t(b)]}; });
 }
 
 void PairDataset::sample_batch(int B, PairBatch& batch) {
   if (B < 1 || B > 65536) throw Error("batch size must be between 1 and 65536");
-  fill_batch(batch, B, max_src_, max_tgt_ + 1, [&](int) {
+  fill_batch(batch, B, max_src_, max_tgt_ + 1, tokens_, [&](int) {
     const size_t i = train_[size_t(rng_.below(train_.size()))];
-    return std::pair{&src_[i], &tgt_[i]};
+    return std::pair{&src_ids_[i], &tgt_ids_[i]};
   });
 }
 
 void PairDataset::val_batch(int k, int B, PairBatch& batch) const {
   if (B < 1 || B > 65536) throw Error("batch size must be between 1 and 65536");
   if (k < 0) throw Error("validation batch index must be >= 0");
-  fill_batch(batch, B, max_src_, max_tgt_ + 1, [&](int b) {
+  fill_batch(batch, B, max_src_, max_tgt_ + 1, tokens_, [&](int b) {
     const size_t i = val_[(size_t(k) * B + size_t(b)) % val_.size()];
-    return std::pair{&src_[i], &tgt_[i]};
+    return std::pair{&src_ids_[i], &tgt_ids_[i]};
   });
 }
 

@@ -33,7 +33,7 @@ int64_t recurrent_num_parameters(int cell, int V, int E, int H, int L) {
 
 int64_t recurrent_activation_bytes(const Config& c, int B) {
   const int cell = cell_of(c.model);
-  const int64_t N = int64_t(B) * c.block_size, E = c.n_embd, H = c.n_hidden, V = kVocab;
+  const int64_t N = int64_t(B) * c.block_size, E = c.n_embd, H = c.n_hidden, V = c.vocab_size;
   const int64_t GH = cell_gates(cell) * H;
   // per layer: xg, the backward's dgx (and dgh), h, c, gates and h_{t-1}, and the gradients of h, c, x
   const int64_t per_layer = N * (3 * GH + 4 * H + 4 * H + std::max(E, H));
@@ -46,7 +46,7 @@ int64_t recurrent_activation_bytes(const Config& c, int B) {
 Recurrent::Recurrent(const Config& config) : config_(config) {
   validate_config(config_);
   cell_ = cell_of(config_.model);
-  const int V = kVocab, E = config_.n_embd, H = config_.n_hidden, L = config_.n_layer;
+  const int V = config_.vocab_size, E = config_.n_embd, H = config_.n_hidden, L = config_.n_layer;
   const int GH = cell_gates(cell_) * H;
 
   // 1) the table of named parameters: TinyGPT's wte and lm_head around torch.nn.LSTM's names
@@ -143,11 +143,11 @@ void Recurrent::reset_state(RecurrentState& s) const {
   s.h.assign(LH, 0.0f);
   if (cell_ == 2) s.c.assign(LH, 0.0f);
   else s.c.clear();
-  s.logits.resize(kVocab);
+  s.logits.resize(size_t(config_.vocab_size));
 }
 
 const float* Recurrent::decode(RecurrentState& s, const int32_t* tokens, int n) const {
-  const int E = config_.n_embd, H = config_.n_hidden, GH = cell_gates(cell_) * H, V = kVocab;
+  const int E = config_.n_embd, H = config_.n_hidden, GH = cell_gates(cell_) * H, V = config_.vocab_size;
   if (s.B != 1 || s.h.size() != size_t(config_.n_layer) * H) throw Error("decode: call reset_state() first");
   if (n < 1) throw Error("decode: feed at least one token");
   for (int i = 0; i < n; i++)

@@ -18,17 +18,17 @@ namespace {
 constexpr int kLstm = 2;  // nn::recurrent's cell number
 
 // Where each source row ends: the position of its last byte before the padding (0 for an empty row).
-void last_positions(int32_t* out, const int32_t* src, int B, int S) {
+void last_positions(int32_t* out, const int32_t* src, int B, int S, int32_t pad) {
   for (int b = 0; b < B; b++) {
     int len = 0;
-    while (len < S && src[int64_t(b) * S + len] != data::kPad) len++;
+    while (len < S && src[int64_t(b) * S + len] != pad) len++;
     out[b] = std::max(len, 1) - 1;
   }
 }
 
-const uint8_t* padding_mask(nn::Arena& arena, const int32_t* tokens, int64_t n) {
+const uint8_t* padding_mask(nn::Arena& arena, const int32_t* tokens, int64_t n, int32_t pad) {
   auto* mask = static_cast<uint8_t*>(arena.alloc_bytes(size_t(n)));
-  for (int64_t i = 0; i < n; i++) mask[i] = tokens[i] == data::kPad;
+  for (int64_t i = 0; i < n; i++) mask[i] = tokens[i] == pad;
   return mask;
 }
 }  // namespace
@@ -42,6 +42,7 @@ void LstmSeq2SeqDims::validate() const {
   check(n_embd >= 1 && n_embd <= 8192, "n_embd must be between 1 and 8192");
   check(n_hidden >= 1 && n_hidden <= 8192, "n_hidden must be between 1 and 8192");
   check(block_size >= 2 && block_size <= 4096, "block_size must be between 2 and 4096 tokens");
+  check(vocab_size >= data::kPairVocab && vocab_size <= 65536 + 3, "the vocabulary must be between 259 and 65539 tokens");
 }
 
 int64_t LstmSeq2SeqDims::num_parameters() const {
@@ -55,7 +56,7 @@ int64_t LstmSeq2SeqDims::num_parameters() const {
 }
 
 int64_t lstm_seq2seq_activation_bytes(const LstmSeq2SeqDims& d, int B) {
-  const int64_t N = int64_t(B) * d.block_size, E = d.n_embd, H = d.n_hidden, V = LstmSeq2SeqDims::vocab_size;
+  const int64_t N = int64_t(B) * d.block_size, E = d.n_embd, H = d.n_hidden, V = d.vocab_size;
   const int64_t per_layer = N * (3 * 4 * H + 8 * H + std::max(E, H));  // as recurrent_activation_bytes
   const int64_t attention = N * (H + 2 * H + H) + int64_t(B) * d.block_size * d.block_size;  // q, kv, ctx, weights
   const int64_t floats = 2 * 2 * N * E + (d.n_enc_layer + d.n_dec_layer) * per_layer + 2 * B * H * 4 + attention +
@@ -66,7 +67,7 @@ int64_t lstm_seq2seq_activation_bytes(const LstmSeq2SeqDims& d, int B) {
 
 LstmSeq2Seq::LstmSeq2Seq(const LstmSeq2SeqDims& dims) : dims_(dims) {
   dims_.validate();
-  const int V = LstmSeq2SeqDims::vocab_size, E = dims_.n_embd, H = dims_.n_hidden;
+  const int V = dims_.vocab_size, E = dims_.n_embd, H = dims_.n_hidden;
   auto entry = [&](const std::string& name, nn::Shape shape) { block_.add(name, shape, shape.ndim >= 2); };
   entry("src_embed.weight", {V, E});
   entry("tgt_embed.weight", {V, E});
@@ -123,7 +124,7 @@ void LstmSeq2Seq::init_weights(uint64_t seed) {
 nn::Tensor LstmSeq2Seq::encode(nn::Arena& arena, const int32_t* src, int B, int S, std::vector<nn::Tensor>* h_last,
                                std::vector<nn::Tensor>* c_last) const {
   auto* last = static_cast<int32_t*>(arena.alloc_bytes(size_t(B) * sizeof(int32_t)));
-  last_positions(last, src, B, S);
+  last_positions(last, src, B, S, dims_.tokens().pad());
   nn::Tensor x = nn::embedding(arena, src_emb_, src, B, S);  // (B, S, E)
   for (const nn::RecurrentWeights& w : enc_) {
     nn::Tensor c;
@@ -155,7 +156,7 @@ nn::Tensor LstmSeq2Seq::forward_logits(nn::Arena& arena, const int32_t* src, con
   h0.clear(), c0.clear();  // they live in this arena
   nn::Tensor q = nn::linear_lastdim(arena, x, attn_w_, none);        // (B, T, H)
   nn::Tensor kv = nn::repeat_lastdim(arena, enc);                     // (B, S, 2H): keys = values = enc
-  const uint8_t* pad = padding_mask(arena, src, int64_t(B) * S);      // (B, S)
+  const uint8_t* pad = padding_mask(arena, src, int64_t(B) * S, dims_.tokens().pad());      // (B, S)
   nn::Tensor ctx = nn::cross_attention(arena, q, kv, 1, {false, pad}, &last_att_);  // (B, T, H); att (B, 1, T, S)
   nn::Tensor mix = nn::add(arena, nn::linear_lastdim(arena, ctx, mix_ctx_w_, none), nn::linear_lastdim(arena, x, mix_h_w_, mix_b_));
   mix = nn::tanh(arena, mix);                                         // (B, T, H)
@@ -170,7 +171,7 @@ nn::Tensor LstmSeq2Seq::loss(nn::Arena& arena, const int32_t* src, const int32_t
 // ---- incremental decoding ------------------------------------------------------------------------
 
 void LstmSeq2Seq::start_decoding(Cache& c, const int32_t* src, int S, int rows, bool shared_source) const {
-  const int E = dims_.n_embd, H = dims_.n_hidden, V = LstmSeq2SeqDims::vocab_size, Ld = dims_.n_dec_layer;
+  const int E = dims_.n_embd, H = dims_.n_hidden, V = dims_.vocab_size, Ld = dims_.n_dec_layer;
   if (rows < 1) throw Error("decoding needs at least one row");
   if (S < 1 || S > dims_.block_size)
     throw Error("lstm_seq2seq: source length " + std::to_string(S) + " is outside 1 .. block_size (" +
@@ -179,7 +180,7 @@ void LstmSeq2Seq::start_decoding(Cache& c, const int32_t* src, int S, int rows, 
   c.rows = rows, c.S = S, c.length = 0, c.shared_source = shared_source;
   c.src_pad.resize(size_t(rows) * S);
   for (int r = 0; r < rows; r++)
-    for (int j = 0; j < S; j++) c.src_pad[size_t(r) * S + j] = src[size_t(shared_source ? 0 : r) * S + j] == data::kPad;
+    for (int j = 0; j < S; j++) c.src_pad[size_t(r) * S + j] = src[size_t(shared_source ? 0 : r) * S + j] == dims_.tokens().pad();
   c.kv.resize(size_t(n_src) * S * 2 * H);
   c.h.assign(size_t(Ld) * rows * H, 0.0f);
   c.c.assign(size_t(Ld) * rows * H, 0.0f);
@@ -208,7 +209,7 @@ void LstmSeq2Seq::start_decoding(Cache& c, const int32_t* src, int S, int rows, 
 }
 
 const float* LstmSeq2Seq::decode_step(Cache& c, const int32_t* tokens) const {
-  const int E = dims_.n_embd, H = dims_.n_hidden, V = LstmSeq2SeqDims::vocab_size, R = c.rows, S = c.S;
+  const int E = dims_.n_embd, H = dims_.n_hidden, V = dims_.vocab_size, R = c.rows, S = c.S;
   if (R < 1 || c.h.size() != size_t(dims_.n_dec_layer) * R * H) throw Error("decode_step: call start_decoding() first");
   if (c.length >= dims_.block_size)
     throw Error("decode_step: the target already fills the maximum length (block_size) of " + std::to_string(dims_.block_size));

@@ -12,6 +12,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
 #include "tinygpt/model.h"
+#include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
 
 namespace tinygpt::safetensors {
@@ -368,6 +369,8 @@ bool required_in_model_file(const FieldSpec& f, ModelKind kind) {
   const std::string_view name = f.name;
   // a recurrent model's window (block_size) is how it was trained, not a shape of its parameters
   if (is_recurrent(kind) && name == "block_size") return false;
+  // files written before the tokenizer fields existed are byte models: tokenizer bytes, vocab_size 256
+  if (name == "tokenizer" || name == "vocab_size") return false;
   return f.group == FieldGroup::model && applies_to(f, kind) && name != "model" && name != "seed";
 }
 
@@ -400,7 +403,15 @@ Config config_from_metadata(const Metadata& metadata) {
 }
 
 std::vector<uint8_t> export_model(const train::Trainer& trainer) {
-  return serialize_params(trainer.param_table(), trainer.params(), config_metadata(trainer.config()));
+  Metadata m = config_metadata(trainer.config());
+  if (trainer.tokenizer()) m[kTokenizerKey] = trainer.tokenizer()->to_hf_json();
+  return serialize_params(trainer.param_table(), trainer.params(), m);
+}
+
+std::shared_ptr<const tok::Tokenizer> tokenizer_from_metadata(const Metadata& metadata) {
+  const auto it = metadata.find(kTokenizerKey);
+  if (it == metadata.end()) return nullptr;
+  return std::make_shared<const tok::Tokenizer>(tok::Tokenizer::from_hf_json(it->second, "the model file's tokenizer.json"));
 }
 
 std::unique_ptr<train::Trainer> start_run(const File& file, const Config& config, int64_t memory_limit) {
@@ -410,8 +421,17 @@ std::unique_ptr<train::Trainer> start_run(const File& file, const Config& config
         f.get(config) != f.get(from_file))
       fail(std::string(f.name) + " is " + field_text(config, f) + " but the file's model has " + field_text(from_file, f) +
            ": the model's shape comes from the file");
+  std::shared_ptr<const tok::Tokenizer> tokenizer;
+  if (config.tokenizer == TokenizerKind::bpe) {
+    if (!file.metadata.count(kTokenizerKey))
+      throw Error(coded("safetensors.tokenizer_missing", {{"vocab", std::to_string(config.vocab_size)}},
+                        "safetensors: the model reads BPE tokens (vocab_size " + std::to_string(config.vocab_size) +
+                            ") but its metadata has no \"tokenizer.json\": without it no text can be read or written"));
+    tokenizer = tokenizer_from_metadata(file.metadata);
+  }
   auto trainer = std::make_unique<train::Trainer>(config, memory_limit);
   load_params(file, trainer->param_table(), trainer->params());
+  if (tokenizer) trainer->set_tokenizer(std::move(tokenizer));
   return trainer;
 }
 

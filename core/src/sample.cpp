@@ -11,9 +11,10 @@ namespace tinygpt::sample {
 
 using tinygpt::Error;
 
-void Options::validate(int block_size) const {
+void Options::validate(int block_size, int vocab) const {
   if (!(temperature >= 0.0f && temperature <= 100.0f)) throw Error(coded("sample.temperature", {}, "temperature must be between 0 and 100"));
-  if (top_k < 0 || top_k > model::kVocab) throw Error(coded("sample.top_k", {{"max", "256"}}, "top-k must be between 0 (off) and 256"));
+  if (top_k < 0 || top_k > vocab)
+    throw Error(coded("sample.top_k", {{"max", std::to_string(vocab)}}, "top-k must be between 0 (off) and " + std::to_string(vocab)));
   if (!(top_p > 0.0f && top_p <= 1.0f)) throw Error(coded("sample.top_p", {}, "top-p must be in (0, 1] (1 = off)"));
   if (window_keep < 0 || window_keep > block_size)
     throw Error(coded("sample.window_keep", {{"max", std::to_string(block_size)}},
@@ -49,8 +50,10 @@ int sample_logits(const float* logits, int V, const Options& o, data::Rng& rng, 
     }
     return V - 1;  // rounding: r fell past the last bucket
   }
-  // rank by probability (ties: lower byte first), keep top-k, then the top-p nucleus
-  int32_t order[256];
+  // rank by probability (ties: lower token first), keep top-k, then the top-p nucleus
+  thread_local std::vector<int32_t> ranks;  // (V), kept between calls: a steady generation allocates nothing
+  ranks.resize(size_t(V));
+  int32_t* order = ranks.data();
   std::iota(order, order + V, 0);
   std::sort(order, order + V, [&](int a, int b) { return probs[a] != probs[b] ? probs[a] > probs[b] : a < b; });
   int keep = (o.top_k > 0 && o.top_k < V) ? o.top_k : V;
@@ -77,31 +80,38 @@ int sample_logits(const float* logits, int V, const Options& o, data::Rng& rng, 
 }
 
 Generator::Generator(const model::TinyGPT& model, const Options& options)
-    : model_(&model), block_size_(model.config().block_size), options_(options), rng_(options.seed) {
-  options_.validate(block_size_);
+    : model_(&model), block_size_(model.config().block_size), vocab_(model.config().vocab_size), options_(options),
+      rng_(options.seed) {
+  options_.validate(block_size_, vocab_);
   if (options_.window_keep == 0) options_.window_keep = std::max(1, block_size_ / 2);
   model_->reset_cache(cache_);
   context_.reserve(size_t(block_size_));
-  probs_.resize(model::kVocab);
-  scratch_.resize(2 * model::kVocab);
+  probs_.resize(size_t(vocab_));
+  scratch_.resize(2 * size_t(vocab_));
 }
 
 Generator::Generator(const model::Recurrent& model, const Options& options)
-    : rnn_(&model), block_size_(model.config().block_size), options_(options), rng_(options.seed) {
-  options_.validate(block_size_);
+    : rnn_(&model), block_size_(model.config().block_size), vocab_(model.config().vocab_size), options_(options),
+      rng_(options.seed) {
+  options_.validate(block_size_, vocab_);
   rnn_->reset_state(state_);
-  probs_.resize(model::kVocab);
-  scratch_.resize(2 * model::kVocab);
+  probs_.resize(size_t(vocab_));
+  scratch_.resize(2 * size_t(vocab_));
 }
 
 void Generator::set_prompt(const uint8_t* bytes, size_t n) {
-  static const uint8_t kNewline = '\n';
+  std::vector<int32_t> tokens(bytes, bytes + n);
+  set_prompt_tokens(tokens.data(), tokens.size());
+}
+
+void Generator::set_prompt_tokens(const int32_t* tokens, size_t n) {
+  static const int32_t kNewline = '\n';  // a newline is token 10 in bytes and in every BPE vocabulary here
   if (n == 0) {
-    bytes = &kNewline;
+    tokens = &kNewline;
     n = 1;
   }
   if (rnn_) {  // the whole prompt: the state has no window
-    context_.assign(bytes, bytes + n);
+    context_.assign(tokens, tokens + n);
     rnn_->reset_state(state_);
     logits_ = rnn_->decode(state_, context_.data(), int(context_.size()));
     context_.clear();
@@ -109,7 +119,7 @@ void Generator::set_prompt(const uint8_t* bytes, size_t n) {
   }
   const size_t T = size_t(block_size_);
   const size_t start = n > T ? n - T : 0;
-  context_.assign(bytes + start, bytes + n);
+  context_.assign(tokens + start, tokens + n);
   model_->reset_cache(cache_);
   logits_ = model_->decode(cache_, context_.data(), int(context_.size()));
 }
@@ -134,14 +144,14 @@ void Generator::append(int32_t token) {
 }
 
 Token Generator::next() {
-  if (!logits_) set_prompt(nullptr, 0);
-  const int V = model::kVocab;
+  if (!logits_) set_prompt_tokens(nullptr, 0);
+  const int V = vocab_;
   softmax_t(probs_.data(), logits_, V, 1.0f);
   Token tok;
   const int chosen = sample_logits(logits_, V, options_, rng_, scratch_.data());
-  tok.byte = uint8_t(chosen);
+  tok.id = chosen;
   tok.prob = probs_[size_t(chosen)];
-  // the five most likely bytes (ties: lower byte first)
+  // the five most likely tokens (ties: lower token first)
   int32_t top[5];
   int n_top = 0;
   for (int v = 0; v < V; v++) {
@@ -153,7 +163,7 @@ Token Generator::next() {
     top[pos] = v;
   }
   for (int i = 0; i < 5; i++) {
-    tok.top_bytes[i] = uint8_t(top[i]);
+    tok.top_ids[i] = top[i];
     tok.top_probs[i] = probs_[size_t(top[i])];
   }
   append(chosen);
@@ -162,10 +172,10 @@ Token Generator::next() {
 
 namespace {
 template <class M>
-std::vector<Token> generate_with(const M& model, const std::string& prompt, int n, const Options& options) {
+std::vector<Token> generate_with(const M& model, const std::vector<int32_t>& prompt, int n, const Options& options) {
   if (n < 0) throw Error(coded("sample.negative_length", {}, "the number of bytes to generate must be >= 0"));
   Generator gen(model, options);
-  gen.set_prompt(prompt);
+  gen.set_prompt_tokens(prompt.data(), prompt.size());
   std::vector<Token> out;
   out.reserve(size_t(n));
   for (int i = 0; i < n; i++) out.push_back(gen.next());
@@ -173,10 +183,21 @@ std::vector<Token> generate_with(const M& model, const std::string& prompt, int 
 }
 }  // namespace
 
+
 std::vector<Token> generate(const model::TinyGPT& model, const std::string& prompt, int n, const Options& options) {
-  return generate_with(model, prompt, n, options);
+  std::vector<int32_t> ids(prompt.size());
+  for (size_t i = 0; i < prompt.size(); i++) ids[i] = uint8_t(prompt[i]);
+  return generate_with(model, ids, n, options);
 }
 std::vector<Token> generate(const model::Recurrent& model, const std::string& prompt, int n, const Options& options) {
+  std::vector<int32_t> ids(prompt.size());
+  for (size_t i = 0; i < prompt.size(); i++) ids[i] = uint8_t(prompt[i]);
+  return generate_with(model, ids, n, options);
+}
+std::vector<Token> generate(const model::TinyGPT& model, const std::vector<int32_t>& prompt, int n, const Options& options) {
+  return generate_with(model, prompt, n, options);
+}
+std::vector<Token> generate(const model::Recurrent& model, const std::vector<int32_t>& prompt, int n, const Options& options) {
   return generate_with(model, prompt, n, options);
 }
 

@@ -25,6 +25,8 @@ void Seq2SeqDims::validate() const {
   check(n_embd >= 1 && n_embd <= 8192, "width (n_embd) must be between 1 and 8192 (got " + std::to_string(n_embd) + ")");
   check(d_ff >= 1 && d_ff <= 65536,
         "feed-forward width (d_ff) must be between 1 and 65536 (got " + std::to_string(d_ff) + ")");
+  check(vocab_size >= data::kPairVocab && vocab_size <= 65536 + 3,
+        "vocabulary must be between 259 and 65539 tokens (text tokens and BOS, EOS, PAD; got " + std::to_string(vocab_size) + ")");
   check(block_size >= 2 && block_size <= 4096,
         "maximum length (block_size) must be between 2 and 4096 tokens (got " + std::to_string(block_size) + ")");
   check(n_embd % n_head == 0, "width " + std::to_string(n_embd) + " is not divisible by " + std::to_string(n_head) +
@@ -44,7 +46,7 @@ int64_t seq2seq_activation_bytes(const Seq2SeqDims& d, int B) {
   // counted twice (the activation and its gradient), plus per-op bookkeeping (nodes, tensor
   // handles, masks, 64-byte alignment).
   const int64_t N = int64_t(B) * d.block_size, C = d.n_embd, F = d.d_ff, NH = d.n_head, T = d.block_size;
-  const int64_t V = Seq2SeqDims::vocab_size;
+  const int64_t V = d.vocab_size;
   const int64_t ln = C + 2;                          // output + mean + rstd per row
   const int64_t ff = F + F + C;                      // linear1, relu, linear2
   const int64_t enc_row = 3 * C + C + NH * T + C + C + ln + ff + C + ln;
@@ -68,7 +70,7 @@ void sinusoidal_encoding(float* pe, int T, int C) {
 
 Seq2Seq::Seq2Seq(const Seq2SeqDims& dims) : dims_(dims) {
   dims_.validate();
-  const int C = dims_.n_embd, F = dims_.d_ff, V = Seq2SeqDims::vocab_size;
+  const int C = dims_.n_embd, F = dims_.d_ff, V = dims_.vocab_size;
 
   // 1) the table of named parameters
   auto entry = [&](const std::string& name, nn::Shape shape) {
@@ -183,9 +185,9 @@ nn::Tensor Seq2Seq::last_attention(AttentionKind kind, int layer) const {
 
 namespace {
 // (n) 1 where the token is PAD: the key-padding mask
-const uint8_t* padding_mask(nn::Arena& arena, const int32_t* tokens, int64_t n) {
+const uint8_t* padding_mask(nn::Arena& arena, const int32_t* tokens, int64_t n, int32_t pad) {
   auto* mask = static_cast<uint8_t*>(arena.alloc_bytes(size_t(n)));
-  for (int64_t i = 0; i < n; i++) mask[i] = tokens[i] == data::kPad;
+  for (int64_t i = 0; i < n; i++) mask[i] = tokens[i] == pad;
   return mask;
 }
 
@@ -229,15 +231,15 @@ nn::Tensor Seq2Seq::encode_layers(nn::Arena& arena, const int32_t* src, const ui
 
 nn::Tensor Seq2Seq::encode(nn::Arena& arena, const int32_t* src, int B, int S) const {
   check_lengths(B, S, 1, dims_.block_size);
-  return encode_layers(arena, src, padding_mask(arena, src, int64_t(B) * S), B, S, nullptr);
+  return encode_layers(arena, src, padding_mask(arena, src, int64_t(B) * S, dims_.tokens().pad()), B, S, nullptr);
 }
 
 nn::Tensor Seq2Seq::forward_logits(nn::Arena& arena, const int32_t* src, const int32_t* tgt_in, int B, int S, int T) {
   check_lengths(B, S, T, dims_.block_size);
   const int NH = dims_.n_head;
   const nn::Tensor none;
-  const uint8_t* src_pad = padding_mask(arena, src, int64_t(B) * S);     // (B, S)
-  const uint8_t* tgt_pad = padding_mask(arena, tgt_in, int64_t(B) * T);  // (B, T)
+  const uint8_t* src_pad = padding_mask(arena, src, int64_t(B) * S, dims_.tokens().pad());     // (B, S)
+  const uint8_t* tgt_pad = padding_mask(arena, tgt_in, int64_t(B) * T, dims_.tokens().pad());  // (B, T)
   nn::Tensor enc = encode_layers(arena, src, src_pad, B, S, &enc_att_);  // (B, S, C)
   nn::Tensor z = embed(arena, tgt_emb_, tgt_in, B, T);                   // (B, T, C)
   for (size_t l = 0; l < dec_.size(); l++) {
@@ -269,7 +271,7 @@ nn::Tensor Seq2Seq::loss(nn::Arena& arena, const int32_t* src, const int32_t* tg
 // ---- incremental decoding ------------------------------------------------------------------
 
 void Seq2Seq::start_decoding(Seq2SeqCache& c, const int32_t* src, int S, int rows, bool shared_source) const {
-  const int C = dims_.n_embd, F = dims_.d_ff, NH = dims_.n_head, Tmax = dims_.block_size, V = Seq2SeqDims::vocab_size;
+  const int C = dims_.n_embd, F = dims_.d_ff, NH = dims_.n_head, Tmax = dims_.block_size, V = dims_.vocab_size;
   const int Ld = dims_.n_dec_layer;
   if (rows < 1) throw Error("decoding needs at least one row");
   const int n_src = shared_source ? 1 : rows;
@@ -277,7 +279,7 @@ void Seq2Seq::start_decoding(Seq2SeqCache& c, const int32_t* src, int S, int row
   c.rows = rows, c.S = S, c.length = 0, c.shared_source = shared_source;
   c.src_pad.resize(size_t(rows) * S);
   for (int r = 0; r < rows; r++)
-    for (int j = 0; j < S; j++) c.src_pad[size_t(r) * S + j] = src[size_t(shared_source ? 0 : r) * S + j] == data::kPad;
+    for (int j = 0; j < S; j++) c.src_pad[size_t(r) * S + j] = src[size_t(shared_source ? 0 : r) * S + j] == dims_.tokens().pad();
   c.cross_kv.resize(size_t(Ld) * n_src * S * 2 * C);
   c.self_k.resize(size_t(Ld) * rows * Tmax * C);
   c.self_v.resize(size_t(Ld) * rows * Tmax * C);
@@ -303,7 +305,7 @@ void Seq2Seq::start_decoding(Seq2SeqCache& c, const int32_t* src, int S, int row
 }
 
 const float* Seq2Seq::decode_step(Seq2SeqCache& c, const int32_t* tokens) const {
-  const int C = dims_.n_embd, F = dims_.d_ff, NH = dims_.n_head, Tmax = dims_.block_size, V = Seq2SeqDims::vocab_size;
+  const int C = dims_.n_embd, F = dims_.d_ff, NH = dims_.n_head, Tmax = dims_.block_size, V = dims_.vocab_size;
   const int R = c.rows, S = c.S, t = c.length;
   if (R < 1 || c.self_k.size() != size_t(dims_.n_dec_layer) * R * Tmax * C)
     throw Error("decode_step: call start_decoding() first");

@@ -115,6 +115,11 @@ void ShardSource::read(uint64_t at, size_t n, int32_t* out) const {
     for (size_t i = 0; i < m; i++) {
       const uint8_t* p = buf.data() + i * size_t(width);
       out[i] = width == 2 ? int32_t(uint32_t(p[0]) | uint32_t(p[1]) << 8) : le32(p);
+      // a uint32 token past 2^31 would read as a negative id: no vocabulary holds it (65,536 at most)
+      if (out[i] < 0)
+        throw Error(coded("corpus.vocab", {{"token", std::to_string(uint32_t(out[i]))}, {"vocab", "65536"}},
+                          "the corpus holds token " + std::to_string(uint32_t(out[i])) +
+                              ", outside the model's vocabulary of 65536: these shards were made with another tokenizer"));
     }
     out += m, at += m, n -= m;
   }

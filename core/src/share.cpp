@@ -12,6 +12,7 @@
 #include "tinygpt/data.h"
 #include "tinygpt/error.h"
 #include "tinygpt/runtime.h"
+#include "tinygpt/trainer.h"
 
 namespace tinygpt::share {
 
@@ -135,6 +136,12 @@ std::string make_link(const Link& link, std::string_view base) {
     }
     url += "&losses=" + base64url(bytes.data(), bytes.size());
   }
+  if (link.tokenizer) url += "&tok=fnv:" + hex16(link.tokenizer);
+  if (link.tokens_per_byte > 0) {
+    char tpb[32];
+    std::snprintf(tpb, sizeof tpb, "%.9g", link.tokens_per_byte);
+    url += std::string("&tpb=") + tpb;
+  }
   return url;
 }
 
@@ -186,6 +193,17 @@ Link parse_link(std::string_view url) {
       } else {
         throw Error(coded("share.bad_corpus", {}, "the link's corpus must be builtin:NAME or fnv:<16 hex digits>:<size>, got '" + value + "'"));
       }
+    } else if (key == "tok") {
+      char* end = nullptr;
+      const std::string hex = value.rfind("fnv:", 0) == 0 ? value.substr(4) : "";
+      link.tokenizer = std::strtoull(hex.c_str(), &end, 16);
+      if (hex.size() != 16 || *end)
+        throw Error(coded("share.bad_tokenizer", {}, "the link's tokenizer must be fnv:<16 hex digits>, got '" + value + "'"));
+    } else if (key == "tpb") {
+      char* end = nullptr;
+      link.tokens_per_byte = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end || !(link.tokens_per_byte > 0 && link.tokens_per_byte <= 16))
+        throw Error(coded("share.bad_tokenizer", {}, "the link's tokens per byte must be a number in (0, 16], got '" + value + "'"));
     } else if (key == "losses") {
       const std::vector<uint8_t> bytes = unbase64url(value);
       if (bytes.size() % 4 || bytes.size() / 4 > kMaxLosses)
@@ -205,6 +223,8 @@ Link parse_link(std::string_view url) {
     }
   }
   if (!corpus_given) throw Error(coded("share.no_corpus", {}, "the link does not say which text the run trained on (corpus=...)"));
+  if ((link.tokenizer != 0) != (link.config.tokenizer == TokenizerKind::bpe))
+    throw Error(coded("share.bad_tokenizer", {}, "the link's tokenizer (tok=) and its settings (tokenizer=) disagree"));
   const std::vector<ConfigProblem> problems = config_problems(link.config);
   if (!problems.empty())  // the page words the problem itself
     throw Error(Message{problems[0].code, problems[0].args, "the link's settings are not valid: " + problems[0].message});
@@ -226,6 +246,13 @@ std::string check_corpus(const Link& link, uint64_t fingerprint, uint64_t n, std
   return "";
 }
 
+Message check_tokenizer(const Link& link, uint64_t fingerprint) {
+  if (link.config.tokenizer != TokenizerKind::bpe || fingerprint == link.tokenizer) return {};
+  return coded("share.other_tokenizer", {{"link", hex16(link.tokenizer)}, {"run", hex16(fingerprint)}},
+               "this run's tokenizer (fingerprint " + hex16(fingerprint) + ") is not the shared run's (" + hex16(link.tokenizer) +
+                   "): the replay would not be the shared run");
+}
+
 Replay check_replay(const Link& link, const float* losses, size_t n, std::string_view variant) {
   Replay r;
   r.expected = int64_t(link.losses.size());
@@ -241,6 +268,10 @@ Replay check_replay(const Link& link, const float* losses, size_t n, std::string
       r.diverged_at = i + 1;
       r.link_loss = link.losses[size_t(i)];
       r.run_loss = losses[i];
+      if (link.tokens_per_byte > 0) {
+        r.link_bpb = train::bits_per_byte(r.link_loss, link.tokens_per_byte);
+        r.run_bpb = train::bits_per_byte(r.run_loss, link.tokens_per_byte);
+      }
     }
   }
   const std::string variants = r.same_variant ? ""
@@ -256,6 +287,18 @@ Replay check_replay(const Link& link, const float* losses, size_t n, std::string
     r.args = {{"step", std::to_string(r.diverged_at)}, {"run_loss", loss_text(r.run_loss)}, {"link_loss", loss_text(r.link_loss)}};
     r.message = "differs from the shared run at step " + std::to_string(r.diverged_at) + ": loss " + loss_text(r.run_loss) +
                 " here, " + loss_text(r.link_loss) + " in the link" + (r.same_variant ? "" : most) + variants;
+    if (link.config.tokenizer == TokenizerKind::bpe && std::isfinite(r.run_bpb)) {
+      // a BPE run compares in bits per byte (its losses are per token of its vocabulary)
+      char bpb[64];
+      std::snprintf(bpb, sizeof bpb, "%.6f bits per byte here, %.6f", r.run_bpb, r.link_bpb);
+      r.code = "replay.diverged_bpb";
+      r.args.push_back({"run_bpb", std::string(bpb, std::strchr(bpb, ' ') - bpb)});
+      char link_bpb[32];
+      std::snprintf(link_bpb, sizeof link_bpb, "%.6f", r.link_bpb);
+      r.args.push_back({"link_bpb", link_bpb});
+      r.message = "differs from the shared run at step " + std::to_string(r.diverged_at) + ": " + bpb + " in the link (loss " +
+                  loss_text(r.run_loss) + " / " + loss_text(r.link_loss) + " nats per token)" + (r.same_variant ? "" : most) + variants;
+    }
   } else if (r.expected == 0) {
     r.status = Replay::matches;
     r.code = "replay.no_losses";

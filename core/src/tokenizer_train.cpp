@@ -301,4 +301,14 @@ std::optional<Tokenizer> train_bpe(const data::ByteSource& text, int vocab_size,
   return make_tokenizer(std::move(tokens), t.merges(), t.specials(), stats, "the trained vocabulary");
 }
 
+std::optional<Tokenizer> train_on_training_split(const std::shared_ptr<const data::ByteSource>& text, int vocab_size,
+                                                 const std::function<bool(const TrainProgress&)>& progress, double val_fraction) {
+  const uint64_t n = text->size();
+  const uint64_t train = n - uint64_t(double(n) * val_fraction);  // as data::Dataset cuts its positions
+  if (train == n) return train_bpe(*text, vocab_size, progress);
+  const data::CallbackSource head(
+      train, [text](uint64_t at, size_t k, uint8_t* out) { text->read_bytes(at, k, out); }, text->describe());
+  return train_bpe(head, vocab_size, progress);
+}
+
 }  // namespace tinygpt::tok

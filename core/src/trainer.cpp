@@ -42,6 +42,10 @@ class Learner {
   // kept in checkpoints; set_carried_state(empty) starts every stream from zeros again.
   virtual std::vector<float> carried_state() const { return {}; }
   virtual void set_carried_state(const std::vector<float>&) {}
+  // The run's tokenizer (nullptr: bytes), for the kinds that read text themselves (the translators' pairs).
+  virtual void set_tokenizer(const tok::Tokenizer*) {}
+  // Tokens per byte of the validation text (0: not known).
+  virtual double val_tokens_per_byte(const tok::Tokenizer* tokenizer) const = 0;
 };
 
 namespace {
@@ -76,6 +80,21 @@ Message diverged_message(int64_t step, float loss, float grad_norm) {
 
 namespace {
 
+// Tokens per byte of a dataset's validation split: its tokens over their bytes (a token's bytes
+// from the tokenizer; 1 for bytes), read in pieces.
+double dataset_tokens_per_byte(const data::Dataset& d, const tok::Tokenizer* tokenizer) {
+  if (!tokenizer) return 1.0;
+  const uint64_t n = d.val_size();
+  uint64_t bytes = 0;
+  std::vector<int32_t> ids;
+  for (uint64_t at = 0; at < n; at += uint64_t(1) << 20) {
+    ids.resize(size_t(std::min<uint64_t>(uint64_t(1) << 20, n - at)));
+    d.read(d.val_begin() + at, ids.size(), ids.data());
+    for (const int32_t id : ids) bytes += tokenizer->token_bytes(id).size();
+  }
+  return bytes ? double(n) / double(bytes) : 0.0;
+}
+
 Error no_data(ModelKind kind) {
   const bool text = is_language_model(kind);
   return Error(coded(text ? "data.no_corpus" : "data.no_pairs", {}, text ? kNoCorpus : kNoPairs));
@@ -92,9 +111,12 @@ class GptLearner final : public Learner {
   void set_data(data::Corpus corpus, const data::Rng::State& rng) override {
     auto d = std::make_unique<data::Dataset>(std::move(corpus));
     d->check_context(c_.block_size);
-    d->set_vocab(model::kVocab);
+    d->set_vocab(c_.vocab_size);
     d->set_rng_state(rng);
     data_ = std::move(d);
+  }
+  double val_tokens_per_byte(const tok::Tokenizer* tokenizer) const override {
+    return data_ ? dataset_tokens_per_byte(*data_, tokenizer) : 0.0;
   }
   bool has_data() const override { return data_ != nullptr; }
   uint64_t data_size() const override { return data_ ? data_->size() : 0; }
@@ -148,7 +170,7 @@ class TranslatorLearner final : public Learner {
     const std::vector<uint8_t>* bytes = corpus.memory_bytes();
     if (!bytes)
       throw Error(coded("pairs.not_in_memory", {}, "a translator's pairs are read whole: give them as a TSV file, not as shards"));
-    auto d = std::make_unique<data::PairDataset>(*bytes, c_.block_size);
+    auto d = std::make_unique<data::PairDataset>(*bytes, c_.block_size, 0, 0.1, tokenizer_);
     d->set_rng_state(rng);
     data_ = std::move(d);
     corpus_ = std::move(corpus);
@@ -171,8 +193,19 @@ class TranslatorLearner final : public Learner {
     data_->val_batch(k, B, batch_);
     return model_.loss(arena, batch_).item();
   }
+  void set_tokenizer(const tok::Tokenizer* tokenizer) override { tokenizer_ = tokenizer; }
+  // the held-out targets' tokens, each with its EOS, over their bytes
+  double val_tokens_per_byte(const tok::Tokenizer*) const override {
+    if (!data_) return 0.0;
+    uint64_t tokens = 0, bytes = 0;
+    for (size_t k = 0; k < data_->val_size(); k++) {
+      tokens += data_->target_tokens(data_->val_index(k)).size() + 1;
+      bytes += data_->target(data_->val_index(k)).size();
+    }
+    return bytes ? double(tokens) / double(bytes) : 0.0;
+  }
   void metrics(ValPoint& v, int max_pairs) const override {
-    const data::TranslationScore score = sample::evaluate_translation(model_, *data_, max_pairs);
+    const data::TranslationScore score = sample::evaluate_translation(model_, *data_, max_pairs, tokenizer_);
     v.exact_match = float(score.exact_match());
     v.cer = float(score.cer());
   }
@@ -189,6 +222,7 @@ class TranslatorLearner final : public Learner {
   Config c_;
   data::Corpus corpus_;  // the TSV as given (the dataset keeps parsed pairs)
   data::PairBatch batch_;
+  const tok::Tokenizer* tokenizer_ = nullptr;  // the trainer's (bpe), or none (bytes)
 };
 
 
@@ -205,7 +239,7 @@ class RecurrentLearner final : public Learner {
   void set_data(data::Corpus corpus, const data::Rng::State& rng) override {
     auto d = std::make_unique<data::Dataset>(std::move(corpus));
     d->check_context(c_.block_size);
-    d->set_vocab(model::kVocab);
+    d->set_vocab(c_.vocab_size);
     if (c_.stateful) check_streams(*d, c_.batch_size, c_.block_size);
     d->set_rng_state(rng);
     if (data_ && data_->fingerprint() != d->fingerprint()) carry_ = {};  // another text: the streams start again
@@ -247,6 +281,9 @@ class RecurrentLearner final : public Learner {
   }
   int64_t tokens_per_step(int B) const override { return int64_t(B) * c_.block_size; }
   int64_t activation_bytes(int B) const override { return model::recurrent_activation_bytes(c_, B); }
+  double val_tokens_per_byte(const tok::Tokenizer* tokenizer) const override {
+    return data_ ? dataset_tokens_per_byte(*data_, tokenizer) : 0.0;
+  }
   std::vector<float> carried_state() const override {
     std::vector<float> s = carry_.h;
     s.insert(s.end(), carry_.c.begin(), carry_.c.end());
@@ -415,14 +452,99 @@ const data::PairDataset& Trainer::pairs() const {
 
 void Trainer::set_corpus(std::vector<uint8_t> bytes) { set_corpus(data::memory_corpus(std::move(bytes))); }
 
+namespace {
+// A language model's corpus as its tokenizer reads it: a text (a byte source) becomes its tokens
+// (tok::TokenSource, encoded once); token shards are tokens already.
+std::shared_ptr<const data::Source> through(const std::shared_ptr<const data::Source>& source,
+                                            const std::shared_ptr<const tok::Tokenizer>& tokenizer) {
+  auto text = std::dynamic_pointer_cast<const data::ByteSource>(source);
+  if (!source || !tokenizer || !text) return source;
+  return tok::TokenSource::in_memory(tokenizer, text);
+}
+}  // namespace
+
 void Trainer::set_corpus(data::Corpus corpus) {
   if (corpus.size() == 0)
     throw Error(is_language_model(kind()) ? coded("corpus.empty", {}, "the corpus is empty")
                                          : coded("pairs.empty", {}, "the pairs file is empty"));
+  require_tokenizer();
+  data::Corpus given = corpus;
+  if (tokenizer_ && is_language_model(kind())) corpus = {through(corpus.train, tokenizer_), through(corpus.val, tokenizer_)};
   // sampling continues where this run's generator is (from the seed or a checkpoint)
   if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
   learner_->set_data(std::move(corpus), data_rng_state_);
+  text_corpus_ = tokenizer_ ? std::move(given) : data::Corpus{};
+  measure_tokens_per_byte();
   if (history_.enabled()) history_.set_baselines(baselines());
+}
+
+// ---- the tokenizer ---------------------------------------------------------------------------
+
+double bits_per_byte(double nats_per_token, double tokens_per_byte) {
+  return nats_per_token * tokens_per_byte / watch::kLn2;
+}
+
+void Trainer::set_tokenizer(std::shared_ptr<const tok::Tokenizer> tokenizer) {
+  if (!tokenizer) throw Error("set_tokenizer: no tokenizer");
+  const int V = tokenizer->vocab_size();
+  if (config_.tokenizer != TokenizerKind::bpe || V != config_.vocab_size)
+    throw Error(coded("tokenizer.config_mismatch", {{"tokens", std::to_string(V)}, {"vocab", std::to_string(config_.vocab_size)},
+                                                    {"tokenizer", tokenizer_kind_name(config_.tokenizer)}},
+                      "this tokenizer has " + std::to_string(V) + " tokens; the run's config says tokenizer " +
+                          tokenizer_kind_name(config_.tokenizer) + ", vocab_size " + std::to_string(config_.vocab_size)));
+  if (is_translator(kind()) && tokenizer->special_id(tok::Special::bos) != V)
+    throw Error(coded("tokenizer.translator_specials", {},
+                      "a translator reads BOS, EOS and PAD right after the text tokens: this tokenizer numbers its special tokens otherwise"));
+  if (step_ > 0 && tokenizer_ && tokenizer_->fingerprint() != tokenizer->fingerprint())
+    throw Error(coded("tokenizer.fixed", {}, "the tokenizer is fixed once the run has trained (start a new run to change it)"));
+  data::Corpus corpus;
+  const bool had = learner_->has_data();
+  if (had) corpus = take_corpus();
+  tokenizer_ = std::move(tokenizer);
+  learner_->set_tokenizer(tokenizer_.get());
+  if (had) set_corpus(std::move(corpus));
+}
+
+void Trainer::require_tokenizer() const {
+  if (config_.tokenizer == TokenizerKind::bpe && !tokenizer_)
+    throw Error(coded("tokenizer.missing", {{"vocab", std::to_string(config_.vocab_size)}},
+                      "this run reads BPE tokens (vocab_size " + std::to_string(config_.vocab_size) +
+                          ") but has no tokenizer: train one on the text or load its tokenizer.json first"));
+}
+
+std::vector<int32_t> Trainer::encode(std::string_view text) const {
+  require_tokenizer();
+  if (tokenizer_) return tokenizer_->encode(text);
+  std::vector<int32_t> ids(text.size());
+  for (size_t i = 0; i < text.size(); i++) ids[i] = uint8_t(text[i]);
+  return ids;
+}
+
+std::string Trainer::token_bytes(int32_t id) const {
+  if (tokenizer_) return tokenizer_->token_bytes(id);
+  const data::PairTokens t{256};
+  if (id >= 0 && id < 256) return std::string(1, char(uint8_t(id)));
+  if (is_translator(kind()) && id >= t.bos() && id <= t.pad()) return "";
+  throw Error(coded("tokenizer.unknown_id", {{"id", std::to_string(id)}}, "there is no token " + std::to_string(id)));
+}
+
+std::string Trainer::token_text(int32_t id) const {
+  if (tokenizer_) return tokenizer_->token_text(id);
+  static const tok::Tokenizer bytes;  // the byte vocabulary's labels, and BOS, EOS, PAD at 256, 257, 258
+  return bytes.token_text(id);
+}
+
+double Trainer::bits_per_byte(double nats_per_token) const {
+  return tokens_per_byte_ > 0.0 ? train::bits_per_byte(nats_per_token, tokens_per_byte_) : NAN;
+}
+
+void Trainer::measure_tokens_per_byte() {
+  if (!learner_->has_data()) return;
+  if (is_language_model(kind()) && !tokenizer_) {
+    tokens_per_byte_ = 1.0;
+    return;
+  }
+  tokens_per_byte_ = learner_->val_tokens_per_byte(tokenizer_.get());
 }
 
 bool Trainer::has_corpus() const { return learner_->has_data(); }
@@ -432,7 +554,10 @@ std::string Trainer::data_report() const { return learner_->data_report(); }
 
 data::Corpus Trainer::take_corpus() {
   if (learner_->has_data()) data_rng_state_ = learner_->data_rng();
-  return learner_->take_data();
+  data::Corpus taken = learner_->take_data();
+  if (text_corpus_.train) taken = std::move(text_corpus_);  // the text as given, not its tokens
+  text_corpus_ = {};
+  return taken;
 }
 
 data::Rng::State Trainer::rng_state() const { return learner_->has_data() ? learner_->data_rng() : data_rng_state_; }
@@ -550,6 +675,7 @@ ValPoint Trainer::evaluate() {
   }
   arena_.reset();
   ValPoint v{step_, float(sum / config_.eval_iters)};
+  v.bits_per_byte = float(bits_per_byte(v.loss));
   learner_->metrics(v, config_.eval_iters * config_.batch_size);
   if (!val_losses_.empty() && val_losses_.back().step == step_)
     val_losses_.back() = v;
@@ -562,8 +688,9 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   if (!is_language_model(kind())) model();  // throws: a translator
   if (n == 0) throw Error(coded("inspect.empty", {}, "inspect: give at least one byte of text"));
   const Config& mc = config_;
-  const int T = int(std::min<size_t>(n, size_t(mc.block_size)));
-  std::vector<int32_t> tokens(bytes + (n - size_t(T)), bytes + n);
+  std::vector<int32_t> tokens = encode(std::string_view(reinterpret_cast<const char*>(bytes), n));
+  const int T = int(std::min<size_t>(tokens.size(), size_t(mc.block_size)));
+  tokens.erase(tokens.begin(), tokens.end() - T);  // the last T tokens
   reserve_arena();
   nn::GradMode no_grad(false);
   arena_.reset();
@@ -582,52 +709,59 @@ Inspection Trainer::inspect(const uint8_t* bytes, size_t n) {
   } else {
     logits = recurrent().forward_logits(arena_, tokens.data(), 1, T);  // no attention: L = NH = 0
   }
-  const int V = model::kVocab;
+  const int V = mc.vocab_size;
   nn::Tensor probs = nn::softmax_lastdim(arena_, logits);  // (1, T, V)
   r.probs.assign(probs.data(), probs.data() + size_t(T) * V);
+  r.tokens = std::move(tokens);
   arena_.reset();
   return r;
 }
 
 std::vector<sample::Token> Trainer::generate(const std::string& prompt, int n, const sample::Options& options) const {
-  if (is_recurrent(kind())) return sample::generate(recurrent(), prompt, n, options);
-  return sample::generate(model(), prompt, n, options);
+  const std::vector<int32_t> ids = encode(prompt);
+  if (is_recurrent(kind())) return sample::generate(recurrent(), ids, n, options);
+  return sample::generate(model(), ids, n, options);
 }
 
 hidden::Trace Trainer::trace_hidden(const uint8_t* bytes, size_t n) {
   model::Recurrent& m = recurrent();
+  if (tokenizer_)
+    throw Error(coded("hidden.bytes_only", {}, "the hidden-state view reads a text byte by byte: a BPE run has none for now"));
   reserve_arena();
   return hidden::trace(m, arena_, bytes, n);
 }
 
 sample::Translation Trainer::translate(const std::string& source, const sample::TranslateOptions& options) const {
-  if (kind() == ModelKind::lstm_seq2seq) return sample::translate(lstm_seq2seq(), source, options);
-  return sample::translate(seq2seq(), source, options);
+  require_tokenizer();
+  if (kind() == ModelKind::lstm_seq2seq) return sample::translate(lstm_seq2seq(), source, options, tokenizer_.get());
+  return sample::translate(seq2seq(), source, options, tokenizer_.get());
 }
 
 TranslationInspection Trainer::inspect_translation(const std::string& source, const std::string& target) {
   if (kind() != ModelKind::lstm_seq2seq) seq2seq();  // throws: a language model
   const int limit = config_.block_size;
   if (source.empty()) throw Error(coded("inspect.no_source", {}, "give a source text to look inside"));
-  if (int(source.size()) > limit)
-    throw Error(coded("inspect.source_long", {{"bytes", std::to_string(source.size())}, {"limit", std::to_string(limit)}},
-                      "the source is " + std::to_string(source.size()) + " bytes, longer than block_size (" +
+  // lengths in tokens (a byte model's: bytes)
+  const std::vector<int32_t> src = encode(source), tgt = encode(target);
+  if (int(src.size()) > limit)
+    throw Error(coded("inspect.source_long", {{"bytes", std::to_string(src.size())}, {"limit", std::to_string(limit)}},
+                      "the source is " + std::to_string(src.size()) + " tokens, longer than block_size (" +
                           std::to_string(limit) + ")"));
-  if (int(target.size()) + 1 > limit)
-    throw Error(coded("inspect.target_long", {{"bytes", std::to_string(target.size())}, {"limit", std::to_string(limit - 1)}},
-                      "the target is " + std::to_string(target.size()) + " bytes; at most block_size - 1 = " +
+  if (int(tgt.size()) + 1 > limit)
+    throw Error(coded("inspect.target_long", {{"bytes", std::to_string(tgt.size())}, {"limit", std::to_string(limit - 1)}},
+                      "the target is " + std::to_string(tgt.size()) + " tokens; at most block_size - 1 = " +
                           std::to_string(limit - 1) + " fit"));
   TranslationInspection r;
-  r.S = int(source.size());
-  r.T = int(target.size()) + 1;
+  r.S = int(src.size());
+  r.T = int(tgt.size()) + 1;
   const bool lstm = kind() == ModelKind::lstm_seq2seq;
   r.Le = lstm ? 0 : config_.n_enc_layer;  // the LSTM translator: one map, the decoder's attention on the source
   r.Ld = lstm ? 1 : config_.n_dec_layer;
   r.NH = lstm ? 1 : config_.n_head;
-  r.src.assign(source.begin(), source.end());
-  for (int32_t& t : r.src) t &= 0xFF;
-  r.tgt_in.push_back(data::kBos);
-  for (unsigned char ch : target) r.tgt_in.push_back(ch);
+  const data::PairTokens ids{config_.vocab_size};
+  r.src = src;
+  r.tgt_in.push_back(ids.bos());
+  r.tgt_in.insert(r.tgt_in.end(), tgt.begin(), tgt.end());
   reserve_arena();
   nn::GradMode no_grad(false);
   arena_.reset();
@@ -649,7 +783,7 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
     copy(r.cross, model::AttentionKind::cross, r.Ld, r.T, r.S);
   }
   nn::Tensor probs = nn::softmax_lastdim(arena_, logits);  // (1, T, V)
-  r.probs.assign(probs.data(), probs.data() + size_t(r.T) * data::kPairVocab);
+  r.probs.assign(probs.data(), probs.data() + size_t(r.T) * ids.vocab());
   arena_.reset();
   return r;
 }
@@ -657,12 +791,17 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
 // ---- the run's history (watch.h) -----------------------------------------------------------
 
 watch::Baselines Trainer::baselines() const {
-  if (is_translator(kind())) return watch::target_baselines(pairs());
-  return watch::entropy_baselines(dataset(), watch::baseline_tokens(dataset()));
+  watch::Baselines b = is_translator(kind()) ? watch::target_baselines(pairs())
+                                             : watch::entropy_baselines(dataset(), watch::baseline_tokens(dataset()));
+  b.tokens_per_byte = tokens_per_byte_;
+  return b;
 }
 
 void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector<uint8_t>& probe_target) {
   if (!learner_->has_data()) throw no_data(kind());
+  if (tokenizer_)
+    throw Error(coded("watch.bytes_only", {},
+                      "the run's history (the page's watch views) reads bytes: a BPE run trains without it for now"));
   watch::Layout l = watch::layout_of(config_);
   std::vector<uint8_t> text, source, bytes;
   const bool lm = is_language_model(kind());

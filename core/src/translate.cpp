@@ -8,6 +8,7 @@
 
 #include "tinygpt/error.h"
 #include "tinygpt/rng.h"
+#include "tinygpt/tokenizer.h"
 
 namespace tinygpt::sample {
 
@@ -15,57 +16,83 @@ using tinygpt::Error;
 
 namespace {
 
-constexpr int V = model::Seq2SeqDims::vocab_size;
+// The decoder's tokens: text tokens 0 .. V_text-1 (bytes, or a BPE vocabulary), then BOS, EOS, PAD
+// (pairs.h: PairTokens); an output's text is its tokens' bytes.
+struct Vocab {
+  int V = data::kPairVocab;  // the model's vocabulary: text tokens + BOS, EOS, PAD
+  data::PairTokens ids;
+  const tok::Tokenizer* tokenizer = nullptr;
+  // The tokens an output may contain: the text tokens and EOS.
+  bool allowed(int v) const { return v < ids.text || v == ids.eos(); }
+  void append(std::string& text, int v) const {
+    if (tokenizer) text += tokenizer->token_bytes(v);
+    else text.push_back(char(uint8_t(v)));
+  }
+};
 
-// The tokens an output may contain: the 256 bytes and EOS.
-inline bool allowed(int v) { return v < 256 || v == data::kEos; }
+template <class M>
+Vocab vocab_of(const M& m, const tok::Tokenizer* tokenizer) {
+  Vocab v;
+  v.V = m.dims().vocab_size;
+  v.ids = m.dims().tokens();
+  v.tokenizer = tokenizer;
+  if (tokenizer && tokenizer->vocab_size() != v.ids.text)
+    throw Error(coded("tokenizer.model_mismatch", {{"tokens", std::to_string(tokenizer->vocab_size())}, {"vocab", std::to_string(v.ids.text)}},
+                      "the tokenizer has " + std::to_string(tokenizer->vocab_size()) + " tokens, the model's vocabulary " +
+                          std::to_string(v.ids.text)));
+  if (!tokenizer && v.ids.text != 256) throw Error("internal: a BPE translator decodes with its tokenizer");
+  return v;
+}
 
 // logp (V) = log softmax(logits) over the allowed tokens (-inf elsewhere), in double
-void log_softmax_allowed(double* logp, const float* logits) {
+void log_softmax_allowed(const Vocab& voc, double* logp, const float* logits) {
+  const int V = voc.V;
   double maxv = -INFINITY;
   for (int v = 0; v < V; v++)
-    if (allowed(v)) maxv = std::max(maxv, double(logits[v]));
+    if (voc.allowed(v)) maxv = std::max(maxv, double(logits[v]));
   double sum = 0.0;
   for (int v = 0; v < V; v++)
-    if (allowed(v)) sum += std::exp(double(logits[v]) - maxv);
+    if (voc.allowed(v)) sum += std::exp(double(logits[v]) - maxv);
   const double lse = maxv + std::log(sum);
-  for (int v = 0; v < V; v++) logp[v] = allowed(v) ? double(logits[v]) - lse : -INFINITY;
+  for (int v = 0; v < V; v++) logp[v] = voc.allowed(v) ? double(logits[v]) - lse : -INFINITY;
 }
 
 // the most likely allowed token (ties: the lower token)
-int argmax_allowed(const double* logp) {
+int argmax_allowed(const Vocab& voc, const double* logp) {
   int best = 0;
-  for (int v = 1; v < V; v++)
+  for (int v = 1; v < voc.V; v++)
     if (logp[v] > logp[best]) best = v;
   return best;
 }
 
 // a token drawn from softmax(logp / temperature) restricted to the top_k most likely
-int sample_allowed(const double* logp, float temperature, int top_k, data::Rng& rng) {
-  int order[V];
-  int n = 0;
-  for (int v = 0; v < V; v++)
-    if (allowed(v)) order[n++] = v;
-  std::sort(order, order + n, [&](int a, int b) { return logp[a] != logp[b] ? logp[a] > logp[b] : a < b; });
+int sample_allowed(const Vocab& voc, const double* logp, float temperature, int top_k, data::Rng& rng) {
+  std::vector<int> order;
+  order.reserve(size_t(voc.V));
+  for (int v = 0; v < voc.V; v++)
+    if (voc.allowed(v)) order.push_back(v);
+  int n = int(order.size());
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return logp[a] != logp[b] ? logp[a] > logp[b] : a < b; });
   if (top_k > 0 && top_k < n) n = top_k;
-  double w[V], total = 0.0;
-  for (int i = 0; i < n; i++) total += w[i] = std::exp((logp[order[i]] - logp[order[0]]) / temperature);
+  std::vector<double> w(static_cast<size_t>(n));
+  double total = 0.0;
+  for (int i = 0; i < n; i++) total += w[size_t(i)] = std::exp((logp[order[size_t(i)]] - logp[order[0]]) / temperature);
   double r = rng.uniform() * total;
   for (int i = 0; i < n; i++) {
-    r -= w[i];
-    if (r < 0.0) return order[i];
+    r -= w[size_t(i)];
+    if (r < 0.0) return order[size_t(i)];
   }
-  return order[n - 1];
+  return order[size_t(n - 1)];
 }
 
-std::vector<int32_t> source_tokens(const std::string& source, int block_size) {
+std::vector<int32_t> source_tokens(const std::string& source, int block_size, const tok::Tokenizer* tokenizer) {
   if (source.empty()) throw Error(coded("translate.empty", {}, "translate: the source is empty"));
-  if (source.size() > size_t(block_size))
-    throw Error(coded("translate.source_long", {{"bytes", std::to_string(source.size())}, {"limit", std::to_string(block_size)}},
-                      "translate: the source has " + std::to_string(source.size()) + " bytes; this model reads at most " +
-                          std::to_string(block_size)));
-  return std::vector<int32_t>(reinterpret_cast<const uint8_t*>(source.data()),
-                              reinterpret_cast<const uint8_t*>(source.data()) + source.size());
+  std::vector<int32_t> ids = data::text_tokens(source, tokenizer);
+  if (ids.size() > size_t(block_size))
+    throw Error(coded("translate.source_long", {{"bytes", std::to_string(ids.size())}, {"limit", std::to_string(block_size)}},
+                      "translate: the source has " + std::to_string(ids.size()) + (tokenizer ? " tokens" : " bytes") +
+                          "; this model reads at most " + std::to_string(block_size)));
+  return ids;
 }
 
 double normalised(double log_prob, size_t tokens, float length_penalty) {
@@ -73,14 +100,15 @@ double normalised(double log_prob, size_t tokens, float length_penalty) {
 }
 
 template <class M>
-Translation beam_search(const M& m, const std::vector<int32_t>& src, int max_len, int N, float length_penalty) {
+Translation beam_search(const M& m, const Vocab& voc, const std::vector<int32_t>& src, int max_len, int N, float length_penalty) {
+  const int V = voc.V;
   typename M::Cache cache;
   m.start_decoding(cache, src.data(), int(src.size()), N, /*shared_source=*/true);
   const size_t rows = size_t(N);
   std::vector<Translation> alive(rows), next(rows), ended;
   std::vector<double> score(rows, -INFINITY);  // total log-probability of each row's output so far
   score[0] = 0.0;  // every row starts with BOS; only one of them is a real hypothesis yet
-  std::vector<int32_t> tokens(rows, data::kBos);
+  std::vector<int32_t> tokens(rows, voc.ids.bos());
   std::vector<int> parent(rows);
   std::vector<double> logp(rows * V);
   struct Candidate {
@@ -93,7 +121,7 @@ Translation beam_search(const M& m, const std::vector<int32_t>& src, int max_len
     Translation t = alive[size_t(r)];
     t.log_prob = score[size_t(r)];
     if (with_eos) {
-      const double lp_eos = logp[size_t(r) * V + data::kEos];
+      const double lp_eos = logp[size_t(r) * V + voc.ids.eos()];
       t.probs.push_back(float(std::exp(lp_eos)));
       t.log_prob += lp_eos;
       t.finished = true;
@@ -108,16 +136,16 @@ Translation beam_search(const M& m, const std::vector<int32_t>& src, int max_len
     for (int r = 0; r < N; r++) {
       if (score[size_t(r)] == -INFINITY) continue;
       double* lp = &logp[size_t(r) * V];
-      log_softmax_allowed(lp, logits + size_t(r) * V);
+      log_softmax_allowed(voc, lp, logits + size_t(r) * V);
       if (step == max_len) {  // the last position: only EOS can end the output, if the model prefers it
-        end_row(r, argmax_allowed(lp) == data::kEos);
+        end_row(r, argmax_allowed(voc, lp) == voc.ids.eos());
         continue;
       }
       end_row(r, true);  // every hypothesis in the beam may end here
-      for (int v = 0; v < 256; v++) cands.push_back({score[size_t(r)] + lp[v], r, v});
+      for (int v = 0; v < voc.ids.text; v++) cands.push_back({score[size_t(r)] + lp[v], r, v});
     }
     if (step == max_len) break;
-    // the N best continuations by one byte (ties: lower row, then lower byte)
+    // the N best continuations by one token (ties: lower row, then lower token)
     const size_t keep = std::min(cands.size(), rows);
     std::partial_sort(cands.begin(), cands.begin() + keep, cands.end(), [](const Candidate& a, const Candidate& b) {
       return a.score != b.score ? a.score > b.score : (a.row != b.row ? a.row < b.row : a.token < b.token);
@@ -128,13 +156,14 @@ Translation beam_search(const M& m, const std::vector<int32_t>& src, int max_len
         const Candidate& c = cands[k];
         Translation t = alive[size_t(c.row)];
         t.probs.push_back(float(std::exp(logp[size_t(c.row) * V + c.token])));
-        t.text.push_back(char(uint8_t(c.token)));
+        voc.append(t.text, c.token);
+        t.tokens.push_back(c.token);
         next[k] = std::move(t);
         parent[k] = c.row, tokens[k] = c.token, score[k] = c.score;
         // log p only falls as the output grows; the longest output divides it the most
         best_possible = std::max(best_possible, c.score / longest);
       } else {  // fewer candidates than rows: the rest stay empty
-        parent[k] = 0, tokens[k] = data::kEos, score[k] = -INFINITY;
+        parent[k] = 0, tokens[k] = voc.ids.eos(), score[k] = -INFINITY;
       }
     }
     double best_ended = -INFINITY;
@@ -150,7 +179,7 @@ Translation beam_search(const M& m, const std::vector<int32_t>& src, int max_len
 
 }  // namespace
 
-void TranslateOptions::validate(int block_size) const {
+void TranslateOptions::validate(int block_size, int tokens) const {
   if (max_len < 0 || max_len > block_size - 1)
     throw Error(coded("translate.max_len", {{"max", std::to_string(block_size - 1)}},
                       "max_len must be between 0 (the model's limit) and " + std::to_string(block_size - 1)));
@@ -159,7 +188,8 @@ void TranslateOptions::validate(int block_size) const {
     throw Error(coded("sample.temperature", {}, "temperature must be between 0 and 100"));
   if (temperature > 0.0f && beam > 1)
     throw Error(coded("translate.sampling_and_beam", {}, "sampling (temperature > 0) and beam search exclude each other"));
-  if (top_k < 0 || top_k > 257) throw Error(coded("sample.top_k", {{"max", "257"}}, "top-k must be between 0 (off) and 257"));
+  if (top_k < 0 || top_k > tokens)
+    throw Error(coded("sample.top_k", {{"max", std::to_string(tokens)}}, "top-k must be between 0 (off) and " + std::to_string(tokens)));
   if (!(length_penalty >= 0.0f && length_penalty <= 10.0f))
     throw Error(coded("translate.length_penalty", {}, "length penalty must be between 0 and 10"));
 }
@@ -167,30 +197,32 @@ void TranslateOptions::validate(int block_size) const {
 namespace {
 
 template <class M>
-Translation translate_impl(const M& m, const std::string& source, const TranslateOptions& o) {
+Translation translate_impl(const M& m, const std::string& source, const TranslateOptions& o, const tok::Tokenizer* tokenizer) {
   const int block_size = m.dims().block_size;
-  o.validate(block_size);
-  const std::vector<int32_t> src = source_tokens(source, block_size);
+  const Vocab voc = vocab_of(m, tokenizer);
+  o.validate(block_size, voc.ids.text + 1);
+  const std::vector<int32_t> src = source_tokens(source, block_size, tokenizer);
   const int max_len = o.max_len ? o.max_len : block_size - 1;
-  if (o.beam > 1) return beam_search(m, src, max_len, o.beam, o.length_penalty);
+  if (o.beam > 1) return beam_search(m, voc, src, max_len, o.beam, o.length_penalty);
 
   typename M::Cache cache;
   m.start_decoding(cache, src.data(), int(src.size()), 1, false);
   data::Rng rng(o.seed);
-  double logp[V];
+  std::vector<double> logp(static_cast<size_t>(voc.V));
   Translation t;
-  int32_t token = data::kBos;
+  int32_t token = voc.ids.bos();
   for (int step = 0; step <= max_len; step++) {
-    log_softmax_allowed(logp, m.decode_step(cache, &token));
-    const int v = o.temperature > 0.0f ? sample_allowed(logp, o.temperature, o.top_k, rng) : argmax_allowed(logp);
-    if (step == max_len && v != data::kEos) break;  // max_len bytes and no end: unfinished
-    t.probs.push_back(float(std::exp(logp[v])));
-    t.log_prob += logp[v];
-    if (v == data::kEos) {
+    log_softmax_allowed(voc, logp.data(), m.decode_step(cache, &token));
+    const int v = o.temperature > 0.0f ? sample_allowed(voc, logp.data(), o.temperature, o.top_k, rng) : argmax_allowed(voc, logp.data());
+    if (step == max_len && v != voc.ids.eos()) break;  // max_len tokens and no end: unfinished
+    t.probs.push_back(float(std::exp(logp[size_t(v)])));
+    t.log_prob += logp[size_t(v)];
+    if (v == voc.ids.eos()) {
       t.finished = true;
       break;
     }
-    t.text.push_back(char(uint8_t(v)));
+    voc.append(t.text, v);
+    t.tokens.push_back(v);
     token = v;
   }
   t.score = t.log_prob;
@@ -198,7 +230,8 @@ Translation translate_impl(const M& m, const std::string& source, const Translat
 }
 
 template <class M>
-std::vector<Translation> translate_greedy_impl(const M& m, const std::vector<std::string>& sources, int max_len) {
+std::vector<Translation> translate_greedy_impl(const M& m, const std::vector<std::string>& sources, int max_len,
+                                               const tok::Tokenizer* tokenizer) {
   const int block_size = m.dims().block_size;
   if (max_len < 0 || max_len > block_size - 1)
     throw Error(coded("translate.max_len", {{"max", std::to_string(block_size - 1)}},
@@ -207,37 +240,43 @@ std::vector<Translation> translate_greedy_impl(const M& m, const std::vector<std
   const int R = int(sources.size());
   std::vector<Translation> out(sources.size());
   if (R == 0) return out;
+  const Vocab voc = vocab_of(m, tokenizer);
+  const int V = voc.V;
   int S = 0;
-  for (const std::string& s : sources) S = std::max(S, int(source_tokens(s, block_size).size()));
-  std::vector<int32_t> src(size_t(R) * S, data::kPad);
-  for (int r = 0; r < R; r++)
-    for (size_t i = 0; i < sources[size_t(r)].size(); i++) src[size_t(r) * S + i] = uint8_t(sources[size_t(r)][i]);
+  std::vector<std::vector<int32_t>> ids;
+  for (const std::string& s : sources) {
+    ids.push_back(source_tokens(s, block_size, tokenizer));
+    S = std::max(S, int(ids.back().size()));
+  }
+  std::vector<int32_t> src(size_t(R) * S, voc.ids.pad());
+  for (int r = 0; r < R; r++) std::copy(ids[size_t(r)].begin(), ids[size_t(r)].end(), src.begin() + std::ptrdiff_t(size_t(r) * S));
   typename M::Cache cache;
   m.start_decoding(cache, src.data(), S, R, false);
-  std::vector<int32_t> tokens(size_t(R), data::kBos);
+  std::vector<int32_t> tokens(size_t(R), voc.ids.bos());
   std::vector<bool> done(size_t(R), false);
-  double logp[V];
+  std::vector<double> logp(static_cast<size_t>(V));
   int left = R;
   for (int step = 0; step <= max_len && left > 0; step++) {
     const float* logits = m.decode_step(cache, tokens.data());
     for (int r = 0; r < R; r++) {
       if (done[size_t(r)]) continue;
       Translation& t = out[size_t(r)];
-      log_softmax_allowed(logp, logits + size_t(r) * V);
-      const int v = argmax_allowed(logp);
-      if (step == max_len && v != data::kEos) {
+      log_softmax_allowed(voc, logp.data(), logits + size_t(r) * V);
+      const int v = argmax_allowed(voc, logp.data());
+      if (step == max_len && v != voc.ids.eos()) {
         done[size_t(r)] = true, left--;
         continue;
       }
-      t.probs.push_back(float(std::exp(logp[v])));
-      t.log_prob += logp[v];
+      t.probs.push_back(float(std::exp(logp[size_t(v)])));
+      t.log_prob += logp[size_t(v)];
       t.score = t.log_prob;
-      if (v == data::kEos) {
+      if (v == voc.ids.eos()) {
         t.finished = true;
         done[size_t(r)] = true, left--;
         continue;
       }
-      t.text.push_back(char(uint8_t(v)));
+      voc.append(t.text, v);
+      t.tokens.push_back(v);
       tokens[size_t(r)] = v;
     }
   }
@@ -245,7 +284,7 @@ std::vector<Translation> translate_greedy_impl(const M& m, const std::vector<std
 }
 
 template <class M>
-data::TranslationScore evaluate_impl(const M& m, const data::PairDataset& pairs, int max_pairs) {
+data::TranslationScore evaluate_impl(const M& m, const data::PairDataset& pairs, int max_pairs, const tok::Tokenizer* tokenizer) {
   const size_t n = max_pairs > 0 ? std::min(pairs.val_size(), size_t(max_pairs)) : pairs.val_size();
   constexpr size_t kRows = 64;  // sources decoded side by side
   data::TranslationScore score;
@@ -254,7 +293,7 @@ data::TranslationScore evaluate_impl(const M& m, const data::PairDataset& pairs,
     const size_t k1 = std::min(n, k0 + kRows);
     sources.clear();
     for (size_t k = k0; k < k1; k++) sources.push_back(pairs.source(pairs.val_index(k)));
-    const std::vector<Translation> out = translate_greedy_impl(m, sources, 0);
+    const std::vector<Translation> out = translate_greedy_impl(m, sources, 0, tokenizer);
     for (size_t k = k0; k < k1; k++) score.add(out[k - k0].text, pairs.target(pairs.val_index(k)));
   }
   return score;
@@ -262,24 +301,28 @@ data::TranslationScore evaluate_impl(const M& m, const data::PairDataset& pairs,
 
 }  // namespace
 
-Translation translate(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o) {
-  return translate_impl(m, source, o);
+Translation translate(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o, const tok::Tokenizer* tokenizer) {
+  return translate_impl(m, source, o, tokenizer);
 }
-Translation translate(const model::LstmSeq2Seq& m, const std::string& source, const TranslateOptions& o) {
-  return translate_impl(m, source, o);
+Translation translate(const model::LstmSeq2Seq& m, const std::string& source, const TranslateOptions& o,
+                      const tok::Tokenizer* tokenizer) {
+  return translate_impl(m, source, o, tokenizer);
 }
-std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::vector<std::string>& sources, int max_len) {
-  return translate_greedy_impl(m, sources, max_len);
+std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::vector<std::string>& sources, int max_len,
+                                          const tok::Tokenizer* tokenizer) {
+  return translate_greedy_impl(m, sources, max_len, tokenizer);
 }
 std::vector<Translation> translate_greedy(const model::LstmSeq2Seq& m, const std::vector<std::string>& sources,
-                                          int max_len) {
-  return translate_greedy_impl(m, sources, max_len);
+                                          int max_len, const tok::Tokenizer* tokenizer) {
+  return translate_greedy_impl(m, sources, max_len, tokenizer);
 }
-data::TranslationScore evaluate_translation(const model::Seq2Seq& m, const data::PairDataset& pairs, int max_pairs) {
-  return evaluate_impl(m, pairs, max_pairs);
+data::TranslationScore evaluate_translation(const model::Seq2Seq& m, const data::PairDataset& pairs, int max_pairs,
+                                            const tok::Tokenizer* tokenizer) {
+  return evaluate_impl(m, pairs, max_pairs, tokenizer);
 }
-data::TranslationScore evaluate_translation(const model::LstmSeq2Seq& m, const data::PairDataset& pairs, int max_pairs) {
-  return evaluate_impl(m, pairs, max_pairs);
+data::TranslationScore evaluate_translation(const model::LstmSeq2Seq& m, const data::PairDataset& pairs, int max_pairs,
+                                            const tok::Tokenizer* tokenizer) {
+  return evaluate_impl(m, pairs, max_pairs, tokenizer);
 }
 
 }  // namespace tinygpt::sample

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <unordered_map>
 
 #include "tinygpt/error.h"
 
@@ -47,7 +48,53 @@ Baselines from_counts(const std::vector<uint64_t>& unigram, const std::vector<ui
   return b;
 }
 
+// The same from sparse counts (any vocabulary): keys in increasing order, so the sums are deterministic.
+class SparseCounts {
+ public:
+  void add(int32_t prev, int32_t next) {
+    unigram_[next]++;
+    if (prev >= 0) pairs_[(uint64_t(uint32_t(prev)) << 32) | uint32_t(next)]++;
+  }
+  Baselines baselines() const {
+    Baselines b;
+    std::vector<std::pair<int32_t, uint64_t>> uni(unigram_.begin(), unigram_.end());
+    std::sort(uni.begin(), uni.end());
+    for (const auto& u : uni) b.tokens += u.second;
+    for (const auto& u : uni) {
+      b.distinct++;
+      const double p = double(u.second) / double(b.tokens);
+      b.unigram -= p * std::log(p);
+    }
+    b.uniform = b.distinct > 0 ? std::log(double(b.distinct)) : 0.0;
+    std::vector<std::pair<uint64_t, uint64_t>> pairs(pairs_.begin(), pairs_.end());
+    std::sort(pairs.begin(), pairs.end());
+    // rows in order: c(a) = sum_b c(a, b), then -sum_b c(a, b) ln(c(a, b) / c(a))
+    uint64_t m = 0;
+    double h2 = 0.0;
+    for (size_t i = 0; i < pairs.size();) {
+      size_t j = i;
+      uint64_t ca = 0;
+      while (j < pairs.size() && (pairs[j].first >> 32) == (pairs[i].first >> 32)) ca += pairs[j++].second;
+      m += ca;
+      for (size_t k = i; k < j; k++) h2 -= double(pairs[k].second) * std::log(double(pairs[k].second) / double(ca));
+      i = j;
+    }
+    b.bigram = m ? h2 / double(m) : 0.0;
+    return b;
+  }
+
+ private:
+  std::unordered_map<int32_t, uint64_t> unigram_;
+  std::unordered_map<uint64_t, uint64_t> pairs_;
+};
+
 }  // namespace
+
+Baselines token_baselines(const int32_t* tokens, size_t n) {
+  SparseCounts counts;
+  for (size_t i = 0; i < n; i++) counts.add(i ? tokens[i - 1] : -1, tokens[i]);
+  return counts.baselines();
+}
 
 Baselines entropy_baselines(const uint8_t* bytes, size_t n) {
   const int V = 256;
@@ -62,6 +109,18 @@ uint64_t baseline_tokens(const data::Dataset& data) {
 }
 
 Baselines entropy_baselines(const data::Dataset& data, uint64_t most) {
+  if (data.corpus().train && data.corpus().train->vocab() != 256) {  // BPE tokens (or shards)
+    SparseCounts counts;
+    const uint64_t n = std::min<uint64_t>(data.train_size(), most);
+    std::vector<int32_t> ids;
+    int32_t prev = -1;
+    for (uint64_t at = 0; at < n; at += uint64_t(1) << 20) {
+      ids.resize(size_t(std::min<uint64_t>(uint64_t(1) << 20, n - at)));
+      data.read(at, ids.size(), ids.data());
+      for (const int32_t id : ids) counts.add(prev, id), prev = id;
+    }
+    return counts.baselines();
+  }
   const int V = 256;
   std::vector<uint64_t> unigram(V, 0), pairs(size_t(V) * V, 0);
   const uint64_t n = std::min<uint64_t>(data.train_size(), most);
@@ -95,6 +154,16 @@ Baselines entropy_baselines(const data::TextStats& s) {
 }
 
 Baselines target_baselines(const data::PairDataset& pairs) {
+  const data::PairTokens ids = pairs.tokens();
+  if (ids.text != 256) {  // BPE targets
+    SparseCounts counts;
+    for (size_t k = 0; k < pairs.train_size(); k++) {
+      int32_t prev = ids.bos();
+      for (const int32_t t : pairs.target_tokens(pairs.train_index(k))) counts.add(prev, t), prev = t;
+      counts.add(prev, ids.eos());
+    }
+    return counts.baselines();
+  }
   const int V = data::kPairVocab;
   std::vector<uint64_t> unigram(V, 0), pair(size_t(V) * V, 0);
   for (size_t k = 0; k < pairs.train_size(); k++) {
@@ -369,6 +438,8 @@ History History::unpack(const Packed& p, int64_t last_step) {
   if (p.baselines.size() != 5) throw Error(bad + "history.baselines holds " + std::to_string(p.baselines.size()) + " numbers, expected 5");
   for (float v : p.baselines)
     if (!std::isfinite(v) || v < 0) throw Error(bad + "a baseline is negative or not finite");
+  // the counts among them: distinct tokens within the largest vocabulary, tokens within a uint64
+  if (p.baselines[3] > 65536.0f || p.baselines[4] >= 1.8e19f) throw Error(bad + "a baseline's count is out of range");
   const uint64_t K = p.steps.size();
   const uint64_t A = uint64_t(l.attention_bytes());
   auto check = [&](uint64_t have, uint64_t per, const char* what) {
@@ -696,6 +767,8 @@ struct BranchTree::Impl {
   virtual int max_output() const { return INT32_MAX; }
   // gpt: the window's length (block_size); the recurrent models have none
   virtual int window() const { return 0; }
+  // translators: BOS, EOS, PAD after the text tokens
+  virtual data::PairTokens specials() const { return {}; }
   uint64_t clock = 0;
 };
 
@@ -731,7 +804,7 @@ struct GptImpl final : BranchTree::Impl {
   std::vector<Slot> slots;
   GptImpl(const model::TinyGPT& model) : m(model), slots(BranchTree::kMaxCaches) {}
   ModelKind kind() const override { return ModelKind::gpt; }
-  int vocab() const override { return model::kVocab; }
+  int vocab() const override { return m.config().vocab_size; }
   int window() const override { return m.config().block_size; }
 
   const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
@@ -785,7 +858,8 @@ struct Seq2SeqImpl final : BranchTree::Impl {
   std::vector<Slot> slots;
   Seq2SeqImpl(const model::Seq2Seq& model, std::vector<int32_t> src) : m(model), source(std::move(src)), slots(BranchTree::kMaxCaches) {}
   ModelKind kind() const override { return ModelKind::seq2seq; }
-  int vocab() const override { return data::kPairVocab; }
+  int vocab() const override { return m.dims().vocab_size; }
+  data::PairTokens specials() const override { return m.dims().tokens(); }
   int max_output() const override { return m.dims().block_size - 1; }
 
   const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
@@ -820,7 +894,7 @@ struct Seq2SeqImpl final : BranchTree::Impl {
       use = &victim(slots, nullptr);
       start(*use);
       use->cache.length = 0;
-      int32_t token = data::kBos;
+      int32_t token = m.dims().tokens().bos();
       logits = m.decode_step(use->cache, &token);
       for (int i = 0; i < d; i++) logits = m.decode_step(use->cache, &text[size_t(i)]);
       positions += d + 1;
@@ -839,7 +913,7 @@ struct RecurrentImpl final : BranchTree::Impl {
   std::vector<std::vector<float>> h, c;  // per node
   RecurrentImpl(const model::Recurrent& model) : m(model) { m.reset_state(work); }
   ModelKind kind() const override { return m.config().model; }
-  int vocab() const override { return model::kVocab; }
+  int vocab() const override { return m.config().vocab_size; }
   const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
                     int64_t& positions) override {
     const float* logits;
@@ -869,7 +943,8 @@ struct LstmSeq2SeqImpl final : BranchTree::Impl {
     h.push_back(cache.h), c.push_back(cache.c);                           // its state before BOS
   }
   ModelKind kind() const override { return ModelKind::lstm_seq2seq; }
-  int vocab() const override { return data::kPairVocab; }
+  int vocab() const override { return m.dims().vocab_size; }
+  data::PairTokens specials() const override { return m.dims().tokens(); }
   int max_output() const override { return m.dims().block_size - 1; }
   const float* grow(const BranchTree& tree, int parent, int child, const std::vector<int32_t>& text,
                     int64_t& positions) override {
@@ -877,7 +952,7 @@ struct LstmSeq2SeqImpl final : BranchTree::Impl {
     const int from = parent < 0 ? 0 : parent;
     cache.h = h[size_t(from)], cache.c = c[size_t(from)];
     cache.length = tree.node(child).depth;
-    const int32_t token = parent < 0 ? data::kBos : text.back();
+    const int32_t token = parent < 0 ? m.dims().tokens().bos() : text.back();
     const float* logits = m.decode_step(cache, &token);
     positions += 1;
     if (h.size() <= size_t(child)) h.resize(size_t(child) + 1), c.resize(size_t(child) + 1);
@@ -890,53 +965,71 @@ struct LstmSeq2SeqImpl final : BranchTree::Impl {
 
 // ---- BranchTree -----------------------------------------------------------------------------------
 
+namespace {
+std::vector<int32_t> ids_of(const uint8_t* bytes, size_t n) { return std::vector<int32_t>(bytes, bytes + n); }
+void check_top_k(int top_k, int V) {
+  if (top_k < 1 || top_k > V) throw Error("top-k must be between 1 and " + std::to_string(V));
+}
+}  // namespace
+
 BranchTree::BranchTree(const model::Recurrent& model, const uint8_t* prompt, size_t n, int top_k)
+    : BranchTree(model, ids_of(prompt, n), top_k) {}
+BranchTree::BranchTree(const model::LstmSeq2Seq& model, const uint8_t* source, size_t n, int top_k)
+    : BranchTree(model, ids_of(source, n), top_k) {}
+BranchTree::BranchTree(const model::TinyGPT& model, const uint8_t* prompt, size_t n, int top_k, int window_keep)
+    : BranchTree(model, ids_of(prompt, n), top_k, window_keep) {}
+BranchTree::BranchTree(const model::Seq2Seq& model, const uint8_t* source, size_t n, int top_k)
+    : BranchTree(model, ids_of(source, n), top_k) {}
+
+BranchTree::BranchTree(const model::Recurrent& model, std::vector<int32_t> prompt, int top_k)
     : impl_(std::make_unique<RecurrentImpl>(model)), top_k_(top_k) {
-  if (top_k < 1 || top_k > model::kVocab) throw Error("top-k must be between 1 and 256");
-  static const uint8_t kNewline = '\n';
-  if (n == 0) prompt = &kNewline, n = 1;  // as sample::Generator
-  prompt_.assign(prompt, prompt + n);
+  check_top_k(top_k, model.config().vocab_size);
+  if (prompt.empty()) prompt = {'\n'};  // as sample::Generator
+  prompt_ = std::move(prompt);
   Node root;
-  root.depth = int(n);
+  root.depth = int(prompt_.size());
   nodes_.push_back(root);
   set_top(nodes_[0], impl_->grow(*this, -1, 0, prompt_, positions_));
 }
 
-BranchTree::BranchTree(const model::LstmSeq2Seq& model, const uint8_t* source, size_t n, int top_k) : top_k_(top_k) {
-  const int limit = model.dims().block_size;
-  if (top_k < 1 || top_k > data::kPairVocab) throw Error("top-k must be between 1 and 259");
+namespace {
+void check_source(size_t n, int limit) {
   if (n == 0) throw Error("give a source text to translate");
-  if (int(n) > limit) throw Error("the source is " + std::to_string(n) + " bytes, longer than block_size (" + std::to_string(limit) + ")");
-  prompt_.assign(source, source + n);
+  if (int(n) > limit) throw Error("the source is " + std::to_string(n) + " tokens, longer than block_size (" + std::to_string(limit) + ")");
+}
+}  // namespace
+
+BranchTree::BranchTree(const model::LstmSeq2Seq& model, std::vector<int32_t> source, int top_k) : top_k_(top_k) {
+  check_top_k(top_k, model.dims().vocab_size);
+  check_source(source.size(), model.dims().block_size);
+  prompt_ = std::move(source);
   impl_ = std::make_unique<LstmSeq2SeqImpl>(model, prompt_);
   nodes_.push_back(Node{});
   set_top(nodes_[0], impl_->grow(*this, -1, 0, {}, positions_));
 }
 
-BranchTree::BranchTree(const model::TinyGPT& model, const uint8_t* prompt, size_t n, int top_k, int window_keep)
+BranchTree::BranchTree(const model::TinyGPT& model, std::vector<int32_t> prompt, int top_k, int window_keep)
     : impl_(std::make_unique<GptImpl>(model)), top_k_(top_k) {
   const int T = model.config().block_size;
-  if (top_k < 1 || top_k > model::kVocab) throw Error("top-k must be between 1 and 256");
+  check_top_k(top_k, model.config().vocab_size);
   if (window_keep < 0 || window_keep > T)
     throw Error("window_keep must be between 0 (default: half the context) and the context (" + std::to_string(T) + ")");
   keep_ = window_keep ? window_keep : std::max(1, T / 2);
-  static const uint8_t kNewline = '\n';
-  if (n == 0) prompt = &kNewline, n = 1;  // as sample::Generator
-  prompt_.assign(prompt, prompt + n);
+  if (prompt.empty()) prompt = {'\n'};  // as sample::Generator
+  prompt_ = std::move(prompt);
+  const int n = int(prompt_.size());
   Node root;
-  root.depth = int(n);
-  root.window_start = int(n) > T ? int(n) - T : 0;
+  root.depth = n;
+  root.window_start = n > T ? n - T : 0;
   nodes_.push_back(root);
   std::vector<int32_t> text = prompt_;
   set_top(nodes_[0], impl_->grow(*this, -1, 0, text, positions_));
 }
 
-BranchTree::BranchTree(const model::Seq2Seq& model, const uint8_t* source, size_t n, int top_k) : top_k_(top_k) {
-  const int limit = model.dims().block_size;
-  if (top_k < 1 || top_k > data::kPairVocab) throw Error("top-k must be between 1 and 259");
-  if (n == 0) throw Error("give a source text to translate");
-  if (int(n) > limit) throw Error("the source is " + std::to_string(n) + " bytes, longer than block_size (" + std::to_string(limit) + ")");
-  prompt_.assign(source, source + n);
+BranchTree::BranchTree(const model::Seq2Seq& model, std::vector<int32_t> source, int top_k) : top_k_(top_k) {
+  check_top_k(top_k, model.dims().vocab_size);
+  check_source(source.size(), model.dims().block_size);
+  prompt_ = std::move(source);
   impl_ = std::make_unique<Seq2SeqImpl>(model, prompt_);
   nodes_.push_back(Node{});
   nodes_[0].depth = 0;
@@ -962,9 +1055,17 @@ std::vector<int> BranchTree::path(int id) const {
 
 std::vector<uint8_t> BranchTree::text(int id) const {
   std::vector<uint8_t> out;
-  if (is_language_model(kind())) out.assign(prompt_.begin(), prompt_.end());
+  for (const int32_t t : tokens(id))
+    if (t >= 0 && t < 256) out.push_back(uint8_t(t));
+  return out;
+}
+
+std::vector<int32_t> BranchTree::tokens(int id) const {
+  std::vector<int32_t> out;
+  if (is_language_model(kind())) out = prompt_;
+  const int32_t text_tokens = is_translator(kind()) ? impl_->specials().text : impl_->vocab();
   for (int n : path(id))
-    if (n > 0 && nodes_[size_t(n)].token >= 0 && nodes_[size_t(n)].token < 256) out.push_back(uint8_t(nodes_[size_t(n)].token));
+    if (n > 0 && nodes_[size_t(n)].token >= 0 && nodes_[size_t(n)].token < text_tokens) out.push_back(nodes_[size_t(n)].token);
   return out;
 }
 
@@ -972,9 +1073,12 @@ int BranchTree::extend(int parent, int32_t token) {
   const Node& p = node(parent);
   const bool s2s = is_translator(kind());
   const int V = impl_->vocab();
-  if (token < 0 || token >= V || (s2s && (token == data::kBos || token == data::kPad)))
-    throw Error("token " + std::to_string(token) + " cannot be generated (" + (s2s ? "bytes 0-255 or EOS 257" : "bytes 0-255") + ")");
-  if (s2s && p.token == data::kEos) throw Error("this output has ended (EOS): branch from an earlier token");
+  const data::PairTokens sp = impl_->specials();
+  if (token < 0 || token >= V || (s2s && (token == sp.bos() || token == sp.pad())))
+    throw Error("token " + std::to_string(token) + " cannot be generated (" +
+                (s2s ? "text tokens 0-" + std::to_string(sp.text - 1) + " or EOS " + std::to_string(sp.eos())
+                     : "tokens 0-" + std::to_string(V - 1)) + ")");
+  if (s2s && p.token == sp.eos()) throw Error("this output has ended (EOS): branch from an earlier token");
   for (int c : p.children)
     if (nodes_[size_t(c)].token == token) return c;
   Node c;
@@ -984,7 +1088,7 @@ int BranchTree::extend(int parent, int32_t token) {
   c.prob = p.probs[size_t(token)];
   if (s2s) {
     const int limit = impl_->max_output();
-    if (token != data::kEos && c.depth > limit)
+    if (token != sp.eos() && c.depth > limit)
       throw Error("the output is at its longest (block_size - 1 = " + std::to_string(limit) + " bytes): only EOS can follow");
   } else if (const int T = impl_->window()) {
     c.window_start = p.depth - p.window_start == T ? p.depth + 1 - keep_ : p.window_start;  // sample::Generator's rebuild
@@ -992,7 +1096,7 @@ int BranchTree::extend(int parent, int32_t token) {
   const int id = int(nodes_.size());
   nodes_.push_back(c);
   nodes_[size_t(parent)].children.push_back(id);
-  if (s2s && token == data::kEos) return id;  // nothing follows EOS
+  if (s2s && token == sp.eos()) return id;  // nothing follows EOS
   std::vector<int32_t> tokens;
   if (!s2s) tokens.assign(prompt_.begin(), prompt_.end());
   for (int n : path(id))
@@ -1004,8 +1108,9 @@ int BranchTree::extend(int parent, int32_t token) {
 void BranchTree::set_top(Node& n, const float* logits) {
   const int V = impl_->vocab();
   const bool s2s = is_translator(kind());
-  // temperature-1 probabilities (seq2seq: over the bytes and EOS, as translate() decodes)
-  auto allowed = [&](int v) { return !s2s || (v != data::kBos && v != data::kPad); };
+  // temperature-1 probabilities (seq2seq: over the text tokens and EOS, as translate() decodes)
+  const data::PairTokens sp = impl_->specials();
+  auto allowed = [&](int v) { return !s2s || (v != sp.bos() && v != sp.pad()); };
   float maxv = -INFINITY;
   for (int v = 0; v < V; v++)
     if (allowed(v)) maxv = std::max(maxv, logits[v]);

@@ -3,6 +3,7 @@ one AdamW step (<= 1e-5), and the logits of a checkpoint's model (<= 1e-5).
 
 CTest: python_trainer_steps_like_the_core (see tests/common.py to run it by hand).
 """
+import math
 import os
 import re
 import struct
@@ -170,6 +171,72 @@ class NanGuard(Fixture):
             t.model.lm_head.bias[ord("z")] += 200.0
         with self.assertRaisesRegex(Diverged, r"the loss is \d+\.\d, worse than 22\.2 \(4 x a uniform guess\)"):
             t.step()
+
+
+class BpeRun(unittest.TestCase):
+    """A tiny BPE run (a vocabulary of 320 the CLI learns from the small corpus) continued in PyTorch:
+    the corpus encoded by tinygpt.tokenizer as the core's TokenSource encodes it, the next step
+    (<= 1e-5), and the checkpoint written back with its tokenizer section, which the CLI resumes."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp_dir = tempfile.TemporaryDirectory()
+        cls.tmp = cls.tmp_dir.name
+        cls.run_path = tiny_run(cls.tmp, 10, 40, "--vocab_size", 320)
+        with open(os.path.join(cls.tmp, "corpus.txt"), "rb") as f:
+            cls.corpus = f.read()
+        with open(cls.run_path, "rb") as f:
+            cls.raw = f.read()
+        cls.ck = C.parse(cls.raw)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp_dir.cleanup()
+
+    def test_the_checkpoint_carries_the_tokenizer_and_python_writes_it_back_unchanged(self):
+        self.assertEqual((self.ck.config["tokenizer"], self.ck.config["vocab_size"]), ("bpe", 320))
+        tok = self.ck.tokenizer()
+        self.assertEqual(tok.vocab_size, 320)
+        section = [bytes(a) for name, _, a in self.ck.extra_sections if name == "tokenizer"][0]
+        self.assertEqual(tok.to_bytes(), section)  # the compact form, counts and statistics included
+        self.assertEqual(C.serialize(self.ck), self.raw)
+        self.assertGreater(self.ck.tokens_per_byte, 0.3)
+        self.assertLess(self.ck.tokens_per_byte, 0.8)
+        # without its tokenizer the run cannot read text: refused, in the core's words
+        bare = C.parse(self.raw)
+        bare.extra_sections = [x for x in bare.extra_sections if x[0] != "tokenizer"]
+        with self.assertRaisesRegex(C.CheckpointError, r"reads BPE tokens \(vocab_size 320\) but the file has no tokenizer"):
+            C.parse(C.serialize(bare))
+        bad = os.path.join(self.tmp, "no_tokenizer.ckpt")
+        C.save(bad, bare)
+        out = cli("sample", "--ckpt", bad, check=False)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("but the file has no tokenizer", out.stderr)
+
+    def test_python_encodes_the_corpus_as_the_core_and_steps_like_it(self):
+        t = Trainer(self.ck, self.corpus)
+        # the corpus's name is the text's and the tokenizer's fingerprints: equal only if Python's
+        # tokenizer fingerprint is the core's; its size, the token count, only if it encodes the same
+        self.assertTrue(t.corpus_matches_checkpoint())
+        self.assertEqual(t.corpus_size, self.ck.corpus_size)
+        self.assertEqual(t.tokens_per_byte, self.ck.tokens_per_byte)
+        self.assertAlmostEqual(t.bits_per_byte(2.0), 2.0 * t.tokens_per_byte / math.log(2), places=12)
+        nxt = os.path.join(self.tmp, "bpe_next.ckpt")
+        cli("train", "--resume", self.run_path, "--data", os.path.join(self.tmp, "corpus.txt"), "--until", 11,
+            "--threads", 1, "--out", nxt)
+        core = C.load(nxt)
+        t.step()
+        ours = t.to_checkpoint()
+        self.assertEqual((ours.step, ours.data_rng), (core.step, core.data_rng))
+        self.assertLessEqual(abs(ours.train_losses[-1] - core.train_losses[-1]), 1e-5)
+        diff = float((floats(ours.params) - floats(core.params)).abs().max())
+        print(f"\n[bpe step] PyTorch vs core, vocabulary 320, step 11: max |diff| params {diff:.2e}")
+        self.assertLessEqual(diff, TOLERANCE)
+        # the CLI continues what Python wrote (its tokenizer section included)
+        mine = os.path.join(self.tmp, "bpe_python.ckpt")
+        C.save(mine, ours)
+        out = cli("train", "--resume", mine, "--data", os.path.join(self.tmp, "corpus.txt"), "--until", 12, "--threads", 1)
+        self.assertIn("tokenizer: BPE, 320 tokens", out.stdout)
 
 
 class NanGuardConstants(unittest.TestCase):

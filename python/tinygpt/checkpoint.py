@@ -11,11 +11,13 @@ The format is core/include/tinygpt/checkpoint.h's (little-endian):
 
 Fields: every field of the config schema under its own name, then the run's state: step, adam_t,
 data_rng.0 .. data_rng.3, corpus_fingerprint, corpus_size, schedule_from_step, schedule_from_lr,
-lr_scale (1 unless the core's NaN guard halved the learning rate).
+lr_scale (1 unless the core's NaN guard halved the learning rate), tokens_per_byte (of the validation
+text: what turns nats per token into bits per byte; files written before it lack it).
 Sections: params, adam_m, adam_v (f32, the core's flat parameter block: tinygpt.layout.param_specs
 order for gpt), train_losses (f32, one per step), val_steps (i64) and val_losses (f32); seq2seq runs
-add val_exact_match and val_cer (f32). Sections beyond the six every run has are carried through
-unchanged (Checkpoint.extra_sections), in their order.
+add val_exact_match and val_cer (f32); a tokenizer bpe run adds tokenizer (u8: its compact form,
+Checkpoint.tokenizer()). Sections beyond the six every run has are carried through unchanged
+(Checkpoint.extra_sections), in their order.
 
 The config is taken from the file as it is: its field names, order and types come from the
 checkpoint (the schema, core/include/tinygpt/config.h, is the one place that declares them), and
@@ -49,7 +51,7 @@ STATE_FIELDS: Tuple[Tuple[str, str], ...] = (
     ("step", "i"), ("adam_t", "i"),
     ("data_rng.0", "u"), ("data_rng.1", "u"), ("data_rng.2", "u"), ("data_rng.3", "u"),
     ("corpus_fingerprint", "u"), ("corpus_size", "u"),
-    ("schedule_from_step", "i"), ("schedule_from_lr", "f"), ("lr_scale", "f"),
+    ("schedule_from_step", "i"), ("schedule_from_lr", "f"), ("lr_scale", "f"), ("tokens_per_byte", "f"),
 )
 _STATE_TYPES = dict(STATE_FIELDS)
 # The sections, in the core's order, with their dtype codes.
@@ -85,6 +87,7 @@ class Checkpoint:
     val_steps: array = field(default_factory=lambda: array("q"))    # int64
     val_losses: array = field(default_factory=lambda: array("f"))   # float32
     lr_scale: float = 1.0                    # the learning rate is the schedule's times this (NaN guard)
+    tokens_per_byte: Optional[float] = None  # of the validation text (None: the file predates it)
     # other sections, in the file's order: (name, dtype code, array), e.g. seq2seq's val_exact_match
     extra_sections: List[Tuple[str, str, array]] = field(default_factory=list)
     version: int = VERSION
@@ -106,11 +109,11 @@ class Checkpoint:
         return meta
 
     def shape(self) -> SimpleNamespace:
-        """n_layer, n_head, n_embd, block_size (what tinygpt.layout and tinygpt.model need)."""
+        """n_layer, n_head, n_embd, block_size, vocab_size (what tinygpt.layout and tinygpt.model need)."""
         missing = [n for n in _SHAPE_FIELDS if n not in self.config]
         if missing:
             raise CheckpointError(f"checkpoint has no config field {missing[0]} (the model's shape is read from the file)")
-        return SimpleNamespace(**{n: int(self.config[n]) for n in _SHAPE_FIELDS})
+        return SimpleNamespace(**{n: int(self.config[n]) for n in _SHAPE_FIELDS}, vocab_size=self.vocab_size())
 
     def kind(self) -> str:
         return str(self.config.get("model", "gpt"))
@@ -121,6 +124,22 @@ class Checkpoint:
 
     def validation(self) -> List[Tuple[int, float]]:
         return list(zip(self.val_steps, self.val_losses))
+
+    def vocab_size(self) -> int:
+        return int(self.config.get("vocab_size", 256))
+
+    def tokenizer(self):
+        """A tokenizer bpe run's tokenizer (tinygpt.tokenizer.Tokenizer, from its section), or None (bytes)."""
+        from .tokenizer import Tokenizer
+        for name, _t, a in self.extra_sections:
+            if name == "tokenizer":
+                return Tokenizer.from_bytes(bytes(a))
+        return None
+
+    def set_tokenizer(self, tokenizer):
+        """Stores a tokenizer as the core does (the tokenizer section, its compact form)."""
+        self.extra_sections = [s for s in self.extra_sections if s[0] != "tokenizer"]
+        self.extra_sections.append(("tokenizer", "b", array("B", tokenizer.to_bytes())))
 
 
 # ---- reading -------------------------------------------------------------------------------------
@@ -251,6 +270,7 @@ def parse(data) -> Checkpoint:
         corpus_fingerprint=int(state["corpus_fingerprint"]), corpus_size=int(state.get("corpus_size", 0)),
         schedule_from_step=int(state.get("schedule_from_step", 0)),
         schedule_from_lr=float(state.get("schedule_from_lr", 0.0)), lr_scale=float(state.get("lr_scale", 1.0)),
+        tokens_per_byte=float(state["tokens_per_byte"]) if "tokens_per_byte" in state else None,
         params=array("f"), adam_m=array("f"), adam_v=array("f"), train_losses=array("f"))
     # the config: what the reader can check without the schema (the core checks the ranges on load)
     gpt = ck.kind() == "gpt"
@@ -325,6 +345,10 @@ def parse(data) -> Checkpoint:
             if count != spans["val_steps"][1]:
                 raise CheckpointError("checkpoint is inconsistent: validation metrics and losses differ in number")
 
+    # a tokenizer bpe run carries its tokenizer (ckpt's read_tokenizer)
+    if str(config.get("tokenizer", "bytes")) == "bpe" and "tokenizer" not in sections:
+        raise CheckpointError(f"this checkpoint's run reads BPE tokens (vocab_size {ck.vocab_size()}) but the file has no "
+                              "tokenizer: without it no text can be read or written (load its tokenizer.json, or train anew)")
     for name, dtype in SECTIONS:
         at, count = spans[name]
         setattr(ck, name, _section_array(buf, dtype, at, count))
@@ -385,14 +409,17 @@ def serialize(ck: Checkpoint) -> bytes:
         raise CheckpointError("validation steps and losses differ in number")
     out = bytearray(MAGIC)
     out += struct.pack("<II", VERSION, 0)  # header_bytes is filled in below
-    out += struct.pack("<I", len(ck.config) + len(STATE_FIELDS))
-    for name, value in ck.config.items():
-        _field(out, name, ck.config_types[name], value)
     state = dict(step=ck.step, adam_t=ck.adam_t, corpus_fingerprint=ck.corpus_fingerprint,
                  corpus_size=ck.corpus_size, schedule_from_step=ck.schedule_from_step,
                  schedule_from_lr=ck.schedule_from_lr, lr_scale=ck.lr_scale)
+    if ck.tokens_per_byte is not None:
+        state["tokens_per_byte"] = ck.tokens_per_byte
     state.update({f"data_rng.{i}": ck.data_rng[i] for i in range(4)})
-    for name, t in STATE_FIELDS:
+    written = [(name, t) for name, t in STATE_FIELDS if name in state]
+    out += struct.pack("<I", len(ck.config) + len(written))
+    for name, value in ck.config.items():
+        _field(out, name, ck.config_types[name], value)
+    for name, t in written:
         _field(out, name, t, state[name])
     sections = [(name, dtype, getattr(ck, name)) for name, dtype in SECTIONS] + list(ck.extra_sections)
     arrays = []

@@ -2,11 +2,13 @@
 core/src/data.cpp), so a run continues in PyTorch on exactly the windows the core would have drawn.
 
     Rng          xoshiro256** (SplitMix64 seeding), below(n) by rejection of the short last bucket
-    Dataset      the corpus's bytes: the last 10% are validation; a training window starts at
-                 rng.below(train_size - T) and is x = bytes[s : s+T], y = bytes[s+1 : s+T+1];
+    Dataset      the corpus's tokens (its bytes, or a BPE run's ids: tokenizer.Tokenizer.encode): the
+                 last 10% are validation; a training window starts at rng.below(train_size - T) and
+                 is x = tokens[s : s+T], y = tokens[s+1 : s+T+1];
                  the k-th validation batch comes from its own generator, Rng(0x5EED * 1000003 + k)
     fingerprint  what checkpoints record as corpus_fingerprint: FNV-1a 64 of the bytes up to 64 MiB,
-                 above that of a sample (the size, then 64 blocks of 64 KiB: data::sampled_fingerprint)
+                 above that of a sample (the size, then 64 blocks of 64 KiB: data::sampled_fingerprint);
+                 a BPE run's, token_fingerprint (tok::TokenSource's: the text's and the tokenizer's)
 
 Standard library only; batches() returns torch tensors when asked.
 """
@@ -94,13 +96,24 @@ def sampled_fingerprint(size: int, read) -> int:
     return h
 
 
+def fnv_u64(h: int, v: int) -> int:
+    """FNV-1a 64 continued over the 8 little-endian bytes of v (token_source.cpp's fnv_u64)."""
+    return fnv1a64((v & MASK64).to_bytes(8, "little"), h)
+
+
+def token_fingerprint(text_fingerprint: int, tokenizer_fingerprint: int) -> int:
+    """tok::TokenSource::fingerprint: a BPE corpus is named by its text and its tokenizer."""
+    return fnv_u64(fnv_u64(14695981039346656037, text_fingerprint), tokenizer_fingerprint)
+
+
 class Dataset:
     """data::Dataset: the corpus, its split, and the window starts of training and validation batches."""
 
-    def __init__(self, data: bytes):
+    def __init__(self, data):
+        """data: the bytes of a text (its tokens), or a sequence of token ids (a BPE run's)."""
         if not data:
             raise ValueError("the corpus is empty: give a file with some text in it")
-        self.data = bytes(data)
+        self.data = bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else list(data)
         n_val = int(len(self.data) * VAL_FRACTION)  # size_t(double(size) * 0.1), as the core
         self.train_size = len(self.data) - n_val
         self.val_begin = self.train_size
@@ -126,11 +139,14 @@ class Dataset:
         return [begin + rng.below(len(self.data) - begin - T) for _ in range(B)]
 
     def windows(self, starts: Sequence[int], T: int):
-        """x, y as int64 torch tensors (len(starts), T): y is x shifted by one byte."""
+        """x, y as int64 torch tensors (len(starts), T): y is x shifted by one token."""
         import torch
         if not starts:
             empty = torch.zeros(0, T, dtype=torch.long)
             return empty, empty.clone()
-        buf = torch.frombuffer(bytearray(b"".join(self.data[s:s + T + 1] for s in starts)), dtype=torch.uint8)
-        w = buf.view(len(starts), T + 1).long()
+        if isinstance(self.data, bytes):
+            buf = torch.frombuffer(bytearray(b"".join(self.data[s:s + T + 1] for s in starts)), dtype=torch.uint8)
+            w = buf.view(len(starts), T + 1).long()
+        else:
+            w = torch.tensor([self.data[s:s + T + 1] for s in starts], dtype=torch.long)
         return w[:, :-1].contiguous(), w[:, 1:].contiguous()

@@ -7,13 +7,19 @@ contiguous parameter block; the checkpoint reader (tinygpt.checkpoint) and the P
 import math
 from typing import List, Tuple
 
-VOCAB_SIZE = 256  # bytes are tokens
+VOCAB_SIZE = 256  # tokenizer bytes: bytes are tokens (a BPE run's V is its config's vocab_size)
+
+
+def vocab_of(config) -> int:
+    """The model's vocabulary V: the config's vocab_size (256 when it has none: a byte model)."""
+    return int(getattr(config, "vocab_size", VOCAB_SIZE))
 
 
 def param_specs(config) -> List[Tuple[str, Tuple[int, ...], bool]]:
     """(name, shape, decay) in TinyGPT::param_table() order (the model.cpp constructor). `config` is
-    anything with n_layer, n_embd and block_size. decay: the tensor gets weight decay (dim >= 2)."""
-    C, V = config.n_embd, VOCAB_SIZE
+    anything with n_layer, n_embd and block_size (and vocab_size, default 256). decay: the tensor
+    gets weight decay (dim >= 2)."""
+    C, V = config.n_embd, vocab_of(config)
     specs = [("wte", (V, C), True), ("wpe", (config.block_size, C), True)]
     for layer in range(config.n_layer):
         p = f"h.{layer}."

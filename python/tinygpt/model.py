@@ -44,14 +44,15 @@ class Config:
     n_head: int = 4
     n_embd: int = 128
     block_size: int = 64  # context length: the number of learned positions
-
-    vocab_size = VOCAB_SIZE
+    vocab_size: int = VOCAB_SIZE  # V: 256 bytes, or a BPE vocabulary (the config's vocab_size)
 
     def validate(self):
         for name in SHAPE_FIELDS:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"invalid config: {name} must be a whole number >= 1 (got {v!r})")
+        if not isinstance(self.vocab_size, int) or not 256 <= self.vocab_size <= 65536:
+            raise ValueError(f"invalid config: vocab_size must be in [256, 65536] (got {self.vocab_size!r})")
         if self.n_embd % self.n_head != 0:  # the core's words (config_problems)
             raise ValueError(f"invalid config: n_embd {self.n_embd} is not divisible by n_head {self.n_head} "
                              "(each head gets n_embd / n_head channels)")
@@ -78,18 +79,34 @@ class Config:
                 values[key] = None
             if values[key] is None:
                 raise ValueError(f"invalid config: {key} expects a whole number, got '{v}'")
+        values["vocab_size"] = _vocab_size(fields)
         return cls(**values).validate()
 
     def to_metadata(self) -> Dict[str, str]:
         """The shape as model-file metadata (the core's field_text of these fields)."""
         meta = {"model": "gpt"}
         meta.update({name: str(getattr(self, name)) for name in SHAPE_FIELDS})
+        meta.update(_vocab_metadata(self.vocab_size))
         meta["format"] = "pt"
         return meta
 
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, str]) -> "Config":
         return cls.from_fields(metadata)
+
+
+def _vocab_size(fields: Mapping[str, object]) -> int:
+    """The vocab_size of a config or metadata (256 when it has none: written before BPE, a byte model)."""
+    v = fields.get("vocab_size", VOCAB_SIZE)
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"invalid config: vocab_size expects a whole number, got '{v}'") from None
+
+
+def _vocab_metadata(vocab_size: int) -> Dict[str, str]:
+    """A BPE model's tokenizer fields in its metadata (a byte model's files stay as they were)."""
+    return {} if vocab_size == VOCAB_SIZE else {"tokenizer": "bpe", "vocab_size": str(vocab_size)}
 
 
 # ---- the forward pass, on a dict of parameters --------------------------------------------------
@@ -165,7 +182,7 @@ class TinyGPT(nn.Module):
         # the rest of the run's config, as field_text strings by schema name (from a checkpoint or a
         # model file); written back into the metadata by save_safetensors
         self.fields: Dict[str, str] = dict(fields or {})
-        C, V = config.n_embd, VOCAB_SIZE
+        C, V = config.n_embd, config.vocab_size
         self.wte = nn.Parameter(torch.zeros(V, C))
         self.wpe = nn.Parameter(torch.zeros(config.block_size, C))
         self.h = nn.ModuleList([_Block(C) for _ in range(config.n_layer)])
@@ -188,7 +205,7 @@ class TinyGPT(nn.Module):
                 p.fill_(1.0 if ("ln_" in name and name.endswith(".weight")) else 0.0)
 
     def forward(self, tokens):
-        """logits (B, T, V) for byte tokens (B, T), T <= block_size."""
+        """logits (B, T, V) for tokens (B, T) (bytes, or BPE ids), T <= block_size."""
         if tokens.shape[1] > self.config.block_size:
             raise ValueError(f"forward: sequence length {tokens.shape[1]} exceeds the context of "
                              f"{self.config.block_size}")

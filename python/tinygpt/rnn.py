@@ -37,6 +37,7 @@ class RecurrentConfig:
     n_layer: int = 2
     n_embd: int = 64
     n_hidden: int = 256
+    vocab_size: int = VOCAB_SIZE  # V: 256 bytes, or a BPE vocabulary
 
     def validate(self):
         if self.model not in KINDS:
@@ -63,11 +64,14 @@ class RecurrentConfig:
                 values[key] = int(fields[key])
             except (TypeError, ValueError):
                 raise ValueError(f"invalid config: {key} expects a whole number, got '{fields[key]}'") from None
-        return cls(model=kind, **values).validate()
+        from .model import _vocab_size
+        return cls(model=kind, vocab_size=_vocab_size(fields), **values).validate()
 
     def to_metadata(self) -> Dict[str, str]:
+        from .model import _vocab_metadata
         meta = {"model": self.model}
         meta.update({name: str(getattr(self, name)) for name in SHAPE_FIELDS})
+        meta.update(_vocab_metadata(self.vocab_size))
         meta["format"] = "pt"
         return meta
 
@@ -75,12 +79,13 @@ class RecurrentConfig:
 def param_specs(config) -> List[Tuple[str, Tuple[int, ...], bool]]:
     """(name, shape, decay) in Recurrent::param_table() order (core/src/rnn.cpp); decay: dim >= 2."""
     E, H, GH = config.n_embd, config.n_hidden, GATES[config.model] * config.n_hidden
-    specs = [("wte", (VOCAB_SIZE, E), True)]
+    V = int(getattr(config, "vocab_size", VOCAB_SIZE))
+    specs = [("wte", (V, E), True)]
     for layer in range(config.n_layer):
         specs += [(f"rnn.weight_ih_l{layer}", (GH, E if layer == 0 else H), True),
                   (f"rnn.weight_hh_l{layer}", (GH, H), True),
                   (f"rnn.bias_ih_l{layer}", (GH,), False), (f"rnn.bias_hh_l{layer}", (GH,), False)]
-    return specs + [("lm_head.weight", (H, VOCAB_SIZE), True), ("lm_head.bias", (VOCAB_SIZE,), False)]
+    return specs + [("lm_head.weight", (H, V), True), ("lm_head.bias", (V,), False)]
 
 
 class _Params(nn.Module):
@@ -99,12 +104,12 @@ class Recurrent(nn.Module):
         self.config = config.validate()
         self.fields: Dict[str, str] = dict(fields or {})
         E, H, L = config.n_embd, config.n_hidden, config.n_layer
-        self.wte = nn.Parameter(torch.zeros(VOCAB_SIZE, E))
+        self.wte = nn.Parameter(torch.zeros(config.vocab_size, E))
         module = {"rnn": lambda: nn.RNN(E, H, L, nonlinearity="tanh", batch_first=True),
                   "gru": lambda: nn.GRU(E, H, L, batch_first=True),
                   "lstm": lambda: nn.LSTM(E, H, L, batch_first=True)}[config.model]
         self.rnn = module()
-        self.lm_head = _Params(weight=(H, VOCAB_SIZE), bias=(VOCAB_SIZE,))
+        self.lm_head = _Params(weight=(H, config.vocab_size), bias=(config.vocab_size,))
         names = [(n, tuple(p.shape)) for n, p in self.named_parameters()]
         assert names == [(n, s) for n, s, _ in param_specs(config)], "parameter order differs from param_table"
         self.init_weights(torch.Generator().manual_seed(0 if seed is None else seed))

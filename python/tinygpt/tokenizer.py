@@ -180,10 +180,21 @@ class Tokenizer:
             self._to_canon[made] = 256 + r
             self._to_file[256 + r] = made
         self._cache: Dict[bytes, List[int]] = {}
+        self.stats = (0, 0)  # the training text's bytes and tokens (Tokenizer::training_stats), when known
 
     @property
     def vocab_size(self) -> int:
         return len(self.tokens)
+
+    @property
+    def id_count(self) -> int:
+        return len(self.tokens) + len(self.specials)
+
+    def special_id(self, text: str) -> int:
+        for t, i in self.specials:
+            if t == text:
+                return i
+        raise TokenizerError(f"no special token {text}")
 
     # ---- encoding ----
     def _bpe_long(self, piece: bytes) -> List[int]:
@@ -338,7 +349,45 @@ class Tokenizer:
             n = blob[at]
             specials.append((blob[at + 1:at + 1 + n].decode("utf-8"), i))
             at += 1 + n
-        return cls(tokens, merges, specials)
+        t = cls(tokens, merges, specials)
+        t.stats = struct.unpack_from("<2Q", blob, 28)
+        return t
+
+    def to_bytes(self, with_counts: bool = True) -> bytes:
+        """The core's compact form (Tokenizer::serialize; without the counts and the training
+        statistics: what Tokenizer::fingerprint hashes)."""
+        wide = self.id_count > 65536
+        explicit = any(made != 256 + r for r, (_l, _r, made, _c) in enumerate(self.merges))
+        fmt = "<I" if wide else "<H"
+        stats = self.stats if with_counts else (0, 0)
+        out = bytearray(b"TGPTTOKN")
+        out += struct.pack("<5I2Q", 1, 0, (1 if wide else 0) | (2 if explicit else 0), self.vocab_size, len(self.specials), *stats)
+        for b in range(256):
+            out += struct.pack(fmt, self._to_file[b])
+        for left, right, made, _count in self.merges:
+            out += struct.pack(fmt, left) + struct.pack(fmt, right)
+            if explicit:
+                out += struct.pack(fmt, made)
+        for m in self.merges:
+            v = m[3] if with_counts else 0
+            while True:
+                out.append((v & 0x7F) | (0x80 if v >= 0x80 else 0))
+                v >>= 7
+                if not v:
+                    break
+        for text, i in self.specials:
+            raw = text.encode("utf-8")[:255]
+            out += struct.pack(fmt, i) + bytes([len(raw)]) + raw
+        struct.pack_into("<I", out, 12, len(out) + 4)
+        out += struct.pack("<I", zlib.crc32(out))
+        return bytes(out)
+
+    def fingerprint(self) -> int:
+        """Tokenizer::fingerprint: FNV-1a 64 of the compact form without counts and statistics."""
+        h = 14695981039346656037
+        for b in self.to_bytes(with_counts=False):
+            h = ((h ^ b) * 1099511628211) & ((1 << 64) - 1)
+        return h
 
     @classmethod
     def from_file(cls, path: str) -> "Tokenizer":

@@ -5,7 +5,7 @@ From a checkpoint it takes the model, AdamW's moments and step count, the schedu
 extension point), the data generator's state and the loss history; one step is the core's step:
 
     the next batch_size windows from the data generator        (tinygpt.data, bit for bit)
-    loss = mean cross-entropy over the batch's B*T bytes, backward
+    loss = mean cross-entropy over the batch's B*T tokens, backward
     clip the global gradient norm to grad_clip                 (tinygpt.optim.clip_grad_norm)
     AdamW at lr = schedule.lr_at(step) * lr_scale              (decay on tensors with dim >= 2)
 
@@ -52,6 +52,9 @@ FIELDS: Dict[str, str] = {
     "n_embd": "the model's shape",
     "n_hidden": "rnn, gru, lstm: the model's shape (not read for gpt)",
     "block_size": "the model's shape and the window length T",
+    "tokenizer": "bytes: the corpus's bytes are its tokens; bpe: the corpus is encoded by the checkpoint's "
+                 "tokenizer section (tinygpt.tokenizer, exactly as the core encodes)",
+    "vocab_size": "the model's shape (V: the embedding's rows and the head's columns)",
     "seed": "kept: the data order continues from the checkpoint's data_rng",
     "batch_size": "the global batch B, split over the processes",
     "learning_rate": "the schedule's peak",
@@ -118,10 +121,17 @@ class Trainer:
         if not 1 <= world <= self.B:
             raise ValueError(f"{world} processes cannot share a batch of {self.B} windows: use at most {self.B}")
         self.rank, self.world, self.device = rank, world, torch.device(device)
-        self.dataset = tdata.Dataset(corpus)
+        self.V = int(self.config.get("vocab_size", VOCAB_SIZE))
+        # a BPE run reads the corpus through its tokenizer (the checkpoint's section), as the core's TokenSource
+        self.tokenizer = ck.tokenizer()
+        tokens = self.tokenizer.encode(bytes(corpus)) if self.tokenizer else corpus
+        self.dataset = tdata.Dataset(tokens)
         self.dataset.check_context(self.T)
         self.corpus_fingerprint = tdata.fingerprint(corpus)  # the output checkpoint records the corpus used
-        self.corpus_size = len(corpus)
+        if self.tokenizer:
+            self.corpus_fingerprint = tdata.token_fingerprint(self.corpus_fingerprint, self.tokenizer.fingerprint())
+        self.corpus_size = len(tokens)
+        self.tokens_per_byte = self._tokens_per_byte()
         self.rng = tdata.Rng(state=ck.data_rng)
         self.recurrent = self.kind in RECURRENT_KINDS
         self.model = (Recurrent if self.recurrent else TinyGPT).from_checkpoint(ck).to(self.device)
@@ -150,6 +160,18 @@ class Trainer:
         self.keep_good_state()  # the loaded state is the one a divergence rolls back to
 
     # ---- the corpus ----
+    def _tokens_per_byte(self) -> float:
+        """Tokens per byte of the validation split (Trainer::tokens_per_byte): 1 for bytes."""
+        if not self.tokenizer:
+            return 1.0
+        val = self.dataset.data[self.dataset.val_begin:]
+        n_bytes = sum(len(self.tokenizer.tokens[i]) for i in val)
+        return len(val) / n_bytes if n_bytes else 0.0
+
+    def bits_per_byte(self, nats_per_token: float) -> float:
+        """train::bits_per_byte: nats/token x tokens/byte / ln 2."""
+        return nats_per_token * self.tokens_per_byte / math.log(2)
+
     def corpus_matches_checkpoint(self) -> bool:
         """False when the corpus is not the one the checkpoint was trained on (its FNV-1a 64 differs)."""
         return self.ck.corpus_fingerprint in (0, self.corpus_fingerprint)
@@ -216,7 +238,7 @@ class Trainer:
         logits, state = self._logits(self.module, x, self.carry)  # (b, T, V)
         if self.stateful:  # truncated BPTT: the next window starts from this state, as a constant
             self.carry = tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
-        loss_sum = F.cross_entropy(logits.reshape(-1, VOCAB_SIZE), y.reshape(-1), reduction="sum")
+        loss_sum = F.cross_entropy(logits.reshape(-1, self.V), y.reshape(-1), reduction="sum")
         (loss_sum * (self.world / (B * T))).backward()  # DDP averages: the gradient of the batch mean
         loss = f32(float(self._all_reduce(loss_sum.detach().double())) / (B * T))
         norm = clip_grad_norm(self.model.parameters(), f32(self.config["grad_clip"]))
@@ -274,7 +296,7 @@ class Trainer:
         for k in range(self.rank, n, self.world):
             x, y = self.dataset.windows(self.dataset.val_starts(k, B, T), T)
             logits, _ = self._logits(self.model, x.to(self.device))
-            total += f32(float(F.cross_entropy(logits.reshape(-1, VOCAB_SIZE), y.to(self.device).reshape(-1))))
+            total += f32(float(F.cross_entropy(logits.reshape(-1, self.V), y.to(self.device).reshape(-1))))
         loss = f32(float(self._all_reduce(total.to(self.device)).cpu()) / n)
         if self.val and self.val[-1][0] == self.step_count:
             self.val[-1] = (self.step_count, loss)
@@ -297,6 +319,7 @@ class Trainer:
             config=config, config_types=dict(self.config_types), step=self.step_count, adam_t=self.adam_t,
             data_rng=self.rng.state(), corpus_fingerprint=self.corpus_fingerprint, corpus_size=self.corpus_size,
             schedule_from_step=self.schedule.from_step, schedule_from_lr=self.schedule.from_lr, lr_scale=self.lr_scale,
+            tokens_per_byte=self.tokens_per_byte if self.ck.tokens_per_byte is not None else None,
             params=_floats(self.model.flat()),
             adam_m=_floats(m), adam_v=_floats(v), train_losses=array("f", self.train_losses),
             val_steps=array("q", [s for s, _ in self.val]), val_losses=array("f", [l for _, l in self.val]),
@@ -304,7 +327,7 @@ class Trainer:
             # came: its steps are at most the loaded step, and a rollback never goes back past that
             # and a stateful run's carried state (rnn_state), before them as the core writes it
             extra_sections=([("rnn_state", "f", state_to_flat(self.kind, self.carry))] if self.stateful and self.carry is not None else []) +
-            [s for s in self.ck.extra_sections if s[0].startswith("history.")])
+            [s for s in self.ck.extra_sections if s[0].startswith("history.") or s[0] == "tokenizer"])
 
 
 def _floats(t: torch.Tensor) -> array:

@@ -317,7 +317,9 @@ describe('data, settings and training in Chinese (zh-CN browser)', () => {
   });
 
   it('trains, shares and reports a diverged step in Chinese', async () => {
-    await fillKnob(p, 'max_iters', '60');
+    // a schedule long enough that the NaN guard's poisoned step comes before its end (the threads build trains
+    // 60 tiny steps in well under a second)
+    await fillKnob(p, 'max_iters', '400');
     await fillKnob(p, 'eval_interval', '20');
     await p.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
     await p.click('#btn-start');
@@ -325,7 +327,7 @@ describe('data, settings and training in Chinese (zh-CN browser)', () => {
     // the NaN guard: the test hook poisons the next step (main.ts, ?test-hooks)
     await p.evaluate(() => (window as unknown as { __tinygptTest: { injectNanGradient: (n: number) => void } }).__tinygptTest.injectNanGradient(1));
     await waitState(p, (s) => s.guard.events.length === 1, null, 60_000);
-    await waitState(p, (s) => s.step >= 60 && !s.running, null, 120_000);
+    await waitState(p, (s) => s.step >= 400 && !s.running, null, 180_000);
     expect(await p.textContent('#guard .guard-title')).toMatch(/^NaN 防护：已撤销 1 个发散的步/);
     await p.click('#btn-share');
     await p.waitForSelector('#share-url:not([hidden])');

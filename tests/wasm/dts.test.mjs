@@ -244,7 +244,7 @@ for (const variant of variantsBuilt()) {
       assert.ok(m('pairsReport', tsv, 9).report.code, 'pairsReport: a coded report');
       m('sniff', corpus.subarray(0, 4096), corpus.length, 'corpus.txt');
       m('sniff', new Uint8Array([1, 0, 0, 2]), 4, 'x.bin');
-      m('preflight', TINY, corpus, 30);
+      m('preflight', TINY, corpus, 30, null);
       m('textEntropy', corpus);
       m('learnTrace', 'walkthrough');
       m('learnTrace', 'two-heads', { tokens: [1, 2, 3, 4], weights: [{ param: 'wpe', index: 0, value: 0.5 }] });
@@ -267,7 +267,7 @@ for (const variant of variantsBuilt()) {
       assert.equal(call('Corpus', shards, 'shards').length, 2);
       const s = new M.Session(TINY);
       session(s, 'useCorpus', shards);
-      m('preflightCorpus', TINY, text, 30);
+      m('preflightCorpus', TINY, text, 30, null);
       const slice = session(s, 'advance', 2, 0);
       assert.equal(slice.losses.length, 2);
       session(s, 'corpusMismatch');
@@ -328,6 +328,7 @@ for (const variant of variantsBuilt()) {
       const parsed = m('parseShareLink', m('makeShareLink', link, 'https://example.org/#old'));
       m('checkReplay', parsed, losses, '');
       m('checkReplay', parsed, losses.map((x) => x + 1), 'wasm-other');
+      assert.equal(m('checkTokenizer', parsed, ''), null, 'checkTokenizer: a byte run\'s link needs none');
       const ckpt = tmpPath('dts.ckpt');
       const model = tmpPath('dts.safetensors');
       fs.writeFileSync(ckpt, s.save());
@@ -429,6 +430,31 @@ for (const variant of variantsBuilt()) {
       m('trainTokenizerOnCorpus', text, 280, null).delete();
       const tokens = m('tokenizeCorpus', text, t, (p) => p.done <= p.total);
       assert.ok(tokens.size() > 0 && tokens.size() < corpus.length, 'tokenizeCorpus: fewer tokens than bytes');
+      tk(t, 'tokenTexts', ids);
+      tk(t, 'prefix', 10).delete();
+      // a BPE run: the session with its tokenizer (learned from the training split), in tokens
+      const run = m('trainTokenizerForRun', text, 300, null);
+      const s = new M.Session({ ...TINY, tokenizer: 'bpe', vocab_size: 300 });
+      session(s, 'setTokenizer', run);
+      s.useCorpus(text);
+      session(s, 'tokensPerByte');
+      session(s, 'tokenTexts', [256, 257]);
+      session(s, 'tokenizer').delete();
+      s.advance(2, 0);
+      session(s, 'history');
+      session(s, 'generate', enc.encode('ROMEO:'), 3, undefined);
+      session(s, 'inspect', enc.encode('To be or not'));
+      m('preflight', { ...TINY, tokenizer: 'bpe', vocab_size: 300 }, corpus, 20, run);
+      const link = { config: s.config(), variant: M.buildVariant(), corpus: { builtin: 'tinyshakespeare.txt', fingerprint: '', size: 0, name: '' },
+        losses: s.history().train, tokenizer: run.fingerprint(), tokensPerByte: s.tokensPerByte() };
+      const parsed = m('parseShareLink', m('makeShareLink', link, 'https://example.org/'));
+      assert.equal(parsed.tokenizer, run.fingerprint());
+      assert.ok(m('checkTokenizer', parsed, '0000000000000001').code === 'share.other_tokenizer', 'checkTokenizer: another tokenizer');
+      m('describeCheckpoint', s.save());
+      const tree = m('growGenerationTree', s, enc.encode('the '), 3);
+      call('GenerationTree', tree, 'node', 0);
+      tree.delete();
+      s.delete(); run.delete();
       tokens.delete(); text.delete(); t.delete(); tk(bytes, 'delete');
     });
 

@@ -145,7 +145,9 @@ for (const variant of variants) {
       const c = s.generate(prompt, 60, { ...opts, seed: 6 });
       assert.deepEqual(Array.from(a.bytes), Array.from(b.bytes));
       assert.notDeepEqual(Array.from(a.bytes), Array.from(c.bytes));
-      assert.equal(a.topBytes.length, 300);
+      assert.equal(a.topTokens.length, 300);
+      assert.deepEqual(Array.from(a.tokens), Array.from(a.bytes));   // a byte model: a token is a byte
+      assert.equal(a.ends[59], 60);
       for (let i = 0; i < 60; i++) assert.ok(a.probs[i] > 0 && a.probs[i] <= a.topProbs[5 * i] + 1e-7);
       s.beginGeneration(prompt, opts);
       const streamed = [...s.generateNext(25).bytes, ...s.generateNext(35).bytes];

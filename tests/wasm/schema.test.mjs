@@ -64,9 +64,10 @@ describe('the config schema', () => {
   it('every field round-trips through a checkpoint, between the module and the CLI', () => {
     const schema = M.configSchema();
     const config = { ...M.presets()[0].config };
-    // every number field moved off its default, staying valid
+    // every number field moved off its default, staying valid (vocab_size is 256 with tokenizer bytes:
+    // a BPE run's round trip, with its tokenizer section, is in tokenizer.test.mjs)
     for (const f of schema) {
-      if (f.type === 'integer') config[f.name] = Math.min(f.max, config[f.name] + 1);
+      if (f.type === 'integer' && f.name !== 'vocab_size') config[f.name] = Math.min(f.max, config[f.name] + 1);
       if (f.type === 'real') config[f.name] = Math.fround(config[f.name] * 0.5);
     }
     config.n_head = 2; config.n_embd = 66;  // keep n_embd divisible by n_head

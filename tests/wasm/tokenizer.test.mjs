@@ -124,4 +124,85 @@ for (const variant of variantsBuilt()) {
   });
 }
 
+// A run of BPE tokens in a session (issue 23, second half): the tokenizer learned from the training
+// split as the CLI learns it, the corpus read through it, generation and history in tokens and bits
+// per byte, and the checkpoint's tokenizer section (its round trip, its absence refused).
+for (const variant of variantsBuilt()) {
+  describe(`a BPE session in tinygpt-${variant}`, () => {
+    let M;
+    before(async () => { M = await loadModule(variant); });
+    const text = shakespeare.subarray(0, 200_000);
+    const config = { n_layer: 1, n_head: 2, n_embd: 32, block_size: 16, batch_size: 4, max_iters: 20, warmup_iters: 2, eval_iters: 2, eval_interval: 10, tokenizer: 'bpe', vocab_size: 400 };
+
+    it('learns the tokenizer the CLI learns, trains on its tokens, and generates tokens', () => {
+      const corpus = M.corpusFromReader({ name: 'shakespeare', size: text.length, read: (at, n, into) => { into.set(text.subarray(at, at + n)); return null; } });
+      const tok = M.trainTokenizerForRun(corpus, 400, null);
+      // the CLI learns the same vocabulary from the same text's training split
+      const file = tmpPath('text.txt');
+      fs.writeFileSync(file, text);
+      const out = runCli(['train', '--data', file, '--vocab_size', '400', '--n_layer', '1', '--n_head', '2', '--n_embd', '32', '--block_size', '16',
+        '--batch_size', '4', '--max_iters', '2', '--warmup_iters', '1', '--eval_iters', '2', '--threads', '1', '--share', 'http://x/']);
+      assert.equal(/tok=fnv:([0-9a-f]{16})/.exec(out)[1], tok.fingerprint());
+      const s = new M.Session(config);
+      assert.throws(() => s.useCorpus(corpus), (e) => e.code === 'tokenizer.missing');
+      s.setTokenizer(tok);
+      s.useCorpus(corpus);
+      assert.ok(s.corpusSize() < text.length * 0.7, 'tokens, not bytes');
+      const tpb = s.tokensPerByte();
+      assert.ok(tpb > 0.3 && tpb < 0.7, `tokens per byte ${tpb}`);
+      s.advance(20, 0);
+      const h = s.history();
+      assert.equal(h.tokensPerByte, tpb);
+      assert.ok(Math.abs(h.valBitsPerByte.at(-1) - h.valLosses.at(-1) * tpb / Math.LN2) < 1e-5);
+      const g = s.generate(new TextEncoder().encode('ROMEO:'), 12, { seed: 3 });
+      assert.equal(g.tokens.length, 12);
+      assert.equal(g.ends.at(-1), g.bytes.length);
+      assert.deepEqual(Array.from(tok.decode(g.tokens)), Array.from(g.bytes));
+      assert.ok(Array.from(g.tokens).some((id) => id >= 256), 'merged tokens');
+      assert.deepEqual(s.tokenTexts([256]), [tok.tokenText(256)]);
+      const ins = s.inspect(new TextEncoder().encode('the king hath'));
+      assert.equal(ins.V, 400);
+      assert.deepEqual(Array.from(ins.tokens), Array.from(tok.encode(new TextEncoder().encode('the king hath'))));
+      // the checkpoint carries the tokenizer: a new session loads it and needs none
+      const ckpt = s.save();
+      const summary = M.describeCheckpoint(ckpt);
+      assert.equal(summary.tokenizerFingerprint, tok.fingerprint());
+      const t = new M.Session({});
+      t.load(ckpt);
+      const back = t.tokenizer();
+      assert.equal(back.fingerprint(), tok.fingerprint());
+      assert.equal(t.tokensPerByte(), tpb);
+      back.delete();
+      t.delete();
+      s.delete();
+      tok.delete();
+      corpus.delete();
+    });
+
+    it('refuses a checkpoint whose tokenizer is missing, and keeps the session as it was', () => {
+      const tok = M.trainTokenizer(text.subarray(0, 100_000), 400, null);
+      const s = new M.Session(config);
+      s.setTokenizer(tok);
+      s.setCorpus(text);
+      s.advance(2, 0);
+      const ckpt = s.save();
+      // the section renamed ("tokenizeX", a section no build knows: skipped), the checksum made right
+      const at = Buffer.from(ckpt).indexOf(Buffer.from('\x09tokenizerb', 'latin1'));
+      assert.ok(at > 0);
+      ckpt[at + 9] = 'X'.charCodeAt(0);
+      let c = 0xFFFFFFFF;
+      for (let i = 0; i < ckpt.length - 4; i++) {
+        c ^= ckpt[i];
+        for (let k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
+      }
+      new DataView(ckpt.buffer, ckpt.byteOffset).setUint32(ckpt.length - 4, (c ^ 0xFFFFFFFF) >>> 0, true);
+      const before = s.step();
+      assert.throws(() => s.load(ckpt), (e) => e.code === 'checkpoint.tokenizer_missing' && e.args.vocab === '400');
+      assert.equal(s.step(), before);
+      s.delete();
+      tok.delete();
+    });
+  });
+}
+
 it('has a native CLI to compare with', () => assert.ok(fs.existsSync(cliPath), `build it: npm run build:native (${cliPath})`));

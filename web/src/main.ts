@@ -15,7 +15,7 @@ import { chooseBackend } from './features/webgpu';
 const params = new URLSearchParams(location.search);
 const bridge = new Bridge<Calls, Events>(new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'tinygpt-trainer' }));
 const page = createPage(bridge, new Storage(), { keepHistory: params.get('history') !== 'off' });   // ?history=off: bench:page
-const { runtime, webgpu, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, offline, session } = page;
+const { runtime, webgpu, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, tokens, offline, session } = page;
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
 (window as unknown as { __tinygpt: unknown }).__tinygpt = page.state;
 
@@ -25,7 +25,7 @@ bindStatic(document);
 bindLanguageSwitch($('#language-slot'));
 
 // workflow order: 1 data, 2 settings, 3 train, 4 sample, 5 look inside, 6 keep, 7 learn by hand, 8 watch it learn,
-// 9 what a cell remembers (recurrent models)
+// 9 what a cell remembers (recurrent models), 10 tokens
 runtime.mount($('#runtime'), $('#threads-picker'), webgpu);
 settings.mount($('#col-right'), $('#mode-slot'));
 data.mount($('#col-left'));
@@ -45,6 +45,7 @@ share.mount(guard, $('#banner-slot'));
 learn.mount(wide);
 watch.mount(wide);
 hidden.mount(wide);
+tokens.mount(wide);
 installDropTarget($('#drop-overlay'), (files) => void data.handleFiles(files));
 // the keyboard's path: the skip link goes to Start (to the data first when there is none yet), and
 // a text or a preset chosen with the keyboard moves the focus on to Start

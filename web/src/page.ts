@@ -16,6 +16,7 @@ import { createSample } from './features/sample';
 import { createSession } from './features/session';
 import { createSettings } from './features/settings';
 import { createShare } from './features/share';
+import { createTokens } from './features/tokens';
 import { createTrain } from './features/train';
 import { createTranslate } from './features/translate';
 import { createWatch } from './features/watch';
@@ -42,10 +43,11 @@ export function createPage(bridge: Bridge<Calls, Events>, storage: Storage, opti
   const watch = createWatch(bridge, { session, settings, train, runs });
   const learn = createLearn(bridge, runtime);
   const hidden = createHidden(bridge, { runtime, settings, session });
+  const tokens = createTokens(bridge, { runtime, session, settings });
   const offline = createOffline({ data, settings, session });
   /** Every feature's state as one object: what the end-to-end tests and the benchmark read (`__tinygpt.get()`). */
-  const state = view(runtime.$, webgpu.$, session.$, settings.$, data.$, train.$, estimate.$, sample.$, translate.$, inspect.$, runs.$, share.$, watch.$, hidden.$);
-  return { webgpu, runtime, session, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, offline, state };
+  const state = view(runtime.$, webgpu.$, session.$, settings.$, data.$, train.$, estimate.$, sample.$, translate.$, inspect.$, runs.$, share.$, watch.$, hidden.$, tokens.$);
+  return { webgpu, runtime, session, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, tokens, offline, state };
 }
 
 export type Page = ReturnType<typeof createPage>;

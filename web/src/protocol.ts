@@ -12,6 +12,7 @@ import type { SampleCalls, SampleEvents } from './features/sample/messages';
 import type { SessionCalls, SessionEvents } from './features/session/messages';
 import type { SettingsCalls } from './features/settings/messages';
 import type { ShareCalls, ShareEvents } from './features/share/messages';
+import type { TokensCalls, TokensEvents } from './features/tokens/messages';
 import type { TrainCalls, TrainEvents } from './features/train/messages';
 import type { TranslateCalls } from './features/translate/messages';
 import type { WatchCalls, WatchEvents } from './features/watch/messages';
@@ -19,7 +20,7 @@ import type { WebgpuEvents } from './features/webgpu/messages';
 
 /** Page → worker: every call, by message type. */
 export interface Calls extends RuntimeCalls, DataCalls, SettingsCalls, SessionCalls, EstimateCalls, TrainCalls, SampleCalls, InspectCalls,
-  TranslateCalls, RunsCalls, ShareCalls, WatchCalls, LearnCalls, HiddenCalls {}
+  TranslateCalls, RunsCalls, ShareCalls, WatchCalls, LearnCalls, HiddenCalls, TokensCalls {}
 
 /** Worker → page: every event, by type. */
-export interface Events extends RuntimeEvents, WebgpuEvents, SessionEvents, TrainEvents, SampleEvents, ShareEvents, WatchEvents {}
+export interface Events extends RuntimeEvents, WebgpuEvents, SessionEvents, TrainEvents, SampleEvents, ShareEvents, WatchEvents, TokensEvents {}

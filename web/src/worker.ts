@@ -17,6 +17,7 @@ import { sampleWorker } from './features/sample/worker';
 import { sessionWorker } from './features/session/worker';
 import { settingsWorker } from './features/settings/worker';
 import { shareWorker } from './features/share/worker';
+import { tokensWorker } from './features/tokens/worker';
 import { trainWorker } from './features/train/worker';
 import { translateWorker } from './features/translate/worker';
 import { watchWorker } from './features/watch/worker';
@@ -31,6 +32,7 @@ const worker = new Registry(initialCore(), self)
   .register(runtimeWorker(self))
   .register(webgpuWorker())
   .register(dataWorker())
+  .register(tokensWorker())
   .register(sessionWorker())
   .register(settingsWorker())
   .register(estimateWorker())

@@ -25,7 +25,8 @@ beforeAll(async () => {
     schema: M.configSchema(), presets, tasks: M.builtinTasks(), buildVariant: 'wasm-simd128' };
 });
 const corpusState = { ref: { id: 'x-100', name: 'a.txt', size: 100, builtin: false }, stats: { size: 100 } as never, preview: new Uint8Array(0), kind: 'text' as const, pairs: null };
-const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0), valExactMatch: new Float32Array(0), valCer: new Float32Array(0) };
+const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0), valExactMatch: new Float32Array(0), valCer: new Float32Array(0),
+  valBitsPerByte: new Float32Array(0), tokensPerByte: 1 };
 const verdict = { problems: [], parameters: 77, trainingBytes: 9 };
 
 /** What Start reads, as one object: every feature's state before anything happened. */
@@ -127,7 +128,7 @@ describe('the features over the worker', () => {
     train.startPause();   // no model: create it, then start
     expect(session.$.get().creating).toBe(true);
     expect(worker.calls.at(-1)?.type).toBe('create');
-    const info = { reason: 'create' as const, config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true };
+    const info = { reason: 'create' as const, config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true, tokensPerByte: 1 };
     worker.emit('model', info);
     worker.reply('create', info);
     await settle();
@@ -156,8 +157,8 @@ describe('the features over the worker', () => {
 
     sample.generate({ prompt: new Uint8Array([72]), length: 2, options: { temperature: 1, topK: 0, topP: 1, seed: 1 } });
     const one = new Float32Array(1), top = new Uint8Array(5), topP = new Float32Array(5);
-    worker.emit('sampleChunk', { id: 1, bytes: new Uint8Array([105]), probs: one, topBytes: top, topProbs: topP, done: false, step: 3 });
-    worker.emit('sampleChunk', { id: 1, bytes: new Uint8Array([33]), probs: one, topBytes: top, topProbs: topP, done: true, step: 3 });
+    worker.emit('sampleChunk', { id: 1, tokens: new Int32Array([105]), bytes: new Uint8Array([105]), ends: new Uint32Array([1]), probs: one, topTokens: Int32Array.from(top), topProbs: topP, done: false, step: 3 });
+    worker.emit('sampleChunk', { id: 1, tokens: new Int32Array([33]), bytes: new Uint8Array([33]), ends: new Uint32Array([1]), probs: one, topTokens: Int32Array.from(top), topProbs: topP, done: true, step: 3 });
     expect(new TextDecoder().decode(sampleText(sample.$.get()))).toBe('Hi!');
     expect(sample.$.get().sample?.generating).toBe(false);
 
@@ -173,7 +174,7 @@ describe('the features over the worker', () => {
   it('tell a pause for data that could not be read from the NaN guard\'s: the steps before it stay, the guard says nothing', () => {
     const { page, worker } = fakePage({ validate: () => verdict });
     worker.emit('ready', ready);
-    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true });
+    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true, tokensPerByte: 1 });
     worker.emit('state', { running: true, reason: 'started', step: 0 });
     worker.emit('progress', { step: 2, firstStep: 0, losses: new Float32Array([5, 4]), rollbacks: [], paused: null, tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
     const paused = { message: 'the data file big.txt changed while training: training paused, nothing was lost', code: 'corpus.file_changed', args: { path: 'big.txt' } };
@@ -191,7 +192,7 @@ describe('the features over the worker', () => {
     worker.emit('ready', ready);
     worker.emit('backend', { backend: 'webgpu', adapter: 'google swiftshader', reason: '', forced: false });
     expect(page.webgpu.$.get().backend?.adapter).toBe('google swiftshader');
-    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true });
+    worker.emit('model', { reason: 'create', config, parameters: 1000, step: 0, history: empty, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, hasCorpus: true, tokensPerByte: 1 });
     worker.emit('state', { running: true, reason: 'started', step: 0 });
     worker.emit('progress', { step: 5, firstStep: 0, losses: new Float32Array([5, 4.5, 4, 3.5, 3]), rollbacks: [], paused: null, tokensPerSec: 1000, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
     // the device is lost at step 5; the last state brought back from the GPU was step 2

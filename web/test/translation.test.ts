@@ -32,7 +32,8 @@ beforeAll(async () => {
 
 /** Every feature's state before anything happened, as one object (what the derived values read). */
 const initialState = () => ({ ...fakePage().page.state.get() });
-const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0), valExactMatch: new Float32Array(0), valCer: new Float32Array(0) };
+const empty = { train: new Float32Array(0), valSteps: new Float64Array(0), valLosses: new Float32Array(0), valExactMatch: new Float32Array(0), valCer: new Float32Array(0),
+  valBitsPerByte: new Float32Array(0), tokensPerByte: 1 };
 const verdict = { problems: [], parameters: 10, trainingBytes: 10 };
 
 const pairsCorpus = (bytes: Uint8Array, name = 'p.tsv'): CorpusState => ({
@@ -142,7 +143,7 @@ describe('the features in translation mode', () => {
     worker.emit('ready', ready);
     return { page, worker };
   };
-  const model = (config: FullConfig, step = 0) => ({ reason: 'create' as const, config, parameters: 1, step, hasCorpus: true, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, history: empty });
+  const model = (config: FullConfig, step = 0) => ({ reason: 'create' as const, config, parameters: 1, step, hasCorpus: true, corpusMatches: true, corpusMismatch: null, memoryBytes: 1, history: empty, tokensPerByte: 1 });
 
   it('switches the mode: the translator\'s preset, a validation, the data of the mode; not while a model lives', async () => {
     const { page, worker } = setup();
@@ -189,8 +190,8 @@ describe('the features in translation mode', () => {
 
   it('restores a translator\'s history with exact match and CER, and follows its evaluations', async () => {
     const history = { train: new Float32Array([5, 4]), valSteps: new Float64Array([0, 2]), valLosses: new Float32Array([5.5, 3.5]),
-      valExactMatch: new Float32Array([0, 0.25]), valCer: new Float32Array([1.25, 0.5]) };
-    const info = { reason: 'load' as const, name: 'r.ckpt', config: { ...tiny, max_iters: 10 }, parameters: 1, step: 2, hasCorpus: false, corpusMatches: false, corpusMismatch: null, memoryBytes: 1, history };
+      valExactMatch: new Float32Array([0, 0.25]), valCer: new Float32Array([1.25, 0.5]), valBitsPerByte: new Float32Array([8.1, 5.2]), tokensPerByte: 1.02 };
+    const info = { reason: 'load' as const, name: 'r.ckpt', config: { ...tiny, max_iters: 10 }, parameters: 1, step: 2, hasCorpus: false, corpusMatches: false, corpusMismatch: null, memoryBytes: 1, history, tokensPerByte: 1.02 };
     const { page, worker } = fakePage({ validate: () => verdict, load: () => info });
     worker.emit('ready', ready);
     let restored = '';
@@ -238,7 +239,7 @@ describe('the features in translation mode', () => {
     expect(translate.$.get().translation?.busy).toBe(true);
     inspect.setAlignSource('translation');
     expect(noteText(inspect.$.get().inspectNote)).toBe('Translate something first.');
-    worker.reply('translate', { step: 7, source: enc.encode('abc'), text: enc.encode('cba'), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]), logProb: -1, finished: true, beam: 3 });
+    worker.reply('translate', { step: 7, source: enc.encode('abc'), text: enc.encode('cba'), tokens: new Int32Array([99, 98, 97]), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]), logProb: -1, finished: true, beam: 3 });
     await settle();
     expect(translate.$.get().translation?.busy).toBe(false);
     expect(alignmentInput({ ...inspect.$.get(), ...translate.$.get() })).toEqual({ source: 'abc', target: 'cba' });

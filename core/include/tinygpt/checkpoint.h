@@ -17,7 +17,8 @@
 // as 'i', reals as 'f'), then the run's state:
 //   step, adam_t (i64); data_rng (four u64: data_rng.0 .. data_rng.3); corpus_fingerprint (u64,
 //   FNV-1a 64), corpus_size (u64); schedule_from_step (i64), schedule_from_lr (f64) (see
-//   optim::Schedule::extended); lr_scale (f64, 1 unless the NaN guard halved it: train::Trainer::roll_back).
+//   optim::Schedule::extended); lr_scale (f64, 1 unless the NaN guard halved it: train::Trainer::roll_back);
+//   tokens_per_byte (f64: of the validation text, train::Trainer::tokens_per_byte; 0 = not known).
 // Sections: params, adam_m, adam_v (f32, one per parameter, in the model's param_table order);
 //   train_losses (f32, one per step); val_steps (i64) and val_losses (f32), one per evaluation;
 //   seq2seq runs add val_exact_match and val_cer (f32, one per evaluation) (lstm_seq2seq too).
@@ -28,6 +29,10 @@
 //   history.attention, history.embedding, history.probe_loss and history.position_loss
 //   (watch::History::Packed says what each holds); a build that does not know them skips them,
 //   and `tinygpt train --resume` carries them on (and adds to them).
+//   A tokenizer bpe run adds tokenizer ('b'): its tokenizer in the compact form (tok::Tokenizer::serialize,
+//   docs/tokenizer.md), so that the run reads and writes text as it was trained. Loading refuses a bpe
+//   run without it (checkpoint.tokenizer_missing), one whose tokenizer does not read back or does
+//   not have vocab_size tokens (checkpoint.tokenizer_damaged), and a bytes run with one.
 // A config field missing from a file takes the schema's default (files written before the field
 // existed); a config field this build does not know is refused (the file is from a newer build and
 // could mean something this one cannot do). Sections this build does not know are skipped.
@@ -71,6 +76,8 @@ struct Summary {
   uint64_t corpus_size = 0;
   int64_t num_parameters = 0;
   int64_t history_snapshots = 0;  // snapshots in the run's history (0: none kept)
+  uint64_t tokenizer_fingerprint = 0;  // tokenizer bpe: tok::Tokenizer::fingerprint of its section (0: bytes)
+  double tokens_per_byte = 0.0;        // of the validation text (0: not kept)
 };
 Summary describe(const uint8_t* bytes, size_t n);
 

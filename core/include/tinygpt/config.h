@@ -48,6 +48,15 @@ constexpr bool is_language_model(ModelKind k) { return k == ModelKind::gpt || is
 // Trained on source<TAB>target pairs, translates: seq2seq and lstm_seq2seq.
 constexpr bool is_translator(ModelKind k) { return k == ModelKind::seq2seq || k == ModelKind::lstm_seq2seq; }
 
+// How a text becomes tokens (tokenizer.h):
+//   bytes  every byte is a token (vocab_size 256): any file works, as always
+//   bpe    a byte-level BPE vocabulary of vocab_size tokens (the bytes and vocab_size - 256 merges),
+//          learned from the training split or loaded (tokenizer.json); the run carries it (its
+//          checkpoint's tokenizer section)
+enum class TokenizerKind : int { bytes = 0, bpe = 1 };
+constexpr int kTokenizerKinds = 2;
+const char* tokenizer_kind_name(TokenizerKind kind);  // "bytes", "bpe"
+
 enum class FieldGroup : int { model, training, run };
 
 // clang-format off
@@ -69,7 +78,11 @@ enum class FieldGroup : int { model, training, run };
   X(n_hidden,      int,       256,      "[1, 8192]",          kKindRecurrent | kKindLstmSeq2Seq, model, "Hidden size", \
     "units of each recurrent layer's hidden state (and of the LSTM's cell state)")                                    \
   X(block_size,    int,       64,       "[1, 8192]",          kAllKinds, model,    "Context",                          \
-    "how many bytes the model sees at once (seq2seq: the longest source, and target + 1)")                            \
+    "how many tokens the model sees at once (seq2seq: the longest source, and target + 1)")                            \
+  X(tokenizer,     TokenizerKind, TokenizerKind::bytes, "[0, 1]", kAllKinds, model, "Tokenizer",                 \
+    "bytes: every byte is a token (vocab_size 256); bpe: a byte-level BPE vocabulary of vocab_size tokens learned from the text") \
+  X(vocab_size,    int,       256,      "[256, 65536]",       kAllKinds, model,    "Vocabulary",                       \
+    "tokens the model knows: 256 bytes, plus the BPE merges (the translators add BOS, EOS and PAD)")                  \
   X(seed,          uint64_t,  1337,     "[0, 9007199254740991]", kAllKinds, model, "Seed",                             \
     "random start and order of the data: same seed, same run")                                                         \
   X(batch_size,    int,       12,       "[1, 4096]",          kAllKinds, training, "Batch",                            \
@@ -154,10 +167,15 @@ struct ConfigProblem {
   MessageArgs args;
 };
 // Every problem of the config: out-of-range fields, then the rules between fields
-// (n_embd divisible by n_head, min_lr <= learning_rate, warmup_iters <= max_iters).
+// (n_embd divisible by n_head, min_lr <= learning_rate, warmup_iters <= max_iters, vocab_size 256
+// exactly with tokenizer bytes and above 256 with bpe).
 std::vector<ConfigProblem> config_problems(const Config& c);
 // Throws tinygpt::Error("invalid config: <first problem>") unless the config is valid.
 void validate_config(const Config& c);
+
+// The tokens a model of this config reads and predicts: vocab_size for the language models; the
+// translators add BOS, EOS and PAD after the text tokens (model_vocab = vocab_size + 3, as pairs.h).
+int model_vocab(const Config& c);
 
 // The seq2seq model's dimensions from a config.
 namespace model {

@@ -8,9 +8,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "tinygpt/config.h"
 #include "tinygpt/data.h"
+
+namespace tinygpt::tok {
+class Tokenizer;
+}
 
 namespace tinygpt {
 
@@ -29,6 +34,8 @@ struct Preflight {
   double first_step_ms = 0;   // the first step (allocates its activations)
   double ms_per_step = 0;     // mean of the timed steps (the first one if none fit the budget)
   double tokens_per_s = 0;    // tokens_per_step / ms_per_step
+  double tokens_per_byte = 1; // of the text under the run's tokenizer (1 for bytes; a BPE run: its tokens over its bytes)
+  double bytes_per_s = 0;     // tokens_per_s / tokens_per_byte: how fast the text itself goes by
   double ms_per_eval = 0;     // one validation loss (eval_iters batches)
   int64_t evaluations = 0;    // validation losses the run takes: at step 0, every eval_interval steps, at the end
   double total_s = 0;         // max_iters steps and the evaluations, at this pace
@@ -45,12 +52,15 @@ constexpr size_t kEntropyBytes = size_t(64) << 20;
 // Times real training steps of `config` on (the first few MiB of) `corpus` with a trainer that is
 // thrown away afterwards: at least one step after the first, more until about budget_ms have
 // passed. Throws tinygpt::Error for a config the run would refuse, or a corpus too short for it.
+// A tokenizer bpe config reads the text through `tokenizer`; without one (the run will learn its
+// own), a stand-in learned from the text's first kPreflightTokenizerBytes gives the tokens per byte.
+constexpr size_t kPreflightTokenizerBytes = size_t(1) << 20;
 Preflight preflight(const Config& config, const uint8_t* corpus, size_t n, double budget_ms = 1000.0,
-                    int64_t memory_limit = kDefaultMemoryLimit);
+                    int64_t memory_limit = kDefaultMemoryLimit, std::shared_ptr<const tok::Tokenizer> tokenizer = nullptr);
 // The same on a corpus read where it lies (a file, shards): the trainer shares it, memory_bytes
 // counts none of it, and the entropies are of its first kSourceEntropyBytes tokens (a few reads).
 constexpr uint64_t kSourceEntropyBytes = uint64_t(4) << 20;
 Preflight preflight(const Config& config, const data::Corpus& corpus, double budget_ms = 1000.0,
-                    int64_t memory_limit = kDefaultMemoryLimit);
+                    int64_t memory_limit = kDefaultMemoryLimit, std::shared_ptr<const tok::Tokenizer> tokenizer = nullptr);
 
 }  // namespace tinygpt

@@ -1,8 +1,8 @@
-// model.h — TinyGPT: a byte-level, decoder-only Transformer.
+// model.h — TinyGPT: a decoder-only Transformer over bytes or BPE tokens.
 //
 // Dimensions (used in every shape comment of the project):
 //   B   batch size                 T   time (sequence length), T <= block_size
-//   C   channels (n_embd)          V   vocabulary = 256 byte values
+//   C   channels (n_embd)          V   vocabulary = vocab_size (256 byte values, or a BPE vocabulary)
 //   L   layers (n_layer)           NH  heads (n_head)      HS  head size = C / NH
 //
 // Forward (pre-norm blocks, GPT-2 style):
@@ -27,7 +27,7 @@
 
 namespace tinygpt::model {
 
-// Bytes are tokens.
+// The byte vocabulary (tokenizer bytes): a byte is a token. A BPE run's V is its config's vocab_size.
 constexpr int kVocab = 256;
 
 // Per-sequence cache of keys and values for incremental decoding.

@@ -24,6 +24,10 @@
 
 #include "tinygpt/rng.h"
 
+namespace tinygpt::tok {
+class Tokenizer;
+}
+
 namespace tinygpt::data {
 
 constexpr int32_t kBos = 256;
@@ -31,6 +35,19 @@ constexpr int32_t kEos = 257;
 constexpr int32_t kPad = 258;
 constexpr int kPairVocab = 259;     // bytes + BOS + EOS + PAD
 constexpr int32_t kIgnore = -1;     // a tgt_out position the loss skips
+
+// The translator's tokens over a text vocabulary of V tokens (the config's vocab_size: 256 bytes, or
+// a BPE vocabulary): text tokens 0 .. V-1, then BOS = V, EOS = V + 1, PAD = V + 2, the model's
+// vocabulary V + 3. These are a trained tokenizer's own special ids (tokenizer.h); at V = 256 they
+// are kBos, kEos, kPad above.
+struct PairTokens {
+  int32_t text = 256;  // V: text tokens
+  int32_t bos() const { return text; }
+  int32_t eos() const { return text + 1; }
+  int32_t pad() const { return text + 2; }
+  int vocab() const { return text + 3; }  // the model's vocabulary
+  static PairTokens of_model_vocab(int model_vocab) { return {model_vocab - 3}; }
+};
 
 struct PairBatch {
   int B = 0, S = 0, T = 0;
@@ -64,7 +81,10 @@ class PairDataset {
   // The held-out split is val_fraction of the pairs (at least one when there are two or more),
   // chosen by a hash of each pair's bytes: the same file gives the same split whatever its line
   // order, and a pair repeated in the file lands on one side.
-  PairDataset(const std::vector<uint8_t>& tsv, int block_size, uint64_t seed = 0, double val_fraction = 0.1);
+  // With a tokenizer (a BPE run), sources and targets are its tokens, block_size limits them in
+  // tokens, and BOS, EOS, PAD follow its text tokens (PairTokens); without, they are bytes.
+  PairDataset(const std::vector<uint8_t>& tsv, int block_size, uint64_t seed = 0, double val_fraction = 0.1,
+              const tok::Tokenizer* tokenizer = nullptr);
   static PairDataset from_file(const std::string& path, int block_size, uint64_t seed = 0);
 
   const TsvReport& report() const { return report_; }
@@ -75,9 +95,12 @@ class PairDataset {
   // With a single pair there is nothing to hold out: validation uses the training pair.
   bool val_overlaps_train() const { return val_is_train_; }
 
-  // Pair i in file order.
+  // Pair i in file order: its text, and its tokens.
   const std::string& source(size_t i) const { return src_[i]; }
   const std::string& target(size_t i) const { return tgt_[i]; }
+  const std::vector<int32_t>& source_tokens(size_t i) const { return src_ids_[i]; }
+  const std::vector<int32_t>& target_tokens(size_t i) const { return tgt_ids_[i]; }
+  PairTokens tokens() const { return tokens_; }
   size_t train_index(size_t k) const { return train_[k]; }  // k-th training pair
   size_t val_index(size_t k) const { return val_[k]; }      // k-th held-out pair
 
@@ -99,6 +122,8 @@ class PairDataset {
  private:
   TsvReport report_;
   std::vector<std::string> src_, tgt_;
+  std::vector<std::vector<int32_t>> src_ids_, tgt_ids_;  // their tokens (bytes without a tokenizer)
+  PairTokens tokens_;
   std::vector<size_t> train_, val_;
   bool val_is_train_ = false;
   int max_src_ = 0, max_tgt_ = 0;
@@ -106,10 +131,14 @@ class PairDataset {
   uint64_t fingerprint_ = 0;
 };
 
-// Fills batch (shapes B x S and B x T) from the given pairs; used by PairDataset and by
-// callers that build their own batches.
+// Fills batch (shapes B x S and B x T) from the given pairs of bytes; for callers that build their own batches.
 void make_pair_batch(PairBatch& batch, const std::vector<std::string>& sources, const std::vector<std::string>& targets,
                      int S, int T);
+// The same from token sequences, with the specials of `tokens`.
+void make_pair_batch(PairBatch& batch, const std::vector<std::vector<int32_t>>& sources,
+                     const std::vector<std::vector<int32_t>>& targets, int S, int T, PairTokens tokens);
+// A text's tokens: its bytes, or its encoding by the tokenizer (when given).
+std::vector<int32_t> text_tokens(const std::string& text, const tok::Tokenizer* tokenizer);
 
 // ---- metrics -------------------------------------------------------------------------------
 // Characters are UTF-8 code points; a byte that does not start or continue a valid sequence is

@@ -1,7 +1,7 @@
 // rnn.h — recurrent language models: a tanh RNN, a GRU and an LSTM on the same tensors, autograd,
 // optimizer and run loop as TinyGPT (docs/rnn.md).
 //
-// Dimensions (shape comments): B batch, T time (the window, <= block_size), V = 256 bytes,
+// Dimensions (shape comments): B batch, T time (the window, <= block_size), V = vocab_size (256 bytes, or BPE),
 // E embedding width (n_embd), H hidden units (n_hidden), L layers (n_layer), G gate blocks
 // (rnn 1, gru 3, lstm 4).
 //

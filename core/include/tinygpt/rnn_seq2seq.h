@@ -35,13 +35,14 @@
 namespace tinygpt::model {
 
 struct LstmSeq2SeqDims {
-  static constexpr int vocab_size = data::kPairVocab;  // 256 bytes + BOS, EOS, PAD
+  int vocab_size = data::kPairVocab;  // V: the text tokens (256 bytes, or BPE) + BOS, EOS, PAD (pairs.h: PairTokens)
   int n_enc_layer = 1;
   int n_dec_layer = 1;
   int n_embd = 32;
   int n_hidden = 128;
   int block_size = 32;   // the longest source, and the longest decoder input (BOS + target)
   uint64_t seed = 1337;
+  data::PairTokens tokens() const { return data::PairTokens::of_model_vocab(vocab_size); }
   void validate() const;  // throws tinygpt::Error naming the bad field
   int64_t num_parameters() const;
   bool operator==(const LstmSeq2SeqDims&) const = default;

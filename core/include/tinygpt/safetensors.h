@@ -40,6 +40,9 @@ struct ParamInfo;
 namespace tinygpt::train {
 class Trainer;
 }
+namespace tinygpt::tok {
+class Tokenizer;
+}
 
 namespace tinygpt::safetensors {
 
@@ -141,14 +144,24 @@ bool required_in_model_file(const FieldSpec& field, ModelKind kind);
 // missing, a value is refused, or the config breaks a rule (config_problems).
 Config config_from_metadata(const Metadata& metadata);
 
-// The trainer's parameters with config_metadata(its config): what `tinygpt export` writes.
+// A BPE model's tokenizer travels in the metadata under this key, as Hugging Face's tokenizer.json
+// (tok::Tokenizer::to_hf_json): the form the export and transformers.js read, and python/tinygpt.
+// The merges' counts stay in the checkpoint's compact form only.
+constexpr const char* kTokenizerKey = "tokenizer.json";
+// The tokenizer in a model file's metadata, or null when it has none; throws tinygpt::Error
+// (tokenizer.bad_json, ...) for a damaged one.
+std::shared_ptr<const tok::Tokenizer> tokenizer_from_metadata(const Metadata& metadata);
+
+// The trainer's parameters with config_metadata(its config), and its tokenizer (kTokenizerKey):
+// what `tinygpt export` writes.
 std::vector<uint8_t> export_model(const train::Trainer& trainer);
 
 // A new run of `config` (step 0, AdamW moments zero, data order from config.seed) whose model starts
 // from the file's parameters. The model fields of `config` that apply to its kind must equal those
 // of the file's metadata (callers start from config_from_metadata and change training or run fields
 // and the seed only). Throws tinygpt::Error naming the first problem (a model field that differs, a
-// tensor that does not fit (load_params), the memory limit); nothing is kept on error.
+// tensor that does not fit (load_params), the memory limit, a BPE model without its tokenizer.json
+// (safetensors.tokenizer_missing) or with a damaged one); nothing is kept on error.
 std::unique_ptr<train::Trainer> start_run(const File& file, const Config& config,
                                           int64_t memory_limit = kDefaultMemoryLimit);
 

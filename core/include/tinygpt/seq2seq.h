@@ -38,7 +38,7 @@
 namespace tinygpt::model {
 
 struct Seq2SeqDims {
-  static constexpr int vocab_size = data::kPairVocab;  // 256 bytes + BOS, EOS, PAD
+  int vocab_size = data::kPairVocab;  // V: the text tokens (256 bytes, or BPE) + BOS, EOS, PAD (pairs.h: PairTokens)
   int n_enc_layer = 2;
   int n_dec_layer = 2;
   int n_head = 4;
@@ -47,6 +47,7 @@ struct Seq2SeqDims {
   int block_size = 32;   // the longest source, and the longest decoder input (BOS + target), in tokens
   uint64_t seed = 1337;  // weight initialisation
 
+  data::PairTokens tokens() const { return data::PairTokens::of_model_vocab(vocab_size); }
   void validate() const;  // throws tinygpt::Error naming the bad field
   int64_t num_parameters() const;
   bool operator==(const Seq2SeqDims&) const = default;

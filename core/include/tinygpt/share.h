@@ -8,11 +8,16 @@
 //   https://host/path/#tinygpt=1&model=gpt&n_layer=2&...&seed=1337&variant=wasm-simd128
 //     &corpus=builtin:tinyshakespeare.txt&losses=<base64url of float32 little-endian>
 //   corpus=fnv:<16 hex digits>:<size in bytes> and name=<file name> for a person's own file.
+//   A BPE run (tokenizer=bpe&vocab_size=N, schema fields like the rest) adds tok=fnv:<16 hex digits>,
+//   its tokenizer's fingerprint (tok::Tokenizer::fingerprint: the replay learns it again from the
+//   same text, deterministically, and must get the same one), and tpb=<tokens per byte of its
+//   validation text>, so that the replay's check speaks in bits per byte.
 // Runs are bit-reproducible on one build variant (the same kernels: native AVX2, native SSE2,
 // wasm SIMD128, wasm scalar, any number of threads); across variants the losses agree to a few
 // decimals only (no fused multiply-add in SIMD128, other summation orders).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -39,6 +44,8 @@ struct Link {
   std::string variant;        // build_variant() of the run that made the link
   Corpus corpus;
   std::vector<float> losses;  // its first training losses (steps 1, 2, ...), at most kMaxLosses
+  uint64_t tokenizer = 0;     // a BPE run's tokenizer fingerprint (0: bytes)
+  double tokens_per_byte = 0; // of its validation text (0: not given; bytes: 1)
 };
 
 // This build's variant: "native-avx2", "native-sse2", "wasm-simd128", "wasm-scalar", ...
@@ -54,6 +61,10 @@ Link parse_link(std::string_view url);
 // Does this text match the link's? "" if it does, else a sentence that says what differs.
 std::string check_corpus(const Link& link, uint64_t fingerprint, uint64_t size, std::string_view builtin_name = "");
 
+// Is this the link's tokenizer? "" if it is (or the run reads bytes), else a sentence: a replay
+// learns its tokenizer again from the same text, and another one would not be the same run.
+Message check_tokenizer(const Link& link, uint64_t fingerprint);
+
 // How a replay compares with the link's losses.
 struct Replay {
   enum Status { pending, matches, diverged } status = pending;
@@ -61,6 +72,9 @@ struct Replay {
   int64_t expected = 0;       // steps the link holds
   int64_t diverged_at = 0;    // the first step (from 1) whose loss differs, 0 if none
   float link_loss = 0.0f, run_loss = 0.0f;  // at diverged_at
+  // the same in bits per byte (loss x tokens per byte / ln 2, the link's tpb): how runs of different
+  // vocabularies compare; NaN when the link gives no tokens per byte
+  double link_bpb = NAN, run_bpb = NAN;
   double max_difference = 0.0;  // max |run - link| over the compared steps (another variant: how close it is)
   bool same_variant = true;
   // The verdict is final: it matches, or it diverged on the same variant (a bit difference there is

@@ -167,6 +167,12 @@ struct TrainProgress {
 std::optional<Tokenizer> train_bpe(const data::ByteSource& text, int vocab_size,
                                    const std::function<bool(const TrainProgress&)>& progress = {});
 
+// A run's tokenizer: learned from the training split of a text only, the bytes before its last
+// val_fraction (data::Dataset's split), so the validation text stays unseen. Throws as train_bpe.
+std::optional<Tokenizer> train_on_training_split(const std::shared_ptr<const data::ByteSource>& text, int vocab_size,
+                                                 const std::function<bool(const TrainProgress&)>& progress = {},
+                                                 double val_fraction = 0.1);
+
 // ---- encoding a stream ---------------------------------------------------------------------------------
 
 // Encodes a byte source piece by piece in chunks (bounded memory), giving the ids to `sink` in order;

@@ -29,6 +29,7 @@
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/translate.h"
 #include "tinygpt/tensor.h"
+#include "tinygpt/tokenizer.h"
 
 namespace tinygpt::gpu {
 struct TrainerAccess;  // gpu_host.cpp: steps computed on a GPU
@@ -67,18 +68,26 @@ constexpr float kRollbackLrScale = 0.5f;
 
 struct ValPoint {
   int64_t step;  // evaluated after this many steps
-  float loss;    // mean validation loss
+  float loss;    // mean validation loss, nats per token
   // seq2seq: on held-out pairs translated greedily; NaN for gpt
   float exact_match = NAN;  // fraction of outputs equal to the reference
   float cer = NAN;          // character error rate: edit distance / reference length
+  // the loss in bits per byte of text: loss x tokens per byte / ln 2 (bits_per_byte below); NaN
+  // while the run's tokens per byte is not known
+  float bits_per_byte = NAN;
 };
 
 // What the model computes for one context, for the UI: attention maps and predictions.
 struct Inspection {
   int T = 0, L = 0, NH = 0;
   std::vector<float> attention;  // (L, NH, T, T), rows sum to 1, zero above the diagonal
-  std::vector<float> probs;      // (T, V): p(next byte | bytes 0..t)
+  std::vector<float> probs;      // (T, V): p(next token | tokens 0..t)
+  std::vector<int32_t> tokens;   // (T) the context's tokens (a byte model's: its bytes)
 };
+
+// Bits per byte of a loss in nats per token: nats/token x tokens/byte / ln 2. Runs of different
+// vocabularies compare in it (a BPE token holds several bytes: its loss per token is larger).
+double bits_per_byte(double nats_per_token, double tokens_per_byte);
 
 // What the seq2seq model computes for one source and one target, for the UI.
 struct TranslationInspection {
@@ -87,7 +96,7 @@ struct TranslationInspection {
   std::vector<float> enc_self;       // (Le, NH, S, S)
   std::vector<float> dec_self;       // (Ld, NH, T, T): causal
   std::vector<float> cross;          // (Ld, NH, T, S): which source tokens each target position reads
-  std::vector<float> probs;          // (T, V): p(next token | source, target so far), V = 259
+  std::vector<float> probs;          // (T, V): p(next token | source, target so far), V = vocab_size + 3
 };
 
 class Learner;  // one model kind's model, data and batches (trainer.cpp)
@@ -101,6 +110,28 @@ class Trainer {
   ~Trainer();
 
   ModelKind kind() const { return config_.model; }
+
+  // ---- the tokenizer (tokenizer.h) ----
+  // A tokenizer bpe run reads its texts through its tokenizer: give it before the corpus (a checkpoint
+  // brings its own). Throws tinygpt::Error (tokenizer.config_mismatch) unless the config's tokenizer
+  // is bpe and its vocab_size is the tokenizer's; after the first step (tokenizer.fixed). A corpus
+  // already given is read again through it.
+  void set_tokenizer(std::shared_ptr<const tok::Tokenizer> tokenizer);
+  // nullptr for tokenizer bytes.
+  const tok::Tokenizer* tokenizer() const { return tokenizer_.get(); }
+  std::shared_ptr<const tok::Tokenizer> shared_tokenizer() const { return tokenizer_; }
+  // A bpe run without its tokenizer yet cannot read text (tokenizer.missing).
+  void require_tokenizer() const;
+  // A text's tokens (its bytes for tokenizer bytes), and a token's bytes and label (token_text).
+  std::vector<int32_t> encode(std::string_view text) const;
+  std::string token_bytes(int32_t id) const;
+  std::string token_text(int32_t id) const;
+  // Tokens per byte of the validation text (1 for bytes; for the translators, of the held-out targets
+  // with their EOS): what turns nats per token into bits per byte. Measured when the corpus is given,
+  // kept in checkpoints; 0 when not known yet (no corpus, a checkpoint written before it was kept).
+  double tokens_per_byte() const { return tokens_per_byte_; }
+  // bits_per_byte(loss, tokens_per_byte()); NaN while tokens_per_byte() is not known.
+  double bits_per_byte(double nats_per_token) const;
 
   // The data to train on: a text for gpt, as bytes or as any source (a file read where it lies,
   // shards; data.h) (throws if it is empty or shorter than block_size + 1, or holds tokens outside
@@ -146,9 +177,10 @@ class Trainer {
   const std::vector<float>& train_losses() const { return train_losses_; }  // one per step
   const std::vector<ValPoint>& val_losses() const { return val_losses_; }
 
-  // A language model's next-byte distributions of the last block_size bytes of a text, and gpt's
-  // attention maps (the recurrent models have none: L = NH = 0).
+  // A language model's next-token distributions of the last block_size tokens of a text (encoded by
+  // the run's tokenizer), and gpt's attention maps (the recurrent models have none: L = NH = 0).
   Inspection inspect(const uint8_t* bytes, size_t n);
+  // n tokens after the prompt (encoded by the run's tokenizer); a token's bytes: token_bytes(id).
   std::vector<sample::Token> generate(const std::string& prompt, int n, const sample::Options& options) const;
   // rnn, gru, lstm: every unit's activation (and the LSTM's cell states and gates) over a text
   // (its first hidden::kMaxTraceBytes bytes), window after window with the state carried.
@@ -167,7 +199,8 @@ class Trainer {
   const watch::History& history() const { return history_; }
   // Takes a snapshot at the current weights and adds it to the history (started, with a corpus).
   void record_snapshot();
-  // Entropy baselines of the data: gpt, the training split; seq2seq, the training targets.
+  // Entropy baselines of the data: gpt, the training split; seq2seq, the training targets. Per token,
+  // with tokens_per_byte for the same per byte.
   watch::Baselines baselines() const;
 
   const Config& config() const { return config_; }
@@ -210,7 +243,11 @@ class Trainer {
   friend struct CheckpointAccess;
   friend struct gpu::TrainerAccess;
   void reserve_arena();
+  void measure_tokens_per_byte();
   Config config_;
+  std::shared_ptr<const tok::Tokenizer> tokenizer_;  // tokenizer bpe: the run's vocabulary
+  data::Corpus text_corpus_;                         // the corpus as given (before the tokenizer read it)
+  double tokens_per_byte_ = 0.0;
   std::unique_ptr<Learner> learner_;
   optim::AdamW optimizer_;
   optim::Schedule schedule_;

@@ -25,43 +25,52 @@
 #include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/seq2seq.h"
 
+namespace tinygpt::tok {
+class Tokenizer;
+}
+
 namespace tinygpt::sample {
 
 struct TranslateOptions {
-  int max_len = 0;              // most output bytes; 0 = block_size - 1, the most the model can hold
+  int max_len = 0;              // most output tokens; 0 = block_size - 1, the most the model can hold
   int beam = 1;                 // beam width (1 = greedy or sampled)
   float temperature = 0.0f;     // 0 = the most likely token; > 0 samples from softmax(logits / temperature) (beam 1)
   int top_k = 0;                // sampling keeps the k most likely tokens (0 = all)
   float length_penalty = 1.0f;  // beam ranking exponent (above)
   uint64_t seed = 0;            // sampling generator
-  void validate(int block_size) const;  // throws tinygpt::Error
+  // throws tinygpt::Error; `tokens`: what an output may hold (text tokens and EOS: 257 for bytes)
+  void validate(int block_size, int tokens = 257) const;
 };
 
 struct Translation {
-  std::string text;          // the output bytes (no EOS)
-  std::vector<float> probs;  // p(token | source, output so far) of each output byte, then of EOS if finished
+  std::string text;             // the output bytes (no EOS): its tokens' bytes
+  std::vector<int32_t> tokens;  // the output tokens (no EOS): bytes, or the tokenizer's ids
+  std::vector<float> probs;     // p(token | source, output so far) of each output token, then of EOS if finished
   double log_prob = 0.0;     // sum of log p over those tokens
   double score = 0.0;        // beam ranking score (above); the log-probability for greedy and sampled outputs
   bool finished = false;     // the output ended with EOS (false: stopped after max_len bytes)
 };
 
 // Each function exists for both translators (seq2seq and lstm_seq2seq): the same decoding over
-// their start_decoding / decode_step / reorder_rows.
-// Throws tinygpt::Error for an empty source or one longer than block_size bytes.
-Translation translate(const model::Seq2Seq& model, const std::string& source, const TranslateOptions& options = {});
-Translation translate(const model::LstmSeq2Seq& model, const std::string& source, const TranslateOptions& options = {});
+// their start_decoding / decode_step / reorder_rows. A BPE translator (vocab_size > 256) is given its
+// tokenizer: the source is encoded by it, the output tokens decoded by it; bytes need none.
+// Throws tinygpt::Error for an empty source or one longer than block_size tokens.
+Translation translate(const model::Seq2Seq& model, const std::string& source, const TranslateOptions& options = {},
+                      const tok::Tokenizer* tokenizer = nullptr);
+Translation translate(const model::LstmSeq2Seq& model, const std::string& source, const TranslateOptions& options = {},
+                      const tok::Tokenizer* tokenizer = nullptr);
 
 // Greedy translations of many sources, decoded side by side (one row per source).
 std::vector<Translation> translate_greedy(const model::Seq2Seq& model, const std::vector<std::string>& sources,
-                                          int max_len = 0);
+                                          int max_len = 0, const tok::Tokenizer* tokenizer = nullptr);
 std::vector<Translation> translate_greedy(const model::LstmSeq2Seq& model, const std::vector<std::string>& sources,
-                                          int max_len = 0);
+                                          int max_len = 0, const tok::Tokenizer* tokenizer = nullptr);
 
 // Greedy translations of the held-out pairs (the first max_pairs of them; 0 = all) scored
 // against their targets: exact match and character error rate.
 data::TranslationScore evaluate_translation(const model::Seq2Seq& model, const data::PairDataset& pairs,
-                                            int max_pairs = 0);
+                                            int max_pairs = 0, const tok::Tokenizer* tokenizer = nullptr);
 data::TranslationScore evaluate_translation(const model::LstmSeq2Seq& model, const data::PairDataset& pairs,
-                                            int max_pairs = 0);
+                                            int max_pairs = 0, const tok::Tokenizer* tokenizer = nullptr);
 
 }  // namespace tinygpt::sample

@@ -47,6 +47,9 @@ struct Baselines {
   double unigram = 0.0, bigram = 0.0, uniform = 0.0;
   int distinct = 0;     // different tokens seen
   uint64_t tokens = 0;  // tokens counted
+  // Tokens per byte of the run's text (train::Trainer::tokens_per_byte; 1 for bytes): a baseline in
+  // bits per byte is its nats per token x tokens_per_byte / ln 2. 0: not known.
+  double tokens_per_byte = 1.0;
 };
 constexpr double kLn2 = 0.69314718055994530942;
 
@@ -61,12 +64,15 @@ constexpr uint64_t kBaselineTokens = uint64_t(64) << 20;
 constexpr uint64_t kSourceBaselineTokens = uint64_t(8) << 20;
 // How many of a dataset's tokens the baselines and the distinct bytes count.
 uint64_t baseline_tokens(const data::Dataset& data);
-// Of the training split's first `most` bytes, read from the dataset.
+// Of the training split's first `most` tokens, read from the dataset (bytes, or BPE tokens: their
+// pairs counted in a hash table, a vocabulary of 65,536 has no room for a dense one).
 Baselines entropy_baselines(const data::Dataset& data, uint64_t most = kBaselineTokens);
+// Of a sequence of tokens of any vocabulary (sparse counts).
+Baselines token_baselines(const int32_t* tokens, size_t n);
 // Of a whole text, from its statistics pass (data::scan).
 Baselines entropy_baselines(const data::TextStats& stats);
-// Of the targets of the training pairs (seq2seq): each target followed by EOS, the bigram's first
-// context being BOS: the loss of a decoder that ignores the source.
+// Of the targets of the training pairs (seq2seq): each target's tokens followed by EOS, the bigram's
+// first context being BOS: the loss of a decoder that ignores the source.
 Baselines target_baselines(const data::PairDataset& pairs);
 
 // ---- PCA -----------------------------------------------------------------------------------------
@@ -248,11 +254,16 @@ class BranchTree {
     std::vector<int> children;        // in the order they were grown
   };
 
+  // A byte model's prompt or source as bytes, or any model's as tokens (a BPE run's: encoded by its tokenizer).
   BranchTree(const model::TinyGPT& model, const uint8_t* prompt, size_t n, int top_k = 8, int window_keep = 0);
+  BranchTree(const model::TinyGPT& model, std::vector<int32_t> prompt, int top_k = 8, int window_keep = 0);
   BranchTree(const model::Seq2Seq& model, const uint8_t* source, size_t n, int top_k = 8);
+  BranchTree(const model::Seq2Seq& model, std::vector<int32_t> source, int top_k = 8);
   // The recurrent models: no window; every node keeps its state, so any node grows in one step.
   BranchTree(const model::Recurrent& model, const uint8_t* prompt, size_t n, int top_k = 8);
+  BranchTree(const model::Recurrent& model, std::vector<int32_t> prompt, int top_k = 8);
   BranchTree(const model::LstmSeq2Seq& model, const uint8_t* source, size_t n, int top_k = 8);
+  BranchTree(const model::LstmSeq2Seq& model, std::vector<int32_t> source, int top_k = 8);
   ~BranchTree();
 
   ModelKind kind() const;
@@ -261,7 +272,9 @@ class BranchTree {
   // The child of node that appends token (grown now unless it exists). Throws for a bad node or
   // token, after EOS, and past the longest output (seq2seq: block_size - 1 bytes).
   int extend(int node, int32_t token);
-  // gpt: the prompt's window and the bytes of the path to node; seq2seq: the target bytes so far.
+  // gpt: the prompt and the tokens of the path to node; seq2seq: the target tokens so far (no EOS).
+  std::vector<int32_t> tokens(int node) const;
+  // The same as bytes, for a byte model (its tokens are bytes).
   std::vector<uint8_t> text(int node) const;
   std::vector<int> path(int node) const;  // root .. node
   // Positions the model has computed (one per token fed): how much the caches saved.

@@ -21,11 +21,12 @@ export interface Coded extends CoreCoded {
 export const WORKER_MESSAGE_CODES = [
   'worker.loading', 'worker.no_model', 'worker.no_corpus', 'worker.no_pairs', 'worker.choose_text', 'worker.tree_gone',
   'worker.tree_stale', 'worker.inspect_empty', 'worker.not_recurrent',
+  'tokens.cancelled', 'tokens.two_files', 'tokens.none',
   'variant.requested', 'variant.not_isolated', 'variant.no_threads', 'variant.no_simd', 'variant.threads_need_isolation',
   'variant.load_failed',
   'gpu.off_requested', 'gpu.not_available', 'gpu.no_adapter', 'gpu.no_device', 'gpu.device_lost', 'gpu.seq2seq', 'gpu.recurrent',
   'gpu.limits', 'gpu.out-of-memory', 'gpu.pipeline', 'gpu.internal', 'gpu.unavailable', 'gpu.device-lost',
-  'gpu.generate_lost',
+  'gpu.generate_lost', 'gpu.bpe',
 ] as const;
 export type WorkerMessageCode = (typeof WORKER_MESSAGE_CODES)[number];
 

@@ -87,6 +87,7 @@ export class DataPanel {
       this.input.value = '';
     });
     // a folder of llm.c shards (webkitdirectory: every browser with a file picker has it)
+    // its own name too: its label is hidden in translation mode (pairs come one file at a time)
     this.folderInput = h('input', { type: 'file', id: 'corpus-folder', class: 'visually-hidden', multiple: true, tabindex: '-1', 'aria-label': tr((m) => m.data.chooseFolder) });
     this.folderInput.setAttribute('webkitdirectory', '');
     this.folderInput.addEventListener('change', () => {

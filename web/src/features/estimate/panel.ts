@@ -74,7 +74,10 @@ export class EstimateBox {
       formatDuration(r.totalSeconds * 1000)) +
       `${r.evaluations ? say.evaluations(formatCount(r.evaluations)) : ''}${say.memory(formatBytes(runMemoryBytes(e)))}` +
       // the measurement runs the wasm build; a gpt model on WebGPU trains elsewhere, at its own pace
-      (s.backend?.backend === 'webgpu' && e.config.model === 'gpt' ? say.webgpu(s.backend.adapter || say.thisGpu) : ''));
+      (s.backend?.backend === 'webgpu' && e.config.model === 'gpt' ? say.webgpu(s.backend.adapter || say.thisGpu) : '') +
+      // a BPE run: a token holds several bytes, so the text itself goes by faster than the tokens
+      (r.tokensPerByte !== 1 ? say.bpe(r.tokensPerByte.toFixed(3), formatRate(r.bytesPerSec)) : ''));
+    this.el.dataset.tokensPerByte = String(r.tokensPerByte);
     setText(this.scale, say.scale(formatLoss(r.entropy.bigram), formatLoss(r.entropy.unigram), formatLoss(LN256)) +
       (r.entropy.bytes < e.corpusSize ? say.counted(formatBytes(r.entropy.bytes)) : ''));
     // while training: the core's own measurements, corrected as it goes

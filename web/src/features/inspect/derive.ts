@@ -7,10 +7,14 @@ import type { TranslateSlice } from '../translate';
 import type { Alignment } from './messages';
 import type { InspectSlice } from './state';
 
-/** Per-byte loss −ln p(byte | the bytes before it) of an inspection (NaN for the first byte). */
-export function tokenLosses(d: { T: number; bytes: Uint8Array; probs: Float32Array }): number[] {
+/**
+ * Per-token loss −ln p(token | the tokens before it) of an inspection (NaN for the first): a byte
+ * model's tokens are its bytes (V 256); a BPE model's, its tokenizer's ids (V its vocabulary).
+ */
+export function tokenLosses(d: { T: number; bytes: Uint8Array; probs: Float32Array; tokens?: ArrayLike<number>; V?: number }): number[] {
   const out: number[] = [];
-  for (let t = 0; t < d.T; t++) out.push(t === 0 ? NaN : -Math.log(Math.max(1e-30, d.probs[(t - 1) * 256 + d.bytes[t]])));
+  const V = d.V ?? 256, tok = d.tokens ?? d.bytes;
+  for (let t = 0; t < d.T; t++) out.push(t === 0 ? NaN : -Math.log(Math.max(1e-30, d.probs[(t - 1) * V + tok[t]])));
   return out;
 }
 

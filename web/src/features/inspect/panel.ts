@@ -26,7 +26,9 @@ export interface InspectHandlers {
   onVisible(visible: boolean): void;
 }
 
-const LN256 = Math.log(256);
+/** A blind guess over the model's tokens: ln V nats (ln 256 for bytes), the loss strip's full shade. */
+const lnV = (d: { V?: number }) => Math.log(d.V ?? 256);
+const isBpe = (d: { V?: number }) => (d.V ?? 256) !== 256;
 
 function parseRgb(css: string, fallback: [number, number, number]): [number, number, number] {
   const m = /rgba?\((\d+)[ ,]+(\d+)[ ,]+(\d+)/.exec(css) ?? /#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(css);
@@ -239,12 +241,30 @@ export class InspectPanel {
   private drawTicks(cell: number): void {
     const labels = Array.from({ length: this.data!.T }, (_, t) => this.label(t));
     const m = t().inspect;
-    drawTicks(this.rowLabels, labels, cell, false, (i) => m.byteTick(i));
-    drawTicks(this.colLabels, labels, cell, true, (i) => m.byteTick(i));
+    const tick = isBpe(this.data!) ? m.tokenTick : m.byteTick;
+    drawTicks(this.rowLabels, labels, cell, false, (i) => tick(i));
+    drawTicks(this.colLabels, labels, cell, true, (i) => tick(i));
   }
 
   private label(t: number): string {
-    return this.labels[t] ?? byteLabel(this.data!.bytes[t]).text;
+    const d = this.data!;
+    if (isBpe(d)) return d.labels[t];
+    return this.labels[t] ?? byteLabel(d.bytes[t]).text;
+  }
+
+  /** A BPE model's strip: one cell per token, labelled by its text. */
+  private renderTokenStrip(el: HTMLElement, decorate: (cell: HTMLElement, t: number) => void): HTMLElement[] {
+    const d = this.data!;
+    clear(el);
+    const cells: HTMLElement[] = [];
+    for (let t = 0; t < d.T; t++) {
+      this.charStart[t] = t;
+      const c = h('span', { class: 'cell token', 'data-t': t }, d.labels[t]);
+      cells[t] = c;
+      decorate(c, t);
+      el.append(c);
+    }
+    return cells;
   }
 
   /**
@@ -253,6 +273,7 @@ export class InspectPanel {
    */
   private renderStrip(el: HTMLElement, decorate: (cell: HTMLElement, t: number) => void): HTMLElement[] {
     const d = this.data!;
+    if (isBpe(d)) return this.renderTokenStrip(el, decorate);
     clear(el);
     const cells: HTMLElement[] = [];
     const cell = (t: number, text: string, cls: string) => {
@@ -410,7 +431,7 @@ export class InspectPanel {
     this.lossCells = this.renderStrip(this.lossEl, (c, t) => {
       const loss = this.losses[t];
       if (Number.isFinite(loss)) {
-        c.style.setProperty('--s', Math.min(1, loss / LN256).toFixed(3));
+        c.style.setProperty('--s', Math.min(1, loss / lnV(d)).toFixed(3));
         c.dataset.loss = loss.toFixed(4);
       } else c.classList.add('unpredicted');
     });
@@ -420,8 +441,29 @@ export class InspectPanel {
     for (let t = 2; t < d.T; t++) if (this.losses[t] > this.losses[worst]) worst = t;
     const worstLabel = this.label(worst), worstLoss = this.losses[worst];
     this.lossSummary.set(d.T > 1
-      ? { draw: () => withData((slot) => t().inspect.lossSummary(mean.toFixed(3), LN256.toFixed(2), worst, slot(0), worstLoss.toFixed(2)), [worstLabel]) }
+      ? { draw: () => withData((slot) => (isBpe(d) ? t().inspect.lossSummaryTokens : t().inspect.lossSummary)(mean.toFixed(3), lnV(d).toFixed(2), worst, slot(0), worstLoss.toFixed(2)), [worstLabel]) }
       : (m) => m.inspect.oneByte);
+  }
+
+  /** A BPE model's token: its loss, and the five tokens the model thought likeliest there. */
+  private tokenLossTip(i: number): HTMLElement {
+    const d = this.data!;
+    const m = t().inspect;
+    const box = h('div', { class: 'tip-sample' }, h('div', { class: 'tip-title' }, withData((slot) => m.tip.token(i, d.tokens[i], slot(0)), [d.labels[i]])));
+    if (i === 0) {
+      box.append(h('div', { class: 'muted' }, m.tip.firstNotPredicted));
+      return box;
+    }
+    const V = d.V;
+    box.append(h('div', {}, m.tip.loss(formatProb(d.probs[(i - 1) * V + d.tokens[i]]), this.losses[i].toFixed(3))), h('div', { class: 'tip-sub' }, m.tip.expected));
+    const list = h('ol', { class: 'alts' });
+    for (let r = 0; r < 5; r++) {
+      const j = d.top![(i - 1) * 5 + r], q = d.probs[(i - 1) * V + j];
+      list.append(h('li', { class: j === d.tokens[i] ? 'chosen' : '' }, h('span', { class: 'alt-label', translate: 'no' }, d.topLabels![(i - 1) * 5 + r]),
+        h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, formatProb(q))));
+    }
+    box.append(list);
+    return box;
   }
 
   private showLossTip(i: number, anchor: HTMLElement | undefined): void {
@@ -430,6 +472,7 @@ export class InspectPanel {
     const m = t().inspect;
     const box = h('div', { class: 'tip-sample' });
     const b = d.bytes[i];
+    if (isBpe(d)) return showTooltip(this.tokenLossTip(i), anchor.getBoundingClientRect());
     if (i === 0) {
       box.append(h('div', { class: 'tip-title' }, withData((slot) => m.tip.byte(0, slot(0)), [this.label(0)])), h('div', { class: 'muted' }, m.tip.firstNotPredicted));
     } else {

@@ -5,7 +5,7 @@ import type { SaveBase } from '../../lib/runs-db';
 import type { ModelSummary } from '../session/messages';
 
 /** A stored run's config, step and loss curves (the module's History). */
-export interface RunCurves extends Pick<History, 'train' | 'valSteps' | 'valLosses'> {
+export interface RunCurves extends Pick<History, 'train' | 'valSteps' | 'valLosses' | 'tokensPerByte'> {
   config: FullConfig;
   step: number;
 }

@@ -125,7 +125,7 @@ export function runsWorker(): WorkerFeature<S> {
         try {
           t.load(new Uint8Array(msg.bytes));
           const h = t.history();
-          return { config: t.config(), step: t.step(), train: h.train, valSteps: h.valSteps, valLosses: h.valLosses };
+          return { config: t.config(), step: t.step(), train: h.train, valSteps: h.valSteps, valLosses: h.valLosses, tokensPerByte: h.tokensPerByte };
         } finally {
           t.delete();
         }

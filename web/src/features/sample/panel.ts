@@ -6,7 +6,7 @@ import { type MapStore, view, watch } from '../../app/store';
 import { type Msg, t, tr } from '../../i18n';
 import { formatProb } from '../../lib/format';
 import { type Segment, Utf8Stream, alternativeLabel, byteRole, hex } from '../../lib/utf8';
-import { TokenStrip, characterTitle, clear, h, type Note, NoteLine, panelHeader, segmentProb, shadedSpan, withData } from '../../ui';
+import { TokenStrip, characterTitle, clear, h, type Note, NoteLine, panelHeader, segmentProb, shadedSpan, surprise, withData } from '../../ui';
 import type { SessionSlice } from '../session';
 import type { SettingsSlice } from '../settings';
 import type { SampleChunk } from './messages';
@@ -26,6 +26,16 @@ interface Generated {
   topProbs: number[];
 }
 
+/** A BPE model's generation, token by token (its texts come from the worker: Tokenizer.tokenText). */
+interface GeneratedTokens {
+  ids: number[];
+  labels: string[];
+  probs: number[];
+  topIds: number[];
+  topLabels: string[];
+  topProbs: number[];
+}
+
 export class SamplePanel {
   readonly el: HTMLElement;
   readonly prompt: HTMLTextAreaElement;
@@ -37,6 +47,8 @@ export class SamplePanel {
   private strip: TokenStrip;
   private stream = new Utf8Stream();
   private gen: Generated = { bytes: [], probs: [], topBytes: [], topProbs: [] };
+  private toks: GeneratedTokens = { ids: [], labels: [], probs: [], topIds: [], topLabels: [], topProbs: [] };
+  private decoder = new TextDecoder();
   private pendingEl: HTMLElement | null = null;
   private chunks = 0;
   private generating = false;
@@ -68,7 +80,7 @@ export class SamplePanel {
         h('div', { class: 'knob-row' },
           num('sample-length', (m) => m.sample.length, '400', { min: 1, max: 20000, step: 50 }, (m) => m.sample.lengthHelp),
           num('sample-temp', (m) => m.sample.temperature, '0.8', { min: 0, max: 5, step: 0.1 }, (m) => m.sample.temperatureHelp),
-          num('sample-topk', (m) => m.sample.topK, '0', { min: 0, max: 256, step: 1 }, (m) => m.sample.topKHelp),
+          num('sample-topk', (m) => m.sample.topK, '0', { min: 0, max: 65536, step: 1 }, (m) => m.sample.topKHelp),
           num('sample-topp', (m) => m.sample.topP, '1', { min: 0.01, max: 1, step: 0.05 }, (m) => m.sample.topPHelp),
           num('sample-seed', (m) => m.sample.seed, '1', { min: 0, step: 1 }, (m) => m.sample.seedHelp))),
       h('div', { class: 'row' }, this.genBtn, this.stopBtn, this.info.el),
@@ -116,7 +128,7 @@ export class SamplePanel {
     const seed = Math.round(v('sample-seed'));
     const bad: Msg | null = !(length >= 1 && length <= 20000) ? (m) => m.sample.bad.length
       : !(temperature >= 0) ? (m) => m.sample.bad.temperature
-        : !(topK >= 0 && topK <= 256) ? (m) => m.sample.bad.topK
+        : !(topK >= 0 && topK <= 65536) ? (m) => m.sample.bad.topK
           : !(topP > 0 && topP <= 1) ? (m) => m.sample.bad.topP
             : !(seed >= 0) ? (m) => m.sample.bad.seed : null;
     if (bad) {
@@ -133,6 +145,8 @@ export class SamplePanel {
     this.stopBtn.disabled = false;
     this.stream = new Utf8Stream();
     this.gen = { bytes: [], probs: [], topBytes: [], topProbs: [] };
+    this.toks = { ids: [], labels: [], probs: [], topIds: [], topLabels: [], topProbs: [] };
+    this.decoder = new TextDecoder();
     this.strip.reset();
     this.chunks = 0;
     this.pendingEl = null;
@@ -144,12 +158,14 @@ export class SamplePanel {
   }
 
   private chunk(c: SampleChunk): void {
+    if (c.labels) return this.tokenChunk(c);
+    // a byte model: token i is byte i
     for (let i = 0; i < c.bytes.length; i++) {
       this.gen.bytes.push(c.bytes[i]);
       this.gen.probs.push(c.probs[i]);
     }
-    for (let i = 0; i < c.topBytes.length; i++) {
-      this.gen.topBytes.push(c.topBytes[i]);
+    for (let i = 0; i < c.topTokens.length; i++) {
+      this.gen.topBytes.push(c.topTokens[i]);
       this.gen.topProbs.push(c.topProbs[i]);
     }
     const { settled, pending } = this.stream.push(c.bytes);
@@ -179,6 +195,53 @@ export class SamplePanel {
     }
   }
 
+  /** A BPE model's chunk: one shaded span per token, its text decoded (a character cut between tokens goes on with the next). */
+  private tokenChunk(c: SampleChunk): void {
+    let start = 0;
+    for (let i = 0; i < c.tokens.length; i++) {
+      const k = this.toks.ids.length;
+      this.toks.ids.push(c.tokens[i]);
+      this.toks.labels.push(c.labels![i]);
+      this.toks.probs.push(c.probs[i]);
+      for (let r = 0; r < 5; r++) {
+        this.toks.topIds.push(c.topTokens[i * 5 + r]);
+        this.toks.topLabels.push(c.topLabels![i * 5 + r]);
+        this.toks.topProbs.push(c.topProbs[i * 5 + r]);
+      }
+      const text = this.decoder.decode(c.bytes.subarray(start, c.ends[i]), { stream: !(c.done && i === c.tokens.length - 1) });
+      start = c.ends[i];
+      const el = h('span', { class: 'tok bpe', 'data-k': this.strip.length, 'data-token': k, translate: 'no' }, text);
+      el.style.setProperty('--s', surprise(c.probs[i]).toFixed(3));
+      el.dataset.p = c.probs[i].toPrecision(4);
+      this.strip.add(el);
+      this.output.append(el);
+    }
+    if (c.tokens.length) this.chunks++;
+    this.output.dataset.chunks = String(this.chunks);
+    this.output.dataset.tokens = String(this.toks.ids.length);
+    this.output.scrollTop = this.output.scrollHeight;
+    if (c.done) {
+      const n = this.toks.ids.length, chunks = this.chunks;
+      this.end((m) => m.sample.doneTokens(n, c.step, chunks));
+    }
+  }
+
+  /** Tooltip of a BPE token: its text, its probability, the five tokens the model thought likeliest. */
+  private explainToken(el: HTMLElement): HTMLElement {
+    const i = Number(el.dataset.token);
+    const m = t().sample.tip;
+    const list = h('ol', { class: 'alts' });
+    for (let r = 0; r < 5; r++) {
+      const q = this.toks.topProbs[i * 5 + r];
+      list.append(h('li', { class: this.toks.topIds[i * 5 + r] === this.toks.ids[i] ? 'chosen' : '' },
+        h('span', { class: 'alt-label', translate: 'no' }, this.toks.topLabels[i * 5 + r]),
+        h('span', { class: 'bar', style: `--w:${(q * 100).toFixed(1)}%` }), h('span', { class: 'alt-p' }, formatProb(q))));
+    }
+    return h('div', { class: 'tip-sample' },
+      h('div', { class: 'tip-title' }, withData((slot) => m.token(this.toks.ids[i], slot(0)), [this.toks.labels[i]])),
+      h('div', { class: 'muted' }, m.probability(formatProb(this.toks.probs[i]), false)), h('div', { class: 'tip-sub' }, m.likeliest), list);
+  }
+
   private end(note: Note | null): void {
     this.generating = false;
     this.stopBtn.disabled = true;
@@ -195,6 +258,7 @@ export class SamplePanel {
 
   /** Tooltip: the character, its probability, and the top-5 alternatives at each of its bytes. */
   private explain(el: HTMLElement): HTMLElement {
+    if (el.classList.contains('bpe')) return this.explainToken(el);
     const start = Number(el.dataset.start);
     const len = Number(el.dataset.len);
     const p = Number(el.dataset.p);

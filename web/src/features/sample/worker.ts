@@ -1,10 +1,10 @@
 // worker.ts (sample) — generation, streamed in chunks between the loop's other work. It takes
 // priority over training while it runs, so a sample always comes from one fixed model.
-import type { Generated } from '../../../../wasm/tinygpt';
+import type { Generated, Session } from '../../../../wasm/tinygpt';
 import { codedError } from '../../lib/coded';
 import { type Ctx, handlers, type LoopTask, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needSession } from '../../worker/state';
-import { fallBack, isGpuBackendError, onGpuOr, type WebgpuState } from '../webgpu/worker';
+import { fallBack, type GeneratedChunk, isGpuBackendError, onGpuOr, type WebgpuState } from '../webgpu/worker';
 import type { SampleCalls, SampleChunk } from './messages';
 
 const GEN_CHUNK_MS = 40;      // target wall time of one generation chunk
@@ -19,8 +19,22 @@ export interface SampleState extends CoreState, WebgpuState {
 export const initialSample = (): Pick<SampleState, 'generation' | 'startingGeneration'> => ({ generation: null, startingGeneration: null });
 
 const empty = (id: number, step: number): SampleChunk => ({
-  id, bytes: new Uint8Array(0), probs: new Float32Array(0), topBytes: new Uint8Array(0), topProbs: new Float32Array(0), done: true, step,
+  id, tokens: new Int32Array(0), bytes: new Uint8Array(0), ends: new Uint32Array(0), probs: new Float32Array(0),
+  topTokens: new Int32Array(0), topProbs: new Float32Array(0), done: true, step,
 });
+
+/** The GPU's chunk (a byte model: a token is a byte) in the module's shape. */
+function fromGpu(c: GeneratedChunk): Generated {
+  const n = c.bytes.length;
+  return { tokens: Int32Array.from(c.bytes), bytes: c.bytes, ends: Uint32Array.from({ length: n }, (_, i) => i + 1), probs: c.probs,
+    topTokens: Int32Array.from(c.topBytes), topProbs: c.topProbs };
+}
+
+/** A BPE model's chunk carries its tokens' texts (the page labels them; a byte model's are its bytes). */
+function labelled(s: Session, r: Generated): Pick<SampleChunk, 'labels' | 'topLabels'> {
+  if (s.config().tokenizer !== 'bpe') return {};
+  return { labels: s.tokenTexts(r.tokens), topLabels: s.tokenTexts(r.topTokens) };
+}
 
 function sendChunk(ctx: Ctx<SampleState>, g: Generation, r: Generated, n: number, ms: number): void {
   g.remaining -= n;
@@ -28,7 +42,8 @@ function sendChunk(ctx: Ctx<SampleState>, g: Generation, r: Generated, n: number
   // double the chunk at most (8, 16, 32, ...) up to about GEN_CHUNK_MS of work: text appears at once and then flows
   g.chunk = Math.max(4, Math.min(512, g.chunk * 2, Math.round(GEN_CHUNK_MS / Math.max(0.01, g.msPerByte))));
   const done = g.remaining <= 0;
-  ctx.emit('sampleChunk', { id: g.id, ...r, done, step: g.step } satisfies SampleChunk);
+  const s = ctx.state.session;
+  ctx.emit('sampleChunk', { id: g.id, ...r, ...(s ? labelled(s, r) : {}), done, step: g.step } satisfies SampleChunk);
   if (done && ctx.state.generation === g) ctx.state.generation = null;
 }
 
@@ -41,7 +56,7 @@ async function generateChunk(ctx: Ctx<SampleState>): Promise<void> {
   const t0 = performance.now();
   const b = st.gpu;
   try {
-    const r = b ? await b.generateNext(n) : s.generateNext(n);
+    const r = b ? fromGpu(await b.generateNext(n)) : s.generateNext(n);
     if (st.generation === g) sendChunk(ctx, g, r, n, performance.now() - t0);
   } catch (e) {
     if (b && isGpuBackendError(e)) return fallBack(ctx, b, e);   // its gpuLost hook ends the generation

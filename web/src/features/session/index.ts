@@ -35,7 +35,7 @@ export function createSession(port: Port<SessionCalls, SessionEvents>): Session 
   port.on('model', (m) => {
     const s = $.get();
     const elapsedMs = m.reason === 'create' ? 0 : s.loading?.elapsedMs ?? 0;
-    patch($, { model: { config: m.config, parameters: m.parameters }, lastModel: { info: m, elapsedMs }, creating: false, loading: null });
+    patch($, { model: { config: m.config, parameters: m.parameters, tokensPerByte: m.tokensPerByte }, lastModel: { info: m, elapsedMs }, creating: false, loading: null });
   });
   return {
     $,

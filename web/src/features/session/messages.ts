@@ -15,6 +15,7 @@ export interface ModelInfo {
   parameters: number;
   step: number;
   history: History;         // its loss curves (a checkpoint's so far)
+  tokensPerByte: number;    // of the validation text: bits per byte = nats per token x this / ln 2 (0: not known yet)
   corpusMatches: boolean;   // false when a checkpoint was trained on another corpus
   corpusMismatch: Coded | null;  // then what differs (the core's corpus.other_size / other_content)
   memoryBytes: number;

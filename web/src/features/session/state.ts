@@ -2,7 +2,12 @@
 import type { FullConfig, ModelInfo } from './messages';
 
 /** The model in the worker; replaced only when another one is created or loaded. */
-export interface ModelState { config: FullConfig; parameters: number }
+export interface ModelState {
+  config: FullConfig;
+  parameters: number;
+  /** Of its validation text (1 for bytes; 0: not known yet): nats per token x this / ln 2 = bits per byte. */
+  tokensPerByte?: number;
+}
 
 /** A checkpoint or model file on its way into the worker (runs); `elapsedMs`: its run's training time so far. */
 export interface Loading { name: string; reason: 'file' | 'resume'; elapsedMs?: number }

@@ -6,9 +6,10 @@ import type { Session } from '../../../../wasm/tinygpt';
 import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needModule, needSession } from '../../worker/state';
 import { corpusFor, type DataState, giveCorpus } from '../data/worker';
+import { tokenizerForRun, type TokensState } from '../tokens/worker';
 import type { ModelInfo, ModelSummary, SessionCalls } from './messages';
 
-export interface SessionState extends CoreState, DataState {
+export interface SessionState extends CoreState, DataState, TokensState {
   keepHistory: boolean;      // create's `history` (bench:page measures with it off)
 }
 
@@ -18,7 +19,7 @@ export const initialSession = (): Pick<SessionState, 'keepHistory'> => ({ keepHi
 function describe(st: SessionState, reason: ModelInfo['reason'], name?: string): ModelInfo {
   const s = needSession(st);
   return {
-    reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(), history: s.history(),
+    reason, name, config: s.config(), parameters: s.numParameters(), step: s.step(), history: s.history(), tokensPerByte: s.tokensPerByte(),
     corpusMatches: s.corpusMatchesCheckpoint(), corpusMismatch: s.corpusMismatch(), memoryBytes: needModule(st).memoryBytes(), hasCorpus: s.hasCorpus(),
   };
 }
@@ -61,6 +62,8 @@ export function sessionWorker(): WorkerFeature<SessionState> {
         st.keepHistory = msg.history !== false;
         const s = new M.Session(msg.config);
         try {
+          // a BPE run reads its text through its tokenizer: the one learned or loaded before, or learned now
+          if (msg.config.tokenizer === 'bpe') s.setTokenizer(tokenizerForRun(ctx, msg.config.model ?? 'gpt', msg.config.vocab_size ?? 256));
           const c = corpusFor(st, msg.config.model);
           if (c) giveCorpus(s, c);
         } catch (e) {

@@ -9,6 +9,7 @@ import type { Session } from '../session';
 import type { SettingsCalls, Verdict } from './messages';
 import { bindArchitecture } from './architecture';
 import { bindModeSwitch } from './mode-switch';
+import { bindTokenizerChoice } from './tokenizer-choice';
 import { SettingsPanel } from './panel';
 import { KINDS_OF, modeOf } from '../../lib/model-kind';
 import { type FieldSpec, type FullConfig, type Key, type Mode, type ModelKind, knobsFor, normalise, presetForKind, presetOf, presetsFor } from './schema';
@@ -137,6 +138,7 @@ export function createSettings(port: Port<SettingsCalls, object>, runtime: Runti
       const panel = new SettingsPanel($, session.$, setSettings, () => keyboardPicks.forEach((fn) => fn()));
       formSlot.append(panel.el);
       bindArchitecture(panel.archSlot, $, session.$, (kind) => this.setKind(kind));
+      bindTokenizerChoice(panel.archSlot, $, session.$, (form) => this.setForm(form));
       bindModeSwitch(modeSlot, $, runtime.$, session.$, (mode) => this.setMode(mode));
     },
   };

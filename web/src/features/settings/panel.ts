@@ -126,7 +126,8 @@ export class SettingsPanel {
         h('span', { class: 'preset-blurb' }, known ? tr((m) => presetText(p, m).blurb) : coreWords(p.blurb)), est);
       b.addEventListener('click', (e) => {
         if (this.locked) return;
-        this.set(p.config);
+        // a preset sets the model's size and schedule; the tokenizer chosen stays (the presets read bytes)
+        this.set(this.base ? { ...p.config, tokenizer: this.base.tokenizer, vocab_size: this.base.vocab_size } : p.config);
         this.emit();
         if (e.detail === 0) this.onKeyboardPick();   // Enter or Space (a mouse click has detail >= 1)
       });

@@ -86,9 +86,10 @@ export function normalise(schema: FieldSpec[], c: FullConfig): FullConfig {
   return r as unknown as FullConfig;
 }
 
-/** Which preset these settings are, if any (over the fields the form shows). */
+/** Which preset these settings are, if any (over the fields the form shows, the tokenizer's aside: a preset keeps it). */
 export function presetOf(knobs: FieldSpec[], presets: Preset[], s: FullConfig): string {
-  for (const p of presets) if (knobs.every((k) => sameValue(p.config[k.name], s[k.name]))) return p.name;
+  const shape = knobs.filter((k) => k.name !== 'vocab_size');
+  for (const p of presets) if (shape.every((k) => sameValue(p.config[k.name], s[k.name]))) return p.name;
   return 'custom';
 }
 

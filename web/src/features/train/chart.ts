@@ -28,7 +28,8 @@ export class LossChart {
   private dirty = false;
   private lastDraw = 0;
   private observer: ResizeObserver;
-  private scale = 1;                         // 1: nats per byte; 1 / ln 2: bits
+  private scale = 1;                         // 1: nats per token; tokens per byte / ln 2: bits per byte
+  private perToken = false;                  // a BPE model: its nats are per token (a byte model's are per byte)
   private baselines: Baselines | null = null;
 
   constructor(private host: HTMLElement) {
@@ -58,7 +59,7 @@ export class LossChart {
       scales: { x: { time: false } },
       axes: [
         { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: say.step, labelFont: font, labelSize: 18 },
-        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: this.scale === 1 ? say.lossNats : say.lossBits, labelFont: font, labelSize: 18, size: 48 },
+        { stroke: axis, grid: { stroke: grid }, ticks: { stroke: grid }, font, label: this.scale === 1 ? (this.perToken ? say.lossNatsToken : say.lossNats) : say.lossBits, labelFont: font, labelSize: 18, size: 48 },
       ],
       series: [
         { label: say.step },
@@ -88,11 +89,16 @@ export class LossChart {
     this.u = new uPlot(opts, this.data(), this.host);
   }
 
-  /** Loss in nats (scale 1) or bits (1 / ln 2) per byte. */
-  setUnit(bits: boolean): void {
-    const scale = bits ? 1 / Math.LN2 : 1;
-    if (scale === this.scale) return;
+  /**
+   * Loss in nats per token (scale 1) or bits per byte (x tokens per byte / ln 2: 1 / ln 2 for bytes,
+   * where a token is a byte). Runs of different vocabularies compare in bits per byte.
+   */
+  setUnit(bits: boolean, tokensPerByte = 1): void {
+    const perToken = tokensPerByte !== 1;
+    const scale = bits ? (tokensPerByte > 0 ? tokensPerByte : 1) / Math.LN2 : 1;
+    if (scale === this.scale && perToken === this.perToken) return;
     this.scale = scale;
+    this.perToken = perToken;
     this.rebuild();
   }
 

@@ -102,9 +102,12 @@ export class TrainPanel {
       chartHost, baselineNote);
     this.el.querySelector('h2')!.id = 'train-title';
     this.chart = new LossChart(chartHost);
-    watch(store, ['lossUnit', 'locale'], (st) => {
+    watch(store, ['lossUnit', 'model', 'locale'], (st) => {
       unit.value = st.lossUnit;
-      this.chart.setUnit(st.lossUnit === 'bits');
+      const tpb = st.model?.tokensPerByte ?? 1;
+      this.chart.setUnit(st.lossUnit === 'bits', tpb);
+      // a BPE model's nats are per token: the choice says so
+      (unit.options[0] as HTMLOptionElement).textContent = tpb !== 1 ? t().train.natsPerToken : t().train.natsPerByte;
       this.drawCrossings(st);
     });
     watch(store, ['baselines', 'valStep', 'historyRev'], (st) => {
@@ -165,7 +168,8 @@ export class TrainPanel {
   private drawCrossings(s: S): void {
     const b = s.baselines;
     if (!b) return setText(this.crossingsEl, '');
-    const k = s.lossUnit === 'bits' ? 1 / Math.LN2 : 1;
+    const tpb = s.model?.tokensPerByte || 1;
+    const k = s.lossUnit === 'bits' ? tpb / Math.LN2 : 1;
     const say = t().train.crossings;
     const unit = s.lossUnit === 'bits' ? say.bits : say.nats;
     const parts = crossings(b, s.history.valSteps, s.history.valLosses).map((c) =>

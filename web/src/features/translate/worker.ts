@@ -11,7 +11,7 @@ export function translateWorker(): WorkerFeature<CoreState> {
         const s = needSession(ctx.state);
         const source = new Uint8Array(msg.source);
         const r = s.translate(source, msg.options);
-        return { step: s.step(), source, text: r.text, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: msg.options.beam ?? 1 };
+        return { step: s.step(), source, text: r.text, tokens: r.tokens, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: msg.options.beam ?? 1 };
       },
     }),
   };

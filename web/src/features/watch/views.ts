@@ -563,9 +563,12 @@ export class WatchViews {
     const path: number[] = [];
     for (let n = s.treeSelected; n > 0; n = tree.nodes[n].parent) path.unshift(n);
     const s2s = isTranslator(this.insight?.kind) || s.mode === 'seq2seq';
+    // a BPE model's tokens are labelled by the core (Tokenizer.tokenText); a byte model's by the page
+    const bpe = s.model?.config.tokenizer === 'bpe';
+    const nodeLabel = (n: number) => (bpe ? tree.nodes[n].label : label(tree.nodes[n].token));
     this.pathEl.append(data(s2s ? `${this.treeSource} → ` : displayString(tree.prompt), { class: 'st-prompt' }));
     for (const n of path) {
-      const b = h('button', { type: 'button', class: 'st-byte', 'data-node': n, title: msg.walkBack(formatProb(tree.nodes[n].prob)) }, data(label(tree.nodes[n].token)));
+      const b = h('button', { type: 'button', class: 'st-byte', 'data-node': n, title: msg.walkBack(formatProb(tree.nodes[n].prob)) }, data(nodeLabel(n)));
       b.addEventListener('click', () => this.handlers.treeSelect(n));
       this.pathEl.append(b);
     }
@@ -574,7 +577,7 @@ export class WatchViews {
     sel.topTokens.forEach((tok, i) => {
       const grown = [...sel.children].some((c) => tree.nodes[c].token === tok);
       const b = h('button', { type: 'button', class: `st-cand${grown ? ' grown' : ''}`, 'data-token': tok },
-        h('span', { class: 'mono', translate: 'no' }, label(tok)), h('small', {}, ` ${formatProb(sel.topProbs[i])}`));
+        h('span', { class: 'mono', translate: 'no' }, bpe ? sel.topLabels[i] : label(tok)), h('small', {}, ` ${formatProb(sel.topProbs[i])}`));
       b.style.setProperty('--p', String(sel.topProbs[i]));
       b.addEventListener('click', () => this.handlers.treeExtend(s.treeSelected, tok));
       this.cands.append(b);
@@ -584,7 +587,7 @@ export class WatchViews {
       const node = tree.nodes[n];
       const li = h('li', {});
       const b = h('button', { type: 'button', class: `st-node${n === s.treeSelected ? ' selected' : ''}`, 'data-node': n, 'aria-current': n === s.treeSelected ? 'true' : null },
-        n === 0 ? (s2s ? msg.rootSource : msg.rootPrompt) : data(label(node.token)), n === 0 ? null : ` ${formatProb(node.prob)}`);
+        n === 0 ? (s2s ? msg.rootSource : msg.rootPrompt) : data(nodeLabel(n)), n === 0 ? null : ` ${formatProb(node.prob)}`);
       b.addEventListener('click', () => this.handlers.treeSelect(n));
       li.append(b);
       if (node.children.length) {
@@ -605,13 +608,14 @@ export class WatchViews {
     if (runsKey !== this.cmpRunsKey) this.listRuns(s, runsKey);
     // series: the current run, then each ticked run whose curves arrived
     const runs: { name: string; steps: number[]; losses: number[]; stored?: boolean }[] = [];
-    // in bits per byte: the unit that compares models of any kind on one text
-    const bits = (xs: ArrayLike<number>) => Array.from(xs, (x) => x / Math.LN2);
-    if (s.model && s.history.valSteps.length) runs.push({ name: t().watch.thisRun(configLine(s.model.config)), steps: s.history.valSteps, losses: bits(s.history.valLosses) });
+    // in bits per byte: the unit that compares models of any kind and any vocabulary on one text
+    // (nats per token x tokens per byte / ln 2; a byte model's tokens per byte is 1)
+    const bits = (xs: ArrayLike<number>, tpb: number | undefined) => Array.from(xs, (x) => (x * (tpb || 1)) / Math.LN2);
+    if (s.model && s.history.valSteps.length) runs.push({ name: t().watch.thisRun(configLine(s.model.config)), steps: s.history.valSteps, losses: bits(s.history.valLosses, s.model.tokensPerByte) });
     for (const id of this.cmpChecked) {
       const c: RunCurvesMsg | undefined = s.compare[id];
       const r = s.runs.find((x) => x.id === id);
-      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: bits(c.valLosses), stored: true });
+      if (c && r && !r.current) runs.push({ name: `${r.name} (${configLine(c.config)})`, steps: [...c.valSteps], losses: bits(c.valLosses, c.tokensPerByte), stored: true });
     }
     this.cmpHost.dataset.series = String(runs.length);
     this.plotCompare(runs);

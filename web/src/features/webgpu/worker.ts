@@ -14,6 +14,7 @@ import type { BackendInfo, GpuFallback } from './messages';
 import type { GpuHostModule } from './session';
 
 export type { GpuBackend };
+export type { GeneratedChunk } from './executor';
 
 export interface WebgpuState extends CoreState {
   webgpu: WebGpuDevice | null;   // the adapter and device (looked for at init)
@@ -39,6 +40,10 @@ async function attach(ctx: Ctx<WebgpuState>): Promise<void> {
   if (s.kind() !== 'gpt') {
     st.onCpu = isTranslator(s.kind()) ? coded('gpu.seq2seq', 'the seq2seq model has no GPU plan: a translation run trains on the CPU')
       : coded('gpu.recurrent', 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU');
+    return;
+  }
+  if (s.config().tokenizer === 'bpe') {   // the GPU's kernels sample and size their buffers for the 256 bytes
+    st.onCpu = coded('gpu.bpe', 'a model of BPE tokens has no GPU plan (its kernels read bytes): it trains on the CPU');
     return;
   }
   try {

@@ -198,6 +198,27 @@ export const errors = {
     'tokenizer.bad_merges': (a) => `${a.name}, line ${a.line}: a merge is two tokens separated by one space`,
     'tokenizer.unknown_id': (a) => `token ${a.id} is not in this vocabulary of ${a.count} ids`,
     'tokenizer.no_files': (a) => `no tokenizer at ${a.path}: give a tokenizer.json, a tinygpt tokenizer, or GPT-2's vocab.json with merges.txt beside it`,
+    // a run's tokenizer
+    'config.bytes_vocab': (a) => `vocab_size must be 256 with tokenizer bytes (got ${a.value}): choose tokenizer bpe for a larger vocabulary`,
+    'config.bpe_vocab': 'tokenizer bpe needs a vocab_size above 256 (256 is the bytes alone: tokenizer bytes)',
+    'tokenizer.config_mismatch': (a) => `this tokenizer has ${a.tokens} tokens; the run's config says tokenizer ${a.tokenizer}, vocab_size ${a.vocab}`,
+    'tokenizer.missing': (a) => `this run reads BPE tokens (vocab_size ${a.vocab}) but has no tokenizer: train one on the text or load its tokenizer.json first`,
+    'tokenizer.fixed': 'the tokenizer is fixed once the run has trained (start a new run to change it)',
+    'tokenizer.translator_specials': 'a translator reads BOS, EOS and PAD right after the text tokens: this tokenizer numbers its special tokens otherwise',
+    'tokenizer.model_mismatch': (a) => `the tokenizer has ${a.tokens} tokens, the model's vocabulary ${a.vocab}`,
+    'checkpoint.tokenizer_missing': (a) => `this checkpoint's run reads BPE tokens (vocab_size ${a.vocab}) but the file has no tokenizer: ` +
+      'without it no text can be read or written (load its tokenizer.json, or train anew)',
+    'checkpoint.tokenizer_damaged': (a) => `checkpoint's tokenizer section is damaged: ${a.problem}`,
+    'safetensors.tokenizer_missing': (a) => `safetensors: the model reads BPE tokens (vocab_size ${a.vocab}) but its metadata has no ` +
+      '"tokenizer.json": without it no text can be read or written',
+    'watch.bytes_only': 'the run\'s history (the page\'s watch views) reads bytes: a BPE run trains without it for now',
+    'hidden.bytes_only': 'the hidden-state view reads a text byte by byte: a BPE run has none for now',
+    'share.bad_tokenizer': "the link's tokenizer (tok=) or tokens per byte (tpb=) is damaged, or disagrees with its settings",
+    'share.other_tokenizer': (a) => `this run's tokenizer (fingerprint ${a.run}) is not the shared run's (${a.link}): the replay would not be the shared run`,
+    'replay.diverged_bpb': (a) => `differs from the shared run at step ${a.step}: ${a.run_bpb} bits per byte here, ${a.link_bpb} in the link ` +
+      `(loss ${a.run_loss} / ${a.link_loss} nats per token)` +
+      (has(a, 'link_variant') ? `; over the first ${a.compared_steps} steps the losses differ by at most ${a.max_difference}` : '') +
+      variantNote(a),
     // the wasm layer
     'wasm.out_of_memory': 'out of memory: the browser could not give the model more memory',
     // the worker's own
@@ -210,6 +231,9 @@ export const errors = {
     'worker.tree_stale': (a) => `the model has trained since this tree was grown (step ${a.step}): begin again`,
     'worker.inspect_empty': 'give some text to look inside (at least one byte)',
     'worker.not_recurrent': 'the hidden-state view needs an rnn, gru or lstm model',
+    'tokens.cancelled': 'learning the vocabulary was cancelled: the model was not created',
+    'tokens.two_files': 'give one tokenizer file (tokenizer.json, a tinygpt tokenizer), or GPT-2\'s vocab.json and merges.txt together',
+    'tokens.none': 'the run reads bytes: choose BPE, or learn or load a vocabulary',
     'variant.requested': (a) => `variant ${a.variant} requested`,
     'variant.not_isolated': 'the page is not cross-origin isolated (no SharedArrayBuffer), so one thread',
     'variant.no_threads': 'this browser lacks wasm threads',
@@ -223,6 +247,7 @@ export const errors = {
     'gpu.device_lost': 'the GPU device was lost',
     'gpu.seq2seq': 'the seq2seq model has no GPU plan: a translation run trains on the CPU',
     'gpu.recurrent': 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU',
+    'gpu.bpe': 'a model of BPE tokens has no GPU plan (its kernels read bytes): it trains on the CPU',
     'gpu.limits': "the model does not fit this GPU's limits",
     'gpu.out-of-memory': 'the GPU could not allocate the memory the model needs',
     'gpu.pipeline': 'a GPU kernel failed to build',

@@ -31,8 +31,11 @@ export const inspect = {
     'The first byte has nothing before it, so it is not predicted.',
   lossSummary: (mean: string, blind: string, worst: number, label: string, worstLoss: string) =>
     `Mean loss ${mean} nats per byte (a blind guess: ${blind}). Most surprising: byte ${worst} “${label}” at ${worstLoss}.`,
+  lossSummaryTokens: (mean: string, blind: string, worst: number, label: string, worstLoss: string) =>
+    `Mean loss ${mean} nats per token (a blind guess: ${blind}). Most surprising: token ${worst} “${label}” at ${worstLoss}.`,
   oneByte: 'One byte: nothing to predict.',
   byteTick: (i: number) => `byte ${i}`,
+  tokenTick: (i: number) => `token ${i}`,
   /** Bytes of the strips that are not a whole character. */
   group: {
     charTitle: (ch: string, bytes: number) => `${ch}: ${bytes} bytes`,
@@ -43,6 +46,7 @@ export const inspect = {
     invalidTitle: 'bytes that form no UTF-8 character',
   },
   tip: {
+    token: (i: number, id: number, text: string) => `token ${i} (id ${id}) “${text}”`,
     pair: (q: number, from: string, k: number, to: string) => `byte ${q} “${from}” → byte ${k} “${to}”`,
     weight: (w: string) => `weight ${w}`,
     masked: 'masked: a byte cannot look at the future',

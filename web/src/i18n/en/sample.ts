@@ -25,18 +25,20 @@ export const sample = {
   bad: {
     length: 'Length must be between 1 and 20000',
     temperature: 'Temperature must be 0 or more',
-    topK: 'Top-k must be between 0 and 256',
+    topK: 'Top-k must be between 0 and the vocabulary\'s size (256 for bytes)',
     topP: 'Top-p must be in (0, 1]',
     seed: 'Seed must be 0 or more',
   },
   generating: 'Generating…',
   cutOff: 'cut off: the generation ended inside this character',
   done: (bytes: number, step: number, chunks: number) => `${bytes} bytes from the model at step ${step}, in ${chunks} chunks.`,
+  doneTokens: (tokens: number, step: number, chunks: number) => `${tokens} tokens from the model at step ${step}, in ${chunks} chunks.`,
   stoppedReplaced: 'Stopped: the model was replaced.',
   stoppedReset: 'Stopped: the model was reset.',
   /** Before the worker's reason a generation stopped. */
   stopped: 'Stopped: ',
   tip: {
+    token: (id: number, text: string) => `token ${id}: “${text}”`,
     notComplete: (chip: string) => `${chip} (not a complete UTF-8 character)`,
     charBytes: (ch: string, bytes: string) => `“${ch}” = bytes ${bytes}`,
     charByte: (ch: string, byte: string) => `“${ch}” (byte ${byte})`,

@@ -26,6 +26,11 @@ export const settings = {
       'on the same pairs and metrics.',
   },
   architecture: 'Architecture',
+  tokenizerChoice: 'Tokens',
+  tokenizerKinds: {
+    bytes: { label: 'Bytes', blurb: 'every byte a token: 256, any file' },
+    bpe: { label: 'BPE', blurb: 'a vocabulary learned from the text: more text per step' },
+  } as Record<string, PresetText>,
   kinds: {
     gpt: { label: 'Transformer', blurb: 'attention over the whole window' },
     lstm: { label: 'LSTM', blurb: 'gated memory, one byte at a time' },
@@ -59,7 +64,9 @@ export const settings = {
     n_head: { label: 'Heads', help: 'attention heads per layer; n_embd is split between them' },
     n_embd: { label: 'Width', help: 'size of each token\'s vector (must be divisible by n_head)' },
     n_hidden: { label: 'Hidden size', help: 'units of each recurrent layer\'s hidden state (and of the LSTM\'s cell state)' },
-    block_size: { label: 'Context', help: 'how many bytes the model sees at once (seq2seq: the longest source, and target + 1)' },
+    block_size: { label: 'Context', help: 'how many tokens the model sees at once (seq2seq: the longest source, and target + 1)' },
+    tokenizer: { label: 'Tokenizer', help: 'bytes: every byte is a token (vocab_size 256); bpe: a byte-level BPE vocabulary of vocab_size tokens learned from the text' },
+    vocab_size: { label: 'Vocabulary', help: 'tokens the model knows: 256 bytes, plus the BPE merges (the translators add BOS, EOS and PAD)' },
     seed: { label: 'Seed', help: 'random start and order of the data: same seed, same run' },
     batch_size: { label: 'Batch', help: 'windows of text (or pairs) per step' },
     learning_rate: { label: 'Learning rate', help: 'peak step size of AdamW, reached after warmup_iters' },

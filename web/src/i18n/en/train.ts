@@ -73,6 +73,7 @@ export const train = {
   unitLabel: 'Loss unit',
   lossIn: 'Loss in ',
   natsPerByte: 'nats per byte',
+  natsPerToken: 'nats per token',
   bitsPerByte: 'bits per byte',
   baselineNote: 'Dashed lines: the loss of simple models of this text (from the core): ' +
     'guessing uniformly among the bytes it uses, knowing only how often each byte occurs (unigram), and knowing the previous byte (bigram). ' +
@@ -80,6 +81,7 @@ export const train = {
   chart: {
     step: 'step',
     lossNats: 'loss (nats per byte)',
+    lossNatsToken: 'loss (nats per token)',
     lossBits: 'loss (bits per byte)',
     train: 'train',
     trainAvg: 'train (avg)',
@@ -111,6 +113,7 @@ export const train = {
     memory: (bytes: string) => `; memory about ${bytes}.`,
     webgpu: (adapter: string) => ` Measured with the CPU build: on WebGPU (${adapter}) the run's own figures replace it once it starts.`,
     thisGpu: 'this GPU',
+    bpe: (tokensPerByte: string, bytesPerSec: string) => ` With its BPE vocabulary the text is ${tokensPerByte} tokens per byte: about ${bytesPerSec} bytes of text a second.`,
     scale: (bigram: string, unigram: string, blind: string) => `For scale: on this text a bigram model (the byte before predicts the next) reaches ${bigram} ` +
       `nats per byte, byte frequencies alone ${unigram}, a blind guess ln 256 = ${blind}.`,
     counted: (bytes: string) => ` (Counted on the first ${bytes}.)`,

@@ -14,7 +14,8 @@ import { settings } from './settings';
 import { share } from './share';
 import { train } from './train';
 import { translate } from './translate';
+import { tokens } from './tokens';
 import { watch } from './watch';
 
-export const zhCN: Messages = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, run, errors };
+export const zhCN: Messages = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, tokens, run, errors };
 

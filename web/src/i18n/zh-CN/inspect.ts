@@ -28,8 +28,11 @@ export const inspect: typeof en = {
     '第一个字节之前没有任何内容，所以不对它做预测。',
   lossSummary: (mean, blind, worst, label, worstLoss) =>
     `平均损失每字节 ${mean} nats（盲猜为 ${blind}）。最出乎意料的是字节 ${worst} “${label}”，损失 ${worstLoss}。`,
+  lossSummaryTokens: (mean, blind, worst, label, worstLoss) =>
+    `平均损失每 token ${mean} nats（盲猜为 ${blind}）。最出乎意料的是第 ${worst} 个 token “${label}”，损失 ${worstLoss}。`,
   oneByte: '只有一个字节：没有可预测的。',
   byteTick: (i) => `字节 ${i}`,
+  tokenTick: (i) => `第 ${i} 个 token`,
   group: {
     charTitle: (ch, bytes) => `${ch}：${bytes} 个字节`,
     cut: '截断',
@@ -39,6 +42,7 @@ export const inspect: typeof en = {
     invalidTitle: '不构成任何 UTF-8 字符的字节',
   },
   tip: {
+    token: (i, id, text) => `第 ${i} 个 token（编号 ${id}）“${text}”`,
     pair: (q, from, k, to) => `字节 ${q} “${from}” → 字节 ${k} “${to}”`,
     weight: (w) => `权重 ${w}`,
     masked: '已遮蔽：字节不能看向未来',

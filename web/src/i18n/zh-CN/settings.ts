@@ -19,6 +19,11 @@ export const settings: typeof en = {
       '（Luong 注意力，每步一张图）。它是 Transformer 翻译模型的对手，使用相同的句对和指标。',
   },
   architecture: '架构',
+  tokenizerChoice: '词元',
+  tokenizerKinds: {
+    bytes: { label: '字节', blurb: '每个字节一个 token：共 256 个，任何文件都行' },
+    bpe: { label: 'BPE', blurb: '从文本学得的词表：每一步看到更多文本' },
+  },
   kinds: {
     gpt: { label: 'Transformer', blurb: '对整个窗口做注意力' },
     lstm: { label: 'LSTM', blurb: '带门控的记忆，逐字节读取' },
@@ -50,7 +55,9 @@ export const settings: typeof en = {
     n_head: { label: '头数', help: '每层的注意力头数；宽度在各头之间均分' },
     n_embd: { label: '宽度', help: '每个 token 向量的维度（必须能被头数整除）' },
     n_hidden: { label: '隐藏单元数', help: '每个循环层隐藏状态的单元数（也是 LSTM 细胞状态的单元数）' },
-    block_size: { label: '上下文长度', help: '模型一次看到的字节数（翻译模型：最长的源文本，以及目标长度 + 1）' },
+    block_size: { label: '上下文长度', help: '模型一次看到的 token 数（翻译模型：最长的源文本，以及目标长度 + 1）' },
+    tokenizer: { label: '分词方式', help: '按字节：每个字节是一个 token（词表大小为 256）；BPE：从文本学得的字节级词表，词表大小即 token 数' },
+    vocab_size: { label: '词表大小', help: '模型认识的 token 数：256 个字节，加上 BPE 的合并（翻译模型另加 BOS、EOS 和 PAD）' },
     seed: { label: '随机种子', help: '随机初始化和数据顺序：种子相同，运行就相同' },
     batch_size: { label: '批次大小', help: '每步的文本窗口（或句对）数' },
     learning_rate: { label: '学习率', help: 'AdamW 的峰值步长，预热结束时达到' },

@@ -64,12 +64,14 @@ export const train: typeof en = {
   unitLabel: '损失单位',
   lossIn: '损失单位：',
   natsPerByte: '每字节 nats',
+  natsPerToken: '每 token nats',
   bitsPerByte: '每字节 bits',
   baselineNote: '虚线：这段文本上简单模型的损失（来自核心）：在文本用到的字节中均匀猜测、只知道每个字节出现的频率（unigram）、' +
     '知道前一个字节（bigram）。低于 bigram 线时，模型用到了不止一个字节的上下文。',
   chart: {
     step: '步',
     lossNats: '损失（每字节 nats）',
+    lossNatsToken: '损失（每 token nats）',
     lossBits: '损失（每字节 bits）',
     train: '训练',
     trainAvg: '训练（平均）',
@@ -99,6 +101,7 @@ export const train: typeof en = {
     memory: (bytes) => `；内存约 ${bytes}。`,
     webgpu: (adapter) => `这是用 CPU 版本测得的：在 WebGPU（${adapter}）上，运行开始后会换成它自己的数字。`,
     thisGpu: '这块 GPU',
+    bpe: (tokensPerByte, bytesPerSec) => `用它的 BPE 词表，文本每字节 ${tokensPerByte} 个 token：每秒约 ${bytesPerSec} 字节文本。`,
     scale: (bigram, unigram, blind) => `作为参照：在这段文本上，bigram 模型（由前一个字节预测下一个）达到每字节 ${bigram} nats，` +
       `仅靠字节频率为 ${unigram}，盲猜为 ln 256 = ${blind}。`,
     counted: (bytes) => `（按前 ${bytes} 统计。）`,
