@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
+#include "tinygpt/export.h"
 #include "tinygpt/hidden.h"
 #include "tinygpt/io.h"
 #include "tinygpt/run.h"
@@ -77,7 +79,7 @@ const Option kOptions[] = {
     {"top", kHidden, "N", "units listed per pattern (default 5)"},
     {"beam", kTranslate, "N", "beam search with N hypotheses (default 1: greedy)"},
     {"max_len", kTranslate, "N", "longest output in bytes (default: block_size - 1)"},
-    {"ckpt", kExport, "FILE", "the checkpoint to export (required)"},
+    {"ckpt", kExport, "FILE", "the checkpoint or .safetensors model file to export (required)"},
     {"out", kData, "DIR", "data pack: the folder to write the shards to (required)"},
     {"name", kData, "NAME", "data pack: the shards' names, NAME_train_000000.bin ... (default: the text's name)"},
     {"shard_tokens", kData, "N", "data pack: tokens per shard (default 100,000,000, llm.c's)"},
@@ -86,7 +88,9 @@ const Option kOptions[] = {
     {"out", kTokenizer, "FILE", "tokenizer train: where to write it: FILE.json as Hugging Face's tokenizer.json, else tinygpt's compact form (required)"},
     {"tokenizer", kTokenizer, "FILE", "tokenizer encode: a tokenizer.json, a tinygpt tokenizer, or GPT-2's vocab.json (merges.txt beside it) or folder (required)"},
     {"text", kTokenizer, "STRING", "tokenizer encode: encode this string instead of a file"},
-    {"out", kExport, "FILE", "the .safetensors file to write (required)"},
+    {"out", kExport, "PATH", "the file to write (safetensors, onnx, gguf), or the folder (hf) (required)"},
+    {"format", kExport, "NAME", "safetensors (default: tinygpt's names, the config in the metadata), onnx, hf (a Hugging Face GPT-2 folder), gguf (llama.cpp)"},
+    {"dtype", kExport, "NAME", "gguf: f32 (default), f16 or q8_0"},
     {"prompt", kSample, "TEXT", "text to continue (default: a newline)"},
     {"tokens", kSample, "N", "bytes to generate (default 500)"},
     {"temperature", kSample | kTranslate, "X", "1 = the model's distribution, 0 = always the likeliest byte (sample: default 1; translate: 0)"},
@@ -154,6 +158,7 @@ std::string usage(const std::string& command) {
   }
   if (command.empty() || command == "export") {
     s += "  tinygpt export --ckpt FILE --out MODEL.safetensors   the weights, with the config in the metadata\n";
+    s += "  tinygpt export --ckpt FILE --format onnx|hf|gguf --out PATH   for onnxruntime, transformers.js, llama.cpp\n";
     if (command == "export") s += options_text(kExport);
   }
   if (command.empty() || command == "hidden") {
@@ -699,18 +704,34 @@ int cmd_translate(const Args& args) {
 
 // ---- export ------------------------------------------------------------------------------------
 
-// The model of a checkpoint as a safetensors file, the config in its metadata (safetensors::export_model).
+// The model of a checkpoint (or model file) in one of the export formats (export.h): one file at
+// --out, or, for a format of several files (hf), a folder --out holding them.
 int cmd_export(const Args& args) {
   if (!args.has("ckpt") || !args.has("out"))
-    throw Error("export needs --ckpt FILE (a checkpoint) and --out FILE (the .safetensors file to write)");
+    throw Error("export needs --ckpt FILE (a checkpoint or model file) and --out PATH (where to write the export)");
   const std::string in = args.str("ckpt", ""), out = args.str("out", "");
-  const std::vector<uint8_t> bytes = io::read_file(in);
-  if (!ckpt::has_magic(bytes.data(), bytes.size()))
-    throw Error("'" + in + "' is not a tinygpt checkpoint (it does not start with TGPTCKPT)");
-  const auto t = train::Trainer::load(bytes.data(), bytes.size());
-  io::write_file(out, safetensors::export_model(*t));
-  std::printf("exported %s (%s, step %lld, %lld parameters) to %s\n", in.c_str(), model_kind_name(t->kind()),
-              (long long)t->steps_done(), (long long)t->num_parameters(), out.c_str());
+  const exporter::Format format = exporter::parse_format(args.str("format", "safetensors"));
+  exporter::Options o;
+  o.gguf_type = gguf::parse_type(args.str("dtype", "f32"));
+  if (args.has("dtype") && format != exporter::Format::gguf) throw Error("--dtype is for --format gguf");
+  const auto t = load_model_or_checkpoint(in);
+  const std::vector<exporter::File> files = exporter::export_model(*t, format, o);
+  if (files.size() == 1 && format != exporter::Format::hf) {
+    io::write_file(out, files[0].bytes);
+  } else {
+    for (const exporter::File& f : files) {
+      const std::filesystem::path path = std::filesystem::path(out) / f.path;
+      std::error_code ec;
+      std::filesystem::create_directories(path.parent_path(), ec);
+      if (ec) throw Error("cannot create the folder " + path.parent_path().string() + ": " + ec.message());
+      io::write_file(path.string(), f.bytes);
+    }
+  }
+  uint64_t bytes = 0;
+  for (const exporter::File& f : files) bytes += f.bytes.size();
+  std::printf("exported %s (%s, step %lld, %lld parameters) to %s as %s (%llu bytes)\n", in.c_str(), model_kind_name(t->kind()),
+              (long long)t->steps_done(), (long long)t->num_parameters(), out.c_str(), exporter::format_name(format),
+              (unsigned long long)bytes);
   return 0;
 }
 

@@ -385,6 +385,15 @@ export interface Tokenizer {
   delete(): void;
 }
 
+/** The formats of exportModel (core export.h): tinygpt's model file, ONNX, a Hugging Face GPT-2 folder, GGUF. */
+export type ExportFormat = 'safetensors' | 'onnx' | 'hf' | 'gguf';
+export interface ExportOptions {
+  /** gguf: the matrices' type (default f32). */
+  dtype?: 'f32' | 'f16' | 'q8_0';
+}
+/** One file of an export: its path inside the export ("model.onnx", "onnx/model.onnx") and its bytes. */
+export interface ExportFile { path: string; bytes: Uint8Array }
+
 export interface TinyGPTModule {
   Session: new (config: SessionConfig) => Session;
   /** The byte tokenizer: 256 tokens, no merges. */
@@ -461,6 +470,12 @@ export interface TinyGPTModule {
   hiddenSignal(pattern: string, text: Uint8Array): Float32Array;
   /** The k units whose activation correlates most with the pattern on the text. */
   hiddenSearch(session: Session, text: Uint8Array, pattern: string, k: number): UnitMatch[];
+
+  // ---- export (wasm/export.cpp, core/include/tinygpt/export.h; docs/export.md) ----
+  /** The session's model in another tool's format: its files in order (one for safetensors, onnx and gguf; the folder's for hf). Throws the core's message when the model cannot be written so. */
+  exportModel(session: Session, format: ExportFormat, options: ExportOptions): ExportFile[];
+  /** The core's logits (T × V; row t after tokens[0..t]) of a language model: what a runtime's outputs are checked against. */
+  exportLogits(session: Session, tokens: Int32Array | number[]): Float32Array;
 
   // ---- the WebGPU backend's host half (wasm/webgpu.cpp, core/include/tinygpt/gpu_host.h; docs/webgpu.md) ----
   /** The GPU plan of the session's configuration, as JSON (core/include/tinygpt/gpu_plan.h). */

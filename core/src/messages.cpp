@@ -53,6 +53,8 @@ const std::vector<std::string_view>& message_codes() {
       "tokenizer.unsupported", "tokenizer.bad_merges", "tokenizer.unknown_id", "tokenizer.no_files", "tokenizer.not_text",
       // the wasm layer (wasm/common.h)
       "wasm.out_of_memory",
+      // exports and imports (export*.cpp): a model a format cannot hold, a Hugging Face folder read back
+      "export.head_bias",
   };
   return codes;
 }

@@ -1,0 +1,194 @@
+// test_export.cpp — the writers of export.h, by their structure: the protobuf wire format against
+// bytes worked out by hand, the ONNX model's messages read back field by field (IR version, opset,
+// inputs and outputs of the GPT-2 layout with their dimensions, every weight once with its shape and
+// bytes, every node's inputs defined before it), the CLI's formats. The runtimes themselves run the
+// files in tests/wasm/export*.test.mjs (onnxruntime-node, transformers.js, node-llama-cpp).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "protobuf.h"
+#include "tinygpt/error.h"
+#include "tinygpt/export.h"
+#include "tinygpt/model.h"
+#include "tinygpt/trainer.h"
+
+using namespace tinygpt;
+
+namespace {
+
+Config awkward_config() {
+  Config c;
+  c.n_layer = 3, c.n_head = 3, c.n_embd = 12, c.block_size = 13, c.seed = 7;
+  return c;
+}
+
+std::vector<pb::Field> fields(const pb::Field& f) { return pb::read_fields(f.data, f.size); }
+
+std::vector<pb::Field> numbered(const std::vector<pb::Field>& all, int number) {
+  std::vector<pb::Field> out;
+  for (const pb::Field& f : all)
+    if (f.number == number) out.push_back(f);
+  return out;
+}
+
+std::string text_of(const std::vector<pb::Field>& all, int number) {
+  const auto f = numbered(all, number);
+  return f.empty() ? "" : std::string(f[0].text());
+}
+
+// A ValueInfoProto as "name: type [dims]" with symbolic dims by name.
+std::string value_info(const pb::Field& vi) {
+  const auto v = fields(vi);
+  const auto type = fields(numbered(v, 2)[0]);    // TypeProto
+  const auto tensor = fields(numbered(type, 1)[0]);  // TypeProto.Tensor
+  std::string s = text_of(v, 1) + ": " + std::to_string(numbered(tensor, 1)[0].value) + " [";
+  for (const pb::Field& d : numbered(fields(numbered(tensor, 2)[0]), 1)) {
+    const auto dim = fields(d);
+    s += numbered(dim, 1).empty() ? text_of(dim, 2) : std::to_string(numbered(dim, 1)[0].value);
+    s += ", ";
+  }
+  return s.substr(0, s.size() - 2) + "]";
+}
+
+}  // namespace
+
+TEST_CASE("protobuf writer encodes varints, tags and lengths as the reference does", "[export]") {
+  pb::Writer w;
+  w.int64(1, 150);  // the reference's own example: 08 96 01
+  CHECK(w.data() == std::vector<uint8_t>{0x08, 0x96, 0x01});
+  pb::Writer s;
+  s.string(2, "testing");  // 12 07 74 65 73 74 69 6e 67
+  CHECK(s.data() == std::vector<uint8_t>{0x12, 0x07, 't', 'e', 's', 't', 'i', 'n', 'g'});
+  pb::Writer neg;
+  neg.int64(3, -1);  // a negative int64 is ten bytes: 18 ff ff ff ff ff ff ff ff ff 01
+  CHECK(neg.data() == std::vector<uint8_t>{0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01});
+  pb::Writer f;
+  f.float32(2, 1.0f);  // wire 5, 0x3f800000 little-endian
+  CHECK(f.data() == std::vector<uint8_t>{0x15, 0x00, 0x00, 0x80, 0x3f});
+  pb::Writer outer;
+  outer.message(3, w);  // an embedded message: 1a 03 08 96 01
+  CHECK(outer.data() == std::vector<uint8_t>{0x1a, 0x03, 0x08, 0x96, 0x01});
+
+  const auto back = pb::read_fields(outer.data().data(), outer.size());
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].number == 3);
+  const auto inner = fields(back[0]);
+  CHECK(inner[0].value == 150);
+  const auto n = pb::read_fields(neg.data().data(), neg.size());
+  CHECK(int64_t(n[0].value) == -1);
+}
+
+TEST_CASE("protobuf reader refuses bytes that are not a message", "[export]") {
+  const auto error = [](std::vector<uint8_t> b) {
+    try {
+      pb::read_fields(b.data(), b.size());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read)");
+  };
+  CHECK(error({0x12, 0x05, 'a'}) == "protobuf: a length-delimited field runs past the end");
+  CHECK(error({0x08, 0x96}) == "protobuf: a varint runs past the end");
+  CHECK(error({0x0b}) == "protobuf: wire type 3 is not one this reader knows");
+  CHECK(error({0x00, 0x01}) == "protobuf: field number 0");
+  CHECK(error({0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}) == "protobuf: a varint longer than 10 bytes");
+}
+
+TEST_CASE("ONNX export of the GPT has the Hugging Face GPT-2 layout, opset 17 and every weight once", "[export]") {
+  const Config c = awkward_config();
+  model::TinyGPT m(c);
+  const std::vector<uint8_t> bytes = onnx::export_gpt(m);
+  const auto model = pb::read_fields(bytes.data(), bytes.size());
+
+  CHECK(numbered(model, 1)[0].value == 8);  // ir_version
+  const auto opset = fields(numbered(model, 8)[0]);
+  CHECK(text_of(opset, 1).empty());         // the default domain
+  CHECK(numbered(opset, 2)[0].value == 17);
+  std::map<std::string, std::string> meta;
+  for (const pb::Field& e : numbered(model, 14)) meta[text_of(fields(e), 1)] = text_of(fields(e), 2);
+  CHECK(meta["vocab_size"] == "256");
+  CHECK(meta["n_layer"] == "3");
+
+  const auto graph = fields(numbered(model, 7)[0]);
+  std::vector<std::string> inputs, outputs;
+  for (const pb::Field& f : numbered(graph, 11)) inputs.push_back(value_info(f));
+  for (const pb::Field& f : numbered(graph, 12)) outputs.push_back(value_info(f));
+  // elem_type 7 = int64, 1 = float
+  CHECK(inputs == std::vector<std::string>{
+                      "input_ids: 7 [batch_size, sequence_length]",
+                      "attention_mask: 7 [batch_size, past_sequence_length + sequence_length]",
+                      "position_ids: 7 [batch_size, sequence_length]",
+                      "past_key_values.0.key: 1 [batch_size, 3, past_sequence_length, 4]",
+                      "past_key_values.0.value: 1 [batch_size, 3, past_sequence_length, 4]",
+                      "past_key_values.1.key: 1 [batch_size, 3, past_sequence_length, 4]",
+                      "past_key_values.1.value: 1 [batch_size, 3, past_sequence_length, 4]",
+                      "past_key_values.2.key: 1 [batch_size, 3, past_sequence_length, 4]",
+                      "past_key_values.2.value: 1 [batch_size, 3, past_sequence_length, 4]"});
+  REQUIRE(outputs.size() == 7);
+  CHECK(outputs[0] == "logits: 1 [batch_size, sequence_length, 256]");
+  CHECK(outputs[6] == "present.2.value: 1 [batch_size, 3, past_sequence_length + sequence_length, 4]");
+
+  // every parameter is one float initializer with its shape and its bytes
+  std::set<std::string> weights;
+  std::set<std::string> defined(  // the graph's inputs
+      {"input_ids", "attention_mask", "position_ids"});
+  for (int l = 0; l < 3; l++)
+    for (const char* kv : {".key", ".value"}) defined.insert("past_key_values." + std::to_string(l) + kv);
+  for (const pb::Field& t : numbered(graph, 5)) {
+    const auto tf = fields(t);
+    const std::string name = text_of(tf, 8);
+    defined.insert(name);
+    if (numbered(tf, 2)[0].value != 1) continue;  // constants: int64 shapes and float scalars
+    if (numbered(tf, 9).empty()) continue;        // float scalars (float_data)
+    weights.insert(name);
+    const model::ParamInfo& p = m.param_info(name);
+    const auto dims = numbered(tf, 1);
+    REQUIRE(int(dims.size()) == p.shape.ndim);
+    for (int d = 0; d < p.shape.ndim; d++) CHECK(int64_t(dims[size_t(d)].value) == p.shape.dims[d]);
+    const pb::Field raw = numbered(tf, 9)[0];
+    REQUIRE(raw.size == size_t(p.shape.numel()) * 4);
+    CHECK(std::memcmp(raw.data, m.params() + p.offset, raw.size) == 0);
+  }
+  CHECK(weights.size() == m.param_table().size());
+
+  // nodes in an order that computes every input before it is used, from the ops of opset 17
+  const std::set<std::string> ops = {"Gather", "Add", "Mul", "MatMul", "LayerNormalization", "Split", "Reshape", "Transpose",
+                                     "Concat", "Softmax", "Where", "Tanh", "Shape", "Range", "LessOrEqual", "Unsqueeze",
+                                     "Cast", "And", "Identity"};
+  int nodes = 0;
+  for (const pb::Field& n : numbered(graph, 1)) {
+    const auto nf = fields(n);
+    const std::string op = text_of(nf, 4);
+    CHECK(ops.count(op) == 1);
+    for (const pb::Field& in : numbered(nf, 1)) {
+      INFO(op << " reads " << in.text());
+      CHECK(defined.count(std::string(in.text())) == 1);
+    }
+    for (const pb::Field& out : numbered(nf, 2)) defined.insert(std::string(out.text()));
+    nodes++;
+  }
+  CHECK(nodes > 3 * 30);  // about 40 nodes per block
+  for (const char* out : {"logits", "present.0.key", "present.2.value"}) CHECK(defined.count(out) == 1);
+}
+
+TEST_CASE("export formats are named as the CLI takes them", "[export]") {
+  CHECK(exporter::parse_format("onnx") == exporter::Format::onnx);
+  CHECK(exporter::parse_format("gguf") == exporter::Format::gguf);
+  CHECK_THROWS_WITH(exporter::parse_format("tflite"), "unknown export format 'tflite': the formats are safetensors, onnx, hf, gguf");
+  CHECK(gguf::parse_type("q8_0") == gguf::Type::q8_0);
+  CHECK_THROWS_WITH(gguf::parse_type("q4_0"), "unknown GGUF type 'q4_0': the types are f32, f16, q8_0");
+
+  Config c = awkward_config();
+  train::Trainer gpt(c);
+  const auto files = exporter::export_model(gpt, exporter::Format::onnx);
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].path == "model.onnx");
+  CHECK(files[0].bytes == onnx::export_gpt(gpt.model()));
+  const auto st = exporter::export_model(gpt, exporter::Format::safetensors);
+  CHECK(st[0].path == "model.safetensors");
+}
