@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "protobuf.h"
+#include "test_util.h"
 #include "tinygpt/error.h"
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
@@ -191,4 +192,62 @@ TEST_CASE("export formats are named as the CLI takes them", "[export]") {
   CHECK(files[0].bytes == onnx::export_gpt(gpt.model()));
   const auto st = exporter::export_model(gpt, exporter::Format::safetensors);
   CHECK(st[0].path == "model.safetensors");
+}
+
+// ---- the GPT-2 layout (tie_weights) -----------------------------------------------------------------
+
+TEST_CASE("the GPT-2 layout has no lm_head: its logits are those of an untied model whose head is wte^T", "[export][model]") {
+  Config c = awkward_config();
+  c.tie_weights = 1;
+  model::TinyGPT tied(c);
+  for (const model::ParamInfo& p : tied.param_table()) CHECK(p.name.rfind("lm_head", 0) != 0);
+  Config u = c;
+  u.tie_weights = 0;
+  const int C = c.n_embd, V = 256;
+  CHECK(num_parameters(c) == num_parameters(u) - (int64_t(C) * V + V));
+  CHECK(tied.num_parameters() == num_parameters(c));
+
+  // the same weights in an untied model, its head wte^T and a zero bias: the same logits
+  model::TinyGPT untied(u);
+  for (const model::ParamInfo& p : tied.param_table())
+    std::memcpy(untied.params() + untied.param_info(p.name).offset, tied.params() + p.offset, size_t(p.shape.numel()) * 4);
+  const float* wte = tied.params() + tied.param_info("wte").offset;  // (V, C)
+  float* head = untied.params() + untied.param_info("lm_head.weight").offset;  // (C, V)
+  for (int v = 0; v < V; v++)
+    for (int i = 0; i < C; i++) head[i * V + v] = wte[v * C + i] * 3.0f;  // larger logits than the init's
+  for (int v = 0; v < V; v++)
+    for (int i = 0; i < C; i++) tied.params()[tied.param_info("wte").offset + v * C + i] *= 3.0f;
+  for (int v = 0; v < V; v++)
+    for (int i = 0; i < C; i++) untied.params()[untied.param_info("wte").offset + v * C + i] *= 3.0f;
+  const int32_t tokens[9] = {84, 111, 32, 98, 101, 44, 32, 111, 114};
+  nn::GradMode no_grad(false);
+  nn::Arena a1, a2;
+  const nn::Tensor lt = tied.forward_logits(a1, tokens, 1, 9), lu = untied.forward_logits(a2, tokens, 1, 9);  // (1, 9, V)
+  double worst = 0;
+  for (int64_t i = 0; i < lt.numel(); i++) worst = std::max(worst, double(std::fabs(lt.data()[i] - lu.data()[i])));
+  CHECK(worst < 1e-5);
+  // the KV-cache decoder agrees with the full forward pass
+  model::KVCache cache;
+  tied.reset_cache(cache);
+  const float* last = tied.decode(cache, tokens, 9);
+  for (int v = 0; v < V; v++) CHECK(last[v] == Approx(lt.data()[8 * V + v]).margin(1e-5));
+}
+
+TEST_CASE("the GPT-2 layout trains: the shared embedding gets the head's gradient too, and the loss falls", "[export][model]") {
+  Config c = awkward_config();
+  c.tie_weights = 1;
+  c.batch_size = 8, c.max_iters = 60, c.warmup_iters = 5, c.learning_rate = 3e-3f;
+  train::Trainer t(c);
+  t.set_corpus(testutil::numbered_lines("the cat sat on the mat", 200));
+  const float first = t.step();
+  float last = first;
+  for (int i = 1; i < 60; i++) last = t.step();
+  INFO("loss " << first << " -> " << last);
+  CHECK(last < first - 1.0f);
+  // a checkpoint of it loads back with the same parameters and no lm_head
+  const std::vector<uint8_t> saved = t.save();
+  const auto back = train::Trainer::load(saved.data(), saved.size());
+  CHECK(back->config().tie_weights == 1);
+  CHECK(back->num_parameters() == t.num_parameters());
+  CHECK(std::memcmp(back->params(), t.params(), size_t(t.num_parameters()) * 4) == 0);
 }

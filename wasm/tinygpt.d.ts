@@ -13,6 +13,7 @@ export interface SessionConfig {
   n_dec_layer?: number;    // 2   (seq2seq, lstm_seq2seq) decoder layers
   d_ff?: number;           // 256 (seq2seq) feed-forward width
   n_head?: number;         // 4   (n_embd must be divisible by n_head)
+  tie_weights?: number;    // 0   (gpt) 1: the GPT-2 layout: the head is wte, no head bias (exports as a Hugging Face GPT-2 folder)
   n_embd?: number;         // 128
   n_hidden?: number;       // 256 (rnn, gru, lstm, lstm_seq2seq) hidden units per recurrent layer
   block_size?: number;     // 64  context length

@@ -57,7 +57,8 @@ std::vector<File> export_model(const train::Trainer& t, Format format, const Opt
       return {{std::string("model-") + gguf::type_name(options.gguf_type) + ".gguf",
                gguf::export_gpt(t.model(), tokenizer_of(t), options.gguf_type)}};
     case Format::hf:
-      break;
+      require_gpt(t, format);
+      return hf::export_folder(t.model(), tokenizer_of(t));
   }
   throw Error(std::string(format_name(format)) + ": not written yet");
 }

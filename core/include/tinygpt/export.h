@@ -65,6 +65,22 @@ float half_to_float(uint16_t h);
 }  // namespace tinygpt::gguf
 
 namespace tinygpt::exporter {
+struct File;
+}
+
+namespace tinygpt::hf {
+
+// {} when the model can be written as a Hugging Face GPT-2 folder (the GPT-2 layout: the head tied
+// to wte, no head bias), else why not (export.not_gpt2), for the page and the CLI.
+Message gpt2_problem(const model::TinyGPT& model);
+// The folder's files: config.json (model_type gpt2), generation_config.json, model.safetensors
+// (GPT-2's names, Conv1D's (in, out) layout: the core's own), tokenizer.json, tokenizer_config.json
+// and onnx/model.onnx (onnx::export_gpt). Throws tinygpt::Error with gpt2_problem's message.
+std::vector<exporter::File> export_folder(const model::TinyGPT& model, const tok::Tokenizer& tokenizer);
+
+}  // namespace tinygpt::hf
+
+namespace tinygpt::exporter {
 
 // A file of an export: its path inside the export ("model.onnx", "onnx/model.onnx") and its bytes.
 struct File {

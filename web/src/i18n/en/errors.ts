@@ -200,6 +200,11 @@ export const errors = {
     'tokenizer.no_files': (a) => `no tokenizer at ${a.path}: give a tokenizer.json, a tinygpt tokenizer, or GPT-2's vocab.json with merges.txt beside it`,
     // the wasm layer
     'wasm.out_of_memory': 'out of memory: the browser could not give the model more memory',
+    // exports and imports (core export*.cpp)
+    'export.head_bias': 'gguf: llama.cpp\'s gpt2 has no head bias, and this model\'s is not zero: train with the GPT-2 layout ' +
+      '(tie_weights 1) for llama.cpp, or export ONNX',
+    'export.not_gpt2': 'hf: a Hugging Face GPT-2 has its head tied to the token embedding and no head bias, and this model has ' +
+      'a head of its own (tie_weights 0): export it as ONNX, or train with the GPT-2 layout (tie_weights 1)',
     // the worker's own
     'worker.loading': 'the module is still loading',
     'worker.no_model': 'no model yet: press Start to create one',

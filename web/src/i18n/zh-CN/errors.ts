@@ -170,6 +170,8 @@ export const errors: typeof en = {
     'tokenizer.unknown_id': (a) => `token ${a.id} 不在这个共 ${a.count} 个编号的词表中`,
     'tokenizer.no_files': (a) => `${a.path} 处没有分词器：请给出分词器的 json 文件、tinygpt 分词器，或 GPT 的词表文件及其旁边的合并规则文件`,
     'wasm.out_of_memory': '内存不足：浏览器无法为模型分配更多内存',
+    'export.head_bias': 'llama.cpp 的 gpt2 架构没有输出层偏置，而这个模型的偏置不为零：要在 llama.cpp 中使用，请以 GPT-2 布局（输出层与词嵌入共享权重）训练，或导出 ONNX',
+    'export.not_gpt2': 'Hugging Face 的 GPT-2 输出层与词嵌入共享权重且没有偏置，而这个模型有自己的输出层：请导出为 ONNX，或以 GPT-2 布局（输出层与词嵌入共享权重）训练',
     'worker.loading': '模块仍在加载中',
     'worker.no_model': '还没有模型：请按“开始”创建一个',
     'worker.no_corpus': '还没有语料：请先选择文本',
