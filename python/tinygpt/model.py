@@ -37,6 +37,14 @@ LN_EPS = 1e-5
 SHAPE_FIELDS = ("n_layer", "n_head", "n_embd", "block_size")
 
 
+def _tie_weights(fields: Mapping[str, object]) -> int:
+    """tie_weights of a config or metadata: 0 when absent (files written before the GPT-2 layout)."""
+    v = str(fields.get("tie_weights", "0"))
+    if v not in ("0", "1"):
+        raise ValueError(f"invalid config: tie_weights must be 0 or 1 (got '{v}')")
+    return int(v)
+
+
 @dataclass(frozen=True)
 class Config:
     """The model's shape, under the config schema's names. The schema's ranges are the core's to
@@ -94,14 +102,6 @@ class Config:
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, str]) -> "Config":
         return cls.from_fields(metadata)
-
-
-def _tie_weights(fields: Mapping[str, object]) -> int:
-    """tie_weights of a config or metadata: 0 when absent (files written before the GPT-2 layout)."""
-    v = str(fields.get("tie_weights", "0"))
-    if v not in ("0", "1"):
-        raise ValueError(f"invalid config: tie_weights must be 0 or 1 (got '{v}')")
-    return int(v)
 
 
 # ---- the forward pass, on a dict of parameters --------------------------------------------------
