@@ -5,6 +5,7 @@
 // files in tests/wasm/export*.test.mjs (onnxruntime-node, transformers.js, node-llama-cpp).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -16,6 +17,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
+#include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
 
 using namespace tinygpt;
@@ -250,4 +252,161 @@ TEST_CASE("the GPT-2 layout trains: the shared embedding gets the head's gradien
   CHECK(back->config().tie_weights == 1);
   CHECK(back->num_parameters() == t.num_parameters());
   CHECK(std::memcmp(back->params(), t.params(), size_t(t.num_parameters()) * 4) == 0);
+}
+
+// ---- GGUF ------------------------------------------------------------------------------------------
+
+namespace {
+
+// A GGUF file read back: its metadata (strings, and numbers as doubles) and tensor infos.
+struct GgufRead {
+  uint32_t version = 0;
+  std::map<std::string, std::string> strings;
+  std::map<std::string, double> numbers;
+  std::map<std::string, std::vector<std::string>> string_arrays;
+  struct Info {
+    std::vector<uint64_t> ne;
+    uint32_t type;
+    uint64_t offset;
+  };
+  std::map<std::string, Info> tensors;
+  std::vector<std::string> order;
+  size_t data_start = 0;
+};
+
+GgufRead read_gguf(const std::vector<uint8_t>& b) {
+  GgufRead r;
+  size_t at = 0;
+  const auto u32 = [&] { uint32_t v; std::memcpy(&v, b.data() + at, 4); at += 4; return v; };
+  const auto u64 = [&] { uint64_t v; std::memcpy(&v, b.data() + at, 8); at += 8; return v; };
+  const auto str = [&] { const uint64_t n = u64(); std::string s(reinterpret_cast<const char*>(b.data() + at), n); at += n; return s; };
+  REQUIRE(std::string(reinterpret_cast<const char*>(b.data()), 4) == "GGUF");
+  at = 4;
+  r.version = u32();
+  const uint64_t n_tensors = u64(), n_kv = u64();
+  for (uint64_t i = 0; i < n_kv; i++) {
+    const std::string key = str();
+    const uint32_t type = u32();
+    if (type == 8) r.strings[key] = str();
+    else if (type == 4 || type == 5) r.numbers[key] = double(u32());
+    else if (type == 6) { float f; std::memcpy(&f, b.data() + at, 4); at += 4; r.numbers[key] = f; }
+    else if (type == 7) r.numbers[key] = b[at++];
+    else if (type == 9) {
+      const uint32_t et = u32();
+      const uint64_t n = u64();
+      for (uint64_t k = 0; k < n; k++) {
+        if (et == 8) r.string_arrays[key].push_back(str());
+        else at += 4;  // int32 elements
+      }
+      if (et != 8) r.numbers[key + ".count"] = double(n);
+    } else FAIL("unexpected metadata type " << type);
+  }
+  for (uint64_t i = 0; i < n_tensors; i++) {
+    const std::string name = str();
+    GgufRead::Info info;
+    const uint32_t nd = u32();
+    for (uint32_t d = 0; d < nd; d++) info.ne.push_back(u64());
+    info.type = u32();
+    info.offset = u64();
+    r.tensors[name] = info;
+    r.order.push_back(name);
+  }
+  r.data_start = (at + 31) / 32 * 32;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("half precision rounds to nearest even, keeps subnormals and saturates to infinity", "[export]") {
+  CHECK(gguf::float_to_half(1.0f) == 0x3c00);
+  CHECK(gguf::float_to_half(-2.0f) == 0xc000);
+  CHECK(gguf::float_to_half(65504.0f) == 0x7bff);   // the largest half
+  CHECK(gguf::float_to_half(65536.0f) == 0x7c00);   // beyond: infinity
+  CHECK(gguf::float_to_half(0.1f) == 0x2e66);       // 0.0999755859375
+  CHECK(gguf::float_to_half(5.9604645e-8f) == 0x0001);  // the smallest subnormal, 2^-24
+  CHECK(gguf::float_to_half(1e-9f) == 0x0000);
+  CHECK(gguf::float_to_half(1.0f + 1.0f / 2048) == 0x3c00);  // halfway between 1 and 1 + 2^-10: even (down)
+  CHECK(gguf::float_to_half(1.0f + 3.0f / 2048) == 0x3c02);  // halfway between 1 + 2^-10 and 1 + 2^-9: even (up)
+  CHECK(gguf::float_to_half(1e-5f) == 168);  // a subnormal: 1e-5 / 2^-24 = 167.8
+  for (float f : {0.0f, 1.0f, -0.5f, 3.140625f, 1e-4f, 60000.0f}) CHECK(gguf::half_to_float(gguf::float_to_half(f)) == Approx(f).epsilon(1e-3));
+}
+
+TEST_CASE("GGUF export writes gpt2's metadata, a byte vocabulary and llama.cpp's tensor names, shapes and types", "[export]") {
+  Config c = awkward_config();
+  c.n_embd = 32, c.n_head = 4, c.tie_weights = 1;  // rows of 32: q8_0 blocks
+  model::TinyGPT m(c);
+  const std::vector<uint8_t> f32 = gguf::export_gpt(m, tok::Tokenizer(), gguf::Type::f32);
+  const GgufRead r = read_gguf(f32);
+  CHECK(r.version == 3);
+  CHECK(r.strings.at("general.architecture") == "gpt2");
+  CHECK(r.numbers.at("gpt2.context_length") == 13);
+  CHECK(r.numbers.at("gpt2.embedding_length") == 32);
+  CHECK(r.numbers.at("gpt2.feed_forward_length") == 128);
+  CHECK(r.numbers.at("gpt2.block_count") == 3);
+  CHECK(r.numbers.at("gpt2.attention.head_count") == 4);
+  CHECK(r.numbers.at("gpt2.attention.layer_norm_epsilon") == Approx(1e-5));
+  CHECK(r.strings.at("tokenizer.ggml.model") == "gpt2");
+  CHECK(r.strings.at("tokenizer.ggml.pre") == "qwen2");
+  const auto& tokens = r.string_arrays.at("tokenizer.ggml.tokens");
+  REQUIRE(tokens.size() == 256);
+  CHECK(tokens['A'] == "A");
+  CHECK(tokens[' '] == "\xc4\xa0");   // GPT-2's printable form of a space: U+0120 "Ġ"
+  CHECK(tokens['\n'] == "\xc4\x8a");  // U+010A "Ċ"
+  CHECK(r.string_arrays.count("tokenizer.ggml.merges") == 0);  // written, but empty: no entry in string_arrays
+  CHECK(r.numbers.at("tokenizer.ggml.add_bos_token") == 0);
+
+  // tied: no output.weight; 2 embeddings, ln_f, 12 per block
+  CHECK(r.tensors.size() == 2 + 2 + 3 * 12);
+  CHECK(r.tensors.count("output.weight") == 0);
+  CHECK(r.tensors.at("token_embd.weight").ne == std::vector<uint64_t>{32, 256});      // PyTorch (V, C) reversed
+  CHECK(r.tensors.at("position_embd.weight").ne == std::vector<uint64_t>{32, 13});
+  CHECK(r.tensors.at("blk.2.attn_qkv.weight").ne == std::vector<uint64_t>{32, 96});   // nn.Linear (3C, C)
+  CHECK(r.tensors.at("blk.0.ffn_down.weight").ne == std::vector<uint64_t>{128, 32});  // nn.Linear (C, 4C)
+  CHECK(r.tensors.at("blk.0.attn_norm.bias").ne == std::vector<uint64_t>{32});
+  for (const auto& [name, info] : r.tensors) CHECK(info.offset % 32 == 0);
+
+  // the data: token_embd as it is, attn_qkv transposed ((in, out) -> (out, in))
+  const auto floats_at = [&](const std::vector<uint8_t>& b, const GgufRead& g, const std::string& name, size_t i) {
+    float v;
+    std::memcpy(&v, b.data() + g.data_start + g.tensors.at(name).offset + 4 * i, 4);
+    return v;
+  };
+  const float* wte = m.params() + m.param_info("wte").offset;
+  CHECK(floats_at(f32, r, "token_embd.weight", 5 * 32 + 7) == wte[5 * 32 + 7]);
+  const float* qkv = m.params() + m.param_info("h.2.attn.c_attn.weight").offset;  // (C, 3C)
+  CHECK(floats_at(f32, r, "blk.2.attn_qkv.weight", 70 * 32 + 3) == qkv[3 * 96 + 70]);  // row 70 (out), column 3 (in)
+
+  // f16 and q8_0: matrices change type (1 = F16, 8 = Q8_0), vectors stay F32 (0)
+  const GgufRead h = read_gguf(gguf::export_gpt(m, tok::Tokenizer(), gguf::Type::f16));
+  CHECK(h.tensors.at("blk.0.ffn_up.weight").type == 1);
+  CHECK(h.tensors.at("blk.0.ffn_up.bias").type == 0);
+  CHECK(h.numbers.at("general.file_type") == 1);
+  const std::vector<uint8_t> q8 = gguf::export_gpt(m, tok::Tokenizer(), gguf::Type::q8_0);
+  const GgufRead q = read_gguf(q8);
+  CHECK(q.tensors.at("token_embd.weight").type == 8);
+  CHECK(q.numbers.at("general.file_type") == 7);
+  // the first q8_0 block of token_embd: an f16 scale max|x| / 127, then round(x / scale)
+  const uint8_t* block = q8.data() + q.data_start + q.tensors.at("token_embd.weight").offset;
+  float amax = 0;
+  for (int i = 0; i < 32; i++) amax = std::max(amax, std::fabs(wte[i]));
+  const float d = gguf::half_to_float(uint16_t(block[0] | block[1] << 8));
+  CHECK(d == Approx(amax / 127).epsilon(1e-3));
+  for (int i = 0; i < 32; i++) CHECK(std::abs(int8_t(block[2 + i]) - wte[i] * 127 / amax) <= 0.5f + 1e-3f);
+}
+
+TEST_CASE("GGUF export refuses a head bias that is not zero, and a vocabulary that is not the model's", "[export]") {
+  Config c = awkward_config();
+  model::TinyGPT m(c);  // untied: the bias starts at zero, so it exports (with output.weight)
+  const GgufRead r = read_gguf(gguf::export_gpt(m, tok::Tokenizer(), gguf::Type::f32));
+  CHECK(r.tensors.at("output.weight").ne == std::vector<uint64_t>{12, 256});
+  m.params()[m.param_info("lm_head.bias").offset + 3] = 0.5f;
+  try {
+    gguf::export_gpt(m, tok::Tokenizer(), gguf::Type::f32);
+    FAIL("exported a head bias");
+  } catch (const Error& e) {
+    CHECK(e.code() == "export.head_bias");
+  }
+  m.params()[m.param_info("lm_head.bias").offset + 3] = 0.0f;
+  const tok::Tokenizer bpe = tok::Tokenizer::from_merges({{'a', 'b'}});
+  CHECK_THROWS_WITH(gguf::export_gpt(m, bpe, gguf::Type::f32), Catch::Contains("the tokenizer has 257 text tokens, the model 256"));
 }
