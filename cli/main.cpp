@@ -67,13 +67,13 @@ const Option kOptions[] = {
     {"out", kTrain, "FILE", "write a checkpoint here at the end (and every --save_interval steps)"},
     {"save_interval", kTrain, "N", "also save every N steps (0 = only at the end)"},
     {"resume", kTrain | kConfig, "FILE", "continue a checkpoint exactly; --max_iters extends its schedule"},
-    {"init", kTrain | kConfig, "FILE", "start a new run from a model file's weights and config (.safetensors: tinygpt export)"},
+    {"init", kTrain | kConfig, "FILE|DIR", "start a new run from a model file's weights and config (.safetensors: tinygpt export), or a Hugging Face GPT-2 folder (config.json, model.safetensors)"},
     {"history", kTrain, "on|off", "keep the run's history for the page's views: a snapshot at every evaluation (default: as the --resume checkpoint)"},
     {"until", kTrain, "STEP", "stop at this step (default: the end of the schedule); --resume continues"},
     {"from-link", kTrain, "URL", "replay a shared run: the link's settings and seed, its text (--data FILE for a person's own), and a check of its first losses"},
     {"share", kTrain, "URL", "at the end, print a link to this run: the page's address URL + its settings, text and first losses"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
-    {"ckpt", kSample | kTranslate | kHidden, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
+    {"ckpt", kSample | kTranslate | kHidden, "FILE", "the checkpoint, .safetensors model file or Hugging Face GPT-2 folder to sample or translate with (required)"},
     {"text", kHidden, "FILE", "the text to trace (default: the start of tiny Shakespeare's validation split)"},
     {"pattern", kHidden, "NAME", "a pattern to rank the units by (default: all of them)"},
     {"top", kHidden, "N", "units listed per pattern (default 5)"},
@@ -284,9 +284,19 @@ struct ModelFile {
   safetensors::File file;
 };
 
+// A Hugging Face GPT-2 folder's files (config.json, model.safetensors, tokenizer.json) as a tinygpt
+// model file (export.h hf::model_file_from_folder).
+std::vector<uint8_t> model_file_from_folder(const std::string& dir) {
+  hf::FolderFiles files;
+  for (const char* name : {"config.json", "model.safetensors", "tokenizer.json"})
+    if (std::filesystem::exists(std::filesystem::path(dir) / name)) files[name] = io::read_file((std::filesystem::path(dir) / name).string());
+  return hf::model_file_from_folder(files);
+}
+
 ModelFile read_model_file(const std::string& path) {
   ModelFile m;
-  m.bytes = safetensors::read_file(path);
+  m.bytes = std::filesystem::is_directory(path) ? model_file_from_folder(path) : safetensors::read_file(path);
+  exporter::refuse_export_format(m.bytes.data(), m.bytes.size(), path);
   m.file = safetensors::parse(m.bytes.data(), m.bytes.size());
   return m;
 }
@@ -609,8 +619,9 @@ int cmd_config(const Args& args) {
 // A checkpoint (recognised by its TGPTCKPT magic) or a .safetensors model file (tinygpt export,
 // python/tinygpt): a trainer holding its model.
 std::unique_ptr<train::Trainer> load_model_or_checkpoint(const std::string& path) {
-  const std::vector<uint8_t> bytes = io::read_file(path);
+  const std::vector<uint8_t> bytes = std::filesystem::is_directory(path) ? model_file_from_folder(path) : io::read_file(path);
   if (ckpt::has_magic(bytes.data(), bytes.size())) return train::Trainer::load(bytes.data(), bytes.size());
+  exporter::refuse_export_format(bytes.data(), bytes.size(), path);
   safetensors::File file;
   try {
     file = safetensors::parse(bytes.data(), bytes.size());

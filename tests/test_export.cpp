@@ -17,6 +17,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
+#include "tinygpt/safetensors.h"
 #include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
 
@@ -409,4 +410,131 @@ TEST_CASE("GGUF export refuses a head bias that is not zero, and a vocabulary th
   m.params()[m.param_info("lm_head.bias").offset + 3] = 0.0f;
   const tok::Tokenizer bpe = tok::Tokenizer::from_merges({{'a', 'b'}});
   CHECK_THROWS_WITH(gguf::export_gpt(m, bpe, gguf::Type::f32), Catch::Contains("the tokenizer has 257 text tokens, the model 256"));
+}
+
+// ---- a Hugging Face folder read back ----------------------------------------------------------------
+
+namespace {
+
+hf::FolderFiles folder_of(const std::vector<exporter::File>& files) {
+  hf::FolderFiles f;
+  for (const exporter::File& x : files) f[x.path] = x.bytes;
+  return f;
+}
+
+std::string import_error(const hf::FolderFiles& f) {
+  try {
+    hf::model_file_from_folder(f);
+  } catch (const Error& e) {
+    return e.code() + ": " + e.what();
+  }
+  return "(read)";
+}
+
+std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+
+}  // namespace
+
+TEST_CASE("a Hugging Face folder tinygpt exported reads back as the same model and config", "[export]") {
+  Config c = awkward_config();
+  c.tie_weights = 1;
+  model::TinyGPT m(c);
+  const std::vector<uint8_t> file = hf::model_file_from_folder(folder_of(hf::export_folder(m, tok::Tokenizer())));
+  const safetensors::File f = safetensors::parse(file.data(), file.size());
+  const Config back = safetensors::config_from_metadata(f.metadata);
+  CHECK(back.n_layer == 3);
+  CHECK(back.n_head == 3);
+  CHECK(back.n_embd == 12);
+  CHECK(back.block_size == 13);
+  CHECK(back.tie_weights == 1);
+  std::vector<float> params(size_t(m.num_parameters()));
+  safetensors::load_params(f, m.param_table(), params.data());
+  CHECK(std::memcmp(params.data(), m.params(), params.size() * 4) == 0);
+  const auto t = safetensors::start_run(f, back);  // a new run from it, as train --init does
+  CHECK(t->steps_done() == 0);
+}
+
+TEST_CASE("a GPT-2-shaped folder of other making reads back: no prefix, F16, an untied head becomes tinygpt's own", "[export]") {
+  // GPT-2's own file layout: names without "transformer.", the attention-mask buffers, half precision
+  const int C = 8, L = 1, V = 256, T = 5;
+  std::map<std::string, std::vector<uint64_t>> shapes = {{"wte.weight", {V, C}}, {"wpe.weight", {T, C}}, {"ln_f.weight", {C}},
+                                                        {"ln_f.bias", {C}}, {"lm_head.weight", {V, C}}, {"h.0.attn.bias", {1, 1, T, T}}};
+  const char* block[][2] = {{"ln_1.weight", "C"}, {"ln_1.bias", "C"}, {"attn.c_attn.weight", "C,3C"}, {"attn.c_attn.bias", "3C"},
+                            {"attn.c_proj.weight", "C,C"}, {"attn.c_proj.bias", "C"}, {"ln_2.weight", "C"}, {"ln_2.bias", "C"},
+                            {"mlp.c_fc.weight", "C,4C"}, {"mlp.c_fc.bias", "4C"}, {"mlp.c_proj.weight", "4C,C"}, {"mlp.c_proj.bias", "C"}};
+  const std::map<std::string, std::vector<uint64_t>> dims = {{"C", {C}}, {"3C", {3 * C}}, {"4C", {4 * C}}, {"C,3C", {C, 3 * C}},
+                                                             {"C,C", {C, C}}, {"C,4C", {C, 4 * C}}, {"4C,C", {4 * C, C}}};
+  for (const auto& b : block) shapes["h.0." + std::string(b[0])] = dims.at(b[1]);
+  std::map<std::string, std::vector<uint16_t>> halves;
+  std::vector<safetensors::TensorData> tensors;
+  uint64_t seed = 1;
+  for (const auto& [name, shape] : shapes) {
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    std::vector<uint16_t>& h = halves[name];
+    for (uint64_t i = 0; i < n; i++) h.push_back(gguf::float_to_half(float(testutil::random_vector(1, seed++)[0]) * 0.1f));
+    tensors.push_back({name, safetensors::Dtype::F16, shape, h.data(), h.size() * 2});
+  }
+  hf::FolderFiles folder;
+  folder["model.safetensors"] = safetensors::serialize(tensors);
+  folder["config.json"] = bytes_of(R"({"model_type": "gpt2", "n_layer": 1, "n_head": 2, "n_embd": 8, "n_positions": 5,
+                                       "vocab_size": 256, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05})");
+  const std::vector<uint8_t> file = hf::model_file_from_folder(folder);
+  const safetensors::File f = safetensors::parse(file.data(), file.size());
+  const Config c = safetensors::config_from_metadata(f.metadata);
+  CHECK(c.tie_weights == 0);  // its lm_head differs from wte: a head of its own
+  CHECK(c.n_layer == L);
+  CHECK(c.block_size == T);
+  const float* lm = reinterpret_cast<const float*>(f.at("lm_head.weight").data);  // (C, V): the transpose
+  CHECK(lm[3 * V + 200] == gguf::half_to_float(halves["lm_head.weight"][200 * C + 3]));
+  const float* qkv = reinterpret_cast<const float*>(f.at("h.0.attn.c_attn.weight").data);  // Conv1D (in, out): as it is
+  CHECK(qkv[7] == gguf::half_to_float(halves["h.0.attn.c_attn.weight"][7]));
+  for (int v = 0; v < V; v++) CHECK(reinterpret_cast<const float*>(f.at("lm_head.bias").data)[v] == 0.0f);
+
+  SECTION("bad folders are refused, each with its code") {
+    hf::FolderFiles no_config = folder;
+    no_config.erase("config.json");
+    CHECK(import_error(no_config) ==
+          "import.no_config: no config.json among the files (model.safetensors): a Hugging Face model folder has config.json beside "
+          "model.safetensors");
+    hf::FolderFiles llama = folder;
+    llama["config.json"] = bytes_of(R"({"model_type": "llama", "n_layer": 1})");
+    CHECK(import_error(llama) == "import.model_type: config.json says model_type \"llama\": tinygpt reads GPT-2's layout (model_type gpt2) only");
+    hf::FolderFiles relu = folder;
+    relu["config.json"] = bytes_of(R"({"model_type": "gpt2", "n_layer": 1, "n_head": 2, "n_embd": 8, "n_positions": 5, "vocab_size": 256,
+                                       "activation_function": "relu"})");
+    CHECK(import_error(relu) ==
+          "import.unsupported: config.json: activation_function \"relu\" (tinygpt computes GELU's tanh form: gelu_new)");
+    hf::FolderFiles wide = folder;
+    wide["config.json"] = bytes_of(R"({"model_type": "gpt2", "n_layer": 1, "n_head": 2, "n_embd": 16, "n_positions": 5, "vocab_size": 256})");
+    CHECK(import_error(wide) == "import.shape: model.safetensors: wte.weight is [256, 8] but config.json makes it [256, 16]");
+    hf::FolderFiles deep = folder;
+    deep["config.json"] = bytes_of(R"({"model_type": "gpt2", "n_layer": 2, "n_head": 2, "n_embd": 8, "n_positions": 5, "vocab_size": 256})");
+    CHECK(import_error(deep) == "import.missing_tensor: model.safetensors has no tensor transformer.h.1.ln_1.weight");
+    hf::FolderFiles no_weights = folder;
+    no_weights.erase("model.safetensors");
+    CHECK(import_error(no_weights).rfind("import.no_weights: ", 0) == 0);
+    hf::FolderFiles gpt2_vocab = folder;  // GPT-2's own byte order (bytes_to_unicode ids) is not the bytes in order
+    gpt2_vocab["tokenizer.json"] = bytes_of(tok::Tokenizer::from_merges({{'a', 'b'}}).to_hf_json());
+    CHECK(import_error(gpt2_vocab).rfind("import.tokenizer: tokenizer.json: its tokens are not the 256 bytes in order (257 tokens)", 0) == 0);
+  }
+}
+
+TEST_CASE("export formats are told apart from the files a run starts from", "[export]") {
+  Config c = awkward_config();
+  c.tie_weights = 1;
+  model::TinyGPT m(c);
+  const std::vector<uint8_t> g = gguf::export_gpt(m, tok::Tokenizer(), gguf::Type::f16);
+  const std::vector<uint8_t> o = onnx::export_gpt(m);
+  CHECK(exporter::export_format_of(g.data(), g.size()) == "gguf");
+  CHECK(exporter::export_format_of(o.data(), o.size()) == "onnx");
+  const std::vector<uint8_t> text = bytes_of("\x08 some text that starts with a backspace");
+  CHECK(exporter::export_format_of(text.data(), text.size()).empty());
+  try {
+    exporter::refuse_export_format(o.data(), o.size(), "model.onnx");
+    FAIL("an ONNX file passed");
+  } catch (const Error& e) {
+    CHECK(e.code() == "import.export_format");
+    CHECK(std::string(e.what()).rfind("model.onnx is an ONNX file, a format tinygpt exports for ONNX Runtime and transformers.js and does not read back", 0) == 0);
+  }
 }

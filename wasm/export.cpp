@@ -39,6 +39,30 @@ val export_logits(Session& s, const val& tokens) {
   });
 }
 
+// modelFileFromFolder({name: bytes}) -> Uint8Array: a Hugging Face GPT-2 folder's files (config.json,
+// model.safetensors, tokenizer.json; others ignored) as a tinygpt model file, which
+// sessionFromSafetensors starts a run from.
+val model_file_from_folder(const val& files) {
+  return guarded([&] {
+    hf::FolderFiles f;
+    const val names = val::global("Object").call<val>("keys", files);
+    for (size_t i = 0, n = names["length"].as<size_t>(); i < n; i++) {
+      const std::string name = names[i].as<std::string>();
+      f[name] = bytes_from(files[name], name.c_str());
+    }
+    const std::vector<uint8_t> b = hf::model_file_from_folder(f);
+    return copy_to_js("Uint8Array", b.data(), b.size());
+  });
+}
+
+// exportFormatOf(bytes) -> 'gguf' | 'onnx' | '': a file of an export format (the page says so when one is dropped).
+std::string export_format_of(const val& bytes) {
+  return guarded([&] {
+    const std::vector<uint8_t> b = bytes_from(bytes, "the file");
+    return exporter::export_format_of(b.data(), b.size());
+  });
+}
+
 }  // namespace
 
 }  // namespace tinygpt::js
@@ -47,4 +71,6 @@ EMSCRIPTEN_BINDINGS(tinygpt_export) {
   using namespace tinygpt::js;
   emscripten::function("exportModel", &export_model);
   emscripten::function("exportLogits", &export_logits);
+  emscripten::function("modelFileFromFolder", &model_file_from_folder);
+  emscripten::function("exportFormatOf", &export_format_of);
 }

@@ -1,6 +1,10 @@
 // export.cpp — one entry for every export format (export.h): which files a model gives in each.
 #include "tinygpt/export.h"
 
+#include <cstring>
+
+#include "protobuf.h"
+
 #include "tinygpt/error.h"
 #include "tinygpt/model.h"
 #include "tinygpt/rnn.h"
@@ -61,6 +65,31 @@ std::vector<File> export_model(const train::Trainer& t, Format format, const Opt
       return hf::export_folder(t.model(), tokenizer_of(t));
   }
   throw Error(std::string(format_name(format)) + ": not written yet");
+}
+
+std::string export_format_of(const uint8_t* data, size_t n) {
+  if (n >= 4 && std::memcmp(data, "GGUF", 4) == 0) return "gguf";
+  if (n < 2 || data[0] != 0x08) return "";  // ModelProto's first field: ir_version (field 1, a varint)
+  try {
+    bool graph = false, opset = false;
+    for (const pb::Field& f : pb::read_fields(data, n)) {
+      graph |= f.number == 7 && f.wire == pb::kLen;
+      opset |= f.number == 8 && f.wire == pb::kLen;
+    }
+    return graph && opset ? "onnx" : "";
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+void refuse_export_format(const uint8_t* data, size_t n, const std::string& name) {
+  const std::string format = export_format_of(data, n);
+  if (format.empty()) return;
+  const std::string tool = format == "gguf" ? "llama.cpp" : "ONNX Runtime and transformers.js";
+  throw Error(coded("import.export_format", {{"name", name}, {"format", format}},
+                    name + " is " + (format == "gguf" ? "a GGUF" : "an ONNX") + " file, a format tinygpt exports for " + tool +
+                        " and does not read back: load a checkpoint (.ckpt), a model file (.safetensors) or a Hugging Face "
+                        "GPT-2 folder (config.json with model.safetensors)"));
 }
 
 int vocab_of(const train::Trainer& t) {

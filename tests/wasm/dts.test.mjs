@@ -337,6 +337,11 @@ for (const variant of variantsBuilt()) {
       m('sessionFromSafetensors', bytes, { memory_limit_mb: 512 }).delete();
       m('exportModel', s, 'onnx', {});
       m('exportLogits', s, Int32Array.from([84, 111]));
+      const tied = new M.Session({ ...TINY, tie_weights: 1 });
+      const folder = Object.fromEntries(m('exportModel', tied, 'hf', {}).map((f) => [f.path.split('/').pop(), f.bytes]));
+      m('sessionFromSafetensors', m('modelFileFromFolder', folder)).delete();
+      m('exportFormatOf', m('exportModel', tied, 'gguf', { dtype: 'q8_0' })[0].bytes);
+      tied.delete();
       s.delete();
     });
 

@@ -1,17 +1,19 @@
 // The Hugging Face GPT-2 folder (core/src/export_hf.cpp) in transformers.js: @huggingface/transformers
 // loads the folder from the local path (no hub: env.allowRemoteModels = false), encodes the prompt
 // with its tokenizer.json as the core does, and its greedy continuation of 50 tokens is the core's
-// own (Session.generate at temperature 0). A model with a head of its own is refused with the code
-// that says so; the CLI writes the same folder.
+// own (Session.generate at temperature 0). The folder reads back as a new run (modelFileFromFolder,
+// train --init DIR); a model with a head of its own is refused with the code that says so, and so are
+// a folder without config.json, another model_type and an export file; the CLI writes the same folder.
 // Run: node --test tests/wasm/   (after scripts/build-wasm.sh and npm run build:native)
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, before } from 'node:test';
 
 import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';
 
-import { loadModule, runCli, shakespeare, tmpPath } from './helpers.mjs';
+import { cliPath, loadModule, runCli, shakespeare, tmpPath } from './helpers.mjs';
 
 env.allowRemoteModels = false;
 env.useFSCache = false;
@@ -89,6 +91,36 @@ describe('Hugging Face GPT-2 folder: transformers.js against the core', () => {
     const untied = new M.Session({ ...GPT2_LAYOUT, tie_weights: 0 });
     assert.throws(() => M.exportModel(untied, 'hf', {}), (e) => e.code === 'export.not_gpt2' && /export it as ONNX/.test(e.message));
     untied.delete();
+  });
+
+  it('reads back as a new run with the same model: in the module, and with the CLI\'s train --init DIR', () => {
+    const byName = Object.fromEntries(files.map((f) => [f.path.split('/').pop(), f.bytes]));
+    const back = M.sessionFromSafetensors(M.modelFileFromFolder(byName));
+    assert.equal(back.step(), 0);
+    assert.equal(back.config().tie_weights, 1);
+    const probe = Int32Array.from(enc.encode('To be, or not to be'));
+    assert.deepEqual(M.exportLogits(back, probe), M.exportLogits(s, probe));
+    back.delete();
+    const dir = path.join(root, 'tiny-gpt2');
+    const corpus = tmpPath('corpus.txt');
+    fs.writeFileSync(corpus, shakespeare.subarray(0, 50_000));
+    const out = runCli(['train', '--init', dir, '--data', corpus, '--max_iters', '5', '--eval_interval', '0', '--threads', '1']);
+    assert.match(out, new RegExp(`initialised from ${dir}`));
+    assert.match(runCli(['sample', '--ckpt', dir, '--prompt', 'ROMEO:', '--tokens', '5', '--temperature', '0']), /^ROMEO:/);
+  });
+
+  it('says what a folder without config.json, another model_type and an export file are', () => {
+    const { 'config.json': _, ...noConfig } = Object.fromEntries(files.map((f) => [f.path.split('/').pop(), f.bytes]));
+    assert.throws(() => M.modelFileFromFolder(noConfig), (e) => e.code === 'import.no_config');
+    const llama = { ...noConfig, 'config.json': enc.encode('{"model_type": "llama"}') };
+    assert.throws(() => M.modelFileFromFolder(llama), (e) => e.code === 'import.model_type' && e.args.model_type === 'llama');
+    const onnx = files.find((f) => f.path === 'onnx/model.onnx').bytes;
+    assert.equal(M.exportFormatOf(onnx), 'onnx');
+    assert.equal(M.exportFormatOf(M.exportModel(s, 'gguf', {})[0].bytes), 'gguf');
+    assert.equal(M.exportFormatOf(enc.encode('ROMEO:')), '');
+    const r = spawnSync(cliPath, ['sample', '--ckpt', path.join(root, 'tiny-gpt2/onnx/model.onnx')], { encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /model\.onnx is an ONNX file, a format tinygpt exports for ONNX Runtime and transformers\.js and does not read back/);
   });
 
   it('is what the CLI writes from the same run\'s checkpoint', () => {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +79,19 @@ Message gpt2_problem(const model::TinyGPT& model);
 // and onnx/model.onnx (onnx::export_gpt). Throws tinygpt::Error with gpt2_problem's message.
 std::vector<exporter::File> export_folder(const model::TinyGPT& model, const tok::Tokenizer& tokenizer);
 
+// A folder's files by name ("config.json", "model.safetensors", "tokenizer.json"; other files are
+// ignored), e.g. as the CLI reads a directory or the page a dropped folder.
+using FolderFiles = std::map<std::string, std::vector<uint8_t>>;
+// A tinygpt model file (safetensors.h: the parameters under the core's names, the config in the
+// metadata) from a Hugging Face GPT-2 folder: our own export, or any GPT-2-shaped model of this
+// vocabulary. It starts a new run like any model file (safetensors::start_run). Throws tinygpt::Error,
+// coded: import.no_config (no config.json), import.model_type (not gpt2), import.unsupported (a
+// setting the core does not compute: another activation, n_inner, LayerNorm eps, ...),
+// import.no_weights (no model.safetensors), import.missing_tensor, import.shape (a tensor whose
+// shape or dtype disagrees with config.json), import.tokenizer (a tokenizer.json that is not the
+// bytes in order); safetensors' own messages for a damaged file.
+std::vector<uint8_t> model_file_from_folder(const FolderFiles& files);
+
 }  // namespace tinygpt::hf
 
 namespace tinygpt::exporter {
@@ -101,6 +115,13 @@ struct Options {
   gguf::Type gguf_type = gguf::Type::f32;
 };
 std::vector<File> export_model(const train::Trainer& trainer, Format format, const Options& options = {});
+
+// "gguf" or "onnx" when the bytes are a file of those export formats (GGUF's magic; an ONNX model:
+// a protobuf message with a graph and an opset), else "". A run starts from neither: the CLI and
+// the page say so (import.export_format) instead of calling them damaged.
+std::string export_format_of(const uint8_t* data, size_t n);
+// Throws import.export_format for such a file, naming it; returns otherwise.
+void refuse_export_format(const uint8_t* data, size_t n, const std::string& name);
 
 // The core's logits (T, V), row t after tokens[0..t], for one sequence of a language model: what an
 // export's parity checks (tests, the page's "check in ONNX Runtime") compare the runtimes with.
