@@ -96,8 +96,13 @@ TEST_CASE("protobuf reader refuses bytes that are not a message", "[export]") {
     }
     return std::string("(read)");
   };
-  CHECK(error({0x12, 0x05, 'a'}) == "protobuf: a length-delimited field runs past the end");
-  CHECK(error({0x08, 0x96}) == "protobuf: a varint runs past the end");
+  CHECK(error({0x12, 0x05, 'a'}) == "protobuf: a field runs past the end");
+  CHECK(error({0x08, 0x96}) == "protobuf: a field runs past the end");
+  // the start of a longer message: the whole fields before the cut
+  const std::vector<uint8_t> cut = {0x08, 0x96, 0x01, 0x12, 0x05, 'a'};
+  const auto head = pb::read_fields(cut.data(), cut.size(), true);
+  REQUIRE(head.size() == 1);
+  CHECK(head[0].value == 150);
   CHECK(error({0x0b}) == "protobuf: wire type 3 is not one this reader knows");
   CHECK(error({0x00, 0x01}) == "protobuf: field number 0");
   CHECK(error({0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}) == "protobuf: a varint longer than 10 bytes");
@@ -528,6 +533,10 @@ TEST_CASE("export formats are told apart from the files a run starts from", "[ex
   const std::vector<uint8_t> o = onnx::export_gpt(m);
   CHECK(exporter::export_format_of(g.data(), g.size()) == "gguf");
   CHECK(exporter::export_format_of(o.data(), o.size()) == "onnx");
+  CHECK(exporter::export_format_of(o.data(), 100) == "onnx");  // its first bytes, as the page sniffs a file
+  CHECK(exporter::export_format_of(g.data(), 4) == "gguf");
+  const std::vector<uint8_t> st = safetensors::serialize({}, {{"format", "pt"}});
+  CHECK(exporter::export_format_of(st.data(), st.size()).empty());
   const std::vector<uint8_t> text = bytes_of("\x08 some text that starts with a backspace");
   CHECK(exporter::export_format_of(text.data(), text.size()).empty());
   try {

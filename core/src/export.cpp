@@ -71,12 +71,14 @@ std::string export_format_of(const uint8_t* data, size_t n) {
   if (n >= 4 && std::memcmp(data, "GGUF", 4) == 0) return "gguf";
   if (n < 2 || data[0] != 0x08) return "";  // ModelProto's first field: ir_version (field 1, a varint)
   try {
-    bool graph = false, opset = false;
-    for (const pb::Field& f : pb::read_fields(data, n)) {
-      graph |= f.number == 7 && f.wire == pb::kLen;
-      opset |= f.number == 8 && f.wire == pb::kLen;
-    }
-    return graph && opset ? "onnx" : "";
+    // the whole file, or its first bytes (a page reads a file's head): a ModelProto's fields, in
+    // the numbers onnx.proto gives them, ir_version first (3 to 20: IR versions so far and to come)
+    const std::vector<pb::Field> fields = pb::read_fields(data, n, true);
+    if (fields.size() < 2 || fields[0].number != 1 || fields[0].wire != pb::kVarint || fields[0].value < 3 || fields[0].value > 20)
+      return "";
+    for (const pb::Field& f : fields)
+      if (!(f.number >= 1 && f.number <= 8) && f.number != 14 && f.number != 20 && f.number != 25) return "";
+    return "onnx";
   } catch (const Error&) {
     return "";
   }

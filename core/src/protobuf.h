@@ -83,15 +83,17 @@ struct Field {
 };
 
 // The fields of the message in [p, p + n), in order. Throws tinygpt::Error for bytes that are not a
-// message: a varint longer than 10 bytes, a length past the end, a wire type other than 0, 1, 2, 5,
-// or field number 0.
-inline std::vector<Field> read_fields(const uint8_t* p, size_t n) {
+// message: a varint longer than 10 bytes, a field past the end, a wire type other than 0, 1, 2, 5,
+// or field number 0. With `prefix`, the bytes may be the start of a longer message: reading stops
+// (without an error) at the first field that runs past the end.
+inline std::vector<Field> read_fields(const uint8_t* p, size_t n, bool prefix = false) {
   std::vector<Field> out;
   size_t at = 0;
+  struct Short {};  // the bytes end inside a field
   const auto varint = [&]() {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
-      if (at >= n) throw Error("protobuf: a varint runs past the end");
+      if (at >= n) throw Short{};
       const uint8_t b = p[at++];
       v |= uint64_t(b & 0x7f) << shift;
       if (!(b & 0x80)) return v;
@@ -99,28 +101,33 @@ inline std::vector<Field> read_fields(const uint8_t* p, size_t n) {
     throw Error("protobuf: a varint longer than 10 bytes");
   };
   while (at < n) {
-    const uint64_t key = varint();
-    Field f;
-    f.number = int(key >> 3);
-    f.wire = Wire(key & 7);
-    if (f.number == 0) throw Error("protobuf: field number 0");
-    if (f.wire == kVarint) {
-      f.value = varint();
-    } else if (f.wire == kFixed64 || f.wire == kFixed32) {
-      const size_t w = f.wire == kFixed64 ? 8 : 4;
-      if (n - at < w) throw Error("protobuf: a fixed field runs past the end");
-      for (size_t i = 0; i < w; i++) f.value |= uint64_t(p[at + i]) << (8 * i);
-      at += w;
-    } else if (f.wire == kLen) {
-      const uint64_t len = varint();
-      if (len > n - at) throw Error("protobuf: a length-delimited field runs past the end");
-      f.data = p + at;
-      f.size = size_t(len);
-      at += size_t(len);
-    } else {
-      throw Error("protobuf: wire type " + std::to_string(int(f.wire)) + " is not one this reader knows");
+    try {
+      const uint64_t key = varint();
+      Field f;
+      f.number = int(key >> 3);
+      f.wire = Wire(key & 7);
+      if (f.number == 0) throw Error("protobuf: field number 0");
+      if (f.wire == kVarint) {
+        f.value = varint();
+      } else if (f.wire == kFixed64 || f.wire == kFixed32) {
+        const size_t w = f.wire == kFixed64 ? 8 : 4;
+        if (n - at < w) throw Short{};
+        for (size_t i = 0; i < w; i++) f.value |= uint64_t(p[at + i]) << (8 * i);
+        at += w;
+      } else if (f.wire == kLen) {
+        const uint64_t len = varint();
+        if (len > n - at) throw Short{};
+        f.data = p + at;
+        f.size = size_t(len);
+        at += size_t(len);
+      } else {
+        throw Error("protobuf: wire type " + std::to_string(int(f.wire)) + " is not one this reader knows");
+      }
+      out.push_back(f);
+    } catch (const Short&) {
+      if (prefix) break;
+      throw Error("protobuf: a field runs past the end");
     }
-    out.push_back(f);
   }
   return out;
 }

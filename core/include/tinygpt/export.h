@@ -116,8 +116,8 @@ struct Options {
 };
 std::vector<File> export_model(const train::Trainer& trainer, Format format, const Options& options = {});
 
-// "gguf" or "onnx" when the bytes are a file of those export formats (GGUF's magic; an ONNX model:
-// a protobuf message with a graph and an opset), else "". A run starts from neither: the CLI and
+// "gguf" or "onnx" when the bytes (a whole file, or its first bytes) are a file of those export
+// formats (GGUF's magic; an ONNX model: protobuf fields of ModelProto, ir_version first), else "". A run starts from neither: the CLI and
 // the page say so (import.export_format) instead of calling them damaged.
 std::string export_format_of(const uint8_t* data, size_t n);
 // Throws import.export_format for such a file, naming it; returns otherwise.
