@@ -63,6 +63,15 @@ std::string export_format_of(const val& bytes) {
   });
 }
 
+// refuseExportFormat(bytes, name): throws the core's import.export_format message for a file of an
+// export format (its first bytes will do); returns nothing for any other file.
+void refuse_export_format(const val& bytes, const std::string& name) {
+  guarded([&] {
+    const std::vector<uint8_t> b = bytes_from(bytes, "the file");
+    exporter::refuse_export_format(b.data(), b.size(), name);
+  });
+}
+
 }  // namespace
 
 }  // namespace tinygpt::js
@@ -73,4 +82,5 @@ EMSCRIPTEN_BINDINGS(tinygpt_export) {
   emscripten::function("exportLogits", &export_logits);
   emscripten::function("modelFileFromFolder", &model_file_from_folder);
   emscripten::function("exportFormatOf", &export_format_of);
+  emscripten::function("refuseExportFormat", &refuse_export_format);
 }

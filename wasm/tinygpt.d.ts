@@ -481,6 +481,8 @@ export interface TinyGPTModule {
   modelFileFromFolder(files: Record<string, Uint8Array>): Uint8Array;
   /** 'gguf' or 'onnx' for a file of those export formats (a run cannot start from one), else ''. */
   exportFormatOf(bytes: Uint8Array): 'gguf' | 'onnx' | '';
+  /** Throws the core's import.export_format message (naming the file) for a file of an export format; nothing for another file. */
+  refuseExportFormat(bytes: Uint8Array, name: string): void;
 
   // ---- the WebGPU backend's host half (wasm/webgpu.cpp, core/include/tinygpt/gpu_host.h; docs/webgpu.md) ----
   /** The GPU plan of the session's configuration, as JSON (core/include/tinygpt/gpu_plan.h). */

@@ -340,7 +340,11 @@ for (const variant of variantsBuilt()) {
       const tied = new M.Session({ ...TINY, tie_weights: 1 });
       const folder = Object.fromEntries(m('exportModel', tied, 'hf', {}).map((f) => [f.path.split('/').pop(), f.bytes]));
       m('sessionFromSafetensors', m('modelFileFromFolder', folder)).delete();
-      m('exportFormatOf', m('exportModel', tied, 'gguf', { dtype: 'q8_0' })[0].bytes);
+      const gguf = m('exportModel', tied, 'gguf', { dtype: 'q8_0' })[0].bytes;
+      m('exportFormatOf', gguf);
+      m('refuseExportFormat', enc.encode('text'), 'a.txt');
+      assert.throws(() => M.refuseExportFormat(gguf, 'm.gguf'), (e) => e.code === 'import.export_format');
+      called.add('TinyGPTModule.refuseExportFormat');
       tied.delete();
       s.delete();
     });

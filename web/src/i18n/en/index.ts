@@ -2,6 +2,7 @@
 import { common } from './common';
 import { data } from './data';
 import { errors } from './errors';
+import { exporting } from './export';
 import { hidden } from './hidden';
 import { inspect } from './inspect';
 import { runs } from './runs';
@@ -15,5 +16,5 @@ import { train } from './train';
 import { translate } from './translate';
 import { watch } from './watch';
 
-export const en = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, run, errors };
+export const en = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, run, errors, export: exporting };
 export type Messages = typeof en;
