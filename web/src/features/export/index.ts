@@ -83,8 +83,9 @@ export function createExport(port: Port<ExportCalls, object>, d: ExportDeps): Ex
         // the prompt and its continuation fit the context: the exported graph has block_size positions
         const bytes = new TextEncoder().encode(prompt).slice(-Math.max(1, Math.floor(c.block_size / 2)));
         const tokens = Math.min(CHECK_BYTES, c.block_size - bytes.length);
+        const text = new TextDecoder().decode(bytes);   // before the call: its buffer is transferred to the worker
         const w = await port.call('exportCheck', { prompt: bytes, tokens });
-        const exportCheck = await runCheck({ ...w, prompt: new TextDecoder().decode(bytes), shape: c });
+        const exportCheck = await runCheck({ ...w, prompt: text, shape: c });
         patch($, { exportCheck, exportChecking: false });
       } catch (e) {
         patch($, { exportCheckError: { message: e instanceof Error ? e.message : String(e), ...(e as object) }, exportChecking: false });
