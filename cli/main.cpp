@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "tinygpt/checkpoint.h"
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
+#include "tinygpt/export.h"
 #include "tinygpt/hidden.h"
 #include "tinygpt/io.h"
 #include "tinygpt/run.h"
@@ -65,19 +67,19 @@ const Option kOptions[] = {
     {"out", kTrain, "FILE", "write a checkpoint here at the end (and every --save_interval steps)"},
     {"save_interval", kTrain, "N", "also save every N steps (0 = only at the end)"},
     {"resume", kTrain | kConfig, "FILE", "continue a checkpoint exactly; --max_iters extends its schedule"},
-    {"init", kTrain | kConfig, "FILE", "start a new run from a model file's weights and config (.safetensors: tinygpt export)"},
+    {"init", kTrain | kConfig, "FILE|DIR", "start a new run from a model file's weights and config (.safetensors: tinygpt export), or a Hugging Face GPT-2 folder (config.json, model.safetensors)"},
     {"history", kTrain, "on|off", "keep the run's history for the page's views: a snapshot at every evaluation (default: as the --resume checkpoint)"},
     {"until", kTrain, "STEP", "stop at this step (default: the end of the schedule); --resume continues"},
     {"from-link", kTrain, "URL", "replay a shared run: the link's settings and seed, its text (--data FILE for a person's own), and a check of its first losses"},
     {"share", kTrain, "URL", "at the end, print a link to this run: the page's address URL + its settings, text and first losses"},
     {"log_interval", kTrain, "N", "print a line every N steps (default 10)"},
-    {"ckpt", kSample | kTranslate | kHidden, "FILE", "the checkpoint or .safetensors model file to sample or translate with (required)"},
+    {"ckpt", kSample | kTranslate | kHidden, "FILE", "the checkpoint, .safetensors model file or Hugging Face GPT-2 folder to sample or translate with (required)"},
     {"text", kHidden, "FILE", "the text to trace (default: the start of tiny Shakespeare's validation split)"},
     {"pattern", kHidden, "NAME", "a pattern to rank the units by (default: all of them)"},
     {"top", kHidden, "N", "units listed per pattern (default 5)"},
     {"beam", kTranslate, "N", "beam search with N hypotheses (default 1: greedy)"},
     {"max_len", kTranslate, "N", "longest output in bytes (default: block_size - 1)"},
-    {"ckpt", kExport, "FILE", "the checkpoint to export (required)"},
+    {"ckpt", kExport, "FILE", "the checkpoint or .safetensors model file to export (required)"},
     {"out", kData, "DIR", "data pack: the folder to write the shards to (required)"},
     {"name", kData, "NAME", "data pack: the shards' names, NAME_train_000000.bin ... (default: the text's name)"},
     {"shard_tokens", kData, "N", "data pack: tokens per shard (default 100,000,000, llm.c's)"},
@@ -86,7 +88,9 @@ const Option kOptions[] = {
     {"out", kTokenizer, "FILE", "tokenizer train: where to write it: FILE.json as Hugging Face's tokenizer.json, else tinygpt's compact form (required)"},
     {"tokenizer", kTokenizer, "FILE", "tokenizer encode: a tokenizer.json, a tinygpt tokenizer, or GPT-2's vocab.json (merges.txt beside it) or folder (required)"},
     {"text", kTokenizer, "STRING", "tokenizer encode: encode this string instead of a file"},
-    {"out", kExport, "FILE", "the .safetensors file to write (required)"},
+    {"out", kExport, "PATH", "the file to write (safetensors, onnx, gguf), or the folder (hf) (required)"},
+    {"format", kExport, "NAME", "safetensors (default: tinygpt's names, the config in the metadata), onnx, hf (a Hugging Face GPT-2 folder), gguf (llama.cpp)"},
+    {"dtype", kExport, "NAME", "gguf: f32 (default), f16 or q8_0"},
     {"prompt", kSample, "TEXT", "text to continue (default: a newline)"},
     {"tokens", kSample, "N", "bytes to generate (default 500)"},
     {"temperature", kSample | kTranslate, "X", "1 = the model's distribution, 0 = always the likeliest byte (sample: default 1; translate: 0)"},
@@ -156,6 +160,7 @@ std::string usage(const std::string& command) {
   }
   if (command.empty() || command == "export") {
     s += "  tinygpt export --ckpt FILE --out MODEL.safetensors   the weights, with the config in the metadata\n";
+    s += "  tinygpt export --ckpt FILE --format onnx|hf|gguf --out PATH   for onnxruntime, transformers.js, llama.cpp\n";
     if (command == "export") s += options_text(kExport);
   }
   if (command.empty() || command == "hidden") {
@@ -281,9 +286,19 @@ struct ModelFile {
   safetensors::File file;
 };
 
+// A Hugging Face GPT-2 folder's files (config.json, model.safetensors, tokenizer.json) as a tinygpt
+// model file (export.h hf::model_file_from_folder).
+std::vector<uint8_t> model_file_from_folder(const std::string& dir) {
+  hf::FolderFiles files;
+  for (const char* name : {"config.json", "model.safetensors", "tokenizer.json"})
+    if (std::filesystem::exists(std::filesystem::path(dir) / name)) files[name] = io::read_file((std::filesystem::path(dir) / name).string());
+  return hf::model_file_from_folder(files);
+}
+
 ModelFile read_model_file(const std::string& path) {
   ModelFile m;
-  m.bytes = safetensors::read_file(path);
+  m.bytes = std::filesystem::is_directory(path) ? model_file_from_folder(path) : safetensors::read_file(path);
+  exporter::refuse_export_format(m.bytes.data(), m.bytes.size(), path);
   m.file = safetensors::parse(m.bytes.data(), m.bytes.size());
   return m;
 }
@@ -663,8 +678,9 @@ int cmd_config(const Args& args) {
 // A checkpoint (recognised by its TGPTCKPT magic) or a .safetensors model file (tinygpt export,
 // python/tinygpt): a trainer holding its model.
 std::unique_ptr<train::Trainer> load_model_or_checkpoint(const std::string& path) {
-  const std::vector<uint8_t> bytes = io::read_file(path);
+  const std::vector<uint8_t> bytes = std::filesystem::is_directory(path) ? model_file_from_folder(path) : io::read_file(path);
   if (ckpt::has_magic(bytes.data(), bytes.size())) return train::Trainer::load(bytes.data(), bytes.size());
+  exporter::refuse_export_format(bytes.data(), bytes.size(), path);
   safetensors::File file;
   try {
     file = safetensors::parse(bytes.data(), bytes.size());
@@ -764,18 +780,34 @@ int cmd_translate(const Args& args) {
 
 // ---- export ------------------------------------------------------------------------------------
 
-// The model of a checkpoint as a safetensors file, the config in its metadata (safetensors::export_model).
+// The model of a checkpoint (or model file) in one of the export formats (export.h): one file at
+// --out, or, for a format of several files (hf), a folder --out holding them.
 int cmd_export(const Args& args) {
   if (!args.has("ckpt") || !args.has("out"))
-    throw Error("export needs --ckpt FILE (a checkpoint) and --out FILE (the .safetensors file to write)");
+    throw Error("export needs --ckpt FILE (a checkpoint or model file) and --out PATH (where to write the export)");
   const std::string in = args.str("ckpt", ""), out = args.str("out", "");
-  const std::vector<uint8_t> bytes = io::read_file(in);
-  if (!ckpt::has_magic(bytes.data(), bytes.size()))
-    throw Error("'" + in + "' is not a tinygpt checkpoint (it does not start with TGPTCKPT)");
-  const auto t = train::Trainer::load(bytes.data(), bytes.size());
-  io::write_file(out, safetensors::export_model(*t));
-  std::printf("exported %s (%s, step %lld, %lld parameters) to %s\n", in.c_str(), model_kind_name(t->kind()),
-              (long long)t->steps_done(), (long long)t->num_parameters(), out.c_str());
+  const exporter::Format format = exporter::parse_format(args.str("format", "safetensors"));
+  exporter::Options o;
+  o.gguf_type = gguf::parse_type(args.str("dtype", "f32"));
+  if (args.has("dtype") && format != exporter::Format::gguf) throw Error("--dtype is for --format gguf");
+  const auto t = load_model_or_checkpoint(in);
+  const std::vector<exporter::File> files = exporter::export_model(*t, format, o);
+  if (files.size() == 1 && format != exporter::Format::hf) {
+    io::write_file(out, files[0].bytes);
+  } else {
+    for (const exporter::File& f : files) {
+      const std::filesystem::path path = std::filesystem::path(out) / f.path;
+      std::error_code ec;
+      std::filesystem::create_directories(path.parent_path(), ec);
+      if (ec) throw Error("cannot create the folder " + path.parent_path().string() + ": " + ec.message());
+      io::write_file(path.string(), f.bytes);
+    }
+  }
+  uint64_t bytes = 0;
+  for (const exporter::File& f : files) bytes += f.bytes.size();
+  std::printf("exported %s (%s, step %lld, %lld parameters) to %s as %s (%llu bytes)\n", in.c_str(), model_kind_name(t->kind()),
+              (long long)t->steps_done(), (long long)t->num_parameters(), out.c_str(), exporter::format_name(format),
+              (unsigned long long)bytes);
   return 0;
 }
 

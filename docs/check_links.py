@@ -52,7 +52,8 @@ ROOT = os.path.dirname(DOCS)
 
 PATH_PREFIXES = ("core/", "tests/", "wasm/", "cli/", "web/", "bench/", "scripts/", "python/", "data/")
 SYMBOL_NAMESPACES = ("nn", "model", "optim", "data", "sample", "ckpt", "train", "kernels", "share",
-                     "tp", "simd", "io", "json", "safetensors", "gpu", "learn", "watch", "hidden", "tok", "tinygpt")
+                     "tp", "simd", "io", "json", "safetensors", "gpu", "learn", "watch", "hidden", "tok", "tinygpt",
+                     "onnx", "gguf", "hf", "exporter", "pb")
 TEST_HEADERS = {"test", "tests", "测试"}
 
 errors = []

@@ -220,3 +220,28 @@ TEST_CASE("reshape passes gradients through one to one", "[ops][gradcheck]") {
   CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::gelu(ar, nn::reshape(ar, x, {2, 6})); }, {x}, 3e-3f,
                               2e-3, 5e-3));
 }
+
+// ---- the GPT-2 layout's tied head --------------------------------------------------------------
+
+TEST_CASE("tied_head computes x table^T: logits from the embedding rows", "[ops]") {
+  nn::Arena a;
+  nn::Tensor x = a.from({2, 2}, {1, 2, 3, 4});              // (N, C)
+  nn::Tensor table = a.from({3, 2}, {1, 0, 0, 1, 1, -1});   // (V, C): rows e0, e1, e0 - e1
+  nn::Tensor y = nn::tied_head(a, x, table);                // (N, V): x . each row
+  const float want[6] = {1, 2, -1, 3, 4, -1};
+  REQUIRE(y.shape() == nn::Shape{2, 3});
+  for (int i = 0; i < 6; i++) CHECK(y.data()[i] == want[i]);
+  CHECK_THROWS_WITH(nn::tied_head(a, x, a.from({2, 3}, {0, 0, 0, 0, 0, 0})),
+                    Catch::Contains("expects x (..., C) and table (V, C), got (2, 2) and (2, 3)"));
+}
+
+TEST_CASE("tied_head backward matches finite differences, to x and to the table", "[ops][gradcheck]") {
+  nn::Arena a;
+  nn::Tensor x = random_tensor(a, {2, 3, 17}, 1), table = random_tensor(a, {11, 17}, 2);
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::tied_head(ar, x, table); }, {x, table}, 1e-2f, 2e-3, 2e-3));
+  // the table as embedding and head at once (the tied model): both gradients accumulate into it
+  const int32_t tokens[4] = {3, 10, 3, 0};
+  CHECK_GRADS(check_gradients(
+      [&](nn::Arena& ar) { return nn::tied_head(ar, nn::embedding(ar, table, tokens, 2, 2), table); }, {table}, 1e-2f, 2e-3,
+      2e-3));
+}

@@ -13,6 +13,7 @@ export interface SessionConfig {
   n_dec_layer?: number;    // 2   (seq2seq, lstm_seq2seq) decoder layers
   d_ff?: number;           // 256 (seq2seq) feed-forward width
   n_head?: number;         // 4   (n_embd must be divisible by n_head)
+  tie_weights?: number;    // 0   (gpt) 1: the GPT-2 layout: the head is wte, no head bias (exports as a Hugging Face GPT-2 folder)
   n_embd?: number;         // 128
   n_hidden?: number;       // 256 (rnn, gru, lstm, lstm_seq2seq) hidden units per recurrent layer
   block_size?: number;     // 64  context length (tokens)
@@ -416,6 +417,15 @@ export interface Tokenizer {
   delete(): void;
 }
 
+/** The formats of exportModel (core export.h): tinygpt's model file, ONNX, a Hugging Face GPT-2 folder, GGUF. */
+export type ExportFormat = 'safetensors' | 'onnx' | 'hf' | 'gguf';
+export interface ExportOptions {
+  /** gguf: the matrices' type (default f32). */
+  dtype?: 'f32' | 'f16' | 'q8_0';
+}
+/** One file of an export: its path inside the export ("model.onnx", "onnx/model.onnx") and its bytes. */
+export interface ExportFile { path: string; bytes: Uint8Array }
+
 export interface TinyGPTModule {
   Session: new (config: SessionConfig) => Session;
   /** The byte tokenizer: 256 tokens, no merges. */
@@ -497,6 +507,18 @@ export interface TinyGPTModule {
   hiddenSignal(pattern: string, text: Uint8Array): Float32Array;
   /** The k units whose activation correlates most with the pattern on the text. */
   hiddenSearch(session: Session, text: Uint8Array, pattern: string, k: number): UnitMatch[];
+
+  // ---- export (wasm/export.cpp, core/include/tinygpt/export.h; docs/export.md) ----
+  /** The session's model in another tool's format: its files in order (one for safetensors, onnx and gguf; the folder's for hf). Throws the core's message when the model cannot be written so. */
+  exportModel(session: Session, format: ExportFormat, options: ExportOptions): ExportFile[];
+  /** The core's logits (T × V; row t after tokens[0..t]) of a language model: what a runtime's outputs are checked against. */
+  exportLogits(session: Session, tokens: Int32Array | number[]): Float32Array;
+  /** A Hugging Face GPT-2 folder's files by name (config.json, model.safetensors, tokenizer.json; others ignored) as a tinygpt model file for sessionFromSafetensors. Throws the core's coded message (import.*). */
+  modelFileFromFolder(files: Record<string, Uint8Array>): Uint8Array;
+  /** 'gguf' or 'onnx' for a file of those export formats (a run cannot start from one), else ''. */
+  exportFormatOf(bytes: Uint8Array): 'gguf' | 'onnx' | '';
+  /** Throws the core's import.export_format message (naming the file) for a file of an export format; nothing for another file. */
+  refuseExportFormat(bytes: Uint8Array, name: string): void;
 
   // ---- the WebGPU backend's host half (wasm/webgpu.cpp, core/include/tinygpt/gpu_host.h; docs/webgpu.md) ----
   /** The GPU plan of the session's configuration, as JSON (core/include/tinygpt/gpu_plan.h). */

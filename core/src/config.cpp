@@ -271,7 +271,7 @@ int64_t num_parameters(const Config& c) {
   if (c.model == ModelKind::lstm_seq2seq) return lstm_seq2seq_dims(c).num_parameters();
   const int64_t C = c.n_embd, V = c.vocab_size, L = c.n_layer;
   const int64_t per_block = 2 * C + (C * 3 * C + 3 * C) + (C * C + C) + 2 * C + (C * 4 * C + 4 * C) + (4 * C * C + C);
-  return V * C + int64_t(c.block_size) * C + L * per_block + 2 * C + C * V + V;
+  return V * C + int64_t(c.block_size) * C + L * per_block + 2 * C + (c.tie_weights ? 0 : C * V + V);  // tied: no lm_head
 }
 
 int64_t estimate_training_bytes(const Config& c) {

@@ -300,6 +300,7 @@ void Plan::to_cpu_layout(const float* gpu, float* cpu) const {
 }
 
 Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
+  if (mc.tie_weights) throw Error("gpu plan: the GPT-2 layout (tie_weights 1) trains on the CPU only for now");
   validate_config(mc);
   const Config& tc = mc;  // the optimizer's fields
   if (table.empty() || table.front().name != "wte") throw Error("gpu plan: the parameter table is not TinyGPT's");

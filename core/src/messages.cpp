@@ -58,6 +58,9 @@ const std::vector<std::string_view>& message_codes() {
       "share.bad_tokenizer", "share.other_tokenizer", "replay.diverged_bpb",
       // the wasm layer (wasm/common.h)
       "wasm.out_of_memory",
+      // exports and imports (export*.cpp): a model a format cannot hold, a Hugging Face folder read back
+      "export.head_bias", "export.not_gpt2", "import.no_config", "import.model_type", "import.unsupported", "import.no_weights",
+      "import.missing_tensor", "import.shape", "import.tokenizer", "import.export_format",
   };
   return codes;
 }

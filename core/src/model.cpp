@@ -37,8 +37,10 @@ TinyGPT::TinyGPT(const Config& config) : config_(config) {
   }
   entry("ln_f.weight", {C}, false);
   entry("ln_f.bias", {C}, false);
-  entry("lm_head.weight", {C, V}, true);
-  entry("lm_head.bias", {V}, false);
+  if (!config_.tie_weights) {  // the GPT-2 layout (tie_weights) has no head of its own: wte is the head
+    entry("lm_head.weight", {C, V}, true);
+    entry("lm_head.bias", {V}, false);
+  }
 
   // 2) one block for all parameters and one for all gradients, and a view per entry
   block_.allocate(tinygpt::num_parameters(config_));
@@ -56,7 +58,7 @@ TinyGPT::TinyGPT(const Config& config) : config_(config) {
     b.fcproj_w = view(), b.fcproj_b = view();
   }
   lnf_g_ = view(), lnf_b_ = view();
-  lm_w_ = view(), lm_b_ = view();
+  if (!config_.tie_weights) lm_w_ = view(), lm_b_ = view();
   last_att_.resize(size_t(L));
   init_weights(config_.seed);
 }
@@ -105,6 +107,7 @@ nn::Tensor TinyGPT::forward_logits(nn::Arena& arena, const int32_t* tokens, int 
     x = nn::add(arena, x, nn::linear_lastdim(arena, h, blk.fcproj_w, blk.fcproj_b));  // (B, T, C)
   }
   x = nn::layernorm_lastdim(arena, x, lnf_g_, lnf_b_);  // (B, T, C)
+  if (config_.tie_weights) return nn::tied_head(arena, x, wte_);  // (B, T, V) = x wte^T
   return nn::linear_lastdim(arena, x, lm_w_, lm_b_);    // (B, T, V)
 }
 
@@ -168,7 +171,8 @@ const float* TinyGPT::decode(KVCache& c, const int32_t* tokens, int n) const {
   // logits for the last position only
   const float* x_last = x + int64_t(n - 1) * C;
   kernels::layernorm_forward(h, mean, rstd, x_last, lnf_g_.data(), lnf_b_.data(), 1, C, 1e-5f);
-  kernels::matmul_forward(c.logits.data(), h, lm_w_.data(), lm_b_.data(), 1, C, V);
+  if (config_.tie_weights) kernels::sgemm(false, true, 1, V, C, h, C, wte_.data(), C, c.logits.data(), V, false);  // h wte^T
+  else kernels::matmul_forward(c.logits.data(), h, lm_w_.data(), lm_b_.data(), 1, C, V);
   return c.logits.data();
 }
 

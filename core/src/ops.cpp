@@ -393,4 +393,23 @@ Tensor cross_entropy_ignore(Arena& arena, const Tensor& logits, const int32_t* t
   return out;
 }
 
+Tensor tied_head(Arena& arena, const Tensor& x, const Tensor& table) {
+  require_defined("tied_head", x, "x");
+  require_defined("tied_head", table, "table");
+  if (table.shape().ndim != 2 || x.shape().ndim < 1 || x.shape().last() != table.dim(1))
+    fail("tied_head", "expects x (..., C) and table (V, C), got " + x.shape().str() + " and " + table.shape().str());
+  const int V = int(table.dim(0)), C = int(table.dim(1));
+  const int N = int(x.numel() / C);
+  Tensor out = arena.tensor(with_last(x.shape(), V));  // (..., V)
+  kernels::sgemm(false, true, N, V, C, x.data(), C, table.data(), C, out.data(), V, false);
+  if (any_wants_grad({x, table})) {
+    attach(arena, out, "tied_head", {x, table}, [=] {
+      // forward: out = x @ table^T  ->  dx += dout @ table,  dtable += dout^T @ x
+      if (float* dx = grad_of(x)) kernels::sgemm(false, false, N, C, V, out.grad(), V, table.data(), C, dx, C, true);
+      if (float* dt = grad_of(table)) kernels::sgemm(true, false, V, C, N, out.grad(), V, x.data(), C, dt, C, true);
+    });
+  }
+  return out;
+}
+
 }  // namespace tinygpt::nn

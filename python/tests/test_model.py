@@ -131,6 +131,13 @@ class LogitsParity(unittest.TestCase):
               f"relative {rel:.2e} (max |logit| {float(core.abs().max()):.1f})")
         self.assertLessEqual(rel, TOLERANCE)
 
+    def test_logits_equal_the_cores_in_the_gpt2_layout(self):
+        # tie_weights 1: no lm_head, the head is wte (the model file carries tie_weights in its metadata)
+        config = Config(n_layer=2, n_head=3, n_embd=12, block_size=9, tie_weights=1)
+        self.assertNotIn("lm_head.weight", dict(TinyGPT(config).named_parameters()))
+        self.assertEqual(config.num_parameters(), Config(n_layer=2, n_head=3, n_embd=12, block_size=9).num_parameters() - 13 * 256)
+        self.check(config, B=2, T=9, seed=4, perturb=0.1)
+
     def test_a_context_longer_than_the_models_is_refused(self):
         model = TinyGPT(Config(n_layer=1, n_head=1, n_embd=4, block_size=4))
         with self.assertRaisesRegex(ValueError, "sequence length 5 exceeds the context of 4"):

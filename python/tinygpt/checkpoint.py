@@ -120,7 +120,9 @@ class Checkpoint:
 
     def num_parameters(self) -> int:
         """The parameters of the gpt model the config describes (the layout Python knows)."""
-        return layout.num_parameters(self.shape())
+        shape = self.shape()
+        shape.tie_weights = int(self.config.get("tie_weights", 0))  # the GPT-2 layout: no lm_head
+        return layout.num_parameters(shape)
 
     def validation(self) -> List[Tuple[int, float]]:
         return list(zip(self.val_steps, self.val_losses))
@@ -323,7 +325,7 @@ def parse(data) -> Checkpoint:
         raise CheckpointError("checkpoint is inconsistent: the optimizer moments do not match the parameters in size")
     if spans["val_steps"][1] != spans["val_losses"][1]:
         raise CheckpointError("checkpoint is inconsistent: validation steps and losses differ in number")
-    expected = layout.num_parameters(shape) if gpt else n_params  # other kinds: the core checks the count
+    expected = ck.num_parameters() if gpt else n_params  # other kinds: the core checks the count
     if n_params != expected:
         raise CheckpointError(f"checkpoint holds {n_params} parameters but its config (n_layer {shape.n_layer}, "
                               f"n_embd {shape.n_embd}, block_size {shape.block_size}) needs {expected}")

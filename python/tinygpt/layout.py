@@ -31,8 +31,9 @@ def param_specs(config) -> List[Tuple[str, Tuple[int, ...], bool]]:
             (p + "mlp.c_fc.weight", (C, 4 * C), True), (p + "mlp.c_fc.bias", (4 * C,), False),
             (p + "mlp.c_proj.weight", (4 * C, C), True), (p + "mlp.c_proj.bias", (C,), False),
         ]
-    specs += [("ln_f.weight", (C,), False), ("ln_f.bias", (C,), False),
-              ("lm_head.weight", (C, V), True), ("lm_head.bias", (V,), False)]
+    specs += [("ln_f.weight", (C,), False), ("ln_f.bias", (C,), False)]
+    if not int(getattr(config, "tie_weights", 0)):  # the GPT-2 layout (tie_weights 1): wte is the head
+        specs += [("lm_head.weight", (C, V), True), ("lm_head.bias", (V,), False)]
     return specs
 
 

@@ -8,7 +8,8 @@
 
 Layout conventions of the core (not torch.nn.Linear's): every weight matrix is stored (in, out)
 and applied as x @ W + b; LayerNorm eps is 1e-5; GELU is the tanh approximation; positions are
-learned; the output head has its own weight and a bias (not tied to wte). Parameter names, shapes
+learned; the output head has its own weight and a bias, or, in the GPT-2 layout (tie_weights 1),
+is wte itself (logits = ln_f(x) @ wte^T, no bias, no lm_head parameters). Parameter names, shapes
 and order are those of TinyGPT::param_table() (tinygpt.layout.param_specs), so a state_dict's keys
 are the core's names and the flat parameter block of the core is the concatenation in that order.
 
@@ -36,6 +37,14 @@ LN_EPS = 1e-5
 SHAPE_FIELDS = ("n_layer", "n_head", "n_embd", "block_size")
 
 
+def _tie_weights(fields: Mapping[str, object]) -> int:
+    """tie_weights of a config or metadata: 0 when absent (files written before the GPT-2 layout)."""
+    v = str(fields.get("tie_weights", "0"))
+    if v not in ("0", "1"):
+        raise ValueError(f"invalid config: tie_weights must be 0 or 1 (got '{v}')")
+    return int(v)
+
+
 @dataclass(frozen=True)
 class Config:
     """The model's shape, under the config schema's names. The schema's ranges are the core's to
@@ -58,6 +67,9 @@ class Config:
                              "(each head gets n_embd / n_head channels)")
         return self
 
+    # 1: the GPT-2 layout: the head is wte (logits = ln_f(x) @ wte^T), no lm_head (config.h tie_weights)
+    tie_weights: int = 0
+
     def num_parameters(self) -> int:
         return sum(math.prod(shape) for _, shape, _ in param_specs(self))
 
@@ -67,7 +79,7 @@ class Config:
         metadata (strings), by the schema's names; other fields are not the model's business."""
         if str(fields.get("model", "gpt")) != "gpt":  # the only kind with a PyTorch twin here
             raise ValueError(f"this is a {fields['model']} model: tinygpt.model is the gpt kind (TinyGPT) only")
-        values = {}
+        values = {"tie_weights": _tie_weights(fields)}
         for key in SHAPE_FIELDS:
             if key not in fields:
                 raise ValueError(f"not a tinygpt model: its config has no \"{key}\" "
@@ -84,7 +96,7 @@ class Config:
 
     def to_metadata(self) -> Dict[str, str]:
         """The shape as model-file metadata (the core's field_text of these fields)."""
-        meta = {"model": "gpt"}
+        meta = {"model": "gpt", **({"tie_weights": "1"} if self.tie_weights else {})}
         meta.update({name: str(getattr(self, name)) for name in SHAPE_FIELDS})
         meta.update(_vocab_metadata(self.vocab_size))
         meta["format"] = "pt"
@@ -145,6 +157,8 @@ def forward_logits(P: Mapping[str, torch.Tensor], tokens, n_layer: int, n_head: 
         h = F.gelu(h @ P[p + "mlp.c_fc.weight"] + P[p + "mlp.c_fc.bias"], approximate="tanh")  # (B, T, 4C)
         x = x + (h @ P[p + "mlp.c_proj.weight"] + P[p + "mlp.c_proj.bias"])
     x = layernorm(x, P["ln_f.weight"], P["ln_f.bias"])
+    if "lm_head.weight" not in P:  # the GPT-2 layout (tie_weights 1): the head is wte
+        return x @ P["wte"].t()  # (B, T, V)
     return x @ P["lm_head.weight"] + P["lm_head.bias"]  # (B, T, V)
 
 
@@ -187,7 +201,8 @@ class TinyGPT(nn.Module):
         self.wpe = nn.Parameter(torch.zeros(config.block_size, C))
         self.h = nn.ModuleList([_Block(C) for _ in range(config.n_layer)])
         self.ln_f = _Params(weight=(C,), bias=(C,))
-        self.lm_head = _Params(weight=(C, V), bias=(V,))
+        if not config.tie_weights:  # the GPT-2 layout has no head of its own
+            self.lm_head = _Params(weight=(C, V), bias=(V,))
         names = [name for name, _ in self.named_parameters()]
         assert names == [name for name, _, _ in param_specs(config)], "parameter order differs from param_table"
         self.init_weights(torch.Generator().manual_seed(0 if seed is None else seed))

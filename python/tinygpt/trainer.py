@@ -49,6 +49,7 @@ FIELDS: Dict[str, str] = {
     "n_dec_layer": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
     "d_ff": "seq2seq only: not read for gpt (and seq2seq runs are refused)",
     "n_head": "the model's shape",
+    "tie_weights": "the model's shape: 1 has no lm_head, the head is wte (tinygpt.model, the GPT-2 layout)",
     "n_embd": "the model's shape",
     "n_hidden": "rnn, gru, lstm: the model's shape (not read for gpt)",
     "block_size": "the model's shape and the window length T",

@@ -320,7 +320,7 @@ for (const variant of variantsBuilt()) {
       session(s, 'delete');
     });
 
-    check('returns share links, replays and model files of the declared shapes', () => {
+    check('returns share links, replays, model files and exports of the declared shapes', () => {
       const s = new M.Session(TINY);
       s.setCorpus(corpus);
       const { losses } = s.advance(4, 0);
@@ -336,6 +336,17 @@ for (const variant of variantsBuilt()) {
       const bytes = new Uint8Array(fs.readFileSync(model));
       m('sessionFromSafetensors', bytes).delete();
       m('sessionFromSafetensors', bytes, { memory_limit_mb: 512 }).delete();
+      m('exportModel', s, 'onnx', {});
+      m('exportLogits', s, Int32Array.from([84, 111]));
+      const tied = new M.Session({ ...TINY, tie_weights: 1 });
+      const folder = Object.fromEntries(m('exportModel', tied, 'hf', {}).map((f) => [f.path.split('/').pop(), f.bytes]));
+      m('sessionFromSafetensors', m('modelFileFromFolder', folder)).delete();
+      const gguf = m('exportModel', tied, 'gguf', { dtype: 'q8_0' })[0].bytes;
+      m('exportFormatOf', gguf);
+      m('refuseExportFormat', enc.encode('text'), 'a.txt');
+      assert.throws(() => M.refuseExportFormat(gguf, 'm.gguf'), (e) => e.code === 'import.export_format');
+      called.add('TinyGPTModule.refuseExportFormat');
+      tied.delete();
       s.delete();
     });
 
@@ -398,6 +409,8 @@ for (const variant of variantsBuilt()) {
       assert.ok(m('hiddenSearch', s, text, 'quote', 3).length === 3, 'hiddenSearch: three units');
       session(s, 'generate', enc.encode('ROMEO:'), 5, { temperature: 0.8 });
       session(s, 'inspect', enc.encode('To be'));
+      m('exportModel', s, 'safetensors', {});
+      m('exportLogits', s, Int32Array.from([84, 111]));
       const tree = m('growGenerationTree', s, enc.encode('the '), 2);
       call('GenerationTree', tree, 'extend', 0, call('GenerationTree', tree, 'node', 0).topTokens[0]);
       tree.delete();

@@ -41,6 +41,7 @@ const translateNow = translate.mount(translateSlot);
 inspect.mount(wide, alignmentSlot);
 wide.append(alignmentSlot);
 runs.mount(wide, $('#banner-slot'));
+page.export.mount($('#runs'));
 share.mount(guard, $('#banner-slot'));
 learn.mount(wide);
 watch.mount(wide);

@@ -6,6 +6,7 @@ import { view } from './app/store';
 import type { Calls, Events } from './protocol';
 import { createData } from './features/data';
 import { createEstimate } from './features/estimate';
+import { createExport } from './features/export';
 import { createHidden } from './features/hidden';
 import { createInspect } from './features/inspect';
 import { createLearn } from './features/learn';
@@ -39,6 +40,7 @@ export function createPage(bridge: Bridge<Calls, Events>, storage: Storage, opti
   const translate = createTranslate(bridge, { settings, session, data });
   const inspect = createInspect(bridge, { settings, data, session, train, sample, translate });
   const runs = createRuns(bridge, { runtime, settings, data, session, train, storage });
+  const exporting = createExport(bridge, { session, data, runs });
   const share = createShare(bridge, { runtime, settings, data, session, train });
   const watch = createWatch(bridge, { session, settings, train, runs });
   const learn = createLearn(bridge, runtime);
@@ -46,8 +48,8 @@ export function createPage(bridge: Bridge<Calls, Events>, storage: Storage, opti
   const tokens = createTokens(bridge, { runtime, session, settings });
   const offline = createOffline({ data, settings, session });
   /** Every feature's state as one object: what the end-to-end tests and the benchmark read (`__tinygpt.get()`). */
-  const state = view(runtime.$, webgpu.$, session.$, settings.$, data.$, train.$, estimate.$, sample.$, translate.$, inspect.$, runs.$, share.$, watch.$, hidden.$, tokens.$);
-  return { webgpu, runtime, session, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, tokens, offline, state };
+  const state = view(runtime.$, webgpu.$, session.$, settings.$, data.$, train.$, estimate.$, sample.$, translate.$, inspect.$, runs.$, exporting.$, share.$, watch.$, hidden.$, tokens.$);
+  return { webgpu, runtime, session, settings, data, train, estimate, sample, translate, inspect, runs, export: exporting, share, watch, learn, hidden, tokens, offline, state };
 }
 
 export type Page = ReturnType<typeof createPage>;

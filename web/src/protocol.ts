@@ -3,6 +3,7 @@
 // these; each feature is handed it as a Port of its own calls and events.
 import type { DataCalls } from './features/data/messages';
 import type { EstimateCalls } from './features/estimate/messages';
+import type { ExportCalls } from './features/export/messages';
 import type { HiddenCalls } from './features/hidden/messages';
 import type { InspectCalls } from './features/inspect/messages';
 import type { LearnCalls } from './features/learn/messages';
@@ -20,7 +21,7 @@ import type { WebgpuEvents } from './features/webgpu/messages';
 
 /** Page → worker: every call, by message type. */
 export interface Calls extends RuntimeCalls, DataCalls, SettingsCalls, SessionCalls, EstimateCalls, TrainCalls, SampleCalls, InspectCalls,
-  TranslateCalls, RunsCalls, ShareCalls, WatchCalls, LearnCalls, HiddenCalls, TokensCalls {}
+  TranslateCalls, RunsCalls, ExportCalls, ShareCalls, WatchCalls, LearnCalls, HiddenCalls, TokensCalls {}
 
 /** Worker → page: every event, by type. */
 export interface Events extends RuntimeEvents, WebgpuEvents, SessionEvents, TrainEvents, SampleEvents, ShareEvents, WatchEvents, TokensEvents {}

@@ -8,6 +8,7 @@ import { Registry } from './worker/registry';
 import { initialCore } from './worker/state';
 import { dataWorker } from './features/data/worker';
 import { estimateWorker } from './features/estimate/worker';
+import { exportWorker } from './features/export/worker';
 import { hiddenWorker } from './features/hidden/worker';
 import { inspectWorker } from './features/inspect/worker';
 import { learnWorker } from './features/learn/worker';
@@ -41,6 +42,7 @@ const worker = new Registry(initialCore(), self)
   .register(inspectWorker())
   .register(translateWorker())
   .register(runsWorker())
+  .register(exportWorker())
   .register(shareWorker())
   .register(watchWorker())
   .register(hiddenWorker())

@@ -124,7 +124,9 @@ export function tinygptAssets(opts: AssetOptions): Plugin {
       const sw = bundle['sw.js'];
       if (!sw || sw.type !== 'chunk') return this.error('sw.js was not built');
       // KaTeX's .woff/.ttf fonts are for browsers without woff2 (none the page runs in): not precached
-      const list = Object.keys(bundle).filter((f) => f !== 'sw.js' && !f.endsWith('.map') && !/KaTeX_.*\.(woff|ttf)$/.test(f)).sort();
+      // onnxruntime-web's wasm (14 MB, features/export's check in ONNX Runtime, fetched when asked): not precached either
+      const list = Object.keys(bundle).filter((f) => f !== 'sw.js' && !f.endsWith('.map') && !/KaTeX_.*\.(woff|ttf)$/.test(f) &&
+        !/ort-wasm.*\.wasm$/.test(f)).sort();
       // the version is a hash of every file's name and contents, so sw.js changes with the site
       let h = 2166136261;
       const mix = (s: string | Uint8Array) => {

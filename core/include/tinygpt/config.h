@@ -73,6 +73,8 @@ enum class FieldGroup : int { model, training, run };
     "hidden width of each layer's ReLU feed-forward network")                                                          \
   X(n_head,        int,       4,        "[1, 128]",           kKindGpt | kKindSeq2Seq, model, "Heads",                 \
     "attention heads per layer; n_embd is split between them")                                                         \
+  X(tie_weights,   int,       0,        "[0, 1]",             kKindGpt, model,     "GPT-2 layout",                     \
+    "1: the head is the token embedding wte (tied) with no bias, as GPT-2 and nanoGPT: such a model exports as a Hugging Face GPT-2 folder and to llama.cpp") \
   X(n_embd,        int,       128,      "[1, 8192]",          kAllKinds, model,    "Width",                            \
     "size of each token's vector (must be divisible by n_head)")                                                       \
   X(n_hidden,      int,       256,      "[1, 8192]",          kKindRecurrent | kKindLstmSeq2Seq, model, "Hidden size", \

@@ -11,6 +11,7 @@
 //     x = x + proj(causal_attention(qkv(LN1(x))))           (B, T, C)
 //     x = x + fc_proj(gelu(fc(LN2(x))))                     (B, T, C), hidden (B, T, 4C)
 //   logits = LN_f(x) @ lm_head.weight + lm_head.bias        (B, T, V)
+//            or, in the GPT-2 layout (tie_weights 1): LN_f(x) @ wte^T, no lm_head parameters
 //
 // Parameters, and their gradients, each live in one contiguous float block; every named
 // parameter (wte, h.0.attn.c_attn.weight, ...) is a view into it, described by param_table().
@@ -80,7 +81,7 @@ class TinyGPT : public ModelParameters {  // params(), grads(), param_table(), p
   nn::Tensor wpe_;   // (block_size, C)
   std::vector<Block> blocks_;
   nn::Tensor lnf_g_, lnf_b_;   // (C), (C)
-  nn::Tensor lm_w_, lm_b_;     // (C, V), (V)
+  nn::Tensor lm_w_, lm_b_;     // (C, V), (V); undefined when tied (tie_weights: wte is the head)
   std::vector<nn::Tensor> last_att_;  // (B, NH, T, T) per layer
 };
 

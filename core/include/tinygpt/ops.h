@@ -108,4 +108,10 @@ Tensor take_positions(Arena& arena, const Tensor& x, const int32_t* index);
 // out (..., 2C) = [x | x] for x (..., C): keys and values that are the same vectors, for cross_attention
 Tensor repeat_lastdim(Arena& arena, const Tensor& x);
 
+// ---- the GPT-2 layout's head (Config::tie_weights; docs/export.md) ------------------------------
+// out (..., V) = x (..., C) @ table^T for table (V, C): logits from the token embedding itself (the
+// head tied to wte, no bias). Gradients reach x and the table (which the embedding's own gradient
+// also accumulates into).
+Tensor tied_head(Arena& arena, const Tensor& x, const Tensor& table);
+
 }  // namespace tinygpt::nn

@@ -133,7 +133,8 @@ Metadata load_model(const uint8_t* bytes, size_t n, model::TinyGPT& model);
 Metadata config_metadata(const Config& config);
 
 // True for the metadata keys a model file of this kind must have: the fields of the group `model`
-// that apply to the kind (they shape the parameters), except `model` (default gpt), `seed` (the
+// that apply to the kind (they shape the parameters), except `model` (default gpt), `tie_weights`
+// (default 0: files written before it have a head of their own), `seed` (the
 // data order of a new run) and, for rnn, gru and lstm, block_size (their training window, not a
 // shape). Every other field takes the schema's default when missing.
 bool required_in_model_file(const FieldSpec& field, ModelKind kind);

@@ -19,6 +19,10 @@ export const TERMS: readonly string[] = [
   // formats and units
   'TSV', 'UTF', 'ASCII', 'Latin', 'Windows', 'ckpt', 'tsv', 'txt', 'safetensors', 'json', 'KiB', 'MiB', 'GiB', 'TiB', 'KB', 'MB', 'GB',
   'ms', 'URL', 'bin', 'uint16', 'uint32', 'utf', 'OPFS',
+  // export formats and the tools that read them (docs/export.md)
+  'ONNX', 'GGUF', 'gguf', 'onnx', 'llama', 'cpp', 'gpt2', 'Hugging', 'Face', 'transformers', 'js', 'Runtime', 'zip', 'f32', 'f16', 'q8_0',
+  // the files of a Hugging Face model folder, by name (config.json, model.safetensors)
+  'config', 'model',
   // llm.c (Karpathy's C trainer, whose token shards the page reads and writes) and the command that converts encodings
   'llm', 'iconv',
   // the parts of llm.c's shard names (*_train_*.bin, *_val_*.bin) that say which split a shard is

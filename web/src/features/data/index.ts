@@ -40,8 +40,8 @@ export interface Data {
   stored(): Promise<void>;
   /** Bytes the worker read from the current corpus's files so far (tests, bench:data). */
   bytesRead(): Promise<number>;
-  /** Where checkpoints and model files dropped as data go (features/runs). */
-  setModelFiles(files: ModelFiles): void;
+  /** Where checkpoints and model files dropped as data go (features/runs, features/export); each call adds its kinds. */
+  setModelFiles(files: Partial<ModelFiles>): void;
   /** `fn` hears of data chosen with the keyboard (the built-in text, a task), once taken: the page moves the focus on to Start. */
   onKeyboardPick(fn: () => void): void;
   /** Keyboard focus on the first way to choose data (the built-in text, or the first task in translation). */
@@ -76,7 +76,7 @@ export function createData(port: Port<DataCalls, object>, runtime: Runtime, sett
     send: (ref, bytes, stats, blockSize) => loader.send(ref, bytes, stats, bytes.buffer as ArrayBuffer, blockSize),
     stored: () => loader.stored(),
     bytesRead: () => port.call('corpusBytesRead', {}),
-    setModelFiles: (files) => void (loader.modelFiles = files),
+    setModelFiles: (files) => void (loader.modelFiles = { ...loader.modelFiles, ...files }),
     onKeyboardPick: (fn) => void keyboardPicks.push(fn),
     focusFirst: () => panel?.focusFirst(),
     mount(slot) {

@@ -60,10 +60,16 @@ export interface LoaderDeps {
   storage: Storage;
 }
 
-/** Model files are features/runs' business: a checkpoint, or a .safetensors model (a new run from its weights). */
+/**
+ * Model files are other features' business: a checkpoint, or a .safetensors model (a new run from
+ * its weights): features/runs; a Hugging Face folder, and a file of an export format (true: said so,
+ * nothing more to do): features/export.
+ */
 export interface ModelFiles {
   checkpoint(file: File): Promise<void>;
   safetensors(file: File): Promise<void>;
+  folder(files: File[]): Promise<void>;
+  exportFile(file: File, head: Uint8Array): Promise<boolean>;
 }
 
 export class CorpusLoader {
@@ -77,8 +83,8 @@ export class CorpusLoader {
   /** The last file taken converted from another encoding: its other reading is one click away. */
   private encoded: Encoded | null = null;
 
-  /** Set by features/runs: where checkpoints and model files go. */
-  modelFiles: ModelFiles | null = null;
+  /** Set by features/runs and features/export: where checkpoints and model files go. */
+  modelFiles: Partial<ModelFiles> = {};
 
   /** Large texts and shards: read from their files, scanned and kept in the background. */
   private readonly stream: CorpusStream;
@@ -139,6 +145,8 @@ export class CorpusLoader {
   async handleFiles(files: File[]): Promise<void> {
     if (files.length === 1) return this.handleFile(files[0]);
     hideTooltip();
+    // a Hugging Face model folder (config.json beside model.safetensors)
+    if (this.modelFiles.folder && files.some((f) => f.name === 'config.json')) return this.modelFiles.folder(files);
     const shards = files.filter((f) => isShardName(f.name));
     if (!shards.length || this.mode !== 'gpt') {
       this.showProblem({ kind: 'shards', title: (m) => m.data.problem.notShards, message: (m) => m.data.problem.notShardsWhy, data: [] });
@@ -162,13 +170,15 @@ export class CorpusLoader {
       return;
     }
     // a model file (tinygpt export) is binary to the sniffer: its safetensors header says what it is
-    if (verdict.kind !== 'checkpoint' && isSafetensors(head, file.size)) return this.modelFiles?.safetensors(file);
+    if (verdict.kind !== 'checkpoint' && isSafetensors(head, file.size)) return this.modelFiles.safetensors?.(file);
+    // a GGUF or ONNX file tinygpt exported: said to be one, not taken as binary data
+    if (verdict.kind !== 'checkpoint' && (await this.modelFiles.exportFile?.(file, head))) return;
     // an llm.c token shard: the corpus of one shard (the core says what is wrong with a bad one)
     if (isShardHead(head) && this.mode === 'gpt') return this.takeFiles([file], true, file.name);
     if (verdict.kind === 'tsv_pairs' && this.mode === 'gpt') return this.offerPairs(file, verdict);
     switch (verdict.kind) {
       case 'checkpoint':
-        return this.modelFiles?.checkpoint(file);
+        return this.modelFiles.checkpoint?.(file);
       case 'not_checkpoint':
         // the checkpoint loader's refusal, not "train anyway": the name says it should be one
         notify(h('span', {}, withData(t().data.notice.notCheckpoint(file.name), [file.name]), coreInline(verdict.message, verdict), ' ',

@@ -221,6 +221,21 @@ export const errors = {
       variantNote(a),
     // the wasm layer
     'wasm.out_of_memory': 'out of memory: the browser could not give the model more memory',
+    // exports and imports (core export*.cpp)
+    'export.head_bias': 'gguf: llama.cpp\'s gpt2 has no head bias, and this model\'s is not zero: train with the GPT-2 layout ' +
+      '(tie_weights 1) for llama.cpp, or export ONNX',
+    'export.not_gpt2': 'hf: a Hugging Face GPT-2 has its head tied to the token embedding and no head bias, and this model has ' +
+      'a head of its own (tie_weights 0): export it as ONNX, or train with the GPT-2 layout (tie_weights 1)',
+    'import.no_config': (a) => `no config.json among the files (${a.files}): a Hugging Face model folder has config.json beside model.safetensors`,
+    'import.model_type': (a) => `config.json says model_type "${a.model_type}": tinygpt reads GPT-2's layout (model_type gpt2) only`,
+    'import.unsupported': (a) => `config.json: ${a.what}`,
+    'import.no_weights': 'no model.safetensors beside config.json (tinygpt reads the weights in safetensors, not pytorch_model.bin)',
+    'import.missing_tensor': (a) => `model.safetensors has no tensor ${a.name}`,
+    'import.shape': (a) => `model.safetensors: ${a.name} is ${a.got} but config.json makes it ${a.want}`,
+    'import.tokenizer': (a) => `tokenizer.json: ${a.what}`,
+    'import.export_format': (a) => `${a.name} is ${a.format === 'gguf' ? 'a GGUF' : 'an ONNX'} file, a format tinygpt exports for ` +
+      `${a.format === 'gguf' ? 'llama.cpp' : 'ONNX Runtime and transformers.js'} and does not read back: load a checkpoint (.ckpt), ` +
+      'a model file (.safetensors) or a Hugging Face GPT-2 folder (config.json with model.safetensors)',
     // the worker's own
     'worker.loading': 'the module is still loading',
     'worker.no_model': 'no model yet: press Start to create one',

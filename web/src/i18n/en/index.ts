@@ -2,6 +2,7 @@
 import { common } from './common';
 import { data } from './data';
 import { errors } from './errors';
+import { exporting } from './export';
 import { hidden } from './hidden';
 import { inspect } from './inspect';
 import { runs } from './runs';
@@ -16,5 +17,5 @@ import { translate } from './translate';
 import { tokens } from './tokens';
 import { watch } from './watch';
 
-export const en = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, tokens, run, errors };
+export const en = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, tokens, run, errors, export: exporting };
 export type Messages = typeof en;

@@ -62,6 +62,7 @@ export const settings = {
     n_dec_layer: { label: 'Decoder layers', help: 'decoder layers: causal self-attention, cross-attention to the source, feed-forward (lstm_seq2seq: LSTM layers)' },
     d_ff: { label: 'Feed-forward width', help: 'hidden width of each layer\'s ReLU feed-forward network' },
     n_head: { label: 'Heads', help: 'attention heads per layer; n_embd is split between them' },
+    tie_weights: { label: 'GPT-2 layout', help: '1: the head is the token embedding wte (tied) with no bias, as GPT-2 and nanoGPT: such a model exports as a Hugging Face GPT-2 folder and to llama.cpp' },
     n_embd: { label: 'Width', help: 'size of each token\'s vector (must be divisible by n_head)' },
     n_hidden: { label: 'Hidden size', help: 'units of each recurrent layer\'s hidden state (and of the LSTM\'s cell state)' },
     block_size: { label: 'Context', help: 'how many tokens the model sees at once (seq2seq: the longest source, and target + 1)' },

@@ -188,6 +188,18 @@ export const errors: typeof en = {
       (has(a, 'link_variant') ? `；前 ${a.compared_steps} 步的损失最多相差 ${a.max_difference}` : '') +
       variantNote(a),
     'wasm.out_of_memory': '内存不足：浏览器无法为模型分配更多内存',
+    'export.head_bias': 'llama.cpp 的 gpt2 架构没有输出层偏置，而这个模型的偏置不为零：要在 llama.cpp 中使用，请以 GPT-2 布局（输出层与词嵌入共享权重）训练，或导出 ONNX',
+    'export.not_gpt2': 'Hugging Face 的 GPT-2 输出层与词嵌入共享权重且没有偏置，而这个模型有自己的输出层：请导出为 ONNX，或以 GPT-2 布局（输出层与词嵌入共享权重）训练',
+    'import.no_config': (a) => `这些文件（${a.files}）中没有 config.json：Hugging Face 的模型文件夹里 config.json 与 model.safetensors 放在一起`,
+    'import.model_type': (a) => `config.json 中的模型类型是“${a.model_type}”：tinygpt 只读取 GPT-2 布局（gpt2）`,
+    'import.unsupported': (a) => `config.json 中有 tinygpt 不支持的设置：${a.what}`,
+    'import.no_weights': 'config.json 旁边没有 model.safetensors（tinygpt 读取 safetensors 格式的权重）',
+    'import.missing_tensor': (a) => `model.safetensors 中没有张量 ${a.name}`,
+    'import.shape': (a) => `model.safetensors：${a.name} 的形状是 ${a.got}，而按 config.json 应为 ${a.want}`,
+    'import.tokenizer': (a) => `分词器文件：${a.what}`,
+    'import.export_format': (a) => `${a.name} 是 ${a.format === 'gguf' ? 'GGUF' : 'ONNX'} 文件，这是 tinygpt 为 ` +
+      `${a.format === 'gguf' ? 'llama.cpp' : 'ONNX Runtime 和 transformers.js'} 导出的格式，不能读回：请载入检查点（.ckpt）、` +
+      '模型文件（.safetensors）或 Hugging Face 的 GPT-2 文件夹（config.json 与 model.safetensors）',
     'worker.loading': '模块仍在加载中',
     'worker.no_model': '还没有模型：请按“开始”创建一个',
     'worker.no_corpus': '还没有语料：请先选择文本',

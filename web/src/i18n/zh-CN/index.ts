@@ -3,6 +3,7 @@ import type { Messages } from '../en';
 import { common } from './common';
 import { data } from './data';
 import { errors } from './errors';
+import { exporting } from './export';
 import { hidden } from './hidden';
 import { inspect } from './inspect';
 import { runs } from './runs';
@@ -17,5 +18,5 @@ import { translate } from './translate';
 import { tokens } from './tokens';
 import { watch } from './watch';
 
-export const zhCN: Messages = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, tokens, run, errors };
+export const zhCN: Messages = { common, page, data, settings, train, share, sample, inspect, translate, runs, learn, watch, hidden, tokens, run, errors, export: exporting };
 

@@ -53,6 +53,7 @@ export const settings: typeof en = {
     n_dec_layer: { label: '解码器层数', help: '解码器层：因果自注意力、对源文本的交叉注意力、前馈网络（LSTM 翻译模型：LSTM 层）' },
     d_ff: { label: '前馈宽度', help: '每层 ReLU 前馈网络的隐藏宽度' },
     n_head: { label: '头数', help: '每层的注意力头数；宽度在各头之间均分' },
+    tie_weights: { label: 'GPT-2 布局', help: '1：输出层就是词嵌入矩阵（共享权重），没有偏置，与 GPT-2 相同：这样的模型可以导出为 Hugging Face 的 GPT-2 文件夹，也可以导出给 llama.cpp 使用' },
     n_embd: { label: '宽度', help: '每个 token 向量的维度（必须能被头数整除）' },
     n_hidden: { label: '隐藏单元数', help: '每个循环层隐藏状态的单元数（也是 LSTM 细胞状态的单元数）' },
     block_size: { label: '上下文长度', help: '模型一次看到的 token 数（翻译模型：最长的源文本，以及目标长度 + 1）' },

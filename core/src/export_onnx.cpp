@@ -1,0 +1,303 @@
+// export_onnx.cpp — a model as an ONNX graph (onnx.proto3 messages, written with protobuf.h).
+//
+// The GPT's graph is the forward pass of model.h with past keys/values (export.h has its inputs and
+// outputs). Per block, in the ops of ONNX opset 17:
+//   h    = LayerNormalization(x, ln_1)                                   (B, T, C)
+//   q,k,v = Split(MatMul(h, c_attn.weight) + c_attn.bias)                (B, T, C) each
+//   q, k, v -> Reshape (B, T, NH, HS) -> Transpose                        (B, NH, T, HS)
+//   present.key = Concat(past.key, k), present.value likewise             (B, NH, S, HS), S = P + T
+//   att  = Softmax(Where(allowed, q @ present.key^T / sqrt(HS), lowest))  (B, NH, T, S)
+//   x    = x + (att @ present.value -> (B, T, C)) @ c_proj.weight + c_proj.bias
+//   x    = x + gelu(LN_2(x) @ c_fc.weight + c_fc.bias) @ mlp.c_proj.weight + mlp.c_proj.bias
+// allowed (B, 1, T, S) = key j <= P + query i (causal, past included) and attention_mask[b, j] != 0.
+// GELU is the tanh form the core computes (kernels_ref.cpp gelu_forward), written out of Mul/Add/Tanh
+// (opset 20's Gelu(approximate="tanh") is newer than some runtimes that read opset 17).
+// Weights are initializers under the core's names ("h.0.attn.c_attn.weight"), in its (in, out) layout,
+// which is MatMul's right operand as it is.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "protobuf.h"
+#include "tinygpt/error.h"
+#include "tinygpt/export.h"
+#include "tinygpt/model.h"
+
+namespace tinygpt::onnx {
+
+namespace {
+
+// onnx.proto's TensorProto.DataType and AttributeProto.AttributeType values used here.
+enum DataType : int { kFloat = 1, kInt64 = 7, kBool = 9 };
+enum AttrType : int { kAttrFloat = 1, kAttrInt = 2, kAttrString = 3, kAttrInts = 7 };
+
+struct Attr {
+  std::string name;
+  AttrType type = kAttrInt;
+  int64_t i = 0;
+  float f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  static Attr integer(std::string n, int64_t v) { return {std::move(n), kAttrInt, v, 0, {}, {}}; }
+  static Attr real(std::string n, float v) { return {std::move(n), kAttrFloat, 0, v, {}, {}}; }
+  static Attr list(std::string n, std::vector<int64_t> v) { return {std::move(n), kAttrInts, 0, 0, {}, std::move(v)}; }
+};
+
+// A dimension of a graph input or output: a number, or a name (a symbolic size).
+struct Dim {
+  int64_t value = -1;
+  std::string param;
+  Dim(int64_t v) : value(v) {}  // NOLINT: dimensions read best as {B, NH, 7, 8}
+  Dim(const char* p) : param(p) {}
+  Dim(std::string p) : param(std::move(p)) {}
+};
+
+// GraphProto under construction: nodes, initializers, inputs and outputs, each a run of fields of
+// the same message (field order within one repeated field is what counts).
+class Graph {
+ public:
+  // A node; returns its output's name (given, or a fresh one).
+  std::string op(const char* type, const std::vector<std::string>& in, const std::vector<Attr>& attrs = {}, std::string out = "") {
+    if (out.empty()) out = fresh(type);
+    node(type, in, {out}, attrs);
+    return out;
+  }
+  // A node with n outputs (Split).
+  std::vector<std::string> ops(const char* type, const std::vector<std::string>& in, int n, const std::vector<Attr>& attrs = {}) {
+    std::vector<std::string> outs;
+    for (int i = 0; i < n; i++) outs.push_back(fresh(type));
+    node(type, in, outs, attrs);
+    return outs;
+  }
+  // A float initializer (a weight).
+  std::string weight(const std::string& name, const std::vector<int64_t>& dims, const float* data) {
+    pb::Writer t;
+    for (int64_t d : dims) t.int64(1, d);  // dims
+    t.int64(2, kFloat);                    // data_type
+    t.string(8, name);                     // name
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    t.bytes(9, data, size_t(n) * sizeof(float));  // raw_data: little-endian, as x86-64 and wasm hold it
+    weight_bytes_ += size_t(n) * sizeof(float);
+    inits_.message(5, t);
+    return name;
+  }
+  // An int64 initializer: a 1-D list, or a scalar (dims []).
+  std::string ints(const std::vector<int64_t>& v, bool scalar = false) {
+    pb::Writer t;
+    if (!scalar) t.int64(1, int64_t(v.size()));
+    t.int64(2, kInt64);
+    const std::string name = fresh("const");
+    t.string(8, name);
+    for (int64_t x : v) t.int64(7, x);  // int64_data
+    inits_.message(5, t);
+    return name;
+  }
+  std::string scalar(float f) {
+    pb::Writer t;
+    t.int64(2, kFloat);
+    const std::string name = fresh("const");
+    t.string(8, name);
+    t.float32(4, f);  // float_data
+    inits_.message(5, t);
+    return name;
+  }
+  void input(const std::string& name, DataType type, const std::vector<Dim>& dims) { inputs_.message(11, value_info(name, type, dims)); }
+  void output(const std::string& name, DataType type, const std::vector<Dim>& dims) { outputs_.message(12, value_info(name, type, dims)); }
+
+  // The ModelProto: IR version, producer, opset, the graph and metadata_props.
+  std::vector<uint8_t> model(const std::string& graph_name, const std::vector<std::pair<std::string, std::string>>& metadata) {
+    // protobuf's own limit (and onnxruntime's) for one message; larger graphs need external data
+    if (weight_bytes_ > (size_t(1) << 31) - (size_t(64) << 20))
+      throw Error("onnx: the weights take " + std::to_string(weight_bytes_ >> 20) +
+                  " MiB, more than an ONNX file holds in one piece (2 GiB)");
+    pb::Writer g;
+    g.append(nodes_);
+    g.string(2, graph_name);
+    g.append(inits_);
+    g.append(inputs_);
+    g.append(outputs_);
+    pb::Writer m;
+    m.int64(1, kIrVersion);
+    m.string(2, "tinygpt");
+    m.string(3, "1");
+    pb::Writer opset;
+    opset.string(1, "");
+    opset.int64(2, kOpset);
+    m.message(8, opset);
+    for (const auto& [k, v] : metadata) {
+      pb::Writer e;
+      e.string(1, k);
+      e.string(2, v);
+      m.message(14, e);
+    }
+    m.message(7, g);
+    return m.take();
+  }
+
+ private:
+  std::string fresh(const char* hint) { return std::string(hint) + "_" + std::to_string(next_++); }
+  void node(const char* type, const std::vector<std::string>& in, const std::vector<std::string>& out, const std::vector<Attr>& attrs) {
+    pb::Writer n;
+    for (const std::string& s : in) n.string(1, s);
+    for (const std::string& s : out) n.string(2, s);
+    n.string(3, out[0] + "_node");
+    n.string(4, type);
+    for (const Attr& a : attrs) {
+      pb::Writer w;
+      w.string(1, a.name);
+      if (a.type == kAttrFloat) w.float32(2, a.f);
+      if (a.type == kAttrInt) w.int64(3, a.i);
+      if (a.type == kAttrString) w.string(4, a.s);
+      for (int64_t x : a.ints) w.int64(8, x);
+      w.int64(20, a.type);
+      n.message(5, w);
+    }
+    nodes_.message(1, n);
+  }
+  static pb::Writer value_info(const std::string& name, DataType type, const std::vector<Dim>& dims) {
+    pb::Writer shape;
+    for (const Dim& d : dims) {
+      pb::Writer dim;
+      if (d.param.empty()) dim.int64(1, d.value);
+      else dim.string(2, d.param);
+      shape.message(1, dim);
+    }
+    pb::Writer tensor;
+    tensor.int64(1, type);
+    tensor.message(2, shape);
+    pb::Writer tp;
+    tp.message(1, tensor);
+    pb::Writer vi;
+    vi.string(1, name);
+    vi.message(2, tp);
+    return vi;
+  }
+
+  pb::Writer nodes_, inits_, inputs_, outputs_;
+  size_t weight_bytes_ = 0;
+  int next_ = 0;
+};
+
+// The parameter `name` of the model as an initializer (once; later calls reuse it).
+std::string param(Graph& g, const model::TinyGPT& m, const std::string& name) {
+  const model::ParamInfo& p = m.param_info(name);
+  std::vector<int64_t> dims(p.shape.dims, p.shape.dims + p.shape.ndim);
+  return g.weight(name, dims, m.params() + p.offset);
+}
+
+bool has_param(const model::TinyGPT& m, const std::string& name) {
+  for (const model::ParamInfo& p : m.param_table())
+    if (p.name == name) return true;
+  return false;
+}
+
+// x @ w + b for the parameters prefix.weight (in, out) and prefix.bias.
+std::string linear(Graph& g, const model::TinyGPT& m, const std::string& x, const std::string& prefix) {
+  const std::string y = g.op("MatMul", {x, param(g, m, prefix + ".weight")});
+  return g.op("Add", {y, param(g, m, prefix + ".bias")});
+}
+
+std::string layernorm(Graph& g, const model::TinyGPT& m, const std::string& x, const std::string& prefix) {
+  return g.op("LayerNormalization", {x, param(g, m, prefix + ".weight"), param(g, m, prefix + ".bias")},
+              {Attr::integer("axis", -1), Attr::real("epsilon", 1e-5f)});
+}
+
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as kernels_ref.cpp's gelu_forward
+std::string gelu(Graph& g, const std::string& x) {
+  const std::string x3 = g.op("Mul", {g.op("Mul", {x, x}), x});
+  const std::string inner = g.op("Add", {x, g.op("Mul", {x3, g.scalar(0.044715f)})});
+  const std::string t = g.op("Tanh", {g.op("Mul", {inner, g.scalar(0.7978845608028654f)})});
+  const std::string one_plus = g.op("Add", {t, g.scalar(1.0f)});
+  return g.op("Mul", {g.op("Mul", {x, g.scalar(0.5f)}), one_plus});
+}
+
+// (B, T, C) -> (B, NH, T, HS)
+std::string heads(Graph& g, const std::string& x, const std::string& shape_bthd) {
+  return g.op("Transpose", {g.op("Reshape", {x, shape_bthd})}, {Attr::list("perm", {0, 2, 1, 3})});
+}
+
+struct Masks {
+  std::string allowed;  // (B, 1, T, S) bool
+  std::string lowest;   // the score a masked key gets
+};
+
+// allowed[b, 0, i, j] = j <= P + i and attention_mask[b, j] != 0, with P the past's length.
+Masks attention_masks(Graph& g) {
+  const std::string T = g.op("Gather", {g.op("Shape", {"input_ids"}), g.ints({1}, true)});                  // scalar
+  const std::string P = g.op("Gather", {g.op("Shape", {"past_key_values.0.key"}), g.ints({2}, true)});      // scalar
+  const std::string S = g.op("Add", {P, T});
+  const std::string one = g.ints({1}, true);
+  const std::string kpos = g.op("Range", {g.ints({0}, true), S, one});  // (S)
+  const std::string qpos = g.op("Range", {P, S, one});                  // (T)
+  const std::string causal = g.op("LessOrEqual", {g.op("Unsqueeze", {kpos, g.ints({0})}), g.op("Unsqueeze", {qpos, g.ints({1})})});  // (T, S)
+  const std::string pad = g.op("Cast", {g.op("Unsqueeze", {"attention_mask", g.ints({1, 2})})}, {Attr::integer("to", kBool)});  // (B, 1, 1, S)
+  return {g.op("And", {causal, pad}), g.scalar(std::numeric_limits<float>::lowest())};
+}
+
+void block(Graph& g, const model::TinyGPT& m, std::string& x, int l, const Masks& masks, const std::string& shape_bthd) {
+  const Config& c = m.config();
+  const int C = c.n_embd, HS = C / c.n_head;
+  const std::string p = "h." + std::to_string(l) + ".";
+  const std::string L = std::to_string(l);
+  // attention: x = x + proj(attention(qkv(LN1(x))))
+  const std::string qkv = linear(g, m, layernorm(g, m, x, p + "ln_1"), p + "attn.c_attn");           // (B, T, 3C)
+  const std::vector<std::string> s = g.ops("Split", {qkv, g.ints({C, C, C})}, 3, {Attr::integer("axis", 2)});
+  const std::string q = heads(g, s[0], shape_bthd);                                                    // (B, NH, T, HS)
+  const std::string k = g.op("Concat", {"past_key_values." + L + ".key", heads(g, s[1], shape_bthd)}, {Attr::integer("axis", 2)},
+                             "present." + L + ".key");                                                  // (B, NH, S, HS)
+  const std::string v = g.op("Concat", {"past_key_values." + L + ".value", heads(g, s[2], shape_bthd)}, {Attr::integer("axis", 2)},
+                             "present." + L + ".value");                                                // (B, NH, S, HS)
+  const std::string kt = g.op("Transpose", {k}, {Attr::list("perm", {0, 1, 3, 2})});                   // (B, NH, HS, S)
+  const std::string scores = g.op("Mul", {g.op("MatMul", {q, kt}), g.scalar(1.0f / std::sqrt(float(HS)))});  // (B, NH, T, S)
+  const std::string att = g.op("Softmax", {g.op("Where", {masks.allowed, scores, masks.lowest})}, {Attr::integer("axis", -1)});
+  const std::string y4 = g.op("Transpose", {g.op("MatMul", {att, v})}, {Attr::list("perm", {0, 2, 1, 3})});  // (B, T, NH, HS)
+  const std::string y = g.op("Reshape", {y4, g.ints({0, 0, C})});                                       // (B, T, C)
+  x = g.op("Add", {x, linear(g, m, y, p + "attn.c_proj")});
+  // MLP: x = x + fc_proj(gelu(fc(LN2(x))))
+  const std::string h = gelu(g, linear(g, m, layernorm(g, m, x, p + "ln_2"), p + "mlp.c_fc"));       // (B, T, 4C)
+  x = g.op("Add", {x, linear(g, m, h, p + "mlp.c_proj")});
+}
+
+}  // namespace
+
+std::vector<uint8_t> export_gpt(const model::TinyGPT& m) {
+  const Config& c = m.config();
+  const int C = c.n_embd, NH = c.n_head, HS = C / NH, L = c.n_layer;
+  const int64_t V = m.param_info("wte").shape.dims[0];  // (V, C): the vocabulary, whatever the tokenizer
+  Graph g;
+  const char* past = "past_sequence_length";
+  const char* total = "past_sequence_length + sequence_length";
+  g.input("input_ids", kInt64, {"batch_size", "sequence_length"});
+  g.input("attention_mask", kInt64, {"batch_size", total});
+  g.input("position_ids", kInt64, {"batch_size", "sequence_length"});
+  for (int l = 0; l < L; l++)
+    for (const char* kv : {"key", "value"})
+      g.input("past_key_values." + std::to_string(l) + "." + kv, kFloat, {"batch_size", NH, past, HS});
+  g.output("logits", kFloat, {"batch_size", "sequence_length", V});
+  for (int l = 0; l < L; l++)
+    for (const char* kv : {"key", "value"}) g.output("present." + std::to_string(l) + "." + kv, kFloat, {"batch_size", NH, total, HS});
+
+  // x = wte[input_ids] + wpe[position_ids]   (B, T, C)
+  const std::string wte = param(g, m, "wte");
+  std::string x = g.op("Add", {g.op("Gather", {wte, "input_ids"}), g.op("Gather", {param(g, m, "wpe"), "position_ids"})});
+  const Masks masks = attention_masks(g);
+  const std::string shape_bthd = g.ints({0, 0, NH, HS});  // Reshape: 0 keeps B and T
+  for (int l = 0; l < L; l++) block(g, m, x, l, masks, shape_bthd);
+  x = layernorm(g, m, x, "ln_f");
+  // logits (B, T, V): the head's own weights (C, V), or wte (V, C) transposed when tied
+  const std::string head = has_param(m, "lm_head.weight") ? param(g, m, "lm_head.weight")
+                                                          : g.op("Transpose", {wte}, {Attr::list("perm", {1, 0})});
+  std::string logits = g.op("MatMul", {x, head});
+  if (has_param(m, "lm_head.bias")) logits = g.op("Add", {logits, param(g, m, "lm_head.bias")}, {}, "logits");
+  else logits = g.op("Identity", {logits}, {}, "logits");
+  return g.model("tinygpt", {{"model", "gpt"},
+                             {"n_layer", std::to_string(L)},
+                             {"n_head", std::to_string(NH)},
+                             {"n_embd", std::to_string(C)},
+                             {"block_size", std::to_string(c.block_size)},
+                             {"vocab_size", std::to_string(V)}});
+}
+
+}  // namespace tinygpt::onnx

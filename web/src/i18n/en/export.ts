@@ -1,0 +1,30 @@
+// export — the model in other tools' formats, and a Hugging Face folder read back (features/export).
+// See i18n/index.ts for the conventions (strings, or functions of typed parameters).
+export const exporting = {
+  menu: 'Download as…',
+  menuTitle: 'The model in the formats other tools read (docs/export.md)',
+  formats: {
+    safetensors: 'safetensors (tinygpt\'s names, for Python and tinygpt)',
+    onnx: 'ONNX (onnxruntime, transformers.js)',
+    hf: 'Hugging Face GPT-2 folder (.zip)',
+    'gguf-f32': 'GGUF f32 (llama.cpp)',
+    'gguf-f16': 'GGUF f16 (llama.cpp)',
+    'gguf-q8_0': 'GGUF q8_0 (llama.cpp)',
+  } as Record<string, string>,
+  writing: 'Writing the export…',
+  downloaded: (name: string, bytes: string) => `Downloaded ${name} (${bytes}). `,
+  failed: 'Can\'t export this model: ',
+  checkTitle: 'Check in ONNX Runtime',
+  checkPrompt: 'Prompt',
+  check: 'Check in ONNX Runtime',
+  checkHelp: 'Runs the ONNX export in onnxruntime-web (loaded now, about 4 MB compressed) on this prompt and continues it greedily, beside tinygpt\'s own continuation.',
+  checking: 'Loading onnxruntime-web and running the model…',
+  checkFailed: 'The check could not run: ',
+  ours: 'tinygpt\'s continuation',
+  theirs: 'ONNX Runtime\'s continuation',
+  same: (n: number, diff: string) => `The same ${n} bytes. Largest difference of the prompt's logits: ${diff}.`,
+  differ: (at: number, diff: string) => `The continuations part at byte ${at} (a near tie of two bytes, or a bug). Largest difference of the prompt's logits: ${diff}.`,
+  importing: (name: string) => `Reading the Hugging Face folder ${name}…`,
+  importFailed: (name: string) => `Can't start a run from ${name}: `,
+  unchanged: ' The current model is unchanged.',
+};
