@@ -7,15 +7,18 @@
 //     10 MB text read whole, the only size the page holds in memory), config S;
 //   - peak memory: the CLI's anonymous resident memory (RssAnon, sampled every 50 ms from
 //     /proc/<pid>/status) and its file pages (RssFile, which the kernel can drop); the page's wasm
-//     memory, its JS heap, and the browser's measure of the page with its workers
+//     memory, its JS heap after a garbage collection, and the browser's measure of the page with its workers
 //     (performance.measureUserAgentSpecificMemory, made eager by a Blink switch: the workers' JS heaps).
 // Each path runs BENCH_DATA_REPEAT times (default 3), alternating, and the medians are reported.
+// Separate processes see different loads on a shared machine, so the CLI's ratio is also measured
+// inside one process (build/native/data_bench): the same run switching between the two read paths
+// every 10 steps for 12 rounds, the median of the rounds' ratios ("interleaved").
 // The page's tokens/s are measured twice: while the statistics pass and the copy run (a worker of
 // their own: on 2 cores they take one from training) and after them (reading the OPFS copy).
 // The texts are tiny Shakespeare over and over (each copy numbered), written to
 // build/bench-data/ once and kept. BENCH_DATA_ONLY=cli|page runs one side. Writes
 // bench/results/data-<date>.json. Needs `npm run build` (the page) and the native CLI.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,6 +103,13 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) 
 const REPEAT = Number(process.env.BENCH_DATA_REPEAT ?? 3);   // runs of each path, alternating (the machine is shared and noisy)
 
 /** The median of each figure over runs. */
+/** build/native/data_bench: the text read where it lies against in memory, switching every 10 steps for 12 rounds. */
+function interleaved(file) {
+  const r = spawnSync(path.join(root, 'build/native/data_bench'), [file, '--rounds', '12', '--steps', '10', '--threads', '2', '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`data_bench ${file}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
 function medianRun(runs) {
   const out = {};
   for (const k of Object.keys(runs[0])) out[k] = runs[0][k] === null ? null : median(runs.map((r) => r[k]));
@@ -119,11 +129,16 @@ async function benchCli() {
       if (fits) whole.push(await cliRun(file, true));
     }
     const a = medianRun(lies), b = fits ? medianRun(whole) : null;
-    const row = { size: s.label, bytes: s.bytes, whereItLies: a, inMemory: b, tokensPerSecRatio: b ? Number((a.tokensPerSec / b.tokensPerSec).toFixed(3)) : null };
+    // the two read paths in one process, switching every 10 steps (bench/data_bench.cpp): the same load on both
+    const ab = fits ? interleaved(file) : null;
+    const row = { size: s.label, bytes: s.bytes, whereItLies: a, inMemory: b, tokensPerSecRatio: b ? Number((a.tokensPerSec / b.tokensPerSec).toFixed(3)) : null,
+      interleaved: ab };
     rows.push(row);
     console.log(`CLI ${s.label.padStart(6)}: first step ${a.firstStepMs} ms (in memory ${b?.firstStepMs ?? '-'} ms), ` +
       `${a.bytesReadPerStep} bytes read a step, ${a.tokensPerSec} tok/s (in memory ${b?.tokensPerSec ?? '-'}: x${row.tokensPerSecRatio ?? '-'}), ` +
-      `RssAnon ${a.rssAnonMiB} MiB (in memory ${b?.rssAnonMiB ?? '-'} MiB), RssFile ${a.rssFileMiB} MiB; medians of ${REPEAT}`);
+      `RssAnon ${a.rssAnonMiB} MiB (in memory ${b?.rssAnonMiB ?? '-'} MiB), RssFile ${a.rssFileMiB} MiB; medians of ${REPEAT}` +
+      (ab ? `; interleaved in one process: x${ab.tokensPerSecRatio.toFixed(3)} (rounds x${ab.ratioMin.toFixed(3)}..x${ab.ratioMax.toFixed(3)}); ` +
+        `a batch drawn in ${ab.fileUsPerBatch} us from the file, ${ab.memoryUsPerBatch} us from memory (${(100 * ab.readShareOfStep).toFixed(3)}% of a step)` : ''));
   }
   return rows;
 }
@@ -133,7 +148,10 @@ async function benchCli() {
 async function benchPage() {
   const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-data-', ['--enable-blink-features=ForceEagerMeasureMemory']);
   const rows = [];
+  const cdp = await ctx.newCDPSession(page);
   const memory = async () => {
+    // what the page keeps, not what waits to be collected: a garbage collection first (as bench:soak)
+    await cdp.send('HeapProfiler.collectGarbage');
     const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
     // the workers' JS heaps, as the browser counts them (made eager by the Blink switch; not waited for long)
     const workers = await page.evaluate(() => Promise.race([performance.measureUserAgentSpecificMemory?.()
@@ -167,6 +185,7 @@ async function benchPage() {
     // when the statistics pass (and the copy) end, watched beside the rest
     const passDone = stream ? waitFor((d) => !d.corpus?.scan, 1_800_000).then(() => Date.now() - t0) : Promise.resolve(null);
     await page.click('[data-preset=S]');
+    await page.evaluate(() => void (document.querySelector('#settings-more').open = true));   // the knobs' disclosure
     await page.fill('#knob-eval_interval', '0');
     await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled, null, { timeout: 60_000 });
     await page.click('#btn-start');

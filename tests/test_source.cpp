@@ -260,6 +260,12 @@ TEST_CASE("a bad shard is refused with what is wrong with it", "[data][shards][e
   train::Trainer t(c);
   CHECK_THROWS_WITH(t.set_corpus(data::Corpus{g.train, nullptr}), Catch::Contains("token 50256") && Catch::Contains("vocabulary of 256"));
   CHECK_FALSE(t.has_corpus());
+  // a version 2 token of 2^31 or more (an int32 below zero once read) is outside too, named as it is
+  TempDir huge;
+  write_bytes(huge.file("h_train_000000.bin"), hand_shard(std::vector<uint32_t>(100, 3000000000u), 2));
+  CHECK_THROWS_WITH(t.set_corpus(data::Corpus{data::open_shard_dir(huge.path.string()).train, nullptr}),
+                    Catch::Contains("token 3000000000"));
+  CHECK_FALSE(t.has_corpus());
 }
 
 TEST_CASE("the shard reader survives any header: it reads it or says what is wrong", "[data][shards][fuzz]") {
@@ -314,13 +320,16 @@ TEST_CASE("a file that changes under a run stops the batch without losing the sa
   const data::Rng::State before = d.rng_state();
   CHECK(code_of([&] { d.sample_batch(4, 16, a); }) == "corpus.file_changed");
   CHECK(d.rng_state() == before);
-  // put back as it was: the run goes on exactly as one that never stopped
+#ifndef __EMSCRIPTEN__
+  // put back as it was: the run goes on exactly as one that never stopped (not under Node:
+  // Emscripten 3.1.6's utimensat does not give back the nanoseconds its stat reported)
   write_bytes(path, bytes);
   times[1] = st.st_mtim;
   REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
   d.sample_batch(4, 16, a);
   twin.sample_batch(4, 16, b);
   CHECK(a.x == b.x);
+#endif
   // the file goes away
   fs::remove(path);
   CHECK(code_of([&] { d.sample_batch(4, 16, a); }) == "corpus.file_gone");

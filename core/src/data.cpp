@@ -92,7 +92,7 @@ void Dataset::set_vocab(int vocab) {
     std::vector<int32_t> head(size_t(std::min<uint64_t>(size_, 1 << 16)));
     read(0, head.size(), head.data());
     for (const int32_t t : head)
-      if (uint32_t(t) >= uint32_t(vocab)) throw vocab_error(t, vocab);
+      if (uint32_t(t) >= uint32_t(vocab)) throw vocab_error(uint32_t(t), vocab);  // a uint32 token read as int32
   }
   vocab_ = vocab;
 }
@@ -110,7 +110,7 @@ void Dataset::window(uint64_t start, int T, int32_t* x, int32_t* y) const {
   window_.resize(size_t(T) + 1);
   read(start, size_t(T) + 1, window_.data());
   for (int t = 0; t <= T; t++)
-    if (uint32_t(window_[size_t(t)]) >= uint32_t(vocab_)) throw vocab_error(window_[size_t(t)], vocab_);
+    if (uint32_t(window_[size_t(t)]) >= uint32_t(vocab_)) throw vocab_error(uint32_t(window_[size_t(t)]), vocab_);
   std::copy(window_.begin(), window_.end() - 1, x);
   std::copy(window_.begin() + 1, window_.end(), y);
 }

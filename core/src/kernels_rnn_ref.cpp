@@ -21,7 +21,8 @@ void rnn_forward(float* h, float* c, float* gates, const float* xg, const float*
   for (int b = 0; b < B; b++)
     for (int t = 0; t < T; t++) {
       const float* hp = t > 0 ? h + (int64_t(b) * T + t - 1) * H : h0 ? h0 + int64_t(b) * H : nullptr;
-      const float* cp = t > 0 ? c + (int64_t(b) * T + t - 1) * H : c0 ? c0 + int64_t(b) * H : nullptr;
+      // c is null but for the lstm (no offset from a null pointer)
+      const float* cp = !c ? nullptr : t > 0 ? c + (int64_t(b) * T + t - 1) * H : c0 ? c0 + int64_t(b) * H : nullptr;
       for (int r = 0; r < GH; r++) {
         float s = 0.0f;
         if (hp)
@@ -68,7 +69,7 @@ void rnn_backward(float* dgx, float* dgh, float* dh0, float* dc0, const float* d
       const int64_t row = int64_t(b) * T + t;
       for (int j = 0; j < H; j++) dh_t[size_t(j)] = dh[row * H + j] + carry_h[size_t(j)];
       const float* hp = t > 0 ? h + (row - 1) * H : h0 ? h0 + int64_t(b) * H : nullptr;
-      const float* cp = t > 0 ? c + (row - 1) * H : c0 ? c0 + int64_t(b) * H : nullptr;
+      const float* cp = !c ? nullptr : t > 0 ? c + (row - 1) * H : c0 ? c0 + int64_t(b) * H : nullptr;
       float* gx = dgx + row * GH;
       float* gh = cell == 1 ? dgh + row * GH : gx;  // the recurrent part's gradient
       const float* g = gates ? gates + row * 4 * H : nullptr;

@@ -73,7 +73,7 @@ MemorySource::MemorySource(std::vector<uint8_t> bytes, std::string name)
 
 void MemorySource::read_bytes(uint64_t at, size_t n, uint8_t* out) const {
   if (at > bytes_.size() || n > bytes_.size() - at) throw Error("read past the end of the corpus");
-  std::memcpy(out, bytes_.data() + at, n);
+  if (n) std::memcpy(out, bytes_.data() + at, n);  // an empty source's data() may be null
 }
 
 // ---- a file where it lies ------------------------------------------------------------------------

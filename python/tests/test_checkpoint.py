@@ -198,7 +198,8 @@ class Refusals(Fixture):
         old, new = self.path("v1.ckpt"), self.path("v2.ckpt")
         with open(old, "wb") as f:
             f.write(v1)
-        cli("train", "--resume", old, "--data", self.path("corpus.txt"), "--until", 6, "--out", new)
+        # (on the text it was trained on, the built-in one: other data is refused since issue 22)
+        cli("train", "--resume", old, "--until", 6, "--out", new)
         self.assertEqual(C.load(new).step, 6)
 
 

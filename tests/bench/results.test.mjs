@@ -45,7 +45,7 @@ describe('a benchmark results file', () => {
 
 describe('the benchmarks', () => {
   it('each write a results file through bench/results.mjs', () => {
-    const helpers = new Set(['results.mjs', 'measure.mjs', 'page-harness.mjs']);  // shared code, not benchmarks
+    const helpers = new Set(['results.mjs', 'measure.mjs', 'page-harness.mjs', 'torch-env.mjs']);  // shared code, not benchmarks
     const benches = fs.readdirSync(path.join(root, 'bench')).filter((f) => f.endsWith('.mjs') && !helpers.has(f));
     assert.ok(benches.length >= 7, benches.join(' '));
     for (const f of benches) {

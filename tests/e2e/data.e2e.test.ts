@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { launch, openPage, state, waitState } from './helpers';
+import { fillKnob, launch, openPage, state, waitState } from './helpers';
 
 const root = path.resolve(__dirname, '../..');
 const GiB = 2 ** 30;
@@ -45,8 +45,8 @@ function shard(tokens: Uint8Array, version = 1): Buffer {
 
 async function startTinyRun(p: Page): Promise<void> {
   await p.click('[data-preset=tiny]');
-  await p.fill('#knob-max_iters', '100000');
-  await p.fill('#knob-eval_interval', '0');
+  await fillKnob(p, 'max_iters', '100000');
+  await fillKnob(p, 'eval_interval', '0');
   await p.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
   await p.click('#btn-start');
 }

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { launch, openPage, state, untranslated, waitState } from './helpers';
+import { fillKnob, launch, openPage, state, untranslated, waitState } from './helpers';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifacts = path.join(root, 'test-artifacts');
@@ -43,8 +43,8 @@ async function shot(selector: string, name: string): Promise<void> {
 /** A preset trained to the end of a short schedule on the current data. */
 async function train(preset: string, steps: number, every: number, timeout: number): Promise<void> {
   await page.click(`[data-preset="${preset}"]`);
-  await page.fill('#knob-max_iters', String(steps));
-  await page.fill('#knob-eval_interval', String(every));
+  await fillKnob(page, 'max_iters', String(steps));
+  await fillKnob(page, 'eval_interval', String(every));
   await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
   await page.click('#btn-start');
   await waitState(page, (s, n) => s.step >= n && !s.running, steps, timeout);
@@ -147,7 +147,7 @@ describe('recurrent models in the page', () => {
     await page.click('[data-task=reverse]');
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'reverse');
     await page.click('[data-preset=s2s-lstm]');
-    await page.fill('#knob-block_size', '9');
+    await fillKnob(page, 'block_size', '9');
     await train('s2s-lstm', 600, 300, 600_000);
     const exact = await state(page, (s) => s.history.valExactMatch);
     expect(exact[exact.length - 1]).toBeGreaterThanOrEqual(0.95);

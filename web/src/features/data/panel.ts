@@ -87,7 +87,7 @@ export class DataPanel {
       this.input.value = '';
     });
     // a folder of llm.c shards (webkitdirectory: every browser with a file picker has it)
-    this.folderInput = h('input', { type: 'file', id: 'corpus-folder', class: 'visually-hidden', multiple: true, tabindex: '-1' });
+    this.folderInput = h('input', { type: 'file', id: 'corpus-folder', class: 'visually-hidden', multiple: true, tabindex: '-1', 'aria-label': tr((m) => m.data.chooseFolder) });
     this.folderInput.setAttribute('webkitdirectory', '');
     this.folderInput.addEventListener('change', () => {
       const files = Array.from(this.folderInput.files ?? []);
