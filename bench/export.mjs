@@ -60,5 +60,6 @@ for (const preset of ['S', 'M']) {
   s.delete();
 }
 fs.rmSync(dir, { recursive: true, force: true });
-record.figures = { repeats, exports: rows };
+record.figures.repeats = repeats;
+record.figures.exports = rows;
 record.write();

@@ -17,6 +17,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
+#include "tinygpt/rnn.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
@@ -546,4 +547,51 @@ TEST_CASE("export formats are told apart from the files a run starts from", "[ex
     CHECK(e.code() == "import.export_format");
     CHECK(std::string(e.what()).rfind("model.onnx is an ONNX file, a format tinygpt exports for ONNX Runtime and transformers.js and does not read back", 0) == 0);
   }
+}
+
+TEST_CASE("ONNX export of the recurrent models uses ONNX's RNN, GRU and LSTM ops with the state in and out", "[export]") {
+  for (const char* kind : {"rnn", "gru", "lstm"}) {
+    INFO(kind);
+    Config c;
+    set_field_text(c, field("model"), kind);
+    c.n_layer = 2, c.n_embd = 6, c.n_hidden = 5, c.block_size = 9;
+    model::Recurrent m(c);
+    const std::vector<uint8_t> bytes = onnx::export_recurrent(m);
+    const auto graph = fields(numbered(pb::read_fields(bytes.data(), bytes.size()), 7)[0]);
+    std::vector<std::string> inputs, outputs, ops;
+    for (const pb::Field& f : numbered(graph, 11)) inputs.push_back(value_info(f));
+    for (const pb::Field& f : numbered(graph, 12)) outputs.push_back(value_info(f));
+    for (const pb::Field& n : numbered(graph, 1)) ops.push_back(text_of(fields(n), 4));
+    const bool lstm = std::string(kind) == "lstm";
+    std::vector<std::string> want_in = {"input_ids: 7 [batch_size, sequence_length]", "h0: 1 [2, batch_size, 5]"};
+    std::vector<std::string> want_out = {"logits: 1 [batch_size, sequence_length, 256]", "hn: 1 [2, batch_size, 5]"};
+    if (lstm) want_in.push_back("c0: 1 [2, batch_size, 5]"), want_out.push_back("cn: 1 [2, batch_size, 5]");
+    CHECK(inputs == want_in);
+    CHECK(outputs == want_out);
+    const std::string op = lstm ? "LSTM" : std::string(kind) == "gru" ? "GRU" : "RNN";
+    CHECK(std::count(ops.begin(), ops.end(), op) == 2);  // one per layer
+  }
+  // the LSTM's gates: torch's i f g o rows become ONNX's i o f c
+  Config c;
+  set_field_text(c, field("model"), "lstm");
+  c.n_layer = 1, c.n_embd = 3, c.n_hidden = 2, c.block_size = 4;
+  model::Recurrent m(c);
+  float* w = m.params() + m.param_info("rnn.weight_ih_l0").offset;  // (4H, E) = (8, 3)
+  for (int i = 0; i < 24; i++) w[i] = float(i);
+  const std::vector<uint8_t> bytes = onnx::export_recurrent(m);
+  const auto graph = fields(numbered(pb::read_fields(bytes.data(), bytes.size()), 7)[0]);
+  bool found = false;
+  for (const pb::Field& t : numbered(graph, 5)) {
+    const auto tf = fields(t);
+    if (text_of(tf, 8) != "W_0") continue;
+    found = true;
+    const pb::Field raw = numbered(tf, 9)[0];
+    std::vector<float> got(raw.size / 4);
+    std::memcpy(got.data(), raw.data, raw.size);
+    // rows (H = 2 each): i = 0-1, o = torch's 6-7, f = torch's 2-3, c = torch's g 4-5
+    const int rows[8] = {0, 1, 6, 7, 2, 3, 4, 5};
+    for (int r = 0; r < 8; r++)
+      for (int e = 0; e < 3; e++) CHECK(got[size_t(r * 3 + e)] == float(rows[r] * 3 + e));
+  }
+  CHECK(found);
 }

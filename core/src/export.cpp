@@ -24,8 +24,8 @@ tok::Tokenizer tokenizer_of(const train::Trainer&) { return tok::Tokenizer(); }
 
 void require_gpt(const train::Trainer& t, Format f) {
   if (t.kind() != ModelKind::gpt)
-    throw Error(std::string(format_name(f)) + ": a " + model_kind_name(t.kind()) +
-                " model cannot be written in this format (the GPT can); its ONNX or safetensors export can");
+    throw Error(std::string(format_name(f)) + ": a " + model_kind_name(t.kind()) + " model cannot be written in this format (the GPT can); its " +
+                (is_recurrent(t.kind()) ? "ONNX or safetensors export can" : "safetensors export can"));
 }
 }  // namespace
 
@@ -55,7 +55,9 @@ std::vector<File> export_model(const train::Trainer& t, Format format, const Opt
       return {{"model.safetensors", safetensors::export_model(t)}};
     case Format::onnx:
       if (t.kind() == ModelKind::gpt) return {{"model.onnx", onnx::export_gpt(t.model())}};
-      throw Error("onnx: a " + kind + " model cannot be written as ONNX yet (the GPT can); its safetensors file can");
+      if (is_recurrent(t.kind())) return {{"model.onnx", onnx::export_recurrent(t.recurrent())}};
+      throw Error("onnx: a " + kind + " model cannot be written as ONNX yet (the GPT and the recurrent language models can); "
+                  "its safetensors file can");
     case Format::gguf:
       require_gpt(t, format);
       return {{std::string("model-") + gguf::type_name(options.gguf_type) + ".gguf",

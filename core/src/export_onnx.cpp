@@ -14,6 +14,10 @@
 // (opset 20's Gelu(approximate="tanh") is newer than some runtimes that read opset 17).
 // Weights are initializers under the core's names ("h.0.attn.c_attn.weight"), in its (in, out) layout,
 // which is MatMul's right operand as it is.
+//
+// The recurrent language models (export_recurrent) are ONNX's own RNN, GRU and LSTM ops: torch.nn's
+// cells, whose layouts (w_ih (G*H, I), w_hh (G*H, H)) are ONNX's W and R once the gate blocks are
+// reordered, and whose GRU is ONNX's with linear_before_reset 1 (n = tanh(W_in x + b_in + r (W_hn h + b_hn))).
 #include <cmath>
 #include <limits>
 #include <string>
@@ -23,6 +27,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
+#include "tinygpt/rnn.h"
 
 namespace tinygpt::onnx {
 
@@ -181,7 +186,7 @@ class Graph {
 };
 
 // The parameter `name` of the model as an initializer (once; later calls reuse it).
-std::string param(Graph& g, const model::TinyGPT& m, const std::string& name) {
+std::string param(Graph& g, const model::ModelParameters& m, const std::string& name) {
   const model::ParamInfo& p = m.param_info(name);
   std::vector<int64_t> dims(p.shape.dims, p.shape.dims + p.shape.ndim);
   return g.weight(name, dims, m.params() + p.offset);
@@ -297,6 +302,77 @@ std::vector<uint8_t> export_gpt(const model::TinyGPT& m) {
                              {"n_head", std::to_string(NH)},
                              {"n_embd", std::to_string(C)},
                              {"block_size", std::to_string(c.block_size)},
+                             {"vocab_size", std::to_string(V)}});
+}
+
+// ---- the recurrent language models -------------------------------------------------------------------
+
+namespace {
+
+// A recurrent layer's weights in ONNX's gate order: torch's blocks of H rows reordered.
+//   lstm: torch i f g o -> ONNX i o f c (g is ONNX's c);  gru: torch r z n -> ONNX z r h;  rnn: one block
+std::vector<float> onnx_gates(const float* w, int cell, int H, int64_t cols) {
+  static const int kLstm[] = {0, 3, 1, 2}, kGru[] = {1, 0, 2}, kRnn[] = {0};
+  const int* order = cell == 2 ? kLstm : cell == 1 ? kGru : kRnn;
+  const int G = model::cell_gates(cell);
+  std::vector<float> out(size_t(G) * H * cols);
+  for (int gate = 0; gate < G; gate++)
+    std::copy(w + int64_t(order[gate]) * H * cols, w + int64_t(order[gate] + 1) * H * cols, out.begin() + int64_t(gate) * H * cols);
+  return out;
+}
+
+const float* param_data(const model::Recurrent& m, const std::string& name) { return m.params() + m.param_info(name).offset; }
+
+}  // namespace
+
+std::vector<uint8_t> export_recurrent(const model::Recurrent& m) {
+  const Config& c = m.config();
+  const int L = c.n_layer, H = c.n_hidden, E = c.n_embd;
+  const int cell = model::cell_of(c.model), G = model::cell_gates(cell);
+  const int64_t V = m.param_info("wte").shape.dims[0];  // (V, E)
+  const char* op = cell == 2 ? "LSTM" : cell == 1 ? "GRU" : "RNN";
+  Graph g;
+  g.input("input_ids", kInt64, {"batch_size", "sequence_length"});
+  g.input("h0", kFloat, {L, "batch_size", H});
+  if (cell == 2) g.input("c0", kFloat, {L, "batch_size", H});
+  g.output("logits", kFloat, {"batch_size", "sequence_length", V});
+  g.output("hn", kFloat, {L, "batch_size", H});
+  if (cell == 2) g.output("cn", kFloat, {L, "batch_size", H});
+
+  // x = wte[input_ids], time first as ONNX's recurrent ops read it   (T, B, E)
+  std::string x = g.op("Transpose", {g.op("Gather", {param(g, m, "wte"), "input_ids"})}, {Attr::list("perm", {1, 0, 2})});
+  std::vector<std::string> hs, cs;
+  for (int l = 0; l < L; l++) {
+    const std::string k = std::to_string(l);
+    const int64_t I = l == 0 ? E : H;
+    const std::vector<float> w = onnx_gates(param_data(m, "rnn.weight_ih_l" + k), cell, H, I);
+    const std::vector<float> r = onnx_gates(param_data(m, "rnn.weight_hh_l" + k), cell, H, H);
+    std::vector<float> b = onnx_gates(param_data(m, "rnn.bias_ih_l" + k), cell, H, 1);   // ONNX's B: [W biases | R biases]
+    const std::vector<float> bh = onnx_gates(param_data(m, "rnn.bias_hh_l" + k), cell, H, 1);
+    b.insert(b.end(), bh.begin(), bh.end());
+    const std::string W = g.weight("W_" + k, {1, int64_t(G) * H, I}, w.data());
+    const std::string R = g.weight("R_" + k, {1, int64_t(G) * H, H}, r.data());
+    const std::string B = g.weight("B_" + k, {1, 2 * int64_t(G) * H}, b.data());
+    const auto slice = [&](const char* state) {  // (L, B, H) -> (1, B, H): this layer's
+      return g.op("Slice", {state, g.ints({l}), g.ints({l + 1}), g.ints({0})});
+    };
+    std::vector<std::string> in = {x, W, R, B, "", slice("h0")};
+    if (cell == 2) in.push_back(slice("c0"));
+    std::vector<Attr> attrs = {Attr::integer("hidden_size", H)};
+    if (cell == 1) attrs.push_back(Attr::integer("linear_before_reset", 1));  // torch's GRU: r (W_hn h + b_hn)
+    const std::vector<std::string> out = g.ops(op, in, cell == 2 ? 3 : 2, attrs);
+    x = g.op("Squeeze", {out[0], g.ints({1})});  // Y (T, 1, B, H) -> (T, B, H)
+    hs.push_back(out[1]);
+    if (cell == 2) cs.push_back(out[2]);
+  }
+  g.op("Concat", hs, {Attr::integer("axis", 0)}, "hn");
+  if (cell == 2) g.op("Concat", cs, {Attr::integer("axis", 0)}, "cn");
+  const std::string y = g.op("Transpose", {x}, {Attr::list("perm", {1, 0, 2})});  // (B, T, H)
+  g.op("Add", {g.op("MatMul", {y, param(g, m, "lm_head.weight")}), param(g, m, "lm_head.bias")}, {}, "logits");
+  return g.model("tinygpt", {{"model", model_kind_name(c.model)},
+                             {"n_layer", std::to_string(L)},
+                             {"n_embd", std::to_string(E)},
+                             {"n_hidden", std::to_string(H)},
                              {"vocab_size", std::to_string(V)}});
 }
 

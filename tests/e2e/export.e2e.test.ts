@@ -64,7 +64,9 @@ async function download(choice: string): Promise<{ name: string; bytes: Uint8Arr
 async function greedy(prompt: string): Promise<string> {
   await page.fill('#export-prompt', prompt);
   await page.click('#btn-export-check');
-  await page.waitForSelector('#export-verdict', { timeout: 120_000 });
+  // the last check's result goes at once; this one's comes with the prompt it continued
+  await page.waitForFunction((p) => document.querySelector('#export-core')?.textContent?.startsWith(p) &&
+    !!document.querySelector('#export-verdict'), prompt, { timeout: 120_000 });
   return (await page.textContent('#export-core'))!;
 }
 

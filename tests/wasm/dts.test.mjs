@@ -410,6 +410,7 @@ for (const variant of variantsBuilt()) {
       session(s, 'generate', enc.encode('ROMEO:'), 5, { temperature: 0.8 });
       session(s, 'inspect', enc.encode('To be'));
       m('exportModel', s, 'safetensors', {});
+      m('exportModel', s, 'onnx', {});
       m('exportLogits', s, Int32Array.from([84, 111]));
       const tree = m('growGenerationTree', s, enc.encode('the '), 2);
       call('GenerationTree', tree, 'extend', 0, call('GenerationTree', tree, 'node', 0).topTokens[0]);

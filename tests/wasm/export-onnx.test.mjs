@@ -3,7 +3,8 @@
 // on awkward sizes (head size 4, 3 heads of a width 12 that is no power of two, a context of 13),
 // without past keys/values and with them (the prompt, then one token at a time as a decoder does),
 // and with a batch whose second row is left-padded (attention_mask 0) as transformers.js pads.
-// The CLI writes the same file (tinygpt export --format onnx).
+// The CLI writes the same file (tinygpt export --format onnx). The recurrent models (ONNX's RNN, GRU and
+// LSTM ops) give the core's logits from a zero state and with the state carried between calls.
 // Run: node --test tests/wasm/   (after scripts/build-wasm.sh and npm run build:native)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -125,4 +126,32 @@ describe('ONNX export: onnxruntime-node against the core', () => {
     const fromCli = new Uint8Array(fs.readFileSync(out));
     assert.deepEqual(fromCli, M.exportModel(s, 'onnx', {})[0].bytes);
   });
+});
+
+describe('ONNX export of the recurrent models: onnxruntime-node against the core', () => {
+  let M;
+  before(async () => { M = await loadModule('simd'); });
+  const tokens = Array.from(new TextEncoder().encode('To be, or not to'));  // 16 bytes: the window
+
+  for (const kind of ['rnn', 'gru', 'lstm']) {
+    it(`${kind}: the core's logits from a zero state, and with the state carried from one call to the next`, async (t) => {
+      const L = 2, H = 20, V = 256;
+      const s = new M.Session({ model: kind, n_layer: L, n_embd: 12, n_hidden: H, block_size: 16, batch_size: 4, max_iters: 30,
+        warmup_iters: 2, learning_rate: 3e-3, eval_interval: 0, eval_iters: 1, seed: 5 });
+      s.setCorpus(shakespeare.subarray(0, 20000));
+      s.advance(30, 0);
+      const model = await ort.InferenceSession.create(M.exportModel(s, 'onnx', {})[0].bytes);
+      const zeros = new ort.Tensor('float32', new Float32Array(L * H), [L, 1, H]);
+      const run = (ids, h, c) => model.run({ input_ids: int64(ids, [1, ids.length]), h0: h, ...(kind === 'lstm' ? { c0: c } : {}) });
+      const core = M.exportLogits(s, Int32Array.from(tokens));
+      const whole = await run(tokens, zeros, zeros);
+      const first = await run(tokens.slice(0, 7), zeros, zeros);
+      const second = await run(tokens.slice(7), first.hn, first.cn);
+      assert.deepEqual(first.hn.dims, [L, 1, H]);
+      const d = Math.max(maxDiff(core, V, 0, whole.logits.data), maxDiff(core, V, 0, first.logits.data), maxDiff(core, V, 7, second.logits.data));
+      t.diagnostic(`${kind}: max |onnx - core| = ${d}`);
+      assert.ok(d < TOL, `max |onnx - core| = ${d}`);
+      s.delete();
+    });
+  }
 });

@@ -27,6 +27,7 @@
 
 namespace tinygpt::model {
 class TinyGPT;
+class Recurrent;
 }
 namespace tinygpt::train {
 class Trainer;
@@ -42,6 +43,11 @@ constexpr int kIrVersion = 8;   // the IR version of opset 17
 
 // The GPT as an ONNX model with past keys/values (the layout above).
 std::vector<uint8_t> export_gpt(const model::TinyGPT& model);
+// A recurrent language model (rnn, gru, lstm) as ONNX's RNN / GRU / LSTM ops, the state in and out:
+//   inputs   input_ids (B, T) int64, h0 (L, B, H) [, c0 (L, B, H): the LSTM's cells]
+//   outputs  logits (B, T, V), hn (L, B, H) [, cn (L, B, H)]
+// A decoder feeds hn (and cn) back as the next call's h0 (c0); zeros start a text.
+std::vector<uint8_t> export_recurrent(const model::Recurrent& model);
 
 }  // namespace tinygpt::onnx
 
@@ -109,7 +115,7 @@ const char* format_name(Format f);
 Format parse_format(const std::string& name);
 
 // The files of the trainer's model in one format (safetensors: one file, the model file of
-// safetensors.h; onnx: model.onnx for a GPT). Throws tinygpt::Error when the model cannot be
+// safetensors.h; onnx: model.onnx for a GPT or a recurrent model). Throws tinygpt::Error when the model cannot be
 // written in that format, saying why and which format can.
 struct Options {
   gguf::Type gguf_type = gguf::Type::f32;

@@ -77,7 +77,7 @@ export function createExport(port: Port<ExportCalls, object>, d: ExportDeps): Ex
     async check(prompt) {
       const model = d.session.$.get().model;
       if (!model || $.get().exportChecking || !prompt) return;
-      patch($, { exportChecking: true, exportCheckError: null });
+      patch($, { exportChecking: true, exportCheckError: null, exportCheck: null });
       try {
         const c = model.config;
         // the prompt and its continuation fit the context: the exported graph has block_size positions
