@@ -18,26 +18,16 @@
 #include "tinygpt/source.h"
 #include "tinygpt/trainer.h"
 #include "tinygpt/watch.h"
+#include "test_util.h"
 
 using namespace tinygpt;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under the system's temporary one, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int n = 0;
-    path = fs::temp_directory_path() / ("tinygpt-source-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
+// A fresh directory, removed at the end of the test.
+struct TempDir : testutil::TempDir {
+  TempDir() : testutil::TempDir("tinygpt-source") {}
 };
 
 std::vector<uint8_t> text_bytes(size_t n, uint32_t seed = 1) {

@@ -18,6 +18,7 @@
 #include "tinygpt/io.h"
 #include "tinygpt/rng.h"
 #include "tinygpt/tokenizer.h"
+#include "test_util.h"
 #include "tokenizer_impl.h"  // bytes_to_gpt2
 
 using namespace tinygpt;
@@ -65,19 +66,9 @@ std::string arg(const Error& e, const std::string& name) {
   return "";
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int n = 0;
-    path = fs::temp_directory_path() / ("tinygpt-tokenizer-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
+// A fresh directory, removed at the end of the test.
+struct TempDir : testutil::TempDir {
+  TempDir() : testutil::TempDir("tinygpt-tokenizer") {}
 };
 
 void write(const std::string& path, const std::string& s) { io::write_file(path, std::vector<uint8_t>(s.begin(), s.end())); }

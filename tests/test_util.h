@@ -1,11 +1,15 @@
 // test_util.h — helpers shared by the Catch2 tests: heap-allocation counting, random
-// tensors, and the finite-difference gradient check.
+// tensors, the finite-difference gradient check, and a temporary directory.
 #pragma once
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +25,28 @@ namespace testutil {
 extern std::atomic<long> g_allocations;  // every operator new in the test binary (test_main.cpp)
 
 inline long allocations() { return g_allocations.load(); }
+
+// A fresh directory under the system's temporary one, removed at the end of the test. Its name
+// holds the process id and the clock too: under Node (Emscripten) getpid() is always 42, and two
+// suites run at once must not share a directory.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& prefix) {
+    static int n = 0;
+    path = std::filesystem::temp_directory_path() /
+           (prefix + "-" + std::to_string(::getpid()) + "-" +
+            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "-" + std::to_string(n++));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
 
 inline std::vector<float> random_vector(size_t n, uint64_t seed, float scale = 1.0f) {
   data::Rng rng(seed);

@@ -5,38 +5,13 @@
 #include <string>
 
 #include "kernels.h"
+#include "ops_graph.h"
 
 namespace tinygpt::nn {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& op, const std::string& what) { throw tinygpt::Error(op + ": " + what); }
-
-void require_defined(const char* op, const Tensor& t, const char* name) {
-  if (!t.defined()) fail(op, std::string(name) + " is undefined");
-}
-
-// Make `out` a graph node: record the parents and the closure that sends gradient to them.
-template <class F>
-void attach(Arena& arena, const Tensor& out, const char* op, std::initializer_list<Tensor> parents, F backward) {
-  Node* node = arena.make<Node>();
-  node->op = op;
-  node->out = out;
-  for (const Tensor& p : parents)
-    if (p.defined()) node->parents[node->n_parents++] = p;
-  node->backward = BackwardFn(backward);
-  out.impl()->requires_grad = true;
-  out.impl()->node = node;
-}
-
-bool any_wants_grad(std::initializer_list<Tensor> ts) {
-  for (const Tensor& t : ts)
-    if (wants_grad(t)) return true;
-  return false;
-}
-
-// grad pointer of a parent, or nullptr when it does not require grad
-inline float* grad_of(const Tensor& t) { return t.defined() && t.requires_grad() ? t.grad() : nullptr; }
+using graph::any_wants_grad, graph::attach, graph::fail, graph::grad_of, graph::require_defined;
 
 int32_t* copy_ints(Arena& arena, const int32_t* src, int64_t n) {
   auto* dst = static_cast<int32_t*>(arena.alloc_bytes(size_t(n) * sizeof(int32_t)));

@@ -5,34 +5,15 @@
 #include <string>
 
 #include "kernels.h"
+#include "ops_graph.h"
 #include "tinygpt/ops.h"
 
 namespace tinygpt::nn {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& op, const std::string& what) { throw tinygpt::Error(op + ": " + what); }
+using graph::any_wants_grad, graph::attach, graph::fail, graph::grad_of, graph::require_defined;
 
-template <class F>
-Node* attach(Arena& arena, const Tensor& out, const char* op, std::initializer_list<Tensor> parents, F backward) {
-  Node* node = arena.make<Node>();
-  node->op = op;
-  node->out = out;
-  for (const Tensor& p : parents)
-    if (p.defined()) node->parents[node->n_parents++] = p;
-  node->backward = BackwardFn(backward);
-  out.impl()->requires_grad = true;
-  out.impl()->node = node;
-  return node;
-}
-
-bool any_wants_grad(std::initializer_list<Tensor> ts) {
-  for (const Tensor& t : ts)
-    if (wants_grad(t)) return true;
-  return false;
-}
-
-inline float* grad_of(const Tensor& t) { return t.defined() && t.requires_grad() ? t.grad() : nullptr; }
 inline const float* data_of(const Tensor& t) { return t.defined() ? t.data() : nullptr; }
 
 int gate_blocks(int cell) { return cell == 0 ? 1 : cell == 1 ? 3 : 4; }
@@ -128,7 +109,7 @@ Tensor recurrent(Arena& arena, int cell, const Tensor& x, const RecurrentWeights
 }
 
 Tensor tanh(Arena& arena, const Tensor& x) {
-  if (!x.defined()) fail("tanh", "x is undefined");
+  require_defined("tanh", x, "x");
   Tensor out = arena.tensor(x.shape());
   const int64_t n = x.numel();
   kernels::tanh_forward(out.data(), x.data(), n);

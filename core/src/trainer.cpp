@@ -100,9 +100,12 @@ Error no_data(ModelKind kind) {
   return Error(coded(text ? "data.no_corpus" : "data.no_pairs", {}, text ? kNoCorpus : kNoPairs));
 }
 
-class GptLearner final : public Learner {
+// What the language models (gpt, rnn, gru, lstm) share: the model's parameters, a text read
+// through data::Dataset, validation batches of B windows of block_size tokens.
+template <class M>
+class TextLearner : public Learner {
  public:
-  explicit GptLearner(const Config& c) : model_(c), c_(c) {}
+  explicit TextLearner(const Config& c) : model_(c), c_(c) {}
   int64_t num_parameters() const override { return model_.num_parameters(); }
   float* params() override { return model_.params(); }
   float* grads() override { return model_.grads(); }
@@ -112,6 +115,7 @@ class GptLearner final : public Learner {
     auto d = std::make_unique<data::Dataset>(std::move(corpus));
     d->check_context(c_.block_size);
     d->set_vocab(c_.vocab_size);
+    taking(*d);
     d->set_rng_state(rng);
     data_ = std::move(d);
   }
@@ -128,26 +132,33 @@ class GptLearner final : public Learner {
     data_.reset();
     return c;
   }
-  nn::Tensor train_loss(nn::Arena& arena, int B, int64_t) override {
-    data_->sample_batch(B, c_.block_size, batch_);
-    return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size);
-  }
   float val_loss(nn::Arena& arena, int k, int B) override {
     data_->val_batch(k, B, c_.block_size, batch_);
     return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size).item();
   }
   int64_t tokens_per_step(int B) const override { return int64_t(B) * c_.block_size; }
+  M model_;
+  std::unique_ptr<data::Dataset> data_;
+
+ protected:
+  // A checked dataset about to replace the current one (data_, maybe null); may still refuse it.
+  virtual void taking(const data::Dataset&) {}
+  Config c_;
+  data::Batch batch_;
+};
+
+class GptLearner final : public TextLearner<model::TinyGPT> {
+ public:
+  using TextLearner::TextLearner;
+  nn::Tensor train_loss(nn::Arena& arena, int B, int64_t) override {
+    data_->sample_batch(B, c_.block_size, batch_);
+    return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size);
+  }
   int64_t activation_bytes(int B) const override {
     Config c = c_;
     c.batch_size = B;
     return estimate_training_bytes(c) - tinygpt::num_parameters(c) * 28;
   }
-  model::TinyGPT model_;
-  std::unique_ptr<data::Dataset> data_;
-
- private:
-  Config c_;
-  data::Batch batch_;
 };
 
 int64_t activation_bytes_of(const model::Seq2Seq& m, int B) { return model::seq2seq_activation_bytes(m.dims(), B); }
@@ -228,33 +239,9 @@ class TranslatorLearner final : public Learner {
 
 // The recurrent language models (rnn, gru, lstm): the text and batches of gpt; a stateful run
 // reads the training split as B streams of consecutive windows and carries the hidden state.
-class RecurrentLearner final : public Learner {
+class RecurrentLearner final : public TextLearner<model::Recurrent> {
  public:
-  explicit RecurrentLearner(const Config& c) : model_(c), c_(c) {}
-  int64_t num_parameters() const override { return model_.num_parameters(); }
-  float* params() override { return model_.params(); }
-  float* grads() override { return model_.grads(); }
-  const std::vector<model::ParamInfo>& param_table() const override { return model_.param_table(); }
-  void zero_grad() override { model_.zero_grad(); }
-  void set_data(data::Corpus corpus, const data::Rng::State& rng) override {
-    auto d = std::make_unique<data::Dataset>(std::move(corpus));
-    d->check_context(c_.block_size);
-    d->set_vocab(c_.vocab_size);
-    if (c_.stateful) check_streams(*d, c_.batch_size, c_.block_size);
-    d->set_rng_state(rng);
-    if (data_ && data_->fingerprint() != d->fingerprint()) carry_ = {};  // another text: the streams start again
-    data_ = std::move(d);
-  }
-  bool has_data() const override { return data_ != nullptr; }
-  uint64_t data_size() const override { return data_ ? data_->size() : 0; }
-  uint64_t data_fingerprint() const override { return data_ ? data_->fingerprint() : 0; }
-  data::Rng::State data_rng() const override { return data_->rng_state(); }
-  void set_data_rng(const data::Rng::State& rng) override { data_->set_rng_state(rng); }
-  data::Corpus take_data() override {
-    data::Corpus c = data_ ? data_->corpus() : data::Corpus{};
-    data_.reset();
-    return c;
-  }
+  using TextLearner::TextLearner;
   nn::Tensor train_loss(nn::Arena& arena, int B, int64_t step) override {
     const int T = c_.block_size;
     if (!c_.stateful) {
@@ -275,15 +262,7 @@ class RecurrentLearner final : public Learner {
     }
     return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, T, &carry_, &carry_);
   }
-  float val_loss(nn::Arena& arena, int k, int B) override {
-    data_->val_batch(k, B, c_.block_size, batch_);
-    return model_.loss(arena, batch_.x.data(), batch_.y.data(), B, c_.block_size).item();
-  }
-  int64_t tokens_per_step(int B) const override { return int64_t(B) * c_.block_size; }
   int64_t activation_bytes(int B) const override { return model::recurrent_activation_bytes(c_, B); }
-  double val_tokens_per_byte(const tok::Tokenizer* tokenizer) const override {
-    return data_ ? dataset_tokens_per_byte(*data_, tokenizer) : 0.0;
-  }
   std::vector<float> carried_state() const override {
     std::vector<float> s = carry_.h;
     s.insert(s.end(), carry_.c.begin(), carry_.c.end());
@@ -298,10 +277,12 @@ class RecurrentLearner final : public Learner {
     std::copy(s.begin() + std::ptrdiff_t(z.h.size()), s.end(), z.c.begin());
     carry_ = std::move(z);
   }
-  model::Recurrent model_;
-  std::unique_ptr<data::Dataset> data_;
 
  private:
+  void taking(const data::Dataset& d) override {
+    if (c_.stateful) check_streams(d, c_.batch_size, c_.block_size);
+    if (data_ && data_->fingerprint() != d.fingerprint()) carry_ = {};  // another text: the streams start again
+  }
   model::RecurrentState zero_state(int B) const {
     model::RecurrentState z;
     z.B = B;
@@ -316,8 +297,6 @@ class RecurrentLearner final : public Learner {
                         "a stateful run reads the text as batch_size streams of at least block_size + 1 bytes: its training split has " +
                             std::to_string(d.train_size()) + " bytes, it needs " + std::to_string(need)));
   }
-  Config c_;
-  data::Batch batch_;
   std::vector<int32_t> window_;  // stateful: one stream's T + 1 tokens
   model::RecurrentState carry_;  // stateful: the state after the last training window (B = batch_size)
 };

@@ -635,20 +635,19 @@ void mean_positions(float* out, const float* losses, int rows, int P_have, int P
   }
 }
 
-}  // namespace
-
-Snapshot take_snapshot(model::TinyGPT& m, const data::Dataset& data, nn::Arena& arena, const History& h) {
+// The views of a language model (TinyGPT, Recurrent): the probe's per-token losses, the per-position
+// loss curve over fixed validation windows, the embedding map. `probe_done` runs right after the
+// probe's forward pass, while the model still holds what it computed (the GPT's attention maps).
+template <class M, class ProbeDone>
+Snapshot language_model_snapshot(M& m, const data::Dataset& data, nn::Arena& arena, const History& h, ProbeDone&& probe_done) {
   const Layout& lay = h.layout();
-  const int T = lay.T, V = model::kVocab, NH = lay.NH;
+  const int T = lay.T, V = model::kVocab;
   nn::GradMode no_grad(false);
   Snapshot s;
-  // the probe: attention maps and per-token losses
   std::vector<int32_t> tokens(h.probe().begin(), h.probe().end());
   arena.reset();
   nn::Tensor logits = m.forward_logits(arena, tokens.data(), 1, T);  // (1, T, V)
-  s.attention.reserve(size_t(lay.attention_bytes()));
-  for (int l = 0; l < lay.L; l++)
-    for (int hd = 0; hd < NH; hd++) append_causal(s.attention, m.last_attention(l).data() + size_t(hd) * T * T, T);
+  probe_done(s);
   s.probe_loss.assign(size_t(T), NAN);
   if (T > 1) token_losses(s.probe_loss.data() + 1, logits.data(), tokens.data() + 1, T - 1, V);
   // the per-position loss curve: fixed validation windows
@@ -665,6 +664,18 @@ Snapshot take_snapshot(model::TinyGPT& m, const data::Dataset& data, nn::Arena& 
   // the embedding map
   s.embedding = embedding_map(m.params() + m.param_info("wte").offset, m.config().n_embd, h.bytes(), h);
   return s;
+}
+
+}  // namespace
+
+Snapshot take_snapshot(model::TinyGPT& m, const data::Dataset& data, nn::Arena& arena, const History& h) {
+  const Layout& lay = h.layout();
+  return language_model_snapshot(m, data, arena, h, [&](Snapshot& s) {
+    const int T = lay.T, NH = lay.NH;
+    s.attention.reserve(size_t(lay.attention_bytes()));
+    for (int l = 0; l < lay.L; l++)
+      for (int hd = 0; hd < NH; hd++) append_causal(s.attention, m.last_attention(l).data() + size_t(hd) * T * T, T);
+  });
 }
 
 Snapshot take_snapshot(model::Seq2Seq& m, const data::PairDataset& pairs, nn::Arena& arena, const History& h) {
@@ -703,27 +714,8 @@ Snapshot take_snapshot(model::Seq2Seq& m, const data::PairDataset& pairs, nn::Ar
 }
 
 Snapshot take_snapshot(model::Recurrent& m, const data::Dataset& data, nn::Arena& arena, const History& h) {
-  const Layout& lay = h.layout();
-  const int T = lay.T, V = model::kVocab;
-  nn::GradMode no_grad(false);
-  Snapshot s;  // no attention: the probe's losses, the per-position curve and the embedding map
-  std::vector<int32_t> tokens(h.probe().begin(), h.probe().end());
-  arena.reset();
-  nn::Tensor logits = m.forward_logits(arena, tokens.data(), 1, T);  // (1, T, V)
-  s.probe_loss.assign(size_t(T), NAN);
-  if (T > 1) token_losses(s.probe_loss.data() + 1, logits.data(), tokens.data() + 1, T - 1, V);
-  const int W = m.config().block_size, rows = std::min(kPositionWindows, m.config().batch_size);
-  data::Batch batch;
-  data.val_batch(0, rows, W, batch);
-  arena.reset();
-  nn::Tensor val_logits = m.forward_logits(arena, batch.x.data(), rows, W);  // (rows, W, V)
-  std::vector<float> losses(size_t(rows) * W);                               // (rows, W)
-  token_losses(losses.data(), val_logits.data(), batch.y.data(), rows * W, V);
-  arena.reset();
-  s.position_loss.resize(size_t(lay.P));
-  mean_positions(s.position_loss.data(), losses.data(), rows, W, lay.P);
-  s.embedding = embedding_map(m.params() + m.param_info("wte").offset, m.config().n_embd, h.bytes(), h);
-  return s;
+  // no attention: the probe's losses, the per-position curve and the embedding map
+  return language_model_snapshot(m, data, arena, h, [](Snapshot&) {});
 }
 
 Snapshot take_snapshot(model::LstmSeq2Seq& m, const data::PairDataset& pairs, nn::Arena& arena, const History& h) {

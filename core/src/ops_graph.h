@@ -1,0 +1,42 @@
+// ops_graph.h — what every file of ops (ops.cpp, ops_rnn.cpp) uses to check its inputs and make its
+// output a graph node. Internal to core/src.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+
+#include "tinygpt/error.h"
+#include "tinygpt/tensor.h"
+
+namespace tinygpt::nn::graph {
+
+[[noreturn]] inline void fail(const std::string& op, const std::string& what) { throw tinygpt::Error(op + ": " + what); }
+
+inline void require_defined(const char* op, const Tensor& t, const char* name) {
+  if (!t.defined()) fail(op, std::string(name) + " is undefined");
+}
+
+// Make `out` a graph node: record the parents and the closure that sends gradient to them.
+template <class F>
+Node* attach(Arena& arena, const Tensor& out, const char* op, std::initializer_list<Tensor> parents, F backward) {
+  Node* node = arena.make<Node>();
+  node->op = op;
+  node->out = out;
+  for (const Tensor& p : parents)
+    if (p.defined()) node->parents[node->n_parents++] = p;
+  node->backward = BackwardFn(backward);
+  out.impl()->requires_grad = true;
+  out.impl()->node = node;
+  return node;
+}
+
+inline bool any_wants_grad(std::initializer_list<Tensor> ts) {
+  for (const Tensor& t : ts)
+    if (wants_grad(t)) return true;
+  return false;
+}
+
+// grad pointer of a parent, or nullptr when it does not require grad
+inline float* grad_of(const Tensor& t) { return t.defined() && t.requires_grad() ? t.grad() : nullptr; }
+
+}  // namespace tinygpt::nn::graph
