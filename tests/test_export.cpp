@@ -5,6 +5,7 @@
 // files in tests/wasm/export*.test.mjs (onnxruntime-node, transformers.js, node-llama-cpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -19,8 +20,10 @@
 #include "tinygpt/model.h"
 #include "tinygpt/rnn.h"
 #include "tinygpt/safetensors.h"
+#include "tinygpt/seq2seq.h"
 #include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
+#include "tokenizer_impl.h"
 
 using namespace tinygpt;
 
@@ -353,7 +356,7 @@ TEST_CASE("GGUF export writes gpt2's metadata, a byte vocabulary and llama.cpp's
   CHECK(r.numbers.at("gpt2.attention.head_count") == 4);
   CHECK(r.numbers.at("gpt2.attention.layer_norm_epsilon") == Approx(1e-5));
   CHECK(r.strings.at("tokenizer.ggml.model") == "gpt2");
-  CHECK(r.strings.at("tokenizer.ggml.pre") == "qwen2");
+  CHECK(r.strings.at("tokenizer.ggml.pre") == "trillion");
   const auto& tokens = r.string_arrays.at("tokenizer.ggml.tokens");
   REQUIRE(tokens.size() == 256);
   CHECK(tokens['A'] == "A");
@@ -594,4 +597,186 @@ TEST_CASE("ONNX export of the recurrent models uses ONNX's RNN, GRU and LSTM ops
       for (int e = 0; e < 3; e++) CHECK(got[size_t(r * 3 + e)] == float(rows[r] * 3 + e));
   }
   CHECK(found);
+}
+
+// ---- a BPE model through every exporter and back ------------------------------------------------------
+
+namespace {
+
+// A text whose words repeat, so that a vocabulary of 300 tokens is learned from it: a few words and
+// 60 made-up ones of one to three syllables.
+std::vector<uint8_t> bpe_text() {
+  std::vector<std::string> words = {"the", "king", "and", "queen", "of", "hearts", "sang", "low,", "lower", "lowest.\n", "12", "\"345\""};
+  const char* syllables[] = {"ka", "lo", "mi", "ne", "ru", "sa", "te", "vi", "do", "pe", "gu", "zo"};
+  uint64_t x = 9;
+  const auto below = [&](uint64_t n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % n;
+  };
+  for (int w = 0; w < 60; w++) {
+    std::string word;
+    for (uint64_t k = 0, n = 1 + below(3); k < n; k++) word += syllables[below(12)];
+    words.push_back(word);
+  }
+  std::string s;
+  while (s.size() < 20000) s += words[below(words.size())] + " ";
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a BPE model exports with its own vocabulary (HF, GGUF, ONNX) and its HF folder reads back with its tokenizer", "[export][tokenizer]") {
+  const std::vector<uint8_t> text = bpe_text();
+  const data::MemorySource src(text);
+  const auto tok = std::make_shared<const tok::Tokenizer>(*tok::train_bpe(src, 300));
+  Config c = awkward_config();
+  c.tie_weights = 1, c.tokenizer = TokenizerKind::bpe, c.vocab_size = 300, c.batch_size = 2, c.max_iters = 2, c.warmup_iters = 1;
+  train::Trainer t(c);
+  t.set_tokenizer(tok);
+  t.set_corpus(text);
+
+  // HF: tokenizer.json is the run's, config.json has its vocabulary
+  const std::vector<exporter::File> files = exporter::export_model(t, exporter::Format::hf);
+  const hf::FolderFiles folder = folder_of(files);
+  CHECK(folder.at("tokenizer.json") == bytes_of(tok->to_hf_json()));
+  const std::string config(folder.at("config.json").begin(), folder.at("config.json").end());
+  CHECK(config.find("\"vocab_size\": 300") != std::string::npos);
+  CHECK(tok::Tokenizer::from_hf_json(std::string(folder.at("tokenizer.json").begin(), folder.at("tokenizer.json").end())).fingerprint() ==
+        tok->fingerprint());
+
+  // read back: a bpe run of the same tokenizer and weights
+  const std::vector<uint8_t> file = hf::model_file_from_folder(folder);
+  const safetensors::File f = safetensors::parse(file.data(), file.size());
+  const Config back = safetensors::config_from_metadata(f.metadata);
+  CHECK(back.tokenizer == TokenizerKind::bpe);
+  CHECK(back.vocab_size == 300);
+  const auto run = safetensors::start_run(f, back);
+  REQUIRE(run->tokenizer() != nullptr);
+  CHECK(run->tokenizer()->fingerprint() == tok->fingerprint());
+  const std::vector<int32_t> probe = tok->encode("the queen sang lower");
+  CHECK(std::any_of(probe.begin(), probe.end(), [](int32_t id) { return id >= 256; }));
+  CHECK(exporter::reference_logits(*run, probe) == exporter::reference_logits(t, probe));
+
+  // GGUF: the vocabulary's 300 tokens and its merges in GPT-2's printable form
+  const GgufRead g = read_gguf(exporter::export_model(t, exporter::Format::gguf)[0].bytes);
+  const auto& tokens = g.string_arrays.at("tokenizer.ggml.tokens");
+  REQUIRE(tokens.size() == 300);
+  const auto& merges = g.string_arrays.at("tokenizer.ggml.merges");
+  REQUIRE(merges.size() == 44);
+  for (int r = 0; r < 44; r++) {
+    const tok::Merge& m = tok->merges()[size_t(r)];
+    CHECK(merges[size_t(r)] == tok::bytes_to_gpt2(tok->token_bytes(m.left)) + " " + tok::bytes_to_gpt2(tok->token_bytes(m.right)));
+    CHECK(tokens[size_t(m.id)] == tok::bytes_to_gpt2(tok->token_bytes(m.id)));
+  }
+  CHECK(g.tensors.at("token_embd.weight").ne == std::vector<uint64_t>{12, 300});
+  CHECK(g.numbers.at("tokenizer.ggml.eos_token_id") == 11);  // the byte 0x0B's token
+
+  // ONNX: the logits are (batch, sequence, 300)
+  const std::vector<uint8_t> onnx = exporter::export_model(t, exporter::Format::onnx)[0].bytes;
+  const std::vector<pb::Field> model = pb::read_fields(onnx.data(), onnx.size());
+  const std::vector<pb::Field> graph = fields(numbered(model, 7).at(0));
+  bool found = false;
+  for (const pb::Field& out : numbered(graph, 12))
+    if (value_info(out).rfind("logits: ", 0) == 0) found = true, CHECK(value_info(out) == "logits: 1 [batch_size, sequence_length, 300]");
+  CHECK(found);
+
+  SECTION("a folder whose tokenizer is missing or of another size is refused") {
+    hf::FolderFiles none = folder;
+    none.erase("tokenizer.json");
+    CHECK(import_error(none).rfind("import.tokenizer: config.json says vocab_size 300: a model of more tokens than the 256 bytes needs its tokenizer", 0) == 0);
+    hf::FolderFiles other = folder;
+    other["tokenizer.json"] = bytes_of(tok::Tokenizer::from_merges({{'a', 'b'}}).to_hf_json());
+    CHECK(import_error(other).rfind("import.tokenizer: tokenizer.json: it has 257 text tokens and config.json says vocab_size 300", 0) == 0);
+    // GPT-2's vocab.json + merges.txt serve as well
+    hf::FolderFiles gpt2 = folder;
+    gpt2.erase("tokenizer.json");
+    std::string vocab = "{", merges_txt = "#version: 0.2\n";
+    for (int id = 0; id < 300; id++) vocab += (id ? ", \"" : "\"") + json_escape(tok::bytes_to_gpt2(tok->token_bytes(id))) + "\": " + std::to_string(id);
+    for (const tok::Merge& m : tok->merges())
+      merges_txt += tok::bytes_to_gpt2(tok->token_bytes(m.left)) + " " + tok::bytes_to_gpt2(tok->token_bytes(m.right)) + "\n";
+    gpt2["vocab.json"] = bytes_of(vocab + "}");
+    gpt2["merges.txt"] = bytes_of(merges_txt);
+    const std::vector<uint8_t> from_gpt2 = hf::model_file_from_folder(gpt2);
+    const safetensors::File g2 = safetensors::parse(from_gpt2.data(), from_gpt2.size());
+    CHECK(safetensors::tokenizer_from_metadata(g2.metadata)->fingerprint() == tok->fingerprint());
+  }
+}
+
+TEST_CASE("ONNX export of the translator is an encoder giving the cross-attention keys and values, and a decoder with past", "[export][seq2seq]") {
+  model::Seq2SeqDims d;
+  d.n_enc_layer = 2, d.n_dec_layer = 3, d.n_head = 3, d.n_embd = 12, d.d_ff = 20, d.block_size = 7;
+  const model::Seq2Seq m(d);
+  const std::vector<exporter::File> files = onnx::export_seq2seq(m);
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].path == "encoder_model.onnx");
+  CHECK(files[1].path == "decoder_model.onnx");
+  std::set<std::string> all_weights;
+  for (const exporter::File& f : files) {
+    const auto model = pb::read_fields(f.bytes.data(), f.bytes.size());
+    std::map<std::string, std::string> meta;
+    for (const pb::Field& e : numbered(model, 14)) meta[text_of(fields(e), 1)] = text_of(fields(e), 2);
+    CHECK(meta["model"] == "seq2seq");
+    CHECK(meta["vocab_size"] == "259");
+    CHECK(meta["bos_token_id"] == "256");
+    CHECK(meta["eos_token_id"] == "257");
+    CHECK(meta["pad_token_id"] == "258");
+    const auto graph = fields(numbered(model, 7)[0]);
+    std::vector<std::string> inputs, outputs;
+    std::set<std::string> defined;
+    for (const pb::Field& vi : numbered(graph, 11)) inputs.push_back(value_info(vi)), defined.insert(text_of(fields(vi), 1));
+    for (const pb::Field& vi : numbered(graph, 12)) outputs.push_back(value_info(vi));
+    if (f.path == "encoder_model.onnx") {
+      CHECK(inputs == std::vector<std::string>{"input_ids: 7 [batch_size, encoder_sequence_length]",
+                                               "attention_mask: 7 [batch_size, encoder_sequence_length]"});
+      REQUIRE(outputs.size() == 1 + 2 * 3);
+      CHECK(outputs[0] == "last_hidden_state: 1 [batch_size, encoder_sequence_length, 12]");
+      CHECK(outputs[6] == "present.2.encoder.value: 1 [batch_size, 3, encoder_sequence_length, 4]");
+    } else {
+      REQUIRE(inputs.size() == 2 + 4 * 3);
+      CHECK(inputs[0] == "input_ids: 7 [batch_size, decoder_sequence_length]");
+      CHECK(inputs[1] == "encoder_attention_mask: 7 [batch_size, encoder_sequence_length]");
+      CHECK(inputs[2] == "past_key_values.0.decoder.key: 1 [batch_size, 3, past_decoder_sequence_length, 4]");
+      CHECK(inputs[4] == "past_key_values.0.encoder.key: 1 [batch_size, 3, encoder_sequence_length, 4]");
+      REQUIRE(outputs.size() == 1 + 2 * 3);
+      CHECK(outputs[0] == "logits: 1 [batch_size, decoder_sequence_length, 259]");
+      CHECK(outputs[6] == "present.2.decoder.value: 1 [batch_size, 3, past_decoder_sequence_length + decoder_sequence_length, 4]");
+    }
+    // the weights: the core's parameters as they are, and the sinusoidal table
+    for (const pb::Field& t : numbered(graph, 5)) {
+      const auto tf = fields(t);
+      const std::string name = text_of(tf, 8);
+      defined.insert(name);
+      if (numbered(tf, 2)[0].value != 1 || numbered(tf, 9).empty()) continue;  // constants
+      const pb::Field raw = numbered(tf, 9)[0];
+      if (name == "positional_encoding") {
+        REQUIRE(raw.size == size_t(7 * 12) * 4);
+        CHECK(std::memcmp(raw.data, m.positional_encoding(), raw.size) == 0);
+        continue;
+      }
+      all_weights.insert(name);
+      const model::ParamInfo& p = m.param_info(name);
+      REQUIRE(raw.size == size_t(p.shape.numel()) * 4);
+      CHECK(std::memcmp(raw.data, m.params() + p.offset, raw.size) == 0);
+    }
+    // every node reads what is defined before it
+    for (const pb::Field& n : numbered(graph, 1)) {
+      const auto nf = fields(n);
+      for (const pb::Field& in : numbered(nf, 1)) {
+        INFO(text_of(nf, 4) << " reads " << in.text());
+        CHECK(defined.count(std::string(in.text())) == 1);
+      }
+      for (const pb::Field& out : numbered(nf, 2)) defined.insert(std::string(out.text()));
+    }
+  }
+  // between them the two graphs hold every parameter (the decoder's cross-attention kv in the encoder)
+  CHECK(all_weights.size() == m.param_table().size());
 }

@@ -27,14 +27,27 @@ val export_model(Session& s, const std::string& format, const val& options) {
   });
 }
 
+std::vector<int32_t> ids_from(const val& tokens) {
+  if (!tokens.instanceof(val::global("Int32Array")) && !tokens.isArray())
+    throw Error("exportLogits: the tokens must be an Int32Array or an array of numbers");
+  std::vector<int32_t> ids(tokens["length"].as<size_t>());
+  for (size_t i = 0; i < ids.size(); i++) ids[i] = tokens[i].as<int32_t>();
+  return ids;
+}
+
 // exportLogits(session, tokens) -> Float32Array (T * V): the core's logits after each prefix.
 val export_logits(Session& s, const val& tokens) {
   return guarded([&] {
-    if (!tokens.instanceof(val::global("Int32Array")) && !tokens.isArray())
-      throw Error("exportLogits: the tokens must be an Int32Array or an array of numbers");
-    std::vector<int32_t> ids(tokens["length"].as<size_t>());
-    for (size_t i = 0; i < ids.size(); i++) ids[i] = tokens[i].as<int32_t>();
-    const std::vector<float> logits = exporter::reference_logits(s.trainer(), ids);
+    const std::vector<float> logits = exporter::reference_logits(s.trainer(), ids_from(tokens));
+    return copy_to_js("Float32Array", logits.data(), logits.size());
+  });
+}
+
+// exportTranslationLogits(session, source, targetIn) -> Float32Array (T * V): the seq2seq translator's
+// logits after each token of targetIn (BOS, then the target so far), teacher-forced.
+val export_translation_logits(Session& s, const val& source, const val& target_in) {
+  return guarded([&] {
+    const std::vector<float> logits = exporter::reference_translation_logits(s.trainer(), ids_from(source), ids_from(target_in));
     return copy_to_js("Float32Array", logits.data(), logits.size());
   });
 }
@@ -80,6 +93,7 @@ EMSCRIPTEN_BINDINGS(tinygpt_export) {
   using namespace tinygpt::js;
   emscripten::function("exportModel", &export_model);
   emscripten::function("exportLogits", &export_logits);
+  emscripten::function("exportTranslationLogits", &export_translation_logits);
   emscripten::function("modelFileFromFolder", &model_file_from_folder);
   emscripten::function("exportFormatOf", &export_format_of);
   emscripten::function("refuseExportFormat", &refuse_export_format);

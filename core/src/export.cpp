@@ -9,6 +9,7 @@
 #include "tinygpt/model.h"
 #include "tinygpt/rnn.h"
 #include "tinygpt/safetensors.h"
+#include "tinygpt/seq2seq.h"
 #include "tinygpt/tensor.h"
 #include "tinygpt/tokenizer.h"
 #include "tinygpt/trainer.h"
@@ -18,9 +19,9 @@ namespace tinygpt::exporter {
 namespace {
 constexpr Format kFormats[] = {Format::safetensors, Format::onnx, Format::hf, Format::gguf};
 
-// The run's tokenizer: the bytes (256 tokens, no merges) until runs carry a BPE vocabulary of their
-// own (issue 23's checkpoint section); then the trainer's.
-tok::Tokenizer tokenizer_of(const train::Trainer&) { return tok::Tokenizer(); }
+// The run's tokenizer: a bpe run's own vocabulary (its checkpoint's tokenizer section), else the
+// bytes (256 tokens, no merges).
+tok::Tokenizer tokenizer_of(const train::Trainer& t) { return t.tokenizer() ? *t.tokenizer() : tok::Tokenizer(); }
 
 void require_gpt(const train::Trainer& t, Format f) {
   if (t.kind() != ModelKind::gpt)
@@ -56,8 +57,9 @@ std::vector<File> export_model(const train::Trainer& t, Format format, const Opt
     case Format::onnx:
       if (t.kind() == ModelKind::gpt) return {{"model.onnx", onnx::export_gpt(t.model())}};
       if (is_recurrent(t.kind())) return {{"model.onnx", onnx::export_recurrent(t.recurrent())}};
-      throw Error("onnx: a " + kind + " model cannot be written as ONNX yet (the GPT and the recurrent language models can); "
-                  "its safetensors file can");
+      if (t.kind() == ModelKind::seq2seq) return onnx::export_seq2seq(t.seq2seq());
+      throw Error("onnx: a " + kind + " model cannot be written as ONNX yet (the GPT, the recurrent language models and the "
+                  "seq2seq translator can); its safetensors file can");
     case Format::gguf:
       require_gpt(t, format);
       return {{std::string("model-") + gguf::type_name(options.gguf_type) + ".gguf",
@@ -99,10 +101,13 @@ void refuse_export_format(const uint8_t* data, size_t n, const std::string& name
 int vocab_of(const train::Trainer& t) {
   if (t.kind() == ModelKind::gpt) return int(t.model().param_info("wte").shape[0]);            // (V, C)
   if (is_recurrent(t.kind())) return int(t.recurrent().param_info("wte").shape[0]);           // (V, C)
+  if (t.kind() == ModelKind::seq2seq) return t.seq2seq().dims().vocab_size;                   // text tokens + BOS, EOS, PAD
   throw Error(std::string("a ") + model_kind_name(t.kind()) + " model is a translator: it has no single vocabulary of a language model");
 }
 
 std::vector<float> reference_logits(train::Trainer& t, const std::vector<int32_t>& tokens) {
+  if (t.kind() == ModelKind::seq2seq || t.kind() == ModelKind::lstm_seq2seq)
+    throw Error(std::string("a ") + model_kind_name(t.kind()) + " model is a translator: give its source and its decoder input");
   const int V = vocab_of(t), T = int(tokens.size());
   if (T < 1) throw Error("reference_logits: no tokens");
   for (int32_t id : tokens)
@@ -111,6 +116,19 @@ std::vector<float> reference_logits(train::Trainer& t, const std::vector<int32_t
   nn::Arena arena;
   const nn::Tensor logits = t.kind() == ModelKind::gpt ? t.model().forward_logits(arena, tokens.data(), 1, T)  // (1, T, V)
                                                          : t.recurrent().forward_logits(arena, tokens.data(), 1, T);
+  return std::vector<float>(logits.data(), logits.data() + logits.numel());
+}
+
+std::vector<float> reference_translation_logits(train::Trainer& t, const std::vector<int32_t>& source, const std::vector<int32_t>& target_in) {
+  if (t.kind() != ModelKind::seq2seq)
+    throw Error(std::string("reference_translation_logits: a ") + model_kind_name(t.kind()) + " model is not the seq2seq translator");
+  const int V = vocab_of(t), S = int(source.size()), T = int(target_in.size());
+  for (const std::vector<int32_t>* ids : {&source, &target_in})
+    for (int32_t id : *ids)
+      if (id < 0 || id >= V) throw Error("reference_translation_logits: token " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(V) + ")");
+  nn::GradMode no_grad(false);
+  nn::Arena arena;
+  const nn::Tensor logits = t.seq2seq().forward_logits(arena, source.data(), target_in.data(), 1, S, T);  // (1, T, V); checks the lengths
   return std::vector<float>(logits.data(), logits.data() + logits.numel());
 }
 

@@ -16,11 +16,14 @@
 //
 // The vocabulary (tokenizer.ggml.*): model "gpt2" (byte-level BPE), one string per token id, the
 // token's bytes in GPT-2's printable form (bytes_to_unicode: byte 0x20 is "Ġ"), so the 256 bytes of
-// a byte model are 256 one-character tokens; merges "left right" in rank order (an empty list for
-// bytes: llama.cpp insists on the key); pre-tokenizer "qwen2" (its split of digits and
-// punctuation keeps a space before punctuation, which "gpt-2" drops when detokenizing); no BOS or
-// EOS added to a prompt. A vocabulary of text tokens only has no end-of-text token of its own:
-// llama.cpp's default for gpt2 (id 11, the byte 0x0B, vertical tab) is written as BOS and EOS.
+// a byte model are 256 one-character tokens; merges "left right" in rank order, in the same form
+// (an empty list for bytes: llama.cpp insists on the key). Pre-tokenizer "trillion": llama.cpp's
+// name for GPT-2's own regex (the core's pretokenize) without cleaning spaces when detokenizing
+// ("gpt-2" has the same regex but drops the space of " ." and " ," in text it decodes; "qwen2"
+// cuts digits one by one, which a BPE vocabulary's merged numbers would notice). No BOS or EOS is
+// added to a prompt. A vocabulary of text tokens only has no end-of-text token of its own: the
+// token of the byte 0x0B (vertical tab; llama.cpp's default for gpt2, id 11, in a byte model) is
+// written as BOS and EOS.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -215,12 +218,13 @@ void vocabulary(Metadata& md, const tok::Tokenizer& tok, int V) {
   for (const tok::Merge& mg : tok.merges())
     merges.push_back(tok::bytes_to_gpt2(tok.token_bytes(mg.left)) + " " + tok::bytes_to_gpt2(tok.token_bytes(mg.right)));
   md.str("tokenizer.ggml.model", "gpt2");
-  md.str("tokenizer.ggml.pre", "qwen2");
+  md.str("tokenizer.ggml.pre", "trillion");
   md.strings("tokenizer.ggml.tokens", tokens);
   md.i32s("tokenizer.ggml.token_type", std::vector<int32_t>(size_t(V), 1));  // 1: a normal token
   md.strings("tokenizer.ggml.merges", merges);
-  md.u32("tokenizer.ggml.bos_token_id", 11);
-  md.u32("tokenizer.ggml.eos_token_id", 11);
+  const std::vector<int32_t> vt = tok.encode("\x0b");  // one token: the byte's (a merge never makes a single byte)
+  md.u32("tokenizer.ggml.bos_token_id", uint32_t(vt.at(0)));
+  md.u32("tokenizer.ggml.eos_token_id", uint32_t(vt.at(0)));
   md.boolean("tokenizer.ggml.add_bos_token", false);
   md.boolean("tokenizer.ggml.add_eos_token", false);
 }

@@ -226,21 +226,44 @@ std::vector<float> tensor_for(const safetensors::File& f, const std::string& our
   return floats_of(*t);
 }
 
-// A tokenizer.json beside the model must be the 256 bytes in order (ids = bytes), as the core reads text.
-void check_tokenizer(const std::vector<uint8_t>& json_bytes, int64_t vocab) {
+// The folder's tokenizer: tokenizer.json, or GPT-2's vocab.json + merges.txt. A byte model (vocab_size
+// 256) needs none, and one it has must be the 256 bytes in order (ids = bytes, as the core reads text);
+// a BPE model (vocab_size > 256) needs one of exactly vocab_size text tokens, which becomes the run's.
+// Returns the tokenizer.json the model file carries (safetensors::kTokenizerKey), "" for a byte model.
+std::string read_tokenizer(const FolderFiles& files, int64_t vocab) {
+  const auto text = [&](const char* name) {
+    const auto it = files.find(name);
+    return it == files.end() ? std::string() : std::string(it->second.begin(), it->second.end());
+  };
+  const bool hf = files.count("tokenizer.json") != 0, gpt2 = files.count("vocab.json") && files.count("merges.txt");
+  const std::string source = hf ? "tokenizer.json" : "vocab.json + merges.txt";
+  if (!hf && !gpt2) {
+    if (vocab == 256) return "";
+    refuse("import.tokenizer", {{"what", "no tokenizer.json for its " + std::to_string(vocab) + " tokens"}},
+           "config.json says vocab_size " + std::to_string(vocab) +
+               ": a model of more tokens than the 256 bytes needs its tokenizer (tokenizer.json, or vocab.json with merges.txt)");
+  }
   const tok::Tokenizer t = [&] {
     try {
-      return tok::Tokenizer::from_hf_json(std::string(json_bytes.begin(), json_bytes.end()), "tokenizer.json");
+      return hf ? tok::Tokenizer::from_hf_json(text("tokenizer.json"), "tokenizer.json") : tok::Tokenizer::from_gpt2(text("vocab.json"), text("merges.txt"));
     } catch (const Error& e) {
-      refuse("import.tokenizer", {{"what", e.what()}}, std::string("tokenizer.json: ") + e.what());
+      refuse("import.tokenizer", {{"what", e.what()}}, source + ": " + e.what());
     }
   }();
-  bool bytes = t.vocab_size() == 256 && t.merge_count() == 0 && vocab == 256;
-  for (int id = 0; bytes && id < 256; id++) bytes = t.token_bytes(id) == std::string(1, char(id));
-  if (!bytes)
-    refuse("import.tokenizer", {{"what", "its tokens are not the 256 bytes in order"}},
-           "tokenizer.json: its tokens are not the 256 bytes in order (" + std::to_string(t.vocab_size()) +
-               " tokens): this tinygpt reads byte models");
+  if (vocab == 256) {
+    bool bytes = t.vocab_size() == 256 && t.merge_count() == 0;
+    for (int id = 0; bytes && id < 256; id++) bytes = t.token_bytes(id) == std::string(1, char(id));
+    if (!bytes)
+      refuse("import.tokenizer", {{"what", "its tokens are not the 256 bytes in order"}},
+             source + ": its tokens are not the 256 bytes in order (" + std::to_string(t.vocab_size()) +
+                 " tokens), and config.json says vocab_size 256 (a byte model)");
+    return "";
+  }
+  if (t.vocab_size() != vocab)
+    refuse("import.tokenizer", {{"what", std::to_string(t.vocab_size()) + " text tokens, the model " + std::to_string(vocab)}},
+           source + ": it has " + std::to_string(t.vocab_size()) + " text tokens and config.json says vocab_size " + std::to_string(vocab) +
+               " (tinygpt's vocabulary is the text tokens: a model with rows for special tokens, as GPT-2's <|endoftext|>, is not read)");
+  return t.to_hf_json();
 }
 
 }  // namespace
@@ -254,10 +277,11 @@ std::vector<uint8_t> model_file_from_folder(const FolderFiles& files) {
            "no config.json among the files (" + names + "): a Hugging Face model folder has config.json beside model.safetensors");
   }
   const Shape s = read_config(config_it->second);
-  if (s.vocab != 256 && !find_field("vocab_size"))
-    refuse("import.unsupported", {{"what", "vocab_size " + std::to_string(s.vocab) + " (this tinygpt reads byte models: 256)"}},
-           "config.json: vocab_size " + std::to_string(s.vocab) + " (this tinygpt reads byte models: 256)");
-  if (const auto t = files.find("tokenizer.json"); t != files.end()) check_tokenizer(t->second, s.vocab);
+  if (s.vocab < 256 || s.vocab > tok::kMaxVocab)
+    refuse("import.unsupported", {{"what", "vocab_size " + std::to_string(s.vocab)}},
+           "config.json: vocab_size " + std::to_string(s.vocab) + " (tinygpt reads 256 bytes, or a BPE vocabulary of up to " +
+               std::to_string(tok::kMaxVocab) + " tokens)");
+  const std::string tokenizer_json = read_tokenizer(files, s.vocab);
   const auto weights = files.find("model.safetensors");
   if (weights == files.end())
     refuse("import.no_weights", {}, "no model.safetensors beside config.json (tinygpt reads the weights in safetensors, not pytorch_model.bin)");
@@ -266,7 +290,8 @@ std::vector<uint8_t> model_file_from_folder(const FolderFiles& files) {
   Config c;  // the schema's defaults, then the shape of the folder's model
   c.model = ModelKind::gpt;
   c.n_layer = int(s.n_layer), c.n_head = int(s.n_head), c.n_embd = int(s.n_embd), c.block_size = int(s.n_positions);
-  if (const FieldSpec* v = find_field("vocab_size")) set_field(c, *v, double(s.vocab));  // with BPE runs (issue 23)
+  c.vocab_size = int(s.vocab);
+  c.tokenizer = tokenizer_json.empty() ? TokenizerKind::bytes : TokenizerKind::bpe;
   const uint64_t C = uint64_t(s.n_embd), V = uint64_t(s.vocab);
   std::vector<float> wte = tensor_for(f, "wte", {V, C});
   const safetensors::TensorView* head = f.find("lm_head.weight");
@@ -294,7 +319,9 @@ std::vector<uint8_t> model_file_from_folder(const FolderFiles& files) {
     else values.push_back(tensor_for(f, p.name, dims));
     tensors.push_back({p.name, safetensors::Dtype::F32, dims, values.back().data(), values.back().size() * sizeof(float)});
   }
-  return safetensors::serialize(tensors, safetensors::config_metadata(c));
+  safetensors::Metadata metadata = safetensors::config_metadata(c);
+  if (!tokenizer_json.empty()) metadata[safetensors::kTokenizerKey] = tokenizer_json;  // the run's tokenizer (start_run)
+  return safetensors::serialize(tensors, metadata);
 }
 
 }  // namespace tinygpt::hf

@@ -15,6 +15,11 @@
 // Weights are initializers under the core's names ("h.0.attn.c_attn.weight"), in its (in, out) layout,
 // which is MatMul's right operand as it is.
 //
+// The translator (export_seq2seq) is two graphs, as the Hugging Face (optimum) exporters split an
+// encoder-decoder: the encoder, which also gives every decoder layer's cross-attention keys and values
+// (computed once per source), and the decoder with past keys/values, which reads them (seq2seq.h
+// has the forward pass: post-norm layers, sinusoidal positions, ReLU, attention without biases).
+//
 // The recurrent language models (export_recurrent) are ONNX's own RNN, GRU and LSTM ops: torch.nn's
 // cells, whose layouts (w_ih (G*H, I), w_hh (G*H, H)) are ONNX's W and R once the gate blocks are
 // reordered, and whose GRU is ONNX's with linear_before_reset 1 (n = tanh(W_in x + b_in + r (W_hn h + b_hn))).
@@ -28,6 +33,7 @@
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
 #include "tinygpt/rnn.h"
+#include "tinygpt/seq2seq.h"
 
 namespace tinygpt::onnx {
 
@@ -192,19 +198,19 @@ std::string param(Graph& g, const model::ModelParameters& m, const std::string& 
   return g.weight(name, dims, m.params() + p.offset);
 }
 
-bool has_param(const model::TinyGPT& m, const std::string& name) {
+bool has_param(const model::ModelParameters& m, const std::string& name) {
   for (const model::ParamInfo& p : m.param_table())
     if (p.name == name) return true;
   return false;
 }
 
 // x @ w + b for the parameters prefix.weight (in, out) and prefix.bias.
-std::string linear(Graph& g, const model::TinyGPT& m, const std::string& x, const std::string& prefix) {
+std::string linear(Graph& g, const model::ModelParameters& m, const std::string& x, const std::string& prefix) {
   const std::string y = g.op("MatMul", {x, param(g, m, prefix + ".weight")});
   return g.op("Add", {y, param(g, m, prefix + ".bias")});
 }
 
-std::string layernorm(Graph& g, const model::TinyGPT& m, const std::string& x, const std::string& prefix) {
+std::string layernorm(Graph& g, const model::ModelParameters& m, const std::string& x, const std::string& prefix) {
   return g.op("LayerNormalization", {x, param(g, m, prefix + ".weight"), param(g, m, prefix + ".bias")},
               {Attr::integer("axis", -1), Attr::real("epsilon", 1e-5f)});
 }
@@ -374,6 +380,147 @@ std::vector<uint8_t> export_recurrent(const model::Recurrent& m) {
                              {"n_embd", std::to_string(E)},
                              {"n_hidden", std::to_string(H)},
                              {"vocab_size", std::to_string(V)}});
+}
+
+// ---- the translator ------------------------------------------------------------------------------------
+
+namespace {
+
+// softmax(scale q k^T where allowed, else lowest) v for q (B, NH, Tq, HS), k and v (B, NH, Tk, HS),
+// allowed broadcasting to (B, NH, Tq, Tk); the heads joined again: (B, Tq, C).
+std::string attend(Graph& g, const std::string& q, const std::string& k, const std::string& v, const std::string& allowed,
+                   const std::string& lowest, int C, int HS) {
+  const std::string kt = g.op("Transpose", {k}, {Attr::list("perm", {0, 1, 3, 2})});                         // (B, NH, HS, Tk)
+  const std::string scores = g.op("Mul", {g.op("MatMul", {q, kt}), g.scalar(1.0f / std::sqrt(float(HS)))});  // (B, NH, Tq, Tk)
+  const std::string att = g.op("Softmax", {g.op("Where", {allowed, scores, lowest})}, {Attr::integer("axis", -1)});
+  const std::string y4 = g.op("Transpose", {g.op("MatMul", {att, v})}, {Attr::list("perm", {0, 2, 1, 3})});  // (B, Tq, NH, HS)
+  return g.op("Reshape", {y4, g.ints({0, 0, C})});                                                            // (B, Tq, C)
+}
+
+// ReLU(x W1 + b1) W2 + b2 for the layer's linear1 and linear2
+std::string feed_forward(Graph& g, const model::Seq2Seq& m, const std::string& x, const std::string& prefix) {
+  return linear(g, m, g.op("Relu", {linear(g, m, x, prefix + "linear1")}), prefix + "linear2");
+}
+
+// (B, 1, 1, S) bool from an int64 mask (B, S): 1 = a key to attend to
+std::string key_mask(Graph& g, const std::string& mask) {
+  return g.op("Cast", {g.op("Unsqueeze", {mask, g.ints({1, 2})})}, {Attr::integer("to", kBool)});
+}
+
+std::vector<std::pair<std::string, std::string>> seq2seq_metadata(const model::Seq2Seq& m, const char* part) {
+  const model::Seq2SeqDims& d = m.dims();
+  const data::PairTokens t = d.tokens();
+  return {{"model", "seq2seq"}, {"part", part},
+          {"n_enc_layer", std::to_string(d.n_enc_layer)}, {"n_dec_layer", std::to_string(d.n_dec_layer)},
+          {"n_head", std::to_string(d.n_head)}, {"n_embd", std::to_string(d.n_embd)}, {"d_ff", std::to_string(d.d_ff)},
+          {"block_size", std::to_string(d.block_size)}, {"vocab_size", std::to_string(d.vocab_size)},
+          {"bos_token_id", std::to_string(t.bos())}, {"eos_token_id", std::to_string(t.eos())}, {"pad_token_id", std::to_string(t.pad())}};
+}
+
+std::vector<uint8_t> seq2seq_encoder(const model::Seq2Seq& m) {
+  const model::Seq2SeqDims& d = m.dims();
+  const int C = d.n_embd, NH = d.n_head, HS = C / NH;
+  Graph g;
+  g.input("input_ids", kInt64, {"batch_size", "encoder_sequence_length"});
+  g.input("attention_mask", kInt64, {"batch_size", "encoder_sequence_length"});
+  g.output("last_hidden_state", kFloat, {"batch_size", "encoder_sequence_length", C});
+  for (int l = 0; l < d.n_dec_layer; l++)
+    for (const char* kv : {"key", "value"})
+      g.output("present." + std::to_string(l) + ".encoder." + kv, kFloat, {"batch_size", NH, "encoder_sequence_length", HS});
+
+  // x = src_embed[input_ids] + PE[0:S]   (B, S, C)
+  const std::string pe = g.weight("positional_encoding", {d.block_size, C}, m.positional_encoding());
+  const std::string S = g.op("Gather", {g.op("Shape", {"input_ids"}), g.ints({1})});  // (1)
+  const std::string pe_s = g.op("Slice", {pe, g.ints({0}), S, g.ints({0})});          // (S, C)
+  std::string x = g.op("Add", {g.op("Gather", {param(g, m, "src_embed.weight"), "input_ids"}), pe_s});
+  const std::string allowed = key_mask(g, "attention_mask");
+  const std::string lowest = g.scalar(std::numeric_limits<float>::lowest());
+  const std::string shape_bthd = g.ints({0, 0, NH, HS});
+  for (int l = 0; l < d.n_enc_layer; l++) {
+    const std::string p = "encoder.layers." + std::to_string(l) + ".";
+    // y = LN1(self_attn(x, source padding) + x)
+    const std::string qkv = g.op("MatMul", {x, param(g, m, p + "self_attn.qkv.weight")});  // (B, S, 3C)
+    const std::vector<std::string> s = g.ops("Split", {qkv, g.ints({C, C, C})}, 3, {Attr::integer("axis", 2)});
+    // one statement each: the nodes' names follow their order, which a call's arguments would leave to the compiler
+    const std::string q = heads(g, s[0], shape_bthd), k = heads(g, s[1], shape_bthd), v = heads(g, s[2], shape_bthd);
+    const std::string a = attend(g, q, k, v, allowed, lowest, C, HS);
+    const std::string y = layernorm(g, m, g.op("Add", {g.op("MatMul", {a, param(g, m, p + "self_attn.out_proj.weight")}), x}), p + "norm1");
+    // x = LN2(FF(y) + y)
+    x = layernorm(g, m, g.op("Add", {feed_forward(g, m, y, p), y}), p + "norm2");
+  }
+  g.op("Identity", {x}, {}, "last_hidden_state");
+  // every decoder layer's cross-attention keys and values: [k | v] = enc W_kv, as heads (B, NH, S, HS)
+  for (int l = 0; l < d.n_dec_layer; l++) {
+    const std::string L = std::to_string(l);
+    const std::string kv = g.op("MatMul", {x, param(g, m, "decoder.layers." + L + ".cross_attn.kv.weight")});  // (B, S, 2C)
+    const std::vector<std::string> s = g.ops("Split", {kv, g.ints({C, C})}, 2, {Attr::integer("axis", 2)});
+    g.op("Identity", {heads(g, s[0], shape_bthd)}, {}, "present." + L + ".encoder.key");
+    g.op("Identity", {heads(g, s[1], shape_bthd)}, {}, "present." + L + ".encoder.value");
+  }
+  return g.model("tinygpt-encoder", seq2seq_metadata(m, "encoder"));
+}
+
+std::vector<uint8_t> seq2seq_decoder(const model::Seq2Seq& m) {
+  const model::Seq2SeqDims& d = m.dims();
+  const int C = d.n_embd, NH = d.n_head, HS = C / NH;
+  const char* past = "past_decoder_sequence_length";
+  const char* total = "past_decoder_sequence_length + decoder_sequence_length";
+  Graph g;
+  g.input("input_ids", kInt64, {"batch_size", "decoder_sequence_length"});
+  g.input("encoder_attention_mask", kInt64, {"batch_size", "encoder_sequence_length"});
+  for (int l = 0; l < d.n_dec_layer; l++) {
+    for (const char* kv : {"key", "value"})
+      g.input("past_key_values." + std::to_string(l) + ".decoder." + kv, kFloat, {"batch_size", NH, past, HS});
+    for (const char* kv : {"key", "value"})
+      g.input("past_key_values." + std::to_string(l) + ".encoder." + kv, kFloat, {"batch_size", NH, "encoder_sequence_length", HS});
+  }
+  g.output("logits", kFloat, {"batch_size", "decoder_sequence_length", d.vocab_size});
+  for (int l = 0; l < d.n_dec_layer; l++)
+    for (const char* kv : {"key", "value"})
+      g.output("present." + std::to_string(l) + ".decoder." + kv, kFloat, {"batch_size", NH, total, HS});
+
+  // z = tgt_embed[input_ids] + PE[P:P+T]   (B, T, C), P the tokens already fed
+  const std::string T = g.op("Gather", {g.op("Shape", {"input_ids"}), g.ints({1}, true)});                          // scalar
+  const std::string P = g.op("Gather", {g.op("Shape", {"past_key_values.0.decoder.key"}), g.ints({2}, true)});      // scalar
+  const std::string total_len = g.op("Add", {P, T});
+  const std::string one = g.ints({1}, true);
+  const std::string qpos = g.op("Range", {P, total_len, one});                   // (T)
+  const std::string kpos = g.op("Range", {g.ints({0}, true), total_len, one});   // (P + T)
+  const std::string pe = g.weight("positional_encoding", {d.block_size, C}, m.positional_encoding());
+  std::string z = g.op("Add", {g.op("Gather", {param(g, m, "tgt_embed.weight"), "input_ids"}), g.op("Gather", {pe, qpos})});
+  // causal over the past and the new tokens (T, P + T); the source's padding (B, 1, 1, S)
+  const std::string causal = g.op("LessOrEqual", {g.op("Unsqueeze", {kpos, g.ints({0})}), g.op("Unsqueeze", {qpos, g.ints({1})})});
+  const std::string source = key_mask(g, "encoder_attention_mask");
+  const std::string lowest = g.scalar(std::numeric_limits<float>::lowest());
+  const std::string shape_bthd = g.ints({0, 0, NH, HS});
+  for (int l = 0; l < d.n_dec_layer; l++) {
+    const std::string L = std::to_string(l);
+    const std::string p = "decoder.layers." + L + ".";
+    // y = LN1(self_attn(z, causal) + z)
+    const std::string qkv = g.op("MatMul", {z, param(g, m, p + "self_attn.qkv.weight")});  // (B, T, 3C)
+    const std::vector<std::string> s = g.ops("Split", {qkv, g.ints({C, C, C})}, 3, {Attr::integer("axis", 2)});
+    const std::string k = g.op("Concat", {"past_key_values." + L + ".decoder.key", heads(g, s[1], shape_bthd)}, {Attr::integer("axis", 2)},
+                               "present." + L + ".decoder.key");     // (B, NH, P + T, HS)
+    const std::string v = g.op("Concat", {"past_key_values." + L + ".decoder.value", heads(g, s[2], shape_bthd)}, {Attr::integer("axis", 2)},
+                               "present." + L + ".decoder.value");   // (B, NH, P + T, HS)
+    const std::string a = attend(g, heads(g, s[0], shape_bthd), k, v, causal, lowest, C, HS);
+    const std::string y = layernorm(g, m, g.op("Add", {g.op("MatMul", {a, param(g, m, p + "self_attn.out_proj.weight")}), z}), p + "norm1");
+    // u = LN2(cross_attn(q = y W_q, the encoder's keys and values) + y)
+    const std::string q = heads(g, g.op("MatMul", {y, param(g, m, p + "cross_attn.q.weight")}), shape_bthd);
+    const std::string c = attend(g, q, "past_key_values." + L + ".encoder.key", "past_key_values." + L + ".encoder.value", source, lowest, C, HS);
+    const std::string u = layernorm(g, m, g.op("Add", {g.op("MatMul", {c, param(g, m, p + "cross_attn.out_proj.weight")}), y}), p + "norm2");
+    // z = LN3(FF(u) + u)
+    z = layernorm(g, m, g.op("Add", {feed_forward(g, m, u, p), u}), p + "norm3");
+  }
+  z = layernorm(g, m, z, "decoder.norm");
+  g.op("Add", {g.op("MatMul", {z, param(g, m, "proj.weight")}), param(g, m, "proj.bias")}, {}, "logits");  // (B, T, V)
+  return g.model("tinygpt-decoder", seq2seq_metadata(m, "decoder"));
+}
+
+}  // namespace
+
+std::vector<exporter::File> export_seq2seq(const model::Seq2Seq& m) {
+  return {{"encoder_model.onnx", seq2seq_encoder(m)}, {"decoder_model.onnx", seq2seq_decoder(m)}};
 }
 
 }  // namespace tinygpt::onnx

@@ -2,7 +2,8 @@
 f16, q8_0), safetensors and every file of the Hugging Face folder but its ONNX graph; the ONNX graph
 (torch.onnx.export here, the core's own protobuf writer there) run in onnxruntime-node gives the
 PyTorch model's logits within 1e-4, without past keys/values and with them. A model with a head of
-its own is refused for hf, as the core refuses it. CTest: python_export_writes_the_cores_files.
+its own is refused for hf, as the core refuses it. A BPE run exports its own vocabulary (tokenizer.json,
+GGUF's tokens and merges) as the core does, from its checkpoint and from its model file. CTest: python_export_writes_the_cores_files.
 """
 import json
 import os
@@ -50,6 +51,8 @@ class Export(unittest.TestCase):
         common = ["--preset", "tiny", "--data", corpus, "--max_iters", "20", "--eval_interval", "0", "--threads", "1"]
         cli("train", *common, "--tie_weights", "1", "--out", cls.tied)
         cli("train", *common, "--out", cls.untied)
+        cls.bpe = os.path.join(d, "bpe.ckpt")
+        cli("train", *common, "--tie_weights", "1", "--vocab_size", "300", "--out", cls.bpe)
 
     @classmethod
     def tearDownClass(cls):
@@ -116,3 +119,25 @@ class Export(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+    def test_a_bpe_model_exports_its_vocabulary_as_the_core(self):
+        model = X.load(self.bpe)
+        self.assertEqual(model.tokenizer.vocab_size, 300)
+        for dtype in ("f32", "q8_0"):
+            with open(self.core(self.bpe, "gguf", f"bpe-{dtype}.gguf", "--dtype", dtype), "rb") as f:
+                self.assertEqual(X.gguf_file(model, dtype), f.read(), f"gguf {dtype}")
+        model_file = self.core(self.bpe, "safetensors", "bpe.safetensors")
+        with open(model_file, "rb") as f:
+            self.assertEqual(X.safetensors_file(model), f.read())
+        folder = X.hf_folder(model)
+        core = self.core(self.bpe, "hf", "bpe-hf")
+        for name, data in folder.items():
+            if not name.endswith(".onnx"):
+                with open(os.path.join(core, name), "rb") as f:
+                    self.assertEqual(data, f.read(), name)
+        self.assertEqual(len(json.loads(folder["tokenizer.json"])["model"]["merges"]), 44)
+        self.assertEqual(json.loads(folder["config.json"])["vocab_size"], 300)
+        # the model file carries the tokenizer: the same exports from it
+        again = X.load(model_file)
+        self.assertEqual(again.tokenizer.fingerprint(), model.tokenizer.fingerprint())
+        self.assertEqual(X.gguf_file(again), X.gguf_file(model))

@@ -29,12 +29,13 @@ import torch
 
 from . import safetensors as st
 from .model import TinyGPT
-from .tokenizer import _bytes_to_unicode
+from .tokenizer import BYTE_TO_UNICODE, Tokenizer
 
 FORMATS = ("safetensors", "onnx", "hf", "gguf")
 GGUF_TYPES = ("f32", "f16", "q8_0")
 OPSET = 17
 SPECIALS = ("<|bos|>", "<|eos|>", "<|pad|>", "<|endoftext|>")  # after the 256 bytes, as the core's byte tokenizer
+TOKENIZER_KEY = "tokenizer.json"  # a BPE model file's tokenizer, in its metadata (safetensors.h kTokenizerKey)
 
 
 class ExportError(ValueError):
@@ -42,11 +43,34 @@ class ExportError(ValueError):
 
 
 def load(path: str) -> TinyGPT:
-    """A checkpoint or a model file."""
+    """A checkpoint or a model file, with its tokenizer as .tokenizer (a BPE run's vocabulary; None for bytes)."""
+    from . import checkpoint
     with open(path, "rb") as f:
         magic = f.read(8)
-    model = TinyGPT.from_checkpoint(path) if magic == b"TGPTCKPT" else TinyGPT.from_safetensors(path)
+    if magic == b"TGPTCKPT":
+        ck = checkpoint.load(path)
+        model = TinyGPT.from_checkpoint(ck)
+        model.tokenizer = ck.tokenizer()
+    else:
+        model = TinyGPT.from_safetensors(path)
+        text = model.fields.get(TOKENIZER_KEY)
+        model.tokenizer = Tokenizer.from_json(text) if text else None
     return model.eval()
+
+
+def tokenizer_of(model: TinyGPT) -> Tokenizer:
+    """The model's tokenizer: its BPE vocabulary, or the bytes (256 tokens, no merges, the special tokens after them)."""
+    tok = getattr(model, "tokenizer", None)
+    if tok is None:
+        tok = Tokenizer([bytes([b]) for b in range(256)], [], [(t, 256 + i) for i, t in enumerate(SPECIALS)])
+    if tok.vocab_size != model.config.vocab_size:
+        raise ExportError(f"the tokenizer has {tok.vocab_size} text tokens, the model {model.config.vocab_size}")
+    return tok
+
+
+def _gpt2(b: bytes) -> str:
+    """A token's bytes in GPT-2's printable form (bytes_to_unicode)."""
+    return "".join(BYTE_TO_UNICODE[x] for x in b)
 
 
 def _params(model: TinyGPT) -> Dict[str, torch.Tensor]:
@@ -62,7 +86,10 @@ def _json(obj) -> bytes:
 def safetensors_file(model: TinyGPT) -> bytes:
     """The model file `tinygpt export` writes."""
     tensors = {name: st.from_torch(p) for name, p in _params(model).items()}
-    return st.serialize(tensors, model.metadata())
+    meta = model.metadata()
+    if getattr(model, "tokenizer", None) is not None:
+        meta[TOKENIZER_KEY] = _json(tokenizer_json(model.tokenizer)).decode()
+    return st.serialize(tensors, meta)
 
 
 # ---- ONNX -------------------------------------------------------------------------------------------
@@ -136,16 +163,17 @@ def gpt2_problem(model: TinyGPT) -> str:
             "a head of its own (tie_weights 0): export it as ONNX, or train with the GPT-2 layout (tie_weights 1)")
 
 
-def tokenizer_json() -> Dict:
-    """The byte tokenizer as Hugging Face's tokenizer.json (the core's Tokenizer::to_hf_json at 256 tokens)."""
-    symbols = _bytes_to_unicode()
-    special = lambda i, s: {"id": 256 + i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,  # noqa: E731
+def tokenizer_json(tok: Tokenizer) -> Dict:
+    """A tokenizer as Hugging Face's tokenizer.json (the core's Tokenizer::to_hf_json): the vocabulary by id, the merges in rank order."""
+    special = lambda s, i: {"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,  # noqa: E731
                             "normalized": False, "special": True}
     byte_level = lambda trim: {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": trim, "use_regex": True}  # noqa: E731
-    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [special(i, s) for i, s in enumerate(SPECIALS)],
+    vocab = {_gpt2(t): i for i, t in enumerate(tok.tokens)}
+    merges = [f"{_gpt2(tok.tokens[left])} {_gpt2(tok.tokens[right])}" for left, right, _made, _count in tok.merges]
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [special(s, i) for s, i in tok.specials],
             "normalizer": None, "pre_tokenizer": byte_level(True), "post_processor": byte_level(False), "decoder": byte_level(True),
             "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "", "end_of_word_suffix": "",
-                      "fuse_unk": False, "byte_fallback": False, "vocab": {symbols[b]: b for b in range(256)}, "merges": []}}
+                      "fuse_unk": False, "byte_fallback": False, "vocab": vocab, "merges": merges}}
 
 
 def hf_folder(model: TinyGPT) -> Dict[str, bytes]:
@@ -154,8 +182,9 @@ def hf_folder(model: TinyGPT) -> Dict[str, bytes]:
     if problem:
         raise ExportError(problem)
     c = model.config
-    eot = 256 + SPECIALS.index("<|endoftext|>")
-    config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": 256, "n_positions": c.block_size,
+    tok = tokenizer_of(model)
+    eot = tok.special_id("<|endoftext|>")
+    config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": c.vocab_size, "n_positions": c.block_size,
               "n_ctx": c.block_size, "n_embd": c.n_embd, "n_layer": c.n_layer, "n_head": c.n_head, "n_inner": None,
               "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05, "resid_pdrop": 0, "embd_pdrop": 0, "attn_pdrop": 0,
               "initializer_range": 0.02, "scale_attn_weights": True, "tie_word_embeddings": True, "use_cache": True,
@@ -166,7 +195,7 @@ def hf_folder(model: TinyGPT) -> Dict[str, bytes]:
     hf_name = lambda n: "transformer." + (n + ".weight" if n in ("wte", "wpe") else n)  # noqa: E731
     weights = st.serialize({hf_name(n): st.from_torch(p) for n, p in _params(model).items()}, {"format": "pt"})
     return {"config.json": _json(config), "generation_config.json": _json({"bos_token_id": eot, "eos_token_id": eot, "_from_model_config": True}),
-            "model.safetensors": weights, "tokenizer.json": _json(tokenizer_json()), "tokenizer_config.json": _json(tokenizer_config),
+            "model.safetensors": weights, "tokenizer.json": _json(tokenizer_json(tok)), "tokenizer_config.json": _json(tokenizer_config),
             "onnx/model.onnx": onnx_file(model)}
 
 
@@ -245,14 +274,17 @@ def gguf_file(model: TinyGPT, dtype: str = "f32") -> bytes:
     u32("gpt2.block_count", c.n_layer)
     u32("gpt2.attention.head_count", c.n_head)
     put("gpt2.attention.layer_norm_epsilon", 6, struct.pack("<f", 1e-5))
+    tok = tokenizer_of(model)
+    V = tok.vocab_size
     put("tokenizer.ggml.model", 8, s("gpt2"))
-    put("tokenizer.ggml.pre", 8, s("qwen2"))
-    symbols = _bytes_to_unicode()
-    put("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, 256) + b"".join(s(symbols[b]) for b in range(256)))
-    put("tokenizer.ggml.token_type", 9, struct.pack("<IQ", 5, 256) + struct.pack("<256i", *([1] * 256)))
-    put("tokenizer.ggml.merges", 9, struct.pack("<IQ", 8, 0))
-    u32("tokenizer.ggml.bos_token_id", 11)
-    u32("tokenizer.ggml.eos_token_id", 11)
+    put("tokenizer.ggml.pre", 8, s("trillion"))  # GPT-2's regex, no space cleaning (export_gguf.cpp)
+    put("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, V) + b"".join(s(_gpt2(t)) for t in tok.tokens))
+    put("tokenizer.ggml.token_type", 9, struct.pack("<IQ", 5, V) + struct.pack(f"<{V}i", *([1] * V)))
+    merges = [f"{_gpt2(tok.tokens[left])} {_gpt2(tok.tokens[right])}" for left, right, _made, _count in tok.merges]
+    put("tokenizer.ggml.merges", 9, struct.pack("<IQ", 8, len(merges)) + b"".join(s(m) for m in merges))
+    vt = tok.encode(b"\x0b")[0]  # the byte 0x0B's token: BOS and EOS (a vocabulary of text tokens has no end-of-text)
+    u32("tokenizer.ggml.bos_token_id", vt)
+    u32("tokenizer.ggml.eos_token_id", vt)
     put("tokenizer.ggml.add_bos_token", 7, b"\0")
     put("tokenizer.ggml.add_eos_token", 7, b"\0")
     tensors = _gguf_tensors(model, dtype)

@@ -338,6 +338,9 @@ for (const variant of variantsBuilt()) {
       m('sessionFromSafetensors', bytes, { memory_limit_mb: 512 }).delete();
       m('exportModel', s, 'onnx', {});
       m('exportLogits', s, Int32Array.from([84, 111]));
+      const translator = new M.Session({ ...M.presets().find((p) => p.name === 's2s-tiny').config, block_size: 9 });
+      m('exportTranslationLogits', translator, Int32Array.from([97, 98]), Int32Array.from([256]));   // BOS is 256 for bytes
+      translator.delete();
       const tied = new M.Session({ ...TINY, tie_weights: 1 });
       const folder = Object.fromEntries(m('exportModel', tied, 'hf', {}).map((f) => [f.path.split('/').pop(), f.bytes]));
       m('sessionFromSafetensors', m('modelFileFromFolder', folder)).delete();

@@ -5,6 +5,7 @@
 // and with a batch whose second row is left-padded (attention_mask 0) as transformers.js pads.
 // The CLI writes the same file (tinygpt export --format onnx). The recurrent models (ONNX's RNN, GRU and
 // LSTM ops) give the core's logits from a zero state and with the state carried between calls.
+// The seq2seq translator (an encoder and a decoder with past) gives the core's logits and greedy translation.
 // Run: node --test tests/wasm/   (after scripts/build-wasm.sh and npm run build:native)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -154,4 +155,122 @@ describe('ONNX export of the recurrent models: onnxruntime-node against the core
       s.delete();
     });
   }
+});
+
+// The translator as two graphs (export.h export_seq2seq): the encoder, which also gives the decoder
+// layers' cross-attention keys and values once per source, and the decoder with past keys/values.
+// Awkward sizes again (3 heads of 4, d_ff 20, 2 + 3 layers); the logits of a teacher-forced target
+// are the core's (exportTranslationLogits) within 1e-4, all at once and one token at a time; greedy
+// decoding with the cache translates as the core's own decoder does (Session.translate, beam 1);
+// a padded source (PAD tokens, attention_mask 0) in a batch gives its own logits.
+describe('ONNX export of the translator (seq2seq): the encoder and the decoder with past against the core', () => {
+  const CFG = {
+    model: 'seq2seq', n_enc_layer: 2, n_dec_layer: 3, n_head: 3, n_embd: 12, d_ff: 20, block_size: 12, batch_size: 16, max_iters: 300,
+    warmup_iters: 10, learning_rate: 5e-3, min_lr: 5e-4, eval_interval: 0, eval_iters: 1, seed: 3,
+  };
+  const V = 259, BOS = 256, EOS = 257, PAD = 258, HS = 4, Ld = 3;
+  const enc = new TextEncoder();
+  let M, s, encoder, decoder, files;
+
+  // the decoder's feeds: target tokens (B, T) after the past (the last call's outputs, or none)
+  const decoderFeeds = (tokens, encOut, srcMask, past) => {
+    const B = tokens.length, T = tokens[0].length;
+    const f = { input_ids: int64(tokens.flat(), [B, T]), encoder_attention_mask: srcMask };
+    for (let l = 0; l < Ld; l++) {
+      for (const kv of ['key', 'value']) {
+        f[`past_key_values.${l}.decoder.${kv}`] = past ? past[`present.${l}.decoder.${kv}`] : new ort.Tensor('float32', new Float32Array(0), [B, 3, 0, HS]);
+        f[`past_key_values.${l}.encoder.${kv}`] = encOut[`present.${l}.encoder.${kv}`];
+      }
+    }
+    return f;
+  };
+  const encode = (rows) => encoder.run({
+    input_ids: int64(rows.flat(), [rows.length, rows[0].length]),
+    attention_mask: int64(rows.flat().map((id) => (id === PAD ? 0 : 1)), [rows.length, rows[0].length]),
+  });
+
+  before(async () => {
+    M = await loadModule('simd');
+    s = new M.Session(CFG);
+    s.setCorpus(M.builtinTask('reverse', 1));
+    s.advance(300, 0);
+    files = M.exportModel(s, 'onnx', {});
+    encoder = await ort.InferenceSession.create(files[0].bytes);
+    decoder = await ort.InferenceSession.create(files[1].bytes);
+  });
+
+  it('is an encoder and a decoder with past, in the Hugging Face (optimum) names', () => {
+    assert.deepEqual(files.map((f) => f.path), ['encoder_model.onnx', 'decoder_model.onnx']);
+    assert.deepEqual([...encoder.inputNames].sort(), ['attention_mask', 'input_ids']);
+    const cross = range(0, Ld).flatMap((l) => [`present.${l}.encoder.key`, `present.${l}.encoder.value`]);
+    assert.deepEqual([...encoder.outputNames].sort(), ['last_hidden_state', ...cross].sort());
+    const past = range(0, Ld).flatMap((l) => ['decoder', 'encoder'].flatMap((w) => [`past_key_values.${l}.${w}.key`, `past_key_values.${l}.${w}.value`]));
+    assert.deepEqual([...decoder.inputNames].sort(), ['encoder_attention_mask', 'input_ids', ...past].sort());
+    const present = range(0, Ld).flatMap((l) => [`present.${l}.decoder.key`, `present.${l}.decoder.value`]);
+    assert.deepEqual([...decoder.outputNames].sort(), ['logits', ...present].sort());
+  });
+
+  it('gives the core\'s logits for a target at once and one token at a time', async (t) => {
+    const src = Array.from(enc.encode('abcdefgh'));
+    const tgtIn = [BOS, ...Array.from(enc.encode('hgfedcba'))];   // 9 positions
+    const core = M.exportTranslationLogits(s, Int32Array.from(src), Int32Array.from(tgtIn));
+    const e = await encode([src]);
+    assert.deepEqual(e.last_hidden_state.dims, [1, 8, 12]);
+    assert.deepEqual(e['present.2.encoder.key'].dims, [1, 3, 8, HS]);
+    const mask = int64(new Array(8).fill(1), [1, 8]);
+    const whole = await decoder.run(decoderFeeds([tgtIn], e, mask, null));
+    assert.deepEqual(whole.logits.dims, [1, 9, V]);
+    let worst = maxDiff(core, V, 0, whole.logits.data);
+    let out = await decoder.run(decoderFeeds([tgtIn.slice(0, 3)], e, mask, null));
+    worst = Math.max(worst, maxDiff(core, V, 0, out.logits.data));
+    for (let i = 3; i < 9; i++) {
+      out = await decoder.run(decoderFeeds([[tgtIn[i]]], e, mask, out));
+      assert.deepEqual(out['present.1.decoder.value'].dims, [1, 3, i + 1, HS]);
+      worst = Math.max(worst, maxDiff(core, V, i, out.logits.data));
+    }
+    t.diagnostic(`seq2seq: max |onnx - core| = ${worst}`);
+    assert.ok(worst < TOL, `max |onnx - core| = ${worst}`);
+  });
+
+  it('translates greedily as the core does, the encoder run once and the decoder one token at a time', async (t) => {
+    for (const source of ['abcdefgh', 'tinygpt', 'xyz']) {
+      const src = Array.from(enc.encode(source));
+      const ours = s.translate(enc.encode(source), { beam: 1 });
+      const e = await encode([src]);
+      const mask = int64(new Array(src.length).fill(1), [1, src.length]);
+      const theirs = [];
+      let out = null, next = BOS;
+      for (let step = 0; step < CFG.block_size; step++) {
+        out = await decoder.run(decoderFeeds([[next]], e, mask, out));
+        const row = out.logits.data;
+        next = 0;
+        for (let v = 1; v < V; v++) if ((v < BOS || v === EOS) && row[v] > row[next]) next = v;   // text tokens and EOS, as the core
+        if (next === EOS || step === CFG.block_size - 1) break;   // the core stops after block_size - 1 tokens
+        theirs.push(next);
+      }
+      assert.deepEqual(theirs, Array.from(ours.tokens), source);
+      t.diagnostic(`${source} -> ${JSON.stringify(new TextDecoder().decode(ours.text))} in both`);
+    }
+  });
+
+  it('masks a padded source: its row of a batch gives the unpadded source\'s logits', async (t) => {
+    const long = Array.from(enc.encode('abcdefgh')), short = Array.from(enc.encode('abcde'));
+    const tgtIn = [BOS, ...Array.from(enc.encode('edc'))];
+    const core = M.exportTranslationLogits(s, Int32Array.from(short), Int32Array.from(tgtIn));
+    const rows = [long, [...short, PAD, PAD, PAD]];
+    const e = await encode(rows);
+    const mask = int64(rows.flat().map((id) => (id === PAD ? 0 : 1)), [2, 8]);
+    const out = await decoder.run(decoderFeeds([[BOS, ...Array.from(enc.encode('hgf'))], tgtIn], e, mask, null));
+    const d = maxDiff(core, V, 0, out.logits.data.subarray(4 * V));
+    t.diagnostic(`seq2seq padded: max |onnx - core| = ${d}`);
+    assert.ok(d < TOL, `max |onnx - core| = ${d}`);
+  });
+
+  it('is what the CLI writes from the same run\'s checkpoint: a folder of the two graphs', () => {
+    const ckpt = tmpPath('s2s.ckpt');
+    fs.writeFileSync(ckpt, s.save());
+    const dir = `${ckpt}-onnx`;
+    runCli(['export', '--ckpt', ckpt, '--format', 'onnx', '--out', dir]);
+    for (const f of files) assert.deepEqual(new Uint8Array(fs.readFileSync(`${dir}/${f.path}`)), f.bytes, f.path);
+  });
 });

@@ -28,6 +28,10 @@
 namespace tinygpt::model {
 class TinyGPT;
 class Recurrent;
+class Seq2Seq;
+}
+namespace tinygpt::exporter {
+struct File;
 }
 namespace tinygpt::train {
 class Trainer;
@@ -48,6 +52,19 @@ std::vector<uint8_t> export_gpt(const model::TinyGPT& model);
 //   outputs  logits (B, T, V), hn (L, B, H) [, cn (L, B, H)]
 // A decoder feeds hn (and cn) back as the next call's h0 (c0); zeros start a text.
 std::vector<uint8_t> export_recurrent(const model::Recurrent& model);
+// The translator (seq2seq) as two graphs, the Hugging Face (optimum) split of an encoder-decoder:
+//   encoder_model.onnx   inputs   input_ids (B, S) int64, attention_mask (B, S) int64 (1: a source
+//                                 token, 0: padding; the core masks its PAD tokens so)
+//                        outputs  last_hidden_state (B, S, C), and every decoder layer's
+//                                 cross-attention keys and values, present.N.encoder.key / .value
+//                                 (B, NH, S, HS): computed once per source
+//   decoder_model.onnx   inputs   input_ids (B, T) int64 (BOS first), encoder_attention_mask (B, S),
+//                                 past_key_values.N.decoder.key / .value (B, NH, P, HS) (P = 0 to
+//                                 start), past_key_values.N.encoder.key / .value (the encoder's present.N.encoder.*)
+//                        outputs  logits (B, T, V), present.N.decoder.key / .value (B, NH, P + T, HS)
+// V is the model's vocabulary: the text tokens, then BOS, EOS and PAD (the metadata names their ids).
+// The decoder masks causally (the target has no padding while decoding).
+std::vector<exporter::File> export_seq2seq(const model::Seq2Seq& model);
 
 }  // namespace tinygpt::onnx
 
@@ -70,10 +87,6 @@ uint16_t float_to_half(float f);
 float half_to_float(uint16_t h);
 
 }  // namespace tinygpt::gguf
-
-namespace tinygpt::exporter {
-struct File;
-}
 
 namespace tinygpt::hf {
 
@@ -115,7 +128,9 @@ const char* format_name(Format f);
 Format parse_format(const std::string& name);
 
 // The files of the trainer's model in one format (safetensors: one file, the model file of
-// safetensors.h; onnx: model.onnx for a GPT or a recurrent model). Throws tinygpt::Error when the model cannot be
+// safetensors.h; onnx: model.onnx for a GPT or a recurrent model, encoder_model.onnx and
+// decoder_model.onnx for the translator (seq2seq); hf and gguf: the GPT, with the run's tokenizer,
+// BPE or bytes). Throws tinygpt::Error when the model cannot be
 // written in that format, saying why and which format can.
 struct Options {
   gguf::Type gguf_type = gguf::Type::f32;
@@ -133,7 +148,13 @@ void refuse_export_format(const uint8_t* data, size_t n, const std::string& name
 // export's parity checks (tests, the page's "check in ONNX Runtime") compare the runtimes with.
 // Throws tinygpt::Error for a translator, an empty or too long sequence, a token outside [0, V).
 std::vector<float> reference_logits(train::Trainer& trainer, const std::vector<int32_t>& tokens);
-// V: the rows of wte (TinyGPT) or of the recurrent model's embedding.
+// The translator's (seq2seq) logits (T, V) for one source and decoder input (BOS, then the target so
+// far), teacher-forced (Seq2Seq::forward_logits). Throws tinygpt::Error for another model, an empty
+// or too long sequence, a token outside [0, V).
+std::vector<float> reference_translation_logits(train::Trainer& trainer, const std::vector<int32_t>& source,
+                                                const std::vector<int32_t>& target_in);
+// V: the rows of wte (TinyGPT) or of the recurrent model's embedding; the seq2seq translator's
+// vocabulary (text tokens + BOS, EOS, PAD). Throws tinygpt::Error for lstm_seq2seq.
 int vocab_of(const train::Trainer& trainer);
 
 }  // namespace tinygpt::exporter

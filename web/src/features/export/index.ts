@@ -27,7 +27,7 @@ export interface Export {
   readonly $: MapStore<ExportSlice>;
   download(choice: ExportChoice): Promise<void>;
   check(prompt: string): Promise<void>;
-  /** A Hugging Face GPT-2 folder's files (config.json, model.safetensors, tokenizer.json): a new run. */
+  /** A Hugging Face GPT-2 folder's files (config.json, model.safetensors, tokenizer.json or vocab.json + merges.txt): a new run. */
   importFolder(files: File[]): Promise<void>;
   /** Its box in the runs panel. */
   mount(runsPanel: HTMLElement): void;
@@ -35,10 +35,10 @@ export interface Export {
 
 const CHECK_BYTES = 40;   // bytes continued by the check
 
-/** The name of an export's download: one file as it is, a folder as a zip. */
-function downloadName(choice: ExportChoice, step: number): string {
+/** The name of an export's download: one file as it is, a folder (hf, a translator's two ONNX graphs) as a zip. */
+function downloadName(choice: ExportChoice, step: number, files: number): string {
   const base = `tinygpt-step${step}`;
-  if (choice === 'hf') return `${base}-hf.zip`;
+  if (choice === 'hf' || files > 1) return `${base}-${choice}.zip`;
   if (choice.startsWith('gguf-')) return `${base}-${choice.slice(5)}.gguf`;
   return `${base}.${choice}`;
 }
@@ -64,8 +64,8 @@ export function createExport(port: Port<ExportCalls, object>, d: ExportDeps): Ex
       try {
         const [format, dtype] = choice.split('-') as [ExportFile['path'], string | undefined];
         const r = await port.call('exportModel', { format: format as never, options: dtype ? { dtype: dtype as 'f32' } : {} });
-        const name = downloadName(choice, r.step);
-        const bytes = choice === 'hf' ? zipped(r.files, name.replace(/\.zip$/, '')) : r.files[0].bytes;
+        const name = downloadName(choice, r.step, r.files.length);
+        const bytes = name.endsWith('.zip') ? zipped(r.files, name.replace(/\.zip$/, '')) : r.files[0].bytes;
         downloadBytes(name, bytes.buffer as ArrayBuffer);
         notify(() => withData((slot) => t().export.downloaded(slot(0), formatBytes(bytes.byteLength)), [name]), 'success');
       } catch (e) {
@@ -95,7 +95,7 @@ export function createExport(port: Port<ExportCalls, object>, d: ExportDeps): Ex
       const name = files[0]?.webkitRelativePath.split('/')[0] || 'model';
       notify(() => withData((slot) => t().export.importing(slot(0)), [name]), 'info', { id: 'loading', timeout: 3000 });
       try {
-        const wanted = files.filter((f) => ['config.json', 'model.safetensors', 'tokenizer.json'].includes(f.name));
+        const wanted = files.filter((f) => ['config.json', 'model.safetensors', 'tokenizer.json', 'vocab.json', 'merges.txt'].includes(f.name));
         const read = await Promise.all(wanted.map(async (f) => [f.name, await f.arrayBuffer()] as const));
         const r = await port.call('modelFileFromFolder', { files: Object.fromEntries(read) });
         await d.runs.loadCheckpointFile(new File([r.bytes.buffer as ArrayBuffer], `${name}.safetensors`));

@@ -10,7 +10,8 @@ export interface CheckInput {
   ids: Int32Array;
   logits: Float32Array;
   vocab: number;
-  continuation: Uint8Array;
+  continuation: Int32Array;   // the core's tokens
+  tokenBytes: { bytes: Uint8Array; ends: Uint32Array };   // to decode tokens: token v is bytes[ends[v - 1] .. ends[v])
   prompt: string;
   shape: { n_layer: number; n_head: number; n_embd: number };
 }
@@ -19,7 +20,7 @@ type Ort = typeof import('onnxruntime-web/wasm');
 
 const argmax = (row: Float32Array): number => {
   let best = 0;
-  for (let v = 1; v < row.length; v++) if (row[v] > row[best]) best = v;   // ties: the lower byte, as the core
+  for (let v = 1; v < row.length; v++) if (row[v] > row[best]) best = v;   // ties: the lower id, as the core
   return best;
 };
 
@@ -50,17 +51,24 @@ export async function runCheck(c: CheckInput): Promise<ExportCheck> {
     const logits = out.logits.data as Float32Array;
     let maxDiff = 0;
     for (let i = 0; i < T * V; i++) maxDiff = Math.max(maxDiff, Math.abs(logits[i] - c.logits[i]));
-    const bytes: number[] = [];
+    const tokens: number[] = [];
     let next = argmax(logits.subarray((T - 1) * V, T * V));
-    while (bytes.length < c.continuation.length) {
-      bytes.push(next);
-      if (bytes.length === c.continuation.length) break;
-      out = await session.run(feeds(ort, [next], T + bytes.length - 1, c.shape, out));
+    while (tokens.length < c.continuation.length) {
+      tokens.push(next);
+      if (tokens.length === c.continuation.length) break;
+      out = await session.run(feeds(ort, [next], T + tokens.length - 1, c.shape, out));
       next = argmax(out.logits.data as Float32Array);
     }
-    const dec = new TextDecoder();
-    const firstDifference = bytes.findIndex((b, i) => b !== c.continuation[i]);
-    return { prompt: c.prompt, core: dec.decode(c.continuation), onnx: dec.decode(Uint8Array.from(bytes)), firstDifference, maxDiff };
+    const firstDifference = tokens.findIndex((id, i) => id !== c.continuation[i]);
+    const text = (ids: ArrayLike<number>) => {
+      const { bytes, ends } = c.tokenBytes;
+      const parts = Array.from(ids, (v) => bytes.subarray(v ? ends[v - 1] : 0, ends[v]));
+      const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of parts) all.set(p, at), at += p.length;
+      return new TextDecoder().decode(all);
+    };
+    return { prompt: c.prompt, core: text(c.continuation), onnx: text(tokens), tokens: tokens.length, firstDifference, maxDiff };
   } finally {
     await session.release();
   }

@@ -59,6 +59,6 @@ export class ExportBox {
         h('pre', { id, translate: 'no' }, c.prompt, h('strong', {}, text)));
     this.result.append(h('div', { class: 'export-sides' }, column(m.ours, c.core, 'export-core'), column(m.theirs, c.onnx, 'export-onnx')),
       h('p', { class: 'small', id: 'export-verdict', 'data-same': String(c.firstDifference < 0) },
-        c.firstDifference < 0 ? m.same(new TextEncoder().encode(c.core).length, diff) : m.differ(c.firstDifference, diff)));
+        c.firstDifference < 0 ? m.same(c.tokens, diff) : m.differ(c.firstDifference, diff)));
   }
 }

@@ -7,9 +7,11 @@ export interface ExportCheck {
   prompt: string;
   core: string;
   onnx: string;
-  /** The byte at which the two continuations first differ (-1: identical). */
+  /** The tokens of each continuation (bytes for a byte model). */
+  tokens: number;
+  /** The token at which the two continuations first differ (-1: identical). */
   firstDifference: number;
-  /** max |onnx - core| over the prompt's logits (every position, every byte). */
+  /** max |onnx - core| over the prompt's logits (every position, every token). */
   maxDiff: number;
 }
 

@@ -23,10 +23,21 @@ export function exportWorker(): WorkerFeature<S> {
         const s = needSession(ctx.state);
         await onGpuOr(ctx, (b) => b.syncHost(), () => undefined);
         const onnx = M.exportModel(s, 'onnx', {})[0].bytes;
-        const ids = Int32Array.from(msg.prompt);   // byte models: a byte is its token
+        // the prompt's tokens: its bytes for a byte model, else the run's BPE tokens
+        const tok = s.tokenizer();
+        const ids = tok ? tok.encode(msg.prompt) : Int32Array.from(msg.prompt);
         const logits = M.exportLogits(s, ids);
-        const continuation = s.generate(msg.prompt, msg.tokens, { temperature: 0 }).bytes;
-        return { onnx, ids, logits, vocab: logits.length / ids.length, continuation };
+        const vocab = logits.length / ids.length;
+        const continuation = s.generate(msg.prompt, msg.tokens, { temperature: 0 }).tokens;
+        // every token's bytes, one after the other (ends[v]: where token v's end), to decode ONNX Runtime's tokens
+        const pieces = Array.from({ length: vocab }, (_, v) => (tok ? tok.tokenBytes(v) : Uint8Array.of(v)));
+        tok?.delete();
+        const ends = new Uint32Array(vocab);
+        let at = 0;
+        pieces.forEach((p, v) => { at += p.length; ends[v] = at; });
+        const bytes = new Uint8Array(at);
+        pieces.forEach((p, v) => bytes.set(p, ends[v] - p.length));
+        return { onnx, ids, logits, vocab, continuation, tokenBytes: { bytes, ends } };
       },
       exportFormatOf(msg, ctx) {
         try {
