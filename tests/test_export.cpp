@@ -686,7 +686,10 @@ TEST_CASE("a BPE model exports with its own vocabulary (HF, GGUF, ONNX) and its 
   const std::vector<pb::Field> graph = fields(numbered(model, 7).at(0));
   bool found = false;
   for (const pb::Field& out : numbered(graph, 12))
-    if (value_info(out).rfind("logits: ", 0) == 0) found = true, CHECK(value_info(out) == "logits: 1 [batch_size, sequence_length, 300]");
+    if (value_info(out).rfind("logits: ", 0) == 0) {
+      found = true;
+      CHECK(value_info(out) == "logits: 1 [batch_size, sequence_length, 300]");
+    }
   CHECK(found);
 
   SECTION("a folder whose tokenizer is missing or of another size is refused") {

@@ -22,7 +22,7 @@ env.useFSCache = false;
 const V = 384;
 const BPE_GPT2 = {
   model: 'gpt', tie_weights: 1, tokenizer: 'bpe', vocab_size: V, n_layer: 2, n_head: 4, n_embd: 64, block_size: 64, batch_size: 16,
-  max_iters: 300, warmup_iters: 10, learning_rate: 1e-2, min_lr: 1e-3, eval_interval: 0, eval_iters: 1, seed: 11,
+  max_iters: 300, warmup_iters: 10, learning_rate: 3e-3, min_lr: 3e-4, eval_interval: 0, eval_iters: 1, seed: 11,
 };
 const PROMPT = 'ROMEO:\nWhat say you to ';
 const NEW = 50;
@@ -92,6 +92,7 @@ describe('a BPE model exported: transformers.js and llama.cpp against the core',
     assert.equal(tokenizer.decode(theirs), dec.decode(ours.bytes));
     t.diagnostic(`continuation: ${JSON.stringify(dec.decode(ours.bytes))}`);
     assert.ok(Array.from(ours.tokens).some((id) => id >= 256), 'merged tokens in the continuation');
+    assert.ok(new Set(ours.tokens).size > 5, 'a continuation of more than five different tokens');
     await model.dispose();
   });
 
