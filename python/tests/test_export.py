@@ -116,10 +116,6 @@ class Export(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("export it as ONNX", r.stderr)
 
-
-if __name__ == "__main__":
-    unittest.main()
-
     def test_a_bpe_model_exports_its_vocabulary_as_the_core(self):
         model = X.load(self.bpe)
         self.assertEqual(model.tokenizer.vocab_size, 300)
@@ -141,3 +137,7 @@ if __name__ == "__main__":
         again = X.load(model_file)
         self.assertEqual(again.tokenizer.fingerprint(), model.tokenizer.fingerprint())
         self.assertEqual(X.gguf_file(again), X.gguf_file(model))
+
+
+if __name__ == "__main__":
+    unittest.main()
