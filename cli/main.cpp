@@ -88,7 +88,7 @@ const Option kOptions[] = {
     {"out", kTokenizer, "FILE", "tokenizer train: where to write it: FILE.json as Hugging Face's tokenizer.json, else tinygpt's compact form (required)"},
     {"tokenizer", kTokenizer, "FILE", "tokenizer encode: a tokenizer.json, a tinygpt tokenizer, or GPT-2's vocab.json (merges.txt beside it) or folder (required)"},
     {"text", kTokenizer, "STRING", "tokenizer encode: encode this string instead of a file"},
-    {"out", kExport, "PATH", "the file to write (safetensors, onnx, gguf), or the folder (hf) (required)"},
+    {"out", kExport, "PATH", "the file to write (safetensors, onnx, gguf), or the folder (hf; onnx of a translator: its encoder and decoder) (required)"},
     {"format", kExport, "NAME", "safetensors (default: tinygpt's names, the config in the metadata), onnx, hf (a Hugging Face GPT-2 folder), gguf (llama.cpp)"},
     {"dtype", kExport, "NAME", "gguf: f32 (default), f16 or q8_0"},
     {"prompt", kSample, "TEXT", "text to continue (default: a newline)"},

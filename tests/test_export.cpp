@@ -19,6 +19,7 @@
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
 #include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/tokenizer.h"
@@ -782,4 +783,54 @@ TEST_CASE("ONNX export of the translator is an encoder giving the cross-attentio
   }
   // between them the two graphs hold every parameter (the decoder's cross-attention kv in the encoder)
   CHECK(all_weights.size() == m.param_table().size());
+}
+
+TEST_CASE("ONNX export of the LSTM translator is an encoder giving the decoder's first state, and a decoder with its state in and out", "[export][rnn]") {
+  model::LstmSeq2SeqDims d;
+  d.n_enc_layer = 1, d.n_dec_layer = 2, d.n_embd = 6, d.n_hidden = 10, d.block_size = 7;
+  const model::LstmSeq2Seq m(d);
+  const std::vector<exporter::File> files = onnx::export_lstm_seq2seq(m);
+  REQUIRE(files.size() == 2);
+  std::set<std::string> weights;
+  for (const exporter::File& f : files) {
+    const auto model = pb::read_fields(f.bytes.data(), f.bytes.size());
+    const auto graph = fields(numbered(model, 7)[0]);
+    std::vector<std::string> inputs, outputs;
+    std::set<std::string> defined;
+    for (const pb::Field& vi : numbered(graph, 11)) inputs.push_back(value_info(vi)), defined.insert(text_of(fields(vi), 1));
+    for (const pb::Field& vi : numbered(graph, 12)) outputs.push_back(value_info(vi));
+    if (f.path == "encoder_model.onnx") {
+      CHECK(inputs == std::vector<std::string>{"input_ids: 7 [batch_size, encoder_sequence_length]",
+                                               "attention_mask: 7 [batch_size, encoder_sequence_length]"});
+      CHECK(outputs == std::vector<std::string>{"last_hidden_state: 1 [batch_size, encoder_sequence_length, 10]",
+                                                "h0: 1 [2, batch_size, 10]", "c0: 1 [2, batch_size, 10]"});
+    } else {
+      CHECK(f.path == "decoder_model.onnx");
+      CHECK(inputs == std::vector<std::string>{"input_ids: 7 [batch_size, decoder_sequence_length]",
+                                               "encoder_hidden_states: 1 [batch_size, encoder_sequence_length, 10]",
+                                               "encoder_attention_mask: 7 [batch_size, encoder_sequence_length]",
+                                               "h0: 1 [2, batch_size, 10]", "c0: 1 [2, batch_size, 10]"});
+      CHECK(outputs == std::vector<std::string>{"logits: 1 [batch_size, decoder_sequence_length, 259]", "hn: 1 [2, batch_size, 10]",
+                                                "cn: 1 [2, batch_size, 10]"});
+    }
+    for (const pb::Field& t : numbered(graph, 5)) {
+      const auto tf = fields(t);
+      const std::string name = text_of(tf, 8);
+      defined.insert(name);
+      if (numbered(tf, 2)[0].value == 1 && !numbered(tf, 9).empty()) weights.insert(name);
+    }
+    for (const pb::Field& n : numbered(graph, 1)) {
+      const auto nf = fields(n);
+      for (const pb::Field& in : numbered(nf, 1)) {
+        INFO(text_of(nf, 4) << " reads " << in.text());
+        CHECK((in.text().empty() || defined.count(std::string(in.text())) == 1));  // "": an optional input left out
+      }
+      for (const pb::Field& out : numbered(nf, 2)) defined.insert(std::string(out.text()));
+    }
+  }
+  // the LSTM layers as ONNX's W, R, B (3 per layer, 3 layers); the embeddings, attention, combine and projection as they are
+  CHECK(weights.size() == 3 * 3 + 2 + 1 + 3 + 2);
+  for (const char* name : {"src_embed.weight", "tgt_embed.weight", "attn.weight", "combine.context.weight", "combine.hidden.weight",
+                           "combine.bias", "proj.weight", "proj.bias", "encoder.W_0", "decoder.R_1"})
+    CHECK(weights.count(name) == 1);
 }

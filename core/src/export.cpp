@@ -8,6 +8,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/model.h"
 #include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/tensor.h"
@@ -25,8 +26,8 @@ tok::Tokenizer tokenizer_of(const train::Trainer& t) { return t.tokenizer() ? *t
 
 void require_gpt(const train::Trainer& t, Format f) {
   if (t.kind() != ModelKind::gpt)
-    throw Error(std::string(format_name(f)) + ": a " + model_kind_name(t.kind()) + " model cannot be written in this format (the GPT can); its " +
-                (is_recurrent(t.kind()) ? "ONNX or safetensors export can" : "safetensors export can"));
+    throw Error(std::string(format_name(f)) + ": a " + model_kind_name(t.kind()) +
+                " model cannot be written in this format (the GPT can); its ONNX or safetensors export can");
 }
 }  // namespace
 
@@ -50,7 +51,6 @@ Format parse_format(const std::string& name) {
 }
 
 std::vector<File> export_model(const train::Trainer& t, Format format, const Options& options) {
-  const std::string kind = model_kind_name(t.kind());
   switch (format) {
     case Format::safetensors:
       return {{"model.safetensors", safetensors::export_model(t)}};
@@ -58,8 +58,7 @@ std::vector<File> export_model(const train::Trainer& t, Format format, const Opt
       if (t.kind() == ModelKind::gpt) return {{"model.onnx", onnx::export_gpt(t.model())}};
       if (is_recurrent(t.kind())) return {{"model.onnx", onnx::export_recurrent(t.recurrent())}};
       if (t.kind() == ModelKind::seq2seq) return onnx::export_seq2seq(t.seq2seq());
-      throw Error("onnx: a " + kind + " model cannot be written as ONNX yet (the GPT, the recurrent language models and the "
-                  "seq2seq translator can); its safetensors file can");
+      return onnx::export_lstm_seq2seq(t.lstm_seq2seq());
     case Format::gguf:
       require_gpt(t, format);
       return {{std::string("model-") + gguf::type_name(options.gguf_type) + ".gguf",
@@ -102,7 +101,7 @@ int vocab_of(const train::Trainer& t) {
   if (t.kind() == ModelKind::gpt) return int(t.model().param_info("wte").shape[0]);            // (V, C)
   if (is_recurrent(t.kind())) return int(t.recurrent().param_info("wte").shape[0]);           // (V, C)
   if (t.kind() == ModelKind::seq2seq) return t.seq2seq().dims().vocab_size;                   // text tokens + BOS, EOS, PAD
-  throw Error(std::string("a ") + model_kind_name(t.kind()) + " model is a translator: it has no single vocabulary of a language model");
+  return t.lstm_seq2seq().dims().vocab_size;
 }
 
 std::vector<float> reference_logits(train::Trainer& t, const std::vector<int32_t>& tokens) {
@@ -120,15 +119,16 @@ std::vector<float> reference_logits(train::Trainer& t, const std::vector<int32_t
 }
 
 std::vector<float> reference_translation_logits(train::Trainer& t, const std::vector<int32_t>& source, const std::vector<int32_t>& target_in) {
-  if (t.kind() != ModelKind::seq2seq)
-    throw Error(std::string("reference_translation_logits: a ") + model_kind_name(t.kind()) + " model is not the seq2seq translator");
+  if (t.kind() != ModelKind::seq2seq && t.kind() != ModelKind::lstm_seq2seq)
+    throw Error(std::string("reference_translation_logits: a ") + model_kind_name(t.kind()) + " model is not a translator");
   const int V = vocab_of(t), S = int(source.size()), T = int(target_in.size());
   for (const std::vector<int32_t>* ids : {&source, &target_in})
     for (int32_t id : *ids)
       if (id < 0 || id >= V) throw Error("reference_translation_logits: token " + std::to_string(id) + " is outside the vocabulary [0, " + std::to_string(V) + ")");
   nn::GradMode no_grad(false);
   nn::Arena arena;
-  const nn::Tensor logits = t.seq2seq().forward_logits(arena, source.data(), target_in.data(), 1, S, T);  // (1, T, V); checks the lengths
+  const nn::Tensor logits = t.kind() == ModelKind::seq2seq ? t.seq2seq().forward_logits(arena, source.data(), target_in.data(), 1, S, T)
+                                                           : t.lstm_seq2seq().forward_logits(arena, source.data(), target_in.data(), 1, S, T);  // (1, T, V); checks the lengths
   return std::vector<float>(logits.data(), logits.data() + logits.numel());
 }
 

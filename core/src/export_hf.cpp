@@ -239,7 +239,10 @@ std::string read_tokenizer(const FolderFiles& files, int64_t vocab) {
   const std::string source = hf ? "tokenizer.json" : "vocab.json + merges.txt";
   if (!hf && !gpt2) {
     if (vocab == 256) return "";
-    refuse("import.tokenizer", {{"what", "no tokenizer.json for its " + std::to_string(vocab) + " tokens"}},
+    refuse("import.tokenizer",
+           {{"file", "tokenizer.json"},
+            {"what", "none among the files, and config.json says vocab_size " + std::to_string(vocab) +
+                         ": a model of more tokens than the 256 bytes needs its tokenizer (tokenizer.json, or vocab.json with merges.txt)"}},
            "config.json says vocab_size " + std::to_string(vocab) +
                ": a model of more tokens than the 256 bytes needs its tokenizer (tokenizer.json, or vocab.json with merges.txt)");
   }
@@ -247,22 +250,23 @@ std::string read_tokenizer(const FolderFiles& files, int64_t vocab) {
     try {
       return hf ? tok::Tokenizer::from_hf_json(text("tokenizer.json"), "tokenizer.json") : tok::Tokenizer::from_gpt2(text("vocab.json"), text("merges.txt"));
     } catch (const Error& e) {
-      refuse("import.tokenizer", {{"what", e.what()}}, source + ": " + e.what());
+      refuse("import.tokenizer", {{"file", source}, {"what", e.what()}}, source + ": " + e.what());
     }
   }();
   if (vocab == 256) {
     bool bytes = t.vocab_size() == 256 && t.merge_count() == 0;
     for (int id = 0; bytes && id < 256; id++) bytes = t.token_bytes(id) == std::string(1, char(id));
     if (!bytes)
-      refuse("import.tokenizer", {{"what", "its tokens are not the 256 bytes in order"}},
+      refuse("import.tokenizer", {{"file", source}, {"what", "its tokens are not the 256 bytes in order, and config.json says vocab_size 256 (a byte model)"}},
              source + ": its tokens are not the 256 bytes in order (" + std::to_string(t.vocab_size()) +
                  " tokens), and config.json says vocab_size 256 (a byte model)");
     return "";
   }
-  if (t.vocab_size() != vocab)
-    refuse("import.tokenizer", {{"what", std::to_string(t.vocab_size()) + " text tokens, the model " + std::to_string(vocab)}},
-           source + ": it has " + std::to_string(t.vocab_size()) + " text tokens and config.json says vocab_size " + std::to_string(vocab) +
-               " (tinygpt's vocabulary is the text tokens: a model with rows for special tokens, as GPT-2's <|endoftext|>, is not read)");
+  if (t.vocab_size() != vocab) {
+    const std::string what = "it has " + std::to_string(t.vocab_size()) + " text tokens and config.json says vocab_size " + std::to_string(vocab) +
+                             " (tinygpt's vocabulary is the text tokens: a model with rows for special tokens, as GPT-2's <|endoftext|>, is not read)";
+    refuse("import.tokenizer", {{"file", source}, {"what", what}}, source + ": " + what);
+  }
   return t.to_hf_json();
 }
 

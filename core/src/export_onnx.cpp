@@ -20,6 +20,11 @@
 // (computed once per source), and the decoder with past keys/values, which reads them (seq2seq.h
 // has the forward pass: post-norm layers, sinusoidal positions, ReLU, attention without biases).
 //
+// The LSTM translator (export_lstm_seq2seq) is two graphs too: the encoder (ONNX LSTM layers given
+// each source's length, so that their last states are those at its last real token, where the
+// core's decoder starts) and the decoder, its LSTM state in and out as the recurrent language
+// models', attending over the encoder's outputs (rnn_seq2seq.h: Luong's "general" scores / sqrt(H)).
+//
 // The recurrent language models (export_recurrent) are ONNX's own RNN, GRU and LSTM ops: torch.nn's
 // cells, whose layouts (w_ih (G*H, I), w_hh (G*H, H)) are ONNX's W and R once the gate blocks are
 // reordered, and whose GRU is ONNX's with linear_before_reset 1 (n = tanh(W_in x + b_in + r (W_hn h + b_hn))).
@@ -33,6 +38,7 @@
 #include "tinygpt/export.h"
 #include "tinygpt/model.h"
 #include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/seq2seq.h"
 
 namespace tinygpt::onnx {
@@ -521,6 +527,118 @@ std::vector<uint8_t> seq2seq_decoder(const model::Seq2Seq& m) {
 
 std::vector<exporter::File> export_seq2seq(const model::Seq2Seq& m) {
   return {{"encoder_model.onnx", seq2seq_encoder(m)}, {"decoder_model.onnx", seq2seq_decoder(m)}};
+}
+
+// ---- the LSTM translator -----------------------------------------------------------------------------
+
+namespace {
+
+// One torch-layout LSTM layer of the model (prefix "encoder." or "decoder.", layer l) as ONNX's LSTM
+// over x (T, B, I); returns its Y (T, 1, B, H), Y_h and Y_c (1, B, H).
+std::vector<std::string> lstm_layer(Graph& g, const model::LstmSeq2Seq& m, const std::string& side, int l, const std::string& x,
+                                    const std::string& lengths, const std::string& h0, const std::string& c0) {
+  const int H = m.dims().n_hidden, cell = 2;
+  const std::string k = std::to_string(l), p = side + ".";
+  const int64_t I = m.param_info(p + "weight_ih_l" + k).shape.dims[1];
+  const float* params = m.params();
+  const auto data = [&](const std::string& name) { return params + m.param_info(name).offset; };
+  const std::vector<float> w = onnx_gates(data(p + "weight_ih_l" + k), cell, H, I);
+  const std::vector<float> r = onnx_gates(data(p + "weight_hh_l" + k), cell, H, H);
+  std::vector<float> b = onnx_gates(data(p + "bias_ih_l" + k), cell, H, 1);  // ONNX's B: [W biases | R biases]
+  const std::vector<float> bh = onnx_gates(data(p + "bias_hh_l" + k), cell, H, 1);
+  b.insert(b.end(), bh.begin(), bh.end());
+  const std::string W = g.weight(p + "W_" + k, {1, 4 * int64_t(H), I}, w.data());
+  const std::string R = g.weight(p + "R_" + k, {1, 4 * int64_t(H), H}, r.data());
+  const std::string B = g.weight(p + "B_" + k, {1, 8 * int64_t(H)}, b.data());
+  std::vector<std::string> in = {x, W, R, B, lengths, h0, c0};
+  while (in.back().empty()) in.pop_back();  // optional inputs left out: "" names one that is absent
+  return g.ops("LSTM", in, 3, {Attr::integer("hidden_size", H)});
+}
+
+std::vector<std::pair<std::string, std::string>> lstm_seq2seq_metadata(const model::LstmSeq2Seq& m, const char* part) {
+  const model::LstmSeq2SeqDims& d = m.dims();
+  const data::PairTokens t = d.tokens();
+  return {{"model", "lstm_seq2seq"}, {"part", part},
+          {"n_enc_layer", std::to_string(d.n_enc_layer)}, {"n_dec_layer", std::to_string(d.n_dec_layer)},
+          {"n_embd", std::to_string(d.n_embd)}, {"n_hidden", std::to_string(d.n_hidden)},
+          {"block_size", std::to_string(d.block_size)}, {"vocab_size", std::to_string(d.vocab_size)},
+          {"bos_token_id", std::to_string(t.bos())}, {"eos_token_id", std::to_string(t.eos())}, {"pad_token_id", std::to_string(t.pad())}};
+}
+
+std::vector<uint8_t> lstm_seq2seq_encoder(const model::LstmSeq2Seq& m) {
+  const model::LstmSeq2SeqDims& d = m.dims();
+  const int H = d.n_hidden, Le = d.n_enc_layer, Ld = d.n_dec_layer;
+  Graph g;
+  g.input("input_ids", kInt64, {"batch_size", "encoder_sequence_length"});
+  g.input("attention_mask", kInt64, {"batch_size", "encoder_sequence_length"});
+  g.output("last_hidden_state", kFloat, {"batch_size", "encoder_sequence_length", H});
+  g.output("h0", kFloat, {Ld, "batch_size", H});
+  g.output("c0", kFloat, {Ld, "batch_size", H});
+  // each source's length (its real tokens come first, padding after): the LSTMs stop there   (B) int32
+  const std::string lengths = g.op("Cast", {g.op("ReduceSum", {"attention_mask", g.ints({1})}, {Attr::integer("keepdims", 0)})},
+                                   {Attr::integer("to", 6)});  // 6: int32
+  // x = src_embed[input_ids], time first   (S, B, E)
+  std::string x = g.op("Transpose", {g.op("Gather", {param(g, m, "src_embed.weight"), "input_ids"})}, {Attr::list("perm", {1, 0, 2})});
+  std::vector<std::string> hs, cs;
+  for (int l = 0; l < Le; l++) {
+    const std::vector<std::string> out = lstm_layer(g, m, "encoder", l, x, lengths, "", "");
+    x = g.op("Squeeze", {out[0], g.ints({1})});  // (S, B, H)
+    hs.push_back(out[1]), cs.push_back(out[2]);   // (1, B, H): at each source's last real token
+  }
+  g.op("Transpose", {x}, {Attr::list("perm", {1, 0, 2})}, "last_hidden_state");  // (B, S, H)
+  // the decoder's layer k starts from the encoder's layer k, zeros beyond the encoder's layers
+  const std::string zeros = g.op("Expand", {g.scalar(0.0f), g.op("Shape", {hs[0]})});  // (1, B, H)
+  std::vector<std::string> h0, c0;
+  for (int l = 0; l < Ld; l++) h0.push_back(l < Le ? hs[size_t(l)] : zeros), c0.push_back(l < Le ? cs[size_t(l)] : zeros);
+  g.op(Ld > 1 ? "Concat" : "Identity", h0, Ld > 1 ? std::vector<Attr>{Attr::integer("axis", 0)} : std::vector<Attr>{}, "h0");
+  g.op(Ld > 1 ? "Concat" : "Identity", c0, Ld > 1 ? std::vector<Attr>{Attr::integer("axis", 0)} : std::vector<Attr>{}, "c0");
+  return g.model("tinygpt-encoder", lstm_seq2seq_metadata(m, "encoder"));
+}
+
+std::vector<uint8_t> lstm_seq2seq_decoder(const model::LstmSeq2Seq& m) {
+  const model::LstmSeq2SeqDims& d = m.dims();
+  const int H = d.n_hidden, Ld = d.n_dec_layer;
+  Graph g;
+  g.input("input_ids", kInt64, {"batch_size", "decoder_sequence_length"});
+  g.input("encoder_hidden_states", kFloat, {"batch_size", "encoder_sequence_length", H});
+  g.input("encoder_attention_mask", kInt64, {"batch_size", "encoder_sequence_length"});
+  g.input("h0", kFloat, {Ld, "batch_size", H});
+  g.input("c0", kFloat, {Ld, "batch_size", H});
+  g.output("logits", kFloat, {"batch_size", "decoder_sequence_length", d.vocab_size});
+  g.output("hn", kFloat, {Ld, "batch_size", H});
+  g.output("cn", kFloat, {Ld, "batch_size", H});
+  // the decoder's LSTMs from the state given   (T, B, H)
+  std::string x = g.op("Transpose", {g.op("Gather", {param(g, m, "tgt_embed.weight"), "input_ids"})}, {Attr::list("perm", {1, 0, 2})});
+  std::vector<std::string> hs, cs;
+  for (int l = 0; l < Ld; l++) {
+    const auto slice = [&](const char* state) { return g.op("Slice", {state, g.ints({l}), g.ints({l + 1}), g.ints({0})}); };  // (1, B, H)
+    const std::string h = slice("h0"), c = slice("c0");
+    const std::vector<std::string> out = lstm_layer(g, m, "decoder", l, x, "", h, c);
+    x = g.op("Squeeze", {out[0], g.ints({1})});
+    hs.push_back(out[1]), cs.push_back(out[2]);
+  }
+  g.op(Ld > 1 ? "Concat" : "Identity", hs, Ld > 1 ? std::vector<Attr>{Attr::integer("axis", 0)} : std::vector<Attr>{}, "hn");
+  g.op(Ld > 1 ? "Concat" : "Identity", cs, Ld > 1 ? std::vector<Attr>{Attr::integer("axis", 0)} : std::vector<Attr>{}, "cn");
+  const std::string dec = g.op("Transpose", {x}, {Attr::list("perm", {1, 0, 2})});  // (B, T, H)
+  // attention over the source: softmax_s(q_t . enc_s / sqrt(H)), padding masked   (B, T, S)
+  const std::string q = g.op("MatMul", {dec, param(g, m, "attn.weight")});
+  const std::string kt = g.op("Transpose", {"encoder_hidden_states"}, {Attr::list("perm", {0, 2, 1})});  // (B, H, S)
+  const std::string scores = g.op("Mul", {g.op("MatMul", {q, kt}), g.scalar(1.0f / std::sqrt(float(H)))});
+  const std::string allowed = g.op("Cast", {g.op("Unsqueeze", {"encoder_attention_mask", g.ints({1})})}, {Attr::integer("to", kBool)});  // (B, 1, S)
+  const std::string att = g.op("Softmax", {g.op("Where", {allowed, scores, g.scalar(std::numeric_limits<float>::lowest())})},
+                               {Attr::integer("axis", -1)});
+  const std::string ctx = g.op("MatMul", {att, "encoder_hidden_states"});  // (B, T, H)
+  // h~ = tanh(ctx W_c + (dec W_h + b)), logits = h~ W_p + b_p
+  const std::string hidden = g.op("Add", {g.op("MatMul", {dec, param(g, m, "combine.hidden.weight")}), param(g, m, "combine.bias")});
+  const std::string mix = g.op("Tanh", {g.op("Add", {g.op("MatMul", {ctx, param(g, m, "combine.context.weight")}), hidden})});
+  g.op("Add", {g.op("MatMul", {mix, param(g, m, "proj.weight")}), param(g, m, "proj.bias")}, {}, "logits");
+  return g.model("tinygpt-decoder", lstm_seq2seq_metadata(m, "decoder"));
+}
+
+}  // namespace
+
+std::vector<exporter::File> export_lstm_seq2seq(const model::LstmSeq2Seq& m) {
+  return {{"encoder_model.onnx", lstm_seq2seq_encoder(m)}, {"decoder_model.onnx", lstm_seq2seq_decoder(m)}};
 }
 
 }  // namespace tinygpt::onnx

@@ -274,3 +274,89 @@ describe('ONNX export of the translator (seq2seq): the encoder and the decoder w
     for (const f of files) assert.deepEqual(new Uint8Array(fs.readFileSync(`${dir}/${f.path}`)), f.bytes, f.path);
   });
 });
+
+// The LSTM translator (export.h export_lstm_seq2seq): the encoder (ONNX LSTMs given each source's
+// length) gives its outputs and the decoder's first state; the decoder carries its state from one
+// call to the next. 1 encoder layer and 2 decoder layers (the second starts from zeros).
+describe('ONNX export of the LSTM translator (lstm_seq2seq): the encoder and the decoder with its state against the core', () => {
+  const CFG = {
+    model: 'lstm_seq2seq', n_enc_layer: 1, n_dec_layer: 2, n_embd: 12, n_hidden: 20, block_size: 12, batch_size: 16, max_iters: 300,
+    warmup_iters: 10, learning_rate: 5e-3, min_lr: 5e-4, eval_interval: 0, eval_iters: 1, seed: 3,
+  };
+  const V = 259, BOS = 256, EOS = 257, PAD = 258;
+  const enc = new TextEncoder();
+  let M, s, encoder, decoder, files;
+  const mask = (rows) => int64(rows.flat().map((id) => (id === PAD ? 0 : 1)), [rows.length, rows[0].length]);
+  const encode = (rows) => encoder.run({ input_ids: int64(rows.flat(), [rows.length, rows[0].length]), attention_mask: mask(rows) });
+  const decode = (tokens, e, srcMask, state) => decoder.run({
+    input_ids: int64(tokens.flat(), [tokens.length, tokens[0].length]), encoder_hidden_states: e.last_hidden_state,
+    encoder_attention_mask: srcMask, h0: state.h0 ?? state.hn, c0: state.c0 ?? state.cn,
+  });
+
+  before(async () => {
+    M = await loadModule('simd');
+    s = new M.Session(CFG);
+    s.setCorpus(M.builtinTask('reverse', 1));
+    s.advance(300, 0);
+    files = M.exportModel(s, 'onnx', {});
+    encoder = await ort.InferenceSession.create(files[0].bytes);
+    decoder = await ort.InferenceSession.create(files[1].bytes);
+  });
+
+  it('is an encoder giving the decoder\'s first state and a decoder with its state in and out', () => {
+    assert.deepEqual(files.map((f) => f.path), ['encoder_model.onnx', 'decoder_model.onnx']);
+    assert.deepEqual([...encoder.outputNames], ['last_hidden_state', 'h0', 'c0']);
+    assert.deepEqual([...decoder.inputNames], ['input_ids', 'encoder_hidden_states', 'encoder_attention_mask', 'h0', 'c0']);
+    assert.deepEqual([...decoder.outputNames], ['logits', 'hn', 'cn']);
+  });
+
+  it('gives the core\'s logits for a target at once and one token at a time, and for a padded source in a batch', async (t) => {
+    const src = Array.from(enc.encode('abcdefgh')), short = Array.from(enc.encode('abcde'));
+    const tgtIn = [BOS, ...Array.from(enc.encode('hgfedcba'))];
+    const core = M.exportTranslationLogits(s, Int32Array.from(src), Int32Array.from(tgtIn));
+    const e = await encode([src]);
+    assert.deepEqual(e.h0.dims, [2, 1, 20]);
+    const m = mask([src]);
+    const whole = await decode([tgtIn], e, m, e);
+    let worst = maxDiff(core, V, 0, whole.logits.data);
+    let out = await decode([tgtIn.slice(0, 4)], e, m, e);
+    worst = Math.max(worst, maxDiff(core, V, 0, out.logits.data));
+    for (let i = 4; i < 9; i++) {
+      out = await decode([[tgtIn[i]]], e, m, out);
+      worst = Math.max(worst, maxDiff(core, V, i, out.logits.data));
+    }
+    // a batch of the long source and the short one padded: the short row's logits are its own
+    const rows = [src, [...short, PAD, PAD, PAD]];
+    const shortIn = [BOS, ...Array.from(enc.encode('edc'))];
+    const eb = await encode(rows);
+    const batch = await decode([tgtIn.slice(0, 4), shortIn], eb, mask(rows), eb);
+    const padded = maxDiff(M.exportTranslationLogits(s, Int32Array.from(short), Int32Array.from(shortIn)), V, 0, batch.logits.data.subarray(4 * V));
+    t.diagnostic(`lstm_seq2seq: max |onnx - core| = ${worst}; a padded source: ${padded}`);
+    assert.ok(worst < TOL && padded < TOL, `max |onnx - core| = ${worst}, padded ${padded}`);
+  });
+
+  it('translates greedily as the core does, and is what the CLI writes', async (t) => {
+    for (const source of ['abcdefgh', 'tinygpt', 'xyz']) {
+      const src = Array.from(enc.encode(source));
+      const ours = s.translate(enc.encode(source), { beam: 1 });
+      const e = await encode([src]);
+      const m = mask([src]);
+      const theirs = [];
+      let state = e, next = BOS;
+      for (let step = 0; step < CFG.block_size; step++) {
+        state = await decode([[next]], e, m, state);
+        const row = state.logits.data;
+        next = 0;
+        for (let v = 1; v < V; v++) if ((v < BOS || v === EOS) && row[v] > row[next]) next = v;
+        if (next === EOS || step === CFG.block_size - 1) break;
+        theirs.push(next);
+      }
+      assert.deepEqual(theirs, Array.from(ours.tokens), source);
+      t.diagnostic(`${source} -> ${JSON.stringify(new TextDecoder().decode(ours.text))} in both`);
+    }
+    const ckpt = tmpPath('lstm-s2s.ckpt');
+    fs.writeFileSync(ckpt, s.save());
+    runCli(['export', '--ckpt', ckpt, '--format', 'onnx', '--out', `${ckpt}-onnx`]);
+    for (const f of files) assert.deepEqual(new Uint8Array(fs.readFileSync(`${ckpt}-onnx/${f.path}`)), f.bytes, f.path);
+  });
+});

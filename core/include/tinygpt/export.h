@@ -29,6 +29,7 @@ namespace tinygpt::model {
 class TinyGPT;
 class Recurrent;
 class Seq2Seq;
+class LstmSeq2Seq;
 }
 namespace tinygpt::exporter {
 struct File;
@@ -65,6 +66,16 @@ std::vector<uint8_t> export_recurrent(const model::Recurrent& model);
 // V is the model's vocabulary: the text tokens, then BOS, EOS and PAD (the metadata names their ids).
 // The decoder masks causally (the target has no padding while decoding).
 std::vector<exporter::File> export_seq2seq(const model::Seq2Seq& model);
+// The LSTM translator (lstm_seq2seq), in the same two files:
+//   encoder_model.onnx   inputs   input_ids (B, S) int64, attention_mask (B, S) int64 (1: a source
+//                                 token, 0: padding, which comes after them)
+//                        outputs  last_hidden_state (B, S, H); h0, c0 (Ld, B, H): the decoder's first
+//                                 state (its layer k from the encoder's layer k at each source's last
+//                                 real token; zeros beyond the encoder's layers)
+//   decoder_model.onnx   inputs   input_ids (B, T) int64 (BOS first), encoder_hidden_states (B, S, H),
+//                                 encoder_attention_mask (B, S), h0, c0 (Ld, B, H)
+//                        outputs  logits (B, T, V), hn, cn (Ld, B, H): the next call's h0, c0
+std::vector<exporter::File> export_lstm_seq2seq(const model::LstmSeq2Seq& model);
 
 }  // namespace tinygpt::onnx
 
@@ -103,12 +114,15 @@ std::vector<exporter::File> export_folder(const model::TinyGPT& model, const tok
 using FolderFiles = std::map<std::string, std::vector<uint8_t>>;
 // A tinygpt model file (safetensors.h: the parameters under the core's names, the config in the
 // metadata) from a Hugging Face GPT-2 folder: our own export, or any GPT-2-shaped model of this
-// vocabulary. It starts a new run like any model file (safetensors::start_run). Throws tinygpt::Error,
+// vocabulary. vocab_size 256 is a byte model; above, a BPE model whose tokenizer (tokenizer.json, or
+// vocab.json + merges.txt) the model file carries (safetensors::kTokenizerKey), so the run reads and
+// writes text as the exported one did. It starts a new run like any model file (safetensors::start_run). Throws tinygpt::Error,
 // coded: import.no_config (no config.json), import.model_type (not gpt2), import.unsupported (a
 // setting the core does not compute: another activation, n_inner, LayerNorm eps, ...),
 // import.no_weights (no model.safetensors), import.missing_tensor, import.shape (a tensor whose
-// shape or dtype disagrees with config.json), import.tokenizer (a tokenizer.json that is not the
-// bytes in order); safetensors' own messages for a damaged file.
+// shape or dtype disagrees with config.json), import.tokenizer (args file, what: a byte model's
+// tokenizer that is not the bytes in order, a BPE model's missing or of another size than
+// vocab_size, a damaged one); safetensors' own messages for a damaged file.
 std::vector<uint8_t> model_file_from_folder(const FolderFiles& files);
 
 }  // namespace tinygpt::hf
@@ -129,7 +143,7 @@ Format parse_format(const std::string& name);
 
 // The files of the trainer's model in one format (safetensors: one file, the model file of
 // safetensors.h; onnx: model.onnx for a GPT or a recurrent model, encoder_model.onnx and
-// decoder_model.onnx for the translator (seq2seq); hf and gguf: the GPT, with the run's tokenizer,
+// decoder_model.onnx for a translator (seq2seq, lstm_seq2seq); hf and gguf: the GPT, with the run's tokenizer,
 // BPE or bytes). Throws tinygpt::Error when the model cannot be
 // written in that format, saying why and which format can.
 struct Options {
@@ -148,13 +162,13 @@ void refuse_export_format(const uint8_t* data, size_t n, const std::string& name
 // export's parity checks (tests, the page's "check in ONNX Runtime") compare the runtimes with.
 // Throws tinygpt::Error for a translator, an empty or too long sequence, a token outside [0, V).
 std::vector<float> reference_logits(train::Trainer& trainer, const std::vector<int32_t>& tokens);
-// The translator's (seq2seq) logits (T, V) for one source and decoder input (BOS, then the target so
-// far), teacher-forced (Seq2Seq::forward_logits). Throws tinygpt::Error for another model, an empty
+// A translator's (seq2seq, lstm_seq2seq) logits (T, V) for one source and decoder input (BOS, then
+// the target so far), teacher-forced (forward_logits). Throws tinygpt::Error for another model, an empty
 // or too long sequence, a token outside [0, V).
 std::vector<float> reference_translation_logits(train::Trainer& trainer, const std::vector<int32_t>& source,
                                                 const std::vector<int32_t>& target_in);
 // V: the rows of wte (TinyGPT) or of the recurrent model's embedding; the seq2seq translator's
-// vocabulary (text tokens + BOS, EOS, PAD). Throws tinygpt::Error for lstm_seq2seq.
+// and lstm_seq2seq translators' vocabulary (text tokens + BOS, EOS, PAD).
 int vocab_of(const train::Trainer& trainer);
 
 }  // namespace tinygpt::exporter

@@ -232,7 +232,7 @@ export const errors = {
     'import.no_weights': 'no model.safetensors beside config.json (tinygpt reads the weights in safetensors, not pytorch_model.bin)',
     'import.missing_tensor': (a) => `model.safetensors has no tensor ${a.name}`,
     'import.shape': (a) => `model.safetensors: ${a.name} is ${a.got} but config.json makes it ${a.want}`,
-    'import.tokenizer': (a) => `tokenizer.json: ${a.what}`,
+    'import.tokenizer': (a) => `${has(a, 'file') ? a.file : 'tokenizer.json'}: ${a.what}`,
     'import.export_format': (a) => `${a.name} is ${a.format === 'gguf' ? 'a GGUF' : 'an ONNX'} file, a format tinygpt exports for ` +
       `${a.format === 'gguf' ? 'llama.cpp' : 'ONNX Runtime and transformers.js'} and does not read back: load a checkpoint (.ckpt), ` +
       'a model file (.safetensors) or a Hugging Face GPT-2 folder (config.json with model.safetensors)',
