@@ -196,7 +196,7 @@ export const errors: typeof en = {
     'import.no_weights': 'config.json 旁边没有 model.safetensors（tinygpt 读取 safetensors 格式的权重）',
     'import.missing_tensor': (a) => `model.safetensors 中没有张量 ${a.name}`,
     'import.shape': (a) => `model.safetensors：${a.name} 的形状是 ${a.got}，而按 config.json 应为 ${a.want}`,
-    'import.tokenizer': (a) => `分词器文件（${has(a, 'file') ? a.file : 'tokenizer.json'}）：${a.what}`,
+    'import.tokenizer': (a) => `分词器文件${has(a, 'file') ? `（${a.file}）` : ''}：${a.what}`,
     'import.export_format': (a) => `${a.name} 是 ${a.format === 'gguf' ? 'GGUF' : 'ONNX'} 文件，这是 tinygpt 为 ` +
       `${a.format === 'gguf' ? 'llama.cpp' : 'ONNX Runtime 和 transformers.js'} 导出的格式，不能读回：请载入检查点（.ckpt）、` +
       '模型文件（.safetensors）或 Hugging Face 的 GPT-2 文件夹（config.json 与 model.safetensors）',
