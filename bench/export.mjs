@@ -1,5 +1,5 @@
 // npm run bench:export — the time to export configs S and M in every format, and the files' sizes
-// (issue 24), and the ONNX export of the translator s2s-small: in wasm (the simd build in this Node: what the page's "Download as…" runs, the
+// (issue 24), and the ONNX export of the translators s2s-small and s2s-lstm: in wasm (the simd build in this Node: what the page's "Download as…" runs, the
 // worker's exportModel) and natively (`tinygpt export` on a checkpoint, the process included).
 // The models are the presets in the GPT-2 layout (tie_weights 1: every format can hold them), at
 // their initial weights (the time does not depend on the values). Each time is the median of
@@ -33,8 +33,8 @@ if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: npm run build:nativ
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-bench-export-'));
 
 const rows = [];
-// the GPT presets in every format; a translator (the seeds' encoder-decoder) in the one it has, ONNX (two graphs)
-for (const [preset, choices] of [['S', CHOICES], ['M', CHOICES], ['s2s-small', [['onnx', {}]]]]) {
+// the GPT presets in every format; the translators (the seeds' encoder-decoder, the LSTM one) in the one they have, ONNX (two graphs)
+for (const [preset, choices] of [['S', CHOICES], ['M', CHOICES], ['s2s-small', [['onnx', {}]]], ['s2s-lstm', [['onnx', {}]]]]) {
   const base = M.presets().find((p) => p.name === preset).config;
   const config = base.model === 'gpt' ? { ...base, tie_weights: 1 } : base;
   const s = new M.Session(config);
