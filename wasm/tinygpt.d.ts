@@ -515,7 +515,7 @@ export interface TinyGPTModule {
   exportLogits(session: Session, tokens: Int32Array | number[]): Float32Array;
   /** The seq2seq translator's logits (T × V) for a source and its decoder input (BOS, then the target so far), teacher-forced (core export.h reference_translation_logits). */
   exportTranslationLogits(session: Session, source: Int32Array | number[], targetIn: Int32Array | number[]): Float32Array;
-  /** A Hugging Face GPT-2 folder's files by name (config.json, model.safetensors, tokenizer.json; others ignored) as a tinygpt model file for sessionFromSafetensors. Throws the core's coded message (import.*). */
+  /** A Hugging Face GPT-2 folder's files by name (config.json, model.safetensors, tokenizer.json or vocab.json + merges.txt; others ignored) as a tinygpt model file for sessionFromSafetensors. Throws the core's coded message (import.*). */
   modelFileFromFolder(files: Record<string, Uint8Array>): Uint8Array;
   /** 'gguf' or 'onnx' for a file of those export formats (a run cannot start from one), else ''. */
   exportFormatOf(bytes: Uint8Array): 'gguf' | 'onnx' | '';
