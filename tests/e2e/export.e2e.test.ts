@@ -5,7 +5,8 @@
 // prompt as tinygpt does; the Hugging Face zip unpacked and its files dropped back on the page: a new
 // run of the same shape at step 0 whose greedy continuation is the exported model's; a GGUF file
 // dropped: said to be an export format, the model kept; a model with a head of its own: the
-// Hugging Face folder refused with the words that say so (English and Chinese).
+// Hugging Face folder refused with the words that say so (English and Chinese); a BPE model: checked
+// in ONNX Runtime in its tokens, its folder dropped back a BPE run continuing the prompt as before.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,4 +137,31 @@ describe('export from the page and back', () => {
     await page.click('#btn-export-hf');
     await page.waitForFunction(() => /export it as ONNX, or train with the GPT-2 layout/.test(document.body.textContent ?? ''));
   });
+
+  it('exports a BPE model: the check in ONNX Runtime in its tokens, and its folder dropped back brings its tokenizer', async () => {
+    await page.click('#btn-reset');
+    await page.click('[data-preset=tiny]');
+    await page.click('#tokenizer-bpe');
+    await waitState(page, (s) => s.settings?.tokenizer === 'bpe');
+    await fillKnob(page, 'vocab_size', '320');
+    await fillKnob(page, 'tie_weights', '1');
+    await fillKnob(page, 'max_iters', '60');
+    await fillKnob(page, 'warmup_iters', '2');
+    await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+    await page.click('#btn-start');
+    await waitState(page, (s) => s.step >= 60 && !s.running, null, 300_000);   // the vocabulary is learned first
+    expect(await state(page, (s) => [s.model.config.tokenizer, s.model.config.vocab_size])).toEqual(['bpe', 320]);
+    const before = await greedy('ROMEO:');
+    expect(await page.getAttribute('#export-verdict', 'data-same')).toBe('true');
+    const { name, bytes } = await download('hf');
+    const files = unzipSync(bytes);
+    const folder = name.replace(/\.zip$/, '');
+    const tokenizer = JSON.parse(new TextDecoder().decode(files[`${folder}/tokenizer.json`]));
+    expect(tokenizer.model.merges.length).toBe(320 - 256);
+    expect(JSON.parse(new TextDecoder().decode(files[`${folder}/config.json`])).vocab_size).toBe(320);
+    await dropFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((f) => ({ name: f, bytes: files[`${folder}/${f}`] })));
+    await waitState(page, (s) => s.step === 0 && s.model?.config.tokenizer === 'bpe' && s.model?.config.vocab_size === 320, null, 30_000);
+    expect(await greedy('ROMEO:')).toBe(before);   // the same weights, read and written by the same tokenizer
+    expect(pageErrors).toEqual([]);
+  }, 420_000);
 });
