@@ -139,5 +139,12 @@ class Export(unittest.TestCase):
         self.assertEqual(X.gguf_file(again), X.gguf_file(model))
 
 
+    def test_a_translator_is_sent_to_the_cli(self):
+        ckpt = self.path("s2s.ckpt")
+        cli("train", "--preset", "s2s-tiny", "--task", "reverse", "--max_iters", "2", "--eval_interval", "0", "--threads", "1", "--out", ckpt)
+        with self.assertRaisesRegex(X.ExportError, "a seq2seq model: python -m tinygpt.export writes the GPT; the CLI writes this one"):
+            X.load(ckpt)
+
+
 if __name__ == "__main__":
     unittest.main()

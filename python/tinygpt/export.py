@@ -49,6 +49,10 @@ def load(path: str) -> TinyGPT:
         magic = f.read(8)
     if magic == b"TGPTCKPT":
         ck = checkpoint.load(path)
+        kind = ck.field_text("model") if "model" in ck.config else "gpt"
+        if kind != "gpt":  # the core writes the other kinds (export.h): say so rather than fail in the model
+            raise ExportError(f"a {kind} model: python -m tinygpt.export writes the GPT; the CLI writes this one "
+                              f"(tinygpt export --ckpt {path} --format onnx|safetensors, docs/export.md)")
         model = TinyGPT.from_checkpoint(ck)
         model.tokenizer = ck.tokenizer()
     else:
