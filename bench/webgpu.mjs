@@ -4,7 +4,9 @@
 //
 // On SwiftShader (no GPU: about 0.1 GFLOP/s) S and M would take minutes a step, so they get
 // their counts only and the timings run on tiny; --time S,M forces them.
-//   node bench/webgpu.mjs [--config tiny|S|M|all] [--steps N] [--time tiny,S,M]
+//   node bench/webgpu.mjs [--config tiny|S|M|all] [--steps N] [--time tiny,S,M] [--cpu]
+// --cpu also times the wasm simd build (one thread) on the timed configs, in the same process: the
+// ratio GPU / CPU on that machine. On the lent GPU machine: scripts/device-pack.sh, then DIR/run.sh.
 // Without a Vulkan driver setting it runs itself again on Chromium's SwiftShader.
 // Writes bench/results/webgpu-<date>.json (bench/results.mjs).
 import { spawnSync } from 'node:child_process';
@@ -38,6 +40,7 @@ function arg(name, fallback) {
 }
 const configs = arg('config', 'all') === 'all' ? Object.keys(CONFIGS) : arg('config').split(',');
 const steps = Number(arg('steps', '5'));
+const withCpu = process.argv.includes('--cpu');
 
 const M = await loadWasm('simd');
 const adapter = await nodeAdapter();
@@ -52,7 +55,7 @@ const device = await adapter.requestDevice({
 });
 console.log(`WebGPU bench on ${adapterName}${software ? ' (software: timings on tiny only)' : ''}`);
 results.set('adapter', { name: adapterName, software, timestamps });
-results.set('options', { configs, steps, timed });
+results.set('options', { configs, steps, timed, cpu: withCpu });
 const figures = results.set('configs', {});
 
 const mb = (b) => (b / 2 ** 20).toFixed(1);
@@ -90,6 +93,23 @@ for (const name of configs) {
     await g.generate(new TextEncoder().encode('\n'), n, { seed: 1 });
     fig.generation = { bytes: n, bytesPerSecond: n / ((performance.now() - t1) / 1000) };
     console.log(`  generation: ${n} bytes in ${((performance.now() - t1) / 1000).toFixed(2)} s: ${Math.round(n / ((performance.now() - t1) / 1000))} bytes/s (default window)`);
+    if (withCpu) {
+      // the wasm simd build on this machine's CPU, one thread: same config, same corpus
+      const cpu = new M.Session({ ...c, max_iters: 1000, warmup_iters: 10 });
+      cpu.setCorpus(shakespeare);
+      cpu.advance(1, 0);
+      const k = Math.max(1, Math.min(steps, name === 'M' ? 2 : 5));
+      const c0 = performance.now();
+      cpu.advance(k, 0);
+      const cms = performance.now() - c0;
+      const c1 = performance.now();
+      cpu.generate(new TextEncoder().encode('\n'), n, { seed: 1 });
+      const gms = performance.now() - c1;
+      fig.cpu = { variant: 'simd, 1 thread', steps: k, tokS: (k * tokens) / (cms / 1000), generationBytesPerSecond: n / (gms / 1000) };
+      console.log(`  wasm simd (1 thread) on this CPU: ${Math.round(fig.cpu.tokS)} tokens/s training, ${Math.round(fig.cpu.generationBytesPerSecond)} bytes/s generating; ` +
+        `GPU / CPU ${(fig.tokS / fig.cpu.tokS).toFixed(2)}x training, ${(fig.generation.bytesPerSecond / fig.cpu.generationBytesPerSecond).toFixed(2)}x generating`);
+      cpu.delete();
+    }
     const prof = await g.executor.profile('train', software ? 2 : 20);
     const byKernel = new Map();
     for (const p of prof) {

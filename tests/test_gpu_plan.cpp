@@ -42,6 +42,10 @@ std::vector<int> written_args(const std::string& kernel) {
   if (kernel == "attention_forward" || kernel == "attention_backward_q" || kernel == "crossentropy") return {0, 1};
   if (kernel == "adamw") return {0, 1, 2};
   if (kernel == "matmul") return {0, 5, 6};
+  if (kernel == "layernorm_backward_all") return {0, 6, 7};
+  if (kernel == "linear_backward") return {0, 4, 6};
+  if (kernel == "decode_layer") return {0, 1, 4};
+  if (kernel == "matmul_ln") return {0, 3, 4, 5};
   if (kernel == "sample") return {0, 1, 2};
   if (kernel == "attention_decode") return {0, 3};
   return {0};
@@ -66,7 +70,7 @@ TEST_CASE("every region of the GPU plan lies in its buffer at an aligned offset"
     for (const auto& [name, prog] : plan.programs)
       for (const gpu::Op& op : prog) {
         for (const gpu::Region& r : op.args) check(r, name + ": " + op.label);
-        CHECK(op.dims.size() <= 16);
+        CHECK(op.dims.size() <= 32);
         CHECK(op.scalars.size() <= 8);
         // WebGPU validates usage per buffer: arguments that share a buffer are all read, or all
         // written (then disjoint)
@@ -107,6 +111,25 @@ TEST_CASE("the training step writes every parameter's gradient exactly once", "[
   int64_t written = 0;
   for (int w : writes) written += w;
   CHECK(written == plan.num_params);
+}
+
+TEST_CASE("a BPE model's plan sizes the embedding, the head and the loss by vocab_size", "[gpu]") {
+  Config c;
+  c.n_layer = 1, c.n_head = 2, c.n_embd = 16, c.block_size = 8, c.batch_size = 2;
+  c.tokenizer = TokenizerKind::bpe, c.vocab_size = 300;
+  model::TinyGPT m(c);
+  const gpu::Plan plan = gpu::make_plan(c, m.param_table());
+  const int64_t N = 2 * 8;
+  CHECK(plan.buffers[size_t(plan.buffer_index("acts.logits"))].elements >= N * 300);
+  CHECK(plan.buffers[size_t(plan.buffer_index("decode.logits"))].elements >= 300);
+  for (const gpu::ParamSlot& p : plan.params)
+    if (p.name == "wte" || p.name == "lm_head.weight") CHECK(p.count == 300 * 16);
+  for (const gpu::Op& op : plan.programs.at("train"))
+    if (op.kernel == "crossentropy" || op.kernel == "embedding_backward") CHECK(op.dims[op.kernel == "crossentropy" ? 1 : 3] == 300u);
+  CHECK(gpu::to_json(plan).find("\"vocab_size\":300") != std::string::npos);
+  c.vocab_size = 65535;  // beyond a WebGPU grid's rows (the embedding backward has vocab_size + block_size)
+  model::TinyGPT wide(c);
+  CHECK_THROWS_WITH(gpu::make_plan(c, wide.param_table()), Catch::Contains("65535 rows"));
 }
 
 TEST_CASE("the GPU parameter layout puts decayed tensors first and round-trips the CPU layout", "[gpu]") {

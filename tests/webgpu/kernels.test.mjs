@@ -82,6 +82,56 @@ describe('GEMM', () => {
   });
 });
 
+describe('fused backward kernels', () => {
+  for (const [R, I, O] of [[1, 1, 1], [5, 7, 3], [70, 33, 65], [64, 130, 17]])
+    it(`linear_backward R=${R} I=${I} O=${O}: both GEMMs in one dispatch, the same bits as two matmuls`, async () => {
+      const dout = randoms(R * O, R + O), W = randoms(I * O, I), X = randoms(R * I, O + 3), pre = randoms(R * I, 5, 6);
+      for (const epilogue of [0, 2]) {
+        const aux = epilogue === 2 ? pre : null;
+        const [dx, , , , dw, , db] = await gpu('linear_backward', [R * I, dout, W, aux, I * O, X, O], [R, I, O, epilogue, 1]);
+        const [dx2] = await gpu('matmul', [R * I, dout, W, null, null, aux, null], [R, I, O, 0, 1, 0, epilogue, 0, 0, aux ? 1 : 0, 0]);
+        const [dw2, , , , , , db2] = await gpu('matmul', [I * O, X, dout, null, null, null, O], [I, O, R, 1, 0, 0, 0, 0, 0, 0, 1]);
+        assert.deepEqual(dx, dx2, `dinp, epilogue ${epilogue}`);
+        assert.deepEqual(dw, dw2, 'dweight');
+        assert.deepEqual(db, db2, 'dbias');
+        // and the core's reference
+        let want = ref.sgemm(false, true, R, I, O, dout, W, new Float32Array(R * I), false);
+        if (aux) want = ref.gelu_backward(pre, want);
+        expectClose(dx, want, 1e-5, 1e-4, 'dinp vs reference');
+        expectClose(dw, ref.sgemm(true, false, I, O, R, X, dout, new Float32Array(I * O), false), 1e-5, 1e-4, 'dweight vs reference');
+        expectClose(db, ref.matmul_backward_dbias(dout, R, O), 1e-5, 1e-4, 'dbias vs reference');
+      }
+    });
+
+  for (const [N, C] of [[1, 1], [7, 17], [5, 130], [2, 300], [300, 40]])
+    it(`layernorm_backward_all N=${N} C=${C}: rows and parameters in one dispatch`, async () => {
+      const x = randoms(N * C, N * 10 + C, 3), w = randoms(C, 7), b = randoms(C, 8), dy = randoms(N * C, 9);
+      const r = ref.layernorm_forward(x, w, b, N, C);
+      const g = ref.layernorm_backward(dy, x, w, r.mean, r.rstd, N, C);
+      const [dx, , , , , , dw, db] = await gpu('layernorm_backward_all', [N * C, dy, x, w, r.mean, r.rstd, C, C], [N, C, 0]);
+      expectClose(dx, g.dinp, 1e-5, 1e-4, 'dinp');
+      expectClose(dw, g.dweight, 1e-5, 1e-4, 'dweight');
+      expectClose(db, g.dbias, 1e-5, 1e-4, 'dbias');
+      const prev = randoms(N * C, 10);
+      const [dxAcc] = await gpu('layernorm_backward_all', [prev, dy, x, w, r.mean, r.rstd, C, C], [N, C, 1]);
+      expectClose(dxAcc, g.dinp.map((v, i) => f(prev[i] + v)), 1e-5, 1e-4, 'dinp accumulated');
+    });
+
+  for (const [B, T, NH, HS] of [[1, 1, 1, 1], [2, 5, 2, 3], [1, 17, 3, 8], [2, 70, 2, 4], [1, 130, 1, 32], [1, 20, 1, 100]])
+    it(`attention_backward B=${B} T=${T} NH=${NH} HS=${HS}: dq and dk, dv in one dispatch, the same bits as the two kernels`, async () => {
+      const C = NH * HS;
+      const qkv = randoms(B * T * 3 * C, T + HS, 1.5), dout = randoms(B * T * C, 77);
+      const r = ref.attention(qkv, dout, B, T, C, NH);
+      const dims = [B, T, C, NH];
+      const [out, lse] = await gpu('attention_forward', [B * T * C, B * NH * T, qkv], dims, [], HS);
+      const [dqkv] = await gpu('attention_backward', [B * T * 3 * C, dout, out, qkv, lse], dims, [], HS);
+      expectClose(dqkv, r.dqkv, 1e-5, 1e-3, 'dqkv');
+      const [dq, dsum] = await gpu('attention_backward_q', [B * T * 3 * C, B * NH * T, dout, out, qkv, lse], dims, [], HS);
+      const [dkv] = await gpu('attention_backward_kv', [dq, dout, qkv, lse, dsum], dims, [], HS);
+      assert.deepEqual(dqkv, dkv);
+    });
+});
+
 describe('LayerNorm', () => {
   for (const [N, C] of [[1, 1], [3, 3], [7, 17], [5, 130], [2, 300]])
     it(`forward and backward, N=${N} C=${C}`, async () => {
@@ -189,11 +239,12 @@ describe('optimizer', () => {
       const clip = ref.clip_grad_norm(grads, maxNorm);
       const state = new Uint32Array(16);
       state[0] = 4; state[1] = 3; // step, adam_t
-      new Float32Array(state.buffer)[7] = 2.5; // loss
+      const losses = new Float32Array([2, 3.5, 1.5, 3]); // the step's mean loss: 2.5
       const lr = ref.lr_at(1e-3, 1e-4, 5, 20, 4);
       const scalars = new Float32Array([lr, 1 - 0.9 ** 4, 1 - 0.99 ** 4]);
-      const [st] = await gpu('optimizer_scalars', [state, partials, scalars], [G], [maxNorm, 22.18]);
+      const [st] = await gpu('optimizer_scalars', [state, partials, scalars, losses], [G, losses.length], [maxNorm, 22.18]);
       const fs = new Float32Array(st.buffer);
+      assert.equal(fs[7], 2.5);
       assert.ok(Math.abs(fs[8] - clip.norm) <= 1e-6 * clip.norm, `norm ${fs[8]} vs ${clip.norm}`);
       const scale = maxNorm > 0 && clip.norm > maxNorm ? f(maxNorm / f(clip.norm + 1e-6)) : 1;
       assert.ok(Math.abs(fs[4] - scale) <= 1e-6 * scale, `clip scale ${fs[4]} vs ${scale}`);
@@ -208,8 +259,7 @@ describe('optimizer', () => {
     for (const loss of [NaN, Infinity, 30]) {
       const state = new Uint32Array(16);
       state[0] = 3;
-      new Float32Array(state.buffer)[7] = loss;
-      [st] = await gpu('optimizer_scalars', [state, partials, new Float32Array(3)], [G], [1.0, 22.18]);
+      [st] = await gpu('optimizer_scalars', [state, partials, new Float32Array(3), new Float32Array([loss, loss])], [G, 2], [1.0, 22.18]);
       assert.equal(st[2], 1, `halted at a loss of ${loss}`);
       assert.equal(st[0], 3);
     }
