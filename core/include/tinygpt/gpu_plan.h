@@ -45,11 +45,8 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   /* then the params offsets of W(K,N) bias(N) ln_w(K) ln_b(K), then rstd_at; scalars eps:                      */ \
   /* out = LN(x) @ W + bias [epilogue 1: aux = pre, out = gelu(pre)], the LayerNorm in the GEMM's prologue        */ \
   X(matmul_ln, 6)                                                                                                   \
-  /* dinp(N,C)=/+= dout inp weight mean rstd                   dims N C accumulate */                                \
-  X(layernorm_backward, 6)                                                                                          \
-  /* dweight(C)= dbias(C)= dout inp mean rstd                  dims N C */                                           \
-  X(layernorm_backward_params, 6)                                                                                   \
-  /* dinp(N,C)=/+= dout inp weight mean rstd dweight(C)= dbias(C)=   dims N C accumulate: the two above at once */ \
+  /* dinp(N,C)=/+= dout inp weight mean rstd dweight(C)= dbias(C)=     dims N C accumulate                      */ \
+  /* (LayerNorm's backward: the rows' dinp and the parameters' column sums in one dispatch)                      */ \
   X(layernorm_backward_all, 8)                                                                                      \
   /* out(M,N) A B bias? res? aux? dbias?=  dims M N K transA transB accumulate epilogue, then has_bias has_res   */ \
   /* has_aux has_dbias (added by the builder). out = [out +] op(A)(M,K) @ op(B)(K,N) [+ bias(N)] [+ res(M,N)];  */ \
@@ -62,11 +59,7 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   X(linear_backward, 7)                                                                                             \
   /* out(B,T,C)= lse(B,NH,T)= qkv(B,T,3C)                      dims B T C NH */                                      \
   X(attention_forward, 3)                                                                                           \
-  /* dqkv(B,T,3C)=[q part] dsum(B,NH,T)= dout out qkv lse      dims B T C NH */                                      \
-  X(attention_backward_q, 6)                                                                                        \
-  /* dqkv(B,T,3C)=[k,v parts] dout qkv lse dsum                dims B T C NH */                                      \
-  X(attention_backward_kv, 5)                                                                                       \
-  /* dqkv(B,T,3C)= dout out qkv lse                            dims B T C NH: the two above in one dispatch */       \
+  /* dqkv(B,T,3C)= dout out qkv lse   dims B T C NH: dq by query rows and dk, dv by key rows in one dispatch    */ \
   X(attention_backward, 5)                                                                                          \
   /* att(B,NH,T,T)= qkv lse                                    dims B T C NH */                                      \
   X(attention_probs, 3)                                                                                             \

@@ -184,23 +184,52 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   grid: (d) => rowsGrid(d[0]),
 };
 
-const layernorm_backward: KernelDef = {
-  args: ['rw', 'r', 'r', 'r', 'r', 'r'],
-  source: kernel(['rw', 'r', 'r', 'r', 'r', 'r'], ['dinp', 'dout', 'inp', 'weight', 'mean', 'rstd'], /* wgsl */ `
-// xhat = (x - mean) rstd; dxhat = dout * weight
-// dinp (N, C) [+]= rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))
+const layernorm_backward_all: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r', 'r', 'rw', 'rw'],
+  source: kernel(['rw', 'r', 'r', 'r', 'r', 'r', 'rw', 'rw'], ['dinp', 'dout', 'inp', 'weight', 'mean', 'rstd', 'dweight', 'dbias'], /* wgsl */ `
+// LayerNorm's backward in one dispatch (the rows' gradient and the parameters' read the same dout and
+// write different outputs): the first ceil(C / 32) workgroups take 32 columns of dweight
+// and dbias each (4 row groups, combined in a fixed order),
+// the next N a row of dinp each:
+//   xhat = (x - mean) rstd; dxhat = dout * weight
+//   dinp (N, C) [+]= rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let N = dim(0u); let C = dim(1u); let accumulate = dim(2u) != 0u;
-  let row = row_of(wid, nwg);
+  let r = row_of(wid, nwg);
+  let P = (C + 31u) / 32u;
+  if (r < P) {
+    let col = lid % 32u; let group = lid / 32u;
+    let c = r * 32u + col;
+    var s0 = 0.0; var s1 = 0.0;
+    if (c < C) {
+      for (var n = group; n < N; n += 4u) {
+        let dy = dout[n * C + c]; s0 += dy * (inp[n * C + c] - mean[n]) * rstd[n]; s1 += dy;
+      }
+    }
+    // the row groups' sums through reductions()'s red array (no workgroup memory of its own to clear)
+    red[lid] = s0;
+    workgroupBarrier();
+    var t0 = 0.0;
+    for (var g = 0u; g < 4u; g++) { t0 += red[g * 32u + col]; }
+    workgroupBarrier();
+    red[lid] = s1;
+    workgroupBarrier();
+    var t1 = 0.0;
+    for (var g = 0u; g < 4u; g++) { t1 += red[g * 32u + col]; }
+    if (group == 0u && c < C) { dweight[c] = t0; dbias[c] = t1; }
+    return;
+  }
+  let row = r - P;
   if (row >= N) { return; }
   let x = row * C; let m = mean[row]; let rs = rstd[row];
   var a = 0.0; var b = 0.0;
   for (var c = lid; c < C; c += 128u) {
+    let xhat = (inp[x + c] - m) * rs;
     let dxhat = dout[x + c] * weight[c];
     a += dxhat;
-    b += dxhat * (inp[x + c] - m) * rs;
+    b += dxhat * xhat;
   }
   let dxhat_mean = wg_sum(lid, a) / f32(C);
   let dxhat_xhat_mean = wg_sum(lid, b) / f32(C);
@@ -210,90 +239,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (accumulate) { dinp[x + c] += g; } else { dinp[x + c] = g; }
   }
 }`, reductions(128)),
-  grid: (d) => rowsGrid(d[0]),
-};
-
-// Column sums over N rows: 32 columns x 8 row groups per workgroup, combined in a fixed order.
-function columnSums(args: string[], names: string[], head: string, accumulate: string, store: string): KernelDef {
-  return {
-    args,
-    source: kernel(args, names, /* wgsl */ `
-var<workgroup> part0: array<f32, 256>;
-var<workgroup> part1: array<f32, 256>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${head}
-  let col = lid % 32u; let group = lid / 32u;
-  let c = wid.x * 32u + col;
-  var s0 = 0.0; var s1 = 0.0;
-  if (c < C) {
-    for (var n = group; n < N; n += 8u) { ${accumulate} }
-  }
-  part0[lid] = s0; part1[lid] = s1;
-  workgroupBarrier();
-  if (group == 0u && c < C) {
-    var t0 = 0.0; var t1 = 0.0;
-    for (var g = 0u; g < 8u; g++) { t0 += part0[g * 32u + col]; t1 += part1[g * 32u + col]; }
-    ${store}
-  }
-}`),
-    grid: (d) => [Math.ceil(d[1] / 32), 1, 1],
-  };
-}
-
-const layernorm_backward_params = columnSums(
-  ['rw', 'rw', 'r', 'r', 'r', 'r'], ['dweight', 'dbias', 'dout', 'inp', 'mean', 'rstd'],
-  'let N = dim(0u); let C = dim(1u);',
-  'let dy = dout[n * C + c]; s0 += dy * (inp[n * C + c] - mean[n]) * rstd[n]; s1 += dy;',
-  'dweight[c] = t0; dbias[c] = t1;');
-
-const layernorm_backward_all: KernelDef = {
-  args: ['rw', 'r', 'r', 'r', 'r', 'r', 'rw', 'rw'],
-  source: kernel(['rw', 'r', 'r', 'r', 'r', 'r', 'rw', 'rw'], ['dinp', 'dout', 'inp', 'weight', 'mean', 'rstd', 'dweight', 'dbias'], /* wgsl */ `
-// layernorm_backward and layernorm_backward_params in one dispatch (they read the same dout and
-// write different outputs): workgroups 0..N-1 take a row of dinp, the next ceil(C / 32) take 32
-// columns of dweight and dbias each (8 row groups, combined in a fixed order).
-var<workgroup> part0: array<f32, 256>;
-var<workgroup> part1: array<f32, 256>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-  let N = dim(0u); let C = dim(1u); let accumulate = dim(2u) != 0u;
-  let r = row_of(wid, nwg);
-  if (r < N) {
-    let x = r * C; let m = mean[r]; let rs = rstd[r];
-    var a = 0.0; var b = 0.0;
-    for (var c = lid; c < C; c += 256u) {
-      let xhat = (inp[x + c] - m) * rs;
-      let dxhat = dout[x + c] * weight[c];
-      a += dxhat;
-      b += dxhat * xhat;
-    }
-    let dxhat_mean = wg_sum(lid, a) / f32(C);
-    let dxhat_xhat_mean = wg_sum(lid, b) / f32(C);
-    for (var c = lid; c < C; c += 256u) {
-      let xhat = (inp[x + c] - m) * rs;
-      let g = rs * (dout[x + c] * weight[c] - dxhat_mean - xhat * dxhat_xhat_mean);
-      if (accumulate) { dinp[x + c] += g; } else { dinp[x + c] = g; }
-    }
-    return;
-  }
-  let col = lid % 32u; let group = lid / 32u;
-  let c = (r - N) * 32u + col;
-  var s0 = 0.0; var s1 = 0.0;
-  if (c < C) {
-    for (var n = group; n < N; n += 8u) {
-      let dy = dout[n * C + c]; s0 += dy * (inp[n * C + c] - mean[n]) * rstd[n]; s1 += dy;
-    }
-  }
-  part0[lid] = s0; part1[lid] = s1;
-  workgroupBarrier();
-  if (group == 0u && c < C) {
-    var t0 = 0.0; var t1 = 0.0;
-    for (var g = 0u; g < 8u; g++) { t0 += part0[g * 32u + col]; t1 += part1[g * 32u + col]; }
-    dweight[c] = t0; dbias[c] = t1;
-  }
-}`, reductions(256)),
   grid: (d) => rowsGrid(d[0] + Math.ceil(d[1] / 32)),
 };
 
@@ -566,7 +511,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
 // ---- attention (flash-style: tiles of keys stream through workgroup memory) -----------------
 
-// The key/value tile of the query-row kernels (forward, backward of q): a workgroup loads keys and
+// The key/value tile of attention_forward's query rows: a workgroup loads keys and
 // values k0 .. k0+BC-1 of (b, h) from qkv (B, T, 3C) into workgroup memory, zeros past T. Needs
 // the qkv binding and attentionHead's constants.
 const KEY_TILE = /* wgsl */ `
@@ -651,115 +596,9 @@ ${overKeyTiles(`
   grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
 };
 
-const attention_backward_q: KernelDef = {
-  args: ['rw', 'rw', 'r', 'r', 'r', 'r'],
-  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dsum', 'dout', 'out', 'qkv', 'lse']) +
-    attentionHead(c.HS) + /* wgsl */ `
-// One invocation per query row i: D_i = dout_i . out_i, then over the keys j <= i
-//   p = exp(q_i . k_j * scale - lse_i),  ds = p (dout_i . v_j - D_i),  dq_i = scale sum_j ds k_j
-${KEY_TILE}@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-${QUERY_ROW}
-  var q: array<f32, HS>;
-  var g: array<f32, HS>;
-  var dq: array<f32, HS>;
-  var D = 0.0; var lse_i = 0.0;
-  if (valid) {
-    for (var d = 0u; d < HS; d++) {
-      q[d] = qkv[(b * T + i) * C3 + h * HS + d];
-      g[d] = dout[(b * T + i) * C + h * HS + d];
-      D += g[d] * out[(b * T + i) * C + h * HS + d];
-    }
-    lse_i = lse[(b * NH + h) * T + i];
-    dsum[(b * NH + h) * T + i] = D;
-  }
-${overKeyTiles(`
-      for (var jj = 0u; jj < n; jj++) {
-        var s = 0.0; var dp = 0.0;
-        for (var d = 0u; d < HS; d++) { s += q[d] * Ks[jj * HS + d]; dp += g[d] * Vs[jj * HS + d]; }
-        let ds = exp(s * scale - lse_i) * (dp - D) * scale;
-        for (var d = 0u; d < HS; d++) { dq[d] += ds * Ks[jj * HS + d]; }
-      }
-`)}
-  if (valid) { for (var d = 0u; d < HS; d++) { dqkv[(b * T + i) * C3 + h * HS + d] = dq[d]; } }
-}`,
-  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
-};
-
-const attention_backward_kv: KernelDef = {
-  args: ['rw', 'r', 'r', 'r', 'r'],
-  source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dout', 'qkv', 'lse', 'dsum']) +
-    attentionHead(c.HS) + /* wgsl */ `
-// One invocation per key row j of a 64-row tile; tiles of queries i >= j stream through:
-//   dv_j = sum_i p_ij dout_i,  dk_j = scale sum_i p_ij (dout_i . v_j - D_i) q_i
-var<workgroup> Qs: array<f32, RQ * HS>;
-var<workgroup> Gs: array<f32, RQ * HS>;
-var<workgroup> Ls: array<f32, RQ>;
-var<workgroup> Ds: array<f32, RQ>;
-@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
-  let b = wid.y / NH; let h = wid.y % NH;
-  let j0 = wid.x * 64u;
-  let j = j0 + lid;
-  let valid = j < T;
-  let C3 = 3u * C;
-  let scale = 1.0 / sqrt(f32(HS));
-  var k: array<f32, HS>;
-  var v: array<f32, HS>;
-  var dk: array<f32, HS>;
-  var dv: array<f32, HS>;
-  if (valid) {
-    for (var d = 0u; d < HS; d++) {
-      k[d] = qkv[(b * T + j) * C3 + C + h * HS + d];
-      v[d] = qkv[(b * T + j) * C3 + 2u * C + h * HS + d];
-    }
-  }
-  for (var q0 = j0; q0 < T; q0 += RQ) {
-    for (var e = lid; e < RQ * HS; e += 64u) {
-      let i = q0 + e / HS; let d = e % HS;
-      var qv = 0.0; var gv = 0.0;
-      if (i < T) { qv = qkv[(b * T + i) * C3 + h * HS + d]; gv = dout[(b * T + i) * C + h * HS + d]; }
-      Qs[e] = qv; Gs[e] = gv;
-    }
-    for (var e = lid; e < RQ; e += 64u) {
-      let i = q0 + e;
-      var lv = 0.0; var dv_ = 0.0;
-      if (i < T) { lv = lse[(b * NH + h) * T + i]; dv_ = dsum[(b * NH + h) * T + i]; }
-      Ls[e] = lv; Ds[e] = dv_;
-    }
-    workgroupBarrier();
-    if (valid) {
-      for (var ii = 0u; ii < RQ; ii++) {
-        let i = q0 + ii;
-        if (i < T && i >= j) {
-          var s = 0.0; var dp = 0.0;
-          for (var d = 0u; d < HS; d++) { s += Qs[ii * HS + d] * k[d]; dp += Gs[ii * HS + d] * v[d]; }
-          let p = exp(s * scale - Ls[ii]);
-          let ds = p * (dp - Ds[ii]) * scale;
-          for (var d = 0u; d < HS; d++) {
-            dv[d] += p * Gs[ii * HS + d];
-            dk[d] += ds * Qs[ii * HS + d];
-          }
-        }
-      }
-    }
-    workgroupBarrier();
-  }
-  if (valid) {
-    for (var d = 0u; d < HS; d++) {
-      dqkv[(b * T + j) * C3 + C + h * HS + d] = dk[d];
-      dqkv[(b * T + j) * C3 + 2u * C + h * HS + d] = dv[d];
-    }
-  }
-}`,
-  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
-};
-
-// attention_backward_q and attention_backward_kv in one dispatch: the first ceil(T / 64) workgroups
+// Attention's backward in one dispatch: the first ceil(T / 64) workgroups
 // of each (b, h) take 64 query rows (dq), the next ceil(T / 64) 64 key rows (dk, dv). Each computes
-// the D_i = dout_i . out_i it needs itself (the same sum, in the same order, as the dq kernel's), so
-// neither waits for the other. The two halves share one pool of workgroup memory (16 KiB).
+// the D_i = dout_i . out_i it needs itself, so neither waits for the other. The two halves share one pool of workgroup memory (16 KiB).
 const attention_backward: KernelDef = {
   args: ['rw', 'r', 'r', 'r', 'r'],
   source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dout', 'out', 'qkv', 'lse']) +
@@ -1353,8 +1192,7 @@ fn main(@builtin(local_invocation_index) v: u32) {
 };
 
 export const KERNELS: Record<string, KernelDef> = {
-  embedding_forward, embedding_backward, layernorm_forward, layernorm_backward, layernorm_backward_params,
-  layernorm_backward_all, matmul, matmul_ln, linear_backward, attention_forward, attention_backward_q, attention_backward_kv, attention_backward, attention_probs,
+  embedding_forward, embedding_backward, layernorm_forward, layernorm_backward_all, matmul, matmul_ln, linear_backward, attention_forward, attention_backward, attention_probs,
   crossentropy, mean_loss, softmax, grad_norm_partials, optimizer_scalars, adamw,
   embedding_decode, matvec, attention_decode, decode_layer, sample,
 };
@@ -1368,8 +1206,6 @@ export function opFlops(kernel: string, d: number[], c: KernelConsts): number {
     case 'matvec': return 2 * d[0] * d[1];
     case 'decode_layer': return 2 * 12 * d[0] * d[0];
     case 'attention_forward': return 2 * 2 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
-    case 'attention_backward_q': return 2 * 3 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
-    case 'attention_backward_kv': return 2 * 4 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
     case 'attention_backward': return 2 * 7 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
     default: return 0;
   }
