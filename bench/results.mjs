@@ -39,7 +39,9 @@ export function machine() {
 
 // The commit the figures were measured at, and whether the working tree differed from it (earlier
 // results files do not count).
-export function gitState(cwd = root) {
+export function gitState(cwd = root, env = process.env) {
+  // a packed copy without git (scripts/device-pack.sh) carries the state it was packed at
+  if (env.TINYGPT_BENCH_GIT) return JSON.parse(env.TINYGPT_BENCH_GIT);
   const git = (...args) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
     const commit = git('rev-parse', 'HEAD');
@@ -59,7 +61,7 @@ export function invocation(argv = process.argv, env = process.env) {
   const command = ['node', ...argv.slice(1).map(rel)].map(quote).join(' ');
   const settings = Object.fromEntries(Object.entries(env)
     .filter(([k]) => /^(BENCH_|TINYGPT_)/.test(k) || ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES', 'CHROMIUM'].includes(k))
-    .filter(([k]) => k !== 'TINYGPT_BENCH_RESULTS_DIR' && k !== 'TINYGPT_BENCH_CHILD')
+    .filter(([k]) => k !== 'TINYGPT_BENCH_RESULTS_DIR' && k !== 'TINYGPT_BENCH_CHILD' && k !== 'TINYGPT_BENCH_GIT')
     .sort());
   return {
     command,
@@ -75,7 +77,7 @@ export function benchResults(name, { argv = process.argv, env = process.env } = 
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`bench results name '${name}': lower case, digits and '-'`);
   const started = new Date();
   const loadStart = os.loadavg();
-  const head = { name, date: started.toISOString(), ...invocation(argv, env), git: gitState(), machine: machine() };
+  const head = { name, date: started.toISOString(), ...invocation(argv, env), git: gitState(root, env), machine: machine() };
   const figures = {};
   let written = null;
   return {

@@ -37,11 +37,15 @@ std::unique_ptr<train::Trainer> make_trainer(int layers = 2, int heads = 2, int 
 
 // Arguments a kernel writes (the rest it only reads), by position: gpu_plan.h's table.
 std::vector<int> written_args(const std::string& kernel) {
-  if (kernel == "embedding_backward" || kernel == "layernorm_backward_params") return {0, 1};
+  if (kernel == "embedding_backward") return {0, 1};
   if (kernel == "layernorm_forward") return {0, 1, 2};
-  if (kernel == "attention_forward" || kernel == "attention_backward_q" || kernel == "crossentropy") return {0, 1};
+  if (kernel == "attention_forward" || kernel == "crossentropy") return {0, 1};
   if (kernel == "adamw") return {0, 1, 2};
   if (kernel == "matmul") return {0, 5, 6};
+  if (kernel == "layernorm_backward_all") return {0, 6, 7};
+  if (kernel == "linear_backward") return {0, 4, 6};
+  if (kernel == "decode_layer") return {0, 1, 4};
+  if (kernel == "matmul_ln") return {0, 3, 4, 5};
   if (kernel == "sample") return {0, 1, 2};
   if (kernel == "attention_decode") return {0, 3};
   return {0};
@@ -66,7 +70,7 @@ TEST_CASE("every region of the GPU plan lies in its buffer at an aligned offset"
     for (const auto& [name, prog] : plan.programs)
       for (const gpu::Op& op : prog) {
         for (const gpu::Region& r : op.args) check(r, name + ": " + op.label);
-        CHECK(op.dims.size() <= 16);
+        CHECK(op.dims.size() <= 32);
         CHECK(op.scalars.size() <= 8);
         // WebGPU validates usage per buffer: arguments that share a buffer are all read, or all
         // written (then disjoint)
@@ -109,6 +113,25 @@ TEST_CASE("the training step writes every parameter's gradient exactly once", "[
   CHECK(written == plan.num_params);
 }
 
+TEST_CASE("a BPE model's plan sizes the embedding, the head and the loss by vocab_size", "[gpu]") {
+  Config c;
+  c.n_layer = 1, c.n_head = 2, c.n_embd = 16, c.block_size = 8, c.batch_size = 2;
+  c.tokenizer = TokenizerKind::bpe, c.vocab_size = 300;
+  model::TinyGPT m(c);
+  const gpu::Plan plan = gpu::make_plan(c, m.param_table());
+  const int64_t N = 2 * 8;
+  CHECK(plan.buffers[size_t(plan.buffer_index("acts.logits"))].elements >= N * 300);
+  CHECK(plan.buffers[size_t(plan.buffer_index("decode.logits"))].elements >= 300);
+  for (const gpu::ParamSlot& p : plan.params)
+    if (p.name == "wte" || p.name == "lm_head.weight") CHECK(p.count == 300 * 16);
+  for (const gpu::Op& op : plan.programs.at("train"))
+    if (op.kernel == "crossentropy" || op.kernel == "embedding_backward") CHECK(op.dims[op.kernel == "crossentropy" ? 1 : 3] == 300u);
+  CHECK(gpu::to_json(plan).find("\"vocab_size\":300") != std::string::npos);
+  c.vocab_size = 65535;  // beyond a WebGPU grid's rows (the embedding backward has vocab_size + block_size)
+  model::TinyGPT wide(c);
+  CHECK_THROWS_WITH(gpu::make_plan(c, wide.param_table()), Catch::Contains("65535 rows"));
+}
+
 TEST_CASE("the GPU parameter layout puts decayed tensors first and round-trips the CPU layout", "[gpu]") {
   auto t = make_trainer();
   const gpu::Plan plan = gpu::plan_for(*t);
@@ -137,20 +160,25 @@ TEST_CASE("the plan's JSON names every program and buffer", "[gpu]") {
   CHECK(json.rfind("{\"version\":1,", 0) == 0);
   for (const auto& [name, prog] : plan.programs) CHECK(json.find("\"" + name + "\":[") != std::string::npos);
   for (const gpu::Buffer& b : plan.buffers) CHECK(json.find("\"name\":\"" + b.name + "\"") != std::string::npos);
-  CHECK(json.find("\"label\":\"h.1.mlp.c_fc forward + gelu\"") != std::string::npos);
+  CHECK(json.find("\"label\":\"h.1.ln_2 + mlp.c_fc forward + gelu\"") != std::string::npos);
 }
 
 TEST_CASE("every op runs a listed kernel with its number of arguments, and the JSON lists the kernels and state words", "[gpu]") {
+  // a small model (decode_layer) and one wider than decode_layer serves (five kernels per block)
   auto t = make_trainer();
+  auto wide = make_trainer(1, 2, gpu::kFusedDecodeMaxC + 8, 6, 1);
   const gpu::Plan plan = gpu::plan_for(*t);
+  CHECK(gpu::fused_decode(t->config()));
+  CHECK_FALSE(gpu::fused_decode(wide->config()));
   std::set<std::string> used;
-  for (const auto& [name, prog] : plan.programs)
-    for (const gpu::Op& op : prog) {
-      const gpu::KernelInfo* k = gpu::find_kernel(op.kernel);
-      REQUIRE(k);
-      CHECK(int(op.args.size()) == k->args);
-      used.insert(op.kernel);
-    }
+  for (const gpu::Plan& p : {plan, gpu::plan_for(*wide)})
+    for (const auto& [name, prog] : p.programs)
+      for (const gpu::Op& op : prog) {
+        const gpu::KernelInfo* k = gpu::find_kernel(op.kernel);
+        REQUIRE(k);
+        CHECK(int(op.args.size()) == k->args);
+        used.insert(op.kernel);
+      }
   const std::string json = gpu::to_json(plan);
   for (const gpu::KernelInfo& k : gpu::kKernels) {
     CHECK(used.count(k.name));  // no kernel listed that no program runs

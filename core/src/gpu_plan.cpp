@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "tinygpt/error.h"
 #include "tinygpt/trainer.h"  // kDivergedLoss
@@ -20,6 +21,8 @@ namespace {
 
 int64_t aligned(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
+constexpr float kEps = 1e-5f;  // LayerNorm (ops.h's default)
+
 class Builder {
  public:
   explicit Builder(Plan& plan) : plan_(plan) {}
@@ -31,6 +34,26 @@ class Builder {
       if (b.name == name) throw Error("internal: two GPU buffers named " + name);
     plan_.buffers.push_back({name, aligned(std::max<int64_t>(count, 1)), dtype});
     return Region{int(plan_.buffers.size()) - 1, 0, count};
+  }
+
+  // A LayerNorm's mean and rstd (N each) in one buffer, rstd at an aligned offset: (both, mean, rstd).
+  std::tuple<Region, Region, Region> stats(const std::string& name, int64_t N) {
+    const Region both = take(name, aligned(N) + N);
+    return {both, Region{both.buffer, 0, N}, Region{both.buffer, aligned(N), N}};
+  }
+
+  // out (M, N) = LN(x) (M, K) @ w (K, N) + bias [then GELU, keeping the pre-activation in aux]: one
+  // matmul_ln dispatch that also writes ln (M, K) and the stats (mean, then rstd at rstd's offset).
+  void ln_matmul(std::vector<Op>& prog, const char* what, Region out, Region x, Region params, Region aux, Region ln,
+                 Region stats, Region rstd, Region w, Region bias, Region ln_w, Region ln_b, uint32_t M, uint32_t N,
+                 uint32_t K, uint32_t gelu) {
+    for (const Region* r : {&w, &bias, &ln_w, &ln_b})
+      if (r->buffer != params.buffer) throw Error("internal: " + prefix_ + what + ": a parameter outside the params binding");
+    if (w.count != int64_t(K) * N || bias.count != N || ln_w.count != K || ln_b.count != K || ln.count != int64_t(M) * K)
+      throw Error("internal: " + prefix_ + what + ": shapes");
+    auto off = [&](const Region& r) { return uint32_t(r.offset - params.offset); };
+    op(prog, "matmul_ln", what, {out, x, params, aux, ln, stats},
+       {M, N, K, gelu, aux.defined() ? 1u : 0u, off(w), off(bias), off(ln_w), off(ln_b), uint32_t(rstd.offset)}, {kEps});
   }
 
   // Label prefix of the ops that follow (the layer they belong to, e.g. "h.1.").
@@ -53,6 +76,9 @@ class Builder {
       args.resize(7);
       need(0, M * N), need(1, M * K), need(2, K * N), need(3, N), need(4, M * N), need(5, M * N), need(6, N);
       for (size_t a : {3, 4, 5, 6}) dims.push_back(args[a].defined() ? 1 : 0);  // has_bias has_res has_aux has_dbias
+    } else if (k == "linear_backward") {  // dinp, dout, weight, aux, dweight, inp, dbias; dims R I O epilogue has_dbias
+      const int64_t R = dims[0], I = dims[1], O = dims[2];
+      need(0, R * I), need(1, R * O), need(2, I * O), need(3, R * I), need(4, I * O), need(5, R * I), need(6, O);
     } else if (k == "matvec") {  // out, x, W, bias, state, ln_w, ln_b; dims K N in_row out_row accumulate gelu
       args.resize(7);
       need(2, int64_t(dims[0]) * dims[1]), need(3, dims[1]), need(5, dims[0]), need(6, dims[0]);
@@ -79,6 +105,7 @@ struct Layer {
 };
 
 struct Params {
+  Region all;  // the whole block (kernels that take parameters at offsets: matmul_ln, decode_layer)
   Region wte, wpe, lnf_w, lnf_b, lm_w, lm_b;
   std::vector<Layer> h;
 };
@@ -87,6 +114,7 @@ struct Params {
 struct LayerActs {
   Region x;                        // (N, C) the block's input
   Region ln1, ln1_mean, ln1_rstd;  // (N, C), (N), (N)
+  Region ln1_stats, ln2_stats;     // mean then rstd, in one region each (matmul_ln writes both)
   Region qkv;                      // (N, 3C)
   Region atty, lse;                // (N, C), (B, NH, T)
   Region xmid;                     // (N, C) after the attention sublayer
@@ -117,6 +145,7 @@ Params param_regions(const Plan& plan, int params_buf, int L) {
     throw Error("internal: no parameter " + name);
   };
   Params P;
+  P.all = Region{params_buf, 0, plan.gpu_params};
   P.wte = find("wte");
   P.wpe = find("wpe");
   for (int l = 0; l < L; l++) {
@@ -135,7 +164,7 @@ Params param_regions(const Plan& plan, int params_buf, int L) {
 
 Params with_buffer(Params p, int buf) {
   auto set = [&](Region& r) { r.buffer = buf; };
-  for (Region* r : {&p.wte, &p.wpe, &p.lnf_w, &p.lnf_b, &p.lm_w, &p.lm_b}) set(*r);
+  for (Region* r : {&p.all, &p.wte, &p.wpe, &p.lnf_w, &p.lnf_b, &p.lm_w, &p.lm_b}) set(*r);
   for (Layer& l : p.h)
     for (Region* r : {&l.ln1_w, &l.ln1_b, &l.qkv_w, &l.qkv_b, &l.proj_w, &l.proj_b, &l.ln2_w, &l.ln2_b, &l.fc_w,
                       &l.fc_b, &l.fcproj_w, &l.fcproj_b})
@@ -143,13 +172,12 @@ Params with_buffer(Params p, int buf) {
   return p;
 }
 
-constexpr float kEps = 1e-5f;  // LayerNorm (ops.h's default)
 
 // model.cpp's forward_logits as ops: tokens (B, T) -> logits (B, T, V).
 ForwardActs forward(Builder& b, std::vector<Op>& prog, const Params& P, const Config& mc, const ForwardSpec& s,
                     Region tokens) {
   const uint32_t B = uint32_t(s.B), T = uint32_t(s.T), C = uint32_t(mc.n_embd), NH = uint32_t(mc.n_head);
-  const uint32_t V = uint32_t(model::kVocab), N = B * T;
+  const uint32_t V = uint32_t(mc.vocab_size), N = B * T;
   const int64_t NC = int64_t(N) * C;
   const std::string pre = s.buffer_prefix;
   ForwardActs out;
@@ -164,11 +192,13 @@ ForwardActs forward(Builder& b, std::vector<Op>& prog, const Params& P, const Co
     const bool fresh = s.keep || l == 0;
     const std::string at = pre + (s.keep ? name : std::string("layer")) + ".";
     if (fresh) {
-      a.ln1 = b.take(at + "ln_1", NC), a.ln1_mean = b.take(at + "ln_1.mean", N), a.ln1_rstd = b.take(at + "ln_1.rstd", N);
+      a.ln1 = b.take(at + "ln_1", NC);
+      std::tie(a.ln1_stats, a.ln1_mean, a.ln1_rstd) = b.stats(at + "ln_1.stats", N);
       a.qkv = s.qkv_dest.empty() ? b.take(at + "qkv", 3 * NC) : kNone;
       a.atty = b.take(at + "attn", NC), a.lse = b.take(at + "attn.lse", int64_t(B) * NH * T);
       a.xmid = b.take(at + "x_mid", NC);
-      a.ln2 = b.take(at + "ln_2", NC), a.ln2_mean = b.take(at + "ln_2.mean", N), a.ln2_rstd = b.take(at + "ln_2.rstd", N);
+      a.ln2 = b.take(at + "ln_2", NC);
+      std::tie(a.ln2_stats, a.ln2_mean, a.ln2_rstd) = b.stats(at + "ln_2.stats", N);
       a.fc_pre = s.keep ? b.take(at + "fc.pre", 4 * NC) : kNone;
       a.fc = b.take(at + "fc", 4 * NC);
       if (!s.keep) shared = a;
@@ -179,20 +209,16 @@ ForwardActs forward(Builder& b, std::vector<Op>& prog, const Params& P, const Co
     if (!s.qkv_dest.empty()) a.qkv = s.qkv_dest[l];
     b.at(name + ".");
     // attention sublayer: x = x + proj(attention(qkv(LN1(x))))
-    b.op(prog, "layernorm_forward", "ln_1", {a.ln1, a.ln1_mean, a.ln1_rstd, x, w.ln1_w, w.ln1_b}, {N, C},
-         {kEps});
-    b.op(prog, "matmul", "attn.c_attn forward", {a.qkv, a.ln1, w.qkv_w, w.qkv_b, kNone, kNone},
-         {N, 3 * C, C, 0, 0, 0, 0});
+    b.ln_matmul(prog, "ln_1 + attn.c_attn forward", a.qkv, x, P.all, kNone, a.ln1, a.ln1_stats, a.ln1_rstd, w.qkv_w,
+                w.qkv_b, w.ln1_w, w.ln1_b, N, 3 * C, C, 0);
     b.op(prog, "attention_forward", "attn causal attention", {a.atty, a.lse, a.qkv}, {B, T, C, NH});
     if (!s.att_probs.empty())
       b.op(prog, "attention_probs", "attn probabilities", {s.att_probs[l], a.qkv, a.lse}, {B, T, C, NH});
     b.op(prog, "matmul", "attn.c_proj forward + residual", {a.xmid, a.atty, w.proj_w, w.proj_b, x, kNone},
          {N, C, C, 0, 0, 0, 0});
     // MLP sublayer: x = x + fc_proj(gelu(fc(LN2(x))))
-    b.op(prog, "layernorm_forward", "ln_2", {a.ln2, a.ln2_mean, a.ln2_rstd, a.xmid, w.ln2_w, w.ln2_b},
-         {N, C}, {kEps});
-    b.op(prog, "matmul", "mlp.c_fc forward + gelu", {a.fc, a.ln2, w.fc_w, w.fc_b, kNone, a.fc_pre},
-         {N, 4 * C, C, 0, 0, 0, 1});
+    b.ln_matmul(prog, "ln_2 + mlp.c_fc forward + gelu", a.fc, a.xmid, P.all, a.fc_pre, a.ln2, a.ln2_stats, a.ln2_rstd,
+                w.fc_w, w.fc_b, w.ln2_w, w.ln2_b, N, 4 * C, C, 1);
     // the block's output: a new region when training; the input's region otherwise (dead by now)
     Region x_out = s.keep ? b.take(pre + name + ".out", NC) : x;
     b.op(prog, "matmul", "mlp.c_proj forward + residual", {x_out, a.fc, w.fcproj_w, w.fcproj_b, a.xmid, kNone},
@@ -202,11 +228,15 @@ ForwardActs forward(Builder& b, std::vector<Op>& prog, const Params& P, const Co
   }
   b.at("");
   out.x_final = x;
-  out.lnf = b.take(pre + "ln_f", NC), out.lnf_mean = b.take(pre + "ln_f.mean", N), out.lnf_rstd = b.take(pre + "ln_f.rstd", N);
-  b.op(prog, "layernorm_forward", "ln_f", {out.lnf, out.lnf_mean, out.lnf_rstd, x, P.lnf_w, P.lnf_b}, {N, C}, {kEps});
+  out.lnf = b.take(pre + "ln_f", NC);
+  Region lnf_stats;
+  std::tie(lnf_stats, out.lnf_mean, out.lnf_rstd) = b.stats(pre + "ln_f.stats", N);
   if (s.logits) {
     out.logits = b.take(pre + "logits", int64_t(N) * V);
-    b.op(prog, "matmul", "lm_head forward", {out.logits, out.lnf, P.lm_w, P.lm_b, kNone, kNone}, {N, V, C, 0, 0, 0, 0});
+    b.ln_matmul(prog, "ln_f + lm_head forward", out.logits, x, P.all, kNone, out.lnf, lnf_stats, out.lnf_rstd, P.lm_w, P.lm_b,
+                P.lnf_w, P.lnf_b, N, V, C, 0);
+  } else {
+    b.op(prog, "layernorm_forward", "ln_f", {out.lnf, out.lnf_mean, out.lnf_rstd, x, P.lnf_w, P.lnf_b}, {N, C}, {kEps});
   }
   return out;
 }
@@ -215,59 +245,46 @@ ForwardActs forward(Builder& b, std::vector<Op>& prog, const Params& P, const Co
 void backward(Builder& b, std::vector<Op>& prog, const Params& P, const Params& G, const Config& mc, int B_,
               int T_, const ForwardActs& f, Region tokens) {
   const uint32_t B = uint32_t(B_), T = uint32_t(T_), C = uint32_t(mc.n_embd), NH = uint32_t(mc.n_head);
-  const uint32_t V = uint32_t(model::kVocab), N = B * T;
+  const uint32_t V = uint32_t(mc.vocab_size), N = B * T;
   const int64_t NC = int64_t(N) * C;
   const Region dres = b.take("grad.residual", NC);  // (N, C) gradient of the residual stream
   const Region dln = b.take("grad.ln", NC);         // (N, C) gradient of a LayerNorm's output
   const Region dqkv = b.take("grad.qkv", 3 * NC);   // (N, 3C)
   const Region datty = b.take("grad.attn", NC);     // (N, C)
   const Region dfc = b.take("grad.fc", 4 * NC);     // (N, 4C) gradient of the GELU's input
-  const Region dsum = b.take("grad.attn.dsum", int64_t(B) * NH * T);  // (B, NH, T) rowsum(dout * out)
   const Region& dlogits = f.logits;          // the cross-entropy kernel wrote them in place
 
+  // Each linear layer's two gradient GEMMs (dinp, and dweight with dbias) are one linear_backward
+  // dispatch; each LayerNorm's row and parameter gradients one layernorm_backward_all.
   // logits = lnf @ lm_w + lm_b
-  b.op(prog, "matmul", "lm_head backward: dinp", {dln, dlogits, P.lm_w, kNone, kNone, kNone}, {N, C, V, 0, 1, 0, 0});
-  b.op(prog, "matmul", "lm_head backward: dweight, dbias", {G.lm_w, f.lnf, dlogits, kNone, kNone, kNone, G.lm_b},
-       {C, V, N, 1, 0, 0, 0});
+  b.op(prog, "linear_backward", "lm_head backward: dinp; dweight, dbias",
+       {dln, dlogits, P.lm_w, kNone, G.lm_w, f.lnf, G.lm_b}, {N, C, V, 0, 1});
   // lnf = LN(x_final)
-  b.op(prog, "layernorm_backward", "ln_f backward", {dres, dln, f.x_final, P.lnf_w, f.lnf_mean, f.lnf_rstd}, {N, C, 0});
-  b.op(prog, "layernorm_backward_params", "ln_f backward: params", {G.lnf_w, G.lnf_b, dln, f.x_final, f.lnf_mean, f.lnf_rstd},
-       {N, C});
+  b.op(prog, "layernorm_backward_all", "ln_f backward: dinp; params",
+       {dres, dln, f.x_final, P.lnf_w, f.lnf_mean, f.lnf_rstd, G.lnf_w, G.lnf_b}, {N, C, 0});
   for (size_t li = P.h.size(); li-- > 0;) {
     const Layer& w = P.h[li];
     const Layer& g = G.h[li];
     const LayerActs& a = f.layers[li];
     b.at("h." + std::to_string(li) + ".");
     // x_out = xmid + gelu(fc_pre) @ fcproj_w + fcproj_b;  fc_pre = ln2 @ fc_w + fc_b
-    b.op(prog, "matmul", "mlp.c_proj backward: dinp + gelu backward",
-         {dfc, dres, w.fcproj_w, kNone, kNone, a.fc_pre}, {N, 4 * C, C, 0, 1, 0, 2});
-    b.op(prog, "matmul", "mlp.c_proj backward: dweight, dbias",
-         {g.fcproj_w, a.fc, dres, kNone, kNone, kNone, g.fcproj_b}, {4 * C, C, N, 1, 0, 0, 0});
-    b.op(prog, "matmul", "mlp.c_fc backward: dinp", {dln, dfc, w.fc_w, kNone, kNone, kNone}, {N, C, 4 * C, 0, 1, 0, 0});
-    b.op(prog, "matmul", "mlp.c_fc backward: dweight, dbias", {g.fc_w, a.ln2, dfc, kNone, kNone, kNone, g.fc_b},
-         {C, 4 * C, N, 1, 0, 0, 0});
+    b.op(prog, "linear_backward", "mlp.c_proj backward: dinp + gelu backward; dweight, dbias",
+         {dfc, dres, w.fcproj_w, a.fc_pre, g.fcproj_w, a.fc, g.fcproj_b}, {N, 4 * C, C, 2, 1});
+    b.op(prog, "linear_backward", "mlp.c_fc backward: dinp; dweight, dbias",
+         {dln, dfc, w.fc_w, kNone, g.fc_w, a.ln2, g.fc_b}, {N, C, 4 * C, 0, 1});
     // ln2 = LN(xmid): the residual's gradient gains the LayerNorm's
-    b.op(prog, "layernorm_backward", "ln_2 backward", {dres, dln, a.xmid, w.ln2_w, a.ln2_mean, a.ln2_rstd},
-         {N, C, 1});
-    b.op(prog, "layernorm_backward_params", "ln_2 backward: params",
-         {g.ln2_w, g.ln2_b, dln, a.xmid, a.ln2_mean, a.ln2_rstd}, {N, C});
+    b.op(prog, "layernorm_backward_all", "ln_2 backward: dinp; params",
+         {dres, dln, a.xmid, w.ln2_w, a.ln2_mean, a.ln2_rstd, g.ln2_w, g.ln2_b}, {N, C, 1});
     // xmid = x + atty @ proj_w + proj_b
-    b.op(prog, "matmul", "attn.c_proj backward: dinp", {datty, dres, w.proj_w, kNone, kNone, kNone},
-         {N, C, C, 0, 1, 0, 0});
-    b.op(prog, "matmul", "attn.c_proj backward: dweight, dbias",
-         {g.proj_w, a.atty, dres, kNone, kNone, kNone, g.proj_b}, {C, C, N, 1, 0, 0, 0});
+    b.op(prog, "linear_backward", "attn.c_proj backward: dinp; dweight, dbias",
+         {datty, dres, w.proj_w, kNone, g.proj_w, a.atty, g.proj_b}, {N, C, C, 0, 1});
     // atty = causal_attention(qkv)
-    b.op(prog, "attention_backward_q", "attn backward: dq", {dqkv, dsum, datty, a.atty, a.qkv, a.lse},
-         {B, T, C, NH});
-    b.op(prog, "attention_backward_kv", "attn backward: dk, dv", {dqkv, datty, a.qkv, a.lse, dsum}, {B, T, C, NH});
+    b.op(prog, "attention_backward", "attn backward: dq; dk, dv", {dqkv, datty, a.atty, a.qkv, a.lse}, {B, T, C, NH});
     // qkv = ln1 @ qkv_w + qkv_b
-    b.op(prog, "matmul", "attn.c_attn backward: dinp", {dln, dqkv, w.qkv_w, kNone, kNone, kNone},
-         {N, C, 3 * C, 0, 1, 0, 0});
-    b.op(prog, "matmul", "attn.c_attn backward: dweight, dbias",
-         {g.qkv_w, a.ln1, dqkv, kNone, kNone, kNone, g.qkv_b}, {C, 3 * C, N, 1, 0, 0, 0});
-    b.op(prog, "layernorm_backward", "ln_1 backward", {dres, dln, a.x, w.ln1_w, a.ln1_mean, a.ln1_rstd}, {N, C, 1});
-    b.op(prog, "layernorm_backward_params", "ln_1 backward: params",
-         {g.ln1_w, g.ln1_b, dln, a.x, a.ln1_mean, a.ln1_rstd}, {N, C});
+    b.op(prog, "linear_backward", "attn.c_attn backward: dinp; dweight, dbias",
+         {dln, dqkv, w.qkv_w, kNone, g.qkv_w, a.ln1, g.qkv_b}, {N, C, 3 * C, 0, 1});
+    b.op(prog, "layernorm_backward_all", "ln_1 backward: dinp; params",
+         {dres, dln, a.x, w.ln1_w, a.ln1_mean, a.ln1_rstd, g.ln1_w, g.ln1_b}, {N, C, 1});
   }
   b.at("");
   // x = wte[tokens] + wpe[0:T]
@@ -275,6 +292,8 @@ void backward(Builder& b, std::vector<Op>& prog, const Params& P, const Params& 
 }
 
 }  // namespace
+
+bool fused_decode(const Config& c) { return c.n_embd <= kFusedDecodeMaxC && c.n_head <= 64; }
 
 const KernelInfo* find_kernel(const std::string& name) {
   for (const KernelInfo& k : kKernels)
@@ -304,16 +323,16 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   validate_config(mc);
   const Config& tc = mc;  // the optimizer's fields
   if (table.empty() || table.front().name != "wte") throw Error("gpu plan: the parameter table is not TinyGPT's");
-  // its kernels sample, and size their buffers, for the 256 bytes
-  if (mc.vocab_size != model::kVocab)
-    throw Error("gpu plan: the WebGPU steps read bytes (vocab_size 256); a BPE model (vocab_size " + std::to_string(mc.vocab_size) +
-                ") trains on the CPU");
+  // the embedding backward's grid has a row per token and per position (65535 at most)
+  if (int64_t(mc.vocab_size) + mc.block_size > 65535)
+    throw Error("gpu plan: vocab_size " + std::to_string(mc.vocab_size) + " plus block_size " + std::to_string(mc.block_size) +
+                " is above the 65535 rows a WebGPU grid has: this model trains on the CPU");
   Plan plan;
   plan.config = mc;
   plan.batch_size = mc.batch_size;
   plan.head_size = mc.n_embd / mc.n_head;
   Builder b(plan);
-  const int L = mc.n_layer, T = mc.block_size, C = mc.n_embd, NH = mc.n_head, V = model::kVocab;
+  const int L = mc.n_layer, T = mc.block_size, C = mc.n_embd, NH = mc.n_head, V = mc.vocab_size;
   const int B = tc.batch_size;
   const int64_t N = int64_t(B) * T;
 
@@ -365,12 +384,11 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   train = forward_ops;
   b.op(train, "crossentropy", "softmax + cross-entropy, forward and backward", {fw.logits, losses, y_tokens},
        {uint32_t(N), uint32_t(V), 1}, {1.0f / float(N)});
-  b.op(train, "mean_loss", "mean loss", {state, losses}, {uint32_t(N), uint32_t(kLoss)});
   backward(b, train, P, G, mc, B, T, fw, x_tokens);
   b.op(train, "grad_norm_partials", "gradient norm: partial sums", {partials, {grads_buf, 0, plan.gpu_params}},
        {uint32_t(plan.gpu_params), G_parts});
-  b.op(train, "optimizer_scalars", "gradient norm, clip scale; this step's learning rate and bias corrections",
-       {state, partials, step_scalars}, {G_parts}, {tc.grad_clip, train::kDivergedLoss});
+  b.op(train, "optimizer_scalars", "mean loss, gradient norm, clip scale; this step's learning rate and bias corrections",
+       {state, partials, step_scalars, losses}, {G_parts, uint32_t(N)}, {tc.grad_clip, train::kDivergedLoss});
   b.op(train, "adamw", "AdamW",
        {{params_buf, 0, plan.gpu_params}, {m_buf, 0, plan.gpu_params}, {v_buf, 0, plan.gpu_params},
         {grads_buf, 0, plan.gpu_params}, state},
@@ -426,19 +444,35 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   const Region y1 = b.take("decode.attn", C), fc1 = b.take("decode.fc", 4 * C);
   const Region scores = b.take("decode.attn.scores", int64_t(NH) * T);
   const uint32_t uC = uint32_t(C);
-  // each LayerNorm is folded into the matvec after it (one row: every workgroup normalises it)
-  b.op(decode, "embedding_decode", "wte[byte] + wpe[position]", {x1, window, state, P.wte, P.wpe}, {uC});
-  for (int l = 0; l < L; l++) {
-    const Layer& w = P.h[size_t(l)];
-    b.at("h." + std::to_string(l) + ".");
-    b.op(decode, "matvec", "ln_1 + attn.c_attn -> KV cache", {cache[size_t(l)], x1, w.qkv_w, w.qkv_b, state, w.ln1_w, w.ln1_b},
-         {uC, 3 * uC, 0, 1, 0, 0}, {kEps});
-    b.op(decode, "attention_decode", "attn over the cache", {y1, cache[size_t(l)], state, scores},
-         {uint32_t(T), uC, uint32_t(NH)});
-    b.op(decode, "matvec", "attn.c_proj + residual", {x1, y1, w.proj_w, w.proj_b, state}, {uC, uC, 0, 0, 1, 0});
-    b.op(decode, "matvec", "ln_2 + mlp.c_fc + gelu", {fc1, x1, w.fc_w, w.fc_b, state, w.ln2_w, w.ln2_b},
-         {uC, 4 * uC, 0, 0, 0, 1}, {kEps});
-    b.op(decode, "matvec", "mlp.c_proj + residual", {x1, fc1, w.fcproj_w, w.fcproj_b, state}, {4 * uC, uC, 0, 0, 1, 0});
+  if (fused_decode(mc)) {
+    // a small model: each block in one dispatch of one workgroup (decode_layer), the embedding in the first
+    const Region all_params{params_buf, 0, plan.gpu_params};
+    for (int l = 0; l < L; l++) {
+      const Layer& w = P.h[size_t(l)];
+      b.at("h." + std::to_string(l) + ".");
+      auto off = [](const Region& r) { return uint32_t(r.offset); };
+      b.op(decode, "decode_layer", l == 0 ? "wte[byte] + wpe[position], then the block -> KV cache" : "the block -> KV cache",
+           {x1, cache[size_t(l)], state, all_params, scores, window},
+           {uC, uint32_t(T), uint32_t(NH), l == 0 ? 1u : 0u, off(P.wte), off(P.wpe), off(w.ln1_w), off(w.ln1_b), off(w.qkv_w),
+            off(w.qkv_b), off(w.proj_w), off(w.proj_b), off(w.ln2_w), off(w.ln2_b), off(w.fc_w), off(w.fc_b), off(w.fcproj_w),
+            off(w.fcproj_b)},
+           {kEps});
+    }
+  } else {
+    // each LayerNorm is folded into the matvec after it (one row: every workgroup normalises it)
+    b.op(decode, "embedding_decode", "wte[byte] + wpe[position]", {x1, window, state, P.wte, P.wpe}, {uC});
+    for (int l = 0; l < L; l++) {
+      const Layer& w = P.h[size_t(l)];
+      b.at("h." + std::to_string(l) + ".");
+      b.op(decode, "matvec", "ln_1 + attn.c_attn -> KV cache", {cache[size_t(l)], x1, w.qkv_w, w.qkv_b, state, w.ln1_w, w.ln1_b},
+           {uC, 3 * uC, 0, 1, 0, 0}, {kEps});
+      b.op(decode, "attention_decode", "attn over the cache", {y1, cache[size_t(l)], state, scores},
+           {uint32_t(T), uC, uint32_t(NH)});
+      b.op(decode, "matvec", "attn.c_proj + residual", {x1, y1, w.proj_w, w.proj_b, state}, {uC, uC, 0, 0, 1, 0});
+      b.op(decode, "matvec", "ln_2 + mlp.c_fc + gelu", {fc1, x1, w.fc_w, w.fc_b, state, w.ln2_w, w.ln2_b},
+           {uC, 4 * uC, 0, 0, 0, 1}, {kEps});
+      b.op(decode, "matvec", "mlp.c_proj + residual", {x1, fc1, w.fcproj_w, w.fcproj_b, state}, {4 * uC, uC, 0, 0, 1, 0});
+    }
   }
   b.at("");
   b.op(decode, "matvec", "ln_f + lm_head", {logits, x1, P.lm_w, P.lm_b, state, P.lnf_w, P.lnf_b}, {uC, uint32_t(V), 0, 0, 0, 0},
@@ -501,7 +535,7 @@ std::string to_json(const Plan& p) {
   field("version", 1);
   key("model"), o += '{';
   field("n_layer", p.config.n_layer), field("n_head", p.config.n_head), field("n_embd", p.config.n_embd);
-  field("block_size", p.config.block_size), field("vocab_size", model::kVocab);
+  field("block_size", p.config.block_size), field("vocab_size", p.config.vocab_size);
   o += '}';
   field("batch", p.batch_size), field("headSize", p.head_size), field("align", kAlign);
   field("numParams", p.num_params), field("gpuParams", p.gpu_params), field("decayParams", p.decay_params);

@@ -76,6 +76,25 @@ describe('generation with the KV cache', () => {
     }
   });
 
+  it('a model wider than decode_layer serves (n_embd 272): five dispatches per block, the wasm build\'s bytes', async () => {
+    const wide = { ...TINY, n_layer: 1, n_embd: 272, n_head: 2 };
+    const c = new M.Session(wide);
+    c.setCorpus(shakespeare);
+    const h = new M.Session(wide);
+    h.setCorpus(shakespeare);
+    const w = await WebGpuSession.create(M, h, { device: await sharedDevice() });
+    assert.equal(w.plan.programs.decode.length, 1 + 5 + 1);
+    for (const options of [{ temperature: 0 }, { temperature: 1, seed: 4 }]) {
+      const want = c.generate(enc.encode('To be'), 20, options);
+      const got = await w.generate(enc.encode('To be'), 20, options);
+      assert.deepEqual(got.bytes, want.bytes);
+      expectClose(got.probs, want.probs, 1e-6, 1e-4, 'probabilities');
+    }
+    w.destroy();
+    c.delete();
+    h.delete();
+  });
+
   it('refuses what the wasm build refuses', async () => {
     await assert.rejects(g.beginGeneration(enc.encode('x'), { topP: 0 }), /top-p/);
     await assert.rejects(g.beginGeneration(enc.encode('x'), { windowKeep: 17 }), /window_keep/);

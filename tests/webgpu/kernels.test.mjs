@@ -82,8 +82,59 @@ describe('GEMM', () => {
   });
 });
 
+describe('a LayerNorm in the GEMM\'s prologue (matmul_ln)', () => {
+  for (const [M, N, K] of [[1, 1, 1], [5, 7, 3], [70, 33, 65], [64, 130, 17]])
+    for (const gelu of [0, 1])
+      it(`out = LN(x) @ W + b${gelu ? ', then GELU keeping the pre-activation' : ''}, M=${M} N=${N} K=${K}; stores LN(x), mean and rstd`, async () => {
+        const x = randoms(M * K, M + K, 3), W = randoms(K * N, N), b = randoms(N, 3), lw = randoms(K, 4), lb = randoms(K, 5);
+        // the parameters at offsets of one binding, as the plan lays them out
+        const at = { W: 64, b: 64 + Math.ceil(K * N / 64) * 64 };
+        at.lw = at.b + Math.ceil(N / 64) * 64;
+        at.lb = at.lw + Math.ceil(K / 64) * 64;
+        const params = new Float32Array(at.lb + K);
+        params.set(W, at.W); params.set(b, at.b); params.set(lw, at.lw); params.set(lb, at.lb);
+        const rstdAt = Math.ceil(M / 64) * 64;
+        const [out, , , aux, ln, stats] = await gpu('matmul_ln', [M * N, x, params, gelu ? M * N : null, M * K, rstdAt + M],
+          [M, N, K, gelu, gelu, at.W, at.b, at.lw, at.lb, rstdAt], [1e-5]);
+        const r = ref.layernorm_forward(x, lw, lb, M, K);
+        expectClose(ln, r.out, 1e-5, 1e-4, 'LN(x)');
+        expectClose(stats.subarray(0, M), r.mean, 1e-6, 1e-5, 'mean');
+        expectClose(stats.subarray(rstdAt, rstdAt + M), r.rstd, 1e-6, 1e-4, 'rstd');
+        const pre = ref.sgemm(false, false, M, N, K, r.out, W, new Float32Array(M * N), false).map((p, i) => f(p + b[i % N]));
+        if (gelu) {
+          expectClose(aux, pre, 5e-5, 1e-4, 'pre-activation');
+          expectClose(out, ref.gelu_forward(pre), 5e-5, 1e-4, 'gelu');
+        } else {
+          expectClose(out, pre, 5e-5, 1e-4, 'LN(x) @ W + b');
+        }
+      });
+});
+
+describe('a linear layer\'s backward', () => {
+  for (const [R, I, O] of [[1, 1, 1], [5, 7, 3], [70, 33, 65], [64, 130, 17]])
+    it(`linear_backward R=${R} I=${I} O=${O}: both GEMMs in one dispatch, the same bits as two matmuls`, async () => {
+      const dout = randoms(R * O, R + O), W = randoms(I * O, I), X = randoms(R * I, O + 3), pre = randoms(R * I, 5, 6);
+      for (const epilogue of [0, 2]) {
+        const aux = epilogue === 2 ? pre : null;
+        const [dx, , , , dw, , db] = await gpu('linear_backward', [R * I, dout, W, aux, I * O, X, O], [R, I, O, epilogue, 1]);
+        const [dx2] = await gpu('matmul', [R * I, dout, W, null, null, aux, null], [R, I, O, 0, 1, 0, epilogue, 0, 0, aux ? 1 : 0, 0]);
+        const [dw2, , , , , , db2] = await gpu('matmul', [I * O, X, dout, null, null, null, O], [I, O, R, 1, 0, 0, 0, 0, 0, 0, 1]);
+        assert.deepEqual(dx, dx2, `dinp, epilogue ${epilogue}`);
+        assert.deepEqual(dw, dw2, 'dweight');
+        assert.deepEqual(db, db2, 'dbias');
+        // and the core's reference
+        let want = ref.sgemm(false, true, R, I, O, dout, W, new Float32Array(R * I), false);
+        if (aux) want = ref.gelu_backward(pre, want);
+        // (sums of up to 70 unit-sized products in another order: cancellation needs an absolute tolerance)
+        expectClose(dx, want, 5e-5, 1e-4, 'dinp vs reference');
+        expectClose(dw, ref.sgemm(true, false, I, O, R, X, dout, new Float32Array(I * O), false), 5e-5, 1e-4, 'dweight vs reference');
+        expectClose(db, ref.matmul_backward_dbias(dout, R, O), 1e-5, 1e-4, 'dbias vs reference');
+      }
+    });
+});
+
 describe('LayerNorm', () => {
-  for (const [N, C] of [[1, 1], [3, 3], [7, 17], [5, 130], [2, 300]])
+  for (const [N, C] of [[1, 1], [3, 3], [7, 17], [5, 130], [2, 300], [300, 40]])
     it(`forward and backward, N=${N} C=${C}`, async () => {
       const x = randoms(N * C, N * 100 + C, 3), w = randoms(C, 7), b = randoms(C, 8);
       const r = ref.layernorm_forward(x, w, b, N, C);
@@ -93,14 +144,14 @@ describe('LayerNorm', () => {
       expectClose(rstd, r.rstd, 1e-6, 1e-4, 'rstd');
       const dy = randoms(N * C, 9);
       const g = ref.layernorm_backward(dy, x, w, r.mean, r.rstd, N, C);
-      const [dx] = await gpu('layernorm_backward', [N * C, dy, x, w, r.mean, r.rstd], [N, C, 0]);
+      // the rows' gradient and the parameters' in one dispatch
+      const [dx, , , , , , dw, db] = await gpu('layernorm_backward_all', [N * C, dy, x, w, r.mean, r.rstd, C, C], [N, C, 0]);
       expectClose(dx, g.dinp, 1e-5, 1e-4, 'dinp');
-      const prev = randoms(N * C, 10);
-      const [dxAcc] = await gpu('layernorm_backward', [prev, dy, x, w, r.mean, r.rstd], [N, C, 1]);
-      expectClose(dxAcc, g.dinp.map((v, i) => f(prev[i] + v)), 1e-5, 1e-4, 'dinp accumulated');
-      const [dw, db] = await gpu('layernorm_backward_params', [C, C, dy, x, r.mean, r.rstd], [N, C]);
       expectClose(dw, g.dweight, 1e-5, 1e-4, 'dweight');
       expectClose(db, g.dbias, 1e-5, 1e-4, 'dbias');
+      const prev = randoms(N * C, 10);
+      const [dxAcc] = await gpu('layernorm_backward_all', [prev, dy, x, w, r.mean, r.rstd, C, C], [N, C, 1]);
+      expectClose(dxAcc, g.dinp.map((v, i) => f(prev[i] + v)), 1e-5, 1e-4, 'dinp accumulated');
     });
 });
 
@@ -148,7 +199,7 @@ describe('embeddings', () => {
 });
 
 describe('attention', () => {
-  for (const [B, T, NH, HS] of [[1, 1, 1, 1], [2, 5, 2, 3], [1, 17, 3, 8], [2, 70, 2, 4], [1, 130, 1, 32]])
+  for (const [B, T, NH, HS] of [[1, 1, 1, 1], [2, 5, 2, 3], [1, 17, 3, 8], [2, 70, 2, 4], [1, 130, 1, 32], [1, 20, 1, 100]])
     it(`flash forward, backward and probabilities, B=${B} T=${T} NH=${NH} HS=${HS}`, async () => {
       const C = NH * HS;
       const qkv = randoms(B * T * 3 * C, T + HS, 1.5), dout = randoms(B * T * C, 77);
@@ -158,9 +209,9 @@ describe('attention', () => {
       expectClose(out, r.out, 1e-5, 1e-4, 'out');
       const [att] = await gpu('attention_probs', [B * NH * T * T, qkv, lse], dims, [], HS);
       expectClose(att, r.att, 1e-6, 1e-4, 'probabilities');
-      const [dq, dsum] = await gpu('attention_backward_q', [B * T * 3 * C, B * NH * T, dout, out, qkv, lse], dims, [], HS);
-      const [dkv] = await gpu('attention_backward_kv', [dq, dout, qkv, lse, dsum], dims, [], HS);
-      expectClose(dkv, r.dqkv, 1e-5, 1e-3, 'dqkv');
+      // dq by query rows and dk, dv by key rows, in one dispatch
+      const [dqkv] = await gpu('attention_backward', [B * T * 3 * C, dout, out, qkv, lse], dims, [], HS);
+      expectClose(dqkv, r.dqkv, 1e-5, 1e-3, 'dqkv');
     });
 
   it('decoding one position against the KV cache', async () => {
@@ -189,11 +240,12 @@ describe('optimizer', () => {
       const clip = ref.clip_grad_norm(grads, maxNorm);
       const state = new Uint32Array(16);
       state[0] = 4; state[1] = 3; // step, adam_t
-      new Float32Array(state.buffer)[7] = 2.5; // loss
+      const losses = new Float32Array([2, 3.5, 1.5, 3]); // the step's mean loss: 2.5
       const lr = ref.lr_at(1e-3, 1e-4, 5, 20, 4);
       const scalars = new Float32Array([lr, 1 - 0.9 ** 4, 1 - 0.99 ** 4]);
-      const [st] = await gpu('optimizer_scalars', [state, partials, scalars], [G], [maxNorm, 22.18]);
+      const [st] = await gpu('optimizer_scalars', [state, partials, scalars, losses], [G, losses.length], [maxNorm, 22.18]);
       const fs = new Float32Array(st.buffer);
+      assert.equal(fs[7], 2.5);
       assert.ok(Math.abs(fs[8] - clip.norm) <= 1e-6 * clip.norm, `norm ${fs[8]} vs ${clip.norm}`);
       const scale = maxNorm > 0 && clip.norm > maxNorm ? f(maxNorm / f(clip.norm + 1e-6)) : 1;
       assert.ok(Math.abs(fs[4] - scale) <= 1e-6 * scale, `clip scale ${fs[4]} vs ${scale}`);
@@ -208,8 +260,7 @@ describe('optimizer', () => {
     for (const loss of [NaN, Infinity, 30]) {
       const state = new Uint32Array(16);
       state[0] = 3;
-      new Float32Array(state.buffer)[7] = loss;
-      [st] = await gpu('optimizer_scalars', [state, partials, new Float32Array(3)], [G], [1.0, 22.18]);
+      [st] = await gpu('optimizer_scalars', [state, partials, new Float32Array(3), new Float32Array([loss, loss])], [G, 2], [1.0, 22.18]);
       assert.equal(st[2], 1, `halted at a loss of ${loss}`);
       assert.equal(st[0], 3);
     }

@@ -41,21 +41,26 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   X(embedding_backward, 4)                                                                                          \
   /* out(N,C)= mean(N)= rstd(N)= inp weight bias               dims N C        scalars eps */                        \
   X(layernorm_forward, 6)                                                                                           \
-  /* dinp(N,C)=/+= dout inp weight mean rstd                   dims N C accumulate */                                \
-  X(layernorm_backward, 6)                                                                                          \
-  /* dweight(C)= dbias(C)= dout inp mean rstd                  dims N C */                                           \
-  X(layernorm_backward_params, 6)                                                                                   \
+  /* out(M,N)= x(M,K) params aux(M,N)?= ln(M,K)= stats(mean M, rstd M at rstd_at)=   dims M N K epilogue has_aux, */ \
+  /* then the params offsets of W(K,N) bias(N) ln_w(K) ln_b(K), then rstd_at; scalars eps:                      */ \
+  /* out = LN(x) @ W + bias [epilogue 1: aux = pre, out = gelu(pre)], the LayerNorm in the GEMM's prologue        */ \
+  X(matmul_ln, 6)                                                                                                   \
+  /* dinp(N,C)=/+= dout inp weight mean rstd dweight(C)= dbias(C)=     dims N C accumulate                      */ \
+  /* (LayerNorm's backward: the rows' dinp and the parameters' column sums in one dispatch)                      */ \
+  X(layernorm_backward_all, 8)                                                                                      \
   /* out(M,N) A B bias? res? aux? dbias?=  dims M N K transA transB accumulate epilogue, then has_bias has_res   */ \
   /* has_aux has_dbias (added by the builder). out = [out +] op(A)(M,K) @ op(B)(K,N) [+ bias(N)] [+ res(M,N)];  */ \
   /* epilogue 1: aux = pre, out = gelu(pre) (aux optional); epilogue 2: out = (...) * gelu'(aux);               */ \
   /* dbias = column sums of op(B) (a bias gradient beside its weight gradient)                                  */ \
   X(matmul, 7)                                                                                                      \
+  /* dinp(R,I)= dout(R,O) weight(I,O) aux(R,I)? dweight(I,O)= inp(R,I) dbias(O)?=   dims R I O epilogue has_dbias   */ \
+  /* dinp = dout @ weight^T [* gelu'(aux), epilogue 2]; dweight = inp^T @ dout; dbias = column sums of dout:      */ \
+  /* a linear layer's backward, matmul's tiles of both GEMMs in one dispatch                                     */ \
+  X(linear_backward, 7)                                                                                             \
   /* out(B,T,C)= lse(B,NH,T)= qkv(B,T,3C)                      dims B T C NH */                                      \
   X(attention_forward, 3)                                                                                           \
-  /* dqkv(B,T,3C)=[q part] dsum(B,NH,T)= dout out qkv lse      dims B T C NH */                                      \
-  X(attention_backward_q, 6)                                                                                        \
-  /* dqkv(B,T,3C)=[k,v parts] dout qkv lse dsum                dims B T C NH */                                      \
-  X(attention_backward_kv, 5)                                                                                       \
+  /* dqkv(B,T,3C)= dout out qkv lse   dims B T C NH: dq by query rows and dk, dv by key rows in one dispatch    */ \
+  X(attention_backward, 5)                                                                                          \
   /* att(B,NH,T,T)= qkv lse                                    dims B T C NH */                                      \
   X(attention_probs, 3)                                                                                             \
   /* logits(N,V) rw losses(N)= targets(N)   dims N V write_grad  scalars dloss                                   */ \
@@ -67,10 +72,10 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   X(softmax, 2)                                                                                                     \
   /* partials(G)= grads(n)                                     dims n G */                                           \
   X(grad_norm_partials, 2)                                                                                          \
-  /* state rw partials(G) step_scalars(3)   dims G   scalars max_norm diverged_loss                               */ \
-  /* (the norm, the clip scale; copies the host's lr, 1 - beta1^t, 1 - beta2^t; halts on a diverged step as     */ \
-  /* Trainer::step defines it, else advances step and adam_t)                                                     */ \
-  X(optimizer_scalars, 3)                                                                                           \
+  /* state rw partials(G) step_scalars(3) losses(N)   dims G N   scalars max_norm diverged_loss                  */ \
+  /* (the mean loss, the norm, the clip scale; copies the host's lr, 1 - beta1^t, 1 - beta2^t; halts on a       */ \
+  /* diverged step as Trainer::step defines it, else advances step and adam_t)                                   */ \
+  X(optimizer_scalars, 4)                                                                                           \
   /* params rw m rw v rw grads state        dims n n_decay   scalars beta1 beta2 eps weight_decay                 */ \
   X(adamw, 5)                                                                                                       \
   /* out(1,C)= window(T) state wte wpe                         dims C */                                             \
@@ -81,6 +86,10 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   X(matvec, 7)                                                                                                      \
   /* out(1,C)= cache(T,3C) state scores(NH,T)                  dims T C NH */                                        \
   X(attention_decode, 4)                                                                                            \
+  /* x(C) rw cache(T,3C) rw state params scores(NH,T)= window(T)  dims C T NH embed, then the params offsets of   */ \
+  /* wte wpe ln1_w ln1_b qkv_w qkv_b proj_w proj_b ln2_w ln2_b fc_w fc_b fcproj_w fcproj_b; scalars eps: a whole  */ \
+  /* block at position gen_len - 1 in one workgroup (embed: x = wte[window[p]] + wpe[p] first); C <= 256         */ \
+  X(decode_layer, 6)                                                                                                \
   /* out_log rw window rw state rw logits(V) draws options     dims T V */                                           \
   X(sample, 6)
 
@@ -93,6 +102,8 @@ inline constexpr KernelInfo kKernels[] = {
     TINYGPT_GPU_KERNELS(TINYGPT_GPU_KERNEL_INFO)
 #undef TINYGPT_GPU_KERNEL_INFO
 };
+// Whether this model decodes with decode_layer (kFusedDecodeMaxC, at most 64 heads).
+bool fused_decode(const Config& config);
 // The kernel of this name, or nullptr.
 const KernelInfo* find_kernel(const std::string& name);
 
@@ -151,6 +162,10 @@ enum StateSlot : int {
 constexpr int kSampleRecordWords = 12;  // byte, prob (f32), top-5 bytes, top-5 probs (f32)
 // Bytes per generation chunk the decode buffers hold.
 constexpr int kMaxChunk = 256;
+// Widths up to this decode a byte with one decode_layer dispatch per block (one workgroup each: a small
+// model's matrix-vector products are too small to fill a GPU, and each dispatch costs microseconds);
+// wider models use five dispatches per block that spread over the GPU.
+constexpr int kFusedDecodeMaxC = 256;
 
 struct Plan {
   Config config;        // the run's (model and optimizer fields)

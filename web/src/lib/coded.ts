@@ -26,7 +26,7 @@ export const WORKER_MESSAGE_CODES = [
   'variant.load_failed',
   'gpu.off_requested', 'gpu.not_available', 'gpu.no_adapter', 'gpu.no_device', 'gpu.device_lost', 'gpu.seq2seq', 'gpu.recurrent',
   'gpu.limits', 'gpu.out-of-memory', 'gpu.pipeline', 'gpu.internal', 'gpu.unavailable', 'gpu.device-lost',
-  'gpu.generate_lost', 'gpu.bpe',
+  'gpu.generate_lost',
 ] as const;
 export type WorkerMessageCode = (typeof WORKER_MESSAGE_CODES)[number];
 

@@ -5,7 +5,7 @@ import { codedError } from '../../lib/coded';
 import { handlers, type WorkerFeature } from '../../worker/registry';
 import { needSession } from '../../worker/state';
 import { corpusBytes, type DataState } from '../data/worker';
-import { onGpuOr, type WebgpuState } from '../webgpu/worker';
+import { onGpuBytesOr, type WebgpuState } from '../webgpu/worker';
 import type { InspectCalls, Inspection } from './messages';
 
 type S = DataState & WebgpuState;
@@ -44,7 +44,7 @@ export function inspectWorker(): WorkerFeature<S> {
         }
         if (text.length === 0) throw codedError('worker.inspect_empty', 'give some text to look inside (at least one byte)');
         const r: Partial<Pick<Inspection, 'V' | 'tokens' | 'labels'>> & Pick<Inspection, 'T' | 'L' | 'NH' | 'attention' | 'probs'> =
-          await onGpuOr(ctx, (b) => b.inspect(text), () => s.inspect(text));
+          await onGpuBytesOr(ctx, (b) => b.inspect(text), () => s.inspect(text));
         // the GPU's (a byte model's): its tokens are the text's last T bytes
         const tokens = r.tokens ?? Int32Array.from(text.subarray(text.length - r.T));
         const labels = r.labels ?? s.tokenTexts(tokens);

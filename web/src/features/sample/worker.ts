@@ -4,7 +4,7 @@ import type { Generated, Session } from '../../../../wasm/tinygpt';
 import { codedError } from '../../lib/coded';
 import { type Ctx, handlers, type LoopTask, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needSession } from '../../worker/state';
-import { fallBack, type GeneratedChunk, isGpuBackendError, onGpuOr, type WebgpuState } from '../webgpu/worker';
+import { fallBack, type GeneratedChunk, isGpuBackendError, onGpuBytesOr, type WebgpuState } from '../webgpu/worker';
 import type { SampleCalls, SampleChunk } from './messages';
 
 const GEN_CHUNK_MS = 40;      // target wall time of one generation chunk
@@ -54,7 +54,7 @@ async function generateChunk(ctx: Ctx<SampleState>): Promise<void> {
   if (!s) { st.generation = null; return; }
   const n = Math.min(g.remaining, g.chunk);
   const t0 = performance.now();
-  const b = st.gpu;
+  const b = st.gpu?.readsBytes ? st.gpu : null;  // a BPE model samples on the host (onGpuBytesOr)
   try {
     const r = b ? fromGpu(await b.generateNext(n)) : s.generateNext(n);
     if (st.generation === g) sendChunk(ctx, g, r, n, performance.now() - t0);
@@ -79,7 +79,7 @@ async function generate(msg: Parameters<SampleCalls['generate']>[0], ctx: Ctx<Sa
   const prompt = new Uint8Array(msg.prompt);
   st.startingGeneration = msg.id;  // a stopGeneration meanwhile cancels it
   try {
-    await onGpuOr(ctx, (b) => b.beginGeneration(prompt, msg.options), () => s.beginGeneration(prompt, msg.options));
+    await onGpuBytesOr(ctx, (b) => b.beginGeneration(prompt, msg.options), () => s.beginGeneration(prompt, msg.options));
   } catch (e) {
     if (st.startingGeneration === msg.id) st.startingGeneration = null;
     throw e;

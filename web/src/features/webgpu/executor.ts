@@ -9,8 +9,8 @@ import { GpuBackendError } from './errors';
 import { KERNELS, MAX_HEAD_SIZE, opFlops, type KernelConsts } from './kernels';
 import { ioRegion, type GpuPlan, type PlanOp, type Region } from './plan';
 
-const UNIFORM_SLOT = 256; // bytes per op: 16 u32 dims + 8 f32 scalars, at the uniform-offset alignment
-const UNIFORM_BYTES = 96;
+const UNIFORM_SLOT = 256; // bytes per op: 32 u32 dims + 8 f32 scalars, at the uniform-offset alignment
+const UNIFORM_BYTES = 160;
 // GPUBufferUsage / GPUMapMode values (the WebGPU spec's; spelled out so this module loads before
 // Dawn's globals are installed in Node)
 const GB = { MAP_READ: 0x0001, COPY_SRC: 0x0004, COPY_DST: 0x0008, UNIFORM: 0x0040, STORAGE: 0x0080 };
@@ -135,8 +135,8 @@ export class GpuExecutor {
       throw new GpuBackendError('limits', `the model binds ${mib(bindingBytes)} at once; this GPU allows ${mib(L.maxStorageBufferBindingSize)}`);
     if (maxGrid > L.maxComputeWorkgroupsPerDimension)
       throw new GpuBackendError('limits', `a kernel needs ${maxGrid} workgroups in one dimension; this GPU allows ${L.maxComputeWorkgroupsPerDimension}: use a smaller batch`);
-    if (L.maxStorageBuffersPerShaderStage < 7)
-      throw new GpuBackendError('limits', 'this GPU binds fewer than 7 storage buffers per kernel');
+    if (L.maxStorageBuffersPerShaderStage < 8)
+      throw new GpuBackendError('limits', 'this GPU binds fewer than 8 storage buffers per kernel');
 
     let device = options.device;
     if (!device) {
@@ -215,9 +215,9 @@ export class GpuExecutor {
         const def = kernelDef(op.kernel);
         if (op.args.length !== def.args.length)
           throw new GpuBackendError('internal', `${op.label}: ${op.kernel} takes ${def.args.length} arguments, the plan gives ${op.args.length}`);
-        if (op.dims.length > 16 || op.scalars.length > 8) throw new GpuBackendError('internal', `${op.label}: too many dims or scalars`);
-        new Uint32Array(data, slot * UNIFORM_SLOT, 16).set(op.dims);
-        new Uint32Array(data, slot * UNIFORM_SLOT + 64, 8).set(op.scalars); // f32 bit patterns
+        if (op.dims.length > 32 || op.scalars.length > 8) throw new GpuBackendError('internal', `${op.label}: too many dims or scalars`);
+        new Uint32Array(data, slot * UNIFORM_SLOT, 32).set(op.dims);
+        new Uint32Array(data, slot * UNIFORM_SLOT + 128, 8).set(op.scalars); // f32 bit patterns
         const p = await pipeline(op.kernel, def.variant ? def.variant(op.dims) : '');
         const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: uniforms, offset: slot * UNIFORM_SLOT, size: UNIFORM_BYTES } }];
         op.args.forEach((r: Region, i) => {

@@ -49,6 +49,11 @@ export class GpuBackend {
     return this.g.adapterName;
   }
 
+  /** The GPU samples and inspects bytes (vocab_size 256); a BPE model trains here and does those on the host. */
+  get readsBytes(): boolean {
+    return this.g.plan.model.vocab_size === 256;
+  }
+
   private check(): void {
     if (this.dead) throw this.dead;
   }

@@ -5,7 +5,7 @@
 // order, and reductions are fixed-shape trees in workgroup memory. No float atomics, so the same
 // seed gives the same bits on the same GPU.
 //
-// Binding 0 is the op's uniform block: 16 u32 dims, then 8 f32 scalars. Bindings 1.. are the
+// Binding 0 is the op's uniform block: 32 u32 dims, then 8 f32 scalars. Bindings 1.. are the
 // plan's arguments (storage buffers, each bound at its region's offset).
 
 export interface KernelConsts {
@@ -43,7 +43,7 @@ export function attentionTiles(HS: number): { BC: number; RQ: number } {
 export const MAX_HEAD_SIZE = 256;
 
 const PRELUDE = /* wgsl */ `
-struct Params { d: array<vec4<u32>, 4>, s: array<vec4<f32>, 2> }
+struct Params { d: array<vec4<u32>, 8>, s: array<vec4<f32>, 2> }
 @group(0) @binding(0) var<uniform> P: Params;
 fn dim(i: u32) -> u32 { return P.d[i >> 2u][i & 3u]; }
 fn scalar(i: u32) -> f32 { return P.s[i >> 2u][i & 3u]; }
@@ -184,23 +184,52 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   grid: (d) => rowsGrid(d[0]),
 };
 
-const layernorm_backward: KernelDef = {
-  args: ['rw', 'r', 'r', 'r', 'r', 'r'],
-  source: kernel(['rw', 'r', 'r', 'r', 'r', 'r'], ['dinp', 'dout', 'inp', 'weight', 'mean', 'rstd'], /* wgsl */ `
-// xhat = (x - mean) rstd; dxhat = dout * weight
-// dinp (N, C) [+]= rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))
+const layernorm_backward_all: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r', 'r', 'rw', 'rw'],
+  source: kernel(['rw', 'r', 'r', 'r', 'r', 'r', 'rw', 'rw'], ['dinp', 'dout', 'inp', 'weight', 'mean', 'rstd', 'dweight', 'dbias'], /* wgsl */ `
+// LayerNorm's backward in one dispatch (the rows' gradient and the parameters' read the same dout and
+// write different outputs): the first ceil(C / 32) workgroups take 32 columns of dweight
+// and dbias each (4 row groups, combined in a fixed order),
+// the next N a row of dinp each:
+//   xhat = (x - mean) rstd; dxhat = dout * weight
+//   dinp (N, C) [+]= rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let N = dim(0u); let C = dim(1u); let accumulate = dim(2u) != 0u;
-  let row = row_of(wid, nwg);
+  let r = row_of(wid, nwg);
+  let P = (C + 31u) / 32u;
+  if (r < P) {
+    let col = lid % 32u; let group = lid / 32u;
+    let c = r * 32u + col;
+    var s0 = 0.0; var s1 = 0.0;
+    if (c < C) {
+      for (var n = group; n < N; n += 4u) {
+        let dy = dout[n * C + c]; s0 += dy * (inp[n * C + c] - mean[n]) * rstd[n]; s1 += dy;
+      }
+    }
+    // the row groups' sums through reductions()'s red array (no workgroup memory of its own to clear)
+    red[lid] = s0;
+    workgroupBarrier();
+    var t0 = 0.0;
+    for (var g = 0u; g < 4u; g++) { t0 += red[g * 32u + col]; }
+    workgroupBarrier();
+    red[lid] = s1;
+    workgroupBarrier();
+    var t1 = 0.0;
+    for (var g = 0u; g < 4u; g++) { t1 += red[g * 32u + col]; }
+    if (group == 0u && c < C) { dweight[c] = t0; dbias[c] = t1; }
+    return;
+  }
+  let row = r - P;
   if (row >= N) { return; }
   let x = row * C; let m = mean[row]; let rs = rstd[row];
   var a = 0.0; var b = 0.0;
   for (var c = lid; c < C; c += 128u) {
+    let xhat = (inp[x + c] - m) * rs;
     let dxhat = dout[x + c] * weight[c];
     a += dxhat;
-    b += dxhat * (inp[x + c] - m) * rs;
+    b += dxhat * xhat;
   }
   let dxhat_mean = wg_sum(lid, a) / f32(C);
   let dxhat_xhat_mean = wg_sum(lid, b) / f32(C);
@@ -210,42 +239,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (accumulate) { dinp[x + c] += g; } else { dinp[x + c] = g; }
   }
 }`, reductions(128)),
-  grid: (d) => rowsGrid(d[0]),
+  grid: (d) => rowsGrid(d[0] + Math.ceil(d[1] / 32)),
 };
-
-// Column sums over N rows: 32 columns x 8 row groups per workgroup, combined in a fixed order.
-function columnSums(args: string[], names: string[], head: string, accumulate: string, store: string): KernelDef {
-  return {
-    args,
-    source: kernel(args, names, /* wgsl */ `
-var<workgroup> part0: array<f32, 256>;
-var<workgroup> part1: array<f32, 256>;
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  ${head}
-  let col = lid % 32u; let group = lid / 32u;
-  let c = wid.x * 32u + col;
-  var s0 = 0.0; var s1 = 0.0;
-  if (c < C) {
-    for (var n = group; n < N; n += 8u) { ${accumulate} }
-  }
-  part0[lid] = s0; part1[lid] = s1;
-  workgroupBarrier();
-  if (group == 0u && c < C) {
-    var t0 = 0.0; var t1 = 0.0;
-    for (var g = 0u; g < 8u; g++) { t0 += part0[g * 32u + col]; t1 += part1[g * 32u + col]; }
-    ${store}
-  }
-}`),
-    grid: (d) => [Math.ceil(d[1] / 32), 1, 1],
-  };
-}
-
-const layernorm_backward_params = columnSums(
-  ['rw', 'rw', 'r', 'r', 'r', 'r'], ['dweight', 'dbias', 'dout', 'inp', 'mean', 'rstd'],
-  'let N = dim(0u); let C = dim(1u);',
-  'let dy = dout[n * C + c]; s0 += dy * (inp[n * C + c] - mean[n]) * rstd[n]; s1 += dy;',
-  'dweight[c] = t0; dbias[c] = t1;');
 
 // ---- GEMM -------------------------------------------------------------------------------------
 
@@ -347,9 +342,176 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   grid: (d) => [Math.ceil(d[1] / 64), Math.ceil(d[0] / 64), 1],
 };
 
+// One output tile of a GEMM as matmul computes it (64 x 64, 16-deep slices of K, 4 x 4 outputs per
+// invocation), with its loads specialised to operands `a` and `b` and their transposes; `sums`
+// (a condition) also sums the columns of op(B) as matmul's dbias does. Leaves acc0..acc3 and
+// column_sums in the caller's scope.
+function gemmTile(a: string, b: string, transA: boolean, transB: boolean, sums: string, aOverride?: string, bOffset = ''): string {
+  const loadA = aOverride ?? (transA ? `${a}[(k0 + ka) * M + row0 + i]` : `${a}[(row0 + i) * K + k0 + ka]`);
+  const loadB = transB ? `${b}[${bOffset}(col0 + j) * K + k0 + kb]` : `${b}[${bOffset}(k0 + kb) * N + col0 + j]`;
+  return /* wgsl */ `
+    let sum_columns = ${sums};
+    for (var k0 = 0u; k0 < K; k0 += 16u) {
+      for (var r = 0u; r < 4u; r++) {
+        let e = lid + r * 256u;
+        var i: u32; var ka: u32;
+        ${transA ? 'i = e % 64u; ka = e / 64u;' : 'ka = e % 16u; i = e / 16u;'}
+        var av = 0.0;
+        if (row0 + i < M && k0 + ka < K) { av = ${loadA}; }
+        As[ka * 64u + i] = av;
+        var j: u32; var kb: u32;
+        ${transB ? 'kb = e % 16u; j = e / 16u;' : 'j = e % 64u; kb = e / 64u;'}
+        var bv = 0.0;
+        if (col0 + j < N && k0 + kb < K) { bv = ${loadB}; }
+        Bs[kb * 64u + j] = bv;
+      }
+      workgroupBarrier();
+      if (sum_columns) {
+        for (var k = 0u; k < 16u; k++) {
+          let bk = k * 64u + tx;
+          column_sums += vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
+        }
+      }
+      for (var k = 0u; k < 16u; k++) {
+        let ai = k * 64u + ty;
+        let bk = k * 64u + tx;
+        let bq = vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
+        acc0 += As[ai] * bq;
+        acc1 += As[ai + 16u] * bq;
+        acc2 += As[ai + 32u] * bq;
+        acc3 += As[ai + 48u] * bq;
+      }
+      workgroupBarrier();
+    }`;
+}
+
+const matmul_ln: KernelDef = {
+  args: ['rw', 'r', 'r', 'rw', 'rw', 'rw'],
+  source: kernel(['rw', 'r', 'r', 'rw', 'rw', 'rw'], ['out', 'x', 'params', 'aux', 'ln_out', 'stats'], /* wgsl */ `
+// A LayerNorm folded into the GEMM after it (a dispatch less per LayerNorm):
+//   ln (M, K) = (x - mean) * rstd * ln_w + ln_b;  out (M, N) = ln @ W (K, N) + bias (N), then the epilogue
+// (1: aux = pre, out = gelu(pre)). Every workgroup normalises the 64 rows of its tile itself (one
+// invocation per row, the sums in k order); the first column of workgroups also writes ln, mean
+// (stats[0, M)) and rstd (stats[rstd_at, rstd_at + M)), which the backward pass reads. W, bias,
+// ln_w and ln_b are regions of the params binding at the offsets the dims give.
+var<workgroup> As: array<f32, 1024>; // [k][i]
+var<workgroup> Bs: array<f32, 1024>; // [k][j]
+var<workgroup> row_mean: array<f32, 64>;
+var<workgroup> row_rstd: array<f32, 64>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let M = dim(0u); let N = dim(1u); let K = dim(2u); let epilogue = dim(3u); let has_aux = dim(4u) != 0u;
+  let w_at = dim(5u); let b_at = dim(6u); let lnw_at = dim(7u); let lnb_at = dim(8u); let rstd_at = dim(9u);
+  let eps = scalar(0u);
+  let row0 = wid.y * 64u; let col0 = wid.x * 64u;
+  let tx = lid % 16u; let ty = lid / 16u;
+  if (lid < 64u) {
+    var m = 0.0; var rs = 0.0;
+    let r = row0 + lid;
+    if (r < M) {
+      var s = 0.0;
+      for (var k = 0u; k < K; k++) { s += x[r * K + k]; }
+      m = s / f32(K);
+      var q = 0.0;
+      for (var k = 0u; k < K; k++) { let d = x[r * K + k] - m; q += d * d; }
+      rs = 1.0 / sqrt(q / f32(K) + eps);
+      if (wid.x == 0u) {
+        stats[r] = m; stats[rstd_at + r] = rs;
+        for (var k = 0u; k < K; k++) { ln_out[r * K + k] = (x[r * K + k] - m) * rs * params[lnw_at + k] + params[lnb_at + k]; }
+      }
+    }
+    row_mean[lid] = m; row_rstd[lid] = rs;
+  }
+  workgroupBarrier();
+  var acc0 = vec4<f32>(); var acc1 = vec4<f32>(); var acc2 = vec4<f32>(); var acc3 = vec4<f32>();
+  var column_sums = vec4<f32>();
+  ${gemmTile('x', 'params', false, false, 'false',
+    '(x[(row0 + i) * K + k0 + ka] - row_mean[i]) * row_rstd[i] * params[lnw_at + k0 + ka] + params[lnb_at + k0 + ka]', 'w_at + ')}
+  let acc = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  for (var r = 0u; r < 4u; r++) {
+    let i = row0 + ty + 16u * r;
+    for (var c = 0u; c < 4u; c++) {
+      let j = col0 + tx + 16u * c;
+      if (i < M && j < N) {
+        let idx = i * N + j;
+        var v = acc[r][c] + params[b_at + j];
+        if (epilogue == 1u) {
+          if (has_aux) { aux[idx] = v; }
+          v = gelu(v);
+        }
+        out[idx] = v;
+      }
+    }
+  }
+}`),
+  grid: (d) => [Math.ceil(d[1] / 64), Math.ceil(d[0] / 64), 1],
+};
+
+const linear_backward: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'rw', 'r', 'rw'],
+  source: kernel(['rw', 'r', 'r', 'r', 'rw', 'r', 'rw'], ['dinp', 'dout', 'weight', 'aux', 'dweight', 'inp', 'dbias'], /* wgsl */ `
+// A linear layer's backward in one dispatch: its two GEMMs are independent (both read dout), so
+// the first workgroups compute tiles of
+//   dinp (R, I) = dout (R, O) @ weight (I, O)^T   [* gelu'(aux) with epilogue 2]
+// and the rest tiles of
+//   dweight (I, O) = inp (R, I)^T @ dout (R, O),  dbias (O) = column sums of dout (has_dbias),
+// each tile exactly as matmul computes it (the same bits as the two matmul ops).
+var<workgroup> As: array<f32, 1024>; // [k][i]
+var<workgroup> Bs: array<f32, 1024>; // [k][j]
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let R = dim(0u); let I = dim(1u); let O = dim(2u); let epilogue = dim(3u); let has_dbias = dim(4u) != 0u;
+  let t = row_of(wid, nwg);
+  let tx = lid % 16u; let ty = lid / 16u;
+  var acc0 = vec4<f32>(); var acc1 = vec4<f32>(); var acc2 = vec4<f32>(); var acc3 = vec4<f32>();
+  var column_sums = vec4<f32>();
+  let cols_dx = (I + 63u) / 64u;
+  let tiles_dx = cols_dx * ((R + 63u) / 64u);
+  if (t < tiles_dx) {
+    let M = R; let N = I; let K = O;
+    let row0 = (t / cols_dx) * 64u; let col0 = (t % cols_dx) * 64u;
+    ${gemmTile('dout', 'weight', false, true, 'false')}
+    let acc = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+    for (var r = 0u; r < 4u; r++) {
+      let i = row0 + ty + 16u * r;
+      for (var c = 0u; c < 4u; c++) {
+        let j = col0 + tx + 16u * c;
+        if (i < M && j < N) {
+          let idx = i * N + j;
+          var v = acc[r][c];
+          if (epilogue == 2u) { v = v * gelu_grad(aux[idx]); }
+          dinp[idx] = v;
+        }
+      }
+    }
+    return;
+  }
+  let M = I; let N = O; let K = R;
+  let cols_dw = (O + 63u) / 64u;
+  let u = t - tiles_dx;
+  let row0 = (u / cols_dw) * 64u; let col0 = (u % cols_dw) * 64u;
+  ${gemmTile('inp', 'dout', true, false, 'has_dbias && row0 == 0u && lid < 16u')}
+  if (sum_columns) {
+    for (var c = 0u; c < 4u; c++) {
+      if (col0 + tx + 16u * c < N) { dbias[col0 + tx + 16u * c] = column_sums[c]; }
+    }
+  }
+  let acc = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  for (var r = 0u; r < 4u; r++) {
+    let i = row0 + ty + 16u * r;
+    for (var c = 0u; c < 4u; c++) {
+      let j = col0 + tx + 16u * c;
+      if (i < M && j < N) { dweight[i * N + j] = acc[r][c]; }
+    }
+  }
+}`),
+  grid: (d) => rowsGrid(Math.ceil(d[1] / 64) * Math.ceil(d[0] / 64) + Math.ceil(d[2] / 64) * Math.ceil(d[1] / 64)),
+};
+
 // ---- attention (flash-style: tiles of keys stream through workgroup memory) -----------------
 
-// The key/value tile of the query-row kernels (forward, backward of q): a workgroup loads keys and
+// The key/value tile of attention_forward's query rows: a workgroup loads keys and
 // values k0 .. k0+BC-1 of (b, h) from qkv (B, T, 3C) into workgroup memory, zeros past T. Needs
 // the qkv binding and attentionHead's constants.
 const KEY_TILE = /* wgsl */ `
@@ -434,60 +596,66 @@ ${overKeyTiles(`
   grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
 };
 
-const attention_backward_q: KernelDef = {
-  args: ['rw', 'rw', 'r', 'r', 'r', 'r'],
-  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dsum', 'dout', 'out', 'qkv', 'lse']) +
-    attentionHead(c.HS) + /* wgsl */ `
-// One invocation per query row i: D_i = dout_i . out_i, then over the keys j <= i
-//   p = exp(q_i . k_j * scale - lse_i),  ds = p (dout_i . v_j - D_i),  dq_i = scale sum_j ds k_j
-${KEY_TILE}@compute @workgroup_size(64)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-${QUERY_ROW}
-  var q: array<f32, HS>;
-  var g: array<f32, HS>;
-  var dq: array<f32, HS>;
-  var D = 0.0; var lse_i = 0.0;
-  if (valid) {
-    for (var d = 0u; d < HS; d++) {
-      q[d] = qkv[(b * T + i) * C3 + h * HS + d];
-      g[d] = dout[(b * T + i) * C + h * HS + d];
-      D += g[d] * out[(b * T + i) * C + h * HS + d];
-    }
-    lse_i = lse[(b * NH + h) * T + i];
-    dsum[(b * NH + h) * T + i] = D;
-  }
-${overKeyTiles(`
-      for (var jj = 0u; jj < n; jj++) {
-        var s = 0.0; var dp = 0.0;
-        for (var d = 0u; d < HS; d++) { s += q[d] * Ks[jj * HS + d]; dp += g[d] * Vs[jj * HS + d]; }
-        let ds = exp(s * scale - lse_i) * (dp - D) * scale;
-        for (var d = 0u; d < HS; d++) { dq[d] += ds * Ks[jj * HS + d]; }
-      }
-`)}
-  if (valid) { for (var d = 0u; d < HS; d++) { dqkv[(b * T + i) * C3 + h * HS + d] = dq[d]; } }
-}`,
-  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
-};
-
-const attention_backward_kv: KernelDef = {
+// Attention's backward in one dispatch: the first ceil(T / 64) workgroups
+// of each (b, h) take 64 query rows (dq), the next ceil(T / 64) 64 key rows (dk, dv). Each computes
+// the D_i = dout_i . out_i it needs itself, so neither waits for the other. The two halves share one pool of workgroup memory (16 KiB).
+const attention_backward: KernelDef = {
   args: ['rw', 'r', 'r', 'r', 'r'],
-  source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dout', 'qkv', 'lse', 'dsum']) +
+  source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dout', 'out', 'qkv', 'lse']) +
     attentionHead(c.HS) + /* wgsl */ `
-// One invocation per key row j of a 64-row tile; tiles of queries i >= j stream through:
-//   dv_j = sum_i p_ij dout_i,  dk_j = scale sum_i p_ij (dout_i . v_j - D_i) q_i
-var<workgroup> Qs: array<f32, RQ * HS>;
-var<workgroup> Gs: array<f32, RQ * HS>;
-var<workgroup> Ls: array<f32, RQ>;
-var<workgroup> Ds: array<f32, RQ>;
+var<workgroup> pool: array<f32, 4096>;
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let B = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
   let b = wid.y / NH; let h = wid.y % NH;
-  let j0 = wid.x * 64u;
-  let j = j0 + lid;
-  let valid = j < T;
+  let tiles = (T + 63u) / 64u;
   let C3 = 3u * C;
   let scale = 1.0 / sqrt(f32(HS));
+  if (wid.x < tiles) {
+    // dq: one invocation per query row i; key tiles Ks = pool[0, BC HS), Vs = pool[BC HS, 2 BC HS)
+    let i = wid.x * 64u + lid;
+    let valid = i < T;
+    var q: array<f32, HS>;
+    var g: array<f32, HS>;
+    var dq: array<f32, HS>;
+    var D = 0.0; var lse_i = 0.0;
+    if (valid) {
+      for (var d = 0u; d < HS; d++) {
+        q[d] = qkv[(b * T + i) * C3 + h * HS + d];
+        g[d] = dout[(b * T + i) * C + h * HS + d];
+        D += g[d] * out[(b * T + i) * C + h * HS + d];
+      }
+      lse_i = lse[(b * NH + h) * T + i];
+    }
+    let last = min(T, wid.x * 64u + 64u) - 1u;
+    for (var k0 = 0u; k0 <= last; k0 += BC) {
+      for (var e = lid; e < BC * HS; e += 64u) {
+        let j = k0 + e / HS; let d = e % HS;
+        var kv = 0.0; var vv = 0.0;
+        if (j < T) { kv = qkv[(b * T + j) * C3 + C + h * HS + d]; vv = qkv[(b * T + j) * C3 + 2u * C + h * HS + d]; }
+        pool[e] = kv; pool[BC * HS + e] = vv;
+      }
+      workgroupBarrier();
+      if (valid && i >= k0) {
+        let n = min(BC, i + 1u - k0);
+        for (var jj = 0u; jj < n; jj++) {
+          var s = 0.0; var dp = 0.0;
+          for (var d = 0u; d < HS; d++) { s += q[d] * pool[jj * HS + d]; dp += g[d] * pool[BC * HS + jj * HS + d]; }
+          let ds = exp(s * scale - lse_i) * (dp - D) * scale;
+          for (var d = 0u; d < HS; d++) { dq[d] += ds * pool[jj * HS + d]; }
+        }
+      }
+      workgroupBarrier();
+    }
+    if (valid) { for (var d = 0u; d < HS; d++) { dqkv[(b * T + i) * C3 + h * HS + d] = dq[d]; } }
+    return;
+  }
+  // dk, dv: one invocation per key row j; query tiles Qs = pool[0, RQ HS), Gs = pool[RQ HS, 2 RQ HS),
+  // then RQ lse values and RQ D values
+  let GS = RQ * HS; let LS = 2u * RQ * HS; let DS = 2u * RQ * HS + RQ;
+  let j0 = (wid.x - tiles) * 64u;
+  let j = j0 + lid;
+  let valid = j < T;
   var k: array<f32, HS>;
   var v: array<f32, HS>;
   var dk: array<f32, HS>;
@@ -503,13 +671,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       let i = q0 + e / HS; let d = e % HS;
       var qv = 0.0; var gv = 0.0;
       if (i < T) { qv = qkv[(b * T + i) * C3 + h * HS + d]; gv = dout[(b * T + i) * C + h * HS + d]; }
-      Qs[e] = qv; Gs[e] = gv;
+      pool[e] = qv; pool[GS + e] = gv;
     }
     for (var e = lid; e < RQ; e += 64u) {
       let i = q0 + e;
-      var lv = 0.0; var dv_ = 0.0;
-      if (i < T) { lv = lse[(b * NH + h) * T + i]; dv_ = dsum[(b * NH + h) * T + i]; }
-      Ls[e] = lv; Ds[e] = dv_;
+      var lv = 0.0; var D = 0.0;
+      if (i < T) {
+        lv = lse[(b * NH + h) * T + i];
+        for (var d = 0u; d < HS; d++) { D += dout[(b * T + i) * C + h * HS + d] * out[(b * T + i) * C + h * HS + d]; }
+      }
+      pool[LS + e] = lv; pool[DS + e] = D;
     }
     workgroupBarrier();
     if (valid) {
@@ -517,12 +688,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let i = q0 + ii;
         if (i < T && i >= j) {
           var s = 0.0; var dp = 0.0;
-          for (var d = 0u; d < HS; d++) { s += Qs[ii * HS + d] * k[d]; dp += Gs[ii * HS + d] * v[d]; }
-          let p = exp(s * scale - Ls[ii]);
-          let ds = p * (dp - Ds[ii]) * scale;
+          for (var d = 0u; d < HS; d++) { s += pool[ii * HS + d] * k[d]; dp += pool[GS + ii * HS + d] * v[d]; }
+          let p = exp(s * scale - pool[LS + ii]);
+          let ds = p * (dp - pool[DS + ii]) * scale;
           for (var d = 0u; d < HS; d++) {
-            dv[d] += p * Gs[ii * HS + d];
-            dk[d] += ds * Qs[ii * HS + d];
+            dv[d] += p * pool[GS + ii * HS + d];
+            dk[d] += ds * pool[ii * HS + d];
           }
         }
       }
@@ -536,7 +707,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
   }
 }`,
-  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[3], 1],
+  grid: (d) => [2 * Math.ceil(d[1] / 64), d[0] * d[3], 1],
 };
 
 const attention_probs: KernelDef = {
@@ -657,22 +828,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 };
 
 const optimizer_scalars: KernelDef = {
-  args: ['rw u32', 'r', 'r'],
-  source: kernel(['rw u32', 'r', 'r'], ['state', 'partials', 'step_scalars'], STATE + /* wgsl */ `
-// The global gradient norm and the clip scale; this step's learning rate and bias corrections come
+  args: ['rw u32', 'r', 'r', 'r'],
+  source: kernel(['rw u32', 'r', 'r', 'r'], ['state', 'partials', 'step_scalars', 'losses'], STATE + /* wgsl */ `
+// The step's mean loss (mean_loss's sum, a dispatch less), the global gradient norm and the clip scale; this step's learning rate and bias corrections come
 // from the host (the core's optim::Schedule and AdamW, exactly). A diverged step (Trainer::step's
 // test: a non-finite loss or norm, a loss above train::kDivergedLoss) halts the run: no later
 // update applies until the host clears the flag.
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) lid: u32) {
-  let G = dim(0u); let max_norm = scalar(0u); let diverged_loss = scalar(1u);
+  let G = dim(0u); let N = dim(1u); let max_norm = scalar(0u); let diverged_loss = scalar(1u);
+  var l = 0.0;
+  for (var i = lid; i < N; i += 256u) { l += losses[i]; }
+  let loss = wg_sum(lid, l) / f32(N);
   var s = 0.0;
   for (var i = lid; i < G; i += 256u) { s += partials[i]; }
   let sum = wg_sum(lid, s);
   if (lid != 0u) { return; }
   let norm = sqrt(sum);
+  state[LOSS] = bitcast<u32>(loss);
   state[GRAD_NORM] = bitcast<u32>(norm);
-  let loss = bitcast<f32>(state[LOSS]);
   if (state[HALTED] != 0u || !is_finite(norm) || !is_finite(loss) || loss > diverged_loss) {
     state[HALTED] = 1u;
     return;
@@ -817,6 +991,116 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   grid: (d) => [d[2], 1, 1],
 };
 
+// The largest width the one-workgroup decoding kernel serves (its vectors live in workgroup memory).
+export const DECODE_LAYER_MAX_C = 256;
+
+const decode_layer: KernelDef = {
+  args: ['rw', 'rw', 'r u32', 'r', 'rw', 'r u32'],
+  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r u32', 'r', 'rw', 'r u32'], ['x', 'cache', 'state', 'params', 'scores', 'window']) +
+    STATE + attentionHead(c.HS) + reductions(256) + /* wgsl */ `
+// One whole block for the newest position p = gen_len - 1, in one workgroup (a small model's decoding
+// is a chain of matrix-vector products too small to fill a GPU: one dispatch per layer instead of five):
+//   [x = wte[window[p]] + wpe[p]]                          (embed: the first layer)
+//   cache[p] = LN1(x) @ qkv_w + qkv_b                      (C) -> (3C), the KV cache's row p
+//   x += attention(q_p; cache[0..p]) @ proj_w + proj_b
+//   x += gelu(LN2(x) @ fc_w + fc_b) @ fcproj_w + fcproj_b
+// The parameters are one binding (the params buffer) at the offsets the dims give. Each output is one
+// invocation's sum over k in order; the vectors stay in workgroup memory between the phases.
+const MAXC: u32 = ${DECODE_LAYER_MAX_C}u;
+var<workgroup> xs: array<f32, ${DECODE_LAYER_MAX_C}>;     // the residual stream (C)
+var<workgroup> ln: array<f32, ${DECODE_LAYER_MAX_C}>;     // a LayerNorm's output (C)
+var<workgroup> ys: array<f32, ${DECODE_LAYER_MAX_C}>;     // the attention's output (C)
+var<workgroup> hs: array<f32, ${4 * DECODE_LAYER_MAX_C}>; // the MLP's hidden layer (4C)
+var<workgroup> head_max: array<f32, 64>;
+var<workgroup> head_sum: array<f32, 64>;
+var<workgroup> newest: u32;
+fn layernorm(lid: u32, C: u32, w: u32, b: u32, eps: f32) {
+  var s = 0.0;
+  for (var c = lid; c < C; c += 256u) { s += xs[c]; }
+  let m = wg_sum(lid, s) / f32(C);
+  var q = 0.0;
+  for (var c = lid; c < C; c += 256u) { let d = xs[c] - m; q += d * d; }
+  let rs = 1.0 / sqrt(wg_sum(lid, q) / f32(C) + eps);
+  for (var c = lid; c < C; c += 256u) { ln[c] = (xs[c] - m) * rs * params[w + c] + params[b + c]; }
+  workgroupBarrier();
+}
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) lid: u32) {
+  let C = dim(0u); let T = dim(1u); let NH = dim(2u); let embed = dim(3u) != 0u;
+  let wte = dim(4u); let wpe = dim(5u);
+  let ln1_w = dim(6u); let ln1_b = dim(7u); let qkv_w = dim(8u); let qkv_b = dim(9u);
+  let proj_w = dim(10u); let proj_b = dim(11u); let ln2_w = dim(12u); let ln2_b = dim(13u);
+  let fc_w = dim(14u); let fc_b = dim(15u); let fcproj_w = dim(16u); let fcproj_b = dim(17u);
+  let eps = scalar(0u);
+  if (lid == 0u) { newest = state[GEN_LEN] - 1u; }
+  let p = workgroupUniformLoad(&newest);
+  let C3 = 3u * C; let C4 = 4u * C;
+  for (var c = lid; c < C; c += 256u) {
+    if (embed) { xs[c] = params[wte + window[p] * C + c] + params[wpe + p * C + c]; } else { xs[c] = x[c]; }
+  }
+  workgroupBarrier();
+  // attention sublayer
+  layernorm(lid, C, ln1_w, ln1_b, eps);
+  for (var j = lid; j < C3; j += 256u) {
+    var s = 0.0;
+    for (var k = 0u; k < C; k++) { s += ln[k] * params[qkv_w + k * C3 + j]; }
+    cache[p * C3 + j] = s + params[qkv_b + j];
+  }
+  storageBarrier();
+  workgroupBarrier();
+  let scale = 1.0 / sqrt(f32(HS));
+  let n = p + 1u;
+  for (var i = lid; i < NH * n; i += 256u) {
+    let h = i / n; let j = i % n;
+    var s = 0.0;
+    for (var d = 0u; d < HS; d++) { s += cache[p * C3 + h * HS + d] * cache[j * C3 + C + h * HS + d]; }
+    scores[h * T + j] = s * scale;
+  }
+  storageBarrier();
+  workgroupBarrier();
+  if (lid < NH) {
+    var mx = -3.0e38;
+    for (var j = 0u; j < n; j++) { mx = max(mx, scores[lid * T + j]); }
+    var sum = 0.0;
+    for (var j = 0u; j < n; j++) { sum += exp(scores[lid * T + j] - mx); }
+    head_max[lid] = mx;
+    head_sum[lid] = sum;
+  }
+  workgroupBarrier();
+  for (var c = lid; c < C; c += 256u) {
+    let h = c / HS;
+    let mx = head_max[h];
+    var acc = 0.0;
+    for (var j = 0u; j < n; j++) { acc += exp(scores[h * T + j] - mx) * cache[j * C3 + 2u * C + c]; }
+    ys[c] = acc / head_sum[h];
+  }
+  workgroupBarrier();
+  var xnew = array<f32, ${Math.ceil(DECODE_LAYER_MAX_C / 256)}>();
+  for (var c = lid; c < C; c += 256u) {
+    var s = 0.0;
+    for (var k = 0u; k < C; k++) { s += ys[k] * params[proj_w + k * C + c]; }
+    xnew[c / 256u] = xs[c] + (s + params[proj_b + c]);
+  }
+  workgroupBarrier();
+  for (var c = lid; c < C; c += 256u) { xs[c] = xnew[c / 256u]; }
+  workgroupBarrier();
+  // MLP sublayer
+  layernorm(lid, C, ln2_w, ln2_b, eps);
+  for (var j = lid; j < C4; j += 256u) {
+    var s = 0.0;
+    for (var k = 0u; k < C; k++) { s += ln[k] * params[fc_w + k * C4 + j]; }
+    hs[j] = gelu(s + params[fc_b + j]);
+  }
+  workgroupBarrier();
+  for (var c = lid; c < C; c += 256u) {
+    var s = 0.0;
+    for (var k = 0u; k < C4; k++) { s += hs[k] * params[fcproj_w + k * C + c]; }
+    x[c] = xs[c] + (s + params[fcproj_b + c]);
+  }
+}`,
+  grid: () => [1, 1, 1],
+};
+
 const sample: KernelDef = {
   args: ['rw u32', 'rw u32', 'rw u32', 'r', 'r', 'r'],
   source: kernel(['rw u32', 'rw u32', 'rw u32', 'r', 'r', 'r'], ['out_log', 'window', 'state', 'logits', 'draws', 'options'],
@@ -908,20 +1192,21 @@ fn main(@builtin(local_invocation_index) v: u32) {
 };
 
 export const KERNELS: Record<string, KernelDef> = {
-  embedding_forward, embedding_backward, layernorm_forward, layernorm_backward, layernorm_backward_params,
-  matmul, attention_forward, attention_backward_q, attention_backward_kv, attention_probs,
+  embedding_forward, embedding_backward, layernorm_forward, layernorm_backward_all, matmul, matmul_ln, linear_backward, attention_forward, attention_backward, attention_probs,
   crossentropy, mean_loss, softmax, grad_norm_partials, optimizer_scalars, adamw,
-  embedding_decode, matvec, attention_decode, sample,
+  embedding_decode, matvec, attention_decode, decode_layer, sample,
 };
 
 // Floating-point operations of an op, for the benchmark's GFLOP/s (multiply-add = 2).
 export function opFlops(kernel: string, d: number[], c: KernelConsts): number {
   switch (kernel) {
     case 'matmul': return 2 * d[0] * d[1] * d[2];
+    case 'linear_backward': return 4 * d[0] * d[1] * d[2];
+    case 'matmul_ln': return 2 * d[0] * d[1] * d[2];
     case 'matvec': return 2 * d[0] * d[1];
+    case 'decode_layer': return 2 * 12 * d[0] * d[0];
     case 'attention_forward': return 2 * 2 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
-    case 'attention_backward_q': return 2 * 3 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
-    case 'attention_backward_kv': return 2 * 4 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
+    case 'attention_backward': return 2 * 7 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
     default: return 0;
   }
 }

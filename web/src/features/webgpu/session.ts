@@ -195,13 +195,22 @@ export class WebGpuSession {
   // Attention maps and next-byte probabilities of the last block_size bytes of a text
   // (Trainer::inspect's contract).
   async inspect(text: Uint8Array): Promise<Inspection> {
+    this.bytesOnly('inspect');
     if (text.length === 0) throw new Error('inspect: give at least one byte of text');
     const T = Math.min(text.length, this.plan.model.block_size);
     return this.exec.inspect(text.subarray(text.length - T));
   }
 
+  // The GPU's sampler and inspection read bytes: a BPE model (its plan sized by vocab_size) trains
+  // here and samples on the host (the page's onGpuBytesOr).
+  private bytesOnly(what: string): void {
+    const V = this.plan.model.vocab_size;
+    if (V !== 256) throw new Error(`${what}: the GPU samples and inspects bytes; this model has ${V} BPE tokens (sync() and use the host)`);
+  }
+
   // Streaming generation, as the wasm Session's beginGeneration / generateNext.
   async beginGeneration(prompt: Uint8Array, options: SampleOptions = {}): Promise<void> {
+    this.bytesOnly('beginGeneration');
     const o = this.M.gpuSampleOptions(this.session, options); // the core validates and resolves
     const T = this.plan.model.block_size;
     const context = prompt.length === 0 ? new Uint8Array([10]) : prompt.subarray(Math.max(0, prompt.length - T));

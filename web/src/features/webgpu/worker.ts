@@ -42,10 +42,6 @@ async function attach(ctx: Ctx<WebgpuState>): Promise<void> {
       : coded('gpu.recurrent', 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU');
     return;
   }
-  if (s.config().tokenizer === 'bpe') {   // the GPU's kernels sample and size their buffers for the 256 bytes
-    st.onCpu = coded('gpu.bpe', 'a model of BPE tokens has no GPU plan (its kernels read bytes): it trains on the CPU');
-    return;
-  }
   try {
     const d = await device.get();
     const { GpuBackend } = await import('./gpu-backend');
@@ -98,6 +94,17 @@ export async function onGpuOr<T>(ctx: Ctx<WebgpuState>, f: (b: GpuBackend) => Pr
     fallBack(ctx, b, e);
     return cpu();
   }
+}
+
+/**
+ * Sampling and inspection: on the GPU for a byte model; a BPE model (trained on the GPU, its plan
+ * sized by vocab_size) brings its weights back and does them on the host's CPU (the GPU's sample
+ * kernel draws from 256 bytes).
+ */
+export async function onGpuBytesOr<T>(ctx: Ctx<WebgpuState>, f: (b: GpuBackend) => Promise<T>, cpu: () => T): Promise<T> {
+  const b = ctx.state.gpu;
+  if (b && !b.readsBytes) return onGpuOr(ctx, (g) => g.syncHost().then(cpu), cpu);
+  return onGpuOr(ctx, f, cpu);
 }
 
 /** f between training steps (on the GPU: with none in flight), else at once. */

@@ -262,7 +262,6 @@ export const errors = {
     'gpu.device_lost': 'the GPU device was lost',
     'gpu.seq2seq': 'the seq2seq model has no GPU plan: a translation run trains on the CPU',
     'gpu.recurrent': 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU',
-    'gpu.bpe': 'a model of BPE tokens has no GPU plan (its kernels read bytes): it trains on the CPU',
     'gpu.limits': "the model does not fit this GPU's limits",
     'gpu.out-of-memory': 'the GPU could not allocate the memory the model needs',
     'gpu.pipeline': 'a GPU kernel failed to build',

@@ -225,7 +225,6 @@ export const errors: typeof en = {
     'gpu.device_lost': 'GPU 设备已丢失',
     'gpu.seq2seq': '翻译模型没有 GPU 方案：翻译训练在 CPU 上进行',
     'gpu.recurrent': '循环模型（RNN、GRU、LSTM）没有 GPU 方案：它在 CPU 上训练',
-    'gpu.bpe': '读 BPE token 的模型没有 GPU 方案（它的内核按字节读）：在 CPU 上训练',
     'gpu.limits': '模型超出了这块 GPU 的限制',
     'gpu.out-of-memory': 'GPU 无法分配模型所需的显存',
     'gpu.pipeline': 'GPU 内核构建失败',
