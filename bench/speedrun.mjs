@@ -41,9 +41,9 @@ function run(setup) {
         buf = buf.slice(nl + 1);
         const t = /validation text has ([\d.]+) tokens per byte/.exec(line);
         if (t) row.tokensPerByte = tpb = Number(t[1]);
+        if (trainingFrom === null && /^step\s+0\//.test(line)) trainingFrom = Date.now();   // the step-0 evaluation: the tokenizer and the data are ready
         const m = /^step\s+(\d+)\/\d+ .*\| val ([\d.]+).*?(\d+) tok\/s/.exec(line);
         if (!m) continue;
-        if (trainingFrom === null) trainingFrom = Date.now();   // the step-0 evaluation: the tokenizer and the data are ready
         const step = Number(m[1]), perByte = Number(m[2]) * tpb;
         row.curve.push([step, Number(perByte.toFixed(4))]);
         row.tokS = Number(m[3]);
