@@ -3,8 +3,9 @@
 //      default: up to every core, count picked by the core's thread tuner), measured in steady
 //      state (after warm-up) from the page's own step counter, and as % of the SIMD128 peak per
 //      thread (the peak measured in Node by build/wasm-tests/kernels_bench.cjs when it is built);
-//   2. time to quality: from clicking Start to a validation loss <= 1.90 with the default
-//      build (threads when cross-origin isolated), on nanoGPT's CPU schedule (the preset);
+//   2. time to quality: from clicking Start to a validation loss <= 1.90 nats per byte with the
+//      default build (threads when cross-origin isolated): the page's default setup, then config S
+//      (nanoGPT's CPU schedule) in the same run (BENCH_QUALITY=S,... picks those; BENCH_ONLY=quality);
 //   3. generation bytes/s with the KV cache;
 //   4. what the run's history costs ("watch it learn": a snapshot at every evaluation): config S,
 //      an evaluation every 100 steps, the same steps timed with the history on and off
@@ -28,12 +29,13 @@ import { benchResults } from './results.mjs';
 const record = benchResults('page');
 const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-bench-');
 
+// preset null: the page's default setup (no preset clicked)
 async function open(query, evalEvery = null, preset = 'S') {
   await page.goto(base + query);
   await waitFor((d) => !!d.ready, 60_000);
   if (await page.isVisible('#resume-banner')) await page.click('#btn-discard');
   await page.click('#btn-shakespeare');
-  await page.click(`[data-preset=${preset}]`);
+  if (preset !== null) await page.click(`[data-preset=${preset}]`);
   if (evalEvery !== null) {
     await page.evaluate(() => void (document.querySelector('#settings-more').open = true));   // the knobs' disclosure
     await page.fill('#knob-eval_interval', String(evalEvery));
@@ -147,30 +149,57 @@ if ((!only && process.argv.includes('--contended')) || only === 'contended') {
   }
 }
 
-if (!only && !process.env.BENCH_SKIP_QUALITY) {
-  const ready = await open('');
-  const t0 = Date.now();
-  await page.click('#btn-start');
-  let lastBucket = -1;
-  for (;;) {
-    const d = await dbg((d) => ({ step: d.step, val: d.valLoss, running: d.running }));
-    if (d.val !== null && d.val <= 1.9) {
-      console.log(`  time to val <= 1.90 (${ready.variant}, ${ready.threads} threads): ${((Date.now() - t0) / 1000).toFixed(1)} s, at step ${d.step} (val ${d.val.toFixed(4)})`);
-      record.set('timeToQuality', { target: 1.9, reached: true, seconds: (Date.now() - t0) / 1000, step: d.step, val: d.val, variant: ready.variant, threads: ready.threads });
-      break;
+// Time to quality: wall time from the click on Start (the tokenizer's learning, the evaluations and
+// everything else the page does included) to the first validation loss <= 1.90 nats per byte
+// (nats per token x the validation text's tokens per byte, so a BPE vocabulary compares with bytes).
+// The page's default setup first (no preset clicked), then each of BENCH_QUALITY (default: S, the
+// nanoGPT schedule, as the "before"), in the same run, so that the machine's load is the same.
+// The crossing's step does not depend on the load; the time does, so tokens/s and bytes/s of the
+// run (up to the crossing, evaluations included) are printed beside it.
+if ((!only && !process.env.BENCH_SKIP_QUALITY) || only === 'quality') {
+  const quality = [];
+  for (const preset of [null, ...(process.env.BENCH_QUALITY ?? 'S').split(',').filter(Boolean)]) {
+    const ready = await open('', null, preset);
+    const config = await dbg((d) => d.settings);
+    const t0 = Date.now();
+    await page.click('#btn-start');
+    let lastBucket = -1;
+    let row = null;
+    for (;;) {
+      const d = await dbg((d) => ({ step: d.step, val: d.valLoss, running: d.running, tpb: d.model?.tokensPerByte || 1 }));
+      const sec = (Date.now() - t0) / 1000;
+      const perByte = d.val === null ? null : d.val * d.tpb;
+      if (perByte !== null && perByte <= 1.9) {
+        row = { reached: true, step: d.step, natsPerByte: perByte, natsPerToken: d.val, tokensPerByte: d.tpb };
+        break;
+      }
+      if (!d.running && d.step > 0) {
+        row = { reached: false, step: d.step, natsPerByte: perByte, natsPerToken: d.val, tokensPerByte: d.tpb };
+        break;
+      }
+      if (Math.floor(sec / 10) !== lastBucket) {
+        lastBucket = Math.floor(sec / 10);
+        console.log(`    step ${d.step}, val ${perByte?.toFixed(4) ?? '-'} nats/byte, ${sec.toFixed(0)} s`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
-    if (!d.running && d.step > 0) {
-      console.log(`  the run ended at step ${d.step} with val ${d.val} (> 1.90) after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      record.set('timeToQuality', { target: 1.9, reached: false, seconds: (Date.now() - t0) / 1000, step: d.step, val: d.val, variant: ready.variant, threads: ready.threads });
-      break;
-    }
-    if (Math.floor(d.step / 500) !== lastBucket) {
-      lastBucket = Math.floor(d.step / 500);
-      console.log(`    step ${d.step}, val ${d.val?.toFixed(4) ?? '-'}, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
+    const seconds = (Date.now() - t0) / 1000;
+    const tokS = (row.step * config.batch_size * config.block_size) / seconds;
+    const name = preset ?? `the page's default (${config.tokenizer === 'bpe' ? `BPE ${config.vocab_size}` : 'bytes'}, ${config.max_iters} steps)`;
+    Object.assign(row, { preset: name, seconds, tokS, bytesPerSec: tokS / row.tokensPerByte, variant: ready.variant, threads: ready.threads,
+      config: { n_layer: config.n_layer, n_embd: config.n_embd, block_size: config.block_size, batch_size: config.batch_size, tokenizer: config.tokenizer,
+        vocab_size: config.vocab_size, learning_rate: config.learning_rate, warmup_iters: config.warmup_iters, max_iters: config.max_iters, eval_interval: config.eval_interval } });
+    quality.push(row);
+    console.log(row.reached
+      ? `  time to val <= 1.90 nats/byte, ${name} (${ready.variant}, ${ready.threads} threads): ${seconds.toFixed(1)} s, at step ${row.step} ` +
+        `(val ${row.natsPerByte.toFixed(4)} nats/byte = ${row.natsPerToken.toFixed(4)} nats/token x ${row.tokensPerByte.toFixed(4)} tokens/byte); ` +
+        `${tokS.toFixed(0)} tokens/s = ${row.bytesPerSec.toFixed(0)} bytes/s from Start, evaluations included; load average ${os.loadavg()[0].toFixed(2)}`
+      : `  ${name}: the run ended at step ${row.step} with val ${row.natsPerByte} nats/byte (> 1.90) after ${seconds.toFixed(1)} s`);
+    await stop();
+    await page.click('#btn-reset');
+    await waitFor((d) => !d.model, 30_000);
   }
-  await stop();
+  record.set('timeToQuality', { target: 1.9, unit: 'nats per byte', runs: quality });
 }
 // The history's cost: wall-clock time of the same steps (evaluations included, so snapshots too)
 // with the history on and off, single-threaded (steadier on a shared machine), alternating.

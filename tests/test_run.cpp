@@ -330,7 +330,7 @@ TEST_CASE("presets are valid configs and the default config is preset S", "[conf
   CHECK(m.n_embd == 384);
   CHECK(m.block_size == 256);
   CHECK(num_parameters(m) > 10'000'000);
-  CHECK_THROWS_WITH(preset_config("XL"), Catch::Contains("unknown preset 'XL' (presets: tiny, S, M, s2s-tiny, s2s-small, s2s-base, lstm-tiny, lstm-S, gru-tiny, gru-S, rnn-tiny, rnn-S, s2s-lstm)"));
+  CHECK_THROWS_WITH(preset_config("XL"), Catch::Contains("unknown preset 'XL' (presets: tiny, S, fast, M, s2s-tiny, s2s-small, s2s-base, lstm-tiny, lstm-S, gru-tiny, gru-S, rnn-tiny, rnn-S, s2s-lstm)"));
 }
 
 // ---- steps computed elsewhere (Run::plan / record / record_evaluation): the WebGPU backend's run loop ----

@@ -246,7 +246,7 @@ describe('translation in the page', () => {
     // back to the language model: its data is its own (none yet), the pairs are put aside
     await page.click('label[for=mode-gpt]');
     await waitState(page, (s) => s.mode === 'gpt');
-    expect(await page.locator('#settings button.preset').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.preset))).toEqual(['tiny', 'S', 'M']);
+    expect(await page.locator('#settings button.preset').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.preset))).toEqual(['tiny', 'S', 'fast', 'M']);
     expect(await text('#corpus-info')).toMatch(/No text yet/);
     expect(await page.isVisible('#sample')).toBe(true);
     const models = await state(page, (s) => s.counts.model ?? 0);

@@ -53,7 +53,7 @@ describe('the config schema', () => {
   it('the presets are the same in the module and the CLI', () => {
     const schema = M.configSchema();
     const presets = M.presets();
-    assert.deepEqual(presets.map((p) => p.name), ['tiny', 'S', 'M', 's2s-tiny', 's2s-small', 's2s-base', 'lstm-tiny', 'lstm-S', 'gru-tiny',
+    assert.deepEqual(presets.map((p) => p.name), ['tiny', 'S', 'fast', 'M', 's2s-tiny', 's2s-small', 's2s-base', 'lstm-tiny', 'lstm-S', 'gru-tiny',
       'gru-S', 'rnn-tiny', 'rnn-S', 's2s-lstm']);
     for (const p of presets) {
       assert.deepEqual(cliConfig(['--preset', p.name]), asPrinted(p.config, schema), p.name);

@@ -113,8 +113,8 @@ describe('the features over the worker', () => {
     // it asked the core about the presets and the form
     const validate = worker.of('validate');
     expect(validate.map((m) => m.config)).toEqual([...presets.map((p) => p.config), settings.$.get().settings]);
-    // the form starts at preset S, from the module's presets (float32 noise undone)
-    expect(settings.$.get().settings).toEqual(normalise(ready.schema, presets.find((p) => p.name === 'S')!.config));
+    // the form starts at preset fast (the language model's default), from the module's presets (float32 noise undone)
+    expect(settings.$.get().settings).toEqual(normalise(ready.schema, presets.find((p) => p.name === 'fast')!.config));
     expect(settings.$.get().presetVerdicts[presets[0].name]?.parameters).toBe(77);
     expect(settings.$.get().verdict?.parameters).toBe(77);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { checkCorpusLength, knobsFor, normalise, parseSettings, presetOf, presetsFor, toFormValues } from '../src/features/settings/schema';
+import { checkCorpusLength, keepsTokenizer, knobsFor, normalise, parseSettings, presetOf, presetsFor, toFormValues } from '../src/features/settings/schema';
 import { loadScalar } from './wasm';
 
 // Every knob of the page comes from the core's schema: these tests take the schema and the
@@ -55,6 +55,21 @@ describe('settings from the core schema', () => {
   it('calls anything that differs from a preset custom', async () => {
     const { presets, knobs } = await core();
     expect(presetOf(knobs, presets, { ...presets[1].config, seed: 1 })).toBe('custom');
+  });
+
+  it('a preset keeps the tokenizer the person chose, but not the vocabulary of the fast preset', async () => {
+    const { presets } = await core();
+    const by = (name: string) => presets.find((p) => p.name === name)!;
+    const fast = by('fast').config;
+    expect(fast.tokenizer).toBe('bpe');
+    expect(fast.vocab_size).toBe(4096);
+    // from fast (the page's default) to S: S's bytes, not S on fast's vocabulary
+    expect(keepsTokenizer(presets, by('S'), fast)).toBe(false);
+    // a BPE vocabulary chosen in the form stays with S and tiny
+    expect(keepsTokenizer(presets, by('S'), { ...by('tiny').config, tokenizer: 'bpe', vocab_size: 1024 })).toBe(true);
+    expect(keepsTokenizer(presets, by('tiny'), { ...fast, vocab_size: 1024 })).toBe(true);
+    // fast brings its own vocabulary over any form
+    expect(keepsTokenizer(presets, by('fast'), { ...by('S').config, tokenizer: 'bpe', vocab_size: 1024 })).toBe(false);
   });
 
   it('undoes float32 noise from the core', async () => {

@@ -94,7 +94,7 @@ describe('pairs in the page', () => {
   it('describes a translator, lists the mode\'s presets, and writes percentages', () => {
     expect(describeModel(tiny)).toBe('translator: 1 + 1 layers × 2 heads, width 32, d_ff 64, up to 64 bytes');
     expect(presetsFor(ready.presets, 'seq2seq').map((p) => p.name)).toEqual(['s2s-tiny', 's2s-small', 's2s-base']);
-    expect(presetsFor(ready.presets, 'gpt').map((p) => p.name)).toEqual(['tiny', 'S', 'M']);
+    expect(presetsFor(ready.presets, 'gpt').map((p) => p.name)).toEqual(['tiny', 'S', 'fast', 'M']);
     expect(formatPercent(0.8125)).toBe('81.3%');
     expect(formatPercent(1)).toBe('100%');
     expect(formatPercent(0)).toBe('0%');

@@ -19,8 +19,10 @@ export { checkCorpusLength, fieldText, normalise, presetForKind, presetText } fr
 export { corpusLengthError, settingsOk };
 export type { FieldSpec, FullConfig, Key, Mode, ModelKind, SettingsSlice, Verdict };
 
-/** The preset a mode starts at (the form remembers what was chosen per mode after that). */
-const MODE_PRESET: Record<Mode, string> = { gpt: 'S', seq2seq: 's2s-small' };
+/** The preset a mode starts at (the form remembers what was chosen per mode after that). The language
+ *  model starts at "fast": S's shape on a BPE vocabulary with a schedule of about a minute (bench:page's
+ *  time to quality); S, nanoGPT's setting, is one click away. */
+const MODE_PRESET: Record<Mode, string> = { gpt: 'fast', seq2seq: 's2s-small' };
 
 export interface Settings {
   readonly $: MapStore<SettingsSlice>;

@@ -9,7 +9,7 @@ import { coreInline, h, panelHeader, setText } from '../../ui';
 import type { SessionSlice } from '../session';
 import type { Verdict } from './messages';
 import {
-  type FieldSpec, type FullConfig, type Key, type Preset, fieldText, inputStep, knobsFor, parseSettings, presetOf, presetsFor, presetText, toFormValues,
+  type FieldSpec, type FullConfig, type Key, type Preset, fieldText, inputStep, keepsTokenizer, knobsFor, parseSettings, presetOf, presetsFor, presetText, toFormValues,
 } from './schema';
 import { corpusLengthError, type SettingsSlice } from './state';
 
@@ -126,8 +126,9 @@ export class SettingsPanel {
         h('span', { class: 'preset-blurb' }, known ? tr((m) => presetText(p, m).blurb) : coreWords(p.blurb)), est);
       b.addEventListener('click', (e) => {
         if (this.locked) return;
-        // a preset sets the model's size and schedule; the tokenizer chosen stays (the presets read bytes)
-        this.set(this.base ? { ...p.config, tokenizer: this.base.tokenizer, vocab_size: this.base.vocab_size } : p.config);
+        // a preset sets the model's size and schedule; the tokenizer chosen stays, unless the preset
+        // has a vocabulary of its own (fast) or the current one came with such a preset
+        this.set(this.base && keepsTokenizer(presets, p, this.base) ? { ...p.config, tokenizer: this.base.tokenizer, vocab_size: this.base.vocab_size } : p.config);
         this.emit();
         if (e.detail === 0) this.onKeyboardPick();   // Enter or Space (a mouse click has detail >= 1)
       });

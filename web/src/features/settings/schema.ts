@@ -86,6 +86,14 @@ export function normalise(schema: FieldSpec[], c: FullConfig): FullConfig {
   return r as unknown as FullConfig;
 }
 
+/** Whether choosing preset `p` over the form `current` keeps the form's tokenizer: yes when `p` reads
+ *  bytes (most presets set the model's size and schedule only) and the form's tokenizer is not the
+ *  vocabulary of a preset that has one (fast's BPE 4,096 goes when another preset is chosen). */
+export function keepsTokenizer(presets: Preset[], p: Preset, current: FullConfig): boolean {
+  if (p.config.tokenizer !== 'bytes') return false;
+  return !presets.some((q) => q.config.tokenizer !== 'bytes' && q.config.tokenizer === current.tokenizer && q.config.vocab_size === current.vocab_size);
+}
+
 /** Which preset these settings are, if any (over the fields the form shows, the tokenizer's aside: a preset keeps it). */
 export function presetOf(knobs: FieldSpec[], presets: Preset[], s: FullConfig): string {
   const shape = knobs.filter((k) => k.name !== 'vocab_size');
