@@ -16,6 +16,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
 #include "tinygpt/estimate.h"
+#include "tinygpt/hidden.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/share.h"
 #include "tinygpt/tokenizer.h"
@@ -423,4 +424,47 @@ TEST_CASE("a BPE run's link carries its tokenizer and its replay check speaks in
   std::string url = share::make_link(made, "https://x/");
   url = url.substr(0, url.find("&tok="));
   CHECK(code_of([&] { share::parse_link(url); }) == "share.bad_tokenizer");
+}
+
+TEST_CASE("the hidden-state view reads a BPE model's tokens, each labelled by its bytes' place in the text", "[tokenizer][hidden]") {
+  for (ModelKind kind : {ModelKind::lstm, ModelKind::gru}) {
+    INFO(model_kind_name(kind));
+    auto tok = tokenizer(320);
+    train::Trainer t(bpe_config(kind, 320));
+    t.set_tokenizer(tok);
+    t.set_corpus(text());
+    for (int i = 0; i < 3; i++) t.step();
+    // longer than block_size tokens: windows carried over, as generation does
+    const std::string s = "the \"king\" and queen of hearts sang low, lower, \"lowest\".\nthe kalo queen sang";
+    const hidden::Trace tr = t.trace_hidden(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    const std::vector<int32_t> ids = tok->encode(s);
+    REQUIRE(tr.T == int(ids.size()));
+    CHECK(tr.T < int(s.size()) * 3 / 4);  // merges made: fewer positions than bytes (46 of 77 at 64 merges)
+    CHECK(tr.tokens == ids);
+    REQUIRE(tr.ends.size() == ids.size());
+    for (size_t k = 0; k < ids.size(); k++) {
+      const size_t from = k ? size_t(tr.ends[k - 1]) : 0;
+      CHECK(s.substr(from, size_t(tr.ends[k]) - from) == tok->token_bytes(ids[k]));
+    }
+    CHECK(tr.ends.back() == int(s.size()));
+    CHECK(tr.h.size() == size_t(tr.L) * tr.T * tr.H);
+    // a token's pattern value is the byte pattern's at its last byte
+    const std::vector<float> bytes = hidden::signal("quote", reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    const std::vector<float> per = hidden::token_signal(bytes, tr.ends);
+    REQUIRE(per.size() == ids.size());
+    for (size_t k = 0; k < ids.size(); k++) CHECK(per[k] == bytes[size_t(tr.ends[k]) - 1]);
+    CHECK(!hidden::search_units(tr, per, 3).empty());
+    // a byte model's trace: one position per byte, ends t + 1
+    train::Trainer b([&] {
+      Config c = bpe_config(kind, 256);
+      c.tokenizer = TokenizerKind::bytes;
+      return c;
+    }());
+    b.set_corpus(text());
+    const hidden::Trace bt = b.trace_hidden(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    REQUIRE(bt.T == int(s.size()));
+    CHECK(bt.ends.back() == int(s.size()));
+    CHECK(bt.tokens[4] == int32_t(uint8_t(s[4])));
+    CHECK(hidden::token_signal(bytes, bt.ends) == bytes);
+  }
 }

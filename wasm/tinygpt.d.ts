@@ -576,7 +576,10 @@ export interface HiddenTrace {
   kind: 'rnn' | 'gru' | 'lstm';
   T: number; L: number; H: number;
   G: number;               // gate rows per unit: lstm 4 (i f g o), gru 3 (r z n), rnn 0
-  h: Float32Array;         // (L, T, H) hidden units after each byte
+  tokens: Int32Array;      // (T) the ids read: a byte model's bytes, a BPE model's tokens
+  ends: Int32Array;        // (T) the text's byte offset after each position's token (a byte model's: t + 1)
+  labels: string[];        // (T) each token's text (Tokenizer.tokenText)
+  h: Float32Array;         // (L, T, H) hidden units after each position
   c: Float32Array;         // (L, T, H) the LSTM's cell states (empty otherwise)
   gates: Float32Array;     // (L, T, G, H)
 }

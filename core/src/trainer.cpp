@@ -704,10 +704,13 @@ std::vector<sample::Token> Trainer::generate(const std::string& prompt, int n, c
 
 hidden::Trace Trainer::trace_hidden(const uint8_t* bytes, size_t n) {
   model::Recurrent& m = recurrent();
-  if (tokenizer_)
-    throw Error(coded("hidden.bytes_only", {}, "the hidden-state view reads a text byte by byte: a BPE run has none for now"));
   reserve_arena();
-  return hidden::trace(m, arena_, bytes, n);
+  if (!tokenizer_) return hidden::trace(m, arena_, bytes, n);
+  // a BPE model reads the text's tokens; each position's bytes are its token's
+  const std::vector<int32_t> ids = encode(std::string_view(reinterpret_cast<const char*>(bytes), n));
+  std::vector<int32_t> lengths(ids.size());
+  for (size_t t = 0; t < ids.size(); t++) lengths[t] = int32_t(tokenizer_->token_bytes(ids[t]).size());
+  return hidden::trace(m, arena_, ids.data(), lengths.data(), ids.size());
 }
 
 sample::Translation Trainer::translate(const std::string& source, const sample::TranslateOptions& options) const {
