@@ -24,10 +24,14 @@ const vocabs = (process.env.BENCH_TOKENIZER_VOCABS || '1024,4096').split(',').ma
 const repeats = Number(process.env.BENCH_TOKENIZER_REPEAT || 5);
 
 const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// Wall seconds, and this process's CPU seconds (user + system): on a loaded machine the CPU time is
+// the speed of one core while it runs (tokenizer_bench measures its thread's the same way).
 function seconds(f) {
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   const result = f();
-  return { s: Number(process.hrtime.bigint() - t0) / 1e9, result };
+  const c = process.cpuUsage(c0);
+  return { s: Number(process.hrtime.bigint() - t0) / 1e9, cpu: (c.user + c.system) / 1e6, result };
 }
 const round = (x, d = 2) => Number(x.toFixed(d));
 
@@ -66,16 +70,18 @@ for (let k = 0; k < repeats; k++) {
     const train = seconds(() => M.trainTokenizer(text, v, null));
     const t = train.result;
     const enc = seconds(() => t.encode(text).length);
-    wasm.vocabularies.push({ vocab: v, train_mb_s: MB / train.s, encode_mb_s: MB / enc.s, tokens: enc.result });
+    wasm.vocabularies.push({ vocab: v, train_mb_s: MB / train.s, encode_mb_s: MB / enc.s, train_cpu_mb_s: MB / train.cpu,
+      encode_cpu_mb_s: MB / enc.cpu, tokens: enc.result });
     t.delete();
   }
   const genc = seconds(() => g.encode(text).length);
-  wasm.gpt2 = { encode_mb_s: MB / genc.s, tokens: genc.result };
+  wasm.gpt2 = { encode_mb_s: MB / genc.s, encode_cpu_mb_s: MB / genc.cpu, tokens: genc.result };
   const wsame = seconds(() => g.encode(same).length);
   const ref = seconds(() => gt.encode(str).length);
   if (ref.result !== wsame.result) throw new Error('gpt-tokenizer and tinygpt disagree on the token count of the same text');
   // native on the same string's bytes: tokenizer_bench encodes TEXT's bytes; the U+FFFD text differs in a few bytes
-  rounds.push({ native, wasm, reference: { encode_mb_s: strMB / ref.s, tokens: ref.result, wasm_same_text_mb_s: strMB / wsame.s } });
+  rounds.push({ native, wasm, reference: { encode_mb_s: strMB / ref.s, encode_cpu_mb_s: strMB / ref.cpu, tokens: ref.result,
+    wasm_same_text_mb_s: strMB / wsame.s, wasm_same_text_cpu_mb_s: strMB / wsame.cpu } });
   console.log(`round ${k + 1}: native encode ${native.vocabularies[0].encode_mb_s} MB/s, wasm ${(MB / genc.s).toFixed(1)}, gpt-tokenizer ${(strMB / ref.s).toFixed(1)}`);
 }
 g.delete();
@@ -83,16 +89,19 @@ g.delete();
 const pick = (f) => round(med(rounds.map(f)));
 const native = {
   vocabularies: vocabs.map((v, i) => ({ vocab: v, train_mb_s: pick((r) => r.native.vocabularies[i].train_mb_s),
-    encode_mb_s: pick((r) => r.native.vocabularies[i].encode_mb_s), tokens: rounds[0].native.vocabularies[i].tokens,
+    encode_mb_s: pick((r) => r.native.vocabularies[i].encode_mb_s), train_cpu_mb_s: pick((r) => r.native.vocabularies[i].train_cpu_mb_s),
+    encode_cpu_mb_s: pick((r) => r.native.vocabularies[i].encode_cpu_mb_s), tokens: rounds[0].native.vocabularies[i].tokens,
     bytes_per_token: rounds[0].native.vocabularies[i].bytes_per_token })),
-  gpt2: { encode_mb_s: pick((r) => r.native.gpt2.encode_mb_s), tokens: rounds[0].native.gpt2.tokens },
+  gpt2: { encode_mb_s: pick((r) => r.native.gpt2.encode_mb_s), encode_cpu_mb_s: pick((r) => r.native.gpt2.encode_cpu_mb_s), tokens: rounds[0].native.gpt2.tokens },
 };
 const wasm = {
   vocabularies: vocabs.map((v, i) => ({ vocab: v, train_mb_s: pick((r) => r.wasm.vocabularies[i].train_mb_s),
-    encode_mb_s: pick((r) => r.wasm.vocabularies[i].encode_mb_s), tokens: rounds[0].wasm.vocabularies[i].tokens })),
-  gpt2: { encode_mb_s: pick((r) => r.wasm.gpt2.encode_mb_s), tokens: rounds[0].wasm.gpt2.tokens },
+    encode_mb_s: pick((r) => r.wasm.vocabularies[i].encode_mb_s), train_cpu_mb_s: pick((r) => r.wasm.vocabularies[i].train_cpu_mb_s),
+    encode_cpu_mb_s: pick((r) => r.wasm.vocabularies[i].encode_cpu_mb_s), tokens: rounds[0].wasm.vocabularies[i].tokens })),
+  gpt2: { encode_mb_s: pick((r) => r.wasm.gpt2.encode_mb_s), encode_cpu_mb_s: pick((r) => r.wasm.gpt2.encode_cpu_mb_s), tokens: rounds[0].wasm.gpt2.tokens },
 };
 const reference = { package: `gpt-tokenizer@${version}`, encoding: 'r50k_base (GPT-2)', encode_mb_s: pick((r) => r.reference.encode_mb_s),
+  encode_cpu_mb_s: pick((r) => r.reference.encode_cpu_mb_s),
   tokens: rounds[0].reference.tokens, wasm_same_text_mb_s: pick((r) => r.reference.wasm_same_text_mb_s) };
 console.log('native', JSON.stringify(native));
 console.log('wasm', JSON.stringify(wasm));
@@ -110,6 +119,10 @@ record.set('summary', {
   native_train_mb_s: v0.train_mb_s, native_encode_mb_s: v0.encode_mb_s, native_gpt2_encode_mb_s: native.gpt2.encode_mb_s,
   wasm_train_mb_s: wasm.vocabularies[0].train_mb_s, wasm_encode_mb_s: wasm.vocabularies[0].encode_mb_s, wasm_gpt2_encode_mb_s: wasm.gpt2.encode_mb_s,
   gpt_tokenizer_encode_mb_s: reference.encode_mb_s,
+  // the same figures in CPU time (one core while it runs: the goals' measure on a shared machine)
+  native_train_cpu_mb_s: v0.train_cpu_mb_s, native_encode_cpu_mb_s: v0.encode_cpu_mb_s, native_gpt2_encode_cpu_mb_s: native.gpt2.encode_cpu_mb_s,
+  wasm_train_cpu_mb_s: wasm.vocabularies[0].train_cpu_mb_s, wasm_encode_cpu_mb_s: wasm.vocabularies[0].encode_cpu_mb_s,
+  wasm_gpt2_encode_cpu_mb_s: wasm.gpt2.encode_cpu_mb_s, gpt_tokenizer_encode_cpu_mb_s: reference.encode_cpu_mb_s,
   wasm_over_native_train: ratio((r) => r.wasm.vocabularies[0].train_mb_s / r.native.vocabularies[0].train_mb_s),
   wasm_over_native_encode: ratio((r) => r.wasm.vocabularies[0].encode_mb_s / r.native.vocabularies[0].encode_mb_s),
   native_gpt2_over_gpt_tokenizer: ratio((r) => r.native.gpt2.encode_mb_s / r.reference.encode_mb_s),

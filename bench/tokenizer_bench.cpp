@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <ctime>
 #include <vector>
 
 #include "tinygpt/io.h"
@@ -17,16 +18,31 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// This thread's CPU seconds: on a loaded machine (other processes on the cores) the speed of one
+// core when it runs, next to the wall clock's.
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+struct Seconds {
+  double wall, cpu;  // medians
+};
+
 template <class F>
-double median_seconds(int repeats, F&& f) {
-  std::vector<double> t;
+Seconds median_seconds(int repeats, F&& f) {
+  std::vector<double> t, c;
   for (int i = 0; i < repeats; i++) {
     const auto t0 = Clock::now();
+    const double c0 = cpu_now();
     f();
+    c.push_back(cpu_now() - c0);
     t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
   }
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::sort(c.begin(), c.end());
+  return {t[t.size() / 2], c[c.size() / 2]};
 }
 
 std::string read(const std::string& path) {
@@ -56,19 +72,21 @@ int main(int argc, char** argv) {
       const int vocab = std::stoi(list.substr(at, comma - at));
       at = comma + 1;
       std::optional<tok::Tokenizer> t;
-      const double train_s = median_seconds(repeats, [&] { t = tok::train_bpe(src, vocab); });
+      const Seconds train = median_seconds(repeats, [&] { t = tok::train_bpe(src, vocab); });
       size_t n = 0;
-      const double enc_s = median_seconds(repeats, [&] { n = t->encode(text).size(); });
-      std::printf("%s{\"vocab\": %d, \"train_s\": %.4f, \"train_mb_s\": %.2f, \"encode_s\": %.4f, \"encode_mb_s\": %.2f, \"tokens\": %zu, "
-                  "\"bytes_per_token\": %.4f}",
-                  first ? "" : ", ", vocab, train_s, mb / train_s, enc_s, mb / enc_s, n, double(bytes.size()) / double(n));
+      const Seconds enc = median_seconds(repeats, [&] { n = t->encode(text).size(); });
+      std::printf("%s{\"vocab\": %d, \"train_s\": %.4f, \"train_mb_s\": %.2f, \"train_cpu_mb_s\": %.2f, \"encode_s\": %.4f, "
+                  "\"encode_mb_s\": %.2f, \"encode_cpu_mb_s\": %.2f, \"tokens\": %zu, \"bytes_per_token\": %.4f}",
+                  first ? "" : ", ", vocab, train.wall, mb / train.wall, mb / train.cpu, enc.wall, mb / enc.wall, mb / enc.cpu, n,
+                  double(bytes.size()) / double(n));
       first = false;
     }
     const std::string dir = argv[3];
     const tok::Tokenizer g = tok::Tokenizer::from_gpt2(read(dir + "/vocab.json"), read(dir + "/merges.txt"));
     size_t n = 0;
-    const double enc_s = median_seconds(repeats, [&] { n = g.encode(text).size(); });
-    std::printf("], \"gpt2\": {\"encode_s\": %.4f, \"encode_mb_s\": %.2f, \"tokens\": %zu}}\n", enc_s, mb / enc_s, n);
+    const Seconds enc = median_seconds(repeats, [&] { n = g.encode(text).size(); });
+    std::printf("], \"gpt2\": {\"encode_s\": %.4f, \"encode_mb_s\": %.2f, \"encode_cpu_mb_s\": %.2f, \"tokens\": %zu}}\n", enc.wall,
+                mb / enc.wall, mb / enc.cpu, n);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenizer_bench: %s\n", e.what());

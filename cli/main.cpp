@@ -853,10 +853,11 @@ int cmd_hidden(const Args& args) {
   const hidden::Trace tr = trainer->trace_hidden(text.data(), text.size());
   const long top = args.integer("top", 5);
   if (top < 1) throw Error("--top must be >= 1");
-  std::printf("%s, %d layers of %d units, traced over %d bytes\n", tr.kind.c_str(), tr.L, tr.H, tr.T);
+  const bool tokens = trainer->tokenizer() != nullptr;  // a BPE model: positions are tokens, a pattern taken at each one's last byte
+  std::printf("%s, %d layers of %d units, traced over %d %s\n", tr.kind.c_str(), tr.L, tr.H, tr.T, tokens ? "tokens" : "bytes");
   for (const hidden::PatternInfo& p : hidden::patterns()) {
     if (args.has("pattern") && args.str("pattern", "") != p.name) continue;
-    const std::vector<float> sig = hidden::signal(p.name, text.data(), size_t(tr.T));
+    const std::vector<float> sig = hidden::token_signal(hidden::signal(p.name, text.data(), text.size()), tr.ends);
     std::printf("\n%s (%s):\n", p.name, p.description);
     for (const hidden::UnitMatch& u : hidden::search_units(tr, sig, int(top)))
       std::printf("  layer %d unit %3d %s   r = %+.3f\n", u.layer, u.unit, u.state.c_str(), double(u.correlation));

@@ -417,6 +417,30 @@ TEST_CASE("a long piece merges the same through the heap as through the arrays",
   }
 }
 
+TEST_CASE("the piece cache gives the ids of the uncached merge, through its growth and its restarts", "[tokenizer]") {
+  const tok::Tokenizer t = train(shakespeare(300'000), 1000);
+  // 300,000 distinct words of 3 to 40 bytes (over the cache's 131,072 entries: it grows, then
+  // starts again), each seen twice at distances that cross the restarts, some longer than the
+  // entries' inline keys
+  data::Rng rng(11);
+  std::vector<std::string> words;
+  for (int i = 0; i < 300'000; i++) {
+    std::string w = " ";
+    for (int k = i; k > 0 || w.size() < 3; k /= 7) w += "etaoinsh"[k % 7 + (k & 1)];
+    for (size_t n = rng.below(8) == 0 ? size_t(rng.below(30)) : 0; n > 0; n--) w += "etaoin"[rng.below(6)];
+    words.push_back(w);
+  }
+  std::string text;
+  for (int i = 0; i < 600'000; i++) text += words[size_t(i < 300'000 ? i : rng.below(300'000))];
+  tok::Encoder enc(t);
+  std::vector<int32_t> cached, plain;
+  enc.text(reinterpret_cast<const uint8_t*>(text.data()), text.size(), cached);
+  for (const auto& [b, e] : tok::pretokenize(text)) enc.piece_once(reinterpret_cast<const uint8_t*>(text.data()) + b, e - b, plain);
+  REQUIRE(cached.size() == plain.size());
+  CHECK(cached == plain);
+  CHECK(t.decode(cached) == text);
+}
+
 TEST_CASE("a stream encoded in chunks of any size gives the ids of the whole text", "[tokenizer]") {
   const tok::Tokenizer t = train(shakespeare(100'000), 400);
   std::string text = gpt2_test_text(30'000) + std::string(300, ' ') + "x" + std::string(70'000, 'z') + "\n\n  ";

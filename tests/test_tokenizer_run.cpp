@@ -16,6 +16,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/io.h"
 #include "tinygpt/estimate.h"
+#include "tinygpt/hidden.h"
 #include "tinygpt/safetensors.h"
 #include "tinygpt/share.h"
 #include "tinygpt/tokenizer.h"
@@ -178,8 +179,6 @@ TEST_CASE("a BPE run reads text only through its tokenizer, and only through one
   t.set_tokenizer(tokenizer(300));
   CHECK(t.corpus_size() == tokens);
   CHECK(tokens < text().size() / 2);
-  // the history views read bytes: a BPE run has none yet
-  CHECK(code_of([&] { t.start_history(); }) == "watch.bytes_only");
 }
 
 TEST_CASE("a BPE model generates and inspects token ids, labelled by the tokenizer", "[tokenizer][sample]") {
@@ -423,4 +422,116 @@ TEST_CASE("a BPE run's link carries its tokenizer and its replay check speaks in
   std::string url = share::make_link(made, "https://x/");
   url = url.substr(0, url.find("&tok="));
   CHECK(code_of([&] { share::parse_link(url); }) == "share.bad_tokenizer");
+}
+
+TEST_CASE("the hidden-state view reads a BPE model's tokens, each labelled by its bytes' place in the text", "[tokenizer][hidden]") {
+  for (ModelKind kind : {ModelKind::lstm, ModelKind::gru}) {
+    INFO(model_kind_name(kind));
+    auto tok = tokenizer(320);
+    train::Trainer t(bpe_config(kind, 320));
+    t.set_tokenizer(tok);
+    t.set_corpus(text());
+    for (int i = 0; i < 3; i++) t.step();
+    // longer than block_size tokens: windows carried over, as generation does
+    const std::string s = "the \"king\" and queen of hearts sang low, lower, \"lowest\".\nthe kalo queen sang";
+    const hidden::Trace tr = t.trace_hidden(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    const std::vector<int32_t> ids = tok->encode(s);
+    REQUIRE(tr.T == int(ids.size()));
+    CHECK(tr.T < int(s.size()) * 3 / 4);  // merges made: fewer positions than bytes (46 of 77 at 64 merges)
+    CHECK(tr.tokens == ids);
+    REQUIRE(tr.ends.size() == ids.size());
+    for (size_t k = 0; k < ids.size(); k++) {
+      const size_t from = k ? size_t(tr.ends[k - 1]) : 0;
+      CHECK(s.substr(from, size_t(tr.ends[k]) - from) == tok->token_bytes(ids[k]));
+    }
+    CHECK(tr.ends.back() == int(s.size()));
+    CHECK(tr.h.size() == size_t(tr.L) * tr.T * tr.H);
+    // a token's pattern value is the byte pattern's at its last byte
+    const std::vector<float> bytes = hidden::signal("quote", reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    const std::vector<float> per = hidden::token_signal(bytes, tr.ends);
+    REQUIRE(per.size() == ids.size());
+    for (size_t k = 0; k < ids.size(); k++) CHECK(per[k] == bytes[size_t(tr.ends[k]) - 1]);
+    CHECK(!hidden::search_units(tr, per, 3).empty());
+    // a byte model's trace: one position per byte, ends t + 1
+    train::Trainer b([&] {
+      Config c = bpe_config(kind, 256);
+      c.tokenizer = TokenizerKind::bytes;
+      return c;
+    }());
+    b.set_corpus(text());
+    const hidden::Trace bt = b.trace_hidden(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    REQUIRE(bt.T == int(s.size()));
+    CHECK(bt.ends.back() == int(s.size()));
+    CHECK(bt.tokens[4] == int32_t(uint8_t(s[4])));
+    CHECK(hidden::token_signal(bytes, bt.ends) == bytes);
+  }
+}
+
+TEST_CASE("a BPE language model keeps a history in tokens: probe, map and losses, through a checkpoint", "[tokenizer][watch]") {
+  for (ModelKind kind : {ModelKind::gpt, ModelKind::lstm}) {
+    INFO(model_kind_name(kind));
+    auto tok = tokenizer(320);
+    train::Trainer t(bpe_config(kind, 320));
+    t.set_tokenizer(tok);
+    t.set_corpus(text());
+    t.start_history();
+    const watch::History& h = t.history();
+    REQUIRE(h.enabled());
+    REQUIRE(!h.tokens().empty());
+    const watch::Layout& l = h.layout();
+    CHECK(l.T == 16);  // min(kMaxProbe, block_size) tokens of the validation split
+    const std::vector<int32_t> probe = h.probe_tokens(), map = h.map_tokens();
+    REQUIRE(int(probe.size()) == l.T);
+    REQUIRE(int(map.size()) == l.N);
+    CHECK(l.N > 64);  // merged tokens among the map's rows
+    CHECK(l.N <= watch::kMapTokens);
+    CHECK(std::is_sorted(map.begin(), map.end()));
+    CHECK(std::any_of(map.begin(), map.end(), [](int32_t id) { return id >= 256; }));
+    // the probe's text is its tokens' bytes, and encodes back to them (it starts on a line)
+    CHECK(std::string(h.probe().begin(), h.probe().end()) == tok->decode(probe));
+    for (const int32_t id : probe) CHECK((id >= 0 && id < 320));
+    // a given probe is encoded by the run's tokenizer
+    const std::string given = "the king sang low, lower";
+    const std::vector<uint8_t> given_bytes(given.begin(), given.end());
+    t.start_history(given_bytes);
+    const std::vector<int32_t> ids = tok->encode(given);
+    REQUIRE(t.history().probe_tokens() == ids);
+    for (int i = 0; i < 3; i++) t.step();
+    t.record_snapshot();
+    t.step();
+    t.record_snapshot();
+    REQUIRE(h.snapshots().size() == 2);
+    const watch::Snapshot& s = h.snapshots().back();
+    const int T = int(ids.size());
+    CHECK(s.embedding.size() == size_t(h.layout().N) * 2);
+    REQUIRE(s.probe_loss.size() == size_t(T));
+    CHECK(std::isnan(s.probe_loss[0]));
+    // the probe's loss at t is -ln p(token t | tokens before), over the model's whole vocabulary
+    const train::Inspection in = t.inspect(given_bytes.data(), given_bytes.size());
+    REQUIRE(in.tokens == ids);
+    const size_t V = in.probs.size() / size_t(in.T);
+    for (int k = 1; k < T; k++) {
+      const float p = in.probs[size_t(k - 1) * V + size_t(ids[size_t(k)])];
+      CHECK(s.probe_loss[size_t(k)] == Approx(-std::log(p)).margin(1e-4));
+    }
+    // through a checkpoint (format 2: history.tokens) unchanged
+    const std::vector<uint8_t> file = ckpt::serialize(t);
+    auto back = ckpt::deserialize(file.data(), file.size(), int64_t(1) << 30);
+    const watch::History& r = back->history();
+    CHECK(r.tokens() == h.tokens());
+    CHECK(r.probe() == h.probe());
+    CHECK(r.layout() == h.layout());
+    const std::vector<float>& rl = r.snapshots().back().probe_loss;
+    CHECK(std::vector<float>(rl.begin() + 1, rl.end()) == std::vector<float>(s.probe_loss.begin() + 1, s.probe_loss.end()));  // 0: NaN
+    CHECK(r.pack().meta[0] == 2);
+  }
+  // a byte run's history stays format 1, without tokens
+  Config bytes = bpe_config(ModelKind::gpt, 256);
+  bytes.tokenizer = TokenizerKind::bytes;
+  train::Trainer b(bytes);
+  b.set_corpus(text());
+  b.start_history();
+  CHECK(b.history().tokens().empty());
+  CHECK(b.history().pack().meta[0] == 1);
+  CHECK(b.history().map_tokens().size() == b.history().bytes().size());
 }

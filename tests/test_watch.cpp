@@ -310,8 +310,10 @@ TEST_CASE("a damaged history is refused with its own message", "[watch][checkpoi
   bad.attention.pop_back();
   CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("history.attention holds"));
   bad = p;
-  bad.meta[0] = 2;
+  bad.meta[0] = 3;
   CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("written by a newer version"));
+  bad.meta[0] = 2;  // a token history (a BPE run's) without its tokens
+  CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("history.tokens holds 0 tokens"));
   bad = p;
   bad.steps[1] = 0;
   CHECK_THROWS_WITH(watch::History::unpack(bad, 5), Catch::Contains("not increasing"));
@@ -491,7 +493,7 @@ TEST_CASE("embedding neighbours read the rows of the mapped bytes in wte", "[wat
   const float* wte = m.params() + m.param_info("wte").offset;
   for (uint8_t b : bytes) rows.insert(rows.end(), wte + size_t(b) * C, wte + size_t(b + 1) * C);
   const watch::Neighbours want = watch::nearest_neighbours(rows.data(), int(bytes.size()), C, 3);
-  const watch::Neighbours got = watch::embedding_neighbours(m, bytes, 3);
+  const watch::Neighbours got = watch::embedding_neighbours(m, std::vector<int32_t>(bytes.begin(), bytes.end()), 3);
   CHECK(got.index == want.index);
   CHECK(got.similarity == want.similarity);
   // each row's own embedding is not its neighbour, and cosines are in [-1, 1], descending

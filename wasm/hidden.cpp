@@ -8,8 +8,10 @@ namespace tinygpt::js {
 
 namespace {
 
-// {kind, T, L, H, G, h: Float32Array (L, T, H), c: Float32Array (L, T, H) (lstm; else empty),
-//  gates: Float32Array (L, T, G, H) (lstm i f g o, gru r z n; rnn: empty)}
+// {kind, T, L, H, G, tokens: Int32Array (T), ends: Int32Array (T) (the text's byte offset after
+//  each position's token), labels: string[] (T: each token's text), h: Float32Array (L, T, H),
+//  c: Float32Array (L, T, H) (lstm; else empty), gates: Float32Array (L, T, G, H) (lstm i f g o,
+//  gru r z n; rnn: empty)}. A byte model's positions are the bytes; a BPE model's its tokens.
 val hidden_trace(Session& s, const val& text) {
   return guarded([&] {
     const std::vector<uint8_t> b = bytes_from(text, "the text");
@@ -20,6 +22,11 @@ val hidden_trace(Session& s, const val& text) {
     o.set("L", tr.L);
     o.set("H", tr.H);
     o.set("G", tr.G);
+    o.set("tokens", copy_to_js("Int32Array", tr.tokens.data(), tr.tokens.size()));
+    o.set("ends", copy_to_js("Int32Array", tr.ends.data(), tr.ends.size()));
+    val labels = val::array();
+    for (const int32_t id : tr.tokens) labels.call<void>("push", s.trainer().token_text(id));
+    o.set("labels", labels);
     o.set("h", copy_to_js("Float32Array", tr.h.data(), tr.h.size()));
     o.set("c", copy_to_js("Float32Array", tr.c.data(), tr.c.size()));
     o.set("gates", copy_to_js("Float32Array", tr.gates.data(), tr.gates.size()));
@@ -49,13 +56,14 @@ val hidden_signal(const std::string& pattern, const val& text) {
 }
 
 // [{layer, unit, state: 'h' | 'c', correlation}]: the k units that follow the pattern best on the
-// text (its first hidden::kMaxTraceBytes bytes), |correlation| largest first
+// text (its first hidden::kMaxTraceBytes positions), |correlation| largest first; a BPE model's
+// tokens take the pattern's value at their last byte (hidden::token_signal)
 val hidden_search(Session& s, const val& text, const std::string& pattern, int k) {
   return guarded([&] {
     if (k < 1 || k > 1024) throw Error("hiddenSearch: k must be 1 to 1024, not " + std::to_string(k));
     const std::vector<uint8_t> b = bytes_from(text, "the text");
     const hidden::Trace tr = s.trainer().trace_hidden(b.data(), b.size());
-    const std::vector<float> sig = hidden::signal(pattern, b.data(), size_t(tr.T));
+    const std::vector<float> sig = hidden::token_signal(hidden::signal(pattern, b.data(), b.size()), tr.ends);
     val out = val::array();
     for (const hidden::UnitMatch& u : hidden::search_units(tr, sig, k)) {
       val o = val::object();

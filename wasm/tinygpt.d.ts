@@ -578,7 +578,10 @@ export interface HiddenTrace {
   kind: 'rnn' | 'gru' | 'lstm';
   T: number; L: number; H: number;
   G: number;               // gate rows per unit: lstm 4 (i f g o), gru 3 (r z n), rnn 0
-  h: Float32Array;         // (L, T, H) hidden units after each byte
+  tokens: Int32Array;      // (T) the ids read: a byte model's bytes, a BPE model's tokens
+  ends: Int32Array;        // (T) the text's byte offset after each position's token (a byte model's: t + 1)
+  labels: string[];        // (T) each token's text (Tokenizer.tokenText)
+  h: Float32Array;         // (L, T, H) hidden units after each position
   c: Float32Array;         // (L, T, H) the LSTM's cell states (empty otherwise)
   gates: Float32Array;     // (L, T, G, H)
 }
@@ -602,9 +605,13 @@ export interface WatchHistory {
   kind: ModelKind;         // rnn, gru, lstm: no attention (NH 0, attentionBytes 0); lstm_seq2seq: one cross map (1, 1, T, S)
   L: number; NH: number; Le: number; S: number; T: number; N: number; P: number;
   attentionBytes: number;  // A: bytes of one snapshot's quantised attention
-  probe: Uint8Array;       // gpt: the probe text (T); seq2seq: the target (T - 1)
+  probe: Uint8Array;       // gpt: the probe text (T; a BPE model's: its tokens' bytes); seq2seq: the target (T - 1)
   probeSource: Uint8Array; // seq2seq: the probe's source (S)
-  bytes: Uint8Array;       // (N) byte values on the embedding map
+  bytes: Uint8Array;       // (N) byte values on the embedding map (a byte model's)
+  probeTokens: Int32Array; // a BPE language model's: (T) the probe's tokens (empty for bytes)
+  mapTokens: Int32Array;   // a BPE language model's: (N) the tokens on the embedding map, its most frequent (empty for bytes)
+  probeLabels: string[];   // (T) the probe's tokens by their text (Tokenizer.tokenText; empty for bytes)
+  mapLabels: string[];     // (N) the map's tokens by their text (empty for bytes)
   baselines: Baselines;
   total: number;           // snapshots kept
   sizeBytes: number;       // what they add to a checkpoint

@@ -48,6 +48,11 @@ val history_layout_to_js(const watch::History& h) {
   o.set("probe", copy_to_js("Uint8Array", h.probe().data(), h.probe().size()));
   o.set("probeSource", copy_to_js("Uint8Array", h.probe_source().data(), h.probe_source().size()));
   o.set("bytes", copy_to_js("Uint8Array", h.bytes().data(), h.bytes().size()));
+  // a BPE language model's history: the probe's tokens and the map's, by id and by text (empty for bytes)
+  const std::vector<int32_t> probe_tokens = h.tokens().empty() ? std::vector<int32_t>{} : h.probe_tokens();
+  const std::vector<int32_t> map_tokens = h.tokens().empty() ? std::vector<int32_t>{} : h.map_tokens();
+  o.set("probeTokens", copy_to_js("Int32Array", probe_tokens.data(), probe_tokens.size()));
+  o.set("mapTokens", copy_to_js("Int32Array", map_tokens.data(), map_tokens.size()));
   o.set("baselines", baselines_to_js(h.baselines()));
   o.set("total", double(h.snapshots().size()));
   o.set("sizeBytes", double(h.size_bytes()));
@@ -62,6 +67,15 @@ val watch_history(Session& s, double after_step) {
   return guarded([&] {
     const watch::History& h = s.trainer().history();
     val o = history_layout_to_js(h);
+    // a BPE history's tokens by their text (Tokenizer::token_text): the views' labels
+    const auto texts = [&](const std::vector<int32_t>& ids) {
+      val out = val::array();
+      if (!h.tokens().empty())
+        for (const int32_t id : ids) out.call<void>("push", s.trainer().token_text(id));
+      return out;
+    };
+    o.set("probeLabels", texts(h.probe_tokens()));
+    o.set("mapLabels", texts(h.map_tokens()));
     std::vector<double> steps;
     std::vector<uint8_t> attention;
     std::vector<float> embedding, probe_loss, position_loss;
@@ -89,7 +103,7 @@ val watch_neighbours(Session& s, int k) {
   return guarded([&] {
     if (k < 0 || k > 256) throw Error("watchNeighbours: k must be 0 to 256, not " + std::to_string(k));
     train::Trainer& t = s.trainer();
-    const std::vector<uint8_t>& bytes = t.history().bytes();
+    const std::vector<int32_t> bytes = t.history().map_tokens();
     const watch::Neighbours n = t.kind() == ModelKind::gpt            ? watch::embedding_neighbours(t.model(), bytes, k)
                                 : is_recurrent(t.kind())              ? watch::embedding_neighbours(t.recurrent(), bytes, k)
                                 : t.kind() == ModelKind::lstm_seq2seq ? watch::embedding_neighbours(t.lstm_seq2seq(), bytes, k)

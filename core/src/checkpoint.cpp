@@ -442,6 +442,7 @@ Contents read_v2(const uint8_t* bytes, size_t n) {
     read_into(p.meta, "history.meta", 'i');
     read_into(p.probe, "history.probe", 'b');
     read_into(p.bytes, "history.bytes", 'b');
+    read_into(p.tokens, "history.tokens", 'i');
     read_into(p.baselines, "history.baselines", 'f');
     read_into(p.steps, "history.steps", 'i');
     read_into(p.attention, "history.attention", 'b');
@@ -540,6 +541,7 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
     sections.push_back({"history.position_loss", 'f', h.position_loss.size(), h.position_loss.data()});
     sections.push_back({"history.meta", 'i', h.meta.size(), h.meta.data()});
     sections.push_back({"history.steps", 'i', h.steps.size(), h.steps.data()});
+    if (!h.tokens.empty()) sections.push_back({"history.tokens", 'i', h.tokens.size(), h.tokens.data()});
     sections.push_back({"history.probe", 'b', h.probe.size(), h.probe.data()});
     sections.push_back({"history.bytes", 'b', h.bytes.size(), h.bytes.data()});
     sections.push_back({"history.attention", 'b', h.attention.size(), h.attention.data()});
@@ -606,6 +608,9 @@ std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int6
     const watch::Layout want = watch::layout_of(k.config);
     if (l.kind != want.kind || l.NH != want.NH || l.L != want.L || l.Le != want.Le)
       throw Error(coded("checkpoint.inconsistent", {}, "checkpoint has a damaged run history: its attention maps do not fit the model's layers and heads"));
+    for (const int32_t id : history.tokens())
+      if (id >= k.config.vocab_size)
+        throw Error(coded("checkpoint.inconsistent", {}, "checkpoint has a damaged run history: a token of its probe or map is outside the vocabulary"));
   }
   if (k.rnn_state.count) {
     std::vector<float> state(size_t(k.rnn_state.count));

@@ -10,6 +10,12 @@
 namespace tinygpt::hidden {
 
 Trace trace(model::Recurrent& m, nn::Arena& arena, const uint8_t* text, size_t n) {
+  const std::vector<int32_t> tokens(text, text + std::min<size_t>(n, kMaxTraceBytes));
+  const std::vector<int32_t> ones(tokens.size(), 1);
+  return trace(m, arena, tokens.data(), ones.data(), tokens.size());
+}
+
+Trace trace(model::Recurrent& m, nn::Arena& arena, const int32_t* ids, const int32_t* lengths, size_t n) {
   if (n == 0) throw Error(coded("inspect.empty", {}, "inspect: give at least one byte of text"));
   const int T = int(std::min<size_t>(n, kMaxTraceBytes));
   const int L = m.layers(), H = m.hidden(), W = m.config().block_size;
@@ -21,10 +27,13 @@ Trace trace(model::Recurrent& m, nn::Arena& arena, const uint8_t* text, size_t n
   if (cell == 2) r.c.resize(size_t(L) * T * H);
   r.gates.resize(size_t(L) * T * r.G * H);
   nn::GradMode no_grad(false);
-  std::vector<int32_t> tokens(text, text + T);
+  std::vector<int32_t> tokens(ids, ids + T);
+  r.tokens = tokens;
+  r.ends.resize(size_t(T));
+  for (int t = 0, at = 0; t < T; t++) r.ends[size_t(t)] = at += lengths[t];
   model::RecurrentState state;
   bool started = false;
-  // window after window of block_size bytes, the state carried: what generation sees
+  // window after window of block_size tokens, the state carried: what generation sees
   for (int t0 = 0; t0 < T; t0 += W) {
     const int len = std::min(W, T - t0);
     arena.reset();
@@ -90,6 +99,16 @@ std::vector<float> signal(const std::string& pattern, const uint8_t* text, size_
     std::string names;
     for (const PatternInfo& p : patterns()) names += (names.empty() ? "" : ", ") + std::string(p.name);
     throw Error("unknown pattern '" + pattern + "' (patterns: " + names + ")");
+  }
+  return s;
+}
+
+std::vector<float> token_signal(const std::vector<float>& byte_signal, const std::vector<int32_t>& ends) {
+  std::vector<float> s(ends.size());
+  for (size_t t = 0; t < ends.size(); t++) {
+    if (ends[t] < 1 || size_t(ends[t]) > byte_signal.size())
+      throw Error("token_signal: a token ends at byte " + std::to_string(ends[t]) + " of a signal of " + std::to_string(byte_signal.size()));
+    s[t] = byte_signal[size_t(ends[t]) - 1];
   }
   return s;
 }

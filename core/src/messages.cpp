@@ -54,7 +54,7 @@ const std::vector<std::string_view>& message_codes() {
       // a run's tokenizer (config.cpp, trainer.cpp, checkpoint.cpp, safetensors.cpp, translate.cpp)
       "config.bytes_vocab", "config.bpe_vocab", "tokenizer.config_mismatch", "tokenizer.missing", "tokenizer.fixed",
       "tokenizer.translator_specials", "tokenizer.model_mismatch", "checkpoint.tokenizer_missing",
-      "checkpoint.tokenizer_damaged", "safetensors.tokenizer_missing", "watch.bytes_only", "hidden.bytes_only",
+      "checkpoint.tokenizer_damaged", "safetensors.tokenizer_missing", "watch.bytes_only",
       "share.bad_tokenizer", "share.other_tokenizer", "replay.diverged_bpb",
       // the wasm layer (wasm/common.h)
       "wasm.out_of_memory",

@@ -154,7 +154,7 @@ std::vector<std::pair<size_t, size_t>> pretokenize(std::string_view text) {
 
 namespace {
 constexpr size_t kCacheMaxPiece = 64;       // longer pieces are encoded each time
-constexpr size_t kCacheMaxEntries = 1 << 18;  // then the cache starts again
+constexpr size_t kCacheMaxEntries = 1 << 17;  // then the cache starts again (at most 16 MiB of entries)
 constexpr size_t kShortPiece = 128;         // longer pieces merge through a heap
 }  // namespace
 
@@ -240,38 +240,54 @@ void Encoder::piece(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
   }
   const uint64_t h = hash_bytes(p, n);
   if (slots_.empty() || used_ * 2 >= slots_.size()) {
-    if (slots_.empty() || used_ >= kCacheMaxEntries) {
-      slots_.assign(slots_.empty() ? 4096 : slots_.size(), Entry{});
-      keys_.clear(), ids_.clear(), used_ = 0;
-    } else {  // grow: twice the slots, the entries placed again
-      std::vector<Entry> old(slots_.size() * 2);
-      old.swap(slots_);
-      for (const Entry& e : old) {
-        if (e.key_len == 0) continue;
-        size_t i = e.hash & (slots_.size() - 1);
-        while (slots_[i].key_len != 0) i = (i + 1) & (slots_.size() - 1);
-        slots_[i] = e;
-      }
-    }
+    if (slots_.empty() || used_ >= kCacheMaxEntries) cache_reset(slots_.empty() ? 4096 : slots_.size());
+    else cache_grow();
   }
   const size_t mask = slots_.size() - 1;
+  const uint32_t tag = uint32_t(h >> 32);
   size_t i = h & mask;
-  for (; slots_[i].key_len != 0; i = (i + 1) & mask) {
-    const Entry& e = slots_[i];
-    if (e.hash == h && e.key_len == n && equal_bytes(keys_.data() + e.key_at, p, n)) {
-      out.insert(out.end(), ids_.begin() + e.ids_at, ids_.begin() + e.ids_at + e.ids_len);
-      return;
-    }
+  for (; slots_[i] != 0; i = (i + 1) & mask) {
+    if (uint32_t(slots_[i] >> 32) != tag) continue;
+    const uint32_t* r = rec_.data() + (uint32_t(slots_[i]) - 1);
+    if ((r[0] & 255) != n || !equal_bytes(reinterpret_cast<const uint8_t*>(r + 1), p, n)) continue;
+    const int32_t* ids = reinterpret_cast<const int32_t*>(r + 1 + (n + 3) / 4);
+    out.insert(out.end(), ids, ids + (r[0] >> 8));
+    return;
   }
   const size_t from = out.size();
   bpe_short(p, n, out);
-  Entry& e = slots_[i];
-  e.hash = h;
-  e.key_at = uint32_t(keys_.size()), e.key_len = uint32_t(n);
-  e.ids_at = uint32_t(ids_.size()), e.ids_len = uint32_t(out.size() - from);
-  keys_.insert(keys_.end(), p, p + n);
-  ids_.insert(ids_.end(), out.begin() + ptrdiff_t(from), out.end());
+  const size_t k = out.size() - from;
+  const size_t at = rec_.size();
+  rec_.resize(at + 1 + (n + 3) / 4 + k, 0);
+  rec_[at] = uint32_t(n | k << 8);
+  std::memcpy(rec_.data() + at + 1, p, n);
+  std::memcpy(rec_.data() + at + 1 + (n + 3) / 4, out.data() + from, k * sizeof(int32_t));
+  slots_[i] = uint64_t(tag) << 32 | uint64_t(at + 1);
   used_++;
+}
+
+void Encoder::piece_once(const uint8_t* p, size_t n, std::vector<int32_t>& out) {
+  if (n > kShortPiece) bpe_long(p, n, out);
+  else bpe_short(p, n, out);
+}
+
+void Encoder::cache_reset(size_t slots) {
+  slots_.assign(slots, 0);
+  rec_.clear(), used_ = 0;
+}
+
+// Twice the slots, the records placed again (their hashes computed again from their keys).
+void Encoder::cache_grow() {
+  slots_.assign(slots_.size() * 2, 0);
+  const size_t mask = slots_.size() - 1;
+  for (size_t at = 0; at < rec_.size();) {
+    const size_t n = rec_[at] & 255, k = rec_[at] >> 8;
+    const uint64_t h = hash_bytes(reinterpret_cast<const uint8_t*>(rec_.data() + at + 1), n);
+    size_t i = h & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = uint64_t(uint32_t(h >> 32)) << 32 | uint64_t(at + 1);
+    at += 1 + (n + 3) / 4 + k;
+  }
 }
 
 void Encoder::text(const uint8_t* p, size_t n, std::vector<int32_t>& out) {

@@ -104,6 +104,8 @@ class Encoder {
   explicit Encoder(const Tokenizer& tok);
   // Appends the canonical ids of one piece.
   void piece(const uint8_t* p, size_t n, std::vector<int32_t>& out);
+  // The same without the cache (for pieces seen once: the trainer's statistics).
+  void piece_once(const uint8_t* p, size_t n, std::vector<int32_t>& out);
   // Appends the tokenizer's ids of a whole text (pre-tokenized here).
   void text(const uint8_t* p, size_t n, std::vector<int32_t>& out);
   // Canonical ids [from, end) of out -> the tokenizer's ids.
@@ -115,15 +117,15 @@ class Encoder {
 
  private:
   const Tokenizer::Impl& im_;
-  // the piece cache: open addressing over entries; keys and ids in arenas
-  struct Entry {
-    uint64_t hash = 0;
-    uint32_t key_at = 0, key_len = 0, ids_at = 0, ids_len = 0;
-  };
-  std::vector<Entry> slots_;
-  std::vector<uint8_t> keys_;
-  std::vector<int32_t> ids_;
+  // the piece cache: a small open-addressing table of (32 bits of the hash, where the record is)
+  // over records in one arena, in the order the pieces were first seen: the frequent pieces come
+  // early and sit close together, so the hot part of the cache is small
+  //   record: (key_len | ids_len << 8), the key's bytes in ceil(key_len / 4) words, the ids
+  std::vector<uint64_t> slots_;  // 0: empty; else tag << 32 | (record's offset + 1)
+  std::vector<uint32_t> rec_;
   size_t used_ = 0;
+  void cache_reset(size_t slots);
+  void cache_grow();
   std::vector<int32_t> work_, ranks_;  // bpe_short's state
 };
 

@@ -22,40 +22,63 @@ namespace {
 
 constexpr uint64_t kMinPairCount = 2;  // a pair seen once is not merged
 
-// The distinct pieces of a text and their counts: open addressing, keys in an arena.
+// The distinct pieces of a text and their counts. Pieces of one and two bytes (a third of a
+// text's pieces) are counted in arrays; the longer ones by open addressing over one-cache-line
+// slots, a key of up to kInlineKey bytes inline (most words), a longer one in an arena.
 class PieceCounter {
  public:
-  PieceCounter() { slots_.assign(1 << 16, Slot{}); }
+  PieceCounter() : one_(256), two_(65536) { slots_.resize(1 << 16); }
   void add(const uint8_t* p, size_t n) {
-    if (2 * (used_ + 1) > slots_.size()) grow();
+    if (n <= 2) {
+      uint64_t& c = n == 1 ? one_[p[0]] : two_[size_t(p[0]) << 8 | p[1]];
+      used_ += c == 0;
+      c++;
+      return;
+    }
+    if (2 * (hashed_ + 1) > slots_.size()) grow();
     const uint64_t h = hash_bytes(p, n);
     const size_t mask = slots_.size() - 1;
     size_t i = h & mask;
     for (; slots_[i].count != 0; i = (i + 1) & mask) {
       Slot& s = slots_[i];
-      if (s.hash == h && s.len == n && equal_bytes(keys_.data() + s.at, p, n)) {
+      if (s.hash == h && s.len == n && equal_bytes(key(s), p, n)) {
         s.count++;
         return;
       }
     }
-    slots_[i] = Slot{h, keys_.size(), uint32_t(n), 1};
-    keys_.insert(keys_.end(), p, p + n);
-    used_++;
+    Slot& s = slots_[i];
+    s.hash = h, s.len = uint32_t(n), s.count = 1;
+    if (n <= kInlineKey) {
+      std::memcpy(s.key, p, n);
+    } else {
+      s.at = keys_.size();
+      keys_.insert(keys_.end(), p, p + n);
+    }
+    hashed_++, used_++;
   }
   size_t size() const { return used_; }
   template <class F>
   void each(F&& f) const {
+    uint8_t b[2];
+    for (size_t k = 0; k < 256; k++)
+      if (one_[k]) b[0] = uint8_t(k), f(b, size_t(1), one_[k]);
+    for (size_t k = 0; k < 65536; k++)
+      if (two_[k]) b[0] = uint8_t(k >> 8), b[1] = uint8_t(k), f(b, size_t(2), two_[k]);
     for (const Slot& s : slots_)
-      if (s.count) f(keys_.data() + s.at, size_t(s.len), s.count);
+      if (s.count) f(key(s), size_t(s.len), s.count);
   }
 
  private:
-  struct Slot {
-    uint64_t hash = 0;
-    size_t at = 0;
-    uint32_t len = 0;
-    uint64_t count = 0;
+  static constexpr size_t kInlineKey = 32;
+  struct alignas(64) Slot {
+    uint64_t hash;
+    uint64_t count;  // 0: empty
+    uint64_t at;     // in keys_, for a key longer than kInlineKey
+    uint32_t len, unused;
+    uint8_t key[kInlineKey];
   };
+  static_assert(sizeof(Slot) == 64);
+  const uint8_t* key(const Slot& s) const { return s.len <= kInlineKey ? s.key : keys_.data() + s.at; }
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
@@ -67,9 +90,10 @@ class PieceCounter {
       slots_[i] = s;
     }
   }
+  std::vector<uint64_t> one_, two_;  // (256), (65536): the counts of the pieces of one and two bytes
   std::vector<Slot> slots_;
   std::vector<uint8_t> keys_;
-  size_t used_ = 0;
+  size_t used_ = 0, hashed_ = 0;  // distinct pieces; of them in slots_
 };
 
 // (left, right) -> a dense pair index, growing.
@@ -292,7 +316,7 @@ std::optional<Tokenizer> train_bpe(const data::ByteSource& text, int vocab_size,
   std::vector<int32_t> ids;
   pieces.each([&](const uint8_t* p, size_t n, uint64_t count) {
     ids.clear();
-    enc.piece(p, n, ids);
+    enc.piece_once(p, n, ids);
     stats.bytes += uint64_t(n) * count;
     stats.tokens += uint64_t(ids.size()) * count;
   });

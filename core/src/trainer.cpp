@@ -704,10 +704,13 @@ std::vector<sample::Token> Trainer::generate(const std::string& prompt, int n, c
 
 hidden::Trace Trainer::trace_hidden(const uint8_t* bytes, size_t n) {
   model::Recurrent& m = recurrent();
-  if (tokenizer_)
-    throw Error(coded("hidden.bytes_only", {}, "the hidden-state view reads a text byte by byte: a BPE run has none for now"));
   reserve_arena();
-  return hidden::trace(m, arena_, bytes, n);
+  if (!tokenizer_) return hidden::trace(m, arena_, bytes, n);
+  // a BPE model reads the text's tokens; each position's bytes are its token's
+  const std::vector<int32_t> ids = encode(std::string_view(reinterpret_cast<const char*>(bytes), n));
+  std::vector<int32_t> lengths(ids.size());
+  for (size_t t = 0; t < ids.size(); t++) lengths[t] = int32_t(tokenizer_->token_bytes(ids[t]).size());
+  return hidden::trace(m, arena_, ids.data(), lengths.data(), ids.size());
 }
 
 sample::Translation Trainer::translate(const std::string& source, const sample::TranslateOptions& options) const {
@@ -778,12 +781,36 @@ watch::Baselines Trainer::baselines() const {
 
 void Trainer::start_history(const std::vector<uint8_t>& probe, const std::vector<uint8_t>& probe_target) {
   if (!learner_->has_data()) throw no_data(kind());
-  if (tokenizer_)
-    throw Error(coded("watch.bytes_only", {},
-                      "the run's history (the page's watch views) reads bytes: a BPE run trains without it for now"));
   watch::Layout l = watch::layout_of(config_);
   std::vector<uint8_t> text, source, bytes;
   const bool lm = is_language_model(kind());
+  if (tokenizer_ && !lm)
+    throw Error(coded("watch.bytes_only", {},
+                      "the run's history (the page's watch views) of a translator reads bytes: a BPE translator trains without it for now"));
+  if (tokenizer_) {
+    // a BPE language model's history is in tokens: the probe (given as text, or chosen from the
+    // validation tokens) and the most frequent tokens on the embedding map
+    const data::Dataset& d = dataset();
+    const size_t most = size_t(std::min(watch::kMaxProbe, config_.block_size));
+    std::vector<int32_t> ids = probe.empty() ? watch::choose_probe_tokens(d, config_.block_size, *tokenizer_)
+                                             : encode(std::string_view(reinterpret_cast<const char*>(probe.data()), probe.size()));
+    if (ids.size() > most) ids.resize(most);
+    if (ids.empty()) throw Error(coded("watch.probe_empty", {}, "the probe text is empty"));
+    l.T = int(ids.size());
+    l.P = config_.block_size;
+    const std::vector<int32_t> map = watch::frequent_tokens(d, config_.vocab_size);
+    l.N = int(map.size());
+    while (l.T > 2 && l.snapshot_bytes() * 16 > watch::History::kBudgetBytes) ids.pop_back(), l.T--;
+    if (l.snapshot_bytes() * 2 > watch::History::kBudgetBytes)
+      throw Error("this model's attention maps are too large to keep a history of (" + std::to_string(l.attention_bytes()) +
+                  " bytes per snapshot): use a shorter probe");
+    const std::string shown = tokenizer_->decode(ids.data(), ids.size());
+    std::vector<int32_t> tokens = ids;
+    tokens.insert(tokens.end(), map.begin(), map.end());
+    history_.start(l, std::vector<uint8_t>(shown.begin(), shown.end()), {}, {}, std::move(tokens));
+    history_.set_baselines(baselines());
+    return;
+  }
   if (lm) {
     const data::Dataset& d = dataset();
     const size_t most = size_t(std::min(watch::kMaxProbe, config_.block_size));

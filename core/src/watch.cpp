@@ -1,6 +1,8 @@
 // watch.cpp — entropy baselines, PCA, the run's history of snapshots and the branch tree (watch.h).
 #include "tinygpt/watch.h"
 
+#include "tinygpt/tokenizer.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -345,13 +347,16 @@ int64_t Layout::snapshot_bytes() const { return 8 + attention_bytes() + 8 * int6
 int64_t History::size_bytes() const { return int64_t(snapshots_.size()) * layout_.snapshot_bytes(); }
 
 void History::start(const Layout& layout, std::vector<uint8_t> probe, std::vector<uint8_t> probe_source,
-                    std::vector<uint8_t> bytes) {
-  if (layout.T < 1 || layout.L < 1 || (layout.NH < 1 && !is_recurrent(layout.kind)) || layout.P < 1 ||
-      layout.N != int(bytes.size()))
-    throw Error("history: a layout needs a probe, layers, heads and positions");
+                    std::vector<uint8_t> bytes, std::vector<int32_t> tokens) {
   const bool text = is_language_model(layout.kind);
+  const bool by_token = !tokens.empty();
+  if (layout.T < 1 || layout.L < 1 || (layout.NH < 1 && !is_recurrent(layout.kind)) || layout.P < 1 ||
+      layout.N != int(by_token ? tokens.size() - size_t(layout.T) : bytes.size()))
+    throw Error("history: a layout needs a probe, layers, heads and positions");
+  if (by_token && (!text || !bytes.empty() || tokens.size() < size_t(layout.T)))
+    throw Error("history: a token history is a language model's, with its probe's and its map's tokens");
   const size_t want = text ? size_t(layout.T) : size_t(layout.T - 1);
-  if (probe.size() != want || (!text && probe_source.size() != size_t(layout.S)))
+  if ((!by_token && probe.size() != want) || (!text && probe_source.size() != size_t(layout.S)))
     throw Error("history: the probe does not match the layout");
   const Baselines b = baselines_;
   *this = History();
@@ -360,6 +365,17 @@ void History::start(const Layout& layout, std::vector<uint8_t> probe, std::vecto
   probe_ = std::move(probe);
   probe_source_ = std::move(probe_source);
   bytes_ = std::move(bytes);
+  tokens_ = std::move(tokens);
+}
+
+std::vector<int32_t> History::probe_tokens() const {
+  if (!tokens_.empty()) return std::vector<int32_t>(tokens_.begin(), tokens_.begin() + layout_.T);
+  return std::vector<int32_t>(probe_.begin(), probe_.end());
+}
+
+std::vector<int32_t> History::map_tokens() const {
+  if (!tokens_.empty()) return std::vector<int32_t>(tokens_.begin() + layout_.T, tokens_.end());
+  return std::vector<int32_t>(bytes_.begin(), bytes_.end());
 }
 
 void History::add(Snapshot s) {
@@ -391,7 +407,8 @@ void History::drop_after(int64_t step) {
 History::Packed History::pack() const {
   Packed p;
   const Layout& l = layout_;
-  p.meta = {1, int64_t(l.kind), l.L, l.NH, l.Le, l.S, l.T, l.N, l.P};
+  p.meta = {tokens_.empty() ? 1 : 2, int64_t(l.kind), l.L, l.NH, l.Le, l.S, l.T, l.N, l.P};
+  p.tokens.assign(tokens_.begin(), tokens_.end());
   p.probe = probe_source_;
   p.probe.insert(p.probe.end(), probe_.begin(), probe_.end());
   p.bytes = bytes_;
@@ -410,9 +427,10 @@ History::Packed History::pack() const {
 History History::unpack(const Packed& p, int64_t last_step) {
   const std::string bad = "checkpoint has a damaged run history: ";
   if (p.meta.size() != 9) throw Error(bad + "history.meta holds " + std::to_string(p.meta.size()) + " numbers, expected 9");
-  if (p.meta[0] != 1)
+  if (p.meta[0] != 1 && p.meta[0] != 2)
     throw Error("checkpoint's run history is in format " + std::to_string(p.meta[0]) +
-                ", this build reads format 1: it was written by a newer version");
+                ", this build reads formats 1 and 2: it was written by a newer version");
+  const bool by_token = p.meta[0] == 2;  // a BPE language model's: tokens, not bytes
   Layout l;
   const int64_t kind = p.meta[1];
   if (kind < 0 || kind >= kModelKinds) throw Error(bad + "unknown model kind " + std::to_string(kind));
@@ -427,12 +445,23 @@ History History::unpack(const Packed& p, int64_t last_step) {
   l.Le = dim(p.meta[4], "the encoder layer count", 0, 64);
   l.S = dim(p.meta[5], "the probe's source length", 0, 8192);
   l.T = dim(p.meta[6], "the probe's length", 1, 8192);
-  l.N = dim(p.meta[7], "the number of mapped bytes", 0, 256);
+  l.N = dim(p.meta[7], "the number of mapped tokens", 0, by_token ? kMapTokens : 256);
   l.P = dim(p.meta[8], "the number of positions", 1, 8192);
   if (text && (l.S != 0 || l.Le != 0)) throw Error(bad + "a language model's history with a source");
   const size_t probe_len = text ? size_t(l.T) : size_t(l.S) + size_t(l.T) - 1;
-  if (p.probe.size() != probe_len) throw Error(bad + "the probe has " + std::to_string(p.probe.size()) + " bytes, expected " + std::to_string(probe_len));
-  if (p.bytes.size() != size_t(l.N)) throw Error(bad + "the mapped bytes do not match their count");
+  if (by_token) {
+    if (!text) throw Error(bad + "a translator's history in tokens");
+    if (!p.bytes.empty() || p.tokens.size() != size_t(l.T) + size_t(l.N))
+      throw Error(bad + "history.tokens holds " + std::to_string(p.tokens.size()) + " tokens, expected " + std::to_string(l.T + l.N));
+    for (size_t i = 0; i < p.tokens.size(); i++)
+      if (p.tokens[i] < 0 || p.tokens[i] > 65535 + 3) throw Error(bad + "a token id is out of range");
+    for (size_t i = size_t(l.T) + 1; i < p.tokens.size(); i++)
+      if (p.tokens[i] <= p.tokens[i - 1]) throw Error(bad + "the mapped tokens are not in ascending order");
+  } else {
+    if (p.probe.size() != probe_len) throw Error(bad + "the probe has " + std::to_string(p.probe.size()) + " bytes, expected " + std::to_string(probe_len));
+    if (p.bytes.size() != size_t(l.N)) throw Error(bad + "the mapped bytes do not match their count");
+    if (!p.tokens.empty()) throw Error(bad + "a byte history with tokens");
+  }
   for (size_t i = 1; i < p.bytes.size(); i++)
     if (p.bytes[i] <= p.bytes[i - 1]) throw Error(bad + "the mapped bytes are not in ascending order");
   if (p.baselines.size() != 5) throw Error(bad + "history.baselines holds " + std::to_string(p.baselines.size()) + " numbers, expected 5");
@@ -465,6 +494,7 @@ History History::unpack(const Packed& p, int64_t last_step) {
   h.probe_source_.assign(p.probe.begin(), p.probe.begin() + (text ? 0 : l.S));
   h.probe_.assign(p.probe.begin() + (text ? 0 : l.S), p.probe.end());
   h.bytes_ = p.bytes;
+  h.tokens_.assign(p.tokens.begin(), p.tokens.end());
   h.baselines_ = {p.baselines[0], p.baselines[1], p.baselines[2], int(p.baselines[3]), uint64_t(p.baselines[4])};
   for (uint64_t k = 0; k < K; k++) {
     Snapshot s;
@@ -507,6 +537,49 @@ std::vector<uint8_t> choose_probe(const data::Dataset& data, int block_size) {
   // start on a character, not inside a UTF-8 sequence
   for (int k = 0; k < 3 && start + T < n && (at(start) & 0xC0) == 0x80; k++) start++;
   return std::vector<uint8_t>(b.begin() + int64_t(start - lo), b.begin() + int64_t(start - lo + T));
+}
+
+std::vector<int32_t> choose_probe_tokens(const data::Dataset& data, int block_size, const tok::Tokenizer& tokenizer) {
+  const uint64_t n = data.size();
+  const size_t T = size_t(std::min(kMaxProbe, block_size));
+  if (n < T) throw Error("the corpus is shorter than the probe (" + std::to_string(T) + " tokens)");
+  const uint64_t val = data.train_size();
+  const uint64_t lo = std::min<uint64_t>(val, n - T), hi = std::min<uint64_t>(n, val + 512 + T + 1);
+  std::vector<int32_t> t(size_t(hi - lo));  // t[i] is token lo + i
+  data.read(lo, t.size(), t.data());
+  uint64_t start = lo;
+  // from the token after the first one that ends a line, within a few hundred tokens, when there is room
+  for (uint64_t i = lo; i < hi && i < lo + 512; i++) {
+    const int32_t id = t[size_t(i - lo)];
+    if (id >= tokenizer.vocab_size()) continue;
+    const std::string& b = tokenizer.token_bytes(id);
+    if (!b.empty() && b.back() == '\n' && i + 1 + T <= hi) {
+      start = i + 1;
+      break;
+    }
+  }
+  return std::vector<int32_t>(t.begin() + int64_t(start - lo), t.begin() + int64_t(start - lo + T));
+}
+
+std::vector<int32_t> frequent_tokens(const data::Dataset& data, int vocab, int most, uint64_t count) {
+  const uint64_t n = std::min<uint64_t>(data.train_size(), count);
+  std::vector<uint64_t> seen(size_t(std::max(vocab, 1)), 0);
+  const uint64_t chunk = uint64_t(1) << 20;
+  std::vector<int32_t> buf;
+  for (uint64_t at = 0; at < n; at += chunk) {
+    buf.resize(size_t(std::min(chunk, n - at)));
+    data.read(at, buf.size(), buf.data());
+    for (const int32_t id : buf)
+      if (id >= 0 && size_t(id) < seen.size()) seen[size_t(id)]++;
+  }
+  std::vector<int32_t> ids;
+  for (size_t id = 0; id < seen.size(); id++)
+    if (seen[id]) ids.push_back(int32_t(id));
+  // the most frequent first (ties: the lower id), cut, then in id order
+  std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) { return seen[size_t(a)] > seen[size_t(b)]; });
+  if (ids.size() > size_t(most)) ids.resize(size_t(most));
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 void choose_probe(const data::PairDataset& pairs, std::vector<uint8_t>& source, std::vector<uint8_t>& target) {
@@ -580,31 +653,31 @@ Neighbours nearest_neighbours(const float* x, int N, int C, int k) {
 }
 
 namespace {
-Neighbours table_neighbours(const float* table, int C, const std::vector<uint8_t>& bytes, int k) {
-  const int N = int(bytes.size());
-  std::vector<float> rows(size_t(N) * C);  // (N, C) the embeddings of the mapped bytes
-  for (int i = 0; i < N; i++) std::memcpy(rows.data() + size_t(i) * C, table + size_t(bytes[size_t(i)]) * C, size_t(C) * sizeof(float));
+Neighbours table_neighbours(const float* table, int C, const std::vector<int32_t>& tokens, int k) {
+  const int N = int(tokens.size());
+  std::vector<float> rows(size_t(N) * C);  // (N, C) the embeddings of the mapped tokens
+  for (int i = 0; i < N; i++) std::memcpy(rows.data() + size_t(i) * C, table + size_t(tokens[size_t(i)]) * C, size_t(C) * sizeof(float));
   return nearest_neighbours(rows.data(), N, C, k);
 }
 }  // namespace
 
-Neighbours embedding_neighbours(const model::TinyGPT& m, const std::vector<uint8_t>& bytes, int k) {
+Neighbours embedding_neighbours(const model::TinyGPT& m, const std::vector<int32_t>& bytes, int k) {
   return table_neighbours(m.params() + m.param_info("wte").offset, m.config().n_embd, bytes, k);
 }
-Neighbours embedding_neighbours(const model::Seq2Seq& m, const std::vector<uint8_t>& bytes, int k) {
+Neighbours embedding_neighbours(const model::Seq2Seq& m, const std::vector<int32_t>& bytes, int k) {
   return table_neighbours(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, bytes, k);
 }
-Neighbours embedding_neighbours(const model::Recurrent& m, const std::vector<uint8_t>& bytes, int k) {
+Neighbours embedding_neighbours(const model::Recurrent& m, const std::vector<int32_t>& bytes, int k) {
   return table_neighbours(m.params() + m.param_info("wte").offset, m.config().n_embd, bytes, k);
 }
-Neighbours embedding_neighbours(const model::LstmSeq2Seq& m, const std::vector<uint8_t>& bytes, int k) {
+Neighbours embedding_neighbours(const model::LstmSeq2Seq& m, const std::vector<int32_t>& bytes, int k) {
   return table_neighbours(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, bytes, k);
 }
 
 namespace {
 
 // Rows (N) of an embedding table (V, C) at the given token values, then their projection.
-std::vector<float> embedding_map(const float* table, int C, const std::vector<uint8_t>& bytes, const History& h) {
+std::vector<float> embedding_map(const float* table, int C, const std::vector<int32_t>& bytes, const History& h) {
   const int N = int(bytes.size());
   std::vector<float> rows(size_t(N) * C);  // (N, C)
   for (int i = 0; i < N; i++) std::memcpy(rows.data() + size_t(i) * C, table + size_t(bytes[size_t(i)]) * C, size_t(C) * sizeof(float));
@@ -641,10 +714,10 @@ void mean_positions(float* out, const float* losses, int rows, int P_have, int P
 template <class M, class ProbeDone>
 Snapshot language_model_snapshot(M& m, const data::Dataset& data, nn::Arena& arena, const History& h, ProbeDone&& probe_done) {
   const Layout& lay = h.layout();
-  const int T = lay.T, V = model::kVocab;
+  const int T = lay.T, V = m.config().vocab_size;  // a BPE model's: its vocabulary
   nn::GradMode no_grad(false);
   Snapshot s;
-  std::vector<int32_t> tokens(h.probe().begin(), h.probe().end());
+  const std::vector<int32_t> tokens = h.probe_tokens();
   arena.reset();
   nn::Tensor logits = m.forward_logits(arena, tokens.data(), 1, T);  // (1, T, V)
   probe_done(s);
@@ -662,7 +735,7 @@ Snapshot language_model_snapshot(M& m, const data::Dataset& data, nn::Arena& are
   s.position_loss.resize(size_t(lay.P));
   mean_positions(s.position_loss.data(), losses.data(), rows, W, lay.P);
   // the embedding map
-  s.embedding = embedding_map(m.params() + m.param_info("wte").offset, m.config().n_embd, h.bytes(), h);
+  s.embedding = embedding_map(m.params() + m.param_info("wte").offset, m.config().n_embd, h.map_tokens(), h);
   return s;
 }
 
@@ -709,7 +782,7 @@ Snapshot take_snapshot(model::Seq2Seq& m, const data::PairDataset& pairs, nn::Ar
   arena.reset();
   s.position_loss.resize(size_t(lay.P));
   mean_positions(s.position_loss.data(), losses.data(), batch.B, batch.T, lay.P);
-  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.bytes(), h);
+  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.map_tokens(), h);
   return s;
 }
 
@@ -741,7 +814,7 @@ Snapshot take_snapshot(model::LstmSeq2Seq& m, const data::PairDataset& pairs, nn
   arena.reset();
   s.position_loss.resize(size_t(lay.P));
   mean_positions(s.position_loss.data(), losses.data(), batch.B, batch.T, lay.P);
-  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.bytes(), h);
+  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.map_tokens(), h);
   return s;
 }
 

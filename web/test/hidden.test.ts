@@ -7,7 +7,7 @@ import { en } from '../src/i18n/en';
 import { zhCN } from '../src/i18n/zh-CN';
 import { KINDS_OF, isRecurrent, isTranslator, modeOf } from '../src/lib/model-kind';
 import { presetForKind } from '../src/features/settings/schema';
-import { activationColor, activationKinds, byteGlyph, gateNames, seriesScale, unitSeries } from '../src/features/hidden/derive';
+import { activationColor, activationKinds, byteGlyph, gateNames, seriesScale, tokenGlyph, traceCells, unitSeries } from '../src/features/hidden/derive';
 import { loadScalar, shakespeare } from './wasm';
 
 describe('model kinds', () => {
@@ -77,5 +77,26 @@ describe('the hidden-state view', () => {
       expect(zhCN.hidden.patterns[p.name], p.name).toMatch(/[\u4e00-\u9fff]/);
     }
     expect(Object.keys(en.hidden.patterns).sort()).toEqual(patterns.map((p) => p.name).sort());
+  });
+});
+
+describe('the hidden-state view of a BPE model', () => {
+  it('shows one cell per token, labelled by its text, a line ending in the token that holds the newline', () => {
+    const text = new TextEncoder().encode('the king\nsang "low"');
+    // tokens: "the", " king", "\n", "sang", " \"", "low", "\""  (ends: byte offsets after each)
+    const tr = { T: 7, labels: ['the', ' king', '\\n', 'sang', ' "', 'low', '"'], ends: new Int32Array([3, 8, 9, 13, 15, 18, 19]) };
+    const cells = traceCells(tr, text, true);
+    expect(cells.map((c) => c.glyph)).toEqual(['the', '·king', '⏎', 'sang', '·"', 'low', '"']);
+    expect(cells.map((c) => c.newline)).toEqual([false, false, true, false, false, false, false]);
+    // a byte model's cells are its bytes, whatever labels the trace has
+    const bytes = traceCells({ T: 9, labels: [], ends: new Int32Array(0) }, text, false);
+    expect(bytes.map((c) => c.glyph).join('')).toBe('the·king⏎');
+    expect(bytes[8].newline).toBe(true);
+    expect(tokenGlyph('a b\\nc')).toBe('a·b⏎c');
+  });
+
+  it('words the trace in tokens for a BPE model, in English and Chinese', () => {
+    expect(en.hidden.tracedTokens(12, 300, 2, 64)).toMatch(/^Traced 12 tokens at step 300: 2 layers of 64 units\. This model reads BPE tokens/);
+    expect(zhCN.hidden.tracedTokens(12, 300, 2, 64)).toMatch(/^已在第 300 步追踪 12 个词元：2 层，每层 64 个单元。这个模型读 BPE 词元/);
   });
 });

@@ -21,6 +21,7 @@ function msg(reset: boolean, steps: number[], total: number): InsightMsg {
     probeLoss: Float32Array.from({ length: K * 3 }, (_, i) => (i % 3 === 0 ? NaN : i)),
     positionLoss: Float32Array.from({ length: K * 3 }, (_, i) => 10 + i),
     Le: 0, S: 0, probeSource: new Uint8Array(0),
+    probeTokens: new Int32Array(0), mapTokens: new Int32Array(0), probeLabels: [], mapLabels: [],
     // byte 0's nearest is byte 1 (cosine 0.5) and the other way round; k = 1
     neighbours: { k: 1, step: steps[K - 1] ?? 0, index: Int32Array.from([1, 0]), similarity: Float32Array.from([0.5, 0.5]) },
   };
@@ -44,6 +45,33 @@ describe('the run\'s history of snapshots', () => {
     const h = Insight.apply(null, msg(true, [0], 1));
     expect(h.mapOffset(0, 0)).toBe(0);
     expect(h.mapOffset(0, 1)).toBe(6);
+  });
+});
+
+describe('the history of a BPE language model', () => {
+  it('keeps the probe\'s and the map\'s tokens by their text; a byte history has none', () => {
+    // the probe "the king" in 3 tokens, the map 2 tokens; the probe's text is its tokens' bytes
+    const m = { ...msg(true, [0], 1), probe: new TextEncoder().encode('the king'), bytes: new Uint8Array(0),
+      probeTokens: Int32Array.from([300, 32, 410]), mapTokens: Int32Array.from([32, 300]), probeLabels: ['the', ' ', 'king'], mapLabels: [' ', 'the'] };
+    const h = Insight.apply(null, m);
+    expect(h.probeLabels).toEqual(['the', ' ', 'king']);
+    expect(h.mapLabels).toEqual([' ', 'the']);
+    expect([...h.mapTokens]).toEqual([32, 300]);
+    expect(h.T).toBe(3);   // positions are tokens, not the probe's 8 bytes
+    expect(h.nearest(0, 1)).toEqual([{ index: 1, cosine: 0.5 }]);
+    // the next message (no reset) keeps them
+    Insight.apply(h, { ...m, reset: false, steps: Float64Array.from([50]) });
+    expect(h.mapLabels).toEqual([' ', 'the']);
+    const bytes = Insight.apply(null, msg(true, [0], 1));
+    expect(bytes.probeLabels).toEqual([]);
+    expect(bytes.mapLabels).toEqual([]);
+  });
+
+  it('words a token\'s neighbours in English and Chinese', async () => {
+    const { en } = await import('../src/i18n/en');
+    const { zhCN } = await import('../src/i18n/zh-CN');
+    expect(en.watch.nearestToken('300', '1,200')).toBe(' (token 300): nearest in the embedding space (cosine, step 1,200) ');
+    expect(zhCN.watch.nearestToken('300', '1,200')).toBe('（词元 300）：嵌入空间中的最近邻（余弦相似度，第 1,200 步）');
   });
 });
 

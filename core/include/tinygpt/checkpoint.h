@@ -26,8 +26,8 @@
 //   left, (L, B, H) h then (L, B, H) c for the LSTM (train::Trainer::carried_state).
 //   A run that keeps a history for the page's views (train::Trainer::start_history, watch.h)
 //   adds history.meta, history.probe, history.bytes, history.baselines, history.steps,
-//   history.attention, history.embedding, history.probe_loss and history.position_loss
-//   (watch::History::Packed says what each holds); a build that does not know them skips them,
+//   history.attention, history.embedding, history.probe_loss and history.position_loss, and
+//   a BPE language model's history.tokens (watch::History::Packed says what each holds); a build that does not know them skips them,
 //   and `tinygpt train --resume` carries them on (and adds to them).
 //   A tokenizer bpe run adds tokenizer ('b'): its tokenizer in the compact form (tok::Tokenizer::serialize,
 //   docs/tokenizer.md), so that the run reads and writes text as it was trained. Loading refuses a bpe

@@ -9,8 +9,12 @@
 //   search_units  the units whose activation follows a pattern best: |Pearson correlation| over
 //                 the text, for h (and c)
 //
-// Dimensions: T bytes of text, L layers, H units, G saved gate rows (lstm 4: i f g o; gru 3: r z n;
-// rnn 0).
+// Dimensions: T positions of text (a byte model's: bytes; a BPE model's: tokens), L layers, H
+// units, G saved gate rows (lstm 4: i f g o; gru 3: r z n; rnn 0).
+//
+// A BPE model reads tokens: each position is a token, whose state is the one after reading all of
+// its bytes. The patterns stay byte patterns; a token's value is the pattern's at its last byte
+// (token_signal), so "inside quotes" or "a space" is asked of the place the model has just read.
 #pragma once
 
 #include <cstdint>
@@ -29,12 +33,17 @@ constexpr int kMaxTraceBytes = 4096;
 struct Trace {
   int T = 0, L = 0, H = 0, G = 0;
   std::string kind;           // "rnn", "gru", "lstm"
+  std::vector<int32_t> tokens;  // (T) the ids read (a byte model's: the bytes)
+  std::vector<int32_t> ends;    // (T) the text's byte offset after each position's token (a byte model's: t + 1)
   std::vector<float> h;       // (L, T, H) h_t of every layer after byte t
   std::vector<float> c;       // (L, T, H) the LSTM's cell states (empty for rnn and gru)
   std::vector<float> gates;   // (L, T, G, H) lstm: i f g o; gru: r z n (empty for rnn)
 };
 // Throws for an empty text; a longer one than kMaxTraceBytes is cut to its first kMaxTraceBytes.
 Trace trace(model::Recurrent& model, nn::Arena& arena, const uint8_t* text, size_t n);
+// The same over tokens (a BPE model's ids) whose byte lengths are `lengths` (n each); cut to the
+// first kMaxTraceBytes tokens.
+Trace trace(model::Recurrent& model, nn::Arena& arena, const int32_t* tokens, const int32_t* lengths, size_t n);
 
 // The patterns a unit may track: one value per byte of a text.
 //   quote          1 inside "double quotes" (the opening quote counts as inside, the closing one not)
@@ -52,6 +61,9 @@ struct PatternInfo {
 const std::vector<PatternInfo>& patterns();
 // Throws tinygpt::Error listing the patterns for an unknown name.
 std::vector<float> signal(const std::string& pattern, const uint8_t* text, size_t n);
+
+// A byte signal at the positions of a trace: the value at each token's last byte (ends[t] - 1).
+std::vector<float> token_signal(const std::vector<float>& byte_signal, const std::vector<int32_t>& ends);
 
 // Pearson correlation of x and y (n values); 0 when either is constant.
 double correlation(const float* x, const float* y, int n, int stride_x = 1);

@@ -35,6 +35,10 @@
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/tensor.h"
 
+namespace tinygpt::tok {
+class Tokenizer;
+}
+
 namespace tinygpt::watch {
 
 // ---- entropy baselines -------------------------------------------------------------------------
@@ -107,13 +111,13 @@ struct Neighbours {
 };
 Neighbours nearest_neighbours(const float* x, int N, int C, int k);
 
-// The rows of the history's embedding map (History::bytes) in the table its snapshots project:
+// The rows of the history's embedding map (History::map_tokens) in the table its snapshots project:
 // gpt wte, seq2seq src_embed (the source bytes), at the model's current weights.
-Neighbours embedding_neighbours(const model::TinyGPT& model, const std::vector<uint8_t>& bytes, int k);
-Neighbours embedding_neighbours(const model::Seq2Seq& model, const std::vector<uint8_t>& bytes, int k);
+Neighbours embedding_neighbours(const model::TinyGPT& model, const std::vector<int32_t>& tokens, int k);
+Neighbours embedding_neighbours(const model::Seq2Seq& model, const std::vector<int32_t>& tokens, int k);
 // rnn, gru, lstm: wte; lstm_seq2seq: src_embed
-Neighbours embedding_neighbours(const model::Recurrent& model, const std::vector<uint8_t>& bytes, int k);
-Neighbours embedding_neighbours(const model::LstmSeq2Seq& model, const std::vector<uint8_t>& bytes, int k);
+Neighbours embedding_neighbours(const model::Recurrent& model, const std::vector<int32_t>& tokens, int k);
+Neighbours embedding_neighbours(const model::LstmSeq2Seq& model, const std::vector<int32_t>& tokens, int k);
 
 // ---- snapshots and the history -----------------------------------------------------------------
 
@@ -166,13 +170,21 @@ class History {
   // gpt: the probe text (T bytes); seq2seq: the target bytes (T - 1), the source in probe_source()
   const std::vector<uint8_t>& probe() const { return probe_; }
   const std::vector<uint8_t>& probe_source() const { return probe_source_; }
-  const std::vector<uint8_t>& bytes() const { return bytes_; }  // (N) the byte values on the embedding map
+  const std::vector<uint8_t>& bytes() const { return bytes_; }  // (N) the byte values on the embedding map (a byte history)
+  // A BPE language model's history (format 2): the probe's tokens (T), then the tokens on the
+  // embedding map (N); empty for a byte history, whose probe and map are its bytes.
+  const std::vector<int32_t>& tokens() const { return tokens_; }
+  std::vector<int32_t> probe_tokens() const;  // (T) what the model reads: the probe's bytes or tokens
+  std::vector<int32_t> map_tokens() const;    // (N) the embedding map's rows
   const std::vector<Snapshot>& snapshots() const { return snapshots_; }
   const Baselines& baselines() const { return baselines_; }
   int64_t size_bytes() const;  // of all snapshots
 
-  // Starts (or restarts, forgetting every snapshot) a history with this layout and probe.
-  void start(const Layout& layout, std::vector<uint8_t> probe, std::vector<uint8_t> probe_source, std::vector<uint8_t> bytes);
+  // Starts (or restarts, forgetting every snapshot) a history with this layout and probe. A token
+  // history (tokens: T probe tokens then N map tokens; a language model's) keeps the probe's text
+  // in `probe` (any length) and no bytes.
+  void start(const Layout& layout, std::vector<uint8_t> probe, std::vector<uint8_t> probe_source, std::vector<uint8_t> bytes,
+             std::vector<int32_t> tokens = {});
   void set_baselines(const Baselines& b) { baselines_ = b; }
   // Appends a snapshot (shapes checked against the layout; its step after the last one's). Over
   // the budget, every second snapshot is dropped (the first and the newest stay): the time-lapse
@@ -183,14 +195,16 @@ class History {
   void clear() { *this = History(); }
 
   // ---- as checkpoint sections (checkpoint.h: history.*) ----
-  // history.meta (i64): format version, kind, L, NH, Le, S, T, N, P
-  // history.probe (u8): probe source then probe; history.bytes (u8) (N)
+  // history.meta (i64): format version (1 bytes, 2 tokens), kind, L, NH, Le, S, T, N, P
+  // history.probe (u8): probe source then probe (format 2: the probe's text); history.bytes (u8) (N)
+  // (format 2: none); history.tokens (i64) (format 2: T probe tokens, then the N mapped tokens)
   // history.baselines (f32): unigram, bigram, uniform (nats), distinct, tokens
   // history.steps (i64) (K); history.attention (u8) (K, A); history.embedding (f32) (K, N, 2);
   // history.probe_loss (f32) (K, T); history.position_loss (f32) (K, P)
   struct Packed {
     std::vector<int64_t> meta;
     std::vector<uint8_t> probe, bytes;
+    std::vector<int64_t> tokens;
     std::vector<float> baselines;
     std::vector<int64_t> steps;
     std::vector<uint8_t> attention;
@@ -204,6 +218,7 @@ class History {
  private:
   Layout layout_;
   std::vector<uint8_t> probe_, probe_source_, bytes_;
+  std::vector<int32_t> tokens_;
   Baselines baselines_;
   std::vector<Snapshot> snapshots_;
 };
@@ -213,6 +228,14 @@ class History {
 // (seq2seq).
 std::vector<uint8_t> choose_probe(const data::Dataset& data, int block_size);
 void choose_probe(const data::PairDataset& pairs, std::vector<uint8_t>& source, std::vector<uint8_t>& target);
+
+// A BPE language model's probe: min(kMaxProbe, block_size) tokens of the validation split, from
+// the first token after one that ends a line (within a few hundred tokens), else from its start.
+std::vector<int32_t> choose_probe_tokens(const data::Dataset& data, int block_size, const tok::Tokenizer& tokenizer);
+// The embedding map of a BPE run: the `most` most frequent of its `vocab` tokens among the training
+// split's first `count` tokens (ties: the lower id), in ascending id order.
+constexpr int kMapTokens = 256;
+std::vector<int32_t> frequent_tokens(const data::Dataset& data, int vocab, int most = kMapTokens, uint64_t count = kBaselineTokens);
 
 // The distinct byte values of a text (ascending); of a corpus, of its first `most` bytes.
 std::vector<uint8_t> distinct_bytes(const uint8_t* bytes, size_t n);

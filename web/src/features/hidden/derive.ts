@@ -52,3 +52,29 @@ export function byteGlyph(b: number): string {
   if (b >= 33 && b < 127) return String.fromCharCode(b);
   return b.toString(16).padStart(2, '0');
 }
+
+/** One coloured cell of the traced text: what it shows, and whether a line ends in it. */
+export interface TraceCell { glyph: string; newline: boolean }
+
+/**
+ * The cells of a trace over `text` (its bytes): a byte model's one per byte (byteGlyph); a BPE
+ * model's one per token, shown by the token's text (the core's label, with a space as · and a
+ * newline as ⏎), ending a line where the token's bytes hold a newline.
+ */
+export function traceCells(tr: Pick<HiddenTrace, 'T' | 'labels' | 'ends'>, text: Uint8Array, bpe: boolean): TraceCell[] {
+  const cells: TraceCell[] = [];
+  for (let t = 0; t < tr.T; t++) {
+    if (!bpe) {
+      cells.push({ glyph: byteGlyph(text[t]), newline: text[t] === 10 });
+      continue;
+    }
+    const from = t ? tr.ends[t - 1] : 0;
+    cells.push({ glyph: tokenGlyph(tr.labels[t]), newline: text.subarray(from, tr.ends[t]).includes(10) });
+  }
+  return cells;
+}
+
+/** A token's label (Tokenizer.tokenText: newline as \n) as shown in a cell: space ·, newline ⏎. */
+export function tokenGlyph(label: string): string {
+  return label.replace(/\\n/g, '⏎').replace(/ /g, '·');
+}

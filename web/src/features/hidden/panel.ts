@@ -8,7 +8,7 @@ import { t, tr } from '../../i18n';
 import { clear, coreInline, h, panelHeader, setText } from '../../ui';
 import type { SessionSlice } from '../session';
 import type { SettingsSlice } from '../settings';
-import { activationColor, activationKinds, byteGlyph, gateNames, seriesScale, unitSeries } from './derive';
+import { activationColor, activationKinds, gateNames, seriesScale, type TraceCell, traceCells, unitSeries } from './derive';
 import type { HiddenTrace, UnitMatch } from './messages';
 import type { HiddenSlice, UnitChoice } from './state';
 
@@ -117,25 +117,29 @@ export class HiddenPanel {
     this.unit.value = String(Math.min(c.unit, tr_.H - 1));
     this.what.value = kinds.includes(c.what) ? c.what : 'h';
     const choice = this.choice();
-    const bytes = new TextEncoder().encode(s.hiddenTraceText).subarray(0, tr_.T);
-    this.drawText(tr_, bytes, choice);
-    this.drawGates(tr_, bytes, choice);
+    // a byte model's cells are the bytes; a BPE model's its tokens, labelled by their text
+    const bpe = s.model?.config.tokenizer === 'bpe';
+    const cells = traceCells(tr_, new TextEncoder().encode(s.hiddenTraceText), bpe);
+    this.view.dataset.cells = String(cells.length);
+    this.view.classList.toggle('tokens', bpe);
+    this.drawText(tr_, cells, choice);
+    this.drawGates(tr_, cells, choice);
   }
 
-  private drawText(tr_: HiddenTrace, bytes: Uint8Array, c: UnitChoice): void {
+  private drawText(tr_: HiddenTrace, cells: TraceCell[], c: UnitChoice): void {
     const x = unitSeries(tr_, c.layer, c.unit, c.what);
     const scale = c.what === 'h' || c.what === 'c' ? seriesScale(x) : 1;
     this.view.dataset.unit = `${c.layer}:${c.unit}:${c.what}`;
-    for (let i = 0; i < bytes.length; i++) {
+    cells.forEach((cell, i) => {
       const span = h('span', { class: 'hb', style: `background:${activationColor(x[i], scale)}`, title: x[i].toFixed(3), 'data-v': x[i].toFixed(4) },
-        byteGlyph(bytes[i]));
+        cell.glyph);
       this.view.append(span);
-      if (bytes[i] === 10) this.view.append(h('br'));
-    }
+      if (cell.newline) this.view.append(h('br'));
+    });
   }
 
   /** Every gate of the unit, one strip each under the text (LSTM i f g o, GRU r z n). */
-  private drawGates(tr_: HiddenTrace, bytes: Uint8Array, c: UnitChoice): void {
+  private drawGates(tr_: HiddenTrace, cells: TraceCell[], c: UnitChoice): void {
     const names = gateNames(tr_.kind);
     if (!names.length) return;
     this.gates.append(h('p', { class: 'muted small' }, t().hidden.gatesOf(c.layer + 1, c.unit)));
@@ -143,7 +147,7 @@ export class HiddenPanel {
       const x = unitSeries(tr_, c.layer, c.unit, g);
       const row = h('div', { class: 'gate-row', 'data-gate': g },
         h('span', { class: 'gate-name' }, (t().hidden.kinds as Record<string, string>)[g] ?? g));
-      for (let i = 0; i < bytes.length; i++) row.append(h('span', { class: 'gc', translate: 'no', style: `background:${activationColor(x[i], 1)}`, title: `${byteGlyph(bytes[i])} ${x[i].toFixed(3)}` }));
+      cells.forEach((cell, i) => row.append(h('span', { class: 'gc', translate: 'no', style: `background:${activationColor(x[i], 1)}`, title: `${cell.glyph} ${x[i].toFixed(3)}` })));
       this.gates.append(row);
     }
   }
@@ -161,6 +165,7 @@ export class HiddenPanel {
   private showStatus(s: S): void {
     if (s.hiddenError) return void this.status.replaceChildren(coreInline(s.hiddenError.message, s.hiddenError));
     const m = t().hidden;
-    setText(this.status, !s.model ? m.noModel : s.hiddenBusy ? m.busy : s.hiddenTrace ? m.traced(s.hiddenTrace.T, s.hiddenTraceStep, s.hiddenTrace.L, s.hiddenTrace.H) : m.notYet);
+    const traced = s.model?.config.tokenizer === 'bpe' ? m.tracedTokens : m.traced;
+    setText(this.status, !s.model ? m.noModel : s.hiddenBusy ? m.busy : s.hiddenTrace ? traced(s.hiddenTrace.T, s.hiddenTraceStep, s.hiddenTrace.L, s.hiddenTrace.H) : m.notYet);
   }
 }

@@ -23,6 +23,10 @@ export class Snapshots {
   /** Nearest bytes in the full embedding space (cosine) at the weights of `step`: index (N, k) into `bytes`. */
   neighbours: WatchMsg['neighbours'] = { k: 0, step: 0, index: new Int32Array(0), similarity: new Float32Array(0) };
   bytes = new Uint8Array(0);       // (N) byte values on the embedding map
+  // a BPE language model's history is in tokens: the probe's and the map's, by their text (empty for bytes)
+  probeLabels: string[] = [];      // (T)
+  mapLabels: string[] = [];        // (N)
+  mapTokens = new Int32Array(0);   // (N) their ids
   baselines: Baselines | null = null;
   sizeBytes = 0;
   readonly snapshots: Snapshot[] = [];
@@ -31,7 +35,8 @@ export class Snapshots {
   static apply(prev: Snapshots | null, m: WatchMsg): Snapshots {
     const h = m.reset || !prev ? new Snapshots() : prev;
     if (m.reset || !prev) {
-      Object.assign(h, { enabled: m.enabled, kind: m.kind, L: m.L, NH: m.NH, T: m.T, N: m.N, P: m.P, A: m.attentionBytes, probe: m.probe, bytes: m.bytes, Le: m.Le, S: m.S, probeSource: m.probeSource });
+      Object.assign(h, { enabled: m.enabled, kind: m.kind, L: m.L, NH: m.NH, T: m.T, N: m.N, P: m.P, A: m.attentionBytes, probe: m.probe, bytes: m.bytes, Le: m.Le, S: m.S, probeSource: m.probeSource,
+        probeLabels: m.probeLabels ?? [], mapLabels: m.mapLabels ?? [], mapTokens: m.mapTokens ?? new Int32Array(0) });
     }
     h.neighbours = m.neighbours;
     h.baselines = m.baselines;

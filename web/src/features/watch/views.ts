@@ -423,7 +423,14 @@ export class WatchViews {
     const pts = this.embPoints();
     const near = this.embSel >= 0 ? ins.nearest(this.embSel, 5).map((e) => e.index) : [];
     const fg = cssVar('--fg') || '#222';
+    const tokens = ins.mapLabels.length === ins.N && ins.N > 0;   // a BPE model's map: its tokens, by their text
     for (let n = 0; n < ins.N; n++) {
+      if (tokens) {
+        const text = ins.mapLabels[n];
+        ctx.fillStyle = n === this.embSel ? '#e0662a' : near.includes(n) ? '#2a9d5c' : ins.mapTokens[n] >= 256 ? fg : '#7a8596';
+        ctx.fillText(text, pts[n].x, pts[n].y);
+        continue;
+      }
       const b = ins.bytes[n];
       // classes a reader looks for: letters (vowels apart), digits, space and punctuation, UTF-8 bytes
       const ch = String.fromCharCode(b);
@@ -437,8 +444,16 @@ export class WatchViews {
   /** The byte's nearest in the full embedding space (the core's cosines at the newest weights). */
   private describeByte(n: number): void {
     const ins = this.insight!;
-    const b = ins.bytes[n];
     const near = ins.nearest(n, 5);
+    if (ins.mapLabels.length === ins.N) {   // a BPE model's token
+      this.embInfo.replaceChildren(data(ins.mapLabels[n]),
+        withData((slot) => t().watch.nearestToken(slot(0), formatCount(ins.neighbours.step)), [String(ins.mapTokens[n])]),
+        data(near.map((e) => `${ins.mapLabels[e.index]} ${e.cosine.toFixed(2)}`).join(', ')));
+      this.embInfo.dataset.token = String(ins.mapTokens[n]);
+      this.embInfo.dataset.near = near.map((e) => ins.mapTokens[e.index]).join(',');
+      return;
+    }
+    const b = ins.bytes[n];
     this.embInfo.replaceChildren(data(label(b)),
       withData((slot) => t().watch.nearest(slot(0), byteRole(b), formatCount(ins.neighbours.step)), [`0x${b.toString(16).padStart(2, '0')}`]),
       data(near.map((e) => `${label(ins.bytes[e.index])} ${e.cosine.toFixed(2)}`).join(', ')));
@@ -484,14 +499,16 @@ export class WatchViews {
     let learned = 0, sumA = 0, sumB = 0, n = 0;
     const msg = t().watch;
     // gpt: the probe bytes; seq2seq: the target bytes, then the end token (T = target + 1)
+    // a BPE language model's: the probe's tokens, by their text
     const tokens = isTranslator(ins.kind) ? [...ins.probe, 257] : [...ins.probe];
-    for (let pos = 0; pos < ins.T && pos < tokens.length; pos++) {
+    const names = ins.probeLabels.length === ins.T ? ins.probeLabels : tokens.map(label);
+    for (let pos = 0; pos < ins.T && pos < names.length; pos++) {
       const la = a.probeLoss[pos], lb = b.probeLoss[pos];
-      const cell = h('span', { class: 'tok', 'data-t': pos, translate: 'no' }, label(tokens[pos]));
+      const cell = h('span', { class: `tok${ins.probeLabels.length ? ' bpe' : ''}`, 'data-t': pos, translate: 'no' }, names[pos]);
       if (Number.isFinite(la) && Number.isFinite(lb)) {
         const d = lb - la;
         cell.style.background = diffColor(d);
-        cell.title = label(tokens[pos]) + msg.byteChange(la.toFixed(2), lb.toFixed(2), `${d <= 0 ? '' : '+'}${d.toFixed(2)}`);
+        cell.title = names[pos] + msg.byteChange(la.toFixed(2), lb.toFixed(2), `${d <= 0 ? '' : '+'}${d.toFixed(2)}`);
         cell.dataset.diff = d.toFixed(4);
         if (d < -0.5) learned++;
         sumA += la;

@@ -211,8 +211,7 @@ export const errors = {
     'checkpoint.tokenizer_damaged': (a) => `checkpoint's tokenizer section is damaged: ${a.problem}`,
     'safetensors.tokenizer_missing': (a) => `safetensors: the model reads BPE tokens (vocab_size ${a.vocab}) but its metadata has no ` +
       '"tokenizer.json": without it no text can be read or written',
-    'watch.bytes_only': 'the run\'s history (the page\'s watch views) reads bytes: a BPE run trains without it for now',
-    'hidden.bytes_only': 'the hidden-state view reads a text byte by byte: a BPE run has none for now',
+    'watch.bytes_only': 'the run\'s history (the page\'s watch views) of a translator reads bytes: a BPE translator trains without it for now',
     'share.bad_tokenizer': "the link's tokenizer (tok=) or tokens per byte (tpb=) is damaged, or disagrees with its settings",
     'share.other_tokenizer': (a) => `this run's tokenizer (fingerprint ${a.run}) is not the shared run's (${a.link}): the replay would not be the shared run`,
     'replay.diverged_bpb': (a) => `differs from the shared run at step ${a.step}: ${a.run_bpb} bits per byte here, ${a.link_bpb} in the link ` +

@@ -23,6 +23,9 @@ export const hidden = {
   noModel: 'Train or load a recurrent model (RNN, GRU or LSTM) first.',
   traced: (bytes: number, step: number, layers: number, units: number) =>
     `Traced ${bytes} bytes at step ${step}: ${layers} ${layers === 1 ? 'layer' : 'layers'} of ${units} units. Trace again after more training.`,
+  tracedTokens: (tokens: number, step: number, layers: number, units: number) =>
+    `Traced ${tokens} tokens at step ${step}: ${layers} ${layers === 1 ? 'layer' : 'layers'} of ${units} units. This model reads BPE tokens: ` +
+    'each cell is a token, coloured by the state after reading it; a pattern is asked of its last byte. Trace again after more training.',
   gatesOf: (layer: number, unit: number) => `The gates of layer ${layer}, unit ${unit}, over the same bytes (white 0, red 1):`,
   match: (layer: number, unit: number, state: string, r: string) => `layer ${layer}, unit ${unit} (${state}): r = ${r}`,
   kinds: {

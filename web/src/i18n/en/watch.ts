@@ -38,6 +38,7 @@ export const watch = {
   embExplainS2s: 'Every source byte placed by its learned embedding in the encoder’s table (the core’s PCA: the two directions it varies most); neighbours are measured in the full embedding space.',
   embLabel: 'Byte embeddings on their two principal axes; arrow keys pick a byte and show its nearest neighbours',
   embHint: 'Hover a byte (or focus the map and use the arrow keys) to see its nearest neighbours.',
+  nearestToken: (id: string, step: string) => ` (token ${id}): nearest in the embedding space (cosine, step ${step}) `,
   nearest: (hex: string, role: string, step: string) => ` (${hex}, ${role}): nearest in the embedding space (cosine, step ${step}) `,
   // step through
   stTitle: 'Step-through generation',

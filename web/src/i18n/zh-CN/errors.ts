@@ -179,8 +179,7 @@ export const errors: typeof en = {
     'checkpoint.tokenizer_missing': (a) => `这个检查点的训练读 BPE token（词表大小 ${a.vocab}），但文件里没有分词器：没有它就无法读写文本（请载入它的 json 文件，或重新训练）`,
     'checkpoint.tokenizer_damaged': (a) => `检查点中的分词器部分已损坏（核心的说明：${a.problem}）`,
     'safetensors.tokenizer_missing': (a) => `这个模型读 BPE token（词表大小 ${a.vocab}），但其元数据中没有分词器的 json：没有它就无法读写文本`,
-    'watch.bytes_only': '训练历史（观察学习过程的视图）按字节读：BPE 训练暂时不记录历史',
-    'hidden.bytes_only': '隐藏状态视图逐字节读文本：BPE 训练暂时没有这个视图',
+    'watch.bytes_only': '翻译模型的训练历史（观察学习过程的视图）按字节读：BPE 翻译模型暂时不记录历史',
     'share.bad_tokenizer': '链接中的分词器指纹或每字节 token 数已损坏，或与其设置不一致',
     'share.other_tokenizer': (a) => `这次训练的分词器（指纹 ${a.run}）不是分享的运行所用的（${a.link}）：重放不会是同一次运行`,
     'replay.diverged_bpb': (a) => `与分享的运行在第 ${a.step} 步出现差异：这里为每字节 ${a.run_bpb} bits，链接中为 ${a.link_bpb}` +

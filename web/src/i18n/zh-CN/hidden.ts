@@ -20,6 +20,8 @@ export const hidden: typeof en = {
   notYet: '按“追踪”让文本流过模型。',
   noModel: '请先训练或载入一个循环模型（RNN、GRU 或 LSTM）。',
   traced: (bytes, step, layers, units) => `已在第 ${step} 步追踪 ${bytes} 字节：${layers} 层，每层 ${units} 个单元。继续训练后可以再追踪一次。`,
+  tracedTokens: (tokens, step, layers, units) =>
+    `已在第 ${step} 步追踪 ${tokens} 个词元：${layers} 层，每层 ${units} 个单元。这个模型读 BPE 词元：每格是一个词元，按读完它之后的状态着色；模式看它的最后一个字节。继续训练后可以再追踪一次。`,
   gatesOf: (layer, unit) => `第 ${layer} 层第 ${unit} 个单元的各个门，在同样的字节上（白色为 0，红色为 1）：`,
   match: (layer, unit, state, r) => `第 ${layer} 层，单元 ${unit}（${state}）：r = ${r}`,
   kinds: {
