@@ -86,16 +86,6 @@ void pack_b_panels(float* pb, const float* B, int ldb, bool transB, int k0, int 
       for (int k = 0; k < kc; k++) std::memcpy(dst + k * NR, B + (k0 + k) * ldb + j0 + jr, NR * sizeof(float));
       continue;
     }
-    if (transB) {
-      // row j of the stored B is column j of op(B): read it contiguously, write it down the panel
-      for (int j = 0; j < nr; j++) {
-        const float* src = B + int64_t(j0 + jr + j) * ldb + k0;
-        for (int k = 0; k < kc; k++) dst[k * NR + j] = src[k];
-      }
-      for (int k = 0; k < kc; k++)
-        for (int j = nr; j < NR; j++) dst[k * NR + j] = 0.0f;
-      continue;
-    }
     for (int k = 0; k < kc; k++)
       for (int j = 0; j < NR; j++) dst[k * NR + j] = j < nr ? b_at(B, ldb, transB, k0 + k, j0 + jr + j) : 0.0f;
   }
