@@ -1,10 +1,12 @@
 // npm run bench:seq2seq — the encoder-decoder's training speed (seq2seq_bench, config S2S) in %
 // of the multiply-add peak: native with 1 and 2 threads, native by CPU time (1 thread: on a
 // machine shared with busy processes it measures the program, not its share of the CPU), and
-// SIMD128 in Node (1 thread). With --base DIR it runs another build side by side (DIR/build/native
-// and DIR/build/wasm-tests of another commit, e.g. a `git archive` of the base), alternating the
-// two in every round so that both see the same load; each figure is the best round.
-//   node bench/seq2seq.mjs [--base DIR [--base-commit SHA]] [--rounds N] [--steps N] [--no-wasm] [--no-native]
+// SIMD128 in Node (1 thread; by the wall clock and by Node's process.cpuUsage()). With --base DIR
+// it runs another build side by side (DIR/build/native and DIR/build/wasm-tests of another
+// commit, e.g. a `git archive` of the base), alternating the two in every round so that both see
+// the same load; each figure is the best round.
+//   node bench/seq2seq.mjs [--base DIR [--base-commit SHA] [--base-note TEXT]] [--rounds N]
+//                          [--steps N] [--no-wasm] [--no-native]
 // Needs: cmake --build build/native --target seq2seq_bench; for wasm, the tests preset's
 // seq2seq_bench (scripts/build-wasm.sh tests, or its seq2seq_bench target alone).
 // Writes bench/results/seq2seq-<date>.json (bench/results.mjs).
@@ -39,14 +41,16 @@ function measurements(dir) {
     m.push(['native', native, ['--json', '--steps', steps]]);
     m.push(['native cpu-time', native, ['--json', '--steps', steps, '--threads', '1', '--cpu-time']]);
   }
-  if (!args.includes('--no-wasm') && fs.existsSync(wasm))
+  if (!args.includes('--no-wasm') && fs.existsSync(wasm)) {
     m.push(['wasm (Node)', 'node', ['--no-experimental-fetch', wasm, '--json', '--steps', steps, '--threads', '1']]);
+    m.push(['wasm cpu-time', 'node', ['--no-experimental-fetch', wasm, '--json', '--steps', steps, '--threads', '1', '--cpu-time']]);
+  }
   return m;
 }
 
 const results = benchResults('seq2seq');
 // a base exported with `git archive` is no repository: its commit comes from --base-commit
-const gitOf = (name, dir) => (name === 'base' && opt('--base-commit', null) ? { commit: opt('--base-commit', null) } : gitState(dir));
+const gitOf = (name, dir) => (name === 'base' && opt('--base-commit', null) ? { commit: opt('--base-commit', null), note: opt('--base-note', undefined) } : gitState(dir));
 results.set('options', { rounds, steps: Number(steps), builds: Object.fromEntries(builds.map(([n, d]) => [n, { dir: d, git: gitOf(n, d) }])) });
 console.log(`seq2seq bench — ${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 const best = {};  // best[build][label][threads] = run with the lowest step time

@@ -8,7 +8,8 @@
 //       runs with another compiled-in kernel backend (avx2, sse2) than the best the CPU has.
 //   seq2seq_bench [--cpu-time] ...
 //       times by this process's CPU time instead of the wall clock (one thread only: on a machine
-//       shared with other busy processes it measures the program, not the share of the CPU it got).
+//       shared with other busy processes it measures the program, not the share of the CPU it got;
+//       in wasm, Node's process.cpuUsage()).
 //   seq2seq_bench --profile [--threads N] [--steps N] [--cpu-time]
 //       where a step's time goes: the wall time of each kernel (kernels::set_profiling), summed
 //       over the steps, and the rest (graph, arena, gradient zeroing, batch) as "outside kernels".
@@ -30,6 +31,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+#endif
+
 #include "kernels.h"
 #include "peak.h"
 #include "tinygpt/optim.h"
@@ -41,6 +46,15 @@
 using namespace tinygpt;
 using bench::Clock;
 using bench::seconds_since;
+
+#if defined(__EMSCRIPTEN__)
+// Emscripten's clocks are all the wall clock; Node's process.cpuUsage() is the process's CPU time
+// (this thread, and V8's helper threads, which are idle once the code is compiled and warm).
+EM_JS(double, node_cpu_seconds, (), {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+});
+#endif
 
 namespace {
 
@@ -99,6 +113,9 @@ int speed(int argc, char** argv) {
   }
   auto now = [&] {
     if (!cpu_time) return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+#if defined(__EMSCRIPTEN__)
+    return node_cpu_seconds();
+#endif
     timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
