@@ -6,7 +6,7 @@
 // commit, e.g. a `git archive` of the base), alternating the two in every round so that both see
 // the same load; each figure is the best round.
 //   node bench/seq2seq.mjs [--base DIR [--base-commit SHA] [--base-note TEXT]] [--rounds N]
-//                          [--steps N] [--no-wasm] [--no-native]
+//                          [--steps N] [--no-wasm] [--no-native] [--backend avx2|sse2]
 // Needs: cmake --build build/native --target seq2seq_bench; for wasm, the tests preset's
 // seq2seq_bench (scripts/build-wasm.sh tests, or its seq2seq_bench target alone).
 // Writes bench/results/seq2seq-<date>.json (bench/results.mjs).
@@ -37,9 +37,11 @@ function measurements(dir) {
   const native = path.join(dir, 'build/native/seq2seq_bench');
   const wasm = path.join(dir, 'build/wasm-tests/seq2seq_bench.cjs');
   const m = [];
+  const backend = opt('--backend', null);  // another compiled-in native backend (avx2, sse2)
+  const extra = backend ? ['--backend', backend] : [];
   if (!args.includes('--no-native') && fs.existsSync(native)) {
-    m.push(['native', native, ['--json', '--steps', steps]]);
-    m.push(['native cpu-time', native, ['--json', '--steps', steps, '--threads', '1', '--cpu-time']]);
+    m.push(['native', native, ['--json', '--steps', steps, ...extra]]);
+    m.push(['native cpu-time', native, ['--json', '--steps', steps, '--threads', '1', '--cpu-time', ...extra]]);
   }
   if (!args.includes('--no-wasm') && fs.existsSync(wasm)) {
     m.push(['wasm (Node)', 'node', ['--no-experimental-fetch', wasm, '--json', '--steps', steps, '--threads', '1']]);
