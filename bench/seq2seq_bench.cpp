@@ -4,6 +4,15 @@
 //       tokens/s of a training step of config S2S (2 encoder + 2 decoder layers, 4 heads, width
 //       128, d_ff 512, source and target of 32 tokens, batch 16) with 1 and 2 threads (or N),
 //       GFLOP/s and % of the one-thread multiply-add peak times the threads.
+//   seq2seq_bench [--backend NAME] ...
+//       runs with another compiled-in kernel backend (avx2, sse2) than the best the CPU has.
+//   seq2seq_bench [--cpu-time] ...
+//       times by this process's CPU time instead of the wall clock (one thread only: on a machine
+//       shared with other busy processes it measures the program, not the share of the CPU it got;
+//       in wasm, Node's process.cpuUsage()).
+//   seq2seq_bench --profile [--threads N] [--steps N] [--cpu-time]
+//       where a step's time goes: the wall time of each kernel (kernels::set_profiling), summed
+//       over the steps, and the rest (graph, arena, gradient zeroing, batch) as "outside kernels".
 //   seq2seq_bench --learn TASK [--steps N] [--batch B] [--lr X] [--enc L] [--dec L] [--heads H]
 //                 [--embd C] [--ff F] [--block T] [--threads N] [--eval-every N] [--seed S]
 //       trains on a built-in task (data::builtin_task) and reports, at each evaluation, the
@@ -12,13 +21,19 @@
 //
 // A training step here is what the trainer will do: sample a batch, zero the gradients, loss,
 // backward, clip to norm 1, AdamW (warmup + cosine), with the arena reserved up front.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
+
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+#endif
 
 #include "kernels.h"
 #include "peak.h"
@@ -31,6 +46,15 @@
 using namespace tinygpt;
 using bench::Clock;
 using bench::seconds_since;
+
+#if defined(__EMSCRIPTEN__)
+// Emscripten's clocks are all the wall clock; Node's process.cpuUsage() is the process's CPU time
+// (this thread, and V8's helper threads, which are idle once the code is compiled and warm).
+EM_JS(double, node_cpu_seconds, (), {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+});
+#endif
 
 namespace {
 
@@ -71,12 +95,31 @@ struct Run {
 
 int speed(int argc, char** argv) {
   int steps = 20, only_threads = 0;
-  bool json = false;
+  bool json = false, profile = false, cpu_time = false;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--json")) json = true;
+    if (!std::strcmp(argv[i], "--profile")) profile = true;
+    if (!std::strcmp(argv[i], "--cpu-time")) cpu_time = true;
+    if (!std::strcmp(argv[i], "--backend") && i + 1 < argc && !kernels::use_backend(argv[++i])) {
+      std::fprintf(stderr, "seq2seq_bench: no backend '%s' here (%s)\n", argv[i], kernels::available_backends().c_str());
+      return 2;
+    }
   }
+  if (cpu_time && only_threads != 1) {
+    std::fprintf(stderr, "seq2seq_bench: --cpu-time needs --threads 1\n");
+    return 2;
+  }
+  auto now = [&] {
+    if (!cpu_time) return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+#if defined(__EMSCRIPTEN__)
+    return node_cpu_seconds();
+#endif
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+  };
   model::Seq2SeqDims d;
   d.n_enc_layer = 2, d.n_dec_layer = 2, d.n_head = 4, d.n_embd = 128, d.d_ff = 512, d.block_size = 32;
   const int B = 16, S = 32, T = 32;
@@ -105,11 +148,32 @@ int speed(int argc, char** argv) {
     tinygpt::set_num_threads(threads);
     Run run(d, B, 1e-3f, 1000);
     for (int i = 0; i < 3; i++) run.step(batch);  // warm-up: arena, scratch, caches
+    if (profile) {
+      kernels::kernel_times();  // reset
+      kernels::set_profiling(true, cpu_time);
+      const double t0 = now();
+      for (int i = 0; i < steps; i++) run.step(batch);
+      const double total = now() - t0;
+      kernels::set_profiling(false);
+      std::vector<kernels::KernelTime> times = kernels::kernel_times();
+      std::sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+      std::printf("  %d thread(s): %.2f ms/step; per step:\n", threads, total / steps * 1e3);
+      double in_kernels = 0;
+      for (const kernels::KernelTime& t : times) {
+        if (!t.calls) continue;
+        in_kernels += t.seconds;
+        std::printf("    %-30s %5.1f calls %8.3f ms %5.1f%%\n", t.name, double(t.calls) / steps, t.seconds / steps * 1e3,
+                    100 * t.seconds / total);
+      }
+      std::printf("    %-30s %5s       %8.3f ms %5.1f%%\n", "outside kernels", "", (total - in_kernels) / steps * 1e3,
+                  100 * (total - in_kernels) / total);
+      continue;
+    }
     double best = 1e30;
     for (int r = 0; r < 3; r++) {
-      const auto t0 = Clock::now();
+      const double t0 = now();
       for (int i = 0; i < steps; i++) run.step(batch);
-      best = std::min(best, seconds_since(t0) / steps);
+      best = std::min(best, (now() - t0) / steps);
     }
     const double tokens = double(B) * (S + T) / best, gflops = flops / best / 1e9;
     if (json)

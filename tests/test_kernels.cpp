@@ -138,6 +138,34 @@ TEST_CASE("sgemm matches the scalar reference for every transpose and awkward si
   });
 }
 
+// sgemm_serial reads small products in place (no packing) with its own register tile; the
+// products must still be the same bits as sgemm's, so that attention's results do not depend on
+// which path a size takes.
+TEST_CASE("sgemm_serial gives sgemm's bits for every transpose and awkward sizes", "[simd]") {
+  for_each_backend([&] {
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++)
+        for (int M : {1, 5, 8, 17, 33, 97})
+          for (int N : {1, 15, 16, 31, 32, 33, 65, 200})  // 200 x 256: too big for the direct path
+            for (int K : {1, 3, 32, 63, 300}) {            // 300 > the kernel's K block
+              const bool transA = ta, transB = tb;
+              const int lda = (transA ? M : K) + 3, ldb = (transB ? K : N) + 5, ldc = N + 2;  // strided, as in attention
+              std::vector<float> A = random_vector(size_t(transA ? K : M) * lda, 1);
+              std::vector<float> B = random_vector(size_t(transB ? N : K) * ldb, 2);
+              std::vector<float> C0 = random_vector(size_t(M) * ldc, 3);
+              for (bool acc : {false, true}) {
+                std::vector<float> serial = C0, parallel = C0, want = C0;
+                kernels::sgemm_serial(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, serial.data(), ldc, acc);
+                kernels::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, parallel.data(), ldc, acc);
+                kernels::ref::sgemm_serial(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, want.data(), ldc, acc);
+                INFO("transA " << transA << " transB " << transB << " M " << M << " N " << N << " K " << K << " acc " << acc);
+                require_close(serial, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm_serial");
+                REQUIRE(std::memcmp(serial.data(), parallel.data(), serial.size() * sizeof(float)) == 0);
+              }
+            }
+  });
+}
+
 TEST_CASE("matmul forward and backward match the reference", "[simd]") {
   for_each_backend([&] {
     for (int n : {1, 3, 15, 16, 17, 63, 64, 65, 97}) {  // 97 rows: the bias gradient sums four blocks of rows

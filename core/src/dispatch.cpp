@@ -1,6 +1,8 @@
 // dispatch.cpp — the public kernels:: functions, forwarding to the implementation chosen for
 // this CPU, and the scratch memory the implementations share. Compiled for the baseline ISA.
 #include <atomic>
+#include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -138,8 +140,62 @@ float* shared_scratch(SharedScratch slot, size_t n) {
 
 // ---- forwarding: one public function per row of kernel_list.h -------------------------------
 
-#define TINYGPT_KERNEL(ret, name, params, args) \
-  ret name params { return active().name args; }
+namespace {
+std::atomic<bool> g_profiling{false};
+enum KernelId {
+#define TINYGPT_KERNEL(ret, name, params, args) k_##name,
+#include "kernel_list.h"
+  kKernelCount
+};
+const char* const kKernelNames[] = {
+#define TINYGPT_KERNEL(ret, name, params, args) #name,
+#include "kernel_list.h"
+};
+std::atomic<int64_t> g_calls[kKernelCount], g_nanos[kKernelCount];
+
+// times one call when profiling (kernels are called from the main thread; a kernel called
+// inside another's parallel task would be counted inside that one's time too)
+// (the calling thread's CPU time instead of the wall clock when asked: one thread on a busy machine)
+std::atomic<bool> g_profile_cpu{false};
+int64_t now_ns() {
+  if (g_profile_cpu.load(std::memory_order_relaxed)) {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+struct CallTimer {
+  int id;
+  int64_t t0;
+  explicit CallTimer(int i) : id(i), t0(now_ns()) {}
+  ~CallTimer() {
+    g_calls[id].fetch_add(1, std::memory_order_relaxed);
+    g_nanos[id].fetch_add(now_ns() - t0, std::memory_order_relaxed);
+  }
+};
+}  // namespace
+
+void set_profiling(bool on, bool cpu_time) {
+  g_profile_cpu.store(cpu_time, std::memory_order_relaxed);
+  g_profiling.store(on, std::memory_order_relaxed);
+}
+
+std::vector<KernelTime> kernel_times() {
+  std::vector<KernelTime> out;
+  for (int i = 0; i < kKernelCount; i++)
+    out.push_back({kKernelNames[i], g_calls[i].exchange(0), double(g_nanos[i].exchange(0)) * 1e-9});
+  return out;
+}
+
+#define TINYGPT_KERNEL(ret, name, params, args)                                          \
+  ret name params {                                                                      \
+    if (g_profiling.load(std::memory_order_relaxed)) {                                   \
+      CallTimer timer(k_##name);                                                         \
+      return active().name args;                                                         \
+    }                                                                                    \
+    return active().name args;                                                           \
+  }
 #include "kernel_list.h"
 
 }  // namespace tinygpt::kernels

@@ -119,6 +119,49 @@ inline void micro_kernel(int kc, const float* __restrict a, const float* __restr
     for (int j = 0; j < nr; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
 }
 
+// C[0:mr, 0:nr] (+)= sum_k op(A)(i, k) b[k][0:TR * W]: a TM x TR-vector register tile; a points
+// at op(A)(0, 0) of the tile, b at its first column (row stride ldb)
+template <bool TransA, int TM, int TR>
+inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
+                          int ldc, bool accumulate, int mr, int nr) {
+  constexpr int TN = TR * W;
+  const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
+  for (int i = 0; i < TM; i++) ar[i] = TransA ? a + std::min(i, mr - 1) : a + std::min(i, mr - 1) * lda;
+  vf acc[TM][TR];
+  for (int i = 0; i < TM; i++)
+    for (int v = 0; v < TR; v++) acc[i][v] = simd::zero();
+  for (int k = 0; k < kc; k++) {
+    vf bk[TR];
+    for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
+    for (int i = 0; i < TM; i++) {
+      const vf ai = simd::splat(TransA ? ar[i][k * lda] : ar[i][k]);
+      for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
+    }
+  }
+  if (mr == TM && nr == TN) {
+    for (int i = 0; i < TM; i++)
+      for (int v = 0; v < TR; v++) {
+        float* c = C + i * ldc + v * W;
+        simd::store(c, accumulate ? simd::load(c) + acc[i][v] : acc[i][v]);
+      }
+    return;
+  }
+  float tile[TM * TN];
+  for (int i = 0; i < TM; i++)
+    for (int v = 0; v < TR; v++) simd::store(tile + i * TN + v * W, acc[i][v]);
+  for (int i = 0; i < mr; i++)
+    for (int j = 0; j < nr; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + tile[i * TN + j] : tile[i * TN + j];
+}
+
+// Whether the threaded path packs A (the GotoBLAS way) or reads it in place. In place, the
+// micro-kernel broadcasts op(A)(i, k) from the MR rows (or, transposed, from one row) of the
+// stored A, which the rows of a linear layer's products (a few hundred, K up to 512) keep in
+// L1/L2: natively that measured ~4% faster on the seq2seq step (AVX-512, CPU time), the same bits.
+#if !defined(TINYGPT_GEMM_PACK_A)
+#define TINYGPT_GEMM_PACK_A 0
+#endif
+constexpr bool kPackA = TINYGPT_GEMM_PACK_A;
+
 struct GemmJob {
   const float* packed_b;  // (NC/NR panels of KC x NR) for the current block
   bool transA, transB;
@@ -166,6 +209,26 @@ TaskGrid task_grid(int M, int n_panels, int threads) {
 
 // Tasks [task_begin, task_end): consecutive tasks in one row block share one packing of A.
 void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int task_end) {
+  if (!kPackA) {
+    for (int task = task_begin; task < task_end; task++) {
+      const int rb = task / grid.col_blocks, cb = task % grid.col_blocks;
+      const int ic = rb * grid.block_rows, mc = std::min(grid.block_rows, g.M - ic);
+      const int j_begin = cb * grid.block_panels * NR, j_end = std::min(g.nc, j_begin + grid.block_panels * NR);
+      for (int jr = j_begin; jr < j_end; jr += NR) {
+        const int nr = std::min(NR, g.nc - jr);
+        const float* pb = g.packed_b + jr * g.kc;
+        for (int ir = 0; ir < mc; ir += MR) {
+          const int mr = std::min(MR, mc - ir), i = ic + ir;
+          float* c = g.C + i * g.ldc + g.jc + jr;
+          if (g.transA)
+            direct_kernel<true, MR, NRV>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr);
+          else
+            direct_kernel<false, MR, NRV>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr);
+        }
+      }
+    }
+    return;
+  }
   float* pa = scratch(kGemmAPanels, size_t(MC) * KC);  // this thread's A panels
   int packed_row_block = -1;
   for (int task = task_begin; task < task_end; task++) {
@@ -231,6 +294,62 @@ void small_m(const GemmJob& g, int j_begin, int j_end) {
   }
 }
 
+// ---- small products on the calling thread, without packing A --------------------------------
+// Attention's per-head products (a 32-row block against 32 keys of a 32-wide head) are too small
+// to pay for packing: packing A and B costs as much as the multiply-adds at these sizes. Here A
+// is read in place (its MR rows broadcast straight from memory), and B too when it is stored
+// K x N with whole tiles; only a transposed or ragged B is copied, once, into zero-padded rows.
+// The tile may be narrower than the packed path's (AVX-512: 8 x 32 instead of 6 x 64, since
+// heads are 32 wide). Each element still sums its products in k order in KC-deep slices, the
+// same operations as the packed path: the results are the same bits.
+#if defined(TINYGPT_SIMD_AVX512)
+constexpr int DMR = 8, DNRV = 2;
+#else
+constexpr int DMR = MR, DNRV = NRV;
+#endif
+constexpr int DNR = DNRV * W;
+
+// Products small enough for the direct path: B (one KC slice of it) fits in L1 with room.
+inline bool direct_fits(int N, int K) { return int64_t(std::min(K, KC)) * N <= 64 * 128; }
+
+template <bool TransA>
+void gemm_direct_impl(const GemmJob& g) {
+  const bool copy_b = g.transB || g.N % DNR != 0;
+  const int ldp = (g.N + DNR - 1) / DNR * DNR;  // row stride of the copied B
+  for (int pc = 0; pc < g.K; pc += KC) {
+    const int kc = std::min(KC, g.K - pc);
+    const bool accumulate = g.accumulate || pc > 0;
+    const float* b = g.B + (g.transB ? pc : int64_t(pc) * g.ldb);
+    int ldb = g.ldb;
+    if (copy_b) {
+      float* pb = scratch(kGemmBPanelsSerial, size_t(kc) * ldp);  // (kc, ldp): op(B) rows, zero-padded
+      for (int k = 0; k < kc; k++) {
+        float* dst = pb + k * ldp;
+        if (g.transB)
+          for (int j = 0; j < g.N; j++) dst[j] = b[j * g.ldb + k];
+        else
+          std::memcpy(dst, b + int64_t(k) * g.ldb, size_t(g.N) * sizeof(float));
+        std::memset(dst + g.N, 0, size_t(ldp - g.N) * sizeof(float));
+      }
+      b = pb, ldb = ldp;
+    }
+    const float* a = g.A + (TransA ? int64_t(pc) * g.lda : pc);
+    for (int jr = 0; jr < g.N; jr += DNR) {
+      const int nr = std::min(DNR, g.N - jr);
+      for (int ir = 0; ir < g.M; ir += DMR) {
+        const int mr = std::min(DMR, g.M - ir);
+        direct_kernel<TransA, DMR, DNRV>(kc, TransA ? a + ir : a + int64_t(ir) * g.lda, g.lda, b + jr, ldb,
+                              g.C + int64_t(ir) * g.ldc + jr, g.ldc, accumulate, mr, nr);
+      }
+    }
+  }
+}
+
+void gemm_direct(const GemmJob& g) {
+  if (g.transA) gemm_direct_impl<true>(g);
+  else gemm_direct_impl<false>(g);
+}
+
 // The whole product; `parallel` splits it across the thread pool (B panels in the shared
 // buffer), otherwise it runs on the calling thread with its own buffers (for kernels that are
 // themselves split across threads, such as attention).
@@ -251,6 +370,10 @@ void gemm(const GemmJob& job, bool parallel) {
                        int64_t(g.N) * g.K);
     else
       small_m(g, 0, g.N);
+    return;
+  }
+  if (!parallel && direct_fits(g.N, g.K)) {
+    gemm_direct(g);
     return;
   }
   const bool accumulate = g.accumulate;

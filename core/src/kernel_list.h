@@ -26,6 +26,13 @@ TINYGPT_KERNEL(void, sgemm,
                (bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
                 float* C, int ldc, bool accumulate),
                (transA, transB, M, N, K, A, lda, B, ldb, C, ldc, accumulate))
+// The same product on the calling thread only, for kernels that are themselves split across
+// threads (attention's per-head products); small products skip packing (gemm.cpp). Same bits
+// as sgemm.
+TINYGPT_KERNEL(void, sgemm_serial,
+               (bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                float* C, int ldc, bool accumulate),
+               (transA, transB, M, N, K, A, lda, B, ldb, C, ldc, accumulate))
 
 // ---- linear layer: out = inp @ weight + bias ---------------------------------------------
 // out (N, OC); inp (N, IC); weight (IC, OC); bias (OC) or nullptr

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tinygpt::kernels {
 
@@ -24,6 +25,18 @@ bool use_backend(const std::string& name);
 // thread could otherwise meet a kernel's scratch need for the first time late in a run and
 // allocate then. Cheap when nothing grew; call it between steps (train::Trainer::step does).
 void share_scratch_sizes();
+
+// Per-kernel timing for the benchmarks (seq2seq_bench --profile): while on, every public kernel
+// call adds its wall time to its row of the list (name, calls, seconds), in kernel_list.h order.
+// Off by default: one relaxed atomic load per call. cpu_time: the calling thread's CPU time
+// instead of the wall clock (meaningful with one thread, on a machine shared with busy processes).
+struct KernelTime {
+  const char* name;
+  int64_t calls;
+  double seconds;
+};
+void set_profiling(bool on, bool cpu_time = false);
+std::vector<KernelTime> kernel_times();  // and resets them
 
 // Shape of a general multi-head attention (the encoder-decoder's mha_forward / mha_backward):
 // head h uses channels h*HS .. h*HS+HS-1 of each q, k and v row. Rows are addressed with strides

@@ -37,9 +37,6 @@ namespace TINYGPT_ISA {
 // This ISA's kernels (kernels.cpp, gemm.cpp), one per row of kernel_list.h.
 #define TINYGPT_KERNEL(ret, name, params, args) ret name params;
 #include "kernel_list.h"
-// The same product on the calling thread only (for use inside a kernel's own parallel tasks).
-void sgemm_serial(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
-                  float* C, int ldc, bool accumulate);
 const KernelTable& table();
 }  // namespace TINYGPT_ISA
 

@@ -22,6 +22,11 @@ void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int ld
   }
 }
 
+void sgemm_serial(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                  float* C, int ldc, bool accumulate) {
+  sgemm(transA, transB, M, N, K, A, lda, B, ldb, C, ldc, accumulate);
+}
+
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int IC, int OC) {
   for (int n = 0; n < N; n++) {
     for (int o = 0; o < OC; o++) {
