@@ -11,7 +11,9 @@
 //     every task over 50 ms), how many exceeded 200 ms, and what ran in the frames over 200 ms
 //     (long-animation-frame: scripts and rendering).
 // Goals (issue 27): each memory figure grows at most 5% from minute 5 to the end, and no task of the
-// page takes over 200 ms. Writes bench/results/soak-<date>.json (bench/results.mjs). Needs `npm run build`.
+// page takes over 200 ms. BENCH_SOAK_HEAP=1 also takes a heap snapshot of the page at minute 5 and at
+// the end and prints (and records) what grew between them, by constructor: where a growing heap's
+// bytes are (a shortened soak, BENCH_SOAK_MINUTES=8, is enough to see it). Writes bench/results/soak-<date>.json (bench/results.mjs). Needs `npm run build`.
 import os from 'node:os';
 
 import { openBenchPage } from './page-harness.mjs';
@@ -94,6 +96,34 @@ async function sampleAndInspect() {
   await page.locator('#train').scrollIntoViewIfNeeded();
 }
 
+// the page's heap by constructor (node type and name: count and self size), from a heap snapshot
+async function heapByConstructor() {
+  const chunks = [];
+  const onChunk = (e) => chunks.push(e.chunk);
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk);
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk);
+  const snap = JSON.parse(chunks.join(''));
+  const f = snap.snapshot.meta.node_fields, types = snap.snapshot.meta.node_types[0];
+  const [iType, iName, iSize, n] = [f.indexOf('type'), f.indexOf('name'), f.indexOf('self_size'), f.length];
+  const by = new Map();
+  for (let i = 0; i < snap.nodes.length; i += n) {
+    const key = `${types[snap.nodes[i + iType]]} ${String(snap.strings[snap.nodes[i + iName]]).slice(0, 60)}`;
+    const e = by.get(key) ?? { count: 0, bytes: 0 };
+    e.count++;
+    e.bytes += snap.nodes[i + iSize];
+    by.set(key, e);
+  }
+  return by;
+}
+function heapGrowth(a, b) {
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  return [...keys].map((k) => ({ what: k, count: (b.get(k)?.count ?? 0) - (a.get(k)?.count ?? 0), bytes: (b.get(k)?.bytes ?? 0) - (a.get(k)?.bytes ?? 0) }))
+    .sort((x, y) => y.bytes - x.bytes).slice(0, 15);
+}
+const heapSnapshots = !!process.env.BENCH_SOAK_HEAP;
+let heapAtSettle = null, heapGrew = null;
+
 async function measure(minute) {
   await cdp.send('HeapProfiler.collectGarbage');
   const pageHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
@@ -132,6 +162,12 @@ for (let m = 1; m <= minutes; m++) {
   if (wait > 0) await page.waitForTimeout(wait);
   const r = await measure(m);
   rows.push(r);
+  if (heapSnapshots && m === settle) heapAtSettle = await heapByConstructor();
+  if (heapSnapshots && m === minutes && heapAtSettle) {
+    heapGrew = heapGrowth(heapAtSettle, await heapByConstructor());
+    console.log(`  the page's heap, what grew from minute ${settle} to ${minutes} (by constructor):`);
+    for (const g of heapGrew) console.log(`    ${(g.bytes / 1024).toFixed(1).padStart(8)} kB ${String(g.count).padStart(7)} x  ${g.what}`);
+  }
   print(r);
   for (const f of r.slowFrames) console.log(`       a frame of ${f.ms} ms (rendering ${f.renderMs} ms): ${f.scripts.join('; ') || 'no script'}`);
 }
@@ -151,7 +187,7 @@ console.log(`  goal no task over 200 ms: longest ${longest.toFixed(0)} ms, ${ove
 await dbg((d) => d.running) && (await page.click('#btn-start'));
 record.set('soak', {
   minutes, config: 'S', variant: ready.variant, history: true, sampleEveryMinute: 200, inspectEveryMinute: true,
-  rows, growthFromMinute: settle, growth: growths, longestTaskMs: longest, tasksOver200ms: over, goals: { flat, responsive: over === 0 },
+  rows, growthFromMinute: settle, growth: growths, heapGrowth: heapGrew, longestTaskMs: longest, tasksOver200ms: over, goals: { flat, responsive: over === 0 },
 });
 record.write();
 await close();

@@ -6,7 +6,7 @@
 import type { IDBPDatabase } from 'idb';
 import { describe, expect, it } from 'vitest';
 
-import { checkpointKeyOf, type SaveBase, writeSave, writeSaveAtOnce } from '../src/lib/runs-db';
+import { checkpointKeyOf, isQuotaError, saveErrorText, type SaveBase, writeSave, writeSaveAtOnce } from '../src/lib/runs-db';
 
 type Stores = Record<'runs' | 'checkpoints', Map<string, Record<string, unknown>>>;
 
@@ -89,5 +89,19 @@ describe('a run saved into IndexedDB (lib/runs-db.ts)', () => {
     expect(log).toEqual(['put checkpoints', 'put runs', 'commit']);
     expect(stores.runs.get('run-1')?.checkpointKey).toBe(checkpointKeyOf('run-1'));
     expect((await written).step).toBe(50);
+  });
+});
+
+describe('a failed save, told across a worker (lib/runs-db.ts)', () => {
+  it('keeps the browser\'s name for it, so a full storage is still recognised on the page', () => {
+    const full = new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    expect(saveErrorText(full)).toBe('QuotaExceededError: The quota has been exceeded.');
+    expect(isQuotaError(full)).toBe(true);
+    expect(isQuotaError(saveErrorText(full))).toBe(true);
+    expect(isQuotaError(new Error(saveErrorText(full)))).toBe(true);
+    const other = new DOMException('The transaction was aborted.', 'AbortError');
+    expect(saveErrorText(other)).toBe('AbortError: The transaction was aborted.');
+    expect(isQuotaError(saveErrorText(other))).toBe(false);
+    expect(saveErrorText(new Error('disk gone'))).toBe('disk gone');
   });
 });

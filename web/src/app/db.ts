@@ -3,9 +3,10 @@
 //
 // Every run has its own record under its own id (settings, corpus reference, step, losses,
 // time) and points at its latest checkpoint, which lives in `checkpoints` under a key of its own.
-// A save (lib/runs-db.ts, shared with the worker, which saves when the page goes away) writes the
-// new checkpoint record and then moves the run's pointer to it, in one transaction, and only then
-// drops the checkpoint it replaced: a tab closed in the middle leaves the previous save intact.
+// A save (lib/runs-db.ts) is written by the training worker or the runs' keeper, never from here: a
+// checkpoint put into IndexedDB is cloned by the thread that puts it, and this is the page's main
+// thread. It writes the checkpoint record and the run's pointer to it in one transaction: a tab
+// closed in the middle leaves the previous save intact. The list reads the small run records only.
 // Corpora are stored once, by fingerprint, in `corpora` (the built-in one never: the site and its
 // offline cache have it). Nothing here deletes a run or a text on its own: `deleteRun` is called
 // when the person deletes one, and a text goes with the last run that used it (unless a tab has
@@ -15,7 +16,7 @@ import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
 import type { FullConfig } from '../../../wasm/tinygpt';
 import { t } from '../i18n';
 import { removeKept } from '../lib/opfs';
-import { RUNS_DB, newId, writeSave } from '../lib/runs-db';
+import { RUNS_DB, newId } from '../lib/runs-db';
 
 export { newId };
 
@@ -46,7 +47,7 @@ export interface RunRecord {
   checkpointBytes: number;
 }
 
-/** What a save writes (the record's pointer and sizes are filled in by `saveRun`). */
+/** What a save writes (the record's pointer and sizes are filled in by lib/runs-db.ts). */
 export type RunSave = Omit<RunRecord, 'checkpointKey' | 'checkpointBytes'>;
 
 export interface StoredCheckpoint { key: string; runId: string; bytes: ArrayBuffer }
@@ -123,11 +124,6 @@ export class RunsDb {
     const c = await this.db.get('checkpoints', run.checkpointKey);
     if (!c) throw new Error(t().runs.checkpointGone(run.name));
     return c.bytes;
-  }
-
-  /** Writes a checkpoint as a new record, then points the run at it, then drops the old one (lib/runs-db.ts). */
-  saveRun(run: RunSave, checkpoint: ArrayBuffer): Promise<RunRecord> {
-    return writeSave(this.db as unknown as IDBPDatabase, run, checkpoint);
   }
 
   async renameRun(id: string, name: string): Promise<void> {

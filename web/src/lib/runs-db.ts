@@ -34,9 +34,28 @@ export function newId(prefix: string): string {
   return `${prefix}-${r}`;
 }
 
-/** A save handed to the keeper (features/runs/keeper.ts): the run's record and its checkpoint (transferred); `seq` names the reply. */
-export interface KeeperSave { seq: number; run: SaveBase; checkpoint: ArrayBuffer }
+/**
+ * A save handed to the keeper (features/runs/keeper.ts): the run's record and its checkpoint
+ * (transferred); `seq` names the reply. `announce`: the keeper tells every tab that the runs changed
+ * (a save made when the page goes away: its page may not be there to say it); a periodic save is
+ * announced by its page, to the other tabs only.
+ */
+export interface KeeperSave { seq: number; run: SaveBase; checkpoint: ArrayBuffer; announce: boolean }
 export type KeeperReply = { seq: number; ok: true; step: number; bytes: number; savedAt: number } | { seq: number; ok: false; error: string };
+
+/**
+ * A failed write in words that keep the browser's name for it (a QuotaExceededError reaches the
+ * page across a worker as text: isQuotaError finds it there).
+ */
+export function saveErrorText(e: unknown): string {
+  if (e instanceof DOMException || (e instanceof Error && e.name !== 'Error')) return `${e.name}: ${e.message}`;
+  return String(e instanceof Error ? e.message : e);
+}
+
+/** Whether a failed write (an error, or saveErrorText's words) was the storage being full. */
+export function isQuotaError(e: unknown): boolean {
+  return (e instanceof DOMException && e.name === 'QuotaExceededError') || /QuotaExceededError/.test(e instanceof Error ? e.message : String(e));
+}
 
 /** A run's checkpoint record: one per run, replaced by each save (runs saved before had keys of their own). */
 export function checkpointKeyOf(runId: string): string {

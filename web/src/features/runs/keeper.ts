@@ -3,12 +3,14 @@
 // with extendedLifetime, so that it outlives the page (and the training worker, which goes with the
 // page). The training worker hands it the checkpoint the moment the page hides (one postMessage, at
 // once); the keeper writes it into IndexedDB (lib/runs-db.ts writeSave) whether or not anyone is
-// still there to hear it. Measured in Chromium: a save written by the training worker itself is
+// still there to hear it. The periodic saves come the same way: a checkpoint of many MB written by
+// the page would be copied on its main thread (IndexedDB clones a value when it is put), hundreds
+// of ms on a busy machine (bench/soak.mjs). Measured in Chromium: a save written by the training worker itself is
 // cut off by the page's end now and then (its transaction aborted with the worker); one handed to
 // this keeper lands. One keeper serves every tab of the page (each tab connects its own port).
 import { type IDBPDatabase, openDB } from 'idb';
 
-import { type KeeperReply, type KeeperSave, RUNS_CHANNEL, RUNS_DB, writeSave } from '../../lib/runs-db';
+import { type KeeperReply, type KeeperSave, RUNS_CHANNEL, RUNS_DB, saveErrorText, writeSave } from '../../lib/runs-db';
 
 declare const self: SharedWorkerGlobalScope;
 
@@ -33,10 +35,10 @@ function keeper(): void {
       const { seq, run, checkpoint } = m.data;
       try {
         const r = await writeSave(await database(), run, checkpoint);
-        announce.postMessage('changed');
+        if (m.data.announce) announce.postMessage('changed');
         port.postMessage({ seq, ok: true, step: r.step, bytes: r.checkpointBytes, savedAt: r.savedAt } satisfies KeeperReply);
       } catch (err) {
-        port.postMessage({ seq, ok: false, error: String(err instanceof Error ? err.message : err) } satisfies KeeperReply);
+        port.postMessage({ seq, ok: false, error: saveErrorText(err) } satisfies KeeperReply);
       }
     };
   });

@@ -11,15 +11,16 @@ export interface RunCurves extends Pick<History, 'train' | 'valSteps' | 'valLoss
 }
 
 export interface RunsCalls {
-  /** A checkpoint of the current model (the native CLI's format). */
+  /** A checkpoint of the current model (the native CLI's format): a download. */
   save(msg: Record<string, never>): { step: number; bytes: Uint8Array };
   /**
-   * The page goes away (hidden, closed, reloaded): the worker takes a checkpoint of the current
-   * model and writes it into IndexedDB itself (lib/runs-db.ts), without the page, which may be
-   * gone before a reply could reach it. `run`: the run's whole record (app/db.ts's RunSave; typed
-   * here by what the worker reads of it), written with the checkpoint's step.
+   * A save of the run: the worker takes a checkpoint of the current model and has it written into
+   * IndexedDB (by the keeper, or itself: lib/runs-db.ts), never through the page, whose main thread
+   * would clone its many MB. `hide`: the page goes away (hidden, closed, reloaded) and may be gone
+   * before a reply could reach it. `run`: the run's whole record (app/db.ts's RunSave; typed here by
+   * what the worker reads of it), written with the checkpoint's step.
    */
-  saveToDb(msg: { run: SaveBase }): { step: number; bytes: number; savedAt: number };
+  saveToDb(msg: { run: SaveBase; hide: boolean }): { step: number; bytes: number; savedAt: number };
   /** The page has opened (and upgraded) the runs' database: the worker opens its own connection now, ahead of saveToDb. */
   openRunsDb(msg: Record<string, never>): void;
   /** The keeper's port (features/runs/keeper.ts, a SharedWorker that outlives the page): saveToDb hands its saves to it. */

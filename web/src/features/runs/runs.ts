@@ -9,6 +9,7 @@ import type { Storage } from '../../app/storage';
 import { type MapStore, patch, watch } from '../../app/store';
 import { type Messages, locale, t } from '../../i18n';
 import { checkpointFileName } from '../../lib/checkpoint';
+import { isQuotaError } from '../../lib/runs-db';
 import type { Coded } from '../../lib/coded';
 import { formatBytes, formatCount } from '../../lib/format';
 import type { Port } from '../../lib/wire';
@@ -127,35 +128,55 @@ export class Runs {
     if (!meta) return;
     this.inFlight = meta;
     this.lastSaveRequest = performance.now();
-    this.port.call('save', {}).then((r) => this.finish(r.step, r.bytes.buffer as ArrayBuffer), () => {
-      if (this.inFlight === meta) this.inFlight = null;
-    });
+    // written by the worker (or the keeper it hands it to), not here: the page hears the step, the
+    // size and the time, never the checkpoint's bytes (features/runs/worker.ts saveToDb)
+    this.port.call('saveToDb', { run: meta, hide: false }).then((r) => this.finish(meta, r), (e: Coded) => this.failed(meta, e));
   }
 
-  private async finish(step: number, bytes: ArrayBuffer): Promise<void> {
-    const meta = this.inFlight;
+  private async finish(meta: RunSave, r: { step: number; bytes: number; savedAt: number }): Promise<void> {
     try {
-      if (!this.db || !meta) return;
-      const record = await this.db.saveRun({ ...meta, step }, bytes);
-      if (this.get().runId === meta.id) this.set({ lastSave: { at: record.savedAt, step, bytes: bytes.byteLength }, saveNote: null });
-      this.locks.announce();
+      if (this.get().runId === meta.id && r.step >= (this.get().lastSave?.step ?? -1)) this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes }, saveNote: null });
+      this.locks.announce();   // the other tabs read the list again
       void this.askPersistence();
-      await this.refresh();
-    } catch (e) {
-      const quota = e instanceof DOMException && e.name === 'QuotaExceededError';
-      const est = this.get().storage;
-      const usage = est ? [formatBytes(est.usage), formatBytes(est.quota)] as const : null;
-      // the browser's own words for any other failure (its language is the browser's)
-      const why = (m: Messages) => (quota ? m.runs.quotaFull(usage?.[0] ?? null, usage?.[1] ?? null) : `${e instanceof Error ? e.message : e}`);
-      this.set({ saveNote: (m) => m.runs.notSaved(why(m)) });
-      if (quota) notify(t().runs.notSavedNotice(why(t())), 'error', { id: 'quota' });
+      // the list changes in this run's line only: it is updated in place, without reading every
+      // record again (a new run, not listed yet, is)
+      if (!this.updateListed(meta, r)) await this.refresh();
     } finally {
-      this.inFlight = null;
-      if (this.again) {
-        this.again = false;
-        this.saveIfBehind();
-      }
+      this.settled(meta);
     }
+  }
+
+  private failed(meta: RunSave, e: Coded): void {
+    const quota = isQuotaError(e.message);
+    const est = this.get().storage;
+    const usage = est ? [formatBytes(est.usage), formatBytes(est.quota)] as const : null;
+    // the browser's own words for any other failure (its language is the browser's)
+    const why = (m: Messages) => (quota ? m.runs.quotaFull(usage?.[0] ?? null, usage?.[1] ?? null) : e.message);
+    this.set({ saveNote: (m) => m.runs.notSaved(why(m)) });
+    if (quota) notify(t().runs.notSavedNotice(why(t())), 'error', { id: 'quota' });
+    this.settled(meta);
+  }
+
+  private settled(meta: RunSave): void {
+    if (this.inFlight === meta) this.inFlight = null;
+    if (this.again) {
+      this.again = false;
+      this.saveIfBehind();
+    }
+  }
+
+  /** A save of a listed run: its line shows the new step, time, loss and size. False if it is not listed. */
+  private updateListed(meta: RunSave, r: { step: number; bytes: number; savedAt: number }): boolean {
+    const runs = this.get().runs;
+    const i = runs.findIndex((x) => x.id === meta.id);
+    if (i < 0) return false;
+    const old = runs[i];
+    // a later save was already stored (lib/runs-db.ts keeps it): the list is read again
+    if (r.savedAt !== meta.savedAt) return false;
+    const line: RunSummary = { ...old, savedAt: r.savedAt, step: r.step, valLoss: meta.valLoss, bytes: r.bytes + (meta.corpus.builtin ? 0 : meta.corpus.size) };
+    this.set({ runs: [line, ...runs.slice(0, i), ...runs.slice(i + 1)] });   // the most recently saved first
+    void this.refreshStorage();
+    return true;
   }
 
   private async askPersistence(): Promise<void> {
@@ -342,7 +363,7 @@ export class Runs {
     const stored = this.get().runs.find((r) => r.id === record.id);
     const meta = stored ? { ...record, name: stored.name, createdAt: stored.createdAt } : record;
     this.lastSaveRequest = performance.now();
-    this.port.call('saveToDb', { run: meta }).then((r) => {
+    this.port.call('saveToDb', { run: meta, hide: true }).then((r) => {
       if (this.get().runId === meta.id && r.step >= (this.get().lastSave?.step ?? -1))
         this.set({ lastSave: { at: r.savedAt, step: r.step, bytes: r.bytes }, saveNote: null });
       this.locks.announce();

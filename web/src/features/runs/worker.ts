@@ -3,7 +3,7 @@
 import { type IDBPDatabase, openDB } from 'idb';
 
 import type { Session } from '../../../../wasm/tinygpt';
-import { type KeeperReply, RUNS_DB, type SaveBase, writeSaveAtOnce } from '../../lib/runs-db';
+import { type KeeperReply, type KeeperSave, RUNS_DB, type SaveBase, saveErrorText, writeSave, writeSaveAtOnce } from '../../lib/runs-db';
 import { type Ctx, handlers, type WorkerFeature } from '../../worker/registry';
 import { needModule, needSession } from '../../worker/state';
 import { attachCorpus } from '../data/worker';
@@ -39,10 +39,10 @@ function runsDb(st: RunsState): Promise<IDBPDatabase> {
 }
 
 /** A save handed to the keeper at once (one postMessage, its checkpoint transferred); resolves with its word. */
-function handOver(k: Keeper, run: SaveBase, checkpoint: ArrayBuffer): Promise<{ step: number; bytes: number; savedAt: number }> {
+function handOver(k: Keeper, run: SaveBase, checkpoint: ArrayBuffer, announce: boolean): Promise<{ step: number; bytes: number; savedAt: number }> {
   const seq = ++k.seq;
   const reply = new Promise<KeeperReply>((resolve) => k.waiting.set(seq, resolve));
-  k.port.postMessage({ seq, run, checkpoint }, [checkpoint]);
+  k.port.postMessage({ seq, run, checkpoint, announce } satisfies KeeperSave, [checkpoint]);
   return reply.then((r) => {
     if (!r.ok) throw new Error(r.error);
     return { step: r.step, bytes: r.bytes, savedAt: r.savedAt };
@@ -59,16 +59,28 @@ function keeperAt(port: MessagePort): Keeper {
   return k;
 }
 
-/** The save made when the page goes away: the checkpoint now, to the keeper at once (or written from here). */
-async function saveToDb(ctx: Ctx<S>, record: SaveBase): Promise<{ step: number; bytes: number; savedAt: number }> {
+/**
+ * A save written into IndexedDB from here, not by the page: the checkpoint now, to the keeper at
+ * once (or written from here). The page only hears the step, the size and the time: a checkpoint of
+ * many MB put into IndexedDB by the page would be cloned on its main thread (bench/soak.mjs found
+ * tasks of 200-800 ms there). `hide`: the page goes away; written with every request issued in
+ * this task when there is no keeper (lib/runs-db.ts writeSaveAtOnce), announced by the keeper.
+ */
+async function saveToDb(ctx: Ctx<S>, record: SaveBase, hide: boolean): Promise<{ step: number; bytes: number; savedAt: number }> {
   const s = needSession(ctx.state);
   const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
   const run = { ...record, step: s.step() };
-  if (ctx.state.keeper) return handOver(ctx.state.keeper, run, bytes.buffer as ArrayBuffer);
-  // no keeper: written from here, every request issued in this task (the page may be gone, and
-  // this worker runs no later task then); mostly it lands
-  const saved = await writeSaveAtOnce(await runsDb(ctx.state), run, bytes.buffer as ArrayBuffer);
-  return { step: saved.step, bytes: saved.checkpointBytes, savedAt: saved.savedAt };
+  if (ctx.state.keeper) return handOver(ctx.state.keeper, run, bytes.buffer as ArrayBuffer, hide);
+  try {
+    // no keeper: the page going away gets every request issued in this task (it may be gone, and
+    // this worker runs no later task then; mostly it lands); a periodic save reads the stored
+    // record first (the name the person gave the run, a later save already there)
+    const db = await runsDb(ctx.state);
+    const saved = hide ? await writeSaveAtOnce(db, run, bytes.buffer as ArrayBuffer) : await writeSave(db, run, bytes.buffer as ArrayBuffer);
+    return { step: saved.step, bytes: saved.checkpointBytes, savedAt: saved.savedAt };
+  } catch (e) {
+    throw new Error(saveErrorText(e));   // a full storage stays recognisable on the page (isQuotaError)
+  }
 }
 
 export function runsWorker(): WorkerFeature<S> {
@@ -84,7 +96,7 @@ export function runsWorker(): WorkerFeature<S> {
         const bytes = await onGpuOr(ctx, (b) => b.save(), () => s.save());
         return { step: s.step(), bytes };
       },
-      saveToDb: (msg, ctx) => saveToDb(ctx, msg.run),
+      saveToDb: (msg, ctx) => saveToDb(ctx, msg.run, msg.hide),
       async load(msg, ctx) {
         const st = ctx.state;
         const M = needModule(st);

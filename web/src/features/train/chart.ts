@@ -1,12 +1,14 @@
 // chart.ts — the loss curves (uPlot: 50 kB, canvas, fast enough to redraw tens of thousands of
 // points several times a second). x is the step; train loss per step (faint), its moving
-// average, and the validation loss at the steps where it was measured. For the translator, also
+// average, and the validation loss at the steps where it was measured; at most 4096 columns,
+// a long run's train steps thinned out (columns.ts). For the translator, also
 // the held-out exact match and character error rate of each evaluation, in percent on a second
 // axis at the right. The data's entropy baselines (the core's, watch.h) as dashed reference
 // lines; nats or bits per byte.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
+import { ChartColumns } from './columns';
 import type { LossHistory } from './history';
 import { t } from '../../i18n';
 import type { Baselines } from '../watch/messages';
@@ -14,17 +16,8 @@ import { cssVar } from '../../ui';
 
 export class LossChart {
   private u: uPlot | null = null;
-  private x: number[] = [0];
-  private train: (number | null)[] = [null];
-  private ema: (number | null)[] = [null];
-  private val: (number | null)[] = [null];
-  private exact: (number | null)[] = [null];
-  private cer: (number | null)[] = [null];
+  private cols = new ChartColumns();          // what is drawn, and how much of it
   private metrics = false;                     // the translator's series are shown
-  private source: LossHistory | null = null;   // what is drawn, and how much of it
-  private trainSeen = 0;
-  private valSeen = 0;
-  private valRevision = 0;
   private dirty = false;
   private lastDraw = 0;
   private observer: ResizeObserver;
@@ -63,8 +56,8 @@ export class LossChart {
       ],
       series: [
         { label: say.step },
-        { label: say.train, stroke: cssVar('--train-faint') || 'rgba(70,120,220,0.35)', width: 1, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.train, idx) },
-        { label: say.trainAvg, stroke: cssVar('--train') || '#3a6fd8', width: 2, points: { show: false }, value: (_u, _v, _si, idx) => this.legend(this.ema, idx) },
+        { label: say.train, stroke: cssVar('--train-faint') || 'rgba(70,120,220,0.35)', width: 1, points: { show: false }, value: (_u, _v, _si, idx) => this.legend('train', idx) },
+        { label: say.trainAvg, stroke: cssVar('--train') || '#3a6fd8', width: 2, points: { show: false }, value: (_u, _v, _si, idx) => this.legend('ema', idx) },
         // a marker at each evaluated step, lines only between them (nothing before the first)
         { label: say.validation, stroke: cssVar('--val') || '#e0662a', width: 2, spanGaps: true,
           points: { show: (u, si) => (u.data[si] as (number | null)[]).some((v) => v != null), size: 8, width: 2, fill: cssVar('--card') || '#fff' },
@@ -82,8 +75,8 @@ export class LossChart {
       opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: say.heldOut, labelFont: font,
         labelSize: 18, size: 58, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
       opts.series.push(
-        pct(say.exact, cssVar('--ok') || '#18733f', () => this.source?.valExactMatch ?? []),
-        pct(say.cer, cssVar('--warn') || '#b45f06', () => this.source?.valCer ?? [], [4, 3]));
+        pct(say.exact, cssVar('--ok') || '#18733f', () => this.cols.history?.valExactMatch ?? []),
+        pct(say.cer, cssVar('--warn') || '#b45f06', () => this.cols.history?.valCer ?? [], [4, 3]));
     }
     opts.hooks = { draw: [(u) => this.drawBaselines(u, axis)] };
     this.u = new uPlot(opts, this.data(), this.host);
@@ -145,23 +138,24 @@ export class LossChart {
 
   /** The last exact match or CER at or before the cursor, in percent. */
   private legendMetric(values: number[], idx: number | null): string {
-    const steps = this.source?.valSteps ?? [];
-    const at = idx ?? Infinity;
+    const steps = this.cols.history?.valSteps ?? [];
+    const at = this.cols.stepAt(idx);
     for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at && Number.isFinite(values[i])) return `${(values[i] * 100).toFixed(1)}% @ ${steps[i]}`;
     return '—';
   }
 
-  /** Live legend: the value at the cursor, or the latest one when the cursor is off the chart. */
-  private legend(series: (number | null)[], idx: number | null): string {
-    const v = idx == null ? series[series.length - 1] : series[idx];
+  /** Live legend: the value at the cursor, or the latest step's when the cursor is off the chart (maybe not drawn: columns.ts). */
+  private legend(series: 'train' | 'ema', idx: number | null): string {
+    const h = this.cols.history;
+    const v = idx != null ? this.cols[series][idx] : h && h[series].length ? h[series][h[series].length - 1] : null;
     return v == null ? '—' : (v * this.scale).toFixed(3);
   }
 
   /** Validation is measured now and then: the legend shows the last measurement at or before the cursor. */
   private legendVal(idx: number | null): string {
-    const steps = this.source?.valSteps ?? [];
-    const losses = this.source?.valLosses ?? [];
-    const at = idx ?? Infinity;
+    const steps = this.cols.history?.valSteps ?? [];
+    const losses = this.cols.history?.valLosses ?? [];
+    const at = this.cols.stepAt(idx);
     for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at) return `${(losses[i] * this.scale).toFixed(3)} @ ${steps[i]}`;
     return '—';
   }
@@ -169,8 +163,9 @@ export class LossChart {
   private data(): uPlot.AlignedData {
     const k = this.scale;
     const f = (a: (number | null)[]) => (k === 1 ? a : a.map((v) => (v == null ? v : v * k)));
-    const loss = [this.x, f(this.train), f(this.ema), f(this.val)];
-    return (this.metrics ? [...loss, this.exact, this.cer] : loss) as uPlot.AlignedData;
+    const c = this.cols;
+    const loss = [c.x, f(c.train), f(c.ema), f(c.val)];
+    return (this.metrics ? [...loss, c.exact, c.cer] : loss) as uPlot.AlignedData;
   }
 
   private resize(): void {
@@ -179,53 +174,12 @@ export class LossChart {
     if (Math.abs(w - this.u.width) > 1) this.u.setSize({ width: w, height: 260 });
   }
 
-  private grow(step: number): void {
-    while (this.x.length <= step) {
-      this.x.push(this.x.length);
-      this.train.push(null);
-      this.ema.push(null);
-      this.val.push(null);
-      this.exact.push(null);
-      this.cer.push(null);
-    }
-  }
-
   /** Draws a history: what was added since the last call, or all of it if it is another one. */
   sync(h: LossHistory): void {
-    const replaced = h !== this.source;
-    if (replaced) {
-      this.source = h;
-      this.trainSeen = this.valSeen = this.valRevision = 0;
-      this.x = [0];
-      this.train = [null];
-      this.ema = [null];
-      this.val = [null];
-      this.exact = [null];
-      this.cer = [null];
-      if (h.train.length === 0 && h.valSteps.length === 0) {
-        this.schedule(true);
-        return;
-      }
-    }
-    if (this.trainSeen === h.train.length && this.valRevision === h.valRevision) return;
-    this.grow(h.lastStep);
-    for (let i = this.trainSeen; i < h.train.length; i++) {
-      this.train[h.first + i] = h.train[i];
-      this.ema[h.first + i] = h.ema[i];
-    }
-    // the last evaluation drawn may have been replaced (evaluated again at the same step)
-    for (let i = Math.max(0, this.valSeen - 1); i < h.valSteps.length; i++) {
-      this.grow(h.valSteps[i]);
-      this.val[h.valSteps[i]] = h.valLosses[i];
-      const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x * 100 : null);
-      this.exact[h.valSteps[i]] = pct(h.valExactMatch[i]);
-      this.cer[h.valSteps[i]] = pct(h.valCer[i]);
-    }
-    this.trainSeen = h.train.length;
-    this.valSeen = h.valSteps.length;
-    this.valRevision = h.valRevision;
-    this.host.dataset.valPoints = String(this.val.filter((v) => v != null).length);
-    this.schedule(replaced);
+    const r = this.cols.sync(h);
+    if (r === 'same') return;
+    this.host.dataset.valPoints = String(this.cols.val.filter((v) => v != null).length);
+    this.schedule(r === 'new');
   }
 
   /** Redraws at most about 5 times a second (data arrive every slice). */
