@@ -599,10 +599,8 @@ ${overKeyTiles(`
 // Attention's backward in one dispatch: the first ceil(T / 64) workgroups
 // of each (b, h) take 64 query rows (dq), the next ceil(T / 64) 64 key rows (dk, dv). Each computes
 // the D_i = dout_i . out_i it needs itself, so neither waits for the other. The two halves share one pool of workgroup memory (16 KiB).
-const attention_backward: KernelDef = {
-  args: ['rw', 'r', 'r', 'r', 'r'],
-  source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dout', 'out', 'qkv', 'lse']) +
-    attentionHead(c.HS) + /* wgsl */ `
+// attention_backward's body (a constant: it depends on the plan only through attentionHead's HS)
+const ATTENTION_BACKWARD_WGSL = /* wgsl */ `
 var<workgroup> pool: array<f32, 4096>;
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -706,7 +704,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       dqkv[(b * T + j) * C3 + 2u * C + h * HS + d] = dv[d];
     }
   }
-}`,
+}`;
+
+const attention_backward: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r'],
+  source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r'], ['dqkv', 'dout', 'out', 'qkv', 'lse']) +
+    attentionHead(c.HS) + ATTENTION_BACKWARD_WGSL,
   grid: (d) => [2 * Math.ceil(d[1] / 64), d[0] * d[3], 1],
 };
 
@@ -994,10 +997,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 // The largest width the one-workgroup decoding kernel serves (its vectors live in workgroup memory).
 export const DECODE_LAYER_MAX_C = 256;
 
-const decode_layer: KernelDef = {
-  args: ['rw', 'rw', 'r u32', 'r', 'rw', 'r u32'],
-  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r u32', 'r', 'rw', 'r u32'], ['x', 'cache', 'state', 'params', 'scores', 'window']) +
-    STATE + attentionHead(c.HS) + reductions(256) + /* wgsl */ `
+// decode_layer's body (a constant: its sizes are DECODE_LAYER_MAX_C's)
+const DECODE_LAYER_WGSL = /* wgsl */ `
 // One whole block for the newest position p = gen_len - 1, in one workgroup (a small model's decoding
 // is a chain of matrix-vector products too small to fill a GPU: one dispatch per layer instead of five):
 //   [x = wte[window[p]] + wpe[p]]                          (embed: the first layer)
@@ -1097,7 +1098,12 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     for (var k = 0u; k < C4; k++) { s += hs[k] * params[fcproj_w + k * C + c]; }
     x[c] = xs[c] + (s + params[fcproj_b + c]);
   }
-}`,
+}`;
+
+const decode_layer: KernelDef = {
+  args: ['rw', 'rw', 'r u32', 'r', 'rw', 'r u32'],
+  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r u32', 'r', 'rw', 'r u32'], ['x', 'cache', 'state', 'params', 'scores', 'window']) +
+    STATE + attentionHead(c.HS) + reductions(256) + DECODE_LAYER_WGSL,
   grid: () => [1, 1, 1],
 };
 
