@@ -267,6 +267,26 @@ fn load_tiles(lid: u32, k0: u32, row0: u32, col0: u32, M: u32, N: u32, K: u32) {
   }
 }`;
 
+// One 16-deep slice of a 64 x 64 GEMM tile from the workgroup's As and Bs: acc0..acc3 (rows ty + 16 r,
+// columns tx + 16 c) and, when sum_columns, op(B)'s column sums (matmul's dbias). Shared by matmul
+// and gemmTile's kernels.
+const TILE_ACCUMULATE = /* wgsl */ `
+      if (sum_columns) {
+        for (var k = 0u; k < 16u; k++) {
+          let bk = k * 64u + tx;
+          column_sums += vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
+        }
+      }
+      for (var k = 0u; k < 16u; k++) {
+        let ai = k * 64u + ty;
+        let bk = k * 64u + tx;
+        let bq = vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
+        acc0 += As[ai] * bq;
+        acc1 += As[ai + 16u] * bq;
+        acc2 += As[ai + 32u] * bq;
+        acc3 += As[ai + 48u] * bq;
+      }`;
+
 const matmul: KernelDef = {
   args: ['rw', 'r', 'r', 'r', 'r', 'rw', 'rw'],
   variant: (d) => `${d[3]}${d[4]}`,
@@ -295,21 +315,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   for (var k0 = 0u; k0 < K; k0 += 16u) {
     load_tiles(lid, k0, row0, col0, M, N, K);
     workgroupBarrier();
-    if (sum_columns) {
-      for (var k = 0u; k < 16u; k++) {
-        let bk = k * 64u + tx;
-        column_sums += vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
-      }
-    }
-    for (var k = 0u; k < 16u; k++) {
-      let a = k * 64u + ty;
-      let bk = k * 64u + tx;
-      let b = vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
-      acc0 += As[a] * b;
-      acc1 += As[a + 16u] * b;
-      acc2 += As[a + 32u] * b;
-      acc3 += As[a + 48u] * b;
-    }
+    ${TILE_ACCUMULATE}
     workgroupBarrier();
   }
   if (sum_columns) {
@@ -366,21 +372,7 @@ function gemmTile(a: string, b: string, transA: boolean, transB: boolean, sums: 
         Bs[kb * 64u + j] = bv;
       }
       workgroupBarrier();
-      if (sum_columns) {
-        for (var k = 0u; k < 16u; k++) {
-          let bk = k * 64u + tx;
-          column_sums += vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
-        }
-      }
-      for (var k = 0u; k < 16u; k++) {
-        let ai = k * 64u + ty;
-        let bk = k * 64u + tx;
-        let bq = vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
-        acc0 += As[ai] * bq;
-        acc1 += As[ai + 16u] * bq;
-        acc2 += As[ai + 32u] * bq;
-        acc3 += As[ai + 48u] * bq;
-      }
+      ${TILE_ACCUMULATE}
       workgroupBarrier();
     }`;
 }
