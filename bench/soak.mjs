@@ -23,7 +23,21 @@ const record = benchResults('soak');
 const minutes = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
 const settle = Math.min(5, minutes - 1);   // growth is measured from this minute on
 const { base, ctx, page, dbg, waitFor, close } = await openBenchPage('tinygpt-soak-');
-page.on('pageerror', (e) => console.error('page error:', e.message));
+// Every error the page reports (an uncaught exception of the page, or one a worker passed up to it)
+// and every console error of the page and its workers is printed and recorded with its minute: a
+// soak with any error fails (the page should have said it in words instead).
+const errors = [];
+let minuteNow = 0;
+page.on('pageerror', (e) => {
+  console.error(`page error (minute ${minuteNow}):`, e.message, e.stack ? `\n${e.stack}` : '');
+  errors.push({ minute: minuteNow, kind: 'pageerror', message: String(e.message), stack: e.stack ?? null });
+});
+page.on('console', (m) => {
+  if (m.type() !== 'error') return;
+  const where = m.worker() ? `worker ${m.worker().url().split('/').pop()}` : 'page';
+  console.error(`console error (minute ${minuteNow}, ${where}):`, m.text());
+  errors.push({ minute: minuteNow, kind: 'console', where, message: m.text() });
+});
 
 // long tasks of the main thread, gathered in the page from the start
 // and, for those over 200 ms, what ran in them (long animation frames: the scripts, their functions
@@ -157,6 +171,7 @@ const t0 = Date.now();
 const print = (r) => console.log(`${String(r.minute).padStart(4)} ${String(r.step).padStart(7)}   ${MiB(r.pageHeap)} MiB  ${MiB(r.workerHeap)} MiB  ${MiB(r.wasmMemory)} MiB  ${MiB(r.indexedDB)} MiB ${MiB(r.runsBytes)}  ${r.longestTaskMs.toFixed(0).padStart(6)} ms  ${String(r.tasksOver200ms).padStart(6)}`);
 print(rows[0]);
 for (let m = 1; m <= minutes; m++) {
+  minuteNow = m;
   await sampleAndInspect();
   const wait = t0 + m * 60_000 - Date.now();
   if (wait > 0) await page.waitForTimeout(wait);
@@ -184,11 +199,12 @@ const flat = keys.every((k) => growths[k] === null || growths[k] <= 0.05);
 console.log(`growth from minute ${settle} to ${minutes}: ` + keys.map((k) => `${k} ${growths[k] === null ? '-' : `${(100 * growths[k]).toFixed(1)}%`}`).join(', '));
 console.log(`  goal flat after minute ${settle} (<= 5% growth): ${flat ? 'met' : 'NOT met'}`);
 console.log(`  goal no task over 200 ms: longest ${longest.toFixed(0)} ms, ${over} over 200 ms: ${over === 0 ? 'met' : 'NOT met'}`);
+console.log(`  no error: ${errors.length === 0 ? 'met' : `NOT met (${errors.length})`}`);
 await dbg((d) => d.running) && (await page.click('#btn-start'));
 record.set('soak', {
   minutes, config: 'S', variant: ready.variant, history: true, sampleEveryMinute: 200, inspectEveryMinute: true,
-  rows, growthFromMinute: settle, growth: growths, heapGrowth: heapGrew, longestTaskMs: longest, tasksOver200ms: over, goals: { flat, responsive: over === 0 },
+  rows, growthFromMinute: settle, growth: growths, heapGrowth: heapGrew, longestTaskMs: longest, tasksOver200ms: over, errors, goals: { flat, responsive: over === 0, noErrors: errors.length === 0 },
 });
 record.write();
 await close();
-process.exit(0);
+process.exit(errors.length ? 1 : 0);

@@ -4,6 +4,7 @@
 // the sampler and the translator.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -504,4 +505,43 @@ TEST_CASE("embedding neighbours read the rows of the mapped bytes in wte", "[wat
       if (r) CHECK(got.similarity[i * 3 + size_t(r)] <= got.similarity[i * 3 + size_t(r) - 1]);
     }
   }
+}
+
+TEST_CASE("a checkpoint written in pieces is the same bytes, the history's snapshots written where they are", "[watch][checkpoint]") {
+  train::Trainer t(tiny_gpt(4));
+  t.set_corpus(text());
+  t.start_history();
+  Run run(t);
+  run.advance(12);
+  const watch::History& h = t.history();
+  REQUIRE(h.snapshots().size() == 4);  // steps 0, 4, 8, 12
+  const std::vector<uint8_t> whole = t.save();
+  // what a sink is given: the total first, then pieces that add up to the same bytes
+  struct Recorder : ckpt::Sink {
+    size_t total = 0, calls = 0;
+    std::vector<uint8_t> bytes;
+    void begin(size_t n) override { total = n; }
+    void write(const uint8_t* b, size_t n) override { bytes.insert(bytes.end(), b, b + n), calls++; }
+  } sink;
+  ckpt::serialize_to(t, sink);
+  CHECK(sink.total == whole.size());
+  CHECK(sink.bytes == whole);
+  CHECK(sink.calls > 4 * h.snapshots().size());  // each snapshot's arrays are pieces of their own
+  // the pieces hold what pack() copies together, in the same order
+  const watch::History::Packed packed = h.pack();
+  const watch::History::Pieces pieces = h.pieces();
+  std::vector<uint8_t> attention;
+  for (const watch::History::Piece& p : pieces.attention)
+    attention.insert(attention.end(), static_cast<const uint8_t*>(p.data), static_cast<const uint8_t*>(p.data) + p.bytes);
+  CHECK(attention == packed.attention);
+  CHECK(h.pack(false).attention.empty());
+  CHECK(h.pack(false).steps == packed.steps);
+  // and it loads: the checksum over the pieces is the file's
+  auto u = train::Trainer::load(whole.data(), whole.size());
+  CHECK(u->history().snapshots().size() == 4);
+  CHECK(u->save() == whole);
+  // crc32 over pieces equals crc32 of the whole
+  uint32_t c = ckpt::kCrc32Start;
+  for (size_t at = 0; at < whole.size(); at += 1000) c = ckpt::crc32_update(c, whole.data() + at, std::min<size_t>(1000, whole.size() - at));
+  CHECK(ckpt::crc32_final(c) == ckpt::crc32(whole.data(), whole.size()));
 }

@@ -10,9 +10,20 @@
 namespace tinygpt::js {
 
 val Session::save() const {
+  // written piece by piece into a JS buffer: the checkpoint (10-15 MB for config S with its
+  // history) is never held whole on the wasm heap, which would grow for it and stay grown
+  struct ToJs : ckpt::Sink {
+    val out = val::null();
+    size_t at = 0;
+    void begin(size_t total) override { out = val::global("Uint8Array").new_(total); }
+    void write(const uint8_t* b, size_t n) override {
+      out.call<void>("set", emscripten::typed_memory_view(n, b), at);
+      at += n;
+    }
+  } sink;
   return guarded([&] {
-    std::vector<uint8_t> b = trainer_->save();
-    return copy_to_js("Uint8Array", b.data(), b.size());
+    ckpt::serialize_to(*trainer_, sink);
+    return sink.out;
   });
 }
 

@@ -45,7 +45,7 @@ namespace tinygpt::ckpt {
 
 using train::CheckpointAccess;
 
-uint32_t crc32(const uint8_t* bytes, size_t n) {
+uint32_t crc32_update(uint32_t c, const uint8_t* bytes, size_t n) {
   static const std::array<uint32_t, 256> table = [] {
     std::array<uint32_t, 256> t{};
     for (uint32_t i = 0; i < 256; i++) {
@@ -55,10 +55,11 @@ uint32_t crc32(const uint8_t* bytes, size_t n) {
     }
     return t;
   }();
-  uint32_t c = 0xFFFFFFFFu;
   for (size_t i = 0; i < n; i++) c = table[(c ^ bytes[i]) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
+  return c;
 }
+
+uint32_t crc32(const uint8_t* bytes, size_t n) { return crc32_final(crc32_update(kCrc32Start, bytes, n)); }
 
 bool has_magic(const uint8_t* bytes, size_t n) { return n >= 8 && std::memcmp(bytes, kMagic, 8) == 0; }
 
@@ -477,7 +478,7 @@ void copy_floats(float* dst, const Span& s) {
 
 }  // namespace
 
-std::vector<uint8_t> serialize(const train::Trainer& t) {
+void serialize_to(const train::Trainer& t, Sink& sink) {
   const Config& c = t.config();
   const size_t P = size_t(t.num_parameters());
   Writer w;
@@ -510,11 +511,23 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
     val_exact.push_back(v.exact_match), val_cer.push_back(v.cer);
   }
   const bool metrics = is_translator(c.model);
+  // a section: its elements in one or more pieces (the history's are its snapshots' own arrays,
+  // written where they are: no packed copy)
+  struct Piece {
+    const void* data;
+    size_t bytes;
+  };
   struct Out {
     const char* name;
     char dtype;
     uint64_t count;
-    const void* data;
+    std::vector<Piece> pieces;
+    Out(const char* n, char d, uint64_t c, const void* p) : name(n), dtype(d), count(c), pieces{{p, size_t(c) * dtype_size(d)}} {}
+    Out(const char* n, char d, std::vector<Piece> ps) : name(n), dtype(d), count(0), pieces(std::move(ps)) {
+      size_t b = 0;
+      for (const Piece& p : pieces) b += p.bytes;
+      count = b / dtype_size(d);
+    }
   };
   std::vector<Out> sections = {
       {"params", 'f', P, t.params()},
@@ -532,19 +545,25 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
   const std::vector<float> carried = t.carried_state();
   if (!carried.empty()) sections.push_back({"rnn_state", 'f', carried.size(), carried.data()});
   // the run's history (watch.h): 8-byte and 1-byte sections last, so every f32 stays aligned
-  watch::History::Packed h;
+  watch::History::Packed h;  // the small sections, packed; the snapshots' arrays as pieces
   if (t.history().enabled()) {
-    h = t.history().pack();
+    h = t.history().pack(/*snapshots=*/false);
+    const watch::History::Pieces big = t.history().pieces();
+    auto pieces = [](const std::vector<watch::History::Piece>& v) {
+      std::vector<Piece> out;
+      for (const watch::History::Piece& p : v) out.push_back({p.data, p.bytes});
+      return out;
+    };
     sections.push_back({"history.baselines", 'f', h.baselines.size(), h.baselines.data()});
-    sections.push_back({"history.embedding", 'f', h.embedding.size(), h.embedding.data()});
-    sections.push_back({"history.probe_loss", 'f', h.probe_loss.size(), h.probe_loss.data()});
-    sections.push_back({"history.position_loss", 'f', h.position_loss.size(), h.position_loss.data()});
+    sections.push_back({"history.embedding", 'f', pieces(big.embedding)});
+    sections.push_back({"history.probe_loss", 'f', pieces(big.probe_loss)});
+    sections.push_back({"history.position_loss", 'f', pieces(big.position_loss)});
     sections.push_back({"history.meta", 'i', h.meta.size(), h.meta.data()});
     sections.push_back({"history.steps", 'i', h.steps.size(), h.steps.data()});
     if (!h.tokens.empty()) sections.push_back({"history.tokens", 'i', h.tokens.size(), h.tokens.data()});
     sections.push_back({"history.probe", 'b', h.probe.size(), h.probe.data()});
     sections.push_back({"history.bytes", 'b', h.bytes.size(), h.bytes.data()});
-    sections.push_back({"history.attention", 'b', h.attention.size(), h.attention.data()});
+    sections.push_back({"history.attention", 'b', pieces(big.attention)});
   }
   // the run's tokenizer (tokenizer bpe), in its compact form
   std::vector<uint8_t> tokenizer;
@@ -566,13 +585,37 @@ std::vector<uint8_t> serialize(const train::Trainer& t) {
   while (w.out.size() % 4) w.u8(0);
   const uint32_t header_bytes = uint32_t(w.out.size());
   for (int i = 0; i < 4; i++) w.out[12 + size_t(i)] = uint8_t(header_bytes >> (8 * i));
-  w.out.reserve(w.out.size() + offset + 4 + 3 * sections.size());
+  // the data: each section at its offset (zero padding after a section of bytes), then the crc32
+  sink.begin(size_t(header_bytes) + size_t(offset) + 4);
+  uint32_t crc = kCrc32Start;
+  auto put = [&](const void* p, size_t n) {
+    if (!n) return;
+    crc = crc32_update(crc, static_cast<const uint8_t*>(p), n);
+    sink.write(static_cast<const uint8_t*>(p), n);
+  };
+  put(w.out.data(), w.out.size());
+  uint64_t at = 0;
+  const uint8_t zeros[4] = {0, 0, 0, 0};
   for (const Out& s : sections) {
-    while ((w.out.size() - header_bytes) % 4) w.u8(0);  // zero padding after a section of bytes
-    w.raw(static_cast<const uint8_t*>(s.data), s.count * dtype_size(s.dtype));
+    put(zeros, size_t(align4(at) - at));
+    at = align4(at);
+    for (const Piece& p : s.pieces) put(p.data, p.bytes);
+    at += s.count * dtype_size(s.dtype);
   }
-  w.u32(crc32(w.out.data(), w.out.size()));
-  return std::move(w.out);
+  uint8_t tail[4];
+  const uint32_t sum = crc32_final(crc);
+  for (int i = 0; i < 4; i++) tail[i] = uint8_t(sum >> (8 * i));
+  sink.write(tail, 4);
+}
+
+std::vector<uint8_t> serialize(const train::Trainer& t) {
+  struct Bytes : Sink {
+    std::vector<uint8_t> out;
+    void begin(size_t total) override { out.reserve(total); }
+    void write(const uint8_t* b, size_t n) override { out.insert(out.end(), b, b + n); }
+  } sink;
+  serialize_to(t, sink);
+  return std::move(sink.out);
 }
 
 std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int64_t memory_limit) {

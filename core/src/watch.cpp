@@ -404,7 +404,18 @@ void History::drop_after(int64_t step) {
   while (!snapshots_.empty() && snapshots_.back().step > step) snapshots_.pop_back();
 }
 
-History::Packed History::pack() const {
+History::Pieces History::pieces() const {
+  Pieces p;
+  for (const Snapshot& s : snapshots_) {
+    p.attention.push_back({s.attention.data(), s.attention.size() * sizeof(s.attention[0])});
+    p.embedding.push_back({s.embedding.data(), s.embedding.size() * sizeof(s.embedding[0])});
+    p.probe_loss.push_back({s.probe_loss.data(), s.probe_loss.size() * sizeof(s.probe_loss[0])});
+    p.position_loss.push_back({s.position_loss.data(), s.position_loss.size() * sizeof(s.position_loss[0])});
+  }
+  return p;
+}
+
+History::Packed History::pack(bool snapshots) const {
   Packed p;
   const Layout& l = layout_;
   p.meta = {tokens_.empty() ? 1 : 2, int64_t(l.kind), l.L, l.NH, l.Le, l.S, l.T, l.N, l.P};
@@ -416,6 +427,7 @@ History::Packed History::pack() const {
                  float(baselines_.tokens)};
   for (const Snapshot& s : snapshots_) {
     p.steps.push_back(s.step);
+    if (!snapshots) continue;
     p.attention.insert(p.attention.end(), s.attention.begin(), s.attention.end());
     p.embedding.insert(p.embedding.end(), s.embedding.begin(), s.embedding.end());
     p.probe_loss.insert(p.probe_loss.end(), s.probe_loss.begin(), s.probe_loss.end());

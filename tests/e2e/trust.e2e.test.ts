@@ -86,7 +86,7 @@ describe('the NaN guard in the page', () => {
     await waitState(page, (s) => s.guard.events.some((e: any) => /worse than 22\.2/.test(e.message)), null, 60_000);
     expect(await page.locator('#guard li').first().textContent()).toMatch(/diverged \(the loss is [\d.]+, worse than 22\.2 \(4 x a uniform guess\)\)/);
     await waitState(page, (s) => !s.running, null, 60_000);   // finished, or paused by the guard
-    const losses = await state(page, (s) => s.history.train as number[]);
+    const losses = await state(page, (s) => s.history.train.slice());
     expect(losses.length).toBe(await state(page, (s) => s.step));
     for (const l of losses) expect(l).toBeLessThanOrEqual(22.18);
     await page.click('#btn-reset');

@@ -98,7 +98,7 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     const t0 = Date.now();
     await page.click('#btn-start');
     await waitState(page, (s) => s.finished && !s.running && s.step === 3 && s.valStep === 3, null, SLOW);
-    const run = await state(page, (s) => ({ backend: s.backend.backend, losses: s.history.train, val: s.history.valSteps, tps: s.tokensPerSec }));
+    const run = await state(page, (s) => ({ backend: s.backend.backend, losses: s.history.train.slice(), val: s.history.valSteps, tps: s.tokensPerSec }));
     console.log(`3 steps of the tiny preset on WebGPU (SwiftShader) in ${((Date.now() - t0) / 1000).toFixed(0)} s ` +
       `(kernels compiled first); losses ${run.losses.map((l: number) => l.toFixed(3)).join(', ')}; ${run.tps.toFixed(0)} tokens/s`);
     expect(run.backend).toBe('webgpu');

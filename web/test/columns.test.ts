@@ -18,9 +18,9 @@ describe('the loss chart\'s columns (features/train/columns.ts)', () => {
     expect(c.sync(h)).toBe('grew');
     expect(c.sync(h)).toBe('same');
     expect(c.x).toEqual([0, 1, 2, 3, 4]);
-    expect(c.train).toEqual([null, 3, 2.5, 2.2, 2.1]);
+    expect(c.train).toEqual([null, 3, 2.5, Math.fround(2.2), Math.fround(2.1)]);   // float32, as the core's losses
     expect(c.val).toEqual([null, null, null, 2.4, null]);
-    expect(c.ema[4]).toBeCloseTo(h.ema[3]);
+    expect(c.ema[4]).toBeCloseTo(h.ema.at(3));
     // a second evaluation at the same step replaces the first
     h.addVal(3, 2.3);
     expect(c.sync(h)).toBe('grew');
@@ -44,7 +44,7 @@ describe('the loss chart\'s columns (features/train/columns.ts)', () => {
     // every evaluation is drawn, at its step, with the train loss of that step beside it (no gap)
     expect(c.x.filter((_, j) => c.val[j] != null)).toEqual(evals);
     for (let j = 1; j < c.x.length; j++) {
-      expect(c.train[j]).toBeCloseTo(lossAt(c.x[j]), 12);
+      expect(c.train[j]).toBeCloseTo(Math.fround(lossAt(c.x[j])), 12);   // float32, as the core's losses
       if (c.x[j] % c.stride !== 0) expect(c.val[j]).not.toBeNull();
     }
     // the cursor's column names its step; off the chart: Infinity (the legends show the latest)

@@ -34,8 +34,8 @@ describe('the NaN guard in the page', () => {
     const h = history(130);
     const g = applyGuard(h, initialGuard(), { firstStep: 100, rollbacks: [rollback(130, 100, 0.5)], paused: null })!;
     expect(g.history).not.toBe(h);   // a new history: the chart redraws from it
-    expect(g.history.train).toEqual(h.train.slice(0, 100));
-    expect(g.history.ema).toEqual(h.ema.slice(0, 100));
+    expect(g.history.train.slice()).toEqual(h.train.slice(0, 100));
+    expect(g.history.ema.slice()).toEqual(h.ema.slice(0, 100));
     expect(g.history.lastStep).toBe(100);
     expect(g.history.valSteps).toEqual([0, 100]);
     expect(g.guard).toEqual({ events: [rollback(130, 100, 0.5)], lrScale: 0.5, paused: null });
@@ -47,7 +47,7 @@ describe('the NaN guard in the page', () => {
   it('back to step 0 empties the curve; three rollbacks in a row pause with the core\'s reason', () => {
     const events = [rollback(40, 0, 0.5), rollback(0, 0, 0.25), rollback(0, 0, 0.125)];
     const g = applyGuard(history(40), initialGuard(), { firstStep: 0, rollbacks: events, paused: { message: 'training diverged at step 1: the gradient norm is nan; training paused after 3 rollbacks in a row', code: 'train.paused', args: {} } })!;
-    expect(g.history.train).toEqual([]);
+    expect(g.history.train.slice()).toEqual([]);
     expect(g.history.valSteps).toEqual([0]);
     expect(g.guard.lrScale).toBe(0.125);
     expect(g.guard.events).toHaveLength(3);

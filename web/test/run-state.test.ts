@@ -143,7 +143,7 @@ describe('the features over the worker', () => {
     expect(s.lastLoss).toBe(3);
     expect(s.valLoss).toBe(3.5);
     expect(s.valStep).toBe(3);
-    expect(s.history.train).toEqual([5, 4, 3]);
+    expect(s.history.train.slice()).toEqual([5, 4, 3]);
     expect(s.history.valSteps).toEqual([3]);
     expect(startLabel(s)).toBe('Pause');
     expect(statusLine(s)).toBe('Training at 1000 tokens/s…');
@@ -167,7 +167,7 @@ describe('the features over the worker', () => {
     await reset;
     expect(session.$.get().model).toBeNull();
     expect(train.$.get().step).toBe(0);
-    expect(train.$.get().history.train).toEqual([]);
+    expect(train.$.get().history.train.slice()).toEqual([]);
     expect(runtime.$.get().errors).toEqual([]);
   });
 
@@ -183,7 +183,7 @@ describe('the features over the worker', () => {
     const s = page.state.get();
     expect(s.guard.paused).toBeNull();
     expect(s.guard.events).toEqual([]);
-    expect(s.history.train).toEqual([5, 4]);
+    expect(s.history.train.slice()).toEqual([5, 4]);
     expect(s.running).toBe(false);
   });
 
@@ -204,12 +204,12 @@ describe('the features over the worker', () => {
     expect(s.backend?.backend).toBe('wasm');
     expect(s.step).toBe(2);
     expect(s.running).toBe(true);   // training goes on, on the CPU
-    expect(s.history.train).toEqual([5, 4.5]);
+    expect(s.history.train.slice()).toEqual([5, 4.5]);
     expect(s.lastLoss).toBe(4.5);
     expect(s.valStep).toBe(0);
     worker.emit('progress', { step: 3, firstStep: 2, losses: new Float32Array([4.25]), rollbacks: [], paused: null, tokensPerSec: 500, lr: 1e-3, gradNorm: 1, etaSeconds: 1, memoryBytes: 2 });
     s = page.state.get();
-    expect(s.history.train).toEqual([5, 4.5, 4.25]);
+    expect(s.history.train.slice()).toEqual([5, 4.5, 4.25]);
     expect(s.history.lastStep).toBe(3);
   });
 });

@@ -63,6 +63,15 @@ constexpr char kMagic[8] = {'T', 'G', 'P', 'T', 'C', 'K', 'P', 'T'};
 constexpr uint32_t kVersion = 2;
 
 std::vector<uint8_t> serialize(const train::Trainer& trainer);
+// The same bytes, handed to `write` in pieces and in order after `begin(total)` gives their number:
+// the checkpoint is never held whole in this memory (the page writes the pieces into a JS buffer,
+// so that a save, whose size grows with the run's history, allocates nothing on the wasm heap).
+struct Sink {
+  virtual ~Sink() = default;
+  virtual void begin(size_t total_bytes) = 0;
+  virtual void write(const uint8_t* bytes, size_t n) = 0;
+};
+void serialize_to(const train::Trainer& trainer, Sink& sink);
 std::unique_ptr<train::Trainer> deserialize(const uint8_t* bytes, size_t n, int64_t memory_limit);
 
 // What a checkpoint holds, read from its header without building the model (for the page's
@@ -85,5 +94,9 @@ Summary describe(const uint8_t* bytes, size_t n);
 bool has_magic(const uint8_t* bytes, size_t n);
 
 uint32_t crc32(const uint8_t* bytes, size_t n);
+// crc32 over pieces: crc32_final(crc32_update(crc32_update(kCrc32Start, a), b)) == crc32(a + b).
+constexpr uint32_t kCrc32Start = 0xFFFFFFFFu;
+uint32_t crc32_update(uint32_t state, const uint8_t* bytes, size_t n);
+inline uint32_t crc32_final(uint32_t state) { return state ^ 0xFFFFFFFFu; }
 
 }  // namespace tinygpt::ckpt

@@ -210,7 +210,18 @@ class History {
     std::vector<uint8_t> attention;
     std::vector<float> embedding, probe_loss, position_loss;
   };
-  Packed pack() const;
+  // snapshots = false leaves steps in but the snapshots' arrays out (pieces() gives them in place)
+  Packed pack(bool snapshots = true) const;
+  // The snapshots' arrays where they are, in order: the packed sections' bytes without a copy
+  // (the checkpoint writes them so: ckpt::serialize_to).
+  struct Piece {
+    const void* data;
+    size_t bytes;
+  };
+  struct Pieces {
+    std::vector<Piece> attention, embedding, probe_loss, position_loss;
+  };
+  Pieces pieces() const;
   // Checks everything (sizes against the layout, steps increasing and <= last_step, values) and
   // throws tinygpt::Error saying what is wrong.
   static History unpack(const Packed& p, int64_t last_step);

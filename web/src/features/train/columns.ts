@@ -52,8 +52,8 @@ export class ChartColumns {
       const step = h.first + i;
       if (step % this.stride !== 0) continue;
       const j = this.at(step);
-      this.train[j] = h.train[i];
-      this.ema[j] = h.ema[i];
+      this.train[j] = h.train.at(i);
+      this.ema[j] = h.ema.at(i);
       if (this.x.length > this.max) this.thin();
     }
     // the last evaluation drawn may have been replaced (evaluated again at the same step)
@@ -67,8 +67,8 @@ export class ChartColumns {
       // the train loss at an evaluated step is drawn too: no gap in its line
       const k = step - h.first;
       if (k >= 0 && k < h.train.length) {
-        this.train[j] = h.train[k];
-        this.ema[j] = h.ema[k];
+        this.train[j] = h.train.at(k);
+        this.ema[j] = h.ema.at(k);
       }
       if (this.x.length > this.max) this.thin();
     }

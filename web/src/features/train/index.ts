@@ -103,9 +103,8 @@ function onProgress($: MapStore<TrainSlice>, m: Progress): void {
   const k = m.losses.length;
   if (k) s.history.appendTrain(m.step - k + 1, m.losses);
   const now = performance.now();
-  const last = s.history.train;
   patch($, {
-    step: m.step, historyRev: s.historyRev + 1, lastLoss: k ? m.losses[k - 1] : last.length ? last[last.length - 1] : null,
+    step: m.step, historyRev: s.historyRev + 1, lastLoss: k ? m.losses[k - 1] : s.history.train.last(),
     tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
     lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + (now - s.lastTick),
     etaMs: m.etaSeconds >= 0 ? m.etaSeconds * 1000 : null,   // the core's run loop estimates it
