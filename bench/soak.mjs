@@ -33,7 +33,8 @@ page.on('pageerror', (e) => {
   errors.push({ minute: minuteNow, kind: 'pageerror', message: String(e.message), stack: e.stack ?? null });
 });
 page.on('console', (m) => {
-  if (m.type() !== 'error') return;
+  // errors, and Emscripten's word that a thread of the pool died ('worker sent an error!', a warning)
+  if (m.type() !== 'error' && !(m.type() === 'warning' && /error/i.test(m.text()))) return;
   const where = m.worker() ? `worker ${m.worker().url().split('/').pop()}` : 'page';
   console.error(`console error (minute ${minuteNow}, ${where}):`, m.text());
   errors.push({ minute: minuteNow, kind: 'console', where, message: m.text() });

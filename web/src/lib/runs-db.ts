@@ -41,6 +41,8 @@ export function newId(prefix: string): string {
  * announced by its page, to the other tabs only.
  */
 export interface KeeperSave { seq: number; run: SaveBase; checkpoint: ArrayBuffer; announce: boolean }
+/** Asks the keeper to answer `{ flushed: seq }` once every save handed to it before has landed (or failed). */
+export interface KeeperFlush { flush: number }
 export type KeeperReply = { seq: number; ok: true; step: number; bytes: number; savedAt: number } | { seq: number; ok: false; error: string };
 
 /**

@@ -10,7 +10,7 @@
 // this keeper lands. One keeper serves every tab of the page (each tab connects its own port).
 import { type IDBPDatabase, openDB } from 'idb';
 
-import { type KeeperReply, type KeeperSave, RUNS_CHANNEL, RUNS_DB, saveErrorText, writeSave } from '../../lib/runs-db';
+import { type KeeperFlush, type KeeperReply, type KeeperSave, RUNS_CHANNEL, RUNS_DB, saveErrorText, writeSave } from '../../lib/runs-db';
 
 declare const self: SharedWorkerGlobalScope;
 
@@ -29,17 +29,28 @@ function keeper(): void {
   };
   // the pages read the list again when a save lands (the page reloaded meanwhile offers the new step)
   const announce = new BroadcastChannel(RUNS_CHANNEL);
+  // the writes in the order they came (a later save of a run wins anyway); a flush waits for them
+  let writes: Promise<unknown> = Promise.resolve();
   self.addEventListener('connect', (e) => {
     const port = e.ports[0];
-    port.onmessage = async (m: MessageEvent<KeeperSave>) => {
-      const { seq, run, checkpoint } = m.data;
-      try {
-        const r = await writeSave(await database(), run, checkpoint);
-        if (m.data.announce) announce.postMessage('changed');
-        port.postMessage({ seq, ok: true, step: r.step, bytes: r.checkpointBytes, savedAt: r.savedAt } satisfies KeeperReply);
-      } catch (err) {
-        port.postMessage({ seq, ok: false, error: saveErrorText(err) } satisfies KeeperReply);
+    port.onmessage = (m: MessageEvent<KeeperSave | KeeperFlush>) => {
+      // a page that just started (a reload) asks before it reads a run: the save its previous
+      // self handed over on the way out may still be on its way into IndexedDB
+      if ('flush' in m.data) {
+        const { flush } = m.data;
+        return void writes.then(() => port.postMessage({ flushed: flush }));
       }
+      const { seq, run, checkpoint, announce: tell } = m.data;
+      const write = writes.then(async () => {
+        try {
+          const r = await writeSave(await database(), run, checkpoint);
+          if (tell) announce.postMessage('changed');
+          port.postMessage({ seq, ok: true, step: r.step, bytes: r.checkpointBytes, savedAt: r.savedAt } satisfies KeeperReply);
+        } catch (err) {
+          port.postMessage({ seq, ok: false, error: saveErrorText(err) } satisfies KeeperReply);
+        }
+      });
+      writes = write;
     };
   });
 }

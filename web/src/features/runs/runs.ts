@@ -9,7 +9,7 @@ import type { Storage } from '../../app/storage';
 import { type MapStore, patch, watch } from '../../app/store';
 import { type Messages, locale, t } from '../../i18n';
 import { checkpointFileName } from '../../lib/checkpoint';
-import { isQuotaError } from '../../lib/runs-db';
+import { isQuotaError, type KeeperFlush } from '../../lib/runs-db';
 import type { Coded } from '../../lib/coded';
 import { formatBytes, formatCount } from '../../lib/format';
 import type { Port } from '../../lib/wire';
@@ -29,6 +29,12 @@ declare global {
   interface WorkerOptions { extendedLifetime?: boolean }
 }
 
+/** The keeper (keeper.ts), or a new port to it: one instance per origin, script and name. */
+function openKeeper(): SharedWorker {
+  // written out here once: Vite bundles the worker from this very expression
+  return new SharedWorker(new URL('./keeper.ts', import.meta.url), { type: 'module', name: 'tinygpt-keeper', extendedLifetime: true });
+}
+
 /** Training time between two saves: a closed tab loses at most this much. */
 export const SAVE_EVERY_MS = 10_000;
 
@@ -37,6 +43,7 @@ export class Runs {
   private again = false;
   private lastSaveRequest = 0;                 // performance.now() of the last save asked for
   private resuming: string | null = null;      // the run being loaded by resume()
+  private keeperStarted = false;
   private offerDismissed = false;
   private persistAsked = false;
 
@@ -242,6 +249,7 @@ export class Runs {
   async resume(id: string): Promise<void> {
     const s = this.get();
     if (!this.db || s.runId === id) return;
+    await this.keeperFlushed();   // a save of this run may still be landing (the page was reloaded)
     const run = await this.db.getRun(id);
     if (!run) return void notify(t().runs.gone, 'error');
     const model = this.d.session.$.get().model;
@@ -376,11 +384,37 @@ export class Runs {
    * the page (extendedLifetime), its port handed to the training worker. Without SharedWorker the
    * training worker writes those saves itself.
    */
+  /**
+   * Resolves once the keeper has written every save handed to it so far (at most `waitMs` later):
+   * a reloaded page resumes from the save its previous self made on the way out, not from the
+   * one before it while that save is still being written. A page without a keeper resolves at once.
+   */
+  private keeperFlushed(waitMs = 5000): Promise<void> {
+    if (!this.keeperStarted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, waitMs);
+      let port: MessagePort | null = null;
+      function done(): void {
+        clearTimeout(timer);
+        port?.close();
+        resolve();
+      }
+      try {
+        port = openKeeper().port;   // the same keeper: one per script and name
+        port.onmessage = (m: MessageEvent<{ flushed?: number }>) => void (m.data?.flushed === 1 && done());
+        port.postMessage({ flush: 1 } satisfies KeeperFlush);
+      } catch {
+        done();
+      }
+    });
+  }
+
   private startKeeper(): void {
     // ?keeper=off: the training worker writes those saves itself (bench/reload.mjs compares the two)
     if (typeof SharedWorker !== 'function' || new URLSearchParams(location.search).get('keeper') === 'off') return;
     try {
-      const keeper = new SharedWorker(new URL('./keeper.ts', import.meta.url), { type: 'module', name: 'tinygpt-keeper', extendedLifetime: true });
+      const keeper = openKeeper();
+      this.keeperStarted = true;
       void this.port.call('useKeeper', { port: keeper.port }).catch(() => undefined);
     } catch {
       // refused (a sandboxed frame, a private mode): the worker's own write it is

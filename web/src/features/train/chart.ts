@@ -147,7 +147,7 @@ export class LossChart {
   /** Live legend: the value at the cursor, or the latest step's when the cursor is off the chart (maybe not drawn: columns.ts). */
   private legend(series: 'train' | 'ema', idx: number | null): string {
     const h = this.cols.history;
-    const v = idx != null ? this.cols[series][idx] : h && h[series].length ? h[series][h[series].length - 1] : null;
+    const v = idx != null ? this.cols[series][idx] : h ? h[series].last() : null;
     return v == null ? '—' : (v * this.scale).toFixed(3);
   }
 
