@@ -46,6 +46,7 @@ std::vector<int> written_args(const std::string& kernel) {
   if (kernel == "linear_backward") return {0, 4, 6};
   if (kernel == "decode_layer") return {0, 1, 4};
   if (kernel == "matmul_ln") return {0, 3, 4, 5};
+  if (kernel == "block_forward") return {0, 3, 5};
   if (kernel == "sample") return {0, 1, 2};
   if (kernel == "attention_decode") return {0, 3};
   return {0};
@@ -111,6 +112,53 @@ TEST_CASE("the training step writes every parameter's gradient exactly once", "[
   int64_t written = 0;
   for (int w : writes) written += w;
   CHECK(written == plan.num_params);
+}
+
+TEST_CASE("a small model's training forward is L + 1 block_forward dispatches over one activation arena", "[gpu]") {
+  auto t = make_trainer(3, 2, 24, 12, 3);
+  const gpu::Plan plan = gpu::plan_for(*t);
+  REQUIRE(gpu::fused_forward(t->config()));
+  const std::vector<gpu::Op>& train = plan.programs.at("train");
+  const int L = 3;
+  // the embedding with h.0's qkv, one per block; the last also the loss and dlogits (tail 3)
+  for (int i = 0; i <= L; i++) {
+    INFO(i);
+    REQUIRE(train[size_t(i)].kernel == "block_forward");
+    CHECK(train[size_t(i)].dims.size() == 32);
+    CHECK(train[size_t(i)].dims[5] == (i == 0 ? 1u : 0u));             // embed
+    CHECK(train[size_t(i)].dims[6] == (i == L ? 3u : 0u));             // tail
+  }
+  CHECK(train[size_t(L + 1)].kernel == "linear_backward");
+  CHECK(train.size() == size_t(L + 1 + 2 + 7 * L + 1 + 3));
+  // eval stops the last dispatch at the logits; crossentropy and mean_loss take the loss
+  const std::vector<gpu::Op>& eval = plan.programs.at("eval");
+  REQUIRE(eval.size() == size_t(L + 1 + 2));
+  CHECK(eval[size_t(L)].dims[6] == 1u);
+  CHECK_FALSE(eval[size_t(L)].args[4].defined());
+  CHECK(eval[size_t(L + 1)].kernel == "crossentropy");
+  // every activation the backward reads lies in the arena, which no backward op writes
+  const int acts = plan.buffer_index("acts");
+  int reads = 0;
+  for (size_t i = size_t(L + 1); i < train.size(); i++) {
+    const std::vector<int> w = written_args(train[i].kernel);
+    for (size_t a = 0; a < train[i].args.size(); a++)
+      if (train[i].args[a].buffer == acts) {
+        INFO(train[i].label);
+        CHECK(std::find(w.begin(), w.end(), int(a)) == w.end());
+        reads++;
+      }
+  }
+  // lm_head 1, ln_f 3; per block c_proj 2 (fc_pre, fc), c_fc 1, ln_2 3, attn.c_proj 1, attention 3, c_attn 1, ln_1 3
+  CHECK(reads == 4 + 14 * L);
+  // wider than kRowForwardMaxC, or an arena over kRowArenaMaxBytes: a dispatch per GEMM
+  auto wide = make_trainer(1, 2, gpu::kRowForwardMaxC + 8, 6, 1);
+  CHECK_FALSE(gpu::fused_forward(wide->config()));
+  CHECK(gpu::plan_for(*wide).programs.at("train").front().kernel == "embedding_forward");
+  Config big = t->config();
+  big.n_embd = 256, big.n_head = 4, big.block_size = 256, big.batch_size = 64, big.n_layer = 4;
+  CHECK_FALSE(gpu::fused_forward(big));
+  big.batch_size = 4;
+  CHECK(gpu::fused_forward(big));
 }
 
 TEST_CASE("a BPE model's plan sizes the embedding, the head and the loss by vocab_size", "[gpu]") {

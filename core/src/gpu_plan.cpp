@@ -6,6 +6,7 @@
 #include "tinygpt/gpu_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -241,6 +242,113 @@ ForwardActs forward(Builder& b, std::vector<Op>& prog, const Params& P, const Co
   return out;
 }
 
+// All of the training forward's activations in one buffer ("acts"), each region at an aligned
+// offset: block_forward binds it once, read-write (a kernel has 8 storage bindings, and WebGPU
+// forbids binding one buffer read-only and writable in one dispatch). The backward only reads it,
+// so its ops may bind several regions of it. buffer -1: counting only.
+struct Arena {
+  int buffer = -1;
+  int64_t used = 0;
+  Region take(int64_t count) {
+    const Region r{buffer, used, count};
+    used += aligned(std::max<int64_t>(count, 1));
+    return r;
+  }
+  // a LayerNorm's mean and rstd: (both, mean, rstd), rstd aligned(N) after the mean (block_forward's rule)
+  std::tuple<Region, Region, Region> stats(int64_t N) {
+    const Region both = take(aligned(N) + N);
+    return {both, Region{buffer, both.offset, N}, Region{buffer, both.offset + aligned(N), N}};
+  }
+};
+
+// The regions of block_forward's training forward in the arena (logits stay a buffer of their own:
+// the cross-entropy turns them into their gradient in place). lnf_stats: ln_f's mean and rstd.
+ForwardActs row_layout(Arena& a, int L, int64_t N, int64_t C, int64_t lse_count, Region& lnf_stats) {
+  ForwardActs f;
+  Region x = a.take(N * C);  // (N, C) the embedding
+  for (int l = 0; l < L; l++) {
+    LayerActs la;
+    la.x = x;
+    la.ln1 = a.take(N * C);
+    std::tie(la.ln1_stats, la.ln1_mean, la.ln1_rstd) = a.stats(N);
+    la.qkv = a.take(3 * N * C);
+    la.atty = a.take(N * C), la.lse = a.take(lse_count);
+    la.xmid = a.take(N * C);
+    la.ln2 = a.take(N * C);
+    std::tie(la.ln2_stats, la.ln2_mean, la.ln2_rstd) = a.stats(N);
+    la.fc_pre = a.take(4 * N * C), la.fc = a.take(4 * N * C);
+    x = a.take(N * C);  // (N, C) the block's output
+    f.layers.push_back(la);
+  }
+  f.x_final = x;
+  f.lnf = a.take(N * C);
+  std::tie(lnf_stats, f.lnf_mean, f.lnf_rstd) = a.stats(N);
+  return f;
+}
+
+int64_t row_arena_elements(const Config& mc) {
+  Arena dry;
+  Region lnf_stats;
+  const int64_t N = int64_t(mc.batch_size) * mc.block_size;
+  row_layout(dry, mc.n_layer, N, mc.n_embd, N * mc.n_head, lnf_stats);
+  return dry.used;
+}
+
+// The training forward with block_forward: a workgroup takes 16 rows through a whole block. Rows
+// are independent except in attention, whose keys and values come from other rows' qkv: so each
+// dispatch starts at attention (over the qkv the previous dispatch wrote for every row) and ends
+// with the next block's ln_1 + qkv (or ln_f + lm_head + the loss). L + 1 dispatches: the embedding
+// with h.0's qkv, then one per block. tail: block_forward's for the last dispatch (1, 2 or 3).
+ForwardActs forward_rows(Builder& b, std::vector<Op>& prog, const Params& P, const Config& mc, int B_, int T_,
+                         Region tokens, Region targets, Region losses, uint32_t tail) {
+  const uint32_t B = uint32_t(B_), T = uint32_t(T_), C = uint32_t(mc.n_embd), NH = uint32_t(mc.n_head);
+  const uint32_t V = uint32_t(mc.vocab_size), N = B * T;
+  const int L = mc.n_layer;
+  Arena arena;
+  arena.buffer = b.take("acts", row_arena_elements(mc)).buffer;
+  Region lnf_stats;
+  ForwardActs f = row_layout(arena, L, N, C, int64_t(N) * NH, lnf_stats);
+  const Region acts{arena.buffer, 0, arena.used};
+  f.logits = b.take("acts.logits", int64_t(N) * V);
+  auto at = [](const Region& r) { return uint32_t(r.offset); };  // offsets in acts and in params
+  const LayerActs none;
+  for (int l = -1; l < L; l++) {
+    const bool embed = l < 0, head = l == L - 1;
+    const LayerActs& a = embed ? none : f.layers[size_t(l)];
+    const Layer* w = embed ? nullptr : &P.h[size_t(l)];
+    const Layer* next = head ? nullptr : &P.h[size_t(l + 1)];
+    const Region x_out = head ? f.x_final : f.layers[size_t(l + 1)].x;
+    const Region ln_n = head ? f.lnf : f.layers[size_t(l + 1)].ln1;
+    const Region stats_n = head ? lnf_stats : f.layers[size_t(l + 1)].ln1_stats;
+    const uint32_t out_n = head ? 0 : at(f.layers[size_t(l + 1)].qkv);
+    std::vector<uint32_t> dims = {N, T, C, NH, head ? V : 3 * C, embed ? 1u : 0u, head ? tail : 0u};
+    for (const Region* r : {&a.x, &a.qkv, &a.atty, &a.lse, &a.xmid, &a.ln2, &a.ln2_stats, &a.fc_pre, &a.fc})
+      dims.push_back(at(*r));
+    for (uint32_t d : {at(x_out), at(ln_n), at(stats_n), out_n}) dims.push_back(d);
+    if (embed) {
+      dims.insert(dims.end(), {at(P.wte), at(P.wpe), 0, 0, 0, 0, 0, 0});
+    } else {
+      for (const Region* r : {&w->proj_w, &w->proj_b, &w->ln2_w, &w->ln2_b, &w->fc_w, &w->fc_b, &w->fcproj_w, &w->fcproj_b})
+        dims.push_back(at(*r));
+    }
+    const std::array<const Region*, 4> tail_params =
+        head ? std::array<const Region*, 4>{&P.lnf_w, &P.lnf_b, &P.lm_w, &P.lm_b}
+             : std::array<const Region*, 4>{&next->ln1_w, &next->ln1_b, &next->qkv_w, &next->qkv_b};
+    for (const Region* r : tail_params) dims.push_back(at(*r));
+    const std::string name = embed ? "" : "h." + std::to_string(l);
+    const std::string label =
+        (embed ? std::string("wte[tokens] + wpe") : name + " attention, c_proj, ln_2, mlp (16 rows a workgroup)") + "; " +
+        (head ? "ln_f + lm_head" + std::string(tail >= 2 ? ", softmax + cross-entropy" : "")
+              : "h." + std::to_string(l + 1) + ".ln_1 + attn.c_attn forward");
+    b.op(prog, "block_forward", label.c_str(),
+         {acts, P.all, embed ? tokens : kNone, head ? f.logits : kNone, head && tail >= 2 ? targets : kNone,
+          head && tail >= 2 ? losses : kNone},
+         {}, {kEps, 1.0f / float(N)});
+    prog.back().dims = std::move(dims);
+  }
+  return f;
+}
+
 // The gradients of the forward above, for a mean cross-entropy over the N positions.
 void backward(Builder& b, std::vector<Op>& prog, const Params& P, const Params& G, const Config& mc, int B_,
               int T_, const ForwardActs& f, Region tokens) {
@@ -294,6 +402,10 @@ void backward(Builder& b, std::vector<Op>& prog, const Params& P, const Params& 
 }  // namespace
 
 bool fused_decode(const Config& c) { return c.n_embd <= kFusedDecodeMaxC && c.n_head <= 64; }
+
+bool fused_forward(const Config& c) {
+  return c.n_embd <= kRowForwardMaxC && row_arena_elements(c) * 4 <= kRowArenaMaxBytes;
+}
 
 const KernelInfo* find_kernel(const std::string& name) {
   for (const KernelInfo& k : kKernels)
@@ -377,13 +489,24 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
 
   // the forward pass is shared by train and eval (same regions)
   std::vector<Op> forward_ops;
-  ForwardSpec fs;
-  fs.B = B, fs.T = T, fs.buffer_prefix = "acts.";
-  const ForwardActs fw = forward(b, forward_ops, P, mc, fs, x_tokens);
   std::vector<Op>& train = plan.programs["train"];
-  train = forward_ops;
-  b.op(train, "crossentropy", "softmax + cross-entropy, forward and backward", {fw.logits, losses, y_tokens},
-       {uint32_t(N), uint32_t(V), 1}, {1.0f / float(N)});
+  const bool rows = fused_forward(mc);
+  ForwardActs fw;
+  if (rows) {
+    // the loss (and dlogits) in the last block_forward; eval's copy of it stops at the logits
+    fw = forward_rows(b, forward_ops, P, mc, B, T, x_tokens, y_tokens, losses, 3);
+    train = forward_ops;
+    forward_ops.back().dims[6] = 1;
+    forward_ops.back().args[4] = forward_ops.back().args[5] = kNone;
+    forward_ops.back().label = forward_ops.back().label.substr(0, forward_ops.back().label.find(", softmax"));
+  } else {
+    ForwardSpec fs;
+    fs.B = B, fs.T = T, fs.buffer_prefix = "acts.";
+    fw = forward(b, forward_ops, P, mc, fs, x_tokens);
+    train = forward_ops;
+    b.op(train, "crossentropy", "softmax + cross-entropy, forward and backward", {fw.logits, losses, y_tokens},
+         {uint32_t(N), uint32_t(V), 1}, {1.0f / float(N)});
+  }
   backward(b, train, P, G, mc, B, T, fw, x_tokens);
   b.op(train, "grad_norm_partials", "gradient norm: partial sums", {partials, {grads_buf, 0, plan.gpu_params}},
        {uint32_t(plan.gpu_params), G_parts});

@@ -110,6 +110,97 @@ describe('a LayerNorm in the GEMM\'s prologue (matmul_ln)', () => {
       });
 });
 
+describe('a block\'s rows in one workgroup (block_forward)', () => {
+  // Each phase against the core's reference computed from the GPU's own inputs to that phase (the
+  // differences do not compound): attention, c_proj + residual, LN2, c_fc + GELU, c_proj + residual,
+  // the tail's LN + GEMM and the cross-entropy. Shapes: fewer rows than a workgroup takes; rows of
+  // several sequences in one workgroup and a partial last one; key tiles past 16.
+  const aligned = (n) => Math.ceil(Math.max(n, 1) / 64) * 64;
+  function pack(sizes) { // offsets of regions laid end to end at aligned offsets (after 64 elements)
+    const at = {};
+    let used = 64;
+    for (const [name, n] of Object.entries(sizes)) { at[name] = used; used += aligned(n); }
+    return { at, used };
+  }
+  const attnLse = (qkv, B, T, C, NH) => { // lse (B, NH, T) in double
+    const HS = C / NH, lse = new Float32Array(B * NH * T);
+    for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) for (let i = 0; i < T; i++) {
+      const s = [];
+      for (let j = 0; j <= i; j++) {
+        let d = 0;
+        for (let k = 0; k < HS; k++) d += qkv[(b * T + i) * 3 * C + h * HS + k] * qkv[(b * T + j) * 3 * C + C + h * HS + k];
+        s.push(d / Math.sqrt(HS));
+      }
+      const m = Math.max(...s);
+      lse[(b * NH + h) * T + i] = m + Math.log(s.reduce((a, v) => a + Math.exp(v - m), 0));
+    }
+    return lse;
+  };
+  const linear = (x, w, b, R, I, O) => ref.sgemm(false, false, R, O, I, x, w, new Float32Array(R * O), false).map((p, i) => f(p + b[i % O]));
+  for (const [B, T, C, NH, V, embed, tail] of [[2, 5, 24, 3, 37, 0, 3], [3, 13, 20, 2, 50, 0, 0], [2, 33, 16, 2, 40, 0, 2], [3, 7, 12, 1, 19, 1, 0]])
+    it(`B=${B} T=${T} C=${C} NH=${NH} V=${V}${embed ? ', the embedding' : ''}, tail ${tail}`, async () => {
+      const N = B * T, NC = N * C, nOut = tail ? V : 3 * C, HS = C / NH;
+      const pz = { proj_w: embed ? 256 * C : C * C, proj_b: embed ? T * C : C, ln2_w: C, ln2_b: C, fc_w: 4 * C * C, fc_b: 4 * C,
+        fcproj_w: 4 * C * C, fcproj_b: C, ln_w: C, ln_b: C, w: C * nOut, b: nOut };
+      const P = pack(pz);
+      const params = new Float32Array(P.used);
+      const pv = {};
+      Object.entries(pz).forEach(([k, n], i) => { pv[k] = randoms(n, 11 + i, k.endsWith('_w') || k === 'w' ? 0.3 : 0.5); params.set(pv[k], P.at[k]); });
+      const az = { x_in: NC, qkv: 3 * NC, atty: NC, lse: N * NH, xmid: NC, ln2: NC, ln2_stats: aligned(N) + N, fc_pre: 4 * NC, fc: 4 * NC,
+        x_out: NC, ln_n: NC, ln_n_stats: aligned(N) + N, out_n: 3 * NC };
+      const A = pack(az);
+      const acts = new Float32Array(A.used);
+      const x_in = randoms(NC, 3, 2), qkv = randoms(3 * NC, 4, 1.5);
+      acts.set(x_in, A.at.x_in); acts.set(qkv, A.at.qkv);
+      const tokens = new Uint32Array(N).map((_, i) => (i * 41 + 7) % 256), targets = new Uint32Array(N).map((_, i) => (i * 13 + 2) % V);
+      const dims = [N, T, C, NH, nOut, embed, tail, ...['x_in', 'qkv', 'atty', 'lse', 'xmid', 'ln2', 'ln2_stats', 'fc_pre', 'fc', 'x_out',
+        'ln_n', 'ln_n_stats', 'out_n'].map((k) => A.at[k]), ...Object.keys(pz).map((k) => P.at[k])];
+      assert.equal(dims.length, 32);
+      const [got, , , logits, , losses] = await gpu('block_forward',
+        [acts, params, tokens, tail ? N * V : null, tail >= 2 ? targets : null, tail >= 2 ? N : null], dims, [1e-5, 1 / N], HS);
+      const g = (k, n = az[k]) => got.subarray(A.at[k], A.at[k] + n);
+      const stats = (k) => [g(k, N), got.subarray(A.at[k] + aligned(N), A.at[k] + aligned(N) + N)];
+      if (embed) {
+        const r = ref.embedding(pv.proj_w, pv.proj_b, new Int32Array(tokens), new Float32Array(NC), B, T, C);
+        assert.deepEqual(g('x_out'), r.out, 'x = wte[tokens] + wpe: exact');
+      } else {
+        expectClose(g('atty'), ref.attention(qkv, new Float32Array(NC), B, T, C, NH).out, 1e-5, 1e-4, 'attention');
+        expectClose(g('lse'), attnLse(qkv, B, T, C, NH), 1e-5, 1e-5, 'lse');
+        expectClose(g('xmid'), linear(g('atty'), pv.proj_w, pv.proj_b, N, C, C).map((v, i) => f(x_in[i] + v)), 5e-5, 1e-4, 'x + c_proj');
+        const ln2 = ref.layernorm_forward(g('xmid'), pv.ln2_w, pv.ln2_b, N, C);
+        expectClose(g('ln2'), ln2.out, 1e-5, 1e-4, 'LN2');
+        const [m2, r2] = stats('ln2_stats');
+        expectClose(m2, ln2.mean, 1e-6, 1e-5, 'LN2 mean');
+        expectClose(r2, ln2.rstd, 1e-6, 1e-4, 'LN2 rstd');
+        const pre = linear(g('ln2'), pv.fc_w, pv.fc_b, N, C, 4 * C);
+        expectClose(g('fc_pre'), pre, 5e-5, 1e-4, 'c_fc');
+        expectClose(g('fc'), ref.gelu_forward(g('fc_pre')), 1e-6, 1e-5, 'gelu');
+        expectClose(g('x_out'), linear(g('fc'), pv.fcproj_w, pv.fcproj_b, N, 4 * C, C).map((v, i) => f(g('xmid')[i] + v)), 5e-5, 1e-4, 'xmid + c_proj');
+      }
+      const lnN = ref.layernorm_forward(g('x_out'), pv.ln_w, pv.ln_b, N, C);
+      expectClose(g('ln_n'), lnN.out, 1e-5, 1e-4, 'the tail\'s LN');
+      const [mn, rn] = stats('ln_n_stats');
+      expectClose(mn, lnN.mean, 1e-6, 1e-5, 'the tail\'s mean');
+      expectClose(rn, lnN.rstd, 1e-6, 1e-4, 'the tail\'s rstd');
+      const out = linear(g('ln_n'), pv.w, pv.b, N, C, nOut);
+      if (!tail) {
+        expectClose(g('out_n', 3 * NC), out, 5e-5, 1e-4, 'the next qkv');
+        return;
+      }
+      assert.ok(g('out_n', 3 * NC).every((v) => v === 0), 'with a tail, acts\' out_n is untouched');
+      if (tail === 2) {
+        expectClose(logits, out, 5e-5, 1e-4, 'logits');
+        const r = ref.crossentropy(logits, new Int32Array(targets), N, V, 1 / N);
+        expectClose(losses, r.losses, 1e-6, 1e-5, 'losses');
+        return;
+      }
+      // tail 3: the logits became their gradient; its rows sum to 0 and the losses match the reference's
+      const r = ref.crossentropy(out, new Int32Array(targets), N, V, 1 / N);
+      expectClose(losses, r.losses, 2e-5, 1e-4, 'losses');
+      expectClose(logits, r.dlogits, 1e-6, 1e-3, 'dlogits');
+    });
+});
+
 describe('a linear layer\'s backward', () => {
   for (const [R, I, O] of [[1, 1, 1], [5, 7, 3], [70, 33, 65], [64, 130, 17]])
     it(`linear_backward R=${R} I=${I} O=${O}: both GEMMs in one dispatch, the same bits as two matmuls`, async () => {

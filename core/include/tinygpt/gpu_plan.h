@@ -45,6 +45,15 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   /* then the params offsets of W(K,N) bias(N) ln_w(K) ln_b(K), then rstd_at; scalars eps:                      */ \
   /* out = LN(x) @ W + bias [epilogue 1: aux = pre, out = gelu(pre)], the LayerNorm in the GEMM's prologue        */ \
   X(matmul_ln, 6)                                                                                                   \
+  /* acts rw params tokens(N) logits(N,V)= targets(N) losses(N)=   rows of a block in one workgroup (rows are     */ \
+  /* independent but for attention's keys, which the previous dispatch wrote): dims N T C NH n_out embed tail,   */ \
+  /* then offsets in acts: x_in qkv atty lse xmid ln2 ln2_stats fc_pre fc x_out ln_n ln_n_stats out_n, then in    */ \
+  /* params: proj_w|wte proj_b|wpe ln2_w ln2_b fc_w fc_b fcproj_w fcproj_b ln_n_w ln_n_b w_n b_n; scalars eps     */ \
+  /* dloss. embed 1: x_out = wte[tokens] + wpe instead of the block; else x_out = the block of x_in (attention    */ \
+  /* over qkv, c_proj + residual, LN2, c_fc + gelu, c_proj + residual); then the tail: ln_n = LN(x_out),          */ \
+  /* out_n (acts) = ln_n @ w_n + b_n (tail 0: the next block's qkv) or logits = ... (tail 1; 2: and the losses;   */ \
+  /* 3: and logits become dloss * (softmax - onehot)). Stats: mean at the offset, rstd aligned(N) after it.       */ \
+  X(block_forward, 6)                                                                                               \
   /* dinp(N,C)=/+= dout inp weight mean rstd dweight(C)= dbias(C)=     dims N C accumulate                      */ \
   /* (LayerNorm's backward: the rows' dinp and the parameters' column sums in one dispatch)                      */ \
   X(layernorm_backward_all, 8)                                                                                      \
@@ -104,6 +113,8 @@ inline constexpr KernelInfo kKernels[] = {
 };
 // Whether this model decodes with decode_layer (kFusedDecodeMaxC, at most 64 heads).
 bool fused_decode(const Config& config);
+// Whether training's forward runs as block_forward dispatches (kRowForwardMaxC, kRowArenaMaxBytes).
+bool fused_forward(const Config& config);
 // The kernel of this name, or nullptr.
 const KernelInfo* find_kernel(const std::string& name);
 
@@ -166,6 +177,12 @@ constexpr int kMaxChunk = 256;
 // model's matrix-vector products are too small to fill a GPU, and each dispatch costs microseconds);
 // wider models use five dispatches per block that spread over the GPU.
 constexpr int kFusedDecodeMaxC = 256;
+// Widths up to this train with block_forward (a workgroup takes 16 rows through a whole block: L + 1
+// dispatches for the forward and the loss instead of 5L + 3) when all the training forward's
+// activations fit one arena buffer of kRowArenaMaxBytes (WebGPU's default binding limit); wider
+// or larger runs keep one dispatch per GEMM, which spreads over the GPU.
+constexpr int kRowForwardMaxC = 256;
+constexpr int64_t kRowArenaMaxBytes = int64_t(128) << 20;
 
 struct Plan {
   Config config;        // the run's (model and optimizer fields)

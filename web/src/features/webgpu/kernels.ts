@@ -439,6 +439,194 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   grid: (d) => [Math.ceil(d[1] / 64), Math.ceil(d[0] / 64), 1],
 };
 
+// block_forward's body (a constant: it depends on the plan only through attentionHead's HS)
+const BLOCK_FORWARD_WGSL = /* wgsl */ `
+// Rows row0 .. row0 + 15 of the training forward through a whole block in one workgroup (a small
+// model's step is dispatch-bound: L + 1 dispatches for the forward and the loss instead of 5L + 3):
+//   embed:  x_out = wte[tokens] + wpe[position]                                  (instead of the block)
+//   else:   atty = attention(q of these rows; k, v of their sequence's rows up to each, from qkv)
+//           xmid = x_in + atty @ proj_w + proj_b;  ln2 = LN(xmid)
+//           fc = gelu(fc_pre), fc_pre = ln2 @ fc_w + fc_b;  x_out = xmid + fc @ fcproj_w + fcproj_b
+//   then:   ln_n = LN(x_out);  out_n = ln_n @ w_n + b_n (the next block's qkv; tail >= 1: the logits)
+//           tail >= 2: losses = cross-entropy of the logits; tail 3: logits = dloss (softmax - onehot)
+// A row is written and read only by its own workgroup (attention reads other rows' qkv, written by
+// the previous dispatch), so storageBarrier() orders the phases. The activations are one arena
+// binding (acts) at the offsets the dims give, the parameters one (params).
+const RB: u32 = 16u;
+var<workgroup> As: array<f32, 256>;   // [k][i]: 16 k x 16 rows
+var<workgroup> Bs: array<f32, 1024>;  // [k][j]: 16 k x 64 columns
+var<workgroup> part: array<f32, 256>; // the cross-entropy's 16 partials per row
+fn rstd_at(mean_at: u32) -> u32 { return mean_at + (dim(0u) + 63u) / 64u * 64u; }
+
+// ln (rows, K) = LN(acts[x_at] rows) * ln_w + ln_b, mean and rstd at stats_at: one invocation a row,
+// the sums in k order (matmul_ln's prologue, the same bits)
+fn ln_rows(lid: u32, row0: u32, K: u32, x_at: u32, ln_at: u32, stats_at: u32, w_at: u32, b_at: u32) {
+  let r = row0 + lid;
+  if (lid < RB && r < dim(0u)) {
+    var s = 0.0;
+    for (var k = 0u; k < K; k++) { s += acts[x_at + r * K + k]; }
+    let m = s / f32(K);
+    var q = 0.0;
+    for (var k = 0u; k < K; k++) { let d = acts[x_at + r * K + k] - m; q += d * d; }
+    let rs = 1.0 / sqrt(q / f32(K) + scalar(0u));
+    acts[stats_at + r] = m; acts[rstd_at(stats_at) + r] = rs;
+    for (var k = 0u; k < K; k++) { acts[ln_at + r * K + k] = (acts[x_at + r * K + k] - m) * rs * params[w_at + k] + params[b_at + k]; }
+  }
+  storageBarrier();
+}
+
+// out rows (n wide) = acts[a_at] rows (K) @ params[w_at] (K, n) + params[b_at]; mode bit 0: + acts[res_at]
+// rows; bit 1: acts[aux_at] = pre-activation, out = gelu(pre); bit 2: out is logits, else acts[out_at].
+// 64-column tiles, 16-deep slices of K in workgroup memory; invocation (ty, tx): row ty, columns tx + 16 c.
+fn gemm_rows(lid: u32, row0: u32, K: u32, n: u32, a_at: u32, w_at: u32, b_at: u32, res_at: u32, aux_at: u32, out_at: u32, mode: u32) {
+  let M = dim(0u);
+  let tx = lid % 16u; let ty = lid / 16u;
+  for (var col0 = 0u; col0 < n; col0 += 64u) {
+    var acc = vec4<f32>();
+    for (var k0 = 0u; k0 < K; k0 += 16u) {
+      var av = 0.0;
+      if (row0 + ty < M && k0 + tx < K) { av = acts[a_at + (row0 + ty) * K + k0 + tx]; }
+      As[tx * 16u + ty] = av;
+      for (var r = 0u; r < 4u; r++) {
+        let e = lid + r * 256u;
+        let j = e % 64u; let kb = e / 64u;
+        var bv = 0.0;
+        if (col0 + j < n && k0 + kb < K) { bv = params[w_at + (k0 + kb) * n + col0 + j]; }
+        Bs[kb * 64u + j] = bv;
+      }
+      workgroupBarrier();
+      for (var k = 0u; k < 16u; k++) {
+        let bk = k * 64u + tx;
+        acc += As[k * 16u + ty] * vec4<f32>(Bs[bk], Bs[bk + 16u], Bs[bk + 32u], Bs[bk + 48u]);
+      }
+      workgroupBarrier();
+    }
+    let i = row0 + ty;
+    for (var c = 0u; c < 4u; c++) {
+      let j = col0 + tx + 16u * c;
+      if (i < M && j < n) {
+        let idx = i * n + j;
+        var v = acc[c] + params[b_at + j];
+        if ((mode & 1u) != 0u) { v = acts[res_at + idx] + v; }
+        if ((mode & 2u) != 0u) { acts[aux_at + idx] = v; v = gelu(v); }
+        if ((mode & 4u) != 0u) { logits[idx] = v; } else { acts[out_at + idx] = v; }
+      }
+    }
+  }
+  storageBarrier();
+}
+
+// atty rows and lse: one invocation per (row, head), online softmax over the keys j <= t in tiles of 16
+// (attention_forward's arithmetic, the keys read from acts)
+fn attention_rows(lid: u32, row0: u32) {
+  let N = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
+  let qkv_at = dim(8u); let atty_at = dim(9u); let lse_at = dim(10u);
+  let C3 = 3u * C;
+  let scale = 1.0 / sqrt(f32(HS));
+  for (var p = lid; p < RB * NH; p += 256u) {
+    let n = row0 + p % RB; let h = p / RB;
+    if (n < N) {
+      let b = n / T; let t = n % T;
+      var q: array<f32, HS>;
+      var o: array<f32, HS>;
+      for (var d = 0u; d < HS; d++) { q[d] = acts[qkv_at + n * C3 + h * HS + d]; }
+      var m = -3.0e38; var l = 0.0;
+      for (var k0 = 0u; k0 <= t; k0 += 16u) {
+        let cnt = min(16u, t + 1u - k0);
+        var s: array<f32, 16>;
+        var tile_max = -3.0e38;
+        for (var jj = 0u; jj < cnt; jj++) {
+          let kr = qkv_at + (b * T + k0 + jj) * C3 + C + h * HS;
+          var dot = 0.0;
+          for (var d = 0u; d < HS; d++) { dot += q[d] * acts[kr + d]; }
+          s[jj] = dot * scale;
+          tile_max = max(tile_max, s[jj]);
+        }
+        let m_new = max(m, tile_max);
+        let corr = exp(m - m_new);
+        l *= corr;
+        for (var d = 0u; d < HS; d++) { o[d] *= corr; }
+        for (var jj = 0u; jj < cnt; jj++) {
+          let pj = exp(s[jj] - m_new);
+          l += pj;
+          let vr = qkv_at + (b * T + k0 + jj) * C3 + 2u * C + h * HS;
+          for (var d = 0u; d < HS; d++) { o[d] += pj * acts[vr + d]; }
+        }
+        m = m_new;
+      }
+      for (var d = 0u; d < HS; d++) { acts[atty_at + n * C + h * HS + d] = o[d] / l; }
+      acts[lse_at + (b * NH + h) * T + t] = m + log(l);
+    }
+  }
+  storageBarrier();
+}
+
+// losses of the rows (crossentropy's arithmetic): 16 invocations a row, their partials combined in
+// lane order; with write_grad the logits become dloss * (softmax - onehot)
+fn crossentropy_rows(lid: u32, row0: u32, write_grad: bool) {
+  let N = dim(0u); let V = dim(4u); let dloss = scalar(1u);
+  let lane = lid % 16u; let rr = lid / 16u; let n = row0 + rr;
+  let live = n < N;
+  var mx = -3.0e38; var zy = 0.0; var y = 0u;
+  if (live) {
+    y = targets[n]; zy = logits[n * V + y];
+    for (var v = lane; v < V; v += 16u) { mx = max(mx, logits[n * V + v]); }
+  }
+  part[lid] = mx;
+  workgroupBarrier();
+  var rmax = part[rr * 16u];
+  for (var k = 1u; k < 16u; k++) { rmax = max(rmax, part[rr * 16u + k]); }
+  workgroupBarrier();
+  var s = 0.0;
+  if (live) { for (var v = lane; v < V; v += 16u) { s += exp(logits[n * V + v] - rmax); } }
+  part[lid] = s;
+  workgroupBarrier();
+  var sum = part[rr * 16u];
+  for (var k = 1u; k < 16u; k++) { sum += part[rr * 16u + k]; }
+  if (live) {
+    if (lane == 0u) { losses[n] = log(sum) - (zy - rmax); }
+    if (write_grad) {
+      for (var v = lane; v < V; v += 16u) {
+        let p = exp(logits[n * V + v] - rmax) / sum;
+        logits[n * V + v] = dloss * (p - select(0.0, 1.0, v == y));
+      }
+    }
+  }
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let N = dim(0u); let T = dim(1u); let C = dim(2u); let tail = dim(6u);
+  let row0 = row_of(wid, nwg) * RB;
+  let x_in = dim(7u); let xmid = dim(11u); let ln2 = dim(12u); let fc = dim(15u); let x_out = dim(16u);
+  if (dim(5u) != 0u) {
+    let wte = dim(20u); let wpe = dim(21u);
+    for (var e = lid; e < RB * C; e += 256u) {
+      let n = row0 + e / C; let c = e % C;
+      if (n < N) { acts[x_out + n * C + c] = params[wte + tokens[n] * C + c] + params[wpe + (n % T) * C + c]; }
+    }
+    storageBarrier();
+  } else {
+    attention_rows(lid, row0);
+    gemm_rows(lid, row0, C, C, dim(9u), dim(20u), dim(21u), x_in, 0u, xmid, 1u);
+    ln_rows(lid, row0, C, xmid, ln2, dim(13u), dim(22u), dim(23u));
+    gemm_rows(lid, row0, C, 4u * C, ln2, dim(24u), dim(25u), 0u, dim(14u), fc, 2u);
+    gemm_rows(lid, row0, 4u * C, C, fc, dim(26u), dim(27u), xmid, 0u, x_out, 1u);
+  }
+  ln_rows(lid, row0, C, x_out, dim(17u), dim(18u), dim(28u), dim(29u));
+  gemm_rows(lid, row0, C, dim(4u), dim(17u), dim(30u), dim(31u), 0u, 0u, dim(19u), select(0u, 4u, tail != 0u));
+  if (tail >= 2u) { crossentropy_rows(lid, row0, tail == 3u); }
+}`;
+
+const BLOCK_FORWARD_ARGS = ['rw', 'r', 'r u32', 'rw', 'r u32', 'rw'];
+const block_forward: KernelDef = {
+  args: BLOCK_FORWARD_ARGS,
+  source: (c) => PRELUDE + bindings(BLOCK_FORWARD_ARGS, ['acts', 'params', 'tokens', 'logits', 'targets', 'losses']) +
+    attentionHead(c.HS) + BLOCK_FORWARD_WGSL,
+  grid: (d) => rowsGrid(Math.ceil(d[0] / 16)),
+};
+
 const linear_backward: KernelDef = {
   args: ['rw', 'r', 'r', 'r', 'rw', 'r', 'rw'],
   source: kernel(['rw', 'r', 'r', 'r', 'rw', 'r', 'rw'], ['dinp', 'dout', 'weight', 'aux', 'dweight', 'inp', 'dbias'], /* wgsl */ `
@@ -1190,7 +1378,7 @@ fn main(@builtin(local_invocation_index) v: u32) {
 };
 
 export const KERNELS: Record<string, KernelDef> = {
-  embedding_forward, embedding_backward, layernorm_forward, layernorm_backward_all, matmul, matmul_ln, linear_backward, attention_forward, attention_backward, attention_probs,
+  embedding_forward, embedding_backward, layernorm_forward, layernorm_backward_all, matmul, matmul_ln, block_forward, linear_backward, attention_forward, attention_backward, attention_probs,
   crossentropy, mean_loss, softmax, grad_norm_partials, optimizer_scalars, adamw,
   embedding_decode, matvec, attention_decode, decode_layer, sample,
 };
@@ -1201,6 +1389,8 @@ export function opFlops(kernel: string, d: number[], c: KernelConsts): number {
     case 'matmul': return 2 * d[0] * d[1] * d[2];
     case 'linear_backward': return 4 * d[0] * d[1] * d[2];
     case 'matmul_ln': return 2 * d[0] * d[1] * d[2];
+    case 'block_forward': // the block's three GEMMs and attention (not with embed), then the tail's GEMM
+      return 2 * d[0] * d[2] * d[4] + (d[5] ? 0 : 2 * d[0] * 9 * d[2] * d[2] + 2 * 2 * d[3] * (d[0] / d[1]) * (d[1] * (d[1] + 1) / 2) * c.HS);
     case 'matvec': return 2 * d[0] * d[1];
     case 'decode_layer': return 2 * 12 * d[0] * d[0];
     case 'attention_forward': return 2 * 2 * d[0] * d[3] * (d[1] * (d[1] + 1) / 2) * c.HS;
