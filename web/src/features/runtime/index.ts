@@ -44,6 +44,10 @@ export function createRuntime(bridge: Bridge<RuntimeCalls, RuntimeEvents>): Runt
   });
   bridge.on('ready', (m) => patch($, { ready: m, threadSetting: m.threadSetting, threadsNow: m.threads, threadsReason: null }));
   bridge.on('threads', (m: ThreadsNow) => patch($, { threadsNow: m.threads, threadsReason: m.reason }));
+  bridge.on('threadDied', (m) => {
+    patch($, { threadSetting: 1, threadsNow: 1, threadsReason: null, errors: [...$.get().errors, `threadDied: ${m.message}`] });
+    notify(t().run.threadDied(m.message), 'warning', { id: 'thread-died', timeout: 0 });
+  });
   const failed = (e: Coded) => {
     patch($, { loadFailed: e.message });
     notify(() => h('span', {}, t().run.initFailed, coreInline(e.message, e)), 'error');

@@ -44,7 +44,11 @@ export interface Ready {
 /** The kernels' thread count after a slice, and the tuner's reason (null when the count is fixed). */
 export interface ThreadsNow { threads: number; reason: Coded | null }
 
+/** A thread of the kernels' pool stopped (its error, as the browser gave it); the run goes on with one thread. */
+export interface ThreadDied { message: string }
+
 export interface RuntimeEvents {
   ready: Ready;
   threads: ThreadsNow;
+  threadDied: ThreadDied;
 }

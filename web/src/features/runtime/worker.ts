@@ -26,8 +26,37 @@ export function applyThreads(s: RuntimeState): void {
   s.session?.tuneThreads(auto ? s.threadCap : 0);
 }
 
-/** The worker's global scope: the browser's cores and isolation. */
-interface Scope { crossOriginIsolated: boolean; navigator: { hardwareConcurrency?: number } }
+/** The worker's global scope: the browser's cores and isolation, and its uncaught errors. */
+interface Scope {
+  crossOriginIsolated: boolean;
+  navigator: { hardwareConcurrency?: number };
+  addEventListener?(type: 'error', fn: (e: ErrorEvent) => void): void;
+}
+
+/**
+ * A thread of the kernels' pool died: a trap in one of its tasks reaches this worker as an
+ * uncaught error of the pthread's worker (tinygpt-threads.worker.js), then as Emscripten's rethrow
+ * of it. The pool never waits for a thread that claimed nothing (core/src/threadpool.cpp), so the
+ * run goes on, its caller doing every chunk; the error would otherwise reach the page as an uncaught
+ * one and nobody would know why the steps slowed down. Said once, in words, and the thread count
+ * set to 1 (the tuner off: it would time a dead thread). Other errors go on as before.
+ */
+function watchPoolThreads(ctx: Ctx<RuntimeState>, scope: Scope): void {
+  let told = false;
+  scope.addEventListener?.('error', (e: ErrorEvent) => {
+    const fromThread = /\.worker\.js/.test(e.filename ?? '') || (typeof ErrorEvent === 'function' && e.error instanceof ErrorEvent);
+    if (ctx.state.variant !== 'threads' || !fromThread) return;
+    e.preventDefault();
+    const what = (e.error instanceof ErrorEvent ? e.error.message : e.message) || 'unknown error';
+    console.error(`tinygpt: a thread of the pool stopped: ${what} (${e.filename}:${e.lineno})`);
+    if (told) return;
+    told = true;
+    ctx.state.threadSetting = 1;
+    ctx.state.threadsSent = '';
+    applyThreads(ctx.state);
+    ctx.emit('threadDied', { message: what.replace(/^Uncaught\s+/, '') });
+  });
+}
 
 async function init(msg: InitOptions, ctx: Ctx<RuntimeState>, scope: Scope): Promise<Ready> {
   const s = ctx.state;
@@ -65,6 +94,7 @@ export function runtimeWorker(scope: Scope): WorkerFeature<RuntimeState> {
     handlers: handlers<RuntimeCalls, RuntimeState>({
       async init(msg, ctx) {
         ctx.emit('ready', await init(msg, ctx, scope));
+        watchPoolThreads(ctx, scope);
         await ctx.fire('moduleReady', msg);
       },
       threads(msg, ctx) {

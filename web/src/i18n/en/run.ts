@@ -17,6 +17,7 @@ export const run = {
   finished: (steps: string) => `Finished the schedule: ${steps} steps.`,
   dataPaused: 'Training paused: ',
   guardPaused: 'Training paused by the NaN guard: three steps in a row diverged. See the Train panel.',
+  threadDied: (why: string) => `One of the training threads stopped (${why}). Training goes on with one thread; nothing was lost. Reload the page to use every core again.`,
   guardRollback: (step: number, why: string, restored: number, lrScale: number) =>
     `Step ${step} diverged (${why}): back to step ${restored}, learning rate × ${lrScale}.`,
   /** Followed by the command that continues it (as code). */
