@@ -41,13 +41,14 @@ interface Scope {
  * one and nobody would know why the steps slowed down. Said once, in words, and the thread count
  * set to 1 (the tuner off: it would time a dead thread). Other errors go on as before.
  */
-function watchPoolThreads(ctx: Ctx<RuntimeState>, scope: Scope): void {
+export function watchPoolThreads(ctx: Ctx<RuntimeState>, scope: Scope): void {
   let told = false;
   scope.addEventListener?.('error', (e: ErrorEvent) => {
-    const fromThread = /\.worker\.js/.test(e.filename ?? '') || (typeof ErrorEvent === 'function' && e.error instanceof ErrorEvent);
+    const inner = typeof ErrorEvent === 'function' && e.error instanceof ErrorEvent ? e.error : null;   // Emscripten's rethrow
+    const fromThread = /\.worker\.js/.test(e.filename ?? '') || inner !== null;
     if (ctx.state.variant !== 'threads' || !fromThread) return;
     e.preventDefault();
-    const what = (e.error instanceof ErrorEvent ? e.error.message : e.message) || 'unknown error';
+    const what = (inner ? inner.message : e.message) || 'unknown error';
     console.error(`tinygpt: a thread of the pool stopped: ${what} (${e.filename}:${e.lineno})`);
     if (told) return;
     told = true;
