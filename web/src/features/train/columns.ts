@@ -2,12 +2,13 @@
 // MAX_COLUMNS of them however long the run. Every step is drawn until there are more; then every
 // second one (the stride doubles), then every fourth, ... The steps with an evaluation are always
 // kept (their train loss too, so that the train line has no gap there). A chart is a few hundred
-// pixels wide: 4096 columns draw the same curves, and the page's memory stays flat over a long run
-// (bench/soak.mjs: a column per step grew the page's heap by 40% in 30 minutes of config S).
+// pixels wide (at most about 2,000 device pixels): 1,024 to 2,048 columns draw the same curves, and the
+// page's memory stays flat over a long run (bench/soak.mjs: a column per step grew the page's heap by
+// 40% in 30 minutes of config S; 4,096 columns, about 330 KB of boxed numbers, still 7% of it).
 // Pure data, no DOM (web/test/columns.test.ts).
 import type { LossHistory } from './history';
 
-export const MAX_COLUMNS = 4096;
+export const MAX_COLUMNS = 2048;
 
 export class ChartColumns {
   x: number[] = [0];                     // the step of each column, ascending
