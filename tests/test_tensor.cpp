@@ -1,6 +1,11 @@
 // test_tensor.cpp — shapes, the arena, grad mode and the backward pass itself.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels.h"
 #include "test_util.h"
 #include "tinygpt/ops.h"
 #include "tinygpt/tensor.h"
@@ -39,6 +44,59 @@ TEST_CASE("gradients flow through both branches of a diamond-shaped graph", "[au
     const double dgelu = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * 0.044715 * v * v);
     CHECK(x.grad()[i] == Approx(1 + dgelu).epsilon(1e-5));
   }
+}
+
+// A gradient buffer is not zeroed when backward allocates it: the first op that writes all of it
+// (a linear's dx, an add) overwrites it, any other reader zeroes it first. On an arena whose
+// memory holds NaN from an earlier pass, every gradient must still be exactly what zeroing and
+// adding gives.
+TEST_CASE("gradient buffers written whole by their first contribution match zeroed ones", "[autograd]") {
+  const int N = 6, K = 5, M = 7;
+  std::vector<float> xv = testutil::random_vector(N * K, 1), w1v = testutil::random_vector(K * M, 2);
+  std::vector<float> w2v = testutil::random_vector(K * K, 3), cv = testutil::random_vector(N * M, 4);
+  nn::Arena a;
+  for (int pass = 0; pass < 2; pass++) {
+    a.reset();
+    if (pass == 1) {  // poison: the second pass reuses memory full of NaN
+      nn::Tensor junk = a.tensor({int64_t(1) << 16});
+      std::fill(junk.data(), junk.data() + junk.numel(), std::numeric_limits<float>::quiet_NaN());
+      a.reset();
+    }
+    nn::Tensor x = a.from({N, K}, xv, true);
+    nn::Tensor w1 = a.from({K, M}, w1v, true), w2 = a.from({K, K}, w2v, true), c = a.from({N, M}, cv);
+    // x feeds two linears and an add: its first contribution overwrites, the others add
+    nn::Tensor h = nn::add(a, nn::linear_lastdim(a, x, w2, {}), x);       // (N, K)
+    nn::Tensor y = nn::relu(a, nn::linear_lastdim(a, h, w1, {}));         // (N, M): relu's input only adds
+    nn::Tensor z = nn::add(a, y, nn::linear_lastdim(a, x, w1, {}));       // (N, M)
+    testutil::weighted_sum(a, z, c).backward();
+    // the same gradients by hand, with the reference kernels into zeroed buffers
+    std::vector<float> dz(cv), dy(N * M, 0.0f), dpre(N * M, 0.0f), dh(N * K, 0.0f), dx(N * K, 0.0f);
+    std::vector<float> pre(N * M);
+    kernels::ref::matmul_forward(pre.data(), h.data(), w1v.data(), nullptr, N, K, M);
+    for (int i = 0; i < N * M; i++) dpre[i] = pre[i] > 0 ? dz[i] : 0.0f;
+    kernels::ref::matmul_backward(dx.data(), nullptr, nullptr, dz.data(), xv.data(), w1v.data(), N, K, M);
+    kernels::ref::matmul_backward(dh.data(), nullptr, nullptr, dpre.data(), h.data(), w1v.data(), N, K, M);
+    for (int i = 0; i < N * K; i++) dx[i] += dh[i];
+    kernels::ref::matmul_backward(dx.data(), nullptr, nullptr, dh.data(), xv.data(), w2v.data(), N, K, K);
+    INFO("pass " << pass);
+    for (int i = 0; i < N * K; i++) {
+      REQUIRE(std::isfinite(x.grad()[i]));
+      CHECK(x.grad()[i] == Approx(dx[i]).margin(1e-5));
+    }
+    for (int i = 0; i < K * M; i++) REQUIRE(std::isfinite(w1.grad()[i]));
+  }
+}
+
+// A gradient no op writes (every target of the loss ignored) reads as zeros, not old memory.
+TEST_CASE("a gradient buffer nothing writes reads as zeros", "[autograd]") {
+  nn::Arena a;
+  nn::Tensor junk = a.tensor({4096});
+  std::fill(junk.data(), junk.data() + junk.numel(), std::numeric_limits<float>::quiet_NaN());
+  a.reset();
+  nn::Tensor logits = a.from({2, 3}, {1, 2, 3, 4, 5, 6}, true);
+  const int32_t targets[2] = {-1, -1};
+  nn::cross_entropy_ignore(a, logits, targets).backward();
+  for (int i = 0; i < 6; i++) CHECK(logits.grad()[i] == 0.0f);
 }
 
 TEST_CASE("backward accumulates into leaf gradients across calls", "[autograd]") {

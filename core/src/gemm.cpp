@@ -85,6 +85,22 @@ void pack_b_panels(float* pb, const float* B, int ldb, bool transB, int k0, int 
       for (int k = 0; k < kc; k++) std::memcpy(dst + k * NR, B + (k0 + k) * ldb + j0 + jr, NR * sizeof(float));
       continue;
     }
+    if (transB && nr == NR) {
+      // op(B)(k, j) = B[j][k] (a weight read as W^T): each stored row is read along k, a cache
+      // line at a time, and written down a column of the panel; by 16 k so that the 16 panel rows
+      // being written and the NR source lines stay in L1. (Element by element in k order, with
+      // a bounds test per element, this copy took ~6% of a seq2seq step.)
+      const float* src = B + int64_t(j0 + jr) * ldb + k0;
+      for (int kb = 0; kb < kc; kb += 16) {
+        const int ke = std::min(kc, kb + 16);
+        for (int j = 0; j < NR; j++) {
+          const float* __restrict s = src + int64_t(j) * ldb;
+          float* __restrict d = dst + j;
+          for (int k = kb; k < ke; k++) d[k * NR] = s[k];
+        }
+      }
+      continue;
+    }
     for (int k = 0; k < kc; k++)
       for (int j = 0; j < NR; j++) dst[k * NR + j] = j < nr ? b_at(B, ldb, transB, k0 + k, j0 + jr + j) : 0.0f;
   }
@@ -220,6 +236,12 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
         for (int ir = 0; ir < mc; ir += MR) {
           const int mr = std::min(MR, mc - ir), i = ic + ir;
           float* c = g.C + i * g.ldc + g.jc + jr;
+          // The tile of C is stored (or read and stored) after its kc multiply-adds: ask for its
+          // lines now so that they arrive meanwhile. A seq2seq step's activations (~50 MB with
+          // their gradients) do not stay in the caches; with C out of cache this measured up to
+          // 20% faster on the forward products (K = 128). No-op where there is no prefetch (wasm).
+          for (int r = 0; r < mr; r++)
+            for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
           if (g.transA)
             direct_kernel<true, MR, NRV>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr);
           else

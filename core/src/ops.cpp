@@ -11,7 +11,7 @@ namespace tinygpt::nn {
 
 namespace {
 
-using graph::any_wants_grad, graph::attach, graph::fail, graph::grad_of, graph::require_defined;
+using graph::any_wants_grad, graph::attach, graph::fail, graph::grad_of, graph::grad_to_write, graph::require_defined;
 
 int32_t* copy_ints(Arena& arena, const int32_t* src, int64_t n) {
   auto* dst = static_cast<int32_t*>(arena.alloc_bytes(size_t(n) * sizeof(int32_t)));
@@ -82,9 +82,16 @@ Tensor add(Arena& arena, const Tensor& a, const Tensor& b) {
   if (any_wants_grad({a, b})) {
     const int64_t n = a.numel();
     attach(arena, out, "add", {a, b}, [=] {
-      // forward: out = a + b  ->  da += dout, db += dout
-      if (float* da = grad_of(a)) kernels::accumulate(da, out.grad(), n);
-      if (float* db = grad_of(b)) kernels::accumulate(db, out.grad(), n);
+      // forward: out = a + b  ->  da += dout, db += dout (a first contribution is a copy)
+      bool overwrite;
+      if (float* da = grad_to_write(a, &overwrite)) {
+        if (overwrite) std::memcpy(da, out.grad(), size_t(n) * sizeof(float));
+        else kernels::accumulate(da, out.grad(), n);
+      }
+      if (float* db = grad_to_write(b, &overwrite)) {
+        if (overwrite) std::memcpy(db, out.grad(), size_t(n) * sizeof(float));
+        else kernels::accumulate(db, out.grad(), n);
+      }
     });
   }
   return out;
@@ -122,7 +129,14 @@ Tensor linear_lastdim(Arena& arena, const Tensor& x, const Tensor& w, const Tens
   if (any_wants_grad({x, w, b})) {
     attach(arena, out, "linear", {x, w, b}, [=] {
       // forward: out = x @ w + b
-      kernels::matmul_backward(grad_of(x), grad_of(w), grad_of(b), out.grad(), x.data(), w.data(), N, IC, OC);
+      bool overwrite;
+      float* dx = grad_to_write(x, &overwrite);
+      if (dx && overwrite) {
+        // the first contribution to dx: dout @ w^T written, not added to a zeroed buffer (the same bits)
+        kernels::sgemm(false, true, N, IC, OC, out.grad(), OC, w.data(), OC, dx, IC, false);
+        dx = nullptr;
+      }
+      kernels::matmul_backward(dx, grad_of(w), grad_of(b), out.grad(), x.data(), w.data(), N, IC, OC);
     });
   }
   return out;

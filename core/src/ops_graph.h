@@ -39,4 +39,11 @@ inline bool any_wants_grad(std::initializer_list<Tensor> ts) {
 // grad pointer of a parent, or nullptr when it does not require grad
 inline float* grad_of(const Tensor& t) { return t.defined() && t.requires_grad() ? t.grad() : nullptr; }
 
+// The same for a backward that writes every element: *overwrite when the buffer holds no
+// contribution yet (write it with =, it was never zeroed), else add with += (Tensor::grad_to_write)
+inline float* grad_to_write(const Tensor& t, bool* overwrite) {
+  *overwrite = false;
+  return t.defined() && t.requires_grad() ? t.grad_to_write(overwrite) : nullptr;
+}
+
 }  // namespace tinygpt::nn::graph

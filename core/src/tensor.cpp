@@ -158,7 +158,13 @@ static void ensure_grad(const Tensor& t) {
   TensorImpl* p = t.impl();
   if (p->grad) return;
   if (!p->arena) throw tinygpt::Error("backward: a tensor that requires grad has no gradient buffer");
-  p->grad = p->arena->alloc_zeros(p->shape.numel());
+  p->grad = p->arena->alloc_floats(p->shape.numel());
+  p->grad_unset = true;  // zeroed by the first reader, or overwritten by the first writer
+}
+
+void Tensor::zero_unset_grad() const {
+  std::memset(p_->grad, 0, size_t(numel()) * sizeof(float));
+  p_->grad_unset = false;
 }
 
 void Tensor::backward() const {
@@ -195,7 +201,7 @@ void Tensor::backward() const {
 
   // Seed: d(loss)/d(loss) = 1, then run the nodes children-first.
   ensure_grad(*this);
-  p_->grad[0] += 1.0f;
+  grad()[0] += 1.0f;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Node* node = *it;
     for (int i = 0; i < node->n_parents; i++)

@@ -46,9 +46,13 @@ class Arena;
 
 struct TensorImpl {
   float* data = nullptr;  // (numel) row-major
-  float* grad = nullptr;  // (numel); for arena tensors created zeroed when backward reaches it
+  float* grad = nullptr;  // (numel); for arena tensors created when backward reaches it
   Shape shape;
   bool requires_grad = false;
+  // grad is allocated but not yet zeroed: the first reader zeroes it (Tensor::grad()), or the
+  // first writer that sets every element takes it as is (Tensor::grad_to_write()), so a gradient
+  // that one op writes whole is never cleared first
+  bool grad_unset = false;
   Node* node = nullptr;    // the op that produced this tensor; nullptr for leaves
   Arena* arena = nullptr;  // where a gradient buffer is allocated on demand
 };
@@ -63,7 +67,17 @@ class Tensor {
   int64_t numel() const { return p_->shape.numel(); }
   int64_t dim(int i) const { return p_->shape[i]; }
   float* data() const { return p_->data; }
-  float* grad() const { return p_->grad; }
+  float* grad() const {
+    if (p_->grad_unset) zero_unset_grad();
+    return p_->grad;
+  }
+  // The gradient buffer for an op's backward that writes every element of it: *overwrite is set
+  // when it holds no contribution yet (write =, skipping the zeroing), else it must add (+=).
+  float* grad_to_write(bool* overwrite) const {
+    *overwrite = p_->grad_unset;
+    p_->grad_unset = false;
+    return p_->grad;
+  }
   bool requires_grad() const { return p_->requires_grad; }
   Node* node() const { return p_->node; }
   TensorImpl* impl() const { return p_; }
@@ -74,6 +88,7 @@ class Tensor {
   void backward() const;
 
  private:
+  void zero_unset_grad() const;
   TensorImpl* p_ = nullptr;
 };
 
