@@ -10,8 +10,8 @@
 // JavaScript, and hands every result back to the core in order.
 import type { Slice } from '../../../../wasm/tinygpt';
 import { GpuBackendError } from './errors';
-import type { GeneratedChunk, Inspection } from './executor';
-import { type GpuHostModule, type GpuSteps, type HostSession, type SampleOptions, WebGpuSession } from './session';
+import type { GeneratedChunk, Inspection, PairInspection } from './executor';
+import { type GpuHostModule, type GpuSteps, type GpuTranslation, type HostSession, type SampleOptions, WebGpuSession } from './session';
 
 const CHUNK_MS = 70;      // GPU time of one submission: pause and generate are answered within about two
 const MAX_IN_FLIGHT = 2;  // submissions whose losses are not back yet
@@ -51,7 +51,7 @@ export class GpuBackend {
 
   /** The GPU samples and inspects bytes (vocab_size 256); a BPE model trains here and does those on the host. */
   get readsBytes(): boolean {
-    return this.g.plan.model.vocab_size === 256;
+    return this.g.plan.kind !== 'seq2seq' && this.g.plan.model.vocab_size === 256;
   }
 
   private check(): void {
@@ -149,6 +149,21 @@ export class GpuBackend {
 
   inspect(text: Uint8Array): Promise<Inspection> {
     return this.exclusive(() => this.g.inspect(text));
+  }
+
+  /** A translator's greedy translation, on the GPU (with its cross-attention weights). */
+  translate(source: Uint8Array, maxLen: number): Promise<GpuTranslation> {
+    return this.exclusive(() => this.g.translate(source, maxLen));
+  }
+
+  /** A pair read by the translator on the GPU: its attention maps and next-token probabilities. */
+  inspectTranslation(source: Uint8Array, target: Uint8Array): Promise<PairInspection> {
+    return this.exclusive(() => this.g.inspectTranslation(source, target));
+  }
+
+  /** A translator (seq2seq plan), as opposed to a language model. */
+  get translates(): boolean {
+    return this.g.plan.kind === 'seq2seq';
   }
 
   beginGeneration(prompt: Uint8Array, options: SampleOptions): Promise<void> {
