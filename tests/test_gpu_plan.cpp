@@ -233,14 +233,16 @@ TEST_CASE("the plan's JSON names every program and buffer", "[gpu]") {
 }
 
 TEST_CASE("every op runs a listed kernel with its number of arguments, and the JSON lists the kernels and state words", "[gpu]") {
-  // a small model (decode_layer) and one wider than decode_layer serves (five kernels per block)
+  // a small model (decode_layer), one wider than decode_layer serves (five kernels per block), and the
+  // encoder-decoder (its masked attention, masked loss and greedy decoding)
   auto t = make_trainer();
   auto wide = make_trainer(1, 2, gpu::kFusedDecodeMaxC + 8, 6, 1);
+  auto translator = make_translator();
   const gpu::Plan plan = gpu::plan_for(*t);
   CHECK(gpu::fused_decode(t->config()));
   CHECK_FALSE(gpu::fused_decode(wide->config()));
   std::set<std::string> used;
-  for (const gpu::Plan& p : {plan, gpu::plan_for(*wide)})
+  for (const gpu::Plan& p : {plan, gpu::plan_for(*wide), gpu::plan_for(*translator)})
     for (const auto& [name, prog] : p.programs)
       for (const gpu::Op& op : prog) {
         const gpu::KernelInfo* k = gpu::find_kernel(op.kernel);
@@ -472,4 +474,18 @@ TEST_CASE("next_batches hands out the pairs step() would have trained on (seq2se
     put(batch.src, 6, pad), put(batch.tgt_in, 7, pad), put(batch.tgt_out, 7, -1);
     CHECK(std::vector<int32_t>(got.begin() + k * n, got.begin() + (k + 1) * n) == want);
   }
+}
+
+TEST_CASE("a translator's evaluation from the GPU scores held-out translations like Trainer::evaluate", "[gpu][seq2seq]") {
+  auto a = make_translator(), b = make_translator();
+  a->step(), b->step();
+  const train::ValPoint want = a->evaluate();
+  REQUIRE_FALSE(std::isnan(want.exact_match));
+  const float losses[] = {1.0f, 2.0f};  // eval_iters 2
+  CHECK(gpu::record_eval(*b, losses, 2) == 1.5f);
+  const train::ValPoint got = b->val_losses().back();
+  CHECK(got.step == 1);
+  CHECK(got.loss == 1.5f);
+  CHECK(got.exact_match == want.exact_match);
+  CHECK(got.cer == want.cer);
 }

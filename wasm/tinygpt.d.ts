@@ -572,7 +572,7 @@ export interface RunPlan {
   finished: boolean;       // the run is at its stop
 }
 
-export interface GpuEvaluation { step: number; loss: number; ms: number }
+export interface GpuEvaluation { step: number; loss: number; ms: number; exactMatch?: number; cer?: number }  // a translator: held-out exact match and CER
 
 /** Sampling options validated and resolved as the CPU's generator does them (windowKeep 0 -> half the context). */
 export interface ResolvedSampleOptions {

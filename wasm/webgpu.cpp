@@ -4,6 +4,7 @@
 // Arrays of parameters and moments are in the plan's GPU layout. It needs Session::trainer() and
 // Session::run() only.
 #include <algorithm>
+#include <cmath>
 
 #include "common.h"
 #include "tinygpt/gpu_host.h"
@@ -185,7 +186,8 @@ val gpu_run_record(Session& s, const val& losses, const val& grad_norms, double 
   });
 }
 
-// The validation batches' losses (gpuValBatches, on the GPU): {step, loss, ms}.
+// The validation batches' losses (gpuValBatches, on the GPU): {step, loss, ms}, and a translator's
+// exactMatch and cer (on the host's parameters: sync the GPU's state first).
 val gpu_run_record_evaluation(Session& s, const val& batch_losses, double ms) {
   return guarded([&] {
     const std::vector<float> l = floats_from(batch_losses, "losses");
@@ -194,6 +196,7 @@ val gpu_run_record_evaluation(Session& s, const val& batch_losses, double ms) {
     o.set("step", double(e.step));
     o.set("loss", e.loss);
     o.set("ms", e.ms);
+    if (!std::isnan(e.exact_match)) o.set("exactMatch", e.exact_match), o.set("cer", e.cer);
     return o;
   });
 }

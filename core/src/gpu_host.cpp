@@ -9,6 +9,7 @@
 
 #include "tinygpt/error.h"
 #include "tinygpt/rng.h"
+#include "tinygpt/translate.h"
 
 namespace tinygpt::gpu {
 
@@ -30,10 +31,20 @@ struct TrainerAccess {
   static void keep_good_state(train::Trainer& t) { t.keep_good_state(); }
   static void set_lr_scale(train::Trainer& t, float scale) { t.lr_scale_ = scale; }
   static void record_val(train::Trainer& t, float loss) {
+    train::ValPoint v{t.step_, loss};
+    v.bits_per_byte = float(t.bits_per_byte(loss));
+    // a translator's evaluation also scores greedy translations of held-out pairs, as
+    // Trainer::evaluate does: on the host's parameters, which the caller brought back from the GPU
+    if (t.kind() == ModelKind::seq2seq) {  // TranslatorLearner::metrics
+      const data::TranslationScore score =
+          sample::evaluate_translation(t.seq2seq(), t.pairs(), t.config().eval_iters * t.config().batch_size, t.tokenizer());
+      v.exact_match = float(score.exact_match());
+      v.cer = float(score.cer());
+    }
     if (!t.val_losses_.empty() && t.val_losses_.back().step == t.step_)
-      t.val_losses_.back().loss = loss;
+      t.val_losses_.back() = v;
     else
-      t.val_losses_.push_back({t.step_, loss});
+      t.val_losses_.push_back(v);
   }
 };
 

@@ -39,7 +39,9 @@ void val_batches(const train::Trainer& trainer, int32_t* out);
 // The GPU applied none of it (its halt flag); Trainer::roll_back then goes back to the last good
 // state, which on the GPU path is the last one import_state kept.
 void record_steps(train::Trainer& trainer, const float* losses, const float* grad_norms, int k);
-// Records an evaluation from the losses of the eval_iters validation batches; returns the mean.
+// Records an evaluation from the losses of the eval_iters validation batches; returns the mean. A
+// translator's evaluation also scores greedy translations of held-out pairs on the host's parameters
+// (Trainer::evaluate's exact match and CER): bring the GPU's state back first (import_state).
 float record_eval(train::Trainer& trainer, const float* batch_losses, int n);
 
 struct State {

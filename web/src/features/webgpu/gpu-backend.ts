@@ -20,7 +20,7 @@ const MAX_CHUNK = 256;    // steps in one submission
 export interface SegmentEvents {
   keepGoing(): boolean;   // false: submit nothing more (paused, a generation waits)
   slice(s: Slice): void;  // steps recorded by the core's run loop, as Session.advance reports them
-  evaluated(e: { step: number; loss: number; ms: number }): void;
+  evaluated(e: { step: number; loss: number; ms: number; exactMatch?: number; cer?: number }): void;
   /** A snapshot for the run's history was taken after the evaluation ("watch it learn"). */
   snapshotted?(reset: boolean): void;
 }
@@ -87,6 +87,11 @@ export class GpuBackend {
         const t0 = performance.now();
         const losses = await this.g.evaluateLosses();
         this.check();
+        // a translator's evaluation also translates held-out pairs (exact match, CER) on the host: with the GPU's weights
+        if (this.translates) {
+          await this.g.sync();
+          this.check();
+        }
         ev.evaluated(this.M.gpuRunRecordEvaluation(this.host, losses, performance.now() - t0));
         // the run's history: the GPU's weights come back to the host, which takes the snapshot
         const w = this.M as unknown as WatchHost;

@@ -38,7 +38,7 @@ export interface GpuHostModule {
   // the core's run loop (tinygpt::Run::plan / record / record_evaluation) with steps computed here
   gpuRunPlan(session: unknown, maxSteps: number): RunPlan;
   gpuRunRecord(session: unknown, losses: Float32Array, gradNorms: Float32Array, trainMs: number): Slice;
-  gpuRunRecordEvaluation(session: unknown, batchLosses: Float32Array, ms: number): { step: number; loss: number; ms: number };
+  gpuRunRecordEvaluation(session: unknown, batchLosses: Float32Array, ms: number): { step: number; loss: number; ms: number; exactMatch?: number; cer?: number };
 }
 
 // What this needs of the wasm Session.
