@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
+import { GpuBackendError } from '../../web/src/features/webgpu/errors.ts';
 import { GpuExecutor } from '../../web/src/features/webgpu/executor.ts';
 import { parsePlan } from '../../web/src/features/webgpu/plan.ts';
 import { WebGpuSession } from '../../web/src/features/webgpu/session.ts';
-import { closeness, loadRef, loadWasm, randoms, sharedDevice, singleOpPlan, trainSteps } from './helpers.mjs';
+import { closeness, loadRef, loadWasm, nodeGpu, randoms, sharedDevice, singleOpPlan, trainSteps } from './helpers.mjs';
 
 let ref, M, device;
 before(async () => {
@@ -286,6 +287,28 @@ describe('a pair read by the translator on the GPU (the alignment panel\'s maps)
     t.diagnostic(`pair inspection GPU vs CPU: max absolute difference ${worst.toExponential(2)}`);
     await assert.rejects(g.inspectTranslation(new Uint8Array(0), enc.encode('x')), /source/);
     g.destroy();
+    host.delete();
+  });
+});
+
+describe('a translator\'s fallback to the CPU (the GPT\'s typed errors)', () => {
+  it('no adapter: unavailable; a lost device: device-lost on the next call, translation included; the last checkpoint continues on the CPU', async () => {
+    const plan = parsePlan(M.gpuPlan(session()));
+    await assert.rejects(GpuExecutor.create(plan, { gpu: { requestAdapter: async () => null } }),
+      (e) => e instanceof GpuBackendError && e.kind === 'unavailable');
+    const host = session();
+    const g = await WebGpuSession.create(M, host, { gpu: await nodeGpu() }); // a device of its own
+    await trainSteps(M, host, g, 1);
+    const autosave = await g.save();
+    g.executor.device.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    await assert.rejects(trainSteps(M, host, g, 1), (e) => e instanceof GpuBackendError && e.kind === 'device-lost');
+    await assert.rejects(g.translate(new TextEncoder().encode('abc')), (e) => e instanceof GpuBackendError && e.kind === 'device-lost');
+    const cpu = session();
+    cpu.load(autosave);
+    assert.equal(cpu.step(), 1);
+    assert.ok(Number.isFinite(cpu.advance(1, 0).losses[0]));
+    cpu.delete();
     host.delete();
   });
 });
