@@ -1,9 +1,9 @@
 // gpu_host.cpp — the Trainer's side of a GPU run (gpu_host.h).
 #include "tinygpt/gpu_host.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <utility>
 
