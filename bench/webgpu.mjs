@@ -1,6 +1,7 @@
 // npm run bench:webgpu — the WebGPU training step in Node (Dawn) on whatever adapter it finds:
 // per-kernel GFLOP/s, dispatches, buffer traffic and bytes read back per step, training tokens/s
-// for the CLI bench's configs (tiny, S, M) and generation bytes/s.
+// for the CLI bench's configs (tiny, S, M) and generation bytes/s; the seq2seq presets' dispatches
+// per step (and with --cpu their training speed against the wasm build).
 //
 // On SwiftShader (no GPU: about 0.1 GFLOP/s) S and M would take minutes a step, so they get
 // their counts only and the timings run on tiny; --time S,M forces them.
@@ -131,6 +132,45 @@ for (const name of configs) {
     for (const [k, v] of [...byKernel].sort((a, b) => b[1].ms - a[1].ms))
       console.log(`    ${k.padEnd(26)} ${String(v.n).padStart(3)} ops ${v.ms.toFixed(2).padStart(9)} ms` +
         (v.flops > 0 ? `  ${(v.flops / (v.ms * 1e6)).toFixed(2).padStart(8)} GFLOP/s` : ''));
+  }
+  g.destroy();
+  session.delete();
+}
+// The encoder-decoder (seq2seq) presets on the built-in reverse task: dispatches per training step,
+// per evaluation batch and per translated token; with --cpu also their training speed on the GPU and
+// on the wasm simd build (one thread) in this process (on a software adapter s2s-tiny only).
+const s2s = results.set('seq2seq', {});
+console.log('\nseq2seq (encoder-decoder) presets, reverse task:');
+for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
+  const c = { ...M.presets().find((p) => p.name === preset).config, max_iters: 1000, warmup_iters: 10, eval_interval: 0 };
+  const session = new M.Session(c);
+  session.setCorpus(M.builtinTask('reverse', 1));
+  const g = await WebGpuSession.create(M, session, { device });
+  const plan = g.plan;
+  const fig = s2s[preset] = {
+    n_enc_layer: c.n_enc_layer, n_dec_layer: c.n_dec_layer, n_embd: c.n_embd, d_ff: c.d_ff, block_size: c.block_size, batch_size: c.batch_size,
+    parameters: plan.numParams, dispatchesPerStep: plan.programs.train.length, dispatchesPerEval: plan.programs.eval.length,
+    dispatchesPerToken: plan.programs['translate.step'].length, dispatchesPerInspection: plan.programs['pair.inspect'].length,
+  };
+  console.log(`  ${preset} (${c.n_enc_layer} + ${c.n_dec_layer} layers, width ${c.n_embd}, batch ${c.batch_size} x ${c.block_size}): ` +
+    `${fig.dispatchesPerStep} dispatches per training step, ${fig.dispatchesPerEval} per evaluation batch, ` +
+    `${fig.dispatchesPerToken} per translated token (+ ${plan.programs['translate.encode'].length} per source), ${fig.dispatchesPerInspection} per pair inspected`);
+  if (withCpu && (!software || preset === 's2s-tiny')) {
+    const k = software ? 2 : steps;
+    await g.steps(1); // pipelines warm
+    const t0 = performance.now();
+    await g.steps(k);
+    const gms = performance.now() - t0;
+    const cpu = new M.Session(c);
+    cpu.setCorpus(M.builtinTask('reverse', 1));
+    cpu.advance(1, 0);
+    const t1 = performance.now();
+    cpu.advance(k, 0);
+    const cms = performance.now() - t1;
+    fig.timing = { steps: k, gpuStepsPerSecond: k / (gms / 1000), cpuStepsPerSecond: k / (cms / 1000), cpuVariant: 'simd, 1 thread' };
+    console.log(`    ${k} steps: GPU ${fig.timing.gpuStepsPerSecond.toFixed(2)} steps/s, wasm simd (1 thread) ${fig.timing.cpuStepsPerSecond.toFixed(2)} steps/s ` +
+      `(GPU / CPU ${(fig.timing.gpuStepsPerSecond / fig.timing.cpuStepsPerSecond).toFixed(2)}x)`);
+    cpu.delete();
   }
   g.destroy();
   session.delete();

@@ -12,6 +12,7 @@
 #include "tinygpt/error.h"
 #include "tinygpt/gpu_host.h"
 #include "tinygpt/rng.h"
+#include "tinygpt/seq2seq.h"
 
 using namespace tinygpt;
 
@@ -49,7 +50,75 @@ std::vector<int> written_args(const std::string& kernel) {
   if (kernel == "block_forward") return {0, 3, 5};
   if (kernel == "sample") return {0, 1, 2};
   if (kernel == "attention_decode") return {0, 3};
+  if (kernel == "attention_masked_forward" || kernel == "attention_masked_backward" || kernel == "crossentropy_masked")
+    return {0, 1};
   return {0};
+}
+
+// A translator (seq2seq) on pairs of up to 6 letters and their reverse.
+std::unique_ptr<train::Trainer> make_translator(int enc = 2, int dec = 2, int batch = 3) {
+  Config c;
+  c.model = ModelKind::seq2seq;
+  c.n_enc_layer = enc, c.n_dec_layer = dec, c.n_head = 2, c.n_embd = 16, c.d_ff = 24, c.block_size = 8, c.seed = 5;
+  c.batch_size = batch;
+  c.max_iters = 20;
+  c.warmup_iters = 4;
+  c.eval_iters = 2;
+  auto t = std::make_unique<train::Trainer>(c);
+  std::string tsv;
+  for (int i = 0; i < 60; i++) {
+    std::string w;
+    for (int k = 0; k <= i % 6; k++) w += char('a' + (i * 7 + k * 3) % 26);
+    tsv += w + "\t" + std::string(w.rbegin(), w.rend()) + "\n";
+  }
+  t->set_corpus(std::vector<uint8_t>(tsv.begin(), tsv.end()));
+  return t;
+}
+
+// Every region in bounds and aligned; WebGPU's per-buffer usage rule (arguments that share a
+// buffer are all read, or all written and disjoint). Returns the number of ops.
+size_t check_regions(const gpu::Plan& plan) {
+  auto check = [&](const gpu::Region& r, const std::string& where) {
+    if (!r.defined()) return;
+    INFO(where);
+    REQUIRE(r.buffer < int(plan.buffers.size()));
+    CHECK(r.offset % gpu::kAlign == 0);
+    CHECK(r.count >= 1);
+    CHECK(r.offset + r.count <= plan.buffers[size_t(r.buffer)].elements);
+  };
+  for (const auto& [name, r] : plan.io) check(r, "io " + name);
+  size_t ops = 0;
+  for (const auto& [name, prog] : plan.programs)
+    for (const gpu::Op& op : prog) {
+      for (const gpu::Region& r : op.args) check(r, name + ": " + op.label);
+      CHECK(op.dims.size() <= 32);
+      CHECK(op.scalars.size() <= 8);
+      const std::vector<int> w = written_args(op.kernel);
+      auto writes = [&](size_t a) { return std::find(w.begin(), w.end(), int(a)) != w.end(); };
+      for (size_t a = 0; a < op.args.size(); a++)
+        for (size_t c = a + 1; c < op.args.size(); c++) {
+          const gpu::Region &x = op.args[a], &y = op.args[c];
+          if (!x.defined() || !y.defined() || x.buffer != y.buffer) continue;
+          INFO(op.label << " args " << a << " and " << c);
+          CHECK(writes(a) == writes(c));
+          if (writes(a)) CHECK((x.offset + x.count <= y.offset || y.offset + y.count <= x.offset));
+        }
+      ops++;
+    }
+  return ops;
+}
+
+// How many ops of the train program write each element of the gradient block.
+std::vector<int> gradient_writes(const gpu::Plan& plan) {
+  const int grads = plan.buffer_index("grads");
+  std::vector<int> writes(size_t(plan.gpu_params), 0);
+  for (const gpu::Op& op : plan.programs.at("train"))
+    for (int w : written_args(op.kernel)) {
+      const gpu::Region& r = op.args[size_t(w)];
+      if (!r.defined() || r.buffer != grads) continue;
+      for (int64_t i = r.offset; i < r.offset + r.count; i++) writes[size_t(i)]++;
+    }
+  return writes;
 }
 
 }  // namespace
@@ -212,14 +281,16 @@ TEST_CASE("the plan's JSON names every program and buffer", "[gpu]") {
 }
 
 TEST_CASE("every op runs a listed kernel with its number of arguments, and the JSON lists the kernels and state words", "[gpu]") {
-  // a small model (decode_layer) and one wider than decode_layer serves (five kernels per block)
+  // a small model (decode_layer), one wider than decode_layer serves (five kernels per block), and the
+  // encoder-decoder (its masked attention, masked loss and greedy decoding)
   auto t = make_trainer();
   auto wide = make_trainer(1, 2, gpu::kFusedDecodeMaxC + 8, 6, 1);
+  auto translator = make_translator();
   const gpu::Plan plan = gpu::plan_for(*t);
   CHECK(gpu::fused_decode(t->config()));
   CHECK_FALSE(gpu::fused_decode(wide->config()));
   std::set<std::string> used;
-  for (const gpu::Plan& p : {plan, gpu::plan_for(*wide)})
+  for (const gpu::Plan& p : {plan, gpu::plan_for(*wide), gpu::plan_for(*translator)})
     for (const auto& [name, prog] : p.programs)
       for (const gpu::Op& op : prog) {
         const gpu::KernelInfo* k = gpu::find_kernel(op.kernel);
@@ -396,4 +467,73 @@ TEST_CASE("a lost GPU sends the host back to its last good state with the learni
   // exactly the synced state: the CPU continues as the CPU run does
   CHECK(gpu_run->save() == cpu_run->save());
   CHECK(gpu_run->step() == cpu_run->step());
+}
+
+TEST_CASE("the seq2seq plan: regions in bounds, every gradient written once, the pairs' batch sizes", "[gpu][seq2seq]") {
+  for (auto shape : {std::array<int, 3>{2, 2, 3}, std::array<int, 3>{1, 3, 1}}) {
+    auto t = make_translator(shape[0], shape[1], shape[2]);
+    const gpu::Plan plan = gpu::plan_for(*t);
+    CHECK(plan.kind == "seq2seq");
+    CHECK(check_regions(plan) > 0);
+    CHECK(plan.programs.count("train") == 1);
+    CHECK(plan.programs.count("eval") == 1);
+    CHECK(plan.num_params == t->num_parameters());
+    // S = T = block_size (8), whatever the pairs (a batch is padded)
+    CHECK(plan.src_len == 8);
+    CHECK(plan.tgt_len == 8);
+    CHECK(plan.io.at("src").count == int64_t(shape[2]) * 8);
+    CHECK(plan.io.at("tgt_in").count == int64_t(shape[2]) * 8);
+    const std::vector<int> writes = gradient_writes(plan);
+    for (const gpu::ParamSlot& p : plan.params)
+      for (int64_t i = p.gpu_offset; i < p.gpu_offset + p.count; i++) {
+        INFO(p.name);
+        REQUIRE(writes[size_t(i)] == 1);
+      }
+    int64_t written = 0;
+    for (int w : writes) written += w;
+    CHECK(written == plan.num_params);
+    // the sinusoidal table is the model's
+    REQUIRE(plan.constants.at("pe").size() == size_t(8 * 16));
+    CHECK(plan.constants.at("pe")[1] == 1.0f);
+    CHECK(to_json(plan).find("\"batchInputs\":[\"src\",\"tgt_in\",\"targets\"]") != std::string::npos);
+  }
+}
+
+TEST_CASE("next_batches hands out the pairs step() would have trained on (seq2seq)", "[gpu][seq2seq]") {
+  auto a = make_translator(), b = make_translator();
+  const int64_t n = gpu::batch_tokens(*a);
+  CHECK(n == 3 * 3 * 8);
+  std::vector<int32_t> got(size_t(2 * n));
+  gpu::next_batches(*a, 2, got.data());
+  const int32_t pad = model::Seq2SeqDims{}.tokens().pad();
+  for (int k = 0; k < 2; k++) {
+    data::PairBatch batch;
+    const_cast<data::PairDataset&>(b->pairs()).sample_batch(3, batch);
+    REQUIRE(batch.S == 6);
+    REQUIRE(batch.T == 7);
+    // each row padded to block_size 8: PAD tokens, -1 targets
+    std::vector<int32_t> want;
+    auto put = [&](const std::vector<int32_t>& v, int len, int32_t fill) {
+      for (int r = 0; r < 3; r++) {
+        want.insert(want.end(), v.begin() + r * len, v.begin() + (r + 1) * len);
+        want.insert(want.end(), size_t(8 - len), fill);
+      }
+    };
+    put(batch.src, 6, pad), put(batch.tgt_in, 7, pad), put(batch.tgt_out, 7, -1);
+    CHECK(std::vector<int32_t>(got.begin() + k * n, got.begin() + (k + 1) * n) == want);
+  }
+}
+
+TEST_CASE("a translator's evaluation from the GPU scores held-out translations like Trainer::evaluate", "[gpu][seq2seq]") {
+  auto a = make_translator(), b = make_translator();
+  a->step(), b->step();
+  const train::ValPoint want = a->evaluate();
+  REQUIRE_FALSE(std::isnan(want.exact_match));
+  const float losses[] = {1.0f, 2.0f};  // eval_iters 2
+  CHECK(gpu::record_eval(*b, losses, 2) == 1.5f);
+  const train::ValPoint got = b->val_losses().back();
+  CHECK(got.step == 1);
+  CHECK(got.loss == 1.5f);
+  CHECK(got.exact_match == want.exact_match);
+  CHECK(got.cer == want.cer);
 }

@@ -528,9 +528,10 @@ export interface TinyGPTModule {
   gpuExportState(session: Session): GpuState;
   /** The GPU's state back into the session; with goodState (no step in flight) also the state a rollback returns to. */
   gpuImportState(session: Session, params: Float32Array, m: Float32Array, v: Float32Array, adamT: number, goodState: boolean): void;
-  gpuNextBatches(session: Session, k: number): Int32Array;                  // (k, 2, B, T): x then y of each; consumed
+  // (k, 2, B, T): x then y of each (seq2seq: (k, 3, B, block_size): src, tgt_in, targets, padded); consumed
+  gpuNextBatches(session: Session, k: number): Int32Array;
   gpuStepScalars(session: Session, step: number, adamT: number, k: number): Float32Array;  // (k, 3): lr and AdamW's bias corrections
-  gpuValBatches(session: Session): Int32Array;                              // (eval_iters, 2, B, T)
+  gpuValBatches(session: Session): Int32Array;                              // (eval_iters, ...) laid out as gpuNextBatches
   gpuRecordSteps(session: Session, losses: Float32Array, gradNorms: Float32Array): void;
   gpuRecordEval(session: Session, losses: Float32Array): number;
   /** After a diverged step: the session's last good state at half the learning rate. */
@@ -543,6 +544,13 @@ export interface TinyGPTModule {
   gpuRunPlan(session: Session, maxSteps: number): RunPlan;
   gpuRunRecord(session: Session, losses: Float32Array, gradNorms: Float32Array, trainMs: number): Slice;
   gpuRunRecordEvaluation(session: Session, batchLosses: Float32Array, ms: number): GpuEvaluation;
+  /** seq2seq: greedy translation on the GPU. The source's tokens padded to block_size, and the steps to run. */
+  gpuTranslateStart(session: Session, source: Uint8Array, maxLen: number): { src: Int32Array; length: number; steps: number; maxLen: number; bos: number };
+  /** seq2seq: the translation from the GPU's picks (token, probability per step), as Session.translate returns it. */
+  gpuTranslateFinish(session: Session, picks: Int32Array, probs: Float32Array, maxLen: number): Translation;
+  /** seq2seq: a pair's tokens as inspectTranslation reads them, padded to block_size (the GPU's pair.inspect). */
+  gpuTranslationPair(session: Session, source: Uint8Array, target: Uint8Array):
+    { src: Int32Array; tgtIn: Int32Array; S: number; T: number; Le: number; Ld: number; NH: number };
 }
 
 // ---- the WebGPU backend's host half (wasm/webgpu.cpp) ----
@@ -564,7 +572,7 @@ export interface RunPlan {
   finished: boolean;       // the run is at its stop
 }
 
-export interface GpuEvaluation { step: number; loss: number; ms: number }
+export interface GpuEvaluation { step: number; loss: number; ms: number; exactMatch?: number; cer?: number }  // a translator: held-out exact match and CER
 
 /** Sampling options validated and resolved as the CPU's generator does them (windowKeep 0 -> half the context). */
 export interface ResolvedSampleOptions {

@@ -4,9 +4,11 @@
 // Arrays of parameters and moments are in the plan's GPU layout. It needs Session::trainer() and
 // Session::run() only.
 #include <algorithm>
+#include <cmath>
 
 #include "common.h"
 #include "tinygpt/gpu_host.h"
+#include "tinygpt/translate.h"
 #include "session.h"
 
 namespace tinygpt::js {
@@ -44,7 +46,7 @@ void gpu_import_state(Session& s, const val& params, const val& m, const val& v,
 val gpu_next_batches(Session& s, int k) {
   return guarded([&] {
     const train::Trainer& t = s.trainer();
-    std::vector<int32_t> out(size_t(std::max(k, 0)) * 2 * t.config().batch_size * t.config().block_size);
+    std::vector<int32_t> out(size_t(std::max(k, 0)) * size_t(gpu::batch_tokens(t)));
     gpu::next_batches(s.trainer(), k, out.data());
     return copy_to_js("Int32Array", out.data(), out.size());
   });
@@ -62,7 +64,7 @@ val gpu_step_scalars(Session& s, double step, double adam_t, int k) {
 val gpu_val_batches(Session& s) {
   return guarded([&] {
     const train::Trainer& t = s.trainer();
-    std::vector<int32_t> out(size_t(t.config().eval_iters) * 2 * t.config().batch_size * t.config().block_size);
+    std::vector<int32_t> out(size_t(t.config().eval_iters) * size_t(gpu::batch_tokens(t)));
     gpu::val_batches(t, out.data());
     return copy_to_js("Int32Array", out.data(), out.size());
   });
@@ -94,6 +96,72 @@ val gpu_return_to_good_state(Session& s, const std::string& reason) {
   return guarded([&] { return rollback_to_js(gpu::return_to_good_state(s.trainer(), reason)); });
 }
 
+// Greedy translation on the GPU (the plan's translate.encode / translate.step): the source's tokens
+// as translate() reads them, padded with PAD to block_size, and the steps to run.
+// {src: Int32Array (block_size), length, steps, maxLen, bos}
+val gpu_translate_start(Session& s, const val& source, int max_len) {
+  return guarded([&] {
+    train::Trainer& t = s.trainer();
+    const model::Seq2Seq& m = t.seq2seq();  // throws for another model kind
+    const int block = m.dims().block_size;
+    if (max_len < 0 || max_len > block - 1)
+      throw Error("max_len must be between 0 (the model's limit) and " + std::to_string(block - 1));
+    const std::vector<uint8_t> b = bytes_from(source, "the source");
+    std::vector<int32_t> src = sample::translation_source(std::string(b.begin(), b.end()), block, t.tokenizer());
+    const int length = int(src.size());
+    src.resize(size_t(block), m.dims().tokens().pad());
+    const int ml = max_len ? max_len : block - 1;
+    val o = val::object();
+    o.set("src", copy_to_js("Int32Array", src.data(), src.size()));
+    o.set("length", length);
+    o.set("steps", ml + 1);
+    o.set("maxLen", ml);
+    o.set("bos", m.dims().tokens().bos());
+    return o;
+  });
+}
+
+// The tokens the GPU's pair.inspect program reads (Trainer::inspect_translation's, its errors),
+// padded with PAD to block_size: {src, tgtIn: Int32Array (block_size), S, T, Le, Ld, NH}.
+val gpu_translation_pair(Session& s, const val& source, const val& target) {
+  return guarded([&] {
+    train::Trainer& t = s.trainer();
+    const std::vector<uint8_t> a = bytes_from(source, "the source"), b = bytes_from(target, "the target");
+    auto [src, tgt_in] = t.translation_pair(std::string(a.begin(), a.end()), std::string(b.begin(), b.end()));
+    const model::Seq2Seq& m = t.seq2seq();
+    const int S = int(src.size()), T = int(tgt_in.size()), block = m.dims().block_size;
+    src.resize(size_t(block), m.dims().tokens().pad());
+    tgt_in.resize(size_t(block), m.dims().tokens().pad());
+    val o = val::object();
+    o.set("src", copy_to_js("Int32Array", src.data(), src.size()));
+    o.set("tgtIn", copy_to_js("Int32Array", tgt_in.data(), tgt_in.size()));
+    o.set("S", S);
+    o.set("T", T);
+    o.set("Le", m.dims().n_enc_layer);
+    o.set("Ld", m.dims().n_dec_layer);
+    o.set("NH", m.dims().n_head);
+    return o;
+  });
+}
+
+// The translation from the GPU's picks and probabilities, as Session::translate returns it.
+val gpu_translate_finish(Session& s, const val& picks, const val& probs, int max_len) {
+  return guarded([&] {
+    train::Trainer& t = s.trainer();
+    const std::vector<int32_t> p = vector_from<int32_t>(picks, "Int32Array", size_t(picks["length"].as<double>()), "picks");
+    const std::vector<float> q = vector_from<float>(probs, "Float32Array", p.size(), "probabilities");
+    const sample::Translation r = sample::greedy_translation(t.seq2seq(), p, q, max_len, t.tokenizer());
+    val o = val::object();
+    o.set("text", copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(r.text.data()), r.text.size()));
+    o.set("tokens", copy_to_js("Int32Array", r.tokens.data(), r.tokens.size()));
+    o.set("probs", copy_to_js("Float32Array", r.probs.data(), r.probs.size()));
+    o.set("logProb", r.log_prob);
+    o.set("score", r.score);
+    o.set("finished", r.finished);
+    return o;
+  });
+}
+
 // The run loop with steps computed on the GPU (tinygpt::Run::plan / record / record_evaluation):
 // {evaluate, steps, keepGoodState, finished}.
 val gpu_run_plan(Session& s, double max_steps) {
@@ -118,7 +186,8 @@ val gpu_run_record(Session& s, const val& losses, const val& grad_norms, double 
   });
 }
 
-// The validation batches' losses (gpuValBatches, on the GPU): {step, loss, ms}.
+// The validation batches' losses (gpuValBatches, on the GPU): {step, loss, ms}, and a translator's
+// exactMatch and cer (on the host's parameters: sync the GPU's state first).
 val gpu_run_record_evaluation(Session& s, const val& batch_losses, double ms) {
   return guarded([&] {
     const std::vector<float> l = floats_from(batch_losses, "losses");
@@ -127,6 +196,7 @@ val gpu_run_record_evaluation(Session& s, const val& batch_losses, double ms) {
     o.set("step", double(e.step));
     o.set("loss", e.loss);
     o.set("ms", e.ms);
+    if (!std::isnan(e.exact_match)) o.set("exactMatch", e.exact_match), o.set("cer", e.cer);
     return o;
   });
 }
@@ -178,4 +248,7 @@ EMSCRIPTEN_BINDINGS(tinygpt_webgpu) {
   emscripten::function("gpuRunRecord", &gpu_run_record);
   emscripten::function("gpuRunRecordEvaluation", &gpu_run_record_evaluation);
   emscripten::function("gpuReturnToGoodState", &gpu_return_to_good_state);
+  emscripten::function("gpuTranslateStart", &gpu_translate_start);
+  emscripten::function("gpuTranslateFinish", &gpu_translate_finish);
+  emscripten::function("gpuTranslationPair", &gpu_translation_pair);
 }

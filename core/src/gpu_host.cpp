@@ -1,12 +1,15 @@
 // gpu_host.cpp — the Trainer's side of a GPU run (gpu_host.h).
 #include "tinygpt/gpu_host.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "tinygpt/error.h"
 #include "tinygpt/rng.h"
+#include "tinygpt/translate.h"
 
 namespace tinygpt::gpu {
 
@@ -28,21 +31,66 @@ struct TrainerAccess {
   static void keep_good_state(train::Trainer& t) { t.keep_good_state(); }
   static void set_lr_scale(train::Trainer& t, float scale) { t.lr_scale_ = scale; }
   static void record_val(train::Trainer& t, float loss) {
+    train::ValPoint v{t.step_, loss};
+    v.bits_per_byte = float(t.bits_per_byte(loss));
+    // a translator's evaluation also scores greedy translations of held-out pairs, as
+    // Trainer::evaluate does: on the host's parameters, which the caller brought back from the GPU
+    if (t.kind() == ModelKind::seq2seq) {  // TranslatorLearner::metrics
+      const data::TranslationScore score =
+          sample::evaluate_translation(t.seq2seq(), t.pairs(), t.config().eval_iters * t.config().batch_size, t.tokenizer());
+      v.exact_match = float(score.exact_match());
+      v.cer = float(score.cer());
+    }
     if (!t.val_losses_.empty() && t.val_losses_.back().step == t.step_)
-      t.val_losses_.back().loss = loss;
+      t.val_losses_.back() = v;
     else
-      t.val_losses_.push_back({t.step_, loss});
+      t.val_losses_.push_back(v);
   }
 };
 
+namespace {
+// A translator's batch (B, S) + (B, T) + (B, T) padded to S = T = block_size (the plan's sizes):
+// PAD tokens, -1 targets, which change no loss or gradient (make_seq2seq_plan).
+int32_t* put_pairs(const data::PairBatch& b, int L, int32_t pad, int32_t* out) {
+  auto put = [&](const std::vector<int32_t>& v, int len, int32_t fill) {
+    for (int r = 0; r < b.B; r++) {
+      out = std::copy(v.begin() + std::ptrdiff_t(size_t(r) * len), v.begin() + std::ptrdiff_t(size_t(r + 1) * len), out);
+      out = std::fill_n(out, L - len, fill);
+    }
+  };
+  put(b.src, b.S, pad);
+  put(b.tgt_in, b.T, pad);
+  put(b.tgt_out, b.T, -1);
+  return out;
+}
+int32_t pad_token(const train::Trainer& t) { return seq2seq_dims(t.config()).tokens().pad(); }
+}  // namespace
+
 Plan plan_for(const train::Trainer& t) {
+  if (t.kind() == ModelKind::seq2seq) return make_seq2seq_plan(t.config(), t.param_table());
   if (t.kind() != ModelKind::gpt)
-    throw Error(std::string("the WebGPU backend trains the gpt model kind, not ") + model_kind_name(t.kind()));
+    throw Error(std::string("the WebGPU backend trains the gpt and seq2seq model kinds, not ") + model_kind_name(t.kind()));
   return make_plan(t.config(), t.param_table());
+}
+
+int64_t batch_tokens(const train::Trainer& t) {
+  const int64_t B = t.config().batch_size;
+  if (t.kind() == ModelKind::seq2seq) return 3 * B * t.config().block_size;
+  return 2 * B * t.config().block_size;
 }
 
 void next_batches(train::Trainer& t, int k, int32_t* out) {
   if (k < 1) throw Error("next_batches: k must be >= 1");
+  if (t.kind() == ModelKind::seq2seq) {
+    // drawing advances the pairs' generator: the trainer's state, as step() would advance it
+    auto& d = const_cast<data::PairDataset&>(t.pairs());
+    data::PairBatch batch;
+    for (int i = 0; i < k; i++) {
+      d.sample_batch(t.config().batch_size, batch);
+      out = put_pairs(batch, t.config().block_size, pad_token(t), out);
+    }
+    return;
+  }
   data::Dataset& ds = TrainerAccess::dataset(t);
   const int B = t.config().batch_size, T = t.config().block_size;
   const size_t n = size_t(B) * T;
@@ -65,6 +113,14 @@ void step_scalars(const train::Trainer& t, int64_t step, int64_t adam_t, int k, 
 }
 
 void val_batches(const train::Trainer& t, int32_t* out) {
+  if (t.kind() == ModelKind::seq2seq) {
+    data::PairBatch batch;
+    for (int k = 0; k < t.config().eval_iters; k++) {
+      t.pairs().val_batch(k, t.config().batch_size, batch);
+      out = put_pairs(batch, t.config().block_size, pad_token(t), out);
+    }
+    return;
+  }
   const int B = t.config().batch_size, T = t.config().block_size;
   const size_t n = size_t(B) * T;
   data::Batch batch;

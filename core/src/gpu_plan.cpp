@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "tinygpt/error.h"
+#include "tinygpt/seq2seq.h"
 #include "tinygpt/trainer.h"  // kDivergedLoss
 
 namespace tinygpt::gpu {
@@ -63,9 +64,12 @@ class Builder {
   // Appends an op (out of line, with initializer lists: the dozens of call sites stay small).
   void op(std::vector<Op>& prog, const char* kernel, const char* what, std::initializer_list<Region> regions,
           std::initializer_list<uint32_t> dim_list, std::initializer_list<float> scalars = {}) {
+    op(prog, kernel, what, regions, std::vector<uint32_t>(dim_list), scalars);
+  }
+  void op(std::vector<Op>& prog, const char* kernel, const char* what, std::initializer_list<Region> regions,
+          std::vector<uint32_t> dims, std::initializer_list<float> scalars = {}) {
     const std::string label = prefix_ + what;
     std::vector<Region> args(regions);
-    std::vector<uint32_t> dims(dim_list);
     auto need = [&](size_t arg, int64_t count) {
       if (args[arg].defined() && args[arg].count != count)
         throw Error("internal: " + label + ": argument " + std::to_string(arg) + " has " +
@@ -399,6 +403,20 @@ void backward(Builder& b, std::vector<Op>& prog, const Params& P, const Params& 
   b.op(prog, "embedding_backward", "wte, wpe backward", {G.wte, G.wpe, dres, tokens}, {B, T, C, V});
 }
 
+// The parameters: the CPU table, re-laid out decay-first and aligned.
+void lay_out_params(Plan& plan, const std::vector<model::ParamInfo>& table) {
+  int64_t at = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (const model::ParamInfo& p : table) {
+      if (p.decay != (pass == 0)) continue;
+      plan.params.push_back({p.name, p.offset, at, p.shape.numel(), p.decay});
+      at += aligned(p.shape.numel());
+    }
+    if (pass == 0) plan.decay_params = at;
+  }
+  plan.gpu_params = at;
+}
+
 }  // namespace
 
 bool fused_decode(const Config& c) { return c.n_embd <= kFusedDecodeMaxC && c.n_head <= 64; }
@@ -441,6 +459,7 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
                 " is above the 65535 rows a WebGPU grid has: this model trains on the CPU");
   Plan plan;
   plan.config = mc;
+  plan.batch_inputs = {"tokens", "targets"};
   plan.batch_size = mc.batch_size;
   plan.head_size = mc.n_embd / mc.n_head;
   Builder b(plan);
@@ -448,20 +467,10 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   const int B = tc.batch_size;
   const int64_t N = int64_t(B) * T;
 
-  // parameters: the CPU table, re-laid out decay-first and aligned
-  int64_t at = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    for (const model::ParamInfo& p : table) {
-      if (p.decay != (pass == 0)) continue;
-      plan.params.push_back({p.name, p.offset, at, p.shape.numel(), p.decay});
-      at += aligned(p.shape.numel());
-    }
-    if (pass == 0) plan.decay_params = at;
-  }
+  lay_out_params(plan, table);
   plan.num_params = num_parameters(mc);
   if (table.back().offset + table.back().shape.numel() != plan.num_params)
     throw Error("gpu plan: the parameter table does not match the model config");
-  plan.gpu_params = at;
   const int params_buf = b.take("params", plan.gpu_params).buffer;
   const int grads_buf = b.take("grads", plan.gpu_params).buffer;
   const int m_buf = b.take("adam_m", plan.gpu_params).buffer;
@@ -607,6 +616,453 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   return plan;
 }
 
+// ---- the encoder-decoder (seq2seq.h) ----------------------------------------------------------
+//
+// The forward pass is model::Seq2Seq::forward_logits, op for op (post-norm: each LayerNorm runs on
+// the residual sum that the GEMM before it wrote, matmul's residual epilogue); the backward pass is
+// its autograd graph in reverse, with every parameter's gradient written (=) by exactly one op. The
+// residual stream's gradient goes through a LayerNorm at every sublayer, so it ping-pongs between
+// two regions: a LayerNorm's backward reads one and writes the other, and the linear layer whose
+// input is that LayerNorm's output accumulates its input gradient onto it.
+
+namespace {
+
+struct EncW {
+  Region qkv_w, out_w, ln1_w, ln1_b, fc1_w, fc1_b, fc2_w, fc2_b, ln2_w, ln2_b;
+};
+struct DecW {
+  Region qkv_w, out_w, ln1_w, ln1_b, q_w, kv_w, cout_w, ln2_w, ln2_b, fc1_w, fc1_b, fc2_w, fc2_b, ln3_w, ln3_b;
+};
+struct S2SParams {
+  Region src_emb, tgt_emb, lnf_w, lnf_b, proj_w, proj_b;
+  std::vector<EncW> enc;
+  std::vector<DecW> dec;
+};
+
+S2SParams s2s_param_regions(const Plan& plan, int buf, int Le, int Ld) {
+  auto find = [&](const std::string& name) {
+    for (const ParamSlot& p : plan.params)
+      if (p.name == name) return Region{buf, p.gpu_offset, p.count};
+    throw Error("internal: no parameter " + name);
+  };
+  S2SParams P;
+  P.src_emb = find("src_embed.weight"), P.tgt_emb = find("tgt_embed.weight");
+  for (int l = 0; l < Le; l++) {
+    const std::string p = "encoder.layers." + std::to_string(l) + ".";
+    P.enc.push_back({find(p + "self_attn.qkv.weight"), find(p + "self_attn.out_proj.weight"), find(p + "norm1.weight"),
+                     find(p + "norm1.bias"), find(p + "linear1.weight"), find(p + "linear1.bias"),
+                     find(p + "linear2.weight"), find(p + "linear2.bias"), find(p + "norm2.weight"), find(p + "norm2.bias")});
+  }
+  for (int l = 0; l < Ld; l++) {
+    const std::string p = "decoder.layers." + std::to_string(l) + ".";
+    P.dec.push_back({find(p + "self_attn.qkv.weight"), find(p + "self_attn.out_proj.weight"), find(p + "norm1.weight"),
+                     find(p + "norm1.bias"), find(p + "cross_attn.q.weight"), find(p + "cross_attn.kv.weight"),
+                     find(p + "cross_attn.out_proj.weight"), find(p + "norm2.weight"), find(p + "norm2.bias"),
+                     find(p + "linear1.weight"), find(p + "linear1.bias"), find(p + "linear2.weight"),
+                     find(p + "linear2.bias"), find(p + "norm3.weight"), find(p + "norm3.bias")});
+  }
+  P.lnf_w = find("decoder.norm.weight"), P.lnf_b = find("decoder.norm.bias");
+  P.proj_w = find("proj.weight"), P.proj_b = find("proj.bias");
+  return P;
+}
+
+// A post-norm LayerNorm: its input (the residual sum), output and statistics.
+struct LN {
+  Region in, out, mean, rstd;
+};
+struct EncActs {
+  Region x, qkv, att, lse;  // x (Ns, C) the layer's input
+  LN ln1, ln2;              // ln1.out = y; ln2.out = the layer's output
+  Region ff;                // (Ns, F) after the ReLU
+};
+struct DecActs {
+  Region z, qkv, att, lse;  // z (Nt, C) the layer's input
+  LN ln1, ln2, ln3;         // y, u, the layer's output
+  Region q, kv, cross, cross_lse;
+  Region ff;
+};
+struct S2SForward {
+  std::vector<EncActs> enc;
+  Region enc_out;
+  std::vector<DecActs> dec;
+  LN lnf;
+  Region logits;
+};
+
+// The dims of attention_masked_forward / _probs, and _backward's extra ones.
+std::vector<uint32_t> attn_dims(uint32_t B, uint32_t Tq, uint32_t Tk, uint32_t C, uint32_t NH, uint32_t q_row, uint32_t q_off,
+                                uint32_t kv_row, uint32_t k_off, uint32_t v_off, bool causal, uint32_t pad) {
+  return {B, Tq, Tk, C, NH, q_row, q_off, kv_row, k_off, v_off, causal ? 1u : 0u, pad};
+}
+
+class S2SBuilder {
+ public:
+  S2SBuilder(Builder& b, const Config& c, const S2SParams& P, int B, int S, int T, std::string prefix)
+      : b_(b), P_(P), B_(uint32_t(B)), S_(uint32_t(S)), T_(uint32_t(T)), C_(uint32_t(c.n_embd)), NH_(uint32_t(c.n_head)),
+        F_(uint32_t(c.d_ff)), V_(uint32_t(model_vocab(c))), pad_(0), pre_(std::move(prefix)) {}
+  void set_pad(uint32_t pad) { pad_ = pad; }
+
+  Region take(const std::string& name, int64_t n) { return b_.take(pre_ + name, n); }
+  LN ln_regions(const std::string& name, Region in, int64_t N) {
+    LN ln;
+    ln.in = in;
+    ln.out = take(name, N * C_);
+    ln.mean = take(name + ".mean", N);
+    ln.rstd = take(name + ".rstd", N);
+    return ln;
+  }
+  void ln_forward(std::vector<Op>& prog, const char* what, const LN& ln, Region w, Region bias, uint32_t N) {
+    b_.op(prog, "layernorm_forward", what, {ln.out, ln.mean, ln.rstd, ln.in, w, bias}, {N, C_}, {kEps});
+  }
+  // out (N, n_out) = x (N, n_in) @ w [+ bias] [+ res] [then ReLU]
+  void linear(std::vector<Op>& prog, const char* what, Region out, Region x, Region w, Region bias, Region res, uint32_t N,
+              uint32_t n_out, uint32_t n_in, bool relu = false) {
+    b_.op(prog, "matmul", what, {out, x, w, bias, res, kNone, kNone}, {N, n_out, n_in, 0, 0, 0, relu ? 3u : 0u});
+  }
+
+  S2SForward forward(std::vector<Op>& prog, Region src, Region tgt_in, Region pe, const std::vector<Region>* cross_probs) {
+    S2SForward f;
+    encode(prog, f, src, pe);
+    decode(prog, f, src, tgt_in, pe, cross_probs);
+    return f;
+  }
+
+  // the encoder: f.enc, f.enc_out
+  void encode(std::vector<Op>& prog, S2SForward& f, Region src, Region pe, const std::vector<Region>* self_probs = nullptr) {
+    const uint32_t B = B_, S = S_, C = C_, NH = NH_, F = F_;
+    const uint32_t Ns = B * S;
+    // encoder: x = src_embed[src] + PE[0:S]
+    Region x = take("enc.x", int64_t(Ns) * C);
+    b_.op(prog, "embedding_forward", "src_embed[src] + PE", {x, src, P_.src_emb, pe}, {Ns, S, C});
+    for (size_t l = 0; l < P_.enc.size(); l++) {
+      const EncW& w = P_.enc[l];
+      const std::string n = "enc." + std::to_string(l) + ".";
+      b_.at("encoder.layers." + std::to_string(l) + ".");
+      EncActs a;
+      a.x = x;
+      a.qkv = take(n + "qkv", int64_t(Ns) * 3 * C);
+      a.att = take(n + "attn", int64_t(Ns) * C);
+      a.lse = take(n + "attn.lse", int64_t(B) * NH * S);
+      // y = LN1(self_attn(x, src padding) + x)
+      linear(prog, "self_attn.qkv forward", a.qkv, x, w.qkv_w, kNone, kNone, Ns, 3 * C, C);
+      b_.op(prog, "attention_masked_forward", "self_attn (source padding masked)", {a.att, a.lse, a.qkv, a.qkv, src},
+            attn(B, S, S, 3 * C, 0, 3 * C, C, 2 * C, false));
+      if (self_probs)
+        b_.op(prog, "attention_masked_probs", "self_attn weights", {(*self_probs)[l], a.qkv, a.qkv, a.lse, src},
+              attn(B, S, S, 3 * C, 0, 3 * C, C, 2 * C, false));
+      a.ln1 = ln_regions(n + "norm1", take(n + "norm1.in", int64_t(Ns) * C), Ns);
+      linear(prog, "self_attn.out_proj forward + residual", a.ln1.in, a.att, w.out_w, kNone, x, Ns, C, C);
+      ln_forward(prog, "norm1", a.ln1, w.ln1_w, w.ln1_b, Ns);
+      // x = LN2(FF(y) + y)
+      a.ff = take(n + "ff", int64_t(Ns) * F);
+      linear(prog, "linear1 forward + relu", a.ff, a.ln1.out, w.fc1_w, w.fc1_b, kNone, Ns, F, C, true);
+      a.ln2 = ln_regions(n + "norm2", take(n + "norm2.in", int64_t(Ns) * C), Ns);
+      linear(prog, "linear2 forward + residual", a.ln2.in, a.ff, w.fc2_w, w.fc2_b, a.ln1.out, Ns, C, F);
+      ln_forward(prog, "norm2", a.ln2, w.ln2_w, w.ln2_b, Ns);
+      x = a.ln2.out;
+      f.enc.push_back(a);
+    }
+    f.enc_out = x;
+    b_.at("");
+  }
+
+  // the decoder over the encoder's output f.enc_out: f.dec, f.lnf, f.logits; with cross_probs
+  // (per layer, (B, NH, T, S)) also the cross-attention weights
+  void decode(std::vector<Op>& prog, S2SForward& f, Region src, Region tgt_in, Region pe,
+              const std::vector<Region>* cross_probs, const std::vector<Region>* self_probs = nullptr) {
+    const uint32_t B = B_, S = S_, T = T_, C = C_, NH = NH_, F = F_, V = V_;
+    const uint32_t Ns = B * S, Nt = B * T;
+    // decoder: z = tgt_embed[tgt_in] + PE[0:T]
+    Region z = take("dec.x", int64_t(Nt) * C);
+    b_.op(prog, "embedding_forward", "tgt_embed[tgt_in] + PE", {z, tgt_in, P_.tgt_emb, pe}, {Nt, T, C});
+    for (size_t l = 0; l < P_.dec.size(); l++) {
+      const DecW& w = P_.dec[l];
+      const std::string n = "dec." + std::to_string(l) + ".";
+      b_.at("decoder.layers." + std::to_string(l) + ".");
+      DecActs a;
+      a.z = z;
+      a.qkv = take(n + "qkv", int64_t(Nt) * 3 * C);
+      a.att = take(n + "attn", int64_t(Nt) * C);
+      a.lse = take(n + "attn.lse", int64_t(B) * NH * T);
+      // y = LN1(self_attn(z, causal + target padding) + z)
+      linear(prog, "self_attn.qkv forward", a.qkv, z, w.qkv_w, kNone, kNone, Nt, 3 * C, C);
+      b_.op(prog, "attention_masked_forward", "self_attn (causal, target padding masked)", {a.att, a.lse, a.qkv, a.qkv, tgt_in},
+            attn(B, T, T, 3 * C, 0, 3 * C, C, 2 * C, true));
+      if (self_probs)
+        b_.op(prog, "attention_masked_probs", "self_attn weights", {(*self_probs)[l], a.qkv, a.qkv, a.lse, tgt_in},
+              attn(B, T, T, 3 * C, 0, 3 * C, C, 2 * C, true));
+      a.ln1 = ln_regions(n + "norm1", take(n + "norm1.in", int64_t(Nt) * C), Nt);
+      linear(prog, "self_attn.out_proj forward + residual", a.ln1.in, a.att, w.out_w, kNone, z, Nt, C, C);
+      ln_forward(prog, "norm1", a.ln1, w.ln1_w, w.ln1_b, Nt);
+      // u = LN2(cross_attn(q = y, k = v = enc, source padding) + y)
+      a.q = take(n + "cross.q", int64_t(Nt) * C);
+      a.kv = take(n + "cross.kv", int64_t(Ns) * 2 * C);
+      a.cross = take(n + "cross", int64_t(Nt) * C);
+      a.cross_lse = take(n + "cross.lse", int64_t(B) * NH * T);
+      linear(prog, "cross_attn.q forward", a.q, a.ln1.out, w.q_w, kNone, kNone, Nt, C, C);
+      linear(prog, "cross_attn.kv forward", a.kv, f.enc_out, w.kv_w, kNone, kNone, Ns, 2 * C, C);
+      b_.op(prog, "attention_masked_forward", "cross_attn (source padding masked)", {a.cross, a.cross_lse, a.q, a.kv, src},
+            attn(B, T, S, C, 0, 2 * C, 0, C, false));
+      if (cross_probs)
+        b_.op(prog, "attention_masked_probs", "cross_attn weights", {(*cross_probs)[l], a.q, a.kv, a.cross_lse, src},
+              attn(B, T, S, C, 0, 2 * C, 0, C, false));
+      a.ln2 = ln_regions(n + "norm2", take(n + "norm2.in", int64_t(Nt) * C), Nt);
+      linear(prog, "cross_attn.out_proj forward + residual", a.ln2.in, a.cross, w.cout_w, kNone, a.ln1.out, Nt, C, C);
+      ln_forward(prog, "norm2", a.ln2, w.ln2_w, w.ln2_b, Nt);
+      // z = LN3(FF(u) + u)
+      a.ff = take(n + "ff", int64_t(Nt) * F);
+      linear(prog, "linear1 forward + relu", a.ff, a.ln2.out, w.fc1_w, w.fc1_b, kNone, Nt, F, C, true);
+      a.ln3 = ln_regions(n + "norm3", take(n + "norm3.in", int64_t(Nt) * C), Nt);
+      linear(prog, "linear2 forward + residual", a.ln3.in, a.ff, w.fc2_w, w.fc2_b, a.ln2.out, Nt, C, F);
+      ln_forward(prog, "norm3", a.ln3, w.ln3_w, w.ln3_b, Nt);
+      z = a.ln3.out;
+      f.dec.push_back(a);
+    }
+    b_.at("");
+    f.lnf = ln_regions("dec.norm", z, Nt);
+    ln_forward(prog, "decoder.norm", f.lnf, P_.lnf_w, P_.lnf_b, Nt);
+    f.logits = take("logits", int64_t(Nt) * V);
+    linear(prog, "proj forward", f.logits, f.lnf.out, P_.proj_w, P_.proj_b, kNone, Nt, V, C);
+  }
+
+  void backward(std::vector<Op>& prog, const S2SParams& G, const S2SForward& f, Region src, Region tgt_in) {
+    const uint32_t B = B_, S = S_, T = T_, C = C_, NH = NH_, F = F_, V = V_;
+    const uint32_t Ns = B * S, Nt = B * T;
+    (void)NH;
+    // the residual stream's gradient, two regions per side (see the top of this section)
+    const Region tA = take("grad.dec.a", int64_t(Nt) * C), tB = take("grad.dec.b", int64_t(Nt) * C);
+    const Region sA = take("grad.enc.a", int64_t(Ns) * C), sB = take("grad.enc.b", int64_t(Ns) * C);
+    const Region dqkv_t = take("grad.dec.qkv", int64_t(Nt) * 3 * C), datt_t = take("grad.dec.attn", int64_t(Nt) * C);
+    const Region dq = take("grad.dec.cross.q", int64_t(Nt) * C), dkv = take("grad.dec.cross.kv", int64_t(Ns) * 2 * C);
+    const Region dff_t = take("grad.dec.ff", int64_t(Nt) * F);
+    const Region denc = take("grad.enc.out", int64_t(Ns) * C);
+    const Region dqkv_s = take("grad.enc.qkv", int64_t(Ns) * 3 * C), datt_s = take("grad.enc.attn", int64_t(Ns) * C);
+    const Region dff_s = take("grad.enc.ff", int64_t(Ns) * F);
+    const Region dpe_t = take("grad.pe.tgt", int64_t(T) * C), dpe_s = take("grad.pe.src", int64_t(S) * C);  // unused
+    Region cur = tA;
+    auto other = [](Region c, Region a, Region b) { return c.buffer == a.buffer ? b : a; };
+    // out = LN(in): the residual gradient moves to the other region
+    auto ln_back = [&](const char* what, const LN& ln, Region w, Region gw, Region gb, uint32_t N, Region a, Region b) {
+      const Region next = other(cur, a, b);
+      b_.op(prog, "layernorm_backward_all", what, {next, cur, ln.in, w, ln.mean, ln.rstd, gw, gb}, {N, C, 0});
+      cur = next;
+    };
+    // y = x @ w [+ bias]: dx (+)= dy @ w^T, dw = x^T dy, db
+    auto lin_back = [&](const char* what, Region dx, Region dy, Region w, Region aux, Region gw, Region x, Region gb,
+                        uint32_t N, uint32_t n_in, uint32_t n_out, uint32_t epilogue, bool accumulate) {
+      b_.op(prog, "linear_backward", what, {dx, dy, w, aux, gw, x, gb},
+            {N, n_in, n_out, epilogue, gb.defined() ? 1u : 0u, accumulate ? 1u : 0u});
+    };
+    // logits = LN_f(z) @ proj_w + proj_b
+    lin_back("proj backward: dinp; dweight, dbias", tB, f.logits, P_.proj_w, kNone, G.proj_w, f.lnf.out, G.proj_b, Nt, C,
+             V, 0, false);
+    cur = tB;
+    ln_back("decoder.norm backward", f.lnf, P_.lnf_w, G.lnf_w, G.lnf_b, Nt, tA, tB);
+    for (size_t li = P_.dec.size(); li-- > 0;) {
+      const DecW& w = P_.dec[li];
+      const DecW& g = G.dec[li];
+      const DecActs& a = f.dec[li];
+      b_.at("decoder.layers." + std::to_string(li) + ".");
+      ln_back("norm3 backward", a.ln3, w.ln3_w, g.ln3_w, g.ln3_b, Nt, tA, tB);
+      lin_back("linear2 backward: dinp + relu backward; dweight, dbias", dff_t, cur, w.fc2_w, a.ff, g.fc2_w, a.ff, g.fc2_b,
+               Nt, F, C, 3, false);
+      lin_back("linear1 backward: dinp += (residual); dweight, dbias", cur, dff_t, w.fc1_w, kNone, g.fc1_w, a.ln2.out,
+               g.fc1_b, Nt, C, F, 0, true);
+      ln_back("norm2 backward", a.ln2, w.ln2_w, g.ln2_w, g.ln2_b, Nt, tA, tB);
+      lin_back("cross_attn.out_proj backward", datt_t, cur, w.cout_w, kNone, g.cout_w, a.cross, kNone, Nt, C, C, 0, false);
+      std::vector<uint32_t> d = attn(B, T, S, C, 0, 2 * C, 0, C, false);
+      d.insert(d.end(), {C, 0, 2 * C, 0, C, 1});
+      b_.op(prog, "attention_masked_backward", "cross_attn backward: dq; dk, dv", {dq, dkv, datt_t, a.cross, a.q, a.kv,
+                                                                                a.cross_lse, src}, std::move(d));
+      // every decoder layer reads the encoder's output: its gradient sums over them
+      lin_back("cross_attn.kv backward: d(encoder output) (+)=; dweight", denc, dkv, w.kv_w, kNone, g.kv_w, f.enc_out,
+               kNone, Ns, C, 2 * C, 0, li + 1 != P_.dec.size());
+      lin_back("cross_attn.q backward: dinp += (residual); dweight", cur, dq, w.q_w, kNone, g.q_w, a.ln1.out, kNone, Nt,
+               C, C, 0, true);
+      ln_back("norm1 backward", a.ln1, w.ln1_w, g.ln1_w, g.ln1_b, Nt, tA, tB);
+      lin_back("self_attn.out_proj backward", datt_t, cur, w.out_w, kNone, g.out_w, a.att, kNone, Nt, C, C, 0, false);
+      d = attn(B, T, T, 3 * C, 0, 3 * C, C, 2 * C, true);
+      d.insert(d.end(), {3 * C, 0, 3 * C, C, 2 * C, 0});
+      b_.op(prog, "attention_masked_backward", "self_attn backward: dq; dk, dv", {kNone, dqkv_t, datt_t, a.att, a.qkv,
+                                                                               a.qkv, a.lse, tgt_in}, std::move(d));
+      lin_back("self_attn.qkv backward: dinp += (residual); dweight", cur, dqkv_t, w.qkv_w, kNone, g.qkv_w, a.z, kNone,
+               Nt, C, 3 * C, 0, true);
+    }
+    b_.at("");
+    b_.op(prog, "embedding_backward", "tgt_embed backward", {G.tgt_emb, dpe_t, cur, tgt_in}, {B, T, C, V});
+    cur = denc;
+    for (size_t li = P_.enc.size(); li-- > 0;) {
+      const EncW& w = P_.enc[li];
+      const EncW& g = G.enc[li];
+      const EncActs& a = f.enc[li];
+      b_.at("encoder.layers." + std::to_string(li) + ".");
+      ln_back("norm2 backward", a.ln2, w.ln2_w, g.ln2_w, g.ln2_b, Ns, sA, sB);
+      lin_back("linear2 backward: dinp + relu backward; dweight, dbias", dff_s, cur, w.fc2_w, a.ff, g.fc2_w, a.ff, g.fc2_b,
+               Ns, F, C, 3, false);
+      lin_back("linear1 backward: dinp += (residual); dweight, dbias", cur, dff_s, w.fc1_w, kNone, g.fc1_w, a.ln1.out,
+               g.fc1_b, Ns, C, F, 0, true);
+      ln_back("norm1 backward", a.ln1, w.ln1_w, g.ln1_w, g.ln1_b, Ns, sA, sB);
+      lin_back("self_attn.out_proj backward", datt_s, cur, w.out_w, kNone, g.out_w, a.att, kNone, Ns, C, C, 0, false);
+      std::vector<uint32_t> d = attn(B, S, S, 3 * C, 0, 3 * C, C, 2 * C, false);
+      d.insert(d.end(), {3 * C, 0, 3 * C, C, 2 * C, 0});
+      b_.op(prog, "attention_masked_backward", "self_attn backward: dq; dk, dv", {kNone, dqkv_s, datt_s, a.att, a.qkv,
+                                                                               a.qkv, a.lse, src}, std::move(d));
+      lin_back("self_attn.qkv backward: dinp += (residual); dweight", cur, dqkv_s, w.qkv_w, kNone, g.qkv_w, a.x, kNone, Ns,
+               C, 3 * C, 0, true);
+    }
+    b_.at("");
+    b_.op(prog, "embedding_backward", "src_embed backward", {G.src_emb, dpe_s, cur, src}, {B, S, C, V});
+  }
+
+ private:
+  std::vector<uint32_t> attn(uint32_t B, uint32_t Tq, uint32_t Tk, uint32_t q_row, uint32_t q_off, uint32_t kv_row,
+                             uint32_t k_off, uint32_t v_off, bool causal) const {
+    return attn_dims(B, Tq, Tk, C_, NH_, q_row, q_off, kv_row, k_off, v_off, causal, pad_);
+  }
+  Builder& b_;
+  const S2SParams& P_;
+  uint32_t B_, S_, T_, C_, NH_, F_, V_, pad_;
+  std::string pre_;
+};
+
+S2SParams with_buffer(S2SParams p, int buf) {
+  auto set = [&](Region& r) { r.buffer = buf; };
+  for (Region* r : {&p.src_emb, &p.tgt_emb, &p.lnf_w, &p.lnf_b, &p.proj_w, &p.proj_b}) set(*r);
+  for (EncW& e : p.enc)
+    for (Region* r : {&e.qkv_w, &e.out_w, &e.ln1_w, &e.ln1_b, &e.fc1_w, &e.fc1_b, &e.fc2_w, &e.fc2_b, &e.ln2_w, &e.ln2_b})
+      set(*r);
+  for (DecW& d : p.dec)
+    for (Region* r : {&d.qkv_w, &d.out_w, &d.ln1_w, &d.ln1_b, &d.q_w, &d.kv_w, &d.cout_w, &d.ln2_w, &d.ln2_b, &d.fc1_w,
+                      &d.fc1_b, &d.fc2_w, &d.fc2_b, &d.ln3_w, &d.ln3_b})
+      set(*r);
+  return p;
+}
+
+}  // namespace
+
+Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
+  validate_config(mc);
+  if (mc.model != ModelKind::seq2seq) throw Error("gpu plan: make_seq2seq_plan needs the seq2seq model kind");
+  const model::Seq2SeqDims dims = seq2seq_dims(mc);
+  if (table.empty() || table.front().name != "src_embed.weight") throw Error("gpu plan: the parameter table is not Seq2Seq's");
+  const int S = dims.block_size, T = dims.block_size;
+  if (int64_t(dims.vocab_size) + dims.block_size > 65535)
+    throw Error("gpu plan: vocab_size " + std::to_string(dims.vocab_size) + " plus block_size " +
+                std::to_string(dims.block_size) + " is above the 65535 rows a WebGPU grid has: this model trains on the CPU");
+  Plan plan;
+  plan.kind = "seq2seq";
+  plan.config = mc;
+  plan.config.vocab_size = dims.vocab_size;
+  plan.batch_size = mc.batch_size;
+  plan.head_size = mc.n_embd / mc.n_head;
+  plan.src_len = S, plan.tgt_len = T;
+  plan.batch_inputs = {"src", "tgt_in", "targets"};
+  Builder b(plan);
+  lay_out_params(plan, table);
+  plan.num_params = dims.num_parameters();
+  if (table.back().offset + table.back().shape.numel() != plan.num_params)
+    throw Error("gpu plan: the parameter table does not match the model config");
+  const int params_buf = b.take("params", plan.gpu_params).buffer;
+  const int grads_buf = b.take("grads", plan.gpu_params).buffer;
+  const int m_buf = b.take("adam_m", plan.gpu_params).buffer;
+  const int v_buf = b.take("adam_v", plan.gpu_params).buffer;
+  const S2SParams P = s2s_param_regions(plan, params_buf, dims.n_enc_layer, dims.n_dec_layer);
+  const S2SParams G = with_buffer(P, grads_buf);
+  const Region state = b.take("state", kStateWords, DType::u32);
+  plan.io["state"] = state;
+  plan.io["params"] = {params_buf, 0, plan.gpu_params};
+  plan.io["adam_m"] = {m_buf, 0, plan.gpu_params};
+  plan.io["adam_v"] = {v_buf, 0, plan.gpu_params};
+
+  // the sinusoidal table (block_size, C): the core's numbers, written once by the host
+  const int C = dims.n_embd, Tmax = dims.block_size, B = mc.batch_size;
+  const Region pe = b.take("pe", int64_t(Tmax) * C);
+  plan.io["pe"] = pe;
+  std::vector<float>& table_pe = plan.constants["pe"];
+  table_pe.resize(size_t(Tmax) * C);
+  model::sinusoidal_encoding(table_pe.data(), Tmax, C);
+
+  const int64_t Ns = int64_t(B) * S, Nt = int64_t(B) * T;
+  const Region src = b.take("src", Ns, DType::u32), tgt_in = b.take("tgt_in", Nt, DType::u32);
+  const Region targets = b.take("targets", Nt, DType::u32);
+  plan.io["src"] = src, plan.io["tgt_in"] = tgt_in, plan.io["targets"] = targets;
+  const Region step_scalars = b.take("step.scalars", 3);
+  plan.io["step.scalars"] = step_scalars;
+  const Region losses = b.take("losses", Nt);
+  const uint32_t G_parts = uint32_t(std::clamp<int64_t>(plan.gpu_params / 65536, 1, 256));
+  const Region partials = b.take("grad_norm.partials", G_parts);
+
+  S2SBuilder sb(b, mc, P, B, S, T, "acts.");
+  sb.set_pad(uint32_t(dims.tokens().pad()));
+  std::vector<Op> forward_ops;
+  const S2SForward fw = sb.forward(forward_ops, src, tgt_in, pe, nullptr);
+  const uint32_t uNt = uint32_t(Nt), V = uint32_t(dims.vocab_size);
+  std::vector<Op>& train = plan.programs["train"];
+  train = forward_ops;
+  b.op(train, "crossentropy_masked", "softmax + cross-entropy (padding targets ignored), forward and backward",
+       {fw.logits, losses, targets}, {uNt, V, 1});
+  sb.backward(train, G, fw, src, tgt_in);
+  b.op(train, "grad_norm_partials", "gradient norm: partial sums", {partials, {grads_buf, 0, plan.gpu_params}},
+       {uint32_t(plan.gpu_params), G_parts});
+  b.op(train, "optimizer_scalars", "mean loss, gradient norm, clip scale; this step's learning rate and bias corrections",
+       {state, partials, step_scalars, losses}, {G_parts, uNt}, {mc.grad_clip, train::kDivergedLoss});
+  b.op(train, "adamw", "AdamW",
+       {{params_buf, 0, plan.gpu_params}, {m_buf, 0, plan.gpu_params}, {v_buf, 0, plan.gpu_params},
+        {grads_buf, 0, plan.gpu_params}, state},
+       {uint32_t(plan.gpu_params), uint32_t(plan.decay_params)}, {mc.beta1, mc.beta2, mc.eps, mc.weight_decay});
+  std::vector<Op>& eval = plan.programs["eval"];
+  eval = forward_ops;
+  b.op(eval, "crossentropy_masked", "softmax + cross-entropy (padding targets ignored)", {fw.logits, losses, targets},
+       {uNt, V, 0});
+  b.op(eval, "mean_loss", "mean loss", {state, losses}, {uNt, uint32_t(kEvalLoss)});
+
+  // ---- greedy translation of one source (padded to block_size: its padding is masked) ----
+  // translate.encode once, then translate.step per output token: the decoder over the tokens so far
+  // (state[gen_len] of them in translate.tgt_in, BOS first; the rest PAD, hidden by the causal mask),
+  // the cross-attention weights, and greedy_pick, which appends the most likely allowed token.
+  const Region tr_src = b.take("translate.src", Tmax, DType::u32), tr_tgt = b.take("translate.tgt_in", Tmax, DType::u32);
+  const Region tr_out = b.take("translate.out", 2 * int64_t(Tmax), DType::u32);  // (token, probability) per step
+  plan.io["translate.src"] = tr_src, plan.io["translate.tgt_in"] = tr_tgt, plan.io["translate.out"] = tr_out;
+  std::vector<Region> cross;  // per decoder layer (NH, T, S)
+  for (int l = 0; l < dims.n_dec_layer; l++) {
+    cross.push_back(b.take("translate.cross." + std::to_string(l), int64_t(mc.n_head) * Tmax * Tmax));
+    plan.io["translate.cross." + std::to_string(l)] = cross.back();
+  }
+  S2SBuilder tb(b, mc, P, 1, Tmax, Tmax, "translate.");
+  tb.set_pad(uint32_t(dims.tokens().pad()));
+  S2SForward ft;
+  tb.encode(plan.programs["translate.encode"], ft, tr_src, pe);
+  std::vector<Op>& step = plan.programs["translate.step"];
+  tb.decode(step, ft, tr_src, tr_tgt, pe, &cross);
+  const data::PairTokens ids = dims.tokens();
+  b.op(step, "greedy_pick", "the most likely text token or EOS -> translate.tgt_in", {tr_out, tr_tgt, state, ft.logits},
+       {uint32_t(Tmax), V, uint32_t(ids.text), uint32_t(ids.eos())});
+
+  // ---- inspect: a source and a target read by the model (teacher forcing), padded to block_size:
+  // every attention map (encoder self, decoder self, cross) and the next-token probabilities
+  const Region pair_src = b.take("pair.src", Tmax, DType::u32), pair_tgt = b.take("pair.tgt_in", Tmax, DType::u32);
+  plan.io["pair.src"] = pair_src, plan.io["pair.tgt_in"] = pair_tgt;
+  std::vector<Region> enc_maps, dec_maps, cross_maps;
+  auto maps = [&](std::vector<Region>& out, const std::string& what, int layers) {
+    for (int l = 0; l < layers; l++) {
+      const std::string name = "pair." + what + "." + std::to_string(l);
+      out.push_back(b.take(name, int64_t(mc.n_head) * Tmax * Tmax));  // (NH, T, T)
+      plan.io[name] = out.back();
+    }
+  };
+  maps(enc_maps, "encoder", dims.n_enc_layer), maps(dec_maps, "decoder", dims.n_dec_layer), maps(cross_maps, "cross", dims.n_dec_layer);
+  S2SBuilder ib(b, mc, P, 1, Tmax, Tmax, "pair.");
+  ib.set_pad(uint32_t(dims.tokens().pad()));
+  S2SForward fi;
+  std::vector<Op>& inspect = plan.programs["pair.inspect"];
+  ib.encode(inspect, fi, pair_src, pe, &enc_maps);
+  ib.decode(inspect, fi, pair_src, pair_tgt, pe, &cross_maps, &dec_maps);
+  const Region pair_probs = b.take("pair.probs", int64_t(Tmax) * V);
+  plan.io["pair.probs"] = pair_probs;
+  b.op(inspect, "softmax", "next-token probabilities", {pair_probs, fi.logits}, {uint32_t(Tmax), V});
+  return plan;
+}
+
 // ---- JSON ---------------------------------------------------------------------------------
 
 namespace {
@@ -656,9 +1112,18 @@ std::string to_json(const Plan& p) {
   };
   o += '{';
   field("version", 1);
+  key("kind"), str(p.kind);
+  const bool s2s = p.kind == "seq2seq";
   key("model"), o += '{';
-  field("n_layer", p.config.n_layer), field("n_head", p.config.n_head), field("n_embd", p.config.n_embd);
+  field("n_layer", s2s ? p.config.n_dec_layer : p.config.n_layer), field("n_head", p.config.n_head);
+  field("n_embd", p.config.n_embd);
   field("block_size", p.config.block_size), field("vocab_size", p.config.vocab_size);
+  if (s2s) field("n_enc_layer", p.config.n_enc_layer), field("n_dec_layer", p.config.n_dec_layer), field("d_ff", p.config.d_ff);
+  o += '}';
+  if (s2s) field("srcLen", p.src_len), field("tgtLen", p.tgt_len);
+  key("batchInputs"), list(p.batch_inputs, [&](const std::string& n) { str(n); });
+  key("constants"), o += '{';
+  for (const auto& [name, values] : p.constants) key(name.c_str()), list(values, [&](float f) { o += float_bits(f); });
   o += '}';
   field("batch", p.batch_size), field("headSize", p.head_size), field("align", kAlign);
   field("numParams", p.num_params), field("gpuParams", p.gpu_params), field("decayParams", p.decay_params);

@@ -245,6 +245,8 @@ Slice Run::record(const float* losses, const float* grad_norms, int n, double tr
 Evaluation Run::record_evaluation(const float* batch_losses, int n, double ms) {
   Evaluation e;
   e.loss = gpu::record_eval(trainer_, batch_losses, n);
+  e.exact_match = trainer_.val_losses().back().exact_match;
+  e.cer = trainer_.val_losses().back().cer;
   e.step = trainer_.steps_done();
   e.ms = ms;
   blend(ms_per_eval_, ms, 0.5);

@@ -719,7 +719,8 @@ sample::Translation Trainer::translate(const std::string& source, const sample::
   return sample::translate(seq2seq(), source, options, tokenizer_.get());
 }
 
-TranslationInspection Trainer::inspect_translation(const std::string& source, const std::string& target) {
+std::pair<std::vector<int32_t>, std::vector<int32_t>> Trainer::translation_pair(const std::string& source,
+                                                                                  const std::string& target) const {
   if (kind() != ModelKind::lstm_seq2seq) seq2seq();  // throws: a language model
   const int limit = config_.block_size;
   if (source.empty()) throw Error(coded("inspect.no_source", {}, "give a source text to look inside"));
@@ -733,17 +734,22 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
     throw Error(coded("inspect.target_long", {{"bytes", std::to_string(tgt.size())}, {"limit", std::to_string(limit - 1)}},
                       "the target is " + std::to_string(tgt.size()) + " tokens; at most block_size - 1 = " +
                           std::to_string(limit - 1) + " fit"));
+  std::vector<int32_t> tgt_in{data::PairTokens{config_.vocab_size}.bos()};
+  tgt_in.insert(tgt_in.end(), tgt.begin(), tgt.end());
+  return {src, tgt_in};
+}
+
+TranslationInspection Trainer::inspect_translation(const std::string& source, const std::string& target) {
+  auto [src, tgt_in] = translation_pair(source, target);
   TranslationInspection r;
   r.S = int(src.size());
-  r.T = int(tgt.size()) + 1;
+  r.T = int(tgt_in.size());
   const bool lstm = kind() == ModelKind::lstm_seq2seq;
   r.Le = lstm ? 0 : config_.n_enc_layer;  // the LSTM translator: one map, the decoder's attention on the source
   r.Ld = lstm ? 1 : config_.n_dec_layer;
   r.NH = lstm ? 1 : config_.n_head;
-  const data::PairTokens ids{config_.vocab_size};
-  r.src = src;
-  r.tgt_in.push_back(ids.bos());
-  r.tgt_in.insert(r.tgt_in.end(), tgt.begin(), tgt.end());
+  r.src = std::move(src);
+  r.tgt_in = std::move(tgt_in);
   reserve_arena();
   nn::GradMode no_grad(false);
   arena_.reset();
@@ -765,7 +771,7 @@ TranslationInspection Trainer::inspect_translation(const std::string& source, co
     copy(r.cross, model::AttentionKind::cross, r.Ld, r.T, r.S);
   }
   nn::Tensor probs = nn::softmax_lastdim(arena_, logits);  // (1, T, V)
-  r.probs.assign(probs.data(), probs.data() + size_t(r.T) * ids.vocab());
+  r.probs.assign(probs.data(), probs.data() + size_t(r.T) * data::PairTokens{config_.vocab_size}.vocab());
   arena_.reset();
   return r;
 }

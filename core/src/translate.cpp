@@ -308,6 +308,34 @@ Translation translate(const model::LstmSeq2Seq& m, const std::string& source, co
                       const tok::Tokenizer* tokenizer) {
   return translate_impl(m, source, o, tokenizer);
 }
+std::vector<int32_t> translation_source(const std::string& source, int block_size, const tok::Tokenizer* tokenizer) {
+  return source_tokens(source, block_size, tokenizer);
+}
+
+Translation greedy_translation(const model::Seq2Seq& m, const std::vector<int32_t>& picks, const std::vector<float>& probs,
+                               int max_len, const tok::Tokenizer* tokenizer) {
+  const Vocab voc = vocab_of(m, tokenizer);
+  if (max_len == 0) max_len = m.dims().block_size - 1;
+  if (max_len < 0 || max_len > m.dims().block_size - 1 || picks.size() != probs.size() || picks.size() < size_t(max_len) + 1)
+    throw Error("greedy_translation: " + std::to_string(picks.size()) + " steps do not cover max_len " + std::to_string(max_len));
+  Translation t;
+  for (int step = 0; step <= max_len; step++) {  // translate_impl's loop, the picks given
+    const int v = picks[size_t(step)];
+    if (!voc.allowed(v)) throw Error("greedy_translation: token " + std::to_string(v) + " cannot be in an output");
+    if (step == max_len && v != voc.ids.eos()) break;
+    t.probs.push_back(probs[size_t(step)]);
+    t.log_prob += std::log(double(probs[size_t(step)]));
+    if (v == voc.ids.eos()) {
+      t.finished = true;
+      break;
+    }
+    voc.append(t.text, v);
+    t.tokens.push_back(v);
+  }
+  t.score = t.log_prob;
+  return t;
+}
+
 std::vector<Translation> translate_greedy(const model::Seq2Seq& m, const std::vector<std::string>& sources, int max_len,
                                           const tok::Tokenizer* tokenizer) {
   return translate_greedy_impl(m, sources, max_len, tokenizer);

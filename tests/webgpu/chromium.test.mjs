@@ -1,6 +1,7 @@
 // The WebGPU backend in the browser: headless Chromium on its SwiftShader adapter
 // (--enable-unsafe-webgpu --use-webgpu-adapter=swiftshader) trains, inspects and generates with
-// the same executor the Node tests drive through Dawn, against the wasm build in the same page.
+// the same executor the Node tests drive through Dawn, against the wasm build in the same page; and
+// trains and translates with the encoder-decoder (seq2seq).
 // A small server hands out the repository's files (TypeScript compiled on the fly) on localhost,
 // a secure origin as WebGPU requires.
 import assert from 'node:assert/strict';
@@ -39,7 +40,22 @@ try {
   const insCpu = cpu.inspect(prompt), insGpu = await g.inspect(prompt);
   let attention = 0;
   insCpu.attention.forEach((a, i) => { attention = Math.max(attention, Math.abs(a - insGpu.attention[i])); });
-  window.result = { adapter: g.adapterName, want, got, bytesCpu: [...genCpu.bytes], bytesGpu: [...genGpu.bytes], attention };
+  // the encoder-decoder: 3 steps and a greedy translation against the wasm build's
+  const S2S = { model: 'seq2seq', n_enc_layer: 1, n_dec_layer: 1, n_head: 2, n_embd: 16, d_ff: 32, block_size: 9,
+    batch_size: 4, max_iters: 40, warmup_iters: 3, learning_rate: 1e-2, seed: 5, eval_iters: 2, eval_interval: 0 };
+  const pairs = M.builtinTask('reverse', 1);
+  const s2sCpu = new M.Session(S2S);
+  s2sCpu.setCorpus(pairs);
+  const s2sWant = [...s2sCpu.advance(3, 0).losses];
+  const s2sHost = new M.Session(S2S);
+  s2sHost.setCorpus(pairs);
+  const gs = await WebGpuSession.create(M, s2sHost);
+  const s2sSteps = await gs.steps(3);
+  M.gpuRecordSteps(s2sHost, s2sSteps.losses, s2sSteps.gradNorms);
+  const source = new TextEncoder().encode('abcde');
+  const trGpu = await gs.translate(source), trCpu = s2sCpu.translate(source, {});
+  window.result = { adapter: g.adapterName, want, got, bytesCpu: [...genCpu.bytes], bytesGpu: [...genGpu.bytes], attention,
+    s2sWant, s2sGot: [...s2sSteps.losses], tokensCpu: [...trCpu.tokens], tokensGpu: [...trGpu.tokens] };
 } catch (e) {
   window.result = { error: String(e && e.stack || e) };
 }
@@ -89,7 +105,7 @@ after(async () => {
   if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
 });
 
-it('trains, inspects and generates in Chromium on SwiftShader like the wasm build', { timeout: 600_000 }, async (t) => {
+it('trains, inspects and generates in Chromium on SwiftShader like the wasm build (the GPT; the translator trains and translates)', { timeout: 600_000 }, async (t) => {
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   await page.goto(`http://127.0.0.1:${server.address().port}/`);
   await page.waitForFunction(() => window.result, null, { timeout: 570_000 });
@@ -99,4 +115,6 @@ it('trains, inspects and generates in Chromium on SwiftShader like the wasm buil
   r.got.forEach((l, i) => assert.ok(Math.abs(l - r.want[i]) / r.want[i] < 1e-4, `step ${i}: GPU ${l}, wasm ${r.want[i]}`));
   assert.deepEqual(r.bytesGpu, r.bytesCpu);
   assert.ok(r.attention < 1e-4, `attention differs by ${r.attention}`);
+  r.s2sGot.forEach((l, i) => assert.ok(Math.abs(l - r.s2sWant[i]) / r.s2sWant[i] < 1e-4, `seq2seq step ${i}: GPU ${l}, wasm ${r.s2sWant[i]}`));
+  assert.deepEqual(r.tokensGpu, r.tokensCpu, 'seq2seq greedy translation');
 });

@@ -101,6 +101,62 @@ val attention(const val& qkv, const val& dout, int B, int T, int C, int NH) {
   return r;
 }
 
+// Masked multi-head attention (kernels::ref::mha_forward / mha_backward, the seq2seq model's):
+// q (B, Tq, q_row) with the queries at q_off, kv (B, Tk, kv_row) with keys at k_off and values at
+// v_off, key_pad (B, Tk) 1 = hidden (or empty: none); dout (B, Tq, C). Returns out, att, and dq, dkv
+// laid out like q and kv (zeros outside the head columns).
+val mha(const val& qv, const val& kvv, const val& pad, const val& doutv, int B, int Tq, int Tk, int C, int NH, int q_row,
+        int q_off, int kv_row, int k_off, int v_off, bool causal) {
+  std::vector<float> q = f32(qv), kv = f32(kvv), dy = f32(doutv);
+  std::vector<int32_t> p = i32(pad);
+  std::vector<uint8_t> mask(p.begin(), p.end());
+  kernels::AttentionShape s;
+  s.B = B, s.Tq = Tq, s.Tk = Tk, s.C = C, s.NH = NH, s.causal = causal;
+  s.q_row = q_row, s.q_batch = int64_t(Tq) * q_row, s.kv_row = kv_row, s.kv_batch = int64_t(Tk) * kv_row;
+  std::vector<float> o(size_t(B) * Tq * C), att(size_t(B) * NH * Tq * Tk), dq(q.size()), dkv(kv.size());
+  const uint8_t* m = mask.empty() ? nullptr : mask.data();
+  kernels::ref::mha_forward(o.data(), att.data(), q.data() + q_off, kv.data() + k_off, kv.data() + v_off, m, s);
+  kernels::ref::mha_backward(dq.data() + q_off, dkv.data() + k_off, dkv.data() + v_off, dy.data(), q.data() + q_off,
+                             kv.data() + k_off, kv.data() + v_off, att.data(), m, s);
+  val r = val::object();
+  r.set("out", out(o));
+  r.set("att", out(att));
+  r.set("dq", out(dq));
+  r.set("dkv", out(dkv));
+  return r;
+}
+
+// Cross-entropy with ignored (negative) targets, as the seq2seq loss: the mean over the counted
+// rows and the gradient of that mean.
+val crossentropy_ignore(const val& logits, const val& targets, int N, int V) {
+  std::vector<float> z = f32(logits), losses(static_cast<size_t>(N)), probs(z.size()), dz(z.size());
+  std::vector<int32_t> y = i32(targets);
+  int counted = 0;
+  for (int32_t t : y) counted += t >= 0;
+  kernels::ref::crossentropy_ignore_forward(losses.data(), probs.data(), z.data(), y.data(), N, V);
+  if (counted) kernels::ref::crossentropy_ignore_backward(dz.data(), probs.data(), y.data(), 1.0f / float(counted), N, V);
+  double sum = 0.0;
+  for (float l : losses) sum += l;
+  val r = val::object();
+  r.set("losses", out(losses));
+  r.set("mean", counted ? sum / counted : 0.0);
+  r.set("dlogits", out(dz));
+  return r;
+}
+
+val relu_forward(const val& x) {
+  std::vector<float> a = f32(x), o(a.size());
+  kernels::ref::relu_forward(o.data(), a.data(), int64_t(a.size()));
+  return out(o);
+}
+
+// dinp (n) = dinp0 + dout where inp > 0
+val relu_backward(const val& dinp0, const val& x, const val& dout) {
+  std::vector<float> d = f32(dinp0), a = f32(x), dy = f32(dout);
+  kernels::ref::relu_backward(d.data(), a.data(), dy.data(), int64_t(a.size()));
+  return out(d);
+}
+
 // The production decode kernel (its own tests compare it with ref::attention_forward).
 val attention_decode(const val& qkv_row, const val& k_cache, const val& v_cache, int p, int C, int NH) {
   std::vector<float> q = f32(qkv_row), k = f32(k_cache), v = f32(v_cache), o(static_cast<size_t>(C));
@@ -181,6 +237,10 @@ EMSCRIPTEN_BINDINGS(tinygpt_ref) {
   emscripten::function("softmax_forward", &softmax_forward);
   emscripten::function("crossentropy", &crossentropy);
   emscripten::function("attention", &attention);
+  emscripten::function("mha", &mha);
+  emscripten::function("crossentropy_ignore", &crossentropy_ignore);
+  emscripten::function("relu_forward", &relu_forward);
+  emscripten::function("relu_backward", &relu_backward);
   emscripten::function("attention_decode", &attention_decode);
   emscripten::function("adamw", &adamw);
   emscripten::function("clip_grad_norm", &clip_grad_norm);

@@ -30,7 +30,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // the browser test where there is a Chromium to drive (always in CI: no Chromium fails it there)
 const chromium = ci || fs.existsSync(chromiumPath());
 if (!chromium) console.error(`SKIP: chromium.test.mjs needs Chromium at ${chromiumPath()} (set CHROMIUM; with CI=true this fails).`);
-const names = ['kernels', 'training', 'run-loop', 'inference', ...(chromium ? ['chromium'] : [])];
+const names = ['kernels', 'training', 'seq2seq', 'run-loop', 'inference', ...(chromium ? ['chromium'] : [])];
 const files = names.map((f) => path.join(here, `${f}.test.mjs`));
 const r = spawnSync(process.execPath,
   ['--import', pathToFileURL(path.join(here, 'ts-register.mjs')).href, '--test', ...process.argv.slice(2), ...files],

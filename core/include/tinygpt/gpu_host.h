@@ -19,14 +19,18 @@ namespace tinygpt::gpu {
 // The plan for this trainer's model and training settings.
 Plan plan_for(const train::Trainer& trainer);
 
-// Tokens of the next k training batches, each x (B, T) then y (B, T): out holds k * 2 * B * T.
+// Tokens of one batch: x (B, T) and y (B, T) for a language model (2 B T); src (B, S), tgt_in (B, T)
+// and tgt_out (B, T) for the seq2seq translator, padded to S = T = block_size (3 B block_size), the
+// plan's batch_inputs in order.
+int64_t batch_tokens(const train::Trainer& trainer);
+// Tokens of the next k training batches, each laid out as batch_tokens says: out holds k of them.
 // Consumes them like k calls of step() would.
 void next_batches(train::Trainer& trainer, int k, int32_t* out);
 // The learning rate and AdamW's bias corrections of k steps starting at `step` after `adam_t`
 // updates, exactly as Trainer::step (schedule times the NaN guard's scale) and AdamW::step compute them: out holds k * 3 floats
 // (lr, 1 - beta1^t, 1 - beta2^t with t = adam_t + 1 + i).
 void step_scalars(const train::Trainer& trainer, int64_t step, int64_t adam_t, int k, float* out);
-// The fixed validation batches evaluate() uses, each x then y: eval_iters * 2 * B * T.
+// The fixed validation batches evaluate() uses, laid out like next_batches': eval_iters of them.
 void val_batches(const train::Trainer& trainer, int32_t* out);
 
 // Records k steps computed elsewhere (their losses and gradient norms, in order). A step that
@@ -35,7 +39,9 @@ void val_batches(const train::Trainer& trainer, int32_t* out);
 // The GPU applied none of it (its halt flag); Trainer::roll_back then goes back to the last good
 // state, which on the GPU path is the last one import_state kept.
 void record_steps(train::Trainer& trainer, const float* losses, const float* grad_norms, int k);
-// Records an evaluation from the losses of the eval_iters validation batches; returns the mean.
+// Records an evaluation from the losses of the eval_iters validation batches; returns the mean. A
+// translator's evaluation also scores greedy translations of held-out pairs on the host's parameters
+// (Trainer::evaluate's exact match and CER): bring the GPU's state back first (import_state).
 float record_eval(train::Trainer& trainer, const float* batch_losses, int n);
 
 struct State {

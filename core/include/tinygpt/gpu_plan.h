@@ -60,10 +60,12 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   /* out(M,N) A B bias? res? aux? dbias?=  dims M N K transA transB accumulate epilogue, then has_bias has_res   */ \
   /* has_aux has_dbias (added by the builder). out = [out +] op(A)(M,K) @ op(B)(K,N) [+ bias(N)] [+ res(M,N)];  */ \
   /* epilogue 1: aux = pre, out = gelu(pre) (aux optional); epilogue 2: out = (...) * gelu'(aux);               */ \
+  /* epilogue 3: aux = pre, out = relu(pre) (aux optional)                                                        */ \
   /* dbias = column sums of op(B) (a bias gradient beside its weight gradient)                                  */ \
   X(matmul, 7)                                                                                                      \
   /* dinp(R,I)= dout(R,O) weight(I,O) aux(R,I)? dweight(I,O)= inp(R,I) dbias(O)?=   dims R I O epilogue has_dbias   */ \
-  /* dinp = dout @ weight^T [* gelu'(aux), epilogue 2]; dweight = inp^T @ dout; dbias = column sums of dout:      */ \
+  /* accumulate: dinp = [dinp +] dout @ weight^T [* gelu'(aux), epilogue 2; * (aux > 0), epilogue 3: aux the      */ \
+  /* ReLU's output]; dweight = inp^T @ dout; dbias = column sums of dout:                                          */ \
   /* a linear layer's backward, matmul's tiles of both GEMMs in one dispatch                                     */ \
   X(linear_backward, 7)                                                                                             \
   /* out(B,T,C)= lse(B,NH,T)= qkv(B,T,3C)                      dims B T C NH */                                      \
@@ -100,7 +102,27 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   /* block at position gen_len - 1 in one workgroup (embed: x = wte[window[p]] + wpe[p] first); C <= 256         */ \
   X(decode_layer, 6)                                                                                                \
   /* out_log rw window rw state rw logits(V) draws options     dims T V */                                           \
-  X(sample, 6)
+  X(sample, 6)                                                                                                      \
+  /* ---- the encoder-decoder (seq2seq.h) ----                                                                   */ \
+  /* out(B,Tq,C)= lse(B,NH,Tq)= q kv key_tokens(B,Tk)   dims B Tq Tk C NH q_row q_off kv_row k_off v_off causal pad: */ \
+  /* softmax attention of the queries q[(b Tq + i) q_row + q_off + h HS ..] over the keys / values kv[(b Tk + j)    */ \
+  /* kv_row + k_off (v_off) ..]; key j is hidden where key_tokens is pad, and (causal) where j > i + Tk - Tq; a row */ \
+  /* with no visible key gives 0 (lse = 3e38). Self-attention binds one qkv region as q and kv                     */ \
+  X(attention_masked_forward, 5)                                                                                    \
+  /* dq= dkv= dout out q kv lse key_tokens   dims as the forward's, then dq_row dq_off dkv_row dk_off dv_off has_dq: */ \
+  /* dq by query rows, dk and dv by key rows in one dispatch; without dq (self-attention) dq goes to dkv at dq_off */ \
+  X(attention_masked_backward, 8)                                                                                   \
+  /* att(B,NH,Tq,Tk)= q kv lse key_tokens                dims as the forward's: the attention weights (0 hidden)   */ \
+  X(attention_masked_probs, 5)                                                                                      \
+  /* logits(N,V) rw losses(N)= targets(N)   dims N V write_grad: like crossentropy, but rows whose target is not  */ \
+  /* below V (-1: padding) are ignored; the mean runs over the others (count): losses = loss * N / count, so a mean */ \
+  /* over N is the CPU's mean, and the gradient is (softmax - onehot) / count                                     */ \
+  X(crossentropy_masked, 3)                                                                                         \
+  /* out(2T) rw tgt_in(T) rw state logits(T,V)   dims T V text eos: greedy decoding's step. t = state[gen_len]    */ \
+  /* tokens are in tgt_in; of row t - 1 of the logits, the most likely token v < text or v == eos (ties: the lower) */ \
+  /* and its probability among those go to out[2 (t - 1)], out[2 (t - 1) + 1] (f32 bits); v becomes tgt_in[t]    */ \
+  /* (when t < T) and gen_len t + 1                                                                               */ \
+  X(greedy_pick, 4)
 
 struct KernelInfo {
   const char* name;
@@ -185,7 +207,13 @@ constexpr int kRowForwardMaxC = 256;
 constexpr int64_t kRowArenaMaxBytes = int64_t(128) << 20;
 
 struct Plan {
+  std::string kind = "gpt";  // the model: "gpt" or "seq2seq" (the encoder-decoder)
   Config config;        // the run's (model and optimizer fields)
+  int src_len = 0, tgt_len = 0;  // seq2seq: S and T of every batch (block_size: shorter batches are padded)
+  // Regions the host writes before each train / eval step, in order (the batch's token arrays).
+  std::vector<std::string> batch_inputs;
+  // Regions the host fills once, after creating the buffers (seq2seq: "pe", the sinusoidal table).
+  std::map<std::string, std::vector<float>> constants;
   int batch_size = 0;   // B
   int head_size = 0;    // HS
   int64_t num_params = 0;      // CPU layout
@@ -214,5 +242,13 @@ Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table)
 //  "io":{"name":[buffer,offset,count]}, "programs":{"train":[{"kernel","label","args":[[b,o,c]|null],
 //  "dims":[...],"scalars":[f32 bit patterns as u32]}], ...}}
 std::string to_json(const Plan& plan);
+
+// The plan of the encoder-decoder (seq2seq.h) with its parameter table: programs "train" and "eval"
+// over batches of src (B, S), tgt_in (B, T), targets (B, T) with S = T = block_size, whatever the
+// pairs: a batch is padded to that (PAD tokens, -1 targets), which changes no loss or gradient (padded
+// keys are masked, padded targets ignored), so the plan does not depend on the data; and greedy
+// translation, "translate.encode" then "translate.step" per token (with the cross-attention weights
+// of every decoder layer). Throws tinygpt::Error if invalid.
+Plan make_seq2seq_plan(const Config& config, const std::vector<model::ParamInfo>& table);
 
 }  // namespace tinygpt::gpu

@@ -188,6 +188,9 @@ class Trainer {
   // seq2seq: a translation, and the attention maps of the model reading a source and a target.
   sample::Translation translate(const std::string& source, const sample::TranslateOptions& options) const;
   TranslationInspection inspect_translation(const std::string& source, const std::string& target);
+  // The tokens inspect_translation reads: the source (S) and BOS + the target (T); its errors.
+  std::pair<std::vector<int32_t>, std::vector<int32_t>> translation_pair(const std::string& source,
+                                                                         const std::string& target) const;
 
   // ---- the run's history, for the page's "watch it learn" views (watch.h) ----
   // Starts recording a snapshot at every evaluation of the run loop (Run). The probe: gpt, a text

@@ -60,6 +60,15 @@ Translation translate(const model::Seq2Seq& model, const std::string& source, co
 Translation translate(const model::LstmSeq2Seq& model, const std::string& source, const TranslateOptions& options = {},
                       const tok::Tokenizer* tokenizer = nullptr);
 
+// The source's tokens as translate() reads them (throws for an empty source or one longer than
+// block_size tokens).
+std::vector<int32_t> translation_source(const std::string& source, int block_size, const tok::Tokenizer* tokenizer);
+// A greedy translation whose steps were computed elsewhere (the GPU: gpu_plan.h's greedy_pick):
+// picks[i] is the most likely allowed token at step i and probs[i] its probability, for steps
+// 0 .. max_len (max_len 0: block_size - 1); stops as translate() does, at EOS or after max_len tokens.
+Translation greedy_translation(const model::Seq2Seq& model, const std::vector<int32_t>& picks,
+                               const std::vector<float>& probs, int max_len, const tok::Tokenizer* tokenizer = nullptr);
+
 // Greedy translations of many sources, decoded side by side (one row per source).
 std::vector<Translation> translate_greedy(const model::Seq2Seq& model, const std::vector<std::string>& sources,
                                           int max_len = 0, const tok::Tokenizer* tokenizer = nullptr);

@@ -24,7 +24,7 @@ export const WORKER_MESSAGE_CODES = [
   'tokens.cancelled', 'tokens.two_files', 'tokens.none',
   'variant.requested', 'variant.not_isolated', 'variant.no_threads', 'variant.no_simd', 'variant.threads_need_isolation',
   'variant.load_failed',
-  'gpu.off_requested', 'gpu.not_available', 'gpu.no_adapter', 'gpu.no_device', 'gpu.device_lost', 'gpu.seq2seq', 'gpu.recurrent',
+  'gpu.off_requested', 'gpu.not_available', 'gpu.no_adapter', 'gpu.no_device', 'gpu.device_lost', 'gpu.lstm_seq2seq', 'gpu.recurrent',
   'gpu.limits', 'gpu.out-of-memory', 'gpu.pipeline', 'gpu.internal', 'gpu.unavailable', 'gpu.device-lost',
   'gpu.generate_lost',
 ] as const;

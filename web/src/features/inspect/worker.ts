@@ -5,7 +5,7 @@ import { codedError } from '../../lib/coded';
 import { handlers, type WorkerFeature } from '../../worker/registry';
 import { needSession } from '../../worker/state';
 import { corpusBytes, type DataState } from '../data/worker';
-import { onGpuBytesOr, type WebgpuState } from '../webgpu/worker';
+import { onGpuBytesOr, onGpuOr, type WebgpuState } from '../webgpu/worker';
 import type { InspectCalls, Inspection } from './messages';
 
 type S = DataState & WebgpuState;
@@ -54,9 +54,12 @@ export function inspectWorker(): WorkerFeature<S> {
         if (V !== 256) Object.assign(out, likeliest(s, r.probs, r.T, V));
         return out;
       },
-      inspectTranslation(msg, ctx) {
+      async inspectTranslation(msg, ctx) {
         const s = needSession(ctx.state);
-        return { step: s.step(), ...s.inspectTranslation(new Uint8Array(msg.source), new Uint8Array(msg.target)) };
+        const cpu = () => ({ step: s.step(), ...s.inspectTranslation(new Uint8Array(msg.source), new Uint8Array(msg.target)) });
+        // a translator training on the GPU: its maps from the GPU's weights (the host's are behind)
+        const b = ctx.state.gpu;
+        return b && b.translates ? onGpuOr(ctx, (g) => g.inspectTranslation(new Uint8Array(msg.source), new Uint8Array(msg.target)).then((r) => ({ step: s.step(), ...r })), cpu) : cpu();
       },
     }),
   };

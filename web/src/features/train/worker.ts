@@ -75,7 +75,7 @@ async function gpuTrainSegment(ctx: Ctx<TrainState>, b: GpuBackend): Promise<voi
     const r = await b.trainSegment({
       keepGoing: () => st.running && !ctx.othersWaiting('train') && st.gpu === b,
       slice: (s) => sendSlice(ctx, s),
-      evaluated: (e) => ctx.emit('evalResult', { step: e.step, loss: e.loss } satisfies EvalResult),
+      evaluated: (e) => ctx.emit('evalResult', { step: e.step, loss: e.loss, exactMatch: e.exactMatch, cer: e.cer } satisfies EvalResult),
       snapshotted: () => void ctx.fire('snapshotTaken'),
     });
     if (st.gpu === b) afterSlice(ctx, r);

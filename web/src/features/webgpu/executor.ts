@@ -7,7 +7,7 @@
 // next slice before the last one's losses arrive. No step reads anything else back.
 import { GpuBackendError } from './errors';
 import { KERNELS, MAX_HEAD_SIZE, opFlops, type KernelConsts } from './kernels';
-import { ioRegion, type GpuPlan, type PlanOp, type Region } from './plan';
+import { batchLayout, ioRegion, type GpuPlan, type PlanOp, type Region } from './plan';
 
 const UNIFORM_SLOT = 256; // bytes per op: 32 u32 dims + 8 f32 scalars, at the uniform-offset alignment
 const UNIFORM_BYTES = 160;
@@ -65,6 +65,32 @@ export interface Inspection {
   NH: number;
   attention: Float32Array; // (L, NH, T, T)
   probs: Float32Array; // (T, V)
+}
+
+/** Greedy translation's steps on the GPU (the plan's translate.encode / translate.step). */
+export interface GpuTranslationSteps {
+  picks: Int32Array;   // the token picked at each step (the core's gpuTranslateFinish makes the translation)
+  probs: Float32Array; // its probability among the allowed tokens
+  S: number;           // source tokens (the maps' columns)
+  rows: number;        // decoder positions read back (the maps' rows): BOS and the picks before the last
+  Ld: number;
+  NH: number;
+  cross: Float32Array; // (Ld, NH, rows, S) cross-attention weights of the last step
+}
+
+/** A pair read by the translator (Session.inspectTranslation's shape). */
+export interface PairInspection {
+  S: number;
+  T: number;
+  Le: number;
+  Ld: number;
+  NH: number;
+  src: Int32Array;
+  tgtIn: Int32Array;
+  encSelf: Float32Array; // (Le, NH, S, S)
+  decSelf: Float32Array; // (Ld, NH, T, T)
+  cross: Float32Array;   // (Ld, NH, T, S)
+  probs: Float32Array;   // (T, V)
 }
 
 export interface OpProfile {
@@ -232,6 +258,8 @@ export class GpuExecutor {
       this.programs.set(name, compiled);
     }
     device.queue.writeBuffer(uniforms, 0, data);
+    // the core's constant tables (bit patterns: the GPU gets exactly the core's floats)
+    for (const [name, bits] of Object.entries(this.plan.constants ?? {})) this.write(name, new Uint32Array(bits));
     const err = await device.popErrorScope();
     if (err) throw new GpuBackendError('internal', `binding the plan failed: ${err.message}`);
   }
@@ -346,13 +374,30 @@ export class GpuExecutor {
 
   // ---- training and evaluation ----
 
-  // k steps on k batches (each x (B, T) then y (B, T) as the core's gpuNextBatches lays them out)
-  // with each step's learning rate and bias corrections (the core's gpuStepScalars: 3 floats a
-  // step): one command buffer per step; the losses are read back once, after the last.
+  // Writes batch i of `batches` (laid out as the plan's batchInputs: x (B, T) then y (B, T) for a GPT;
+  // src, tgt_in, targets for seq2seq, as the core's gpuNextBatches lays them out) into its regions.
+  private writeBatch(batches: Int32Array, i: number): void {
+    const layout = batchLayout(this.plan);
+    const n = layout.reduce((s, r) => s + r.count, 0);
+    let at = n * i;
+    for (const r of layout) {
+      this.write(r.name, batches.subarray(at, at + r.count));
+      at += r.count;
+    }
+  }
+
+  // Tokens of one batch (all its batchInputs).
+  batchTokens(): number {
+    return batchLayout(this.plan).reduce((s, r) => s + r.count, 0);
+  }
+
+  // k steps on k batches (writeBatch's layout) with each step's learning rate and bias corrections
+  // (the core's gpuStepScalars: 3 floats a step): one command buffer per step; the losses are read
+  // back once, after the last.
   train(batches: Int32Array, scalars: Float32Array, k: number): Promise<TrainResult> {
     this.check();
-    const n = this.plan.batch * this.plan.model.block_size;
-    if (k < 1 || batches.length !== k * 2 * n) throw new Error(`train: expected ${k} batches of 2 x ${n} tokens`);
+    const n = this.batchTokens();
+    if (k < 1 || batches.length !== k * n) throw new Error(`train: expected ${k} batches of ${n} tokens`);
     if (scalars.length !== 3 * k) throw new Error(`train: expected 3 scalars for each of ${k} steps`);
     if (this.haltPending) {
       this.writeState(this.plan.state.halted, 0);
@@ -364,8 +409,7 @@ export class GpuExecutor {
     const staging = this.device.createBuffer({ size: k * 8 + 16, usage: GB.MAP_READ | GB.COPY_DST });
     const t0 = performance.now();
     for (let i = 0; i < k; i++) {
-      this.write('tokens', batches.subarray(2 * n * i, 2 * n * i + n));
-      this.write('targets', batches.subarray(2 * n * i + n, 2 * n * (i + 1)));
+      this.writeBatch(batches, i);
       this.write('step.scalars', scalars.subarray(3 * i, 3 * i + 3));
       const enc = this.device.createCommandEncoder();
       const pass = enc.beginComputePass();
@@ -390,13 +434,12 @@ export class GpuExecutor {
   // The mean loss of each batch (laid out like train's), without training.
   evaluate(batches: Int32Array, count: number): Promise<Float32Array> {
     this.check();
-    const n = this.plan.batch * this.plan.model.block_size;
-    if (batches.length !== count * 2 * n) throw new Error(`evaluate: expected ${count} batches of 2 x ${n} tokens`);
+    const n = this.batchTokens();
+    if (batches.length !== count * n) throw new Error(`evaluate: expected ${count} batches of ${n} tokens`);
     const stateR = ioRegion(this.plan, 'state');
     const staging = this.device.createBuffer({ size: Math.max(4, count * 4), usage: GB.MAP_READ | GB.COPY_DST });
     for (let i = 0; i < count; i++) {
-      this.write('tokens', batches.subarray(2 * n * i, 2 * n * i + n));
-      this.write('targets', batches.subarray(2 * n * i + n, 2 * n * (i + 1)));
+      this.writeBatch(batches, i);
       const enc = this.device.createCommandEncoder();
       const pass = enc.beginComputePass();
       this.encode(pass, 'eval');
@@ -430,6 +473,70 @@ export class GpuExecutor {
     }
     const probs = new Float32Array(parts[L]).slice(0, T * V);
     return { T, L, NH, attention, probs };
+  }
+
+  // ---- translation (seq2seq) ----
+
+  // Greedy decoding of one source: src (block_size tokens: the source, then PAD), `length` of them
+  // real; BOS first; `steps` picks (max_len + 1), all in one command buffer, read back once.
+  async translate(src: Int32Array, length: number, bos: number, steps: number): Promise<GpuTranslationSteps> {
+    this.check();
+    const Tb = this.plan.model.block_size, NH = this.plan.model.n_head, Ld = this.plan.model.n_dec_layer ?? 0;
+    if (!this.plan.programs['translate.step']) throw new Error('translate: this plan has no translation programs');
+    if (src.length !== Tb || length < 1 || length > Tb) throw new Error(`translate: a source of 1 to ${Tb} tokens, padded to ${Tb}`);
+    if (steps < 1 || steps > Tb) throw new Error(`translate: 1 to ${Tb} steps`);
+    this.write('translate.src', new Uint32Array(src));
+    const tgt = new Uint32Array(Tb); // past the tokens so far: hidden by the causal mask
+    tgt[0] = bos;
+    this.write('translate.tgt_in', tgt);
+    this.writeState(this.plan.state.genLen, 1);
+    const enc = this.device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    this.encode(pass, 'translate.encode');
+    for (let i = 0; i < steps; i++) this.encode(pass, 'translate.step');
+    pass.end();
+    this.device.queue.submit([enc.finish()]);
+    const parts = await this.read([ioRegion(this.plan, 'translate.out'),
+      ...[...Array(Ld).keys()].map((l) => ioRegion(this.plan, `translate.cross.${l}`))]);
+    const out = new Uint32Array(parts[0]).subarray(0, 2 * steps);
+    const picks = Int32Array.from({ length: steps }, (_, i) => out[2 * i]);
+    const probs = new Float32Array(Uint32Array.from({ length: steps }, (_, i) => out[2 * i + 1]).buffer);
+    const rows = steps, S = length;
+    const cross = new Float32Array(Ld * NH * rows * S);
+    for (let l = 0; l < Ld; l++) {
+      const a = new Float32Array(parts[1 + l]); // (NH, Tb, Tb)
+      for (let h = 0; h < NH; h++)
+        for (let i = 0; i < rows; i++) cross.set(a.subarray((h * Tb + i) * Tb, (h * Tb + i) * Tb + S), ((l * NH + h) * rows + i) * S);
+    }
+    return { picks, probs, S, rows, Ld, NH, cross };
+  }
+
+  // Every attention map and the next-token probabilities of a pair (tokens padded to block_size; S
+  // and T of them real), read back once.
+  async inspectPair(p: { src: Int32Array; tgtIn: Int32Array; S: number; T: number; Le: number; Ld: number; NH: number }): Promise<PairInspection> {
+    this.check();
+    const Tb = this.plan.model.block_size, V = this.plan.model.vocab_size, { S, T, Le, Ld, NH } = p;
+    if (p.src.length !== Tb || p.tgtIn.length !== Tb) throw new Error(`inspectPair: tokens padded to ${Tb}`);
+    this.write('pair.src', new Uint32Array(p.src));
+    this.write('pair.tgt_in', new Uint32Array(p.tgtIn));
+    this.submitProgram('pair.inspect');
+    const names = [...[...Array(Le).keys()].map((l) => `pair.encoder.${l}`), ...[...Array(Ld).keys()].map((l) => `pair.decoder.${l}`),
+      ...[...Array(Ld).keys()].map((l) => `pair.cross.${l}`), 'pair.probs'];
+    const parts = (await this.read(names.map((n) => ioRegion(this.plan, n)))).map((b) => new Float32Array(b));
+    // (L, NH, Tq, Tk) from per-layer (NH, Tb, Tb) maps
+    const crop = (maps: Float32Array[], Tq: number, Tk: number) => {
+      const out = new Float32Array(maps.length * NH * Tq * Tk);
+      maps.forEach((a, l) => {
+        for (let h = 0; h < NH; h++)
+          for (let i = 0; i < Tq; i++) out.set(a.subarray((h * Tb + i) * Tb, (h * Tb + i) * Tb + Tk), ((l * NH + h) * Tq + i) * Tk);
+      });
+      return out;
+    };
+    return {
+      S, T, Le, Ld, NH, src: p.src.slice(0, S), tgtIn: p.tgtIn.slice(0, T),
+      encSelf: crop(parts.slice(0, Le), S, S), decSelf: crop(parts.slice(Le, Le + Ld), T, T),
+      cross: crop(parts.slice(Le + Ld, Le + 2 * Ld), T, S), probs: parts[Le + 2 * Ld].slice(0, T * V),
+    };
   }
 
   // ---- generation with the KV cache ----

@@ -10,8 +10,8 @@
 // JavaScript, and hands every result back to the core in order.
 import type { Slice } from '../../../../wasm/tinygpt';
 import { GpuBackendError } from './errors';
-import type { GeneratedChunk, Inspection } from './executor';
-import { type GpuHostModule, type GpuSteps, type HostSession, type SampleOptions, WebGpuSession } from './session';
+import type { GeneratedChunk, Inspection, PairInspection } from './executor';
+import { type GpuHostModule, type GpuSteps, type GpuTranslation, type HostSession, type SampleOptions, WebGpuSession } from './session';
 
 const CHUNK_MS = 70;      // GPU time of one submission: pause and generate are answered within about two
 const MAX_IN_FLIGHT = 2;  // submissions whose losses are not back yet
@@ -20,7 +20,7 @@ const MAX_CHUNK = 256;    // steps in one submission
 export interface SegmentEvents {
   keepGoing(): boolean;   // false: submit nothing more (paused, a generation waits)
   slice(s: Slice): void;  // steps recorded by the core's run loop, as Session.advance reports them
-  evaluated(e: { step: number; loss: number; ms: number }): void;
+  evaluated(e: { step: number; loss: number; ms: number; exactMatch?: number; cer?: number }): void;
   /** A snapshot for the run's history was taken after the evaluation ("watch it learn"). */
   snapshotted?(reset: boolean): void;
 }
@@ -51,7 +51,7 @@ export class GpuBackend {
 
   /** The GPU samples and inspects bytes (vocab_size 256); a BPE model trains here and does those on the host. */
   get readsBytes(): boolean {
-    return this.g.plan.model.vocab_size === 256;
+    return this.g.plan.kind !== 'seq2seq' && this.g.plan.model.vocab_size === 256;
   }
 
   private check(): void {
@@ -87,6 +87,11 @@ export class GpuBackend {
         const t0 = performance.now();
         const losses = await this.g.evaluateLosses();
         this.check();
+        // a translator's evaluation also translates held-out pairs (exact match, CER) on the host: with the GPU's weights
+        if (this.translates) {
+          await this.g.sync();
+          this.check();
+        }
         ev.evaluated(this.M.gpuRunRecordEvaluation(this.host, losses, performance.now() - t0));
         // the run's history: the GPU's weights come back to the host, which takes the snapshot
         const w = this.M as unknown as WatchHost;
@@ -149,6 +154,21 @@ export class GpuBackend {
 
   inspect(text: Uint8Array): Promise<Inspection> {
     return this.exclusive(() => this.g.inspect(text));
+  }
+
+  /** A translator's greedy translation, on the GPU (with its cross-attention weights). */
+  translate(source: Uint8Array, maxLen: number): Promise<GpuTranslation> {
+    return this.exclusive(() => this.g.translate(source, maxLen));
+  }
+
+  /** A pair read by the translator on the GPU: its attention maps and next-token probabilities. */
+  inspectTranslation(source: Uint8Array, target: Uint8Array): Promise<PairInspection> {
+    return this.exclusive(() => this.g.inspectTranslation(source, target));
+  }
+
+  /** A translator (seq2seq plan), as opposed to a language model. */
+  get translates(): boolean {
+    return this.g.plan.kind === 'seq2seq';
   }
 
   beginGeneration(prompt: Uint8Array, options: SampleOptions): Promise<void> {

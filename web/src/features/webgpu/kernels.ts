@@ -339,6 +339,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
           v = gelu(v);
         } else if (epilogue == 2u) {
           v = v * gelu_grad(aux[idx]);
+        } else if (epilogue == 3u) {
+          if (has_aux) { aux[idx] = v; }
+          v = max(v, 0.0);
         }
         out[idx] = v;
       }
@@ -632,7 +635,8 @@ const linear_backward: KernelDef = {
   source: kernel(['rw', 'r', 'r', 'r', 'rw', 'r', 'rw'], ['dinp', 'dout', 'weight', 'aux', 'dweight', 'inp', 'dbias'], /* wgsl */ `
 // A linear layer's backward in one dispatch: its two GEMMs are independent (both read dout), so
 // the first workgroups compute tiles of
-//   dinp (R, I) = dout (R, O) @ weight (I, O)^T   [* gelu'(aux) with epilogue 2]
+//   dinp (R, I) = [dinp +] dout (R, O) @ weight (I, O)^T   [* gelu'(aux) with epilogue 2; * (aux > 0) with
+//   epilogue 3, aux the ReLU's output; the product is added to dinp with accumulate]
 // and the rest tiles of
 //   dweight (I, O) = inp (R, I)^T @ dout (R, O),  dbias (O) = column sums of dout (has_dbias),
 // each tile exactly as matmul computes it (the same bits as the two matmul ops).
@@ -642,6 +646,7 @@ var<workgroup> Bs: array<f32, 1024>; // [k][j]
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let R = dim(0u); let I = dim(1u); let O = dim(2u); let epilogue = dim(3u); let has_dbias = dim(4u) != 0u;
+  let accumulate = dim(5u) != 0u;
   let t = row_of(wid, nwg);
   let tx = lid % 16u; let ty = lid / 16u;
   var acc0 = vec4<f32>(); var acc1 = vec4<f32>(); var acc2 = vec4<f32>(); var acc3 = vec4<f32>();
@@ -661,6 +666,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
           let idx = i * N + j;
           var v = acc[r][c];
           if (epilogue == 2u) { v = v * gelu_grad(aux[idx]); }
+          if (epilogue == 3u) { v = select(0.0, v, aux[idx] > 0.0); }
+          if (accumulate) { v = dinp[idx] + v; }
           dinp[idx] = v;
         }
       }
@@ -944,6 +951,190 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var v = lid; v < V; v += 256u) {
       let p = exp(logits[z + v] - mx) / sum;
       logits[z + v] = dloss * (p - select(0.0, 1.0, v == y));
+    }
+  }
+}`, reductions(256)),
+  grid: (d) => rowsGrid(d[0]),
+};
+
+// ---- the encoder-decoder's attention: masks, separate query and key/value sources -------------
+
+// The dims every masked-attention kernel starts with, and a key's visibility. Queries of (b, h) are
+// q[(b Tq + i) q_row + q_off + h HS + d], keys kv[(b Tk + j) kv_row + k_off + h HS + d], values at
+// v_off; key j is hidden when key_tokens[b Tk + j] == pad, or (causal) when j > i + Tk - Tq.
+const MASKED_DIMS = /* wgsl */ `
+  let B = dim(0u); let Tq = dim(1u); let Tk = dim(2u); let C = dim(3u); let NH = dim(4u);
+  let q_row = dim(5u); let q_off = dim(6u); let kv_row = dim(7u); let k_off = dim(8u); let v_off = dim(9u);
+  let causal = dim(10u) != 0u; let pad = dim(11u);
+  let scale = 1.0 / sqrt(f32(HS));`;
+const MASKED_VISIBLE = /* wgsl */ `
+fn visible(b: u32, i: u32, j: u32, Tq: u32, Tk: u32, causal: bool, pad: u32) -> bool {
+  if (key_tokens[b * Tk + j] == pad) { return false; }
+  return !causal || j + Tq <= i + Tk;
+}
+fn score(b: u32, h: u32, i: u32, j: u32, Tq: u32, Tk: u32, q_row: u32, q_off: u32, kv_row: u32, k_off: u32) -> f32 {
+  var s = 0.0;
+  for (var d = 0u; d < HS; d++) { s += q[(b * Tq + i) * q_row + q_off + h * HS + d] * kv[(b * Tk + j) * kv_row + k_off + h * HS + d]; }
+  return s;
+}
+`;
+// A row with no visible key has lse = NO_KEYS: every exp(s - lse) is 0, so its weights, output and
+// gradients are 0, as on the CPU.
+const NO_KEYS = '3.0e38';
+
+const attention_masked_forward: KernelDef = {
+  args: ['rw', 'rw', 'r', 'r', 'r u32'],
+  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r', 'r', 'r u32'], ['out', 'lse', 'q', 'kv', 'key_tokens']) +
+    attentionHead(c.HS) + MASKED_VISIBLE + /* wgsl */ `
+// One invocation per query row i of head h: the max of the visible scores, then
+// out_i = sum_j exp(s_ij - m) v_j / l,  l = sum_j exp(s_ij - m),  lse_i = m + log l   (s = q . k * scale)
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+${MASKED_DIMS}
+  let b = wid.y / NH; let h = wid.y % NH;
+  let i = wid.x * 64u + lid;
+  if (i >= Tq) { return; }
+  var m = -3.0e38; var seen = false;
+  for (var j = 0u; j < Tk; j++) {
+    if (visible(b, i, j, Tq, Tk, causal, pad)) {
+      m = max(m, score(b, h, i, j, Tq, Tk, q_row, q_off, kv_row, k_off) * scale);
+      seen = true;
+    }
+  }
+  var o: array<f32, HS>;
+  var l = 0.0;
+  for (var j = 0u; j < Tk; j++) {
+    if (visible(b, i, j, Tq, Tk, causal, pad)) {
+      let p = exp(score(b, h, i, j, Tq, Tk, q_row, q_off, kv_row, k_off) * scale - m);
+      l += p;
+      for (var d = 0u; d < HS; d++) { o[d] += p * kv[(b * Tk + j) * kv_row + v_off + h * HS + d]; }
+    }
+  }
+  for (var d = 0u; d < HS; d++) { out[(b * Tq + i) * C + h * HS + d] = select(0.0, o[d] / l, seen); }
+  lse[(b * NH + h) * Tq + i] = select(${NO_KEYS}, m + log(l), seen);
+}`,
+  grid: (d) => [Math.ceil(d[1] / 64), d[0] * d[4], 1],
+};
+
+const attention_masked_backward: KernelDef = {
+  args: ['rw', 'rw', 'r', 'r', 'r', 'r', 'r', 'r u32'],
+  source: (c) => PRELUDE + bindings(['rw', 'rw', 'r', 'r', 'r', 'r', 'r', 'r u32'],
+    ['dq', 'dkv', 'dout', 'out', 'q', 'kv', 'lse', 'key_tokens']) + attentionHead(c.HS) + MASKED_VISIBLE + /* wgsl */ `
+// p_ij = exp(s_ij - lse_i), D_i = dout_i . out_i, ds_ij = p_ij (dout_i . v_j - D_i) * scale:
+// the first ceil(Tq / 64) workgroups of (b, h) take query rows (dq_i = sum_j ds_ij k_j), the next
+// ceil(Tk / 64) key rows (dk_j = sum_i ds_ij q_i, dv_j = sum_i p_ij dout_i), each in a fixed order.
+// Without dq (has_dq 0: self-attention, one qkv region) dq goes to dkv at dq_off.
+fn D_of(b: u32, h: u32, i: u32, Tq: u32, C: u32) -> f32 {
+  var D = 0.0;
+  for (var d = 0u; d < HS; d++) { D += dout[(b * Tq + i) * C + h * HS + d] * out[(b * Tq + i) * C + h * HS + d]; }
+  return D;
+}
+fn dot_dout_v(b: u32, h: u32, i: u32, j: u32, Tq: u32, Tk: u32, C: u32, kv_row: u32, v_off: u32) -> f32 {
+  var s = 0.0;
+  for (var d = 0u; d < HS; d++) { s += dout[(b * Tq + i) * C + h * HS + d] * kv[(b * Tk + j) * kv_row + v_off + h * HS + d]; }
+  return s;
+}
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+${MASKED_DIMS}
+  let dq_row = dim(12u); let dq_off = dim(13u); let dkv_row = dim(14u); let dk_off = dim(15u); let dv_off = dim(16u);
+  let has_dq = dim(17u) != 0u;
+  let b = wid.y / NH; let h = wid.y % NH;
+  let q_tiles = (Tq + 63u) / 64u;
+  if (wid.x < q_tiles) {
+    let i = wid.x * 64u + lid;
+    if (i >= Tq) { return; }
+    let lse_i = lse[(b * NH + h) * Tq + i];
+    let D = D_of(b, h, i, Tq, C);
+    var g: array<f32, HS>;
+    for (var j = 0u; j < Tk; j++) {
+      if (visible(b, i, j, Tq, Tk, causal, pad)) {
+        let p = exp(score(b, h, i, j, Tq, Tk, q_row, q_off, kv_row, k_off) * scale - lse_i);
+        let ds = p * (dot_dout_v(b, h, i, j, Tq, Tk, C, kv_row, v_off) - D) * scale;
+        for (var d = 0u; d < HS; d++) { g[d] += ds * kv[(b * Tk + j) * kv_row + k_off + h * HS + d]; }
+      }
+    }
+    for (var d = 0u; d < HS; d++) {
+      let at = (b * Tq + i) * dq_row + dq_off + h * HS + d;
+      if (has_dq) { dq[at] = g[d]; } else { dkv[at] = g[d]; }
+    }
+    return;
+  }
+  let j = (wid.x - q_tiles) * 64u + lid;
+  if (j >= Tk) { return; }
+  var gk: array<f32, HS>;
+  var gv: array<f32, HS>;
+  for (var i = 0u; i < Tq; i++) {
+    if (visible(b, i, j, Tq, Tk, causal, pad)) {
+      let p = exp(score(b, h, i, j, Tq, Tk, q_row, q_off, kv_row, k_off) * scale - lse[(b * NH + h) * Tq + i]);
+      let ds = p * (dot_dout_v(b, h, i, j, Tq, Tk, C, kv_row, v_off) - D_of(b, h, i, Tq, C)) * scale;
+      for (var d = 0u; d < HS; d++) {
+        gk[d] += ds * q[(b * Tq + i) * q_row + q_off + h * HS + d];
+        gv[d] += p * dout[(b * Tq + i) * C + h * HS + d];
+      }
+    }
+  }
+  for (var d = 0u; d < HS; d++) {
+    dkv[(b * Tk + j) * dkv_row + dk_off + h * HS + d] = gk[d];
+    dkv[(b * Tk + j) * dkv_row + dv_off + h * HS + d] = gv[d];
+  }
+}`,
+  grid: (d) => [Math.ceil(d[1] / 64) + Math.ceil(d[2] / 64), d[0] * d[4], 1],
+};
+
+const attention_masked_probs: KernelDef = {
+  args: ['rw', 'r', 'r', 'r', 'r u32'],
+  source: (c) => PRELUDE + bindings(['rw', 'r', 'r', 'r', 'r u32'], ['att', 'q', 'kv', 'lse', 'key_tokens']) +
+    attentionHead(c.HS) + MASKED_VISIBLE + /* wgsl */ `
+// att (B, NH, Tq, Tk) = exp(s_ij - lse_i) where key j is visible, else 0
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+${MASKED_DIMS}
+  for (var idx = gid.x; idx < B * NH * Tq * Tk; idx += nwg.x * 256u) {
+    let j = idx % Tk; let i = (idx / Tk) % Tq; let bh = idx / (Tq * Tk);
+    let b = bh / NH; let h = bh % NH;
+    var p = 0.0;
+    if (visible(b, i, j, Tq, Tk, causal, pad)) {
+      p = exp(score(b, h, i, j, Tq, Tk, q_row, q_off, kv_row, k_off) * scale - lse[bh * Tq + i]);
+    }
+    att[idx] = p;
+  }
+}`,
+  grid: (d) => flatGrid(d[0] * d[4] * d[1] * d[2]),
+};
+
+const crossentropy_masked: KernelDef = {
+  args: ['rw', 'rw', 'r u32'],
+  source: kernel(['rw', 'rw', 'r u32'], ['logits', 'losses', 'targets'], /* wgsl */ `
+// crossentropy's rows, except that a target not below V (-1: padding) is ignored: its loss and
+// gradient are 0, and the mean runs over the count of the others. losses[n] = loss_n * N / count
+// (so a mean over N is the mean over the counted rows); the gradient row is (softmax - onehot) / count.
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let N = dim(0u); let V = dim(1u); let write_grad = dim(2u) != 0u;
+  let row = row_of(wid, nwg);
+  if (row >= N) { return; }
+  var n_valid = 0.0;
+  for (var n = lid; n < N; n += 256u) { n_valid += select(0.0, 1.0, targets[n] < V); }
+  let count = wg_sum(lid, n_valid);
+  let z = row * V;
+  // no early return for an ignored row: the reductions below need the whole workgroup
+  let valid = targets[row] < V;
+  let y = select(0u, targets[row], valid);
+  let zy = logits[z + y];
+  var mx = -3.0e38;
+  for (var v = lid; v < V; v += 256u) { mx = max(mx, logits[z + v]); }
+  mx = wg_max(lid, mx);
+  var s = 0.0;
+  for (var v = lid; v < V; v += 256u) { s += exp(logits[z + v] - mx); }
+  let sum = wg_sum(lid, s);
+  if (lid == 0u) { losses[row] = select(0.0, (log(sum) - (zy - mx)) * (f32(N) / count), valid); }
+  if (write_grad) {
+    let dloss = 1.0 / count;
+    for (var v = lid; v < V; v += 256u) {
+      let p = exp(logits[z + v] - mx) / sum;
+      logits[z + v] = select(0.0, dloss * (p - select(0.0, 1.0, v == y)), valid);
     }
   }
 }`, reductions(256)),
@@ -1287,6 +1478,33 @@ const decode_layer: KernelDef = {
   grid: () => [1, 1, 1],
 };
 
+const greedy_pick: KernelDef = {
+  args: ['rw u32', 'rw u32', 'rw u32', 'r'],
+  source: kernel(['rw u32', 'rw u32', 'rw u32', 'r'], ['out', 'tgt_in', 'state', 'logits'], STATE + /* wgsl */ `
+// Greedy decoding's step (translate.cpp's argmax_allowed): t = state[GEN_LEN] tokens are in tgt_in;
+// of logits row t - 1, the most likely allowed token (text tokens v < text, and EOS; ties: the lower
+// v) and its probability among the allowed ones go to out[2 (t - 1)] and out[2 (t - 1) + 1] (f32
+// bits); the token becomes tgt_in[t] (t < T) and GEN_LEN t + 1. One invocation: V is small, and
+// the scan in token order is the CPU's.
+@compute @workgroup_size(1)
+fn main() {
+  let T = dim(0u); let V = dim(1u); let text = dim(2u); let eos = dim(3u);
+  let t = state[GEN_LEN];
+  let z = (t - 1u) * V;
+  var best = eos; var m = logits[z + eos];
+  for (var v = 0u; v < text; v++) {
+    if (logits[z + v] > m || (logits[z + v] == m && v < best)) { m = logits[z + v]; best = v; }
+  }
+  var sum = exp(logits[z + eos] - m);
+  for (var v = 0u; v < text; v++) { sum += exp(logits[z + v] - m); }
+  out[2u * (t - 1u)] = best;
+  out[2u * (t - 1u) + 1u] = bitcast<u32>(1.0 / sum);
+  if (t < T) { tgt_in[t] = best; }
+  state[GEN_LEN] = t + 1u;
+}`),
+  grid: () => [1, 1, 1],
+};
+
 const sample: KernelDef = {
   args: ['rw u32', 'rw u32', 'rw u32', 'r', 'r', 'r'],
   source: kernel(['rw u32', 'rw u32', 'rw u32', 'r', 'r', 'r'], ['out_log', 'window', 'state', 'logits', 'draws', 'options'],
@@ -1380,6 +1598,7 @@ fn main(@builtin(local_invocation_index) v: u32) {
 export const KERNELS: Record<string, KernelDef> = {
   embedding_forward, embedding_backward, layernorm_forward, layernorm_backward_all, matmul, matmul_ln, block_forward, linear_backward, attention_forward, attention_backward, attention_probs,
   crossentropy, mean_loss, softmax, grad_norm_partials, optimizer_scalars, adamw,
+  attention_masked_forward, attention_masked_backward, attention_masked_probs, crossentropy_masked, greedy_pick,
   embedding_decode, matvec, attention_decode, decode_layer, sample,
 };
 

@@ -15,7 +15,16 @@ export interface PlanOp {
 
 export interface GpuPlan {
   version: number;
-  model: { n_layer: number; n_head: number; n_embd: number; block_size: number; vocab_size: number };
+  kind?: 'gpt' | 'seq2seq'; // the model (absent in single-op test plans: gpt)
+  // seq2seq: n_layer is the decoder's layers; n_enc_layer, n_dec_layer, d_ff as the core's Config
+  model: { n_layer: number; n_head: number; n_embd: number; block_size: number; vocab_size: number;
+    n_enc_layer?: number; n_dec_layer?: number; d_ff?: number };
+  srcLen?: number; // seq2seq: S and T of every batch
+  tgtLen?: number;
+  // the io regions a train / eval batch fills, in the order of the core's batches (gpu_host.h: next_batches)
+  batchInputs?: string[];
+  // io regions the executor fills once from the core's numbers (f32 bit patterns), e.g. the sinusoidal table
+  constants?: Record<string, number[]>;
   batch: number;
   headSize: number;
   align: number;
@@ -43,4 +52,9 @@ export function ioRegion(plan: GpuPlan, name: string): [number, number, number] 
   const r = plan.io[name];
   if (!r) throw new Error(`GPU plan has no region '${name}'`);
   return r;
+}
+
+// The regions a batch fills and their sizes, in order (a GPT plan without the list: tokens, targets).
+export function batchLayout(plan: GpuPlan): { name: string; count: number }[] {
+  return (plan.batchInputs ?? ['tokens', 'targets']).map((name) => ({ name, count: ioRegion(plan, name)[2] }));
 }

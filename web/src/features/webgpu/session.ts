@@ -5,7 +5,7 @@
 // after a fallback) continues exactly where the GPU was.
 import type { Slice } from '../../../../wasm/tinygpt';
 import { GpuBackendError } from './errors';
-import { GpuExecutor, type ExecutorOptions, type GeneratedChunk, type Inspection } from './executor';
+import { GpuExecutor, type ExecutorOptions, type GeneratedChunk, type Inspection, type PairInspection } from './executor';
 import { parsePlan, type GpuPlan } from './plan';
 
 /** tinygpt::StepPlan (core/include/tinygpt/run.h): what the core's run loop lets the GPU do next. */
@@ -25,6 +25,9 @@ export interface GpuHostModule {
   gpuImportState(session: unknown, params: Float32Array, m: Float32Array, v: Float32Array, adamT: number, goodState: boolean): void;
   gpuRollBack(session: unknown, reason: string): Rollback;
   gpuReturnToGoodState(session: unknown, reason: string): Rollback;
+  gpuTranslateStart?(session: unknown, source: Uint8Array, maxLen: number): { src: Int32Array; length: number; steps: number; maxLen: number; bos: number };
+  gpuTranslateFinish?(session: unknown, picks: Int32Array, probs: Float32Array, maxLen: number): GpuTranslation;
+  gpuTranslationPair?(session: unknown, source: Uint8Array, target: Uint8Array): PairTokens;
   gpuNextBatches(session: unknown, k: number): Int32Array;
   gpuStepScalars(session: unknown, step: number, adamT: number, k: number): Float32Array;
   gpuValBatches(session: unknown): Int32Array;
@@ -35,7 +38,7 @@ export interface GpuHostModule {
   // the core's run loop (tinygpt::Run::plan / record / record_evaluation) with steps computed here
   gpuRunPlan(session: unknown, maxSteps: number): RunPlan;
   gpuRunRecord(session: unknown, losses: Float32Array, gradNorms: Float32Array, trainMs: number): Slice;
-  gpuRunRecordEvaluation(session: unknown, batchLosses: Float32Array, ms: number): { step: number; loss: number; ms: number };
+  gpuRunRecordEvaluation(session: unknown, batchLosses: Float32Array, ms: number): { step: number; loss: number; ms: number; exactMatch?: number; cer?: number };
 }
 
 // What this needs of the wasm Session.
@@ -44,6 +47,28 @@ export interface HostSession {
   learningRate(): number;
   save(): Uint8Array;
   load(bytes: Uint8Array): void;
+}
+
+/** A translation as the wasm Session's translate() returns it, with the GPU's cross-attention weights. */
+export interface GpuTranslation {
+  text: Uint8Array;
+  tokens: Int32Array;
+  probs: Float32Array;
+  logProb: number;
+  score: number;
+  finished: boolean;
+  cross?: { Ld: number; NH: number; rows: number; S: number; weights: Float32Array }; // (Ld, NH, rows, S)
+}
+
+/** A pair's tokens as the core reads them for inspection, padded to block_size (gpuTranslationPair). */
+export interface PairTokens {
+  src: Int32Array;
+  tgtIn: Int32Array;
+  S: number;
+  T: number;
+  Le: number;
+  Ld: number;
+  NH: number;
 }
 
 /** Steps computed on the GPU and not recorded anywhere yet (steps()). */
@@ -188,8 +213,40 @@ export class WebGpuSession {
 
   private validationLosses(): Promise<Float32Array> {
     const batches = this.M.gpuValBatches(this.session);
-    const count = batches.length / (2 * this.plan.batch * this.plan.model.block_size);
+    const count = batches.length / this.exec.batchTokens();
     return this.exec.evaluate(batches, count);
+  }
+
+  // Greedy translation on the GPU (a seq2seq plan), with the state the queued steps leave: the core
+  // reads the source and makes the translation from the GPU's picks (translate.cpp's greedy loop).
+  translate(source: Uint8Array, maxLen = 0): Promise<GpuTranslation> {
+    if (this.plan.kind !== 'seq2seq' || !this.M.gpuTranslateStart || !this.M.gpuTranslateFinish)
+      return Promise.reject(new Error('translate: this model is not a seq2seq translator'));
+    let start: ReturnType<NonNullable<GpuHostModule['gpuTranslateStart']>>;
+    try {
+      start = this.M.gpuTranslateStart(this.session, source, maxLen); // validates: the CPU's errors
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.queue(async () => {
+      const r = await this.exec.translate(start.src, start.length, start.bos, start.steps);
+      this.alive();
+      const t = this.M.gpuTranslateFinish!(this.session, r.picks, r.probs, start.maxLen);
+      return { ...t, cross: { Ld: r.Ld, NH: r.NH, rows: t.probs.length, S: r.S, weights: cropRows(r.cross, r.Ld * r.NH, r.rows, t.probs.length, r.S) } };
+    });
+  }
+
+  // A source and a target read by the translator on the GPU (teacher forcing), as the wasm Session's
+  // inspectTranslation returns them: every attention map and the next-token probabilities.
+  inspectTranslation(source: Uint8Array, target: Uint8Array): Promise<PairInspection> {
+    let p: PairTokens;
+    try {
+      if (this.plan.kind !== 'seq2seq' || !this.M.gpuTranslationPair) throw new Error('inspectTranslation: this model is not a seq2seq translator');
+      p = this.M.gpuTranslationPair(this.session, source, target); // the CPU's checks and errors
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.queue(() => this.exec.inspectPair(p));
   }
 
   // Attention maps and next-byte probabilities of the last block_size bytes of a text
@@ -341,4 +398,11 @@ export class WebGpuSession {
   destroy(): void {
     this.exec.destroy();
   }
+}
+
+// (G, rows, S) -> (G, keep, S): the first `keep` rows of each map
+function cropRows(a: Float32Array, G: number, rows: number, keep: number, S: number): Float32Array {
+  const out = new Float32Array(G * keep * S);
+  for (let g = 0; g < G; g++) out.set(a.subarray(g * rows * S, g * rows * S + keep * S), g * keep * S);
+  return out;
 }

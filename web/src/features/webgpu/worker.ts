@@ -1,5 +1,5 @@
 // worker.ts (webgpu) — the current model's GPU backend. The page asks for WebGPU at init
-// (?backend= or navigator.gpu); each gpt model that fits goes on the GPU (gpu-backend.ts, loaded
+// (?backend= or navigator.gpu); each gpt or seq2seq model that fits goes on the GPU (gpu-backend.ts, loaded
 // on first use), the wasm Session staying the host: corpus, batches, history, checkpoints, the
 // run loop's policy. Any GPU failure falls back to the Session on the CPU, from its last good state.
 import type { Session } from '../../../../wasm/tinygpt';
@@ -37,8 +37,8 @@ async function attach(ctx: Ctx<WebgpuState>): Promise<void> {
   st.gpuFallback = null;
   const device = st.webgpu;
   if (!device || device.off) return;
-  if (s.kind() !== 'gpt') {
-    st.onCpu = isTranslator(s.kind()) ? coded('gpu.seq2seq', 'the seq2seq model has no GPU plan: a translation run trains on the CPU')
+  if (s.kind() !== 'gpt' && s.kind() !== 'seq2seq') {
+    st.onCpu = isTranslator(s.kind()) ? coded('gpu.lstm_seq2seq', 'the LSTM translator has no GPU plan: it trains on the CPU')
       : coded('gpu.recurrent', 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU');
     return;
   }

@@ -259,7 +259,7 @@ export const errors = {
     'gpu.no_adapter': 'WebGPU found no GPU adapter',
     'gpu.no_device': 'WebGPU could not create a device',
     'gpu.device_lost': 'the GPU device was lost',
-    'gpu.seq2seq': 'the seq2seq model has no GPU plan: a translation run trains on the CPU',
+    'gpu.lstm_seq2seq': 'the LSTM translator has no GPU plan: it trains on the CPU',
     'gpu.recurrent': 'a recurrent model (rnn, gru, lstm) has no GPU plan: it trains on the CPU',
     'gpu.limits': "the model does not fit this GPU's limits",
     'gpu.out-of-memory': 'the GPU could not allocate the memory the model needs',

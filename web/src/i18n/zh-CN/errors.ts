@@ -222,7 +222,7 @@ export const errors: typeof en = {
     'gpu.no_adapter': 'WebGPU 没有找到 GPU 适配器',
     'gpu.no_device': 'WebGPU 无法创建设备',
     'gpu.device_lost': 'GPU 设备已丢失',
-    'gpu.seq2seq': '翻译模型没有 GPU 方案：翻译训练在 CPU 上进行',
+    'gpu.lstm_seq2seq': 'LSTM 翻译模型没有 GPU 方案：它在 CPU 上训练',
     'gpu.recurrent': '循环模型（RNN、GRU、LSTM）没有 GPU 方案：它在 CPU 上训练',
     'gpu.limits': '模型超出了这块 GPU 的限制',
     'gpu.out-of-memory': 'GPU 无法分配模型所需的显存',
