@@ -29,6 +29,10 @@ void run(int n, RangeFn fn, void* ctx, int min_chunk = 1);
 bool in_parallel_region();          // true inside a task started by run()
 // Calls fn(ctx, t, t + 1, t) exactly once on every thread t (for per-thread housekeeping).
 void run_on_each_thread(RangeFn fn, void* ctx);
+// Gives the core to another thread for a moment (a task waiting for another task of its job).
+void yield_thread();
+// Counts a parallel_for that ran on the calling thread (tinygpt::pool_stats(), when profiling).
+void count_inline_job();
 
 // Below this much work (about multiply-adds) a kernel runs on the calling thread: waking the
 // other threads would cost more than it saves (generation's one-token products, for example).
@@ -44,6 +48,7 @@ template <class F>
 void parallel_for(int n, F&& f, int64_t work = INT64_MAX) {
   if (n <= 0) return;
   if (num_threads() == 1 || n == 1 || work < kMinParallelWork || in_parallel_region()) {
+    count_inline_job();
     f(0, n, 0);
     return;
   }
