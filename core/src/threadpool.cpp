@@ -38,7 +38,7 @@ int max_threads() { return 1; }
 void set_num_threads(int n) {
   if (n != 1) throw tinygpt::Error("this build has no threads: thread count must be 1");
 }
-void run(int n, RangeFn fn, void* ctx, int) {
+void run(int n, RangeFn fn, void* ctx, int, int) {
   if (n > 0) fn(ctx, 0, n, 0);
 }
 bool in_parallel_region() { return false; }
@@ -139,7 +139,7 @@ class Pool {
     cv_.notify_all();  // parked workers that are active again stop sleeping
   }
 
-  void run(int n, RangeFn fn, void* ctx, int min_chunk, bool each_thread) {
+  void run(int n, RangeFn fn, void* ctx, int min_chunk, int max_chunk, bool each_thread) {
     const int P = threads();
     if (P == 1 || (n == 1 && !each_thread) || tl_in_task) {
       count_inline_job();
@@ -155,6 +155,7 @@ class Pool {
     ctx_.store(ctx, std::memory_order_relaxed);
     n_.store(n, std::memory_order_relaxed);
     min_chunk_.store(std::max(1, min_chunk), std::memory_order_relaxed);
+    max_chunk_.store(max_chunk > 0 ? max_chunk : n, std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
     gen_++;
     // seq_cst: ordered before the sleepers_ check below (a worker going to sleep does the mirror
@@ -199,13 +200,14 @@ class Pool {
     }
     const int n = n_.load(std::memory_order_relaxed);
     const int min_chunk = min_chunk_.load(std::memory_order_relaxed);
+    const int max_chunk = max_chunk_.load(std::memory_order_relaxed);
     const int parts = kChunksPerThread * threads();
     for (;;) {
       if (gen_of(w) != gen) break;  // replaced: what we read above may belong to another job
       const int next = int(low_of(w));
       if (next >= n) break;
       const int left = n - next;
-      const int chunk = std::min(left, std::max(min_chunk, (left + parts - 1) / parts));
+      const int chunk = std::min({left, max_chunk, std::max(min_chunk, (left + parts - 1) / parts)});
       if (!claim_.compare_exchange_weak(w, w + uint64_t(chunk), std::memory_order_acq_rel,
                                         std::memory_order_acquire))
         continue;  // w now holds the current word
@@ -286,6 +288,7 @@ class Pool {
   std::atomic<void*> ctx_{nullptr};
   std::atomic<int> n_{0};
   std::atomic<int> min_chunk_{1};
+  std::atomic<int> max_chunk_{1};
   uint32_t gen_ = 0;  // the caller's count of jobs published
 };
 
@@ -308,14 +311,14 @@ void set_num_threads(int n) {
   pool().resize(n);
 }
 
-void run(int n, RangeFn fn, void* ctx, int min_chunk) {
+void run(int n, RangeFn fn, void* ctx, int min_chunk, int max_chunk) {
   if (n <= 0) return;
-  pool().run(n, fn, ctx, min_chunk, false);
+  pool().run(n, fn, ctx, min_chunk, max_chunk, false);
 }
 
 bool in_parallel_region() { return tl_in_task; }
 
-void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn, ctx, 1, true); }
+void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn, ctx, 1, 0, true); }
 
 void yield_thread() { std::this_thread::yield(); }
 
