@@ -332,6 +332,32 @@ TEST_CASE("adamw update matches the reference", "[simd]") {
   });
 }
 
+TEST_CASE("a linear layer's products over several K slices, with a bias, are bit-identical with one to four threads", "[simd][threads]") {
+  // K = 600 > 2 KC (three slices in one split job, packing included), a bias folded into the
+  // first slice's stores: the same bits as copying the bias into C and accumulating the product,
+  // for every thread count
+  for_each_backend([&] {
+    const int N = 600, IC = 300, OC = 72;
+    std::vector<float> x = random_vector(size_t(N) * IC, 11), w = random_vector(size_t(IC) * OC, 12);
+    std::vector<float> bias = random_vector(size_t(OC), 13), dout = random_vector(size_t(N) * OC, 14);
+    require_thread_independent([&] {
+      std::vector<float> out(size_t(N) * OC), copied(size_t(N) * OC);
+      kernels::matmul_forward(out.data(), x.data(), w.data(), bias.data(), N, IC, OC);
+      for (int n = 0; n < N; n++) std::memcpy(copied.data() + size_t(n) * OC, bias.data(), size_t(OC) * sizeof(float));
+      kernels::sgemm(false, false, N, OC, IC, x.data(), IC, w.data(), OC, copied.data(), OC, true);
+      CHECK(std::memcmp(out.data(), copied.data(), out.size() * sizeof(float)) == 0);
+      return out;
+    });
+    require_thread_independent([&] {
+      std::vector<float> dx(x.size(), 0.5f), dw(w.size(), 0.25f), db(bias.size(), 0.0f);
+      kernels::matmul_backward(dx.data(), dw.data(), db.data(), dout.data(), x.data(), w.data(), N, IC, OC);
+      dx.insert(dx.end(), dw.begin(), dw.end());
+      dx.insert(dx.end(), db.begin(), db.end());
+      return dx;
+    });
+  });
+}
+
 TEST_CASE("kernels give bit-identical results with one to four threads", "[simd][threads]") {
   for_each_backend([&] {
     const int B = 3, T = 33, C = 24, NH = 3, N = B * T;

@@ -1,5 +1,6 @@
 // test_runtime.cpp — the ThreadTuner's decisions, fed with made-up step times (no clocks, no
-// threads: every run of these tests makes the same decisions).
+// threads: every run of these tests makes the same decisions); at the end, the thread pool's
+// counters (counts only).
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -10,6 +11,7 @@
 #include <vector>
 #include <string>
 
+#include "threadpool.h"
 #include "tinygpt/runtime.h"
 
 using namespace tinygpt;
@@ -256,4 +258,46 @@ TEST_CASE("with heavy-tailed noise on every step the tuner stays within 0.9x of 
     checked++;
   }
   CHECK(checked == 300);
+}
+
+// The pool's counters (tinygpt::pool_stats): they count only while switched on, and count split
+// jobs, chunks and parallel_for calls run inline; times are only checked for consistency (no
+// timed assertions).
+
+TEST_CASE("the pool's counters count split jobs, chunks and inline calls only while on", "[runtime][threads]") {
+  const int saved = tinygpt::num_threads();
+  tinygpt::set_num_threads(tinygpt::max_threads() > 1 ? 2 : 1);
+  const bool split = tinygpt::num_threads() > 1;
+  std::vector<float> x(1 << 16, 1.0f);
+  auto job = [&] {
+    tinygpt::tp::parallel_for(64, [&](int b, int e, int) {
+      for (int i = b * 1024; i < e * 1024; i++) x[size_t(i)] = x[size_t(i)] * 0.5f + 1.0f;
+    });
+  };
+  tinygpt::set_pool_profiling(false);
+  job();
+  tinygpt::set_pool_profiling(true);  // resets
+  CHECK(tinygpt::pool_profiling());
+  job();
+  job();
+  tinygpt::tp::parallel_for(8, [&](int, int, int) {}, 100);  // too little work: inline
+  const tinygpt::PoolStats s = tinygpt::pool_stats();
+  tinygpt::set_pool_profiling(false);
+  job();  // off: not counted
+  const tinygpt::PoolStats after = tinygpt::pool_stats();
+  CHECK(s.threads == tinygpt::num_threads());
+  CHECK(s.jobs == (split ? 2 : 0));
+  CHECK(s.inline_jobs == (split ? 1 : 3));
+  if (split) {
+    CHECK(s.chunks >= 2);
+    CHECK(s.chunks <= 128);
+    CHECK(s.joined <= s.jobs);
+  }
+  CHECK(s.parallel_ms >= s.barrier_ms);
+  CHECK(s.barrier_ms >= 0);
+  CHECK(s.wall_ms >= s.parallel_ms);
+  CHECK(after.jobs == s.jobs);
+  CHECK(after.chunks == s.chunks);
+  CHECK(after.inline_jobs == s.inline_jobs);
+  tinygpt::set_num_threads(saved);
 }

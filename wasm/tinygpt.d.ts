@@ -6,6 +6,27 @@
  * the same names as the CLI's flags). Every field is optional; missing fields take the schema's
  * defaults (preset S). `configSchema()` describes every field; `presets()` gives whole configs.
  */
+/** The thread pool's counters (tinygpt::PoolStats): times in ms since setPoolProfiling(true). */
+export interface PoolStats {
+  threads: number;
+  wallMs: number;
+  /** The caller's time inside split jobs; the rest of wallMs ran on one thread. */
+  parallelMs: number;
+  /** Part of parallelMs: the caller out of chunks, waiting for the other threads'. */
+  barrierMs: number;
+  /** Summed over workers' first claims of a job: publish to claim. */
+  wakeMs: number;
+  /** Time inside tasks, per thread (0: the caller). */
+  busyMs: number[];
+  jobs: number;
+  inlineJobs: number;
+  chunks: number;
+  joined: number;
+  sleeps: number;
+}
+
+export interface KernelTiming { name: string; calls: number; ms: number }
+
 export interface SessionConfig {
   model?: ModelKind;       // a language model (gpt, rnn, gru, lstm), or an encoder-decoder that translates (seq2seq, lstm_seq2seq)
   n_layer?: number;        // 4   (gpt; rnn, gru, lstm: recurrent layers)
@@ -449,6 +470,14 @@ export interface TinyGPTModule {
   maxThreads(): number;
   numThreads(): number;
   setThreads(n: number): void;
+  /** Switches the thread pool's counters on (and resets them) or off; for benchmarks (each split job then reads the clock). */
+  setPoolProfiling(on: boolean): void;
+  /** The pool's counters since profiling was switched on (all zero in a build without threads). */
+  poolStats(): PoolStats;
+  /** Times every kernel call (wall clock) while on; for benchmarks. */
+  setKernelProfiling(on: boolean): void;
+  /** The kernels called since the last read, with their summed wall time; resets them. */
+  kernelTimings(): KernelTiming[];
   checkConfig(config: SessionConfig): ConfigCheck;
   /** Every code the core's coded messages can carry (error.h message_codes()). */
   messageCodes(): string[];

@@ -137,9 +137,11 @@ inline void micro_kernel(int kc, const float* __restrict a, const float* __restr
 
 // C[0:mr, 0:nr] (+)= sum_k op(A)(i, k) b[k][0:TR * W]: a TM x TR-vector register tile; a points
 // at op(A)(0, 0) of the tile, b at its first column (row stride ldb)
+// bias (the tile's first column of a row vector, or null): C starts from it instead of from C
+// or zero; bias[j] + sum is the same operation as C = bias first and C += sum after.
 template <bool TransA, int TM, int TR>
 inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
-                          int ldc, bool accumulate, int mr, int nr) {
+                          int ldc, bool accumulate, int mr, int nr, const float* bias = nullptr) {
   constexpr int TN = TR * W;
   const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
   for (int i = 0; i < TM; i++) ar[i] = TransA ? a + std::min(i, mr - 1) : a + std::min(i, mr - 1) * lda;
@@ -158,7 +160,8 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
     for (int i = 0; i < TM; i++)
       for (int v = 0; v < TR; v++) {
         float* c = C + i * ldc + v * W;
-        simd::store(c, accumulate ? simd::load(c) + acc[i][v] : acc[i][v]);
+        if (bias) simd::store(c, simd::load(bias + v * W) + acc[i][v]);
+        else simd::store(c, accumulate ? simd::load(c) + acc[i][v] : acc[i][v]);
       }
     return;
   }
@@ -166,7 +169,8 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) simd::store(tile + i * TN + v * W, acc[i][v]);
   for (int i = 0; i < mr; i++)
-    for (int j = 0; j < nr; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + tile[i * TN + j] : tile[i * TN + j];
+    for (int j = 0; j < nr; j++)
+      C[i * ldc + j] = bias ? bias[j] + tile[i * TN + j] : accumulate ? C[i * ldc + j] + tile[i * TN + j] : tile[i * TN + j];
 }
 
 // Whether the threaded path packs A (the GotoBLAS way) or reads it in place. In place, the
@@ -191,6 +195,7 @@ struct GemmJob {
   // the current (jc, pc) block
   int jc, nc, pc, kc;
   bool accumulate;
+  const float* bias = nullptr;  // (N) row added to every row of C; in the packed path: in the first K slice
 };
 
 // The current (jc, pc) block is cut into tasks: blocks of `block_rows` rows of C (MC, or fewer
@@ -233,6 +238,7 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
       for (int jr = j_begin; jr < j_end; jr += NR) {
         const int nr = std::min(NR, g.nc - jr);
         const float* pb = g.packed_b + jr * g.kc;
+        const float* bias = g.bias ? g.bias + g.jc + jr : nullptr;
         for (int ir = 0; ir < mc; ir += MR) {
           const int mr = std::min(MR, mc - ir), i = ic + ir;
           float* c = g.C + i * g.ldc + g.jc + jr;
@@ -243,9 +249,9 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
           for (int r = 0; r < mr; r++)
             for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
           if (g.transA)
-            direct_kernel<true, MR, NRV>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr);
+            direct_kernel<true, MR, NRV>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
           else
-            direct_kernel<false, MR, NRV>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr);
+            direct_kernel<false, MR, NRV>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
         }
       }
     }
@@ -378,6 +384,14 @@ void gemm_direct(const GemmJob& g) {
 void gemm(const GemmJob& job, bool parallel) {
   GemmJob g = job;
   if (g.M <= 0 || g.N <= 0) return;
+  // The packed path adds the bias in its first K slice (one split job less than copying it into
+  // C first); the others start C from copies of it.
+  const bool fold_bias = g.bias && !kPackA && g.K > 0 && g.M >= 4 && (parallel || !direct_fits(g.N, g.K));
+  if (g.bias && !fold_bias) {
+    for (int i = 0; i < g.M; i++) std::memcpy(g.C + int64_t(i) * g.ldc, g.bias, size_t(g.N) * sizeof(float));
+    g.accumulate = true;
+    g.bias = nullptr;
+  }
   if (g.K <= 0) {
     if (!g.accumulate)
       for (int i = 0; i < g.M; i++) std::memset(g.C + i * g.ldc, 0, size_t(g.N) * sizeof(float));
@@ -402,24 +416,60 @@ void gemm(const GemmJob& job, bool parallel) {
   const int threads = parallel ? tp::num_threads() : 1;
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = std::min(NC, g.N - jc);
+    const int n_panels = (nc + NR - 1) / NR;
+    const TaskGrid grid = task_grid(g.M, n_panels, threads);
+    g.jc = jc, g.nc = nc;
+    if (parallel && threads > 1) {
+      // The whole depth K in one split job: its first tasks pack every KC slice of B (a few
+      // groups of panels per slice), the others compute, each running its tiles through the
+      // slices in order (the first one stores, with the bias if any; the later ones add), the
+      // same operations in the same order as one job per slice. Chunks are claimed in task
+      // order, so by the time a thread claims a compute task every packing task has been
+      // claimed by a running thread: it waits only for those to finish (as the pool's caller
+      // waits for claimed chunks), never for one nobody took. One fork and join per product
+      // instead of two per slice: the step's split jobs drop by about a third.
+      const int slices = (g.K + KC - 1) / KC;
+      const size_t slice_floats = size_t(n_panels) * NR * KC;  // a full slice's panels (the last may be shallower)
+      float* packed = shared_scratch(kGemmBPanels, slice_floats * size_t(slices));
+      const int groups = std::min(n_panels, 2 * threads);       // packing tasks per slice
+      const int per_group = (n_panels + groups - 1) / groups;
+      const int pack_tasks = groups * slices;
+      int packed_done = 0;  // packing tasks finished (atomic builtins: no std:: templates in per-ISA files, kernels_isa.h)
+      tp::parallel_for(pack_tasks + grid.tasks(), [&](int b, int e, int) {
+        for (int task = b; task < e; task++) {
+          if (task < pack_tasks) {
+            const int slice = task / groups, group = task % groups, pc = slice * KC;
+            pack_b_panels(packed + slice_floats * size_t(slice), g.B, g.ldb, g.transB, pc, std::min(KC, g.K - pc), jc, nc,
+                          group * per_group, std::min(n_panels, (group + 1) * per_group));
+            __atomic_fetch_add(&packed_done, 1, __ATOMIC_RELEASE);
+            continue;
+          }
+          for (int spins = 0; __atomic_load_n(&packed_done, __ATOMIC_ACQUIRE) < pack_tasks; spins++)
+            if (spins > 64) tp::yield_thread();
+          // the rest of this chunk's compute tasks, slice after slice
+          GemmJob gs = g;
+          for (int slice = 0; slice < slices; slice++) {
+            gs.pc = slice * KC, gs.kc = std::min(KC, g.K - gs.pc);
+            gs.accumulate = accumulate || slice > 0;
+            gs.bias = fold_bias && slice == 0 ? job.bias : nullptr;
+            gs.packed_b = packed + slice_floats * size_t(slice);
+            compute_tasks(gs, grid, task - pack_tasks, e - pack_tasks);
+          }
+          break;
+        }
+      }, int64_t(g.M) * nc * g.K + int64_t(g.K) * nc, 1);  // one task a claim: a descheduled thread holds back one task, not several
+      continue;
+    }
     for (int pc = 0; pc < g.K; pc += KC) {
       const int kc = std::min(KC, g.K - pc);
-      g.jc = jc, g.nc = nc, g.pc = pc, g.kc = kc;
+      g.pc = pc, g.kc = kc;
       g.accumulate = accumulate || pc > 0;
-      const int n_panels = (nc + NR - 1) / NR;
-      const TaskGrid grid = task_grid(g.M, n_panels, threads);
+      g.bias = fold_bias && pc == 0 ? job.bias : nullptr;
       const size_t panels_size = size_t(n_panels) * NR * kc;
       float* packed_b = parallel ? shared_scratch(kGemmBPanels, panels_size) : scratch(kGemmBPanelsSerial, panels_size);
       g.packed_b = packed_b;
-      if (parallel) {
-        tp::parallel_for(n_panels, [&](int b, int e, int) { pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, b, e); },
-                         int64_t(kc) * nc);
-        tp::parallel_for(grid.tasks(), [&](int b, int e, int) { compute_tasks(g, grid, b, e); },
-                         int64_t(g.M) * nc * kc);
-      } else {
-        pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, 0, n_panels);
-        compute_tasks(g, grid, 0, grid.tasks());
-      }
+      pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, 0, n_panels);
+      compute_tasks(g, grid, 0, grid.tasks());
     }
   }
 }
@@ -429,6 +479,13 @@ void gemm(const GemmJob& job, bool parallel) {
 void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C,
            int ldc, bool accumulate) {
   gemm(GemmJob{nullptr, transA, transB, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, accumulate}, true);
+}
+
+void sgemm_bias(int M, int N, int K, const float* A, int lda, const float* B, int ldb, const float* bias, float* C,
+                int ldc) {
+  GemmJob g{nullptr, false, false, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, false};
+  g.bias = bias;
+  gemm(g, true);
 }
 
 void sgemm_serial(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,

@@ -44,13 +44,9 @@ void add_partials(float* dst, const float* partials, int blocks, int C) {
 // ---- linear --------------------------------------------------------------------------------
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int IC, int OC) {
-  if (bias) {
-    tp::parallel_for(N, [&](int b, int e, int) {
-      for (int n = b; n < e; n++) std::memcpy(out + int64_t(n) * OC, bias, size_t(OC) * sizeof(float));
-    }, int64_t(N) * OC);
-  }
-  // out (N, OC) [+]= inp (N, IC) @ weight (IC, OC)
-  sgemm(false, false, N, OC, IC, inp, IC, weight, OC, out, OC, bias != nullptr);
+  // out (N, OC) = [bias +] inp (N, IC) @ weight (IC, OC)
+  if (bias) sgemm_bias(N, OC, IC, inp, IC, weight, OC, bias, out, OC);
+  else sgemm(false, false, N, OC, IC, inp, IC, weight, OC, out, OC, false);
 }
 
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,

@@ -38,6 +38,10 @@ namespace TINYGPT_ISA {
 #define TINYGPT_KERNEL(ret, name, params, args) ret name params;
 #include "kernel_list.h"
 const KernelTable& table();
+// C (M, N) = bias (N, every row) + A (M, K) @ B (K, N): sgemm with the bias folded into the
+// product's stores (matmul_forward), the same bits as copying it into C and accumulating.
+void sgemm_bias(int M, int N, int K, const float* A, int lda, const float* B, int ldb, const float* bias, float* C,
+                int ldc);
 }  // namespace TINYGPT_ISA
 
 }  // namespace tinygpt::kernels

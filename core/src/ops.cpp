@@ -63,11 +63,10 @@ Tensor add_positional(Arena& arena, const Tensor& x, const Tensor& pos) {
   if (any_wants_grad({x, pos})) {
     attach(arena, out, "add_positional", {x, pos}, [=] {
       // forward: out[b, t, :] = x[b, t, :] + pos[t, :]
-      for (int b = 0; b < B; b++) {
-        const float* dout_b = out.grad() + int64_t(b) * T * C;
-        if (float* dx = grad_of(x)) kernels::accumulate(dx + int64_t(b) * T * C, dout_b, int64_t(T) * C);
-        if (float* dpos = grad_of(pos)) kernels::accumulate(dpos, dout_b, int64_t(T) * C);
-      }
+      // dx += dout in one split pass (dx + dout, as accumulate adds); dpos sums over b in order
+      if (float* dx = grad_of(x)) kernels::add_forward(dx, dx, out.grad(), int64_t(B) * T * C);
+      if (float* dpos = grad_of(pos))
+        for (int b = 0; b < B; b++) kernels::accumulate(dpos, out.grad() + int64_t(b) * T * C, int64_t(T) * C);
     });
   }
   return out;
@@ -82,15 +81,17 @@ Tensor add(Arena& arena, const Tensor& a, const Tensor& b) {
   if (any_wants_grad({a, b})) {
     const int64_t n = a.numel();
     attach(arena, out, "add", {a, b}, [=] {
-      // forward: out = a + b  ->  da += dout, db += dout (a first contribution is a copy)
+      // forward: out = a + b  ->  da += dout, db += dout (a first contribution is a copy; a later
+      // one add_forward(da, da, dout): da + dout as accumulate computes it, split across the
+      // threads: a residual's gradient is large)
       bool overwrite;
       if (float* da = grad_to_write(a, &overwrite)) {
         if (overwrite) std::memcpy(da, out.grad(), size_t(n) * sizeof(float));
-        else kernels::accumulate(da, out.grad(), n);
+        else kernels::add_forward(da, da, out.grad(), n);
       }
       if (float* db = grad_to_write(b, &overwrite)) {
         if (overwrite) std::memcpy(db, out.grad(), size_t(n) * sizeof(float));
-        else kernels::accumulate(db, out.grad(), n);
+        else kernels::add_forward(db, db, out.grad(), n);
       }
     });
   }

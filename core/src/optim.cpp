@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels.h"
+#include "threadpool.h"
 #include "tinygpt/error.h"
 
 namespace tinygpt::optim {
@@ -23,10 +24,28 @@ void AdamW::step(float* params, const float* grads, float lr) {
   t_++;
   const float bc1 = 1.0f - std::pow(config_.beta1, float(t_));
   const float bc2 = 1.0f - std::pow(config_.beta2, float(t_));
-  for (const DecaySegment& s : segments_) {
-    kernels::adamw_update(params + s.offset, grads + s.offset, m_.data() + s.offset, v_.data() + s.offset, s.count, lr,
-                          config_.beta1, config_.beta2, config_.eps, s.decay ? config_.weight_decay : 0.0f, bc1, bc2);
-  }
+  // One split job over every segment's kChunk-element chunks (the kernel's own chunks: a call
+  // on chunks [c0, c1) of a segment covers elements [c0 * kChunk, min(count, c1 * kChunk)) of it,
+  // so each element gets the same vector or tail arithmetic as a call on the whole segment):
+  // a GPT's 30-odd segments were as many small split jobs a step, each with its fork and join.
+  constexpr int64_t kChunk = 4096;
+  const auto chunks = [](const DecaySegment& s) { return int((s.count + kChunk - 1) / kChunk); };
+  int total = 0;
+  for (const DecaySegment& s : segments_) total += chunks(s);
+  tp::parallel_for(total, [&](int b, int e, int) {
+    int first = 0;  // the first chunk of segment i, walking the segments in order
+    for (const DecaySegment& s : segments_) {
+      const int n = chunks(s), c0 = std::max(b, first) - first, c1 = std::min(e, first + n) - first;
+      if (c0 < c1) {
+        const int64_t lo = c0 * kChunk, hi = std::min(s.count, c1 * kChunk);
+        const int64_t at = s.offset + lo;
+        kernels::adamw_update(params + at, grads + at, m_.data() + at, v_.data() + at, hi - lo, lr, config_.beta1,
+                              config_.beta2, config_.eps, s.decay ? config_.weight_decay : 0.0f, bc1, bc2);
+      }
+      first += n;
+      if (first >= e) break;
+    }
+  }, 8 * int64_t(m_.size()));
 }
 
 float clip_grad_norm(float* grads, int64_t n, float max_norm) {

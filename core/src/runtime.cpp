@@ -15,6 +15,14 @@ int max_threads() { return tp::max_threads(); }
 int num_threads() { return tp::num_threads(); }
 void set_num_threads(int n) { tp::set_num_threads(n); }
 
+void set_kernel_profiling(bool on) { kernels::set_profiling(on); }
+std::vector<KernelTiming> kernel_timings() {
+  std::vector<KernelTiming> out;
+  for (const kernels::KernelTime& k : kernels::kernel_times())
+    if (k.calls > 0) out.push_back({k.name, k.calls, k.seconds * 1e3});
+  return out;
+}
+
 // ---- ThreadTuner -----------------------------------------------------------------------------
 //
 // A comparison times two candidates, the reference R and the challenger C, in 2 * windows windows

@@ -38,11 +38,23 @@ int max_threads() { return 1; }
 void set_num_threads(int n) {
   if (n != 1) throw tinygpt::Error("this build has no threads: thread count must be 1");
 }
-void run(int n, RangeFn fn, void* ctx, int) {
+void run(int n, RangeFn fn, void* ctx, int, int) {
   if (n > 0) fn(ctx, 0, n, 0);
 }
 bool in_parallel_region() { return false; }
 void run_on_each_thread(RangeFn fn, void* ctx) { fn(ctx, 0, 1, 0); }
+void count_inline_job() {}
+void yield_thread() {}
+}  // namespace tinygpt::tp
+
+namespace tinygpt {
+void set_pool_profiling(bool) {}
+bool pool_profiling() { return false; }
+void reset_pool_stats() {}
+PoolStats pool_stats() { return PoolStats{}; }
+}  // namespace tinygpt
+
+namespace tinygpt::tp {
 
 #else
 
@@ -70,6 +82,32 @@ inline void cpu_relax() {
   __builtin_ia32_pause();
 #endif
 }
+
+inline int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// The counters behind tinygpt::pool_stats(): each written by one thread (busy, per thread) or
+// by the caller only, except the worker counts (relaxed atomics). One cache line per thread.
+struct alignas(64) ThreadCounters {
+  std::atomic<int64_t> busy_ns{0};
+};
+struct Profile {
+  std::atomic<bool> on{false};
+  std::atomic<int64_t> start_ns{0};
+  std::atomic<int64_t> publish_ns{0};  // when the current job was published
+  std::atomic<int64_t> parallel_ns{0}, barrier_ns{0}, wake_ns{0};
+  std::atomic<int64_t> jobs{0}, inline_jobs{0}, chunks{0}, joined{0}, sleeps{0};
+  ThreadCounters threads[8];
+  void reset() {
+    for (auto* a : {&parallel_ns, &barrier_ns, &wake_ns, &jobs, &inline_jobs, &chunks, &joined, &sleeps})
+      a->store(0, std::memory_order_relaxed);
+    for (auto& t : threads) t.busy_ns.store(0, std::memory_order_relaxed);
+    start_ns.store(now_ns(), std::memory_order_relaxed);
+  }
+};
+Profile g_profile;
+inline bool profiling() { return g_profile.on.load(std::memory_order_relaxed); }
 
 inline uint32_t gen_of(uint64_t w) { return uint32_t(w >> 32); }
 inline uint32_t low_of(uint64_t w) { return uint32_t(w); }
@@ -101,18 +139,23 @@ class Pool {
     cv_.notify_all();  // parked workers that are active again stop sleeping
   }
 
-  void run(int n, RangeFn fn, void* ctx, int min_chunk, bool each_thread) {
+  void run(int n, RangeFn fn, void* ctx, int min_chunk, int max_chunk, bool each_thread) {
     const int P = threads();
     if (P == 1 || (n == 1 && !each_thread) || tl_in_task) {
+      count_inline_job();
       if (each_thread) fn(ctx, 0, 1, 0);
       else fn(ctx, 0, n, 0);
       return;
     }
     if (each_thread) n = P;
+    const bool prof = profiling();
+    const int64_t t0 = prof ? now_ns() : 0;
+    if (prof) g_profile.publish_ns.store(t0, std::memory_order_relaxed);
     fn_.store(fn, std::memory_order_relaxed);
     ctx_.store(ctx, std::memory_order_relaxed);
     n_.store(n, std::memory_order_relaxed);
     min_chunk_.store(std::max(1, min_chunk), std::memory_order_relaxed);
+    max_chunk_.store(max_chunk > 0 ? max_chunk : n, std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
     gen_++;
     // seq_cst: ordered before the sleepers_ check below (a worker going to sleep does the mirror
@@ -123,10 +166,17 @@ class Pool {
       cv_.notify_all();
     }
     work(0, gen_);
+    const int64_t t1 = prof ? now_ns() : 0;
     // Wait for the chunks other threads claimed (they are short: spin, then yield the core).
     for (int spins = 0; done_.load(std::memory_order_acquire) < n; spins++) {
       if (spins < kPauseSpins) cpu_relax();
       else std::this_thread::yield();
+    }
+    if (prof) {
+      const int64_t t2 = now_ns();
+      g_profile.parallel_ns.fetch_add(t2 - t0, std::memory_order_relaxed);
+      g_profile.barrier_ns.fetch_add(t2 - t1, std::memory_order_relaxed);
+      g_profile.jobs.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
@@ -138,6 +188,8 @@ class Pool {
     if (gen_of(w) != gen) return;
     const RangeFn fn = fn_.load(std::memory_order_relaxed);
     void* const ctx = ctx_.load(std::memory_order_relaxed);
+    const bool prof = profiling();
+    bool joined = false;  // this thread claimed a chunk of the job
     tl_in_task = true;
     if (low_of(w) == kEachThread) {
       // every thread's own task; the caller waits for all of them, so this job is still current
@@ -148,18 +200,32 @@ class Pool {
     }
     const int n = n_.load(std::memory_order_relaxed);
     const int min_chunk = min_chunk_.load(std::memory_order_relaxed);
+    const int max_chunk = max_chunk_.load(std::memory_order_relaxed);
     const int parts = kChunksPerThread * threads();
     for (;;) {
       if (gen_of(w) != gen) break;  // replaced: what we read above may belong to another job
       const int next = int(low_of(w));
       if (next >= n) break;
       const int left = n - next;
-      const int chunk = std::min(left, std::max(min_chunk, (left + parts - 1) / parts));
+      const int chunk = std::min({left, max_chunk, std::max(min_chunk, (left + parts - 1) / parts)});
       if (!claim_.compare_exchange_weak(w, w + uint64_t(chunk), std::memory_order_acq_rel,
                                         std::memory_order_acquire))
         continue;  // w now holds the current word
       // A successful claim means job `gen` is unfinished, so fn, ctx and n above are its own.
-      fn(ctx, next, next + chunk, t);
+      if (prof) {
+        const int64_t a = now_ns();
+        if (!joined && t > 0) {
+          joined = true;
+          g_profile.joined.fetch_add(1, std::memory_order_relaxed);
+          g_profile.wake_ns.fetch_add(std::max<int64_t>(0, a - g_profile.publish_ns.load(std::memory_order_relaxed)),
+                                      std::memory_order_relaxed);
+        }
+        fn(ctx, next, next + chunk, t);
+        if (t < 8) g_profile.threads[t].busy_ns.fetch_add(now_ns() - a, std::memory_order_relaxed);
+        g_profile.chunks.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        fn(ctx, next, next + chunk, t);
+      }
       done_.fetch_add(chunk, std::memory_order_release);
       w = claim_.load(std::memory_order_acquire);
     }
@@ -184,6 +250,7 @@ class Pool {
       last = now;
     }
     std::unique_lock<std::mutex> lock(mutex_);
+    if (profiling() && t < threads()) g_profile.sleeps.fetch_add(1, std::memory_order_relaxed);
     sleepers_.fetch_add(1);
     while ((gen_of(claim_.load()) == seen || t >= threads()) && !stop_.load()) cv_.wait(lock);
     sleepers_.fetch_sub(1);
@@ -221,6 +288,7 @@ class Pool {
   std::atomic<void*> ctx_{nullptr};
   std::atomic<int> n_{0};
   std::atomic<int> min_chunk_{1};
+  std::atomic<int> max_chunk_{1};
   uint32_t gen_ = 0;  // the caller's count of jobs published
 };
 
@@ -243,14 +311,53 @@ void set_num_threads(int n) {
   pool().resize(n);
 }
 
-void run(int n, RangeFn fn, void* ctx, int min_chunk) {
+void run(int n, RangeFn fn, void* ctx, int min_chunk, int max_chunk) {
   if (n <= 0) return;
-  pool().run(n, fn, ctx, min_chunk, false);
+  pool().run(n, fn, ctx, min_chunk, max_chunk, false);
 }
 
 bool in_parallel_region() { return tl_in_task; }
 
-void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn, ctx, 1, true); }
+void run_on_each_thread(RangeFn fn, void* ctx) { pool().run(pool().threads(), fn, ctx, 1, 0, true); }
+
+void yield_thread() { std::this_thread::yield(); }
+
+void count_inline_job() {
+  if (profiling()) g_profile.inline_jobs.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace tinygpt::tp
+
+namespace tinygpt {
+
+void set_pool_profiling(bool on) {
+  if (on && !tp::profiling()) tp::g_profile.reset();
+  tp::g_profile.on.store(on);
+}
+bool pool_profiling() { return tp::profiling(); }
+void reset_pool_stats() { tp::g_profile.reset(); }
+
+PoolStats pool_stats() {
+  using tp::g_profile;
+  PoolStats s;
+  constexpr double ms = 1e-6;
+  s.threads = tp::num_threads();
+  s.wall_ms = double(tp::now_ns() - g_profile.start_ns.load()) * ms;
+  s.parallel_ms = double(g_profile.parallel_ns.load()) * ms;
+  s.barrier_ms = double(g_profile.barrier_ns.load()) * ms;
+  s.wake_ms = double(g_profile.wake_ns.load()) * ms;
+  for (int t = 0; t < 8; t++) s.busy_ms[t] = double(g_profile.threads[t].busy_ns.load()) * ms;
+  s.jobs = g_profile.jobs.load();
+  s.inline_jobs = g_profile.inline_jobs.load();
+  s.chunks = g_profile.chunks.load();
+  s.joined = g_profile.joined.load();
+  s.sleeps = g_profile.sleeps.load();
+  return s;
+}
+
+}  // namespace tinygpt
+
+namespace tinygpt::tp {
 
 #endif
 

@@ -24,11 +24,16 @@ void set_num_threads(int n);        // 1..256 (more than max_threads() only over
 int max_threads();                  // hardware concurrency (1 where threads are unavailable)
 // Runs fn over [0, n) split across the threads, in chunks of at least min_chunk tasks. Called
 // from inside a running task (a kernel that is itself split), it runs the whole range on the
-// calling thread: no nesting, no deadlock.
-void run(int n, RangeFn fn, void* ctx, int min_chunk = 1);
+// calling thread: no nesting, no deadlock. max_chunk > 0 caps a claim at that many tasks (for
+// tasks long enough that a thread descheduled while holding several would stall the others).
+void run(int n, RangeFn fn, void* ctx, int min_chunk = 1, int max_chunk = 0);
 bool in_parallel_region();          // true inside a task started by run()
 // Calls fn(ctx, t, t + 1, t) exactly once on every thread t (for per-thread housekeeping).
 void run_on_each_thread(RangeFn fn, void* ctx);
+// Gives the core to another thread for a moment (a task waiting for another task of its job).
+void yield_thread();
+// Counts a parallel_for that ran on the calling thread (tinygpt::pool_stats(), when profiling).
+void count_inline_job();
 
 // Below this much work (about multiply-adds) a kernel runs on the calling thread: waking the
 // other threads would cost more than it saves (generation's one-token products, for example).
@@ -41,15 +46,16 @@ constexpr int64_t kMinChunkWork = int64_t(1) << 13;
 // `work` estimates the whole loop's cost in multiply-adds (default: always worth splitting, and
 // chunks as small as one task).
 template <class F>
-void parallel_for(int n, F&& f, int64_t work = INT64_MAX) {
+void parallel_for(int n, F&& f, int64_t work = INT64_MAX, int max_chunk = 0) {
   if (n <= 0) return;
   if (num_threads() == 1 || n == 1 || work < kMinParallelWork || in_parallel_region()) {
+    count_inline_job();
     f(0, n, 0);
     return;
   }
   const int64_t min_chunk = work == INT64_MAX ? 1 : (kMinChunkWork * n + work - 1) / work;
   run(n, [](void* ctx, int b, int e, int t) { (*static_cast<F*>(ctx))(b, e, t); }, &f,
-      int(min_chunk < 1 ? 1 : min_chunk > n ? n : min_chunk));
+      int(min_chunk < 1 ? 1 : min_chunk > n ? n : min_chunk), max_chunk);
 }
 
 }  // namespace tinygpt::tp

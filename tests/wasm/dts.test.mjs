@@ -234,7 +234,7 @@ for (const variant of variantsBuilt()) {
     });
 
     check('returns module-level objects of the declared shapes', () => {
-      m('backend'); m('memoryBytes'); m('maxThreads'); m('numThreads'); m('setThreads', 1);
+      m('backend'); m('memoryBytes'); m('maxThreads'); m('numThreads'); m('setThreads', 1); m('setPoolProfiling', true); m('poolStats'); m('setPoolProfiling', false); m('setKernelProfiling', true); m('setKernelProfiling', false); m('kernelTimings');
       assert.deepEqual(m('checkConfig', TINY).problems, []);
       assert.ok(m('checkConfig', { n_head: 3, width: 1 }).problems.length > 0, 'checkConfig: problems to check');
       assert.ok(m('checkConfig', { n_head: 3 }).problems[0].code, 'checkConfig: a coded problem');

@@ -14,7 +14,7 @@ import { chooseBackend } from './features/webgpu';
 
 const params = new URLSearchParams(location.search);
 const bridge = new Bridge<Calls, Events>(new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'tinygpt-trainer' }));
-const page = createPage(bridge, new Storage(), { keepHistory: params.get('history') !== 'off' });   // ?history=off: bench:page
+const page = createPage(bridge, new Storage(), { keepHistory: params.get('history') !== 'off', poolStats: params.get('poolstats') === 'on' });   // ?history=off, ?poolstats=on: bench:page
 const { runtime, webgpu, settings, data, train, estimate, sample, translate, inspect, runs, share, watch, learn, hidden, tokens, offline, session } = page;
 /** Read by the end-to-end tests and the benchmark (`__tinygpt.get()`), and handy in the console. */
 (window as unknown as { __tinygpt: unknown }).__tinygpt = page.state;

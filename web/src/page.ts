@@ -26,6 +26,8 @@ import { createWebgpu } from './features/webgpu';
 export interface PageOptions {
   /** New runs keep a history of snapshots (?history=off turns it off: bench:page measures its cost). */
   keepHistory: boolean;
+  /** The thread pool's counters on, in the train slice's `pool` (?poolstats=on: bench:page). */
+  poolStats?: boolean;
 }
 
 export function createPage(bridge: Bridge<Calls, Events>, storage: Storage, options: PageOptions) {
@@ -34,7 +36,7 @@ export function createPage(bridge: Bridge<Calls, Events>, storage: Storage, opti
   const session = createSession(bridge);
   const settings = createSettings(bridge, runtime, session);
   const data = createData(bridge, runtime, settings, session, storage);
-  const train = createTrain(bridge, { runtime, settings, data, session, keepHistory: options.keepHistory });
+  const train = createTrain(bridge, { runtime, settings, data, session, keepHistory: options.keepHistory, poolStats: options.poolStats });
   const estimate = createEstimate(bridge, { settings, data, session, train, webgpu });
   const sample = createSample(bridge, settings, session);
   const translate = createTranslate(bridge, { settings, session, data });

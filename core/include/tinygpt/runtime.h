@@ -14,6 +14,37 @@ int max_threads();           // hardware threads available (1 in a build without
 int num_threads();           // threads the kernels use now (default 1)
 void set_num_threads(int n); // 1 .. 256; throws tinygpt::Error otherwise (or if the build has no threads)
 
+// The thread pool's own counters, for finding where threads wait (bench/wasm.mjs, `tinygpt bench
+// --pool-stats`). Off by default: switched on, every split job and every chunk of it reads the
+// clock (a few hundred ns each in wasm). Times are summed since reset_pool_stats().
+struct PoolStats {
+  int threads = 1;          // the pool's thread count when read
+  double wall_ms = 0;       // since the reset
+  double parallel_ms = 0;   // the caller's time inside split jobs (publish to the last chunk done)
+  double barrier_ms = 0;    // part of parallel_ms: the caller, out of chunks, waiting for the others'
+  double wake_ms = 0;       // summed over the workers' first claims: publish -> claim latency
+  double busy_ms[8] = {};   // time inside tasks, threads 0 (the caller) .. 7
+  int64_t jobs = 0;         // run() calls split across threads
+  int64_t inline_jobs = 0;  // parallel_for calls run on the caller (too little work, or nested)
+  int64_t chunks = 0;       // chunks claimed, all threads
+  int64_t joined = 0;       // worker arrivals: a worker claimed at least one chunk of a job
+  int64_t sleeps = 0;       // a worker gave up spinning and blocked (futex / Atomics.wait in wasm)
+};
+void set_pool_profiling(bool on);
+bool pool_profiling();
+void reset_pool_stats();
+PoolStats pool_stats();
+// Per-kernel wall time (kernels::set_profiling): every public kernel call adds its time to its
+// row while on. kernel_timings() returns the rows with calls (summed since the last read) and
+// resets them.
+struct KernelTiming {
+  std::string name;
+  int64_t calls = 0;
+  double ms = 0;
+};
+void set_kernel_profiling(bool on);
+std::vector<KernelTiming> kernel_timings();
+
 // Picks the thread count of a training run from the wall time of its steps, so that a run
 // never stays on more threads than pay: when another program keeps a core busy, threads that
 // wait for that core can make a step slower than one thread would.

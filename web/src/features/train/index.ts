@@ -108,6 +108,7 @@ function onProgress($: MapStore<TrainSlice>, m: Progress): void {
     tokensPerSec: s.tokensPerSec > 0 ? 0.8 * s.tokensPerSec + 0.2 * m.tokensPerSec : m.tokensPerSec,
     lr: m.lr, gradNorm: m.gradNorm, memoryBytes: m.memoryBytes, lastTick: now, elapsedMs: s.elapsedMs + (now - s.lastTick),
     etaMs: m.etaSeconds >= 0 ? m.etaSeconds * 1000 : null,   // the core's run loop estimates it
+    ...(m.pool ? { pool: m.pool } : {}),
     timing: s.timing.firstStepMs ? s.timing : { ...s.timing, firstStepMs: now },
   });
 }
@@ -143,7 +144,7 @@ function followRunFields(port: Port<TrainCalls, TrainEvents>, settings: Settings
   });
 }
 
-export interface TrainDeps { runtime: Runtime; settings: Settings; data: Data; session: Session; keepHistory: boolean }
+export interface TrainDeps { runtime: Runtime; settings: Settings; data: Data; session: Session; keepHistory: boolean; poolStats?: boolean }
 
 export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps): Train {
   const { runtime, settings, data, session } = deps;
@@ -161,7 +162,7 @@ export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps
     const model = session.$.get().model;
     if (!model) return;
     const steps = model.config.max_iters;
-    port.send('start', { stopAt: $.get().step < steps ? steps : -1 });
+    port.send('start', { stopAt: $.get().step < steps ? steps : -1, ...(deps.poolStats ? { poolStats: true } : {}) });
   };
   // a new model: its curves, its time so far; Start waiting for it goes on
   watch(session.$, ['lastModel'], ({ lastModel }) => {

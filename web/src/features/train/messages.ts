@@ -1,6 +1,6 @@
 // messages.ts — training: the core's run loop in slices, its progress, evaluations, and the
 // NaN guard's rollbacks.
-import type { Slice } from '../../../../wasm/tinygpt';
+import type { PoolStats, Slice } from '../../../../wasm/tinygpt';
 import type { History } from '../session/messages';
 
 /** A diverged step the core's NaN guard undid (tinygpt::train::Rollback): `message` says why (train.diverged_*). */
@@ -12,6 +12,7 @@ export type RollbackInfo = Slice['rollbacks'][number];
  */
 export type Progress = Pick<Slice, 'step' | 'firstStep' | 'losses' | 'rollbacks' | 'paused' | 'tokensPerSec' | 'lr' | 'gradNorm' | 'etaSeconds'> & {
   memoryBytes: number;      // the module's memory after the slice
+  pool?: PoolStats;         // the thread pool's counters since the start (only when the start asked: ?poolstats=on, bench:page)
 };
 
 export interface EvalResult { step: number; loss: number; exactMatch?: number; cer?: number; snapshotMs?: number }  // snapshotMs: of the evaluation, the history's snapshot
@@ -20,7 +21,7 @@ export interface RunState { running: boolean; reason: 'started' | 'paused' | 'fi
 
 export interface TrainCalls {
   /** Train in slices (the core's run loop) until paused, or until `stopAt` steps (-1: until paused). */
-  start(msg: { stopAt: number }): void;
+  start(msg: { stopAt: number; poolStats?: boolean }): void;
   pause(msg: Record<string, never>): void;
   /** Change a field of a live run: eval_interval, eval_iters, or max_iters (extends the schedule). */
   update(msg: { name: 'eval_interval' | 'eval_iters' | 'max_iters'; value: number }): void;

@@ -1,6 +1,7 @@
 // state.ts (train) — the run's progress as the page shows it: where it is, its numbers and curves,
 // what the NaN guard did.
 import { type GuardState, initialGuard } from './guard';
+import type { PoolStats } from '../../../../wasm/tinygpt';
 import { LossHistory } from './history';
 
 export interface TrainSlice {
@@ -24,6 +25,7 @@ export interface TrainSlice {
   historyRev: number;
   lossUnit: 'nats' | 'bits';              // the loss chart's unit (bits = nats / ln 2)
   guard: GuardState;                      // what the core's NaN guard undid (guard.ts)
+  pool: PoolStats | null;                 // the thread pool's counters, with ?poolstats=on (bench:page)
   // for the tests and the benchmark: snapshotMs is the history's snapshots so far (bench:page)
   timing: { readyMs: number; firstStepMs: number; moduleLoadMs: number; snapshotMs: number };
 }
@@ -32,6 +34,6 @@ export interface TrainSlice {
 export function idleTrain(): Omit<TrainSlice, 'lossUnit' | 'timing' | 'historyRev' | 'pendingStart'> {
   return {
     step: 0, running: false, finished: false, lastLoss: null, valLoss: null, valStep: null, valExactMatch: null, valCer: null,
-    tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, etaMs: null, lastTick: 0, memoryBytes: null, history: new LossHistory(), guard: initialGuard(),
+    tokensPerSec: 0, lr: null, gradNorm: null, elapsedMs: 0, etaMs: null, lastTick: 0, memoryBytes: null, history: new LossHistory(), guard: initialGuard(), pool: null,
   };
 }

@@ -14,9 +14,10 @@ const SLICE_MS = 70;          // target wall time of one training slice
 
 export interface TrainState extends CoreState, WebgpuState {
   running: boolean;
+  poolStats: boolean;   // the thread pool's counters are on: progress carries them (bench:page)
 }
 
-export const initialTrain = (): Pick<TrainState, 'running'> => ({ running: false });
+export const initialTrain = (): Pick<TrainState, 'running' | 'poolStats'> => ({ running: false, poolStats: false });
 
 /** Training stops (paused, at its end, or after an error). */
 export function stop(ctx: Ctx<TrainState>, reason: RunState['reason']): void {
@@ -36,9 +37,11 @@ function evalResult(e: EvalResult): EvalResult {
 function sendSlice(ctx: Ctx<TrainState>, r: Slice): void {
   // a slice of rollbacks only (the NaN guard) is news too: the page drops the undone steps
   if (r.losses.length || r.rollbacks.length || r.paused) {
+    const M = needModule(ctx.state);
     ctx.emit('progress', {
       step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, paused: r.paused,
-      tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: needModule(ctx.state).memoryBytes(),
+      tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: M.memoryBytes(),
+      ...(ctx.state.poolStats ? { pool: M.poolStats() } : {}),
     });
   }
   for (const e of r.evals) ctx.emit('evalResult', evalResult(e));
@@ -107,6 +110,10 @@ export function trainWorker(): WorkerFeature<TrainState> {
             : codedError('worker.no_corpus', 'no corpus: choose a text first');
         }
         s.setStopAt(msg.stopAt);
+        if (msg.poolStats && !st.poolStats) {
+          needModule(st).setPoolProfiling(true);   // counts from here on
+          st.poolStats = true;
+        }
         if (!st.running) {
           st.running = true;
           ctx.emit('state', { running: true, reason: 'started', step: s.step() } satisfies RunState);
