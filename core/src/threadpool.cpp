@@ -43,15 +43,30 @@ void run(int n, RangeFn fn, void* ctx, int, int) {
 }
 bool in_parallel_region() { return false; }
 void run_on_each_thread(RangeFn fn, void* ctx) { fn(ctx, 0, 1, 0); }
-void count_inline_job() {}
+// one thread: every parallel_for is inline; the counters say so (and nothing else)
+namespace {
+bool g_profiling = false;
+int64_t g_inline_jobs = 0;
+}  // namespace
+void count_inline_job() {
+  if (g_profiling) g_inline_jobs++;
+}
 void yield_thread() {}
 }  // namespace tinygpt::tp
 
 namespace tinygpt {
-void set_pool_profiling(bool) {}
-bool pool_profiling() { return false; }
-void reset_pool_stats() {}
-PoolStats pool_stats() { return PoolStats{}; }
+void set_pool_profiling(bool on) {
+  if (on && !tp::g_profiling) tp::g_inline_jobs = 0;
+  tp::g_profiling = on;
+}
+bool pool_profiling() { return tp::g_profiling; }
+void reset_pool_stats() { tp::g_inline_jobs = 0; }
+PoolStats pool_stats() {
+  PoolStats s;
+  s.threads = 1;
+  s.inline_jobs = tp::g_inline_jobs;
+  return s;
+}
 }  // namespace tinygpt
 
 namespace tinygpt::tp {

@@ -390,6 +390,11 @@ for (const variant of variantsBuilt()) {
       session(s, 'translate', enc.encode('abc'), { beam: 2 });
       session(s, 'translate', enc.encode('abc'), undefined);
       session(s, 'inspectTranslation', enc.encode('abc'), enc.encode('cba'));
+      // the WebGPU host's translator halves (a source in, the GPU's picks out; a pair for pair.inspect)
+      const start = m('gpuTranslateStart', s, enc.encode('abc'), 0);
+      const picks = Int32Array.from({ length: start.steps }, (_, i) => [99, 98, 97][i] ?? 257);   // then EOS: 257 for bytes
+      m('gpuTranslateFinish', s, picks, new Float32Array(start.steps).fill(0.5), start.maxLen);
+      m('gpuTranslationPair', s, enc.encode('abc'), enc.encode('cba'));
       session(s, 'dataReport');
       const tree = m('growGenerationTree', s, enc.encode('abc'), 2);
       call('GenerationTree', tree, 'node', 0);
