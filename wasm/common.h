@@ -17,9 +17,17 @@
 #include "tinygpt/config.h"
 #include "tinygpt/error.h"
 
+namespace tinygpt::sample {
+struct Translation;
+}
+
 namespace tinygpt::js {
 
 using emscripten::val;
+
+// A translation as JS reads it: {text: Uint8Array, tokens: Int32Array (no EOS), probs: Float32Array,
+// logProb, score, finished} (Session.translate and the WebGPU host's gpuTranslateFinish).
+val translation_to_js(const sample::Translation& t);
 
 // A coded message's code and args (error.h) as properties of o, next to its English text: the
 // page words it from them (web/src/i18n/core-messages.ts). Nothing for an uncoded one.

@@ -23,6 +23,17 @@ sample::TranslateOptions parse_translate_options(const val& options, int block_s
 
 }  // namespace
 
+val translation_to_js(const sample::Translation& t) {
+  val r = val::object();
+  r.set("text", copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(t.text.data()), t.text.size()));
+  r.set("tokens", copy_to_js("Int32Array", t.tokens.data(), t.tokens.size()));
+  r.set("probs", copy_to_js("Float32Array", t.probs.data(), t.probs.size()));
+  r.set("logProb", t.log_prob);
+  r.set("score", t.score);
+  r.set("finished", t.finished);
+  return r;
+}
+
 // {text: Uint8Array, tokens: Int32Array (the output tokens, no EOS), probs: Float32Array, logProb, score, finished}
 val Session::translate(const val& source, const val& options) {
   return guarded([&] {
@@ -30,14 +41,7 @@ val Session::translate(const val& source, const val& options) {
     const sample::TranslateOptions o =
         parse_translate_options(options, trainer_->config().block_size, trainer_->config().vocab_size + 1);
     const sample::Translation t = trainer_->translate(std::string(src.begin(), src.end()), o);
-    val r = val::object();
-    r.set("text", copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(t.text.data()), t.text.size()));
-    r.set("tokens", copy_to_js("Int32Array", t.tokens.data(), t.tokens.size()));
-    r.set("probs", copy_to_js("Float32Array", t.probs.data(), t.probs.size()));
-    r.set("logProb", t.log_prob);
-    r.set("score", t.score);
-    r.set("finished", t.finished);
-    return r;
+    return translation_to_js(t);
   });
 }
 

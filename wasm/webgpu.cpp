@@ -151,14 +151,7 @@ val gpu_translate_finish(Session& s, const val& picks, const val& probs, int max
     const std::vector<int32_t> p = vector_from<int32_t>(picks, "Int32Array", size_t(picks["length"].as<double>()), "picks");
     const std::vector<float> q = vector_from<float>(probs, "Float32Array", p.size(), "probabilities");
     const sample::Translation r = sample::greedy_translation(t.seq2seq(), p, q, max_len, t.tokenizer());
-    val o = val::object();
-    o.set("text", copy_to_js("Uint8Array", reinterpret_cast<const uint8_t*>(r.text.data()), r.text.size()));
-    o.set("tokens", copy_to_js("Int32Array", r.tokens.data(), r.tokens.size()));
-    o.set("probs", copy_to_js("Float32Array", r.probs.data(), r.probs.size()));
-    o.set("logProb", r.log_prob);
-    o.set("score", r.score);
-    o.set("finished", r.finished);
-    return o;
+    return translation_to_js(r);
   });
 }
 
