@@ -91,6 +91,7 @@ constexpr int kPauseSpins = 64;     // polls with a CPU pause hint before polls 
 constexpr int kChunksPerThread = 4;
 // The low word of claim_: the next task, or kEachThread for a run_on_each_thread job.
 constexpr uint32_t kEachThread = 0x80000000u;
+constexpr uint32_t kClosed = 0x7fffffffu;  // a job being described: nothing to claim yet
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -166,12 +167,22 @@ class Pool {
     const bool prof = profiling();
     const int64_t t0 = prof ? now_ns() : 0;
     if (prof) g_profile.publish_ns.store(t0, std::memory_order_relaxed);
-    fn_.store(fn, std::memory_order_relaxed);
-    ctx_.store(ctx, std::memory_order_relaxed);
-    n_.store(n, std::memory_order_relaxed);
-    min_chunk_.store(std::max(1, min_chunk), std::memory_order_relaxed);
-    max_chunk_.store(max_chunk > 0 ? max_chunk : n, std::memory_order_relaxed);
-    done_.store(0, std::memory_order_relaxed);
+    // Close the last job's claims before its description changes. A worker that read the last
+    // job's claim word late could otherwise claim a task past its end (its size read from this
+    // job) while the word still held the last job's generation, and run it with this job's
+    // function and context, adding to this job's done count: the caller then returned while a
+    // task still ran (a trap in a pool thread of the page, about once in 30 minutes; the test
+    // "a worker that reads a job late never runs another job's task"). A closed generation has
+    // nothing to claim (next >= n), older ones fail their compare-exchange, and the fields are
+    // released after the close: a worker that reads a new value also sees the word closed.
+    gen_++;
+    claim_.store(uint64_t(gen_) << 32 | kClosed);
+    fn_.store(fn, std::memory_order_release);
+    ctx_.store(ctx, std::memory_order_release);
+    n_.store(n, std::memory_order_release);
+    min_chunk_.store(std::max(1, min_chunk), std::memory_order_release);
+    max_chunk_.store(max_chunk > 0 ? max_chunk : n, std::memory_order_release);
+    done_.store(0, std::memory_order_release);
     gen_++;
     // seq_cst: ordered before the sleepers_ check below (a worker going to sleep does the mirror
     // image: sleepers_ first, then claim_), so a sleeping worker is always woken
@@ -201,8 +212,8 @@ class Pool {
     if (t >= threads()) return;  // parked
     uint64_t w = claim_.load(std::memory_order_acquire);
     if (gen_of(w) != gen) return;
-    const RangeFn fn = fn_.load(std::memory_order_relaxed);
-    void* const ctx = ctx_.load(std::memory_order_relaxed);
+    const RangeFn fn = fn_.load(std::memory_order_acquire);
+    void* const ctx = ctx_.load(std::memory_order_acquire);
     const bool prof = profiling();
     bool joined = false;  // this thread claimed a chunk of the job
     tl_in_task = true;
@@ -213,9 +224,9 @@ class Pool {
       tl_in_task = false;
       return;
     }
-    const int n = n_.load(std::memory_order_relaxed);
-    const int min_chunk = min_chunk_.load(std::memory_order_relaxed);
-    const int max_chunk = max_chunk_.load(std::memory_order_relaxed);
+    const int n = n_.load(std::memory_order_acquire);
+    const int min_chunk = min_chunk_.load(std::memory_order_acquire);
+    const int max_chunk = max_chunk_.load(std::memory_order_acquire);
     const int parts = kChunksPerThread * threads();
     for (;;) {
       if (gen_of(w) != gen) break;  // replaced: what we read above may belong to another job
@@ -226,7 +237,8 @@ class Pool {
       if (!claim_.compare_exchange_weak(w, w + uint64_t(chunk), std::memory_order_acq_rel,
                                         std::memory_order_acquire))
         continue;  // w now holds the current word
-      // A successful claim means job `gen` is unfinished, so fn, ctx and n above are its own.
+      // A successful claim means job `gen` is open and unfinished (never closed since): fn, ctx
+      // and n above are its own.
       if (prof) {
         const int64_t a = now_ns();
         if (!joined && t > 0) {

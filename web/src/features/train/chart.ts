@@ -1,6 +1,6 @@
 // chart.ts — the loss curves (uPlot: 50 kB, canvas, fast enough to redraw tens of thousands of
 // points several times a second). x is the step; train loss per step (faint), its moving
-// average, and the validation loss at the steps where it was measured; at most 4096 columns,
+// average, and the validation loss at the steps where it was measured; at most MAX_COLUMNS (2,048) columns,
 // a long run's train steps thinned out (columns.ts). For the translator, also
 // the held-out exact match and character error rate of each evaluation, in percent on a second
 // axis at the right. The data's entropy baselines (the core's, watch.h) as dashed reference
@@ -14,9 +14,12 @@ import { t } from '../../i18n';
 import type { Baselines } from '../watch/messages';
 import { cssVar } from '../../ui';
 
+const noColumns = new ChartColumns();
+
 export class LossChart {
   private u: uPlot | null = null;
-  private cols = new ChartColumns();          // what is drawn, and how much of it
+  private h: LossHistory | null = null;        // what is drawn (its columns: how much of it)
+  private drawnRevision = -1;
   private metrics = false;                     // the translator's series are shown
   private dirty = false;
   private lastDraw = 0;
@@ -75,8 +78,8 @@ export class LossChart {
       opts.axes!.push({ scale: '%', side: 1, stroke: axis, grid: { show: false }, ticks: { stroke: grid }, font, label: say.heldOut, labelFont: font,
         labelSize: 18, size: 58, values: (_u, ticks) => ticks.map((t) => `${t}%`) });
       opts.series.push(
-        pct(say.exact, cssVar('--ok') || '#18733f', () => this.cols.history?.valExactMatch ?? []),
-        pct(say.cer, cssVar('--warn') || '#b45f06', () => this.cols.history?.valCer ?? [], [4, 3]));
+        pct(say.exact, cssVar('--ok') || '#18733f', () => this.h?.valExactMatch ?? []),
+        pct(say.cer, cssVar('--warn') || '#b45f06', () => this.h?.valCer ?? [], [4, 3]));
     }
     opts.hooks = { draw: [(u) => this.drawBaselines(u, axis)] };
     this.u = new uPlot(opts, this.data(), this.host);
@@ -138,7 +141,7 @@ export class LossChart {
 
   /** The last exact match or CER at or before the cursor, in percent. */
   private legendMetric(values: number[], idx: number | null): string {
-    const steps = this.cols.history?.valSteps ?? [];
+    const steps = this.h?.valSteps ?? [];
     const at = this.cols.stepAt(idx);
     for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at && Number.isFinite(values[i])) return `${(values[i] * 100).toFixed(1)}% @ ${steps[i]}`;
     return '—';
@@ -146,15 +149,15 @@ export class LossChart {
 
   /** Live legend: the value at the cursor, or the latest step's when the cursor is off the chart (maybe not drawn: columns.ts). */
   private legend(series: 'train' | 'ema', idx: number | null): string {
-    const h = this.cols.history;
+    const h = this.h;
     const v = idx != null ? this.cols[series][idx] : h ? h[series].last() : null;
     return v == null ? '—' : (v * this.scale).toFixed(3);
   }
 
   /** Validation is measured now and then: the legend shows the last measurement at or before the cursor. */
   private legendVal(idx: number | null): string {
-    const steps = this.cols.history?.valSteps ?? [];
-    const losses = this.cols.history?.valLosses ?? [];
+    const steps = this.h?.valSteps ?? [];
+    const losses = this.h?.valLosses ?? [];
     const at = this.cols.stepAt(idx);
     for (let i = steps.length - 1; i >= 0; i--) if (steps[i] <= at) return `${(losses[i] * this.scale).toFixed(3)} @ ${steps[i]}`;
     return '—';
@@ -176,10 +179,16 @@ export class LossChart {
 
   /** Draws a history: what was added since the last call, or all of it if it is another one. */
   sync(h: LossHistory): void {
-    const r = this.cols.sync(h);
-    if (r === 'same') return;
+    const replaced = h !== this.h;
+    if (!replaced && h.columns.revision === this.drawnRevision) return;
+    this.h = h;
+    this.drawnRevision = h.columns.revision;
     this.host.dataset.valPoints = String(this.cols.val.filter((v) => v != null).length);
-    this.schedule(r === 'new');
+    this.schedule(replaced);
+  }
+
+  private get cols(): ChartColumns {
+    return this.h?.columns ?? noColumns;
   }
 
   /** Redraws at most about 5 times a second (data arrive every slice). */

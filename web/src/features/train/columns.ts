@@ -5,8 +5,8 @@
 // pixels wide (at most about 2,000 device pixels): 1,024 to 2,048 columns draw the same curves, and the
 // page's memory stays flat over a long run (bench/soak.mjs: a column per step grew the page's heap by
 // 40% in 30 minutes of config S; 4,096 columns, about 330 KB of boxed numbers, still 7% of it).
-// Pure data, no DOM (web/test/columns.test.ts).
-import type { LossHistory } from './history';
+// The history (history.ts) feeds it as steps come: it holds no per-step series of its own. Pure
+// data, no DOM (web/test/columns.test.ts).
 
 export const MAX_COLUMNS = 2048;
 
@@ -19,64 +19,53 @@ export class ChartColumns {
   cer: (number | null)[] = [null];       // seq2seq: character error rate, in percent
   /** Train steps drawn: those that are a multiple of it (and those with an evaluation). */
   stride = 1;
-  private source: LossHistory | null = null;
-  private trainSeen = 0;
-  private valSeen = 0;
-  private valRevision = 0;
+  /** Bumped by every change: the chart redraws when it moved. */
+  revision = 0;
 
-  constructor(private readonly max = MAX_COLUMNS) {}
+  constructor(readonly max = MAX_COLUMNS) {}
 
-  /** What is drawn. */
-  get history(): LossHistory | null {
-    return this.source;
+  /** A train step's loss and moving average: drawn when the step is a multiple of the stride. */
+  addTrain(step: number, train: number, ema: number): void {
+    if (step % this.stride !== 0) return;
+    const j = this.at(step);
+    this.train[j] = train;
+    this.ema[j] = ema;
+    this.revision++;
+    if (this.x.length > this.max) this.thin();
   }
 
-  /**
-   * Takes in what the history added since the last call, or all of it if it is another one.
-   * 'same': nothing changed; 'grew': columns were added or changed; 'new': another history.
-   */
-  sync(h: LossHistory): 'same' | 'grew' | 'new' {
-    const replaced = h !== this.source;
-    if (replaced) {
-      this.source = h;
-      this.trainSeen = this.valSeen = this.valRevision = 0;
-      this.stride = 1;
-      this.x = [0];
-      this.train = [null];
-      this.ema = [null];
-      this.val = [null];
-      this.exact = [null];
-      this.cer = [null];
-    }
-    if (this.trainSeen === h.train.length && this.valRevision === h.valRevision) return replaced ? 'new' : 'same';
-    for (let i = this.trainSeen; i < h.train.length; i++) {
-      const step = h.first + i;
-      if (step % this.stride !== 0) continue;
-      const j = this.at(step);
-      this.train[j] = h.train.at(i);
-      this.ema[j] = h.ema.at(i);
-      if (this.x.length > this.max) this.thin();
-    }
-    // the last evaluation drawn may have been replaced (evaluated again at the same step)
-    const pct = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? v * 100 : null);
-    for (let i = Math.max(0, this.valSeen - 1); i < h.valSteps.length; i++) {
-      const step = h.valSteps[i];
-      const j = this.at(step);
-      this.val[j] = h.valLosses[i];
-      this.exact[j] = pct(h.valExactMatch[i]);
-      this.cer[j] = pct(h.valCer[i]);
-      // the train loss at an evaluated step is drawn too: no gap in its line
-      const k = step - h.first;
-      if (k >= 0 && k < h.train.length) {
-        this.train[j] = h.train.at(k);
-        this.ema[j] = h.ema.at(k);
-      }
-      if (this.x.length > this.max) this.thin();
-    }
-    this.trainSeen = h.train.length;
-    this.valSeen = h.valSteps.length;
-    this.valRevision = h.valRevision;
-    return replaced ? 'new' : 'grew';
+  /** An evaluation (a second one at a step replaces the first), with that step's train values when known. */
+  addVal(step: number, val: number, exactMatch: number, cer: number, train: number | null, ema: number | null): void {
+    const pct = (v: number) => (Number.isFinite(v) ? v * 100 : null);
+    const j = this.at(step);
+    this.val[j] = val;
+    this.exact[j] = pct(exactMatch);
+    this.cer[j] = pct(cer);
+    if (train !== null) this.train[j] = train;
+    if (ema !== null) this.ema[j] = ema;
+    this.revision++;
+    if (this.x.length > this.max) this.thin();
+  }
+
+  /** A copy without the columns after `step` (a rollback to it). */
+  truncatedAt(step: number): ChartColumns {
+    const c = new ChartColumns(this.max);
+    let n = this.x.length;
+    while (n > 1 && this.x[n - 1] > step) n--;
+    c.x = this.x.slice(0, n);
+    c.train = this.train.slice(0, n);
+    c.ema = this.ema.slice(0, n);
+    c.val = this.val.slice(0, n);
+    c.exact = this.exact.slice(0, n);
+    c.cer = this.cer.slice(0, n);
+    c.stride = this.stride;
+    return c;
+  }
+
+  /** The moving average of the last column that has one. */
+  lastEma(): number | null {
+    for (let j = this.ema.length - 1; j > 0; j--) if (this.ema[j] != null) return this.ema[j];
+    return null;
   }
 
   /** The column of `step`, made if there is none (steps mostly come in order: it is the last). */
@@ -101,7 +90,6 @@ export class ChartColumns {
     }
     return j;
   }
-
   /** Every second drawn train step goes (the stride doubles); step 0 and evaluated steps stay. */
   private thin(): void {
     const stride = this.stride * 2;
