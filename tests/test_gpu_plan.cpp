@@ -127,35 +127,7 @@ TEST_CASE("every region of the GPU plan lies in its buffer at an aligned offset"
   for (auto shape : {std::array<int, 5>{2, 2, 24, 12, 3}, std::array<int, 5>{1, 1, 8, 5, 1}, std::array<int, 5>{3, 4, 32, 17, 2}}) {
     auto t = make_trainer(shape[0], shape[1], shape[2], shape[3], shape[4]);
     const gpu::Plan plan = gpu::plan_for(*t);
-    auto check = [&](const gpu::Region& r, const std::string& where) {
-      if (!r.defined()) return;
-      INFO(where);
-      REQUIRE(r.buffer < int(plan.buffers.size()));
-      CHECK(r.offset % gpu::kAlign == 0);
-      CHECK(r.count >= 1);
-      CHECK(r.offset + r.count <= plan.buffers[size_t(r.buffer)].elements);
-    };
-    for (const auto& [name, r] : plan.io) check(r, "io " + name);
-    size_t ops = 0;
-    for (const auto& [name, prog] : plan.programs)
-      for (const gpu::Op& op : prog) {
-        for (const gpu::Region& r : op.args) check(r, name + ": " + op.label);
-        CHECK(op.dims.size() <= 32);
-        CHECK(op.scalars.size() <= 8);
-        // WebGPU validates usage per buffer: arguments that share a buffer are all read, or all
-        // written (then disjoint)
-        const std::vector<int> w = written_args(op.kernel);
-        auto writes = [&](size_t a) { return std::find(w.begin(), w.end(), int(a)) != w.end(); };
-        for (size_t a = 0; a < op.args.size(); a++)
-          for (size_t c = a + 1; c < op.args.size(); c++) {
-            const gpu::Region &x = op.args[a], &y = op.args[c];
-            if (!x.defined() || !y.defined() || x.buffer != y.buffer) continue;
-            INFO(op.label << " args " << a << " and " << c);
-            CHECK(writes(a) == writes(c));
-            if (writes(a)) CHECK((x.offset + x.count <= y.offset || y.offset + y.count <= x.offset));
-          }
-        ops++;
-      }
+    const size_t ops = check_regions(plan);
     CHECK(ops > 0);
     for (const char* p : {"train", "eval", "inspect", "prefill", "decode", "sample"}) CHECK(plan.programs.count(p) == 1);
   }

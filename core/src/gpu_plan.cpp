@@ -720,6 +720,37 @@ class S2SBuilder {
     b_.op(prog, "matmul", what, {out, x, w, bias, res, kNone, kNone}, {N, n_out, n_in, 0, 0, 0, relu ? 3u : 0u});
   }
 
+  // LN(self_attn(x, mask) + x) over B sequences of L rows (the mask: the sequences' tokens, padding
+  // masked; causal for the decoder): the first sub-layer of an encoder and of a decoder layer.
+  // With probs, also the attention weights (B, NH, L, L).
+  void self_attention(std::vector<Op>& prog, const std::string& n, Region x, Region mask, uint32_t L, bool causal,
+                      const char* what, Region qkv_w, Region out_w, Region ln_w, Region ln_b, Region probs, Region& qkv,
+                      Region& att, Region& lse, LN& ln) {
+    const uint32_t C = C_, N = B_ * L;
+    qkv = take(n + "qkv", int64_t(N) * 3 * C);
+    att = take(n + "attn", int64_t(N) * C);
+    lse = take(n + "attn.lse", int64_t(B_) * NH_ * L);
+    linear(prog, "self_attn.qkv forward", qkv, x, qkv_w, kNone, kNone, N, 3 * C, C);
+    b_.op(prog, "attention_masked_forward", what, {att, lse, qkv, qkv, mask}, attn(B_, L, L, 3 * C, 0, 3 * C, C, 2 * C, causal));
+    if (probs.defined())
+      b_.op(prog, "attention_masked_probs", "self_attn weights", {probs, qkv, qkv, lse, mask},
+            attn(B_, L, L, 3 * C, 0, 3 * C, C, 2 * C, causal));
+    ln = ln_regions(n + "norm1", take(n + "norm1.in", int64_t(N) * C), N);
+    linear(prog, "self_attn.out_proj forward + residual", ln.in, att, out_w, kNone, x, N, C, C);
+    ln_forward(prog, "norm1", ln, ln_w, ln_b, N);
+  }
+
+  // LN(FF(y) + y) over N rows, FF = linear2(ReLU(linear1(y))): the last sub-layer of both.
+  void feed_forward(std::vector<Op>& prog, const std::string& n, const std::string& norm, Region y, uint32_t N, Region fc1_w,
+                    Region fc1_b, Region fc2_w, Region fc2_b, Region ln_w, Region ln_b, Region& ff, LN& ln) {
+    const uint32_t C = C_, F = F_;
+    ff = take(n + "ff", int64_t(N) * F);
+    linear(prog, "linear1 forward + relu", ff, y, fc1_w, fc1_b, kNone, N, F, C, true);
+    ln = ln_regions(n + norm, take(n + norm + ".in", int64_t(N) * C), N);
+    linear(prog, "linear2 forward + residual", ln.in, ff, fc2_w, fc2_b, y, N, C, F);
+    ln_forward(prog, norm.c_str(), ln, ln_w, ln_b, N);
+  }
+
   S2SForward forward(std::vector<Op>& prog, Region src, Region tgt_in, Region pe, const std::vector<Region>* cross_probs) {
     S2SForward f;
     encode(prog, f, src, pe);
@@ -729,7 +760,7 @@ class S2SBuilder {
 
   // the encoder: f.enc, f.enc_out
   void encode(std::vector<Op>& prog, S2SForward& f, Region src, Region pe, const std::vector<Region>* self_probs = nullptr) {
-    const uint32_t B = B_, S = S_, C = C_, NH = NH_, F = F_;
+    const uint32_t B = B_, S = S_, C = C_;
     const uint32_t Ns = B * S;
     // encoder: x = src_embed[src] + PE[0:S]
     Region x = take("enc.x", int64_t(Ns) * C);
@@ -740,25 +771,11 @@ class S2SBuilder {
       b_.at("encoder.layers." + std::to_string(l) + ".");
       EncActs a;
       a.x = x;
-      a.qkv = take(n + "qkv", int64_t(Ns) * 3 * C);
-      a.att = take(n + "attn", int64_t(Ns) * C);
-      a.lse = take(n + "attn.lse", int64_t(B) * NH * S);
       // y = LN1(self_attn(x, src padding) + x)
-      linear(prog, "self_attn.qkv forward", a.qkv, x, w.qkv_w, kNone, kNone, Ns, 3 * C, C);
-      b_.op(prog, "attention_masked_forward", "self_attn (source padding masked)", {a.att, a.lse, a.qkv, a.qkv, src},
-            attn(B, S, S, 3 * C, 0, 3 * C, C, 2 * C, false));
-      if (self_probs)
-        b_.op(prog, "attention_masked_probs", "self_attn weights", {(*self_probs)[l], a.qkv, a.qkv, a.lse, src},
-              attn(B, S, S, 3 * C, 0, 3 * C, C, 2 * C, false));
-      a.ln1 = ln_regions(n + "norm1", take(n + "norm1.in", int64_t(Ns) * C), Ns);
-      linear(prog, "self_attn.out_proj forward + residual", a.ln1.in, a.att, w.out_w, kNone, x, Ns, C, C);
-      ln_forward(prog, "norm1", a.ln1, w.ln1_w, w.ln1_b, Ns);
+      self_attention(prog, n, x, src, S, false, "self_attn (source padding masked)", w.qkv_w, w.out_w, w.ln1_w, w.ln1_b,
+                     self_probs ? (*self_probs)[l] : kNone, a.qkv, a.att, a.lse, a.ln1);
       // x = LN2(FF(y) + y)
-      a.ff = take(n + "ff", int64_t(Ns) * F);
-      linear(prog, "linear1 forward + relu", a.ff, a.ln1.out, w.fc1_w, w.fc1_b, kNone, Ns, F, C, true);
-      a.ln2 = ln_regions(n + "norm2", take(n + "norm2.in", int64_t(Ns) * C), Ns);
-      linear(prog, "linear2 forward + residual", a.ln2.in, a.ff, w.fc2_w, w.fc2_b, a.ln1.out, Ns, C, F);
-      ln_forward(prog, "norm2", a.ln2, w.ln2_w, w.ln2_b, Ns);
+      feed_forward(prog, n, "norm2", a.ln1.out, Ns, w.fc1_w, w.fc1_b, w.fc2_w, w.fc2_b, w.ln2_w, w.ln2_b, a.ff, a.ln2);
       x = a.ln2.out;
       f.enc.push_back(a);
     }
@@ -770,7 +787,7 @@ class S2SBuilder {
   // (per layer, (B, NH, T, S)) also the cross-attention weights
   void decode(std::vector<Op>& prog, S2SForward& f, Region src, Region tgt_in, Region pe,
               const std::vector<Region>* cross_probs, const std::vector<Region>* self_probs = nullptr) {
-    const uint32_t B = B_, S = S_, T = T_, C = C_, NH = NH_, F = F_, V = V_;
+    const uint32_t B = B_, S = S_, T = T_, C = C_, NH = NH_, V = V_;
     const uint32_t Ns = B * S, Nt = B * T;
     // decoder: z = tgt_embed[tgt_in] + PE[0:T]
     Region z = take("dec.x", int64_t(Nt) * C);
@@ -781,19 +798,9 @@ class S2SBuilder {
       b_.at("decoder.layers." + std::to_string(l) + ".");
       DecActs a;
       a.z = z;
-      a.qkv = take(n + "qkv", int64_t(Nt) * 3 * C);
-      a.att = take(n + "attn", int64_t(Nt) * C);
-      a.lse = take(n + "attn.lse", int64_t(B) * NH * T);
       // y = LN1(self_attn(z, causal + target padding) + z)
-      linear(prog, "self_attn.qkv forward", a.qkv, z, w.qkv_w, kNone, kNone, Nt, 3 * C, C);
-      b_.op(prog, "attention_masked_forward", "self_attn (causal, target padding masked)", {a.att, a.lse, a.qkv, a.qkv, tgt_in},
-            attn(B, T, T, 3 * C, 0, 3 * C, C, 2 * C, true));
-      if (self_probs)
-        b_.op(prog, "attention_masked_probs", "self_attn weights", {(*self_probs)[l], a.qkv, a.qkv, a.lse, tgt_in},
-              attn(B, T, T, 3 * C, 0, 3 * C, C, 2 * C, true));
-      a.ln1 = ln_regions(n + "norm1", take(n + "norm1.in", int64_t(Nt) * C), Nt);
-      linear(prog, "self_attn.out_proj forward + residual", a.ln1.in, a.att, w.out_w, kNone, z, Nt, C, C);
-      ln_forward(prog, "norm1", a.ln1, w.ln1_w, w.ln1_b, Nt);
+      self_attention(prog, n, z, tgt_in, T, true, "self_attn (causal, target padding masked)", w.qkv_w, w.out_w, w.ln1_w,
+                     w.ln1_b, self_probs ? (*self_probs)[l] : kNone, a.qkv, a.att, a.lse, a.ln1);
       // u = LN2(cross_attn(q = y, k = v = enc, source padding) + y)
       a.q = take(n + "cross.q", int64_t(Nt) * C);
       a.kv = take(n + "cross.kv", int64_t(Ns) * 2 * C);
@@ -810,11 +817,7 @@ class S2SBuilder {
       linear(prog, "cross_attn.out_proj forward + residual", a.ln2.in, a.cross, w.cout_w, kNone, a.ln1.out, Nt, C, C);
       ln_forward(prog, "norm2", a.ln2, w.ln2_w, w.ln2_b, Nt);
       // z = LN3(FF(u) + u)
-      a.ff = take(n + "ff", int64_t(Nt) * F);
-      linear(prog, "linear1 forward + relu", a.ff, a.ln2.out, w.fc1_w, w.fc1_b, kNone, Nt, F, C, true);
-      a.ln3 = ln_regions(n + "norm3", take(n + "norm3.in", int64_t(Nt) * C), Nt);
-      linear(prog, "linear2 forward + residual", a.ln3.in, a.ff, w.fc2_w, w.fc2_b, a.ln2.out, Nt, C, F);
-      ln_forward(prog, "norm3", a.ln3, w.ln3_w, w.ln3_b, Nt);
+      feed_forward(prog, n, "norm3", a.ln2.out, Nt, w.fc1_w, w.fc1_b, w.fc2_w, w.fc2_b, w.ln3_w, w.ln3_b, a.ff, a.ln3);
       z = a.ln3.out;
       f.dec.push_back(a);
     }

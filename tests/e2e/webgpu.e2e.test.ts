@@ -2,7 +2,8 @@
 // the CPU: correct and about 0.1 GFLOP/s, so the tiny preset and a few steps), with a browser of
 // its own for the unsafe-WebGPU switches: the page picks WebGPU by itself, trains, evaluates,
 // samples, draws an attention map and downloads a checkpoint; a lost device falls back to the CPU
-// build from the last good state and training goes on. Then Chromium with its default switches
+// build from the last good state and training goes on; the translator (s2s-tiny) trains, evaluates,
+// translates and draws its cross-attention map on the GPU too. Then Chromium with its default switches
 // (navigator.gpu but no adapter): the wasm build, and a notice when ?backend=webgpu asked for WebGPU.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -141,6 +142,58 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     // and the rest of the page works on the CPU
     await sample(page, 16);
     await checkAttention(page);
+    expect(errors).toEqual([]);
+  }, SLOW);
+
+  it('trains the translator on WebGPU too: a few steps of the reverse task, a translation and its cross-attention map', async () => {
+    await page.goto(inject('baseURL'));
+    await waitState(page, (s) => !!s.ready && !!s.backend);
+    expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');
+    await page.click('#mode-seq2seq');
+    await waitState(page, (s) => s.mode === 'seq2seq');
+    await page.click('[data-task=reverse]');
+    await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'reverse');
+    await page.click('[data-preset=s2s-tiny]');
+    await fillKnob(page, 'block_size', '9');   // strings of 1 to 8 letters
+    await fillKnob(page, 'warmup_iters', '1');
+    await fillKnob(page, 'max_iters', '3');
+    await fillKnob(page, 'eval_iters', '1');
+    await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+    const t0 = Date.now();
+    await page.click('#btn-start');
+    await waitState(page, (s) => s.finished && !s.running && s.step === 3 && s.valStep === 3, null, SLOW);
+    const run = await state(page, (s) => ({ backend: s.backend.backend, losses: s.history.train.slice(), val: s.history.valSteps,
+      exact: s.history.valExactMatch, cer: s.history.valCer }));
+    console.log(`3 steps of s2s-tiny on WebGPU (SwiftShader) in ${((Date.now() - t0) / 1000).toFixed(0)} s; losses ${run.losses.map((l: number) => l.toFixed(3)).join(', ')}`);
+    expect(run.backend).toBe('webgpu');
+    expect(run.val).toEqual([0, 3]);
+    expect(run.losses).toHaveLength(3);
+    for (const l of run.losses) expect(l).toBeGreaterThan(3), expect(l).toBeLessThan(6.5);   // about ln 259 = 5.56 at the start
+    // every evaluation of a translator has its held-out exact match and CER, from the GPU's translations
+    for (const x of run.exact) expect(x).toBeGreaterThanOrEqual(0), expect(x).toBeLessThanOrEqual(1);
+    for (const x of run.cer) expect(x).toBeGreaterThanOrEqual(0);
+
+    await page.fill('#translate-source', 'abc');
+    await page.click('#btn-translate');
+    await waitState(page, (s) => s.translation && !s.translation.busy && !!s.translation.result, null, SLOW);
+    const r = await state(page, (s) => ({ n: s.translation.result.text.length, probs: Array.from(s.translation.result.probs) as number[] }));
+    expect(r.probs.length).toBeGreaterThan(0);
+    expect(r.probs.every((p: number) => p > 0 && p <= 1)).toBe(true);
+
+    await page.selectOption('#align-source', 'custom');
+    await page.fill('#align-custom-source', 'abc');
+    await page.fill('#align-custom-target', 'cba');
+    await page.click('#btn-align');
+    await waitState(page, (s) => s.alignment && s.alignment.S === 3 && s.alignment.T === 4 && !s.inspectInFlight, null, SLOW);
+    const worst = await state(page, (s) => {
+      const a = s.alignment;
+      let w = 0;
+      for (let r = 0; r < a.Ld * a.NH * a.T; r++) w = Math.max(w, Math.abs(a.cross.subarray(r * a.S, (r + 1) * a.S).reduce((x: number, y: number) => x + y, 0) - 1));
+      return w;
+    });
+    expect(worst).toBeLessThan(1e-4);   // every row of the cross-attention map sums to 1
+    await page.waitForFunction(() => document.querySelector('#align-heatmap')?.getAttribute('data-kind') === 'cross');
+    expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');
     expect(errors).toEqual([]);
   }, SLOW);
 

@@ -4,6 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import assert from 'node:assert/strict';
+
+import { GpuExecutor } from '../../web/src/features/webgpu/executor.ts';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const shakespeare = new Uint8Array(fs.readFileSync(path.join(root, 'data/tinyshakespeare.txt')));
@@ -104,4 +107,31 @@ export function closeness(a, b, atol, rtol) {
     if (!(e <= worst)) { worst = e; at = i; }
   }
   return { worst, at, got: a[at], want: b[at] };
+}
+
+// Runs one kernel on `device` (an adapter gives one device: the tests share it) with the arguments
+// `args` (arrays are uploaded, numbers are output sizes, null is no argument); returns every
+// argument's contents afterwards.
+export async function runKernel(device, kernel, args, dims, scalars = [], HS = 1) {
+  const { plan } = singleOpPlan(kernel, args, dims, scalars, HS);
+  const exec = await GpuExecutor.create(plan, { device });
+  try {
+    args.forEach((a, i) => { if (a !== null && typeof a !== 'number') exec.write(`arg${i}`, a); });
+    exec.run('op');
+    const live = args.map((a, i) => (a === null ? null : i)).filter((i) => i !== null);
+    const parts = await exec.read(live.map((i) => plan.io[`arg${i}`]));
+    const out = args.map(() => null);
+    live.forEach((i, k) => {
+      out[i] = args[i] instanceof Uint32Array ? new Uint32Array(parts[k]) : new Float32Array(parts[k]);
+    });
+    return out;
+  } finally {
+    exec.destroy();
+  }
+}
+
+/** got within atol + rtol |want| of want, elementwise; names the worst element otherwise. */
+export function expectClose(got, want, atol, rtol, what) {
+  const c = closeness(got, want, atol, rtol);
+  assert.ok(c.worst <= 1, `${what}: element ${c.at} is ${c.got}, reference ${c.want} (${c.worst.toFixed(2)}x the tolerance)`);
 }

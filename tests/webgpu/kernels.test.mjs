@@ -4,8 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 
-import { GpuExecutor } from '../../web/src/features/webgpu/executor.ts';
-import { closeness, loadRef, nodeAdapter, randoms, singleOpPlan } from './helpers.mjs';
+import { expectClose, loadRef, nodeAdapter, randoms, runKernel } from './helpers.mjs';
 
 let ref, device;
 before(async () => {
@@ -14,30 +13,8 @@ before(async () => {
   device = await adapter.requestDevice();
 });
 
-// Runs one kernel on the shared device (an adapter gives one device); returns every argument's
-// contents afterwards.
-async function gpu(kernel, args, dims, scalars = [], HS = 1) {
-  const { plan } = singleOpPlan(kernel, args, dims, scalars, HS);
-  const exec = await GpuExecutor.create(plan, { device });
-  try {
-    args.forEach((a, i) => { if (a !== null && typeof a !== 'number') exec.write(`arg${i}`, a); });
-    exec.run('op');
-    const live = args.map((a, i) => (a === null ? null : i)).filter((i) => i !== null);
-    const parts = await exec.read(live.map((i) => plan.io[`arg${i}`]));
-    const out = args.map(() => null);
-    live.forEach((i, k) => {
-      out[i] = args[i] instanceof Uint32Array ? new Uint32Array(parts[k]) : new Float32Array(parts[k]);
-    });
-    return out;
-  } finally {
-    exec.destroy();
-  }
-}
-
-function expectClose(got, want, atol, rtol, what) {
-  const c = closeness(got, want, atol, rtol);
-  assert.ok(c.worst <= 1, `${what}: element ${c.at} is ${c.got}, reference ${c.want} (${c.worst.toFixed(2)}x the tolerance)`);
-}
+// Runs one kernel on the shared device; returns every argument's contents afterwards.
+const gpu = (kernel, args, dims, scalars = [], HS = 1) => runKernel(device, kernel, args, dims, scalars, HS);
 
 const f = Math.fround;
 

@@ -10,7 +10,7 @@ import { GpuBackendError } from '../../web/src/features/webgpu/errors.ts';
 import { GpuExecutor } from '../../web/src/features/webgpu/executor.ts';
 import { parsePlan } from '../../web/src/features/webgpu/plan.ts';
 import { WebGpuSession } from '../../web/src/features/webgpu/session.ts';
-import { closeness, loadRef, loadWasm, nodeGpu, randoms, sharedDevice, singleOpPlan, trainSteps } from './helpers.mjs';
+import { expectClose, loadRef, loadWasm, nodeGpu, randoms, runKernel, sharedDevice, trainSteps } from './helpers.mjs';
 
 let ref, M, device;
 before(async () => {
@@ -19,28 +19,7 @@ before(async () => {
   device = await sharedDevice();
 });
 
-async function gpu(kernel, args, dims, HS = 1) {
-  const { plan } = singleOpPlan(kernel, args, dims, [], HS);
-  const exec = await GpuExecutor.create(plan, { device });
-  try {
-    args.forEach((a, i) => { if (a !== null && typeof a !== 'number') exec.write(`arg${i}`, a); });
-    exec.run('op');
-    const live = args.map((a, i) => (a === null ? null : i)).filter((i) => i !== null);
-    const parts = await exec.read(live.map((i) => plan.io[`arg${i}`]));
-    const out = args.map(() => null);
-    live.forEach((i, k) => {
-      out[i] = args[i] instanceof Uint32Array ? new Uint32Array(parts[k]) : new Float32Array(parts[k]);
-    });
-    return out;
-  } finally {
-    exec.destroy();
-  }
-}
-
-function expectClose(got, want, atol, rtol, what) {
-  const c = closeness(got, want, atol, rtol);
-  assert.ok(c.worst <= 1, `${what}: element ${c.at} is ${c.got}, reference ${c.want} (${c.worst.toFixed(2)}x the tolerance)`);
-}
+const gpu = (kernel, args, dims, HS = 1) => runKernel(device, kernel, args, dims, [], HS);
 
 const PAD = 258;
 // key tokens (B, Tk): right padding of a different length per row (row 0 none; one row all padding
