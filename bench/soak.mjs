@@ -131,6 +131,18 @@ async function heapByConstructor() {
   }
   return by;
 }
+// The snapshot's bytes split into V8's compiled code (node type "code": machine code, bytecode and
+// their tables, which grow as more functions are optimized) and everything else (the page's
+// objects, the DOM, Blink's), external array buffer data left out (not in the heap's used size).
+function heapKinds(by) {
+  const kinds = { code: 0, rest: 0 };
+  for (const [key, e] of by) {
+    if (key.startsWith('native system / JSArrayBufferData')) continue;
+    kinds[key.startsWith('code ') ? 'code' : 'rest'] += e.bytes;
+  }
+  return kinds;
+}
+let kindsGrew = null;
 function heapGrowth(a, b) {
   const keys = new Set([...a.keys(), ...b.keys()]);
   return [...keys].map((k) => ({ what: k, count: (b.get(k)?.count ?? 0) - (a.get(k)?.count ?? 0), bytes: (b.get(k)?.bytes ?? 0) - (a.get(k)?.bytes ?? 0) }))
@@ -180,7 +192,13 @@ for (let m = 1; m <= minutes; m++) {
   rows.push(r);
   if (heapSnapshots && m === settle) heapAtSettle = await heapByConstructor();
   if (heapSnapshots && m === minutes && heapAtSettle) {
-    heapGrew = heapGrowth(heapAtSettle, await heapByConstructor());
+    const atEnd = await heapByConstructor();
+    heapGrew = heapGrowth(heapAtSettle, atEnd);
+    const k0 = heapKinds(heapAtSettle), k1 = heapKinds(atEnd);
+    kindsGrew = { codeBytes: k1.code - k0.code, restBytes: k1.rest - k0.rest, restAtSettle: k0.rest, codeAtSettle: k0.code };
+    console.log(`  the page's heap snapshot from minute ${settle} to ${minutes}: V8's compiled code ${(kindsGrew.codeBytes / 1024).toFixed(1)} kB ` +
+      `(${(k0.code / 1024).toFixed(0)} -> ${(k1.code / 1024).toFixed(0)} kB), everything else ${(kindsGrew.restBytes / 1024).toFixed(1)} kB ` +
+      `(${(k0.rest / 1024).toFixed(0)} -> ${(k1.rest / 1024).toFixed(0)} kB, ${(100 * kindsGrew.restBytes / k0.rest).toFixed(1)}%)`);
     console.log(`  the page's heap, what grew from minute ${settle} to ${minutes} (by constructor):`);
     for (const g of heapGrew) console.log(`    ${(g.bytes / 1024).toFixed(1).padStart(8)} kB ${String(g.count).padStart(7)} x  ${g.what}`);
   }
@@ -208,7 +226,7 @@ console.log(`  no error: ${errors.length === 0 ? 'met' : `NOT met (${errors.leng
 await dbg((d) => d.running) && (await page.click('#btn-start'));
 record.set('soak', {
   minutes, config: 'S', variant: ready.variant, history: true, sampleEveryMinute: 200, inspectEveryMinute: true,
-  rows, growthFromMinute: settle, growth: growths, heapGrowth: heapGrew, longestTaskMs: longest, tasksOver200ms: over, errors, goals: { flat, responsive: over === 0, noErrors: errors.length === 0 },
+  rows, growthFromMinute: settle, growth: growths, heapGrowth: heapGrew, heapKindsGrowth: kindsGrew, longestTaskMs: longest, tasksOver200ms: over, errors, goals: { flat, responsive: over === 0, noErrors: errors.length === 0 },
 });
 record.write();
 await close();
