@@ -52,14 +52,19 @@ export class ChartColumns {
     const c = new ChartColumns(this.max);
     let n = this.x.length;
     while (n > 1 && this.x[n - 1] > step) n--;
-    c.x = this.x.slice(0, n);
-    c.train = this.train.slice(0, n);
-    c.ema = this.ema.slice(0, n);
-    c.val = this.val.slice(0, n);
-    c.exact = this.exact.slice(0, n);
-    c.cer = this.cer.slice(0, n);
+    c.setColumns(this, (a) => a.slice(0, n));
     c.stride = this.stride;
     return c;
+  }
+
+  /** Every per-column array of `from` through `f` (the same columns of each), into this. */
+  private setColumns(from: ChartColumns, f: <T>(a: T[]) => T[]): void {
+    this.x = f(from.x);
+    this.train = f(from.train);
+    this.ema = f(from.ema);
+    this.val = f(from.val);
+    this.exact = f(from.exact);
+    this.cer = f(from.cer);
   }
 
   /** The moving average of the last column that has one. */
@@ -90,6 +95,7 @@ export class ChartColumns {
     }
     return j;
   }
+
   /** Every second drawn train step goes (the stride doubles); step 0 and evaluated steps stay. */
   private thin(): void {
     const stride = this.stride * 2;
@@ -98,13 +104,7 @@ export class ChartColumns {
       if (j === 0 || this.x[j] % stride === 0 || this.val[j] != null || this.exact[j] != null || this.cer[j] != null) keep.push(j);
     if (keep.length === this.x.length) return;   // only evaluations left to drop: they stay
     this.stride = stride;
-    const pick = <T>(a: T[]) => keep.map((j) => a[j]);
-    this.x = pick(this.x);
-    this.train = pick(this.train);
-    this.ema = pick(this.ema);
-    this.val = pick(this.val);
-    this.exact = pick(this.exact);
-    this.cer = pick(this.cer);
+    this.setColumns(this, (a) => keep.map((j) => a[j]));
   }
 
   /** The step of column `idx` (the cursor's), or Infinity for none (the cursor is off the chart). */

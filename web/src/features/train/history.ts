@@ -99,9 +99,6 @@ export class LossHistory {
     }
   }
 
-  /** Bumped by every addVal (a second evaluation at one step changes values, not the length). */
-  valRevision = 0;
-
   /** An evaluation; a second one at the same step replaces the first, as in the core's history (Trainer::evaluate). */
   addVal(step: number, loss: number, exactMatch = NaN, cer = NaN): void {
     const n = this.valSteps.length;
@@ -115,7 +112,6 @@ export class LossHistory {
       this.valExactMatch.push(exactMatch);
       this.valCer.push(cer);
     }
-    this.valRevision++;
     // the train loss at an evaluated step is drawn too (no gap in its line), when it is still held
     const k = step - this.first;
     const held = this.train.has(k);
