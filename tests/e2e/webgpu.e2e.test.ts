@@ -62,6 +62,19 @@ async function sample(page: Page, n: number): Promise<string> {
   return (await page.textContent('#sample-output')) ?? '';
 }
 
+/** Three steps of the chosen preset (one warm-up step, one evaluation batch), from Start to the end of
+ * the schedule; returns the seconds it took (SwiftShader compiles the kernels first). */
+async function trainThreeSteps(page: Page): Promise<number> {
+  await fillKnob(page, 'warmup_iters', '1');
+  await fillKnob(page, 'max_iters', '3');
+  await fillKnob(page, 'eval_iters', '1');
+  await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
+  const t0 = Date.now();
+  await page.click('#btn-start');
+  await waitState(page, (s) => s.finished && !s.running && s.step === 3 && s.valStep === 3, null, SLOW);
+  return (Date.now() - t0) / 1000;
+}
+
 describe('the page on WebGPU (Chromium on SwiftShader)', () => {
   let ctx: BrowserContext;
   let close: () => Promise<void>;
@@ -92,15 +105,9 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     await dropFile(page, 'gpu.txt', new TextEncoder().encode(lorem('the GPU')));
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'gpu.txt');
     await page.click('[data-preset=tiny]');
-    await fillKnob(page, 'warmup_iters', '1');
-    await fillKnob(page, 'max_iters', '3');
-    await fillKnob(page, 'eval_iters', '1');
-    await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
-    const t0 = Date.now();
-    await page.click('#btn-start');
-    await waitState(page, (s) => s.finished && !s.running && s.step === 3 && s.valStep === 3, null, SLOW);
+    const seconds = await trainThreeSteps(page);
     const run = await state(page, (s) => ({ backend: s.backend.backend, losses: s.history.train.slice(), val: s.history.valSteps, tps: s.tokensPerSec }));
-    console.log(`3 steps of the tiny preset on WebGPU (SwiftShader) in ${((Date.now() - t0) / 1000).toFixed(0)} s ` +
+    console.log(`3 steps of the tiny preset on WebGPU (SwiftShader) in ${seconds.toFixed(0)} s ` +
       `(kernels compiled first); losses ${run.losses.map((l: number) => l.toFixed(3)).join(', ')}; ${run.tps.toFixed(0)} tokens/s`);
     expect(run.backend).toBe('webgpu');
     expect(run.val).toEqual([0, 3]);  // the core's run loop: at the start and at the stop
@@ -155,16 +162,10 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     await page.waitForFunction(() => document.querySelector('#corpus-name')?.textContent === 'reverse');
     await page.click('[data-preset=s2s-tiny]');
     await fillKnob(page, 'block_size', '9');   // strings of 1 to 8 letters
-    await fillKnob(page, 'warmup_iters', '1');
-    await fillKnob(page, 'max_iters', '3');
-    await fillKnob(page, 'eval_iters', '1');
-    await page.waitForFunction(() => !(document.querySelector('#btn-start') as HTMLButtonElement).disabled);
-    const t0 = Date.now();
-    await page.click('#btn-start');
-    await waitState(page, (s) => s.finished && !s.running && s.step === 3 && s.valStep === 3, null, SLOW);
+    const seconds = await trainThreeSteps(page);
     const run = await state(page, (s) => ({ backend: s.backend.backend, losses: s.history.train.slice(), val: s.history.valSteps,
       exact: s.history.valExactMatch, cer: s.history.valCer }));
-    console.log(`3 steps of s2s-tiny on WebGPU (SwiftShader) in ${((Date.now() - t0) / 1000).toFixed(0)} s; losses ${run.losses.map((l: number) => l.toFixed(3)).join(', ')}`);
+    console.log(`3 steps of s2s-tiny on WebGPU (SwiftShader) in ${seconds.toFixed(0)} s; losses ${run.losses.map((l: number) => l.toFixed(3)).join(', ')}`);
     expect(run.backend).toBe('webgpu');
     expect(run.val).toEqual([0, 3]);
     expect(run.losses).toHaveLength(3);
