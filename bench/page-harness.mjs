@@ -11,6 +11,8 @@ import { preview } from 'vite';
 import { chromiumPath } from '../scripts/chromium.mjs';
 import { root } from '../tests/wasm/helpers.mjs';
 
+// BENCH_CHROMIUM_ARGS: more Chromium flags, a JSON array, for a look inside a bench's page, e.g.
+// '["--js-flags=--trace-opt --trace-deopt"]' with DEBUG=pw:browser (V8's output on stderr).
 export async function openBenchPage(profilePrefix, extraArgs = []) {
   if (!fs.existsSync(path.join(root, 'dist/index.html'))) throw new Error('dist/ is missing: run npm run build first');
   const port = await new Promise((resolve, reject) => {
@@ -31,7 +33,7 @@ export async function openBenchPage(profilePrefix, extraArgs = []) {
     executablePath: chromiumPath(),
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', ...extraArgs],
+      '--disable-component-update', '--disable-sync', ...extraArgs, ...JSON.parse(process.env.BENCH_CHROMIUM_ARGS ?? '[]')],
     viewport: { width: 1280, height: 900 },
   });
   const page = ctx.pages()[0] ?? (await ctx.newPage());

@@ -66,6 +66,7 @@ await waitFor((d) => d.corpus?.ref?.name === 'tinyshakespeare.txt', 60_000);
 await page.click('[data-preset=S]');
 await page.evaluate(() => void (document.querySelector('#settings-more').open = true));
 await page.fill('#knob-max_iters', '1000000');   // the run must outlast the soak
+await page.fill('#sample-length', '200');
 await page.waitForFunction(() => !document.querySelector('#btn-start')?.disabled);
 await page.click('#btn-start');
 await waitFor((d) => d.running && d.step > 0, 120_000);
@@ -100,15 +101,56 @@ async function workerHeap() {
   return (await inWorker('Runtime.getHeapUsage'))?.usedSize ?? null;
 }
 
+// What the soak does each minute goes through the DevTools protocol itself: an expression
+// evaluated in the page, a click as mouse events. Playwright's own helpers run code of theirs in
+// the page's heap (its injected script: selectors, actionability checks, the serializer of
+// results, an undo step per fill), which V8 compiled and kept over the run: in
+// soak-2026-11-26T135412Z.json, 22 kB of the machine code kept after minute 5 was Playwright's.
+const inPage = async (fn, arg) => {
+  const r = await cdp.send('Runtime.evaluate', {
+    expression: `(${fn.toString()})(window.__tinygpt.get(), ${JSON.stringify(arg ?? null)})`, returnByValue: true, awaitPromise: true,
+  });
+  if (r.exceptionDetails) throw new Error(`in the page: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+  return r.result.value;
+};
+const until = async (pred, timeoutMs) => {
+  // the first look a moment after the click that started it: the page may not have taken it yet
+  for (const t0 = Date.now(); await new Promise((r) => setTimeout(r, 250)), !(await inPage(pred));)
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${pred}`);
+};
+async function nodeOf(selector) {
+  const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+  const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+  if (!nodeId) throw new Error(`no ${selector} in the page`);
+  await cdp.send('DOM.scrollIntoViewIfNeeded', { nodeId });
+  return nodeId;
+}
+async function scrollTo(selector) {
+  await nodeOf(selector);
+  await cdp.send('DOM.disable');
+}
+async function clickOn(selector) {
+  const { model } = await cdp.send('DOM.getBoxModel', { nodeId: await nodeOf(selector) });
+  const q = model.border;   // the corners: x1 y1 ... x4 y4
+  const x = (q[0] + q[4]) / 2, y = (q[1] + q[5]) / 2;
+  for (const type of ['mousePressed', 'mouseReleased'])
+    await cdp.send('Input.dispatchMouseEvent', { type, x, y, button: 'left', clickCount: 1 });
+  await cdp.send('DOM.disable');
+}
+
 async function sampleAndInspect() {
-  // a sample of 200 bytes, streamed; then the attention maps of a corpus slice
-  await page.fill('#sample-length', '200');
-  await page.click('#btn-generate');
-  await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 120_000 });
-  await page.locator('#inspect').scrollIntoViewIfNeeded();
-  await page.click('#btn-inspect');
-  await waitFor((d) => !!d.inspection && !d.inspectInFlight, 120_000);
-  await page.locator('#train').scrollIntoViewIfNeeded();
+  // a sample of 200 bytes (the length is set once, before the soak), streamed; then the attention
+  // maps of a corpus slice
+  const before = await inPage((d) => ({ sample: d.sample?.id ?? null, inspectId: d.inspectId }));
+  await clickOn('#btn-generate');
+  await until(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true' && !document.querySelector('#btn-generate').disabled, 120_000);
+  await scrollTo('#inspect');
+  await clickOn('#btn-inspect');
+  await until((d) => !!d.inspection && !d.inspectInFlight, 120_000);
+  await scrollTo('#train');
+  // each minute's sample and inspection are new ones (a click that missed would leave the last)
+  const after = await inPage((d) => ({ sample: d.sample?.id ?? null, inspectId: d.inspectId }));
+  if (after.sample === before.sample || after.inspectId === before.inspectId) throw new Error(`the minute's sample or inspection did not happen: ${JSON.stringify(after)}`);
 }
 
 // the page's heap by constructor (node type and name: count and self size), from a heap snapshot
@@ -129,7 +171,72 @@ async function heapByConstructor() {
     e.bytes += snap.nodes[i + iSize];
     by.set(key, e);
   }
+  by.machineCode = machineCodeOwners(snap);
   return by;
+}
+
+// Each piece of machine code (an InstructionStream) in a snapshot, by node id: its size and the
+// function it was compiled for, "name script" (InstructionStream <- Code <- SharedFunctionInfo
+// <- Script). What appears between two snapshots says which functions V8 compiled again.
+function machineCodeOwners(snap) {
+  const { node_fields: nf, edge_fields: ef, node_types: nt, edge_types: et } = snap.snapshot.meta;
+  const N = nf.length, E = ef.length, nodes = snap.nodes, edges = snap.edges, str = snap.strings;
+  const [iType, iName, iId, iSize, iEdges] = ['type', 'name', 'id', 'self_size', 'edge_count'].map((x) => nf.indexOf(x));
+  const [eType, eName, eTo] = ['type', 'name_or_index', 'to_node'].map((x) => ef.indexOf(x));
+  const count = nodes.length / N, name = (i) => String(str[nodes[i * N + iName]]);
+  // the retainers of each node, through property, internal and weak edges: [from, edge name or "weak"]
+  const retainers = new Map();
+  for (let i = 0, e = 0; i < count; i++) {
+    for (let k = 0; k < nodes[i * N + iEdges]; k++, e += E) {
+      const t = et[0][edges[e + eType]];
+      if (t !== 'internal' && t !== 'property' && t !== 'weak') continue;
+      const to = edges[e + eTo] / N;
+      if (!retainers.has(to)) retainers.set(to, []);
+      retainers.get(to).push([i, t === 'weak' ? 'weak' : String(str[edges[e + eName]])]);
+    }
+  }
+  const via = (i, edge) => (retainers.get(i) ?? []).find(([, en]) => en === edge)?.[0];
+  const firstEdge = new Uint32Array(count + 1);
+  for (let i = 0; i < count; i++) firstEdge[i + 1] = firstEdge[i] + nodes[i * N + iEdges] * E;
+  const out = (i, edge) => {   // the node that i's edge of this name leads to
+    for (let e = firstEdge[i]; e < firstEdge[i + 1]; e += E)
+      if (String(str[edges[e + eName]]) === edge) return edges[e + eTo] / N;
+    return undefined;
+  };
+  // where a function (a closure's) begins: line:column in its script, for minified names
+  const at = new Map(), lf = snap.snapshot.meta.location_fields ?? [], loc = snap.locations ?? [];
+  for (let k = 0; k + lf.length <= loc.length; k += lf.length)
+    at.set(loc[k + lf.indexOf('object_index')] / N, `${loc[k + lf.indexOf('line')] + 1}:${loc[k + lf.indexOf('column')] + 1}`);
+  const owners = new Map();
+  for (let i = 0; i < count; i++) {
+    if (nt[0][nodes[i * N + iType]] !== 'code' || name(i) !== 'system / InstructionStream') continue;
+    const code = via(i, 'instruction_stream');
+    // bytecode's and baseline code's function holds it; optimized code is held by a closure
+    const holder = code === undefined ? undefined : (retainers.get(code) ?? []).find(([, en]) => en === 'code')?.[0];
+    const sfi = code === undefined ? undefined : via(code, 'trusted_function_data') ?? (holder === undefined ? undefined : out(holder, 'shared'));
+    const infos = sfi === undefined ? undefined : via(sfi, 'weak');   // the script's list of its functions
+    const script = infos === undefined ? undefined : via(infos, 'infos');
+    const fn = sfi === undefined ? '(no function)' : name(sfi).replace(/^system \/ SharedFunctionInfo( \/ )?/, '') || '(anonymous)';
+    const closure = code === undefined ? undefined : (retainers.get(code) ?? []).find(([r, en]) => en === 'code' && at.has(r))?.[0];
+    const where = (script === undefined ? '' : name(script).replace(/^system \/ Script \/ /, '').split('/').pop()) +
+      (closure === undefined ? '' : `:${at.get(closure)}`);
+    owners.set(nodes[i * N + iId], { bytes: nodes[i * N + iSize], owner: `${fn} ${where}`.trim() });
+  }
+  return owners;
+}
+
+// the machine code in b and not in a, by the function it belongs to (top 10 by bytes)
+function newMachineCode(a, b) {
+  const by = new Map();
+  for (const [id, c] of b.machineCode) {
+    if (a.machineCode.has(id)) continue;
+    const e = by.get(c.owner) ?? { owner: c.owner, count: 0, bytes: 0 };
+    e.count++;
+    e.bytes += c.bytes;
+    by.set(c.owner, e);
+  }
+  const gone = [...a.machineCode.keys()].filter((id) => !b.machineCode.has(id)).length;
+  return { gone, fresh: [...by.values()].sort((x, y) => y.bytes - x.bytes).slice(0, 10) };
 }
 // The snapshot's bytes split into V8's compiled code (node type "code": machine code, bytecode and
 // their tables, which grow as more functions are optimized) and everything else (the page's
@@ -142,7 +249,7 @@ function heapKinds(by) {
   }
   return kinds;
 }
-let kindsGrew = null;
+let kindsGrew = null, codeGrew = null;
 function heapGrowth(a, b) {
   const keys = new Set([...a.keys(), ...b.keys()]);
   return [...keys].map((k) => ({ what: k, count: (b.get(k)?.count ?? 0) - (a.get(k)?.count ?? 0), bytes: (b.get(k)?.bytes ?? 0) - (a.get(k)?.bytes ?? 0) }))
@@ -154,19 +261,19 @@ let heapAtSettle = null, heapGrew = null;
 async function measure(minute) {
   await cdp.send('HeapProfiler.collectGarbage');
   const pageHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
-  const { tasks, slowFrames } = await page.evaluate(() => {
+  const { tasks, slowFrames } = await inPage(() => {
     const w = window;
     const t = { tasks: w.__longTasks, slowFrames: w.__slowFrames };
     w.__longTasks = [];
     w.__slowFrames = [];
     return t;
   });
-  const storage = await page.evaluate(async () => {
+  const storage = await inPage(async () => {
     const e = await navigator.storage.estimate();
     return { indexedDB: e.usageDetails?.indexedDB ?? null, usage: e.usage ?? null };
   });
-  const runs = await dbg((d) => d.runs.map((r) => r.bytes));
-  const s = await dbg((d) => ({ step: d.step, memoryBytes: d.memoryBytes, running: d.running, tokensPerSec: d.tokensPerSec, threads: d.threadsNow }));
+  const runs = await inPage((d) => d.runs.map((r) => r.bytes));
+  const s = await inPage((d) => ({ step: d.step, memoryBytes: d.memoryBytes, running: d.running, tokensPerSec: d.tokensPerSec, threads: d.threadsNow }));
   return {
     minute, step: s.step, running: s.running, tokensPerSec: s.tokensPerSec, threads: s.threads,
     pageHeap, workerHeap: await workerHeap(), wasmMemory: s.memoryBytes, indexedDB: storage.indexedDB, storageUsage: storage.usage,
@@ -201,6 +308,9 @@ for (let m = 1; m <= minutes; m++) {
       `(${(k0.rest / 1024).toFixed(0)} -> ${(k1.rest / 1024).toFixed(0)} kB, ${(100 * kindsGrew.restBytes / k0.rest).toFixed(1)}%)`);
     console.log(`  the page's heap, what grew from minute ${settle} to ${minutes} (by constructor):`);
     for (const g of heapGrew) console.log(`    ${(g.bytes / 1024).toFixed(1).padStart(8)} kB ${String(g.count).padStart(7)} x  ${g.what}`);
+    codeGrew = newMachineCode(heapAtSettle, atEnd);
+    console.log(`  machine code compiled after minute ${settle} and kept (${codeGrew.gone} pieces of minute ${settle} gone), by function:`);
+    for (const g of codeGrew.fresh) console.log(`    ${(g.bytes / 1024).toFixed(1).padStart(8)} kB ${String(g.count).padStart(7)} x  ${g.owner}`);
   }
   print(r);
   for (const f of r.slowFrames) console.log(`       a frame of ${f.ms} ms (rendering ${f.renderMs} ms): ${f.scripts.join('; ') || 'no script'}`);
@@ -226,7 +336,7 @@ console.log(`  no error: ${errors.length === 0 ? 'met' : `NOT met (${errors.leng
 await dbg((d) => d.running) && (await page.click('#btn-start'));
 record.set('soak', {
   minutes, config: 'S', variant: ready.variant, history: true, sampleEveryMinute: 200, inspectEveryMinute: true,
-  rows, growthFromMinute: settle, growth: growths, heapGrowth: heapGrew, heapKindsGrowth: kindsGrew, longestTaskMs: longest, tasksOver200ms: over, errors, goals: { flat, responsive: over === 0, noErrors: errors.length === 0 },
+  rows, growthFromMinute: settle, growth: growths, heapGrowth: heapGrew, heapKindsGrowth: kindsGrew, machineCodeGrowth: codeGrew, longestTaskMs: longest, tasksOver200ms: over, errors, goals: { flat, responsive: over === 0, noErrors: errors.length === 0 },
 });
 record.write();
 await close();

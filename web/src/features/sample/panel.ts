@@ -150,6 +150,9 @@ export class SamplePanel {
     this.strip.reset();
     this.chunks = 0;
     this.pendingEl = null;
+    // the last sample's height is kept while the new one streams in: the panels below do not jump
+    // up and back down with each sample (a layout shift every time)
+    if (this.output.offsetHeight > 0) this.output.style.minHeight = `${this.output.offsetHeight}px`;
     clear(this.output);
     this.output.dataset.chunks = '0';
     this.output.dataset.done = 'false';
@@ -247,6 +250,7 @@ export class SamplePanel {
     this.stopBtn.disabled = true;
     this.genBtn.disabled = false;
     this.output.dataset.done = 'true';
+    this.output.style.minHeight = '';
     this.info.set(note);
   }
 
