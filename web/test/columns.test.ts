@@ -29,6 +29,7 @@ describe('the loss chart\'s columns (features/train/columns.ts)', () => {
   it('stays within its bound over a long run, thinning the train steps and keeping every evaluation', () => {
     const h = new LossHistory(256);
     const c = h.columns;
+    const arrays = [c.x, c.train, c.ema, c.val, c.exact, c.cer];
     const evals: number[] = [];
     // 20,000 steps in slices of 7, an evaluation every 250 steps (after its slice, as the worker sends them)
     for (let s = 1; s <= 20_000; s += 7) {
@@ -38,6 +39,9 @@ describe('the loss chart\'s columns (features/train/columns.ts)', () => {
       expect(c.x.length).toBeLessThanOrEqual(256);
     }
     expect(c.stride).toBeGreaterThan(64);
+    // thinned in place: the chart keeps drawing the same arrays (columns.ts says why)
+    expect([c.x, c.train, c.ema, c.val, c.exact, c.cer].every((a, k) => a === arrays[k])).toBe(true);
+    expect(new Set([c.x, c.train, c.ema, c.val, c.exact, c.cer].map((a) => a.length)).size).toBe(1);
     for (let j = 1; j < c.x.length; j++) expect(c.x[j]).toBeGreaterThan(c.x[j - 1]);
     // every evaluation is drawn, at its step, with the train loss of that step beside it (no gap)
     expect(c.x.filter((_, j) => c.val[j] != null)).toEqual(evals);

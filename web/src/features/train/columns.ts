@@ -104,9 +104,9 @@ export class ChartColumns {
       if (j === 0 || this.x[j] % stride === 0 || this.val[j] != null || this.exact[j] != null || this.cer[j] != null) keep.push(j);
     if (keep.length === this.x.length) return;   // only evaluations left to drop: they stay
     this.stride = stride;
-    // in place: the same arrays, of the same kind, stay in the fields (new ones, as map() makes,
-    // changed V8's maps of the arrays and of this object, and every function that draws them,
-    // uPlot's included, was compiled again after each thinning: bench/soak.mjs)
+    // in place: the same arrays stay in the fields and in the chart. With new ones (map()), a soak
+    // traced with --trace-deopt saw V8 drop the compiled code of the drawing functions, uPlot's and
+    // ours, for a "wrong map" at a thinning, and compile it again (bench/page-harness.mjs)
     for (const a of [this.x, this.train, this.ema, this.val, this.exact, this.cer] as (number | null)[][]) {
       for (let k = 0; k < keep.length; k++) a[k] = a[keep[k]];
       a.length = keep.length;
