@@ -52,6 +52,7 @@ interface Words {
   converted: RegExp;           // the note on a Latin-1 text taken as UTF-8
   raw: RegExp;                 // ... and on its raw bytes
   rawButton: string;
+  stalled: RegExp;             // the notice of a run that stopped answering
 }
 
 const ENGLISH: Words = {
@@ -63,6 +64,7 @@ const ENGLISH: Words = {
   converted: /menu\.txt is Latin-1 text, not UTF-8: it was converted to UTF-8/,
   raw: /menu\.txt is Latin-1 text: the model trains on its bytes as they are/,
   rawButton: 'Use the raw bytes instead',
+  stalled: /Training has not moved for \d+ s: the training worker is not answering/,
 };
 
 const CHINESE: Words = {
@@ -74,6 +76,7 @@ const CHINESE: Words = {
   converted: /menu\.txt 是 Latin-1 编码的文本，不是 UTF-8：已转换为 UTF-8/,
   raw: /menu\.txt 是 Latin-1 编码的文本：模型按原样用它的字节训练/,
   rawButton: '改用原始字节',
+  stalled: /训练已有 \d+ 秒没有进展：训练 Worker 没有响应/,
 };
 
 /** Everything a person reads in `root` is in the page's language (Chinese: no English outside data). */
@@ -285,5 +288,29 @@ for (const w of [ENGLISH, CHINESE]) {
       await pause(page);
       await page.close();
     }, 600_000);
+
+    it('a run that stops answering: the page says so, with a reload, and takes it back when progress comes', async () => {
+      page = await ctx.newPage();
+      page.on('pageerror', (e) => console.error('page error:', e.message));
+      await page.goto(`${inject('baseURL')}?test-hooks`);
+      await waitState(page, (s) => !!s.ready);
+      await startTiny(page, 'stuck.txt', lorem('Stuck'));
+      await page.evaluate(() => (window as unknown as { __tinygptTest: { setStallMs(ms: number): void } }).__tinygptTest.setStallMs(2000));
+      // the training worker (not a pthread of the kernels' pool) held for 6 s, as a pool thread that
+      // died in the middle of its work holds it (for ever)
+      const worker = page.workers().find((x) => /\/worker[-.][^/]*$/.test(x.url()))!;
+      expect(worker).toBeTruthy();
+      const held = worker.evaluate(() => { for (const t0 = Date.now(); Date.now() - t0 < 6000;); });
+      const notice = page.locator('[data-id="run-stalled"]');
+      await notice.waitFor({ state: 'visible', timeout: 10_000 });
+      expect(await notice.textContent()).toMatch(w.stalled);
+      await allInLanguage(page, w, '[data-id="run-stalled"]', 'the stall notice');
+      expect(await page.isVisible('#btn-stalled-reload')).toBe(true);
+      await held;
+      await notice.waitFor({ state: 'detached', timeout: 10_000 });   // progress again: the notice goes
+      expect(await state(page, (s) => s.running)).toBe(true);
+      await pause(page);
+      await page.close();
+    }, 60_000);
   });
 }

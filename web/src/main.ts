@@ -69,9 +69,9 @@ window.addEventListener('hashchange', () => {
   if (session.$.get().model) notify(t().page.sharedLinkPasted, 'info', { timeout: 12000 });
   else void share.open(location.href);
 });
-/** Test hooks, only with ?test-hooks in the address (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give. */
+/** Test hooks, only with ?test-hooks in the address (the e2e tests): the next n steps get a NaN gradient, as corrupted batches would give; a shorter wait before a run without progress is called stuck. */
 if (params.has('test-hooks')) {
-  (window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (n: number) => train.injectNan(n), corpusBytesRead: () => data.bytesRead() };
+  (window as unknown as { __tinygptTest: unknown }).__tinygptTest = { injectNanGradient: (n: number) => train.injectNan(n), corpusBytesRead: () => data.bytesRead(), setStallMs: (ms: number) => train.setStallMs(ms) };
 }
 
 async function boot(): Promise<void> {

@@ -7,7 +7,7 @@ import { tokenLosses } from '../src/features/inspect';
 import type { Ready } from '../src/features/runtime';
 import { sampleText } from '../src/features/sample';
 import { normalise } from '../src/features/settings';
-import { canStart, etaMs, startBlockedReason, startLabel, statusLine } from '../src/features/train';
+import { canStart, etaMs, STALL_MS, stalledFor, startBlockedReason, startLabel, statusLine } from '../src/features/train';
 import { LossHistory } from '../src/features/train/history';
 import type { FullConfig, Preset } from '../../wasm/tinygpt';
 import { fakePage, settle } from './fake-worker';
@@ -211,5 +211,16 @@ describe('the features over the worker', () => {
     s = page.state.get();
     expect(s.history.train.slice()).toEqual([5, 4.5, 4.25]);
     expect(s.history.lastStep).toBe(3);
+  });
+});
+
+describe('the stall watch (features/train/derive.ts: stalledFor)', () => {
+  it('calls a running run stuck only after STALL_MS without progress, and only while it runs', () => {
+    expect(STALL_MS).toBe(30_000);
+    expect(stalledFor({ running: true, lastTick: 1_000 }, 1_000 + STALL_MS - 1)).toBeNull();
+    expect(stalledFor({ running: true, lastTick: 1_000 }, 1_000 + STALL_MS)).toBe(STALL_MS);
+    expect(stalledFor({ running: false, lastTick: 1_000 }, 1_000 + 10 * STALL_MS)).toBeNull();   // paused: nothing expected
+    expect(stalledFor({ running: true, lastTick: 0 }, 10 * STALL_MS)).toBeNull();                // never ticked yet
+    expect(stalledFor({ running: true, lastTick: 500 }, 2_600, 2_000)).toBe(2_100);               // the test hook's shorter wait
   });
 });

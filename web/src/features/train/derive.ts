@@ -69,3 +69,17 @@ export function statusLine(s: StartState & Pick<TrainSlice, 'tokensPerSec' | 'st
   if (!modeCorpus(s)) return s.mode === 'seq2seq' ? say.noPairs : say.noText;
   return s.mode === 'seq2seq' ? say.readyPairs : say.readyText;
 }
+
+/**
+ * A running run sends progress after every slice (a fraction of a second; an evaluation, a few
+ * seconds). None for this long means the worker is stuck: a thread of the kernels' pool that dies
+ * in the middle of its work leaves the worker waiting for it for ever, its event loop with it
+ * (docs/reliability.md §6). Nothing on the page would say so; the stall watch does.
+ */
+export const STALL_MS = 30_000;
+
+/** Milliseconds without progress of a running run when that is a stall, else null. */
+export function stalledFor(s: { running: boolean; lastTick: number }, now: number, stallMs = STALL_MS): number | null {
+  const quiet = now - s.lastTick;
+  return s.running && s.lastTick > 0 && quiet >= stallMs ? quiet : null;
+}

@@ -12,7 +12,7 @@ import type { Runtime } from '../runtime';
 import type { History, Session } from '../session';
 import type { Settings } from '../settings';
 import type { Baselines } from '../watch/messages';
-import { canStart, pageMode, type StartState } from './derive';
+import { canStart, pageMode, STALL_MS, stalledFor, type StartState } from './derive';
 import { applyGuard, divergedStep, divergedWhy, initialGuard } from './guard';
 import { LossHistory } from './history';
 import type { EvalResult, Progress, RunState, TrainCalls, TrainEvents } from './messages';
@@ -21,7 +21,7 @@ import { TrainPanel } from './panel';
 import { bindRunBar } from './run-bar';
 import { idleTrain, type TrainSlice } from './state';
 
-export { canStart, etaMs, pageMode, startBlockedReason, startDisabled, startLabel, statusLine, totalSteps } from './derive';
+export { canStart, etaMs, pageMode, startBlockedReason, startDisabled, startLabel, STALL_MS, stalledFor, statusLine, totalSteps } from './derive';
 export type { TrainSlice };
 
 export interface Train {
@@ -32,6 +32,8 @@ export interface Train {
   evaluate(): void;
   /** Test hook (?test-hooks): the next `steps` steps get a NaN gradient. */
   injectNan(steps: number): void;
+  /** Test hook (?test-hooks): how long a run may go without progress before the page says it is stuck. */
+  setStallMs(ms: number): void;
   /** Keyboard focus on Start if it can be pressed now (true), else nothing (false). */
   focusStart(): boolean;
   /**
@@ -41,6 +43,25 @@ export interface Train {
   focusStartSoon(): void;
   /** The panel (with the chart's baselines from features/watch, when it has them), the run bar. */
   mount(slot: HTMLElement, runBar: HTMLElement, baselines: MapStore<{ baselines: Baselines | null }>): TrainPanel;
+}
+
+/** Says a stall (with a reload, which goes on from the last save) while it lasts; gone when progress comes. */
+function watchStalls($: MapStore<TrainSlice>): (ms: number) => void {
+  let stallMs = STALL_MS;
+  let notice: HTMLElement | null = null;
+  if (typeof window === 'undefined') return (ms) => void (stallMs = ms);
+  setInterval(() => {
+    const quiet = stalledFor($.get(), performance.now(), stallMs);
+    if (quiet !== null && !notice?.isConnected) {
+      const reload = h('button', { type: 'button', id: 'btn-stalled-reload' }, t().run.reload);
+      reload.addEventListener('click', () => location.reload());
+      notice = notify(h('span', {}, t().run.stalled(Math.round(quiet / 1000)), reload), 'error', { id: 'run-stalled' });
+    } else if (quiet === null && notice) {
+      notice.remove();
+      notice = null;
+    }
+  }, 1000);
+  return (ms) => void (stallMs = ms);
 }
 
 /** How long a keyboard choice waits for Start to become pressable (the data being taken) before it gives up. */
@@ -187,6 +208,7 @@ export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps
     if (!creating && !model) patch($, { pendingStart: false });   // the core refused the settings
   });
   followRunFields(port, settings, session);
+  const setStallMs = watchStalls($);
   watch($, ['running'], (s) => void (typeof document !== 'undefined' && (document.body.dataset.state = pageMode({ ...s, ...session.$.get() }))));
   watch(session.$, ['model'], (s) => void (typeof document !== 'undefined' && (document.body.dataset.state = pageMode({ ...$.get(), ...s }))));
 
@@ -206,6 +228,7 @@ export function createTrain(port: Port<TrainCalls, TrainEvents>, deps: TrainDeps
     reset: () => void session.reset(),
     evaluate: () => port.send('evaluate', {}),
     injectNan: (steps) => port.send('injectNan', { steps }),
+    setStallMs,
     focusStart: () => panel?.focusStart() ?? false,
     focusStartSoon: () => focusWhenPressable(view(runtime.$, data.$, settings.$, session.$, $), () => api.focusStart()),
     mount(slot, runBar, baselines) {

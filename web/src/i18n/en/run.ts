@@ -17,6 +17,8 @@ export const run = {
   finished: (steps: string) => `Finished the schedule: ${steps} steps.`,
   dataPaused: 'Training paused: ',
   guardPaused: 'Training paused by the NaN guard: three steps in a row diverged. See the Train panel.',
+  stalled: (seconds: number) => `Training has not moved for ${seconds} s: the training worker is not answering (it may be stuck). Reload the page to go on from the last save. `,
+  reload: 'Reload',
   threadDied: (why: string) => `One of the training threads stopped (${why}). Training goes on with one thread; nothing was lost. Reload the page to use every core again.`,
   guardRollback: (step: number, why: string, restored: number, lrScale: number) =>
     `Step ${step} diverged (${why}): back to step ${restored}, learning rate × ${lrScale}.`,

@@ -14,6 +14,8 @@ export const run: typeof en = {
   finished: (steps) => `训练计划已完成：共 ${steps} 步。`,
   dataPaused: '训练已暂停：',
   guardPaused: 'NaN 守护暂停了训练：连续三步发散。详见“训练”面板。',
+  stalled: (seconds) => `训练已有 ${seconds} 秒没有进展：训练 Worker 没有响应（可能卡住了）。重新加载页面即可从最后一次保存处继续。`,
+  reload: '重新加载',
   threadDied: (why) => `一个训练线程停止了（${why}）。训练改用一个线程继续，没有丢失任何进度。重新加载页面即可再次使用所有核心。`,
   guardRollback: (step, why, restored, lrScale) => `第 ${step} 步发散（${why}）：退回第 ${restored} 步，学习率 × ${lrScale}。`,
   downloaded: (name, bytes) => `已保存 ${name}（${bytes} 字节）。用这条命令继续训练：`,
