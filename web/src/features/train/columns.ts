@@ -57,7 +57,7 @@ export class ChartColumns {
     return c;
   }
 
-  /** Every per-column array of `from` through `f` (the same columns of each), into this. */
+  /** Every per-column array of `from` through `f` (the same columns of each), into this (f may return its argument). */
   private setColumns(from: ChartColumns, f: <T>(a: T[]) => T[]): void {
     this.x = f(from.x);
     this.train = f(from.train);
@@ -107,10 +107,11 @@ export class ChartColumns {
     // in place: the same arrays stay in the fields and in the chart. With new ones (map()), a soak
     // traced with --trace-deopt saw V8 drop the compiled code of the drawing functions, uPlot's and
     // ours, for a "wrong map" at a thinning, and compile it again (bench/page-harness.mjs)
-    for (const a of [this.x, this.train, this.ema, this.val, this.exact, this.cer] as (number | null)[][]) {
+    this.setColumns(this, (a) => {
       for (let k = 0; k < keep.length; k++) a[k] = a[keep[k]];
       a.length = keep.length;
-    }
+      return a;
+    });
   }
 
   /** The step of column `idx` (the cursor's), or Infinity for none (the cursor is off the chart). */
