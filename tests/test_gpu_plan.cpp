@@ -195,6 +195,15 @@ TEST_CASE("a small model's training forward is L + 1 block_forward dispatches ov
   auto wide = make_trainer(1, 2, gpu::kRowForwardMaxC + 8, 6, 1);
   CHECK_FALSE(gpu::fused_forward(wide->config()));
   CHECK(gpu::plan_for(*wide).programs.at("train").front().kernel == "embedding_forward");
+  // fuse = false (a real GPU): the same small model keeps a dispatch per GEMM, and five per block decoding
+  const gpu::Plan unfused = gpu::plan_for(*t, false);
+  CHECK_FALSE(unfused.fused);
+  CHECK(unfused.programs.at("train").front().kernel == "embedding_forward");
+  CHECK(unfused.programs.at("decode").size() == size_t(1 + 5 * L + 1));
+  CHECK(plan.programs.at("decode").size() == size_t(L + 1));
+  CHECK(unfused.gpu_params == plan.gpu_params);  // the same parameter layout: state moves between the two
+  CHECK(gpu::to_json(unfused).find("\"fused\":0") != std::string::npos);
+  CHECK(gpu::to_json(plan).find("\"fused\":1") != std::string::npos);
   Config big = t->config();
   big.n_embd = 256, big.n_head = 4, big.block_size = 256, big.batch_size = 64, big.n_layer = 4;
   CHECK_FALSE(gpu::fused_forward(big));
@@ -450,7 +459,7 @@ TEST_CASE("the seq2seq plan: regions in bounds, every gradient written once, the
     CHECK(plan.programs.count("train") == 1);
     CHECK(plan.programs.count("eval") == 1);
     CHECK(plan.num_params == t->num_parameters());
-    // S = T = block_size (8), whatever the pairs (a batch is padded)
+    // S and T: the pairs' longest (6 and 6 + 1) rounded up to 8, here block_size
     CHECK(plan.src_len == 8);
     CHECK(plan.tgt_len == 8);
     CHECK(plan.io.at("src").count == int64_t(shape[2]) * 8);
@@ -469,6 +478,38 @@ TEST_CASE("the seq2seq plan: regions in bounds, every gradient written once, the
     CHECK(plan.constants.at("pe")[1] == 1.0f);
     CHECK(to_json(plan).find("\"batchInputs\":[\"src\",\"tgt_in\",\"targets\"]") != std::string::npos);
   }
+}
+
+TEST_CASE("a translator's batches are sized by its pairs, not by block_size", "[gpu][seq2seq]") {
+  // rounded up to a multiple of 8, at most block_size
+  CHECK(gpu::pair_lengths(6, 6, 8) == std::pair<int, int>{8, 8});
+  CHECK(gpu::pair_lengths(8, 9, 64) == std::pair<int, int>{8, 16});
+  CHECK(gpu::pair_lengths(17, 7, 64) == std::pair<int, int>{24, 8});
+  CHECK(gpu::pair_lengths(64, 63, 64) == std::pair<int, int>{64, 64});
+  CHECK(gpu::pair_lengths(5, 60, 62) == std::pair<int, int>{8, 62});
+  // the 6-letter pairs with block_size 32: S = 8, T = 8 instead of 32, 32
+  auto t = make_translator();
+  Config c = t->config();
+  c.block_size = 32;
+  auto wide = std::make_unique<train::Trainer>(c);
+  std::string tsv;
+  for (size_t i = 0; i < t->pairs().size(); i++) tsv += t->pairs().source(i) + "\t" + t->pairs().target(i) + "\n";
+  wide->set_corpus(std::vector<uint8_t>(tsv.begin(), tsv.end()));
+  const gpu::Plan plan = gpu::plan_for(*wide);
+  CHECK(plan.src_len == 8);
+  CHECK(plan.tgt_len == 8);
+  CHECK(gpu::batch_lengths(*wide) == std::pair<int, int>{8, 8});
+  CHECK(gpu::batch_tokens(*wide) == 3 * (8 + 2 * 8));
+  CHECK(plan.io.at("src").count == 3 * 8);
+  CHECK(check_regions(plan) > 0);
+  // translation and inspection stay at block_size: a source may be longer than any training pair
+  CHECK(plan.io.at("translate.src").count == 32);
+  CHECK(plan.io.at("pair.src").count == 32);
+  std::vector<int32_t> got(size_t(gpu::batch_tokens(*wide)));
+  gpu::next_batches(*wide, 1, got.data());
+  CHECK(got[size_t(3 * 8)] == model::Seq2SeqDims{}.tokens().bos());  // tgt_in after src (3 x 8): BOS first
+  // more than the plan allows
+  CHECK_THROWS_WITH(gpu::make_seq2seq_plan(c, wide->param_table(), 40, 8), Catch::Contains("longer than block_size 32"));
 }
 
 TEST_CASE("next_batches hands out the pairs step() would have trained on (seq2seq)", "[gpu][seq2seq]") {

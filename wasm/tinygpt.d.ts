@@ -553,7 +553,8 @@ export interface TinyGPTModule {
 
   // ---- the WebGPU backend's host half (wasm/webgpu.cpp, core/include/tinygpt/gpu_host.h; docs/webgpu.md) ----
   /** The GPU plan of the session's configuration, as JSON (core/include/tinygpt/gpu_plan.h). */
-  gpuPlan(session: Session): string;
+  gpuPlan(session: Session, fuse: boolean): string;                        // fuse: block_forward and decode_layer where they fit
+  gpuBatchLengths(session: Session): Int32Array;                            // a translator's [S, T] of every batch; [0, 0] otherwise
   gpuExportState(session: Session): GpuState;
   /** The GPU's state back into the session; with goodState (no step in flight) also the state a rollback returns to. */
   gpuImportState(session: Session, params: Float32Array, m: Float32Array, v: Float32Array, adamT: number, goodState: boolean): void;

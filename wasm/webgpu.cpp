@@ -15,8 +15,9 @@ namespace tinygpt::js {
 
 namespace {
 
-std::string gpu_plan_json(Session& s) {
-  return guarded([&] { return gpu::to_json(gpu::plan_for(s.trainer())); });
+// fuse: make_plan's (the page fuses on a software adapter only; a translator's plan has no fused paths)
+std::string gpu_plan_json(Session& s, bool fuse) {
+  return guarded([&] { return gpu::to_json(gpu::plan_for(s.trainer(), fuse)); });
 }
 
 // {params, m, v: Float32Array, step, adamT}
@@ -49,6 +50,15 @@ val gpu_next_batches(Session& s, int k) {
     std::vector<int32_t> out(size_t(std::max(k, 0)) * size_t(gpu::batch_tokens(t)));
     gpu::next_batches(s.trainer(), k, out.data());
     return copy_to_js("Int32Array", out.data(), out.size());
+  });
+}
+
+// [S, T] of a translator's batches (the plan's srcLen, tgtLen for its pairs); [0, 0] for a language model
+val gpu_batch_lengths(Session& s) {
+  return guarded([&] {
+    const auto [S, T] = gpu::batch_lengths(s.trainer());
+    const int32_t st[2] = {S, T};
+    return copy_to_js("Int32Array", st, 2);
   });
 }
 
@@ -230,6 +240,7 @@ EMSCRIPTEN_BINDINGS(tinygpt_webgpu) {
   emscripten::function("gpuExportState", &gpu_export_state);
   emscripten::function("gpuImportState", &gpu_import_state);
   emscripten::function("gpuNextBatches", &gpu_next_batches);
+  emscripten::function("gpuBatchLengths", &gpu_batch_lengths);
   emscripten::function("gpuStepScalars", &gpu_step_scalars);
   emscripten::function("gpuValBatches", &gpu_val_batches);
   emscripten::function("gpuRecordSteps", &gpu_record_steps);

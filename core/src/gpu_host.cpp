@@ -49,33 +49,48 @@ struct TrainerAccess {
 };
 
 namespace {
-// A translator's batch (B, S) + (B, T) + (B, T) padded to S = T = block_size (the plan's sizes):
-// PAD tokens, -1 targets, which change no loss or gradient (make_seq2seq_plan).
-int32_t* put_pairs(const data::PairBatch& b, int L, int32_t pad, int32_t* out) {
-  auto put = [&](const std::vector<int32_t>& v, int len, int32_t fill) {
+// A translator's batch (B, S) + (B, T) + (B, T) padded to the plan's S and T (at least the
+// batch's): PAD tokens, -1 targets, which change no loss or gradient (make_seq2seq_plan).
+int32_t* put_pairs(const data::PairBatch& b, std::pair<int, int> L, int32_t pad, int32_t* out) {
+  if (b.S > L.first || b.T > L.second)
+    throw Error("gpu batches: pairs of " + std::to_string(b.S) + " and " + std::to_string(b.T) +
+                " tokens do not fit the plan's " + std::to_string(L.first) + " and " + std::to_string(L.second));
+  auto put = [&](const std::vector<int32_t>& v, int len, int to, int32_t fill) {
     for (int r = 0; r < b.B; r++) {
       out = std::copy(v.begin() + std::ptrdiff_t(size_t(r) * len), v.begin() + std::ptrdiff_t(size_t(r + 1) * len), out);
-      out = std::fill_n(out, L - len, fill);
+      out = std::fill_n(out, to - len, fill);
     }
   };
-  put(b.src, b.S, pad);
-  put(b.tgt_in, b.T, pad);
-  put(b.tgt_out, b.T, -1);
+  put(b.src, b.S, L.first, pad);
+  put(b.tgt_in, b.T, L.second, pad);
+  put(b.tgt_out, b.T, L.second, -1);
   return out;
 }
 int32_t pad_token(const train::Trainer& t) { return seq2seq_dims(t.config()).tokens().pad(); }
 }  // namespace
 
-Plan plan_for(const train::Trainer& t) {
-  if (t.kind() == ModelKind::seq2seq) return make_seq2seq_plan(t.config(), t.param_table());
+std::pair<int, int> batch_lengths(const train::Trainer& t) {
+  if (t.kind() != ModelKind::seq2seq) return {0, 0};
+  const data::PairDataset& d = t.pairs();
+  return pair_lengths(d.max_source_len(), d.max_target_len(), t.config().block_size);
+}
+
+Plan plan_for(const train::Trainer& t, bool fuse) {
+  if (t.kind() == ModelKind::seq2seq) {
+    const auto [S, T] = batch_lengths(t);
+    return make_seq2seq_plan(t.config(), t.param_table(), S, T);
+  }
   if (t.kind() != ModelKind::gpt)
     throw Error(std::string("the WebGPU backend trains the gpt and seq2seq model kinds, not ") + model_kind_name(t.kind()));
-  return make_plan(t.config(), t.param_table());
+  return make_plan(t.config(), t.param_table(), fuse);
 }
 
 int64_t batch_tokens(const train::Trainer& t) {
   const int64_t B = t.config().batch_size;
-  if (t.kind() == ModelKind::seq2seq) return 3 * B * t.config().block_size;
+  if (t.kind() == ModelKind::seq2seq) {
+    const auto [S, T] = batch_lengths(t);
+    return B * (S + 2 * int64_t(T));
+  }
   return 2 * B * t.config().block_size;
 }
 
@@ -87,7 +102,7 @@ void next_batches(train::Trainer& t, int k, int32_t* out) {
     data::PairBatch batch;
     for (int i = 0; i < k; i++) {
       d.sample_batch(t.config().batch_size, batch);
-      out = put_pairs(batch, t.config().block_size, pad_token(t), out);
+      out = put_pairs(batch, batch_lengths(t), pad_token(t), out);
     }
     return;
   }
@@ -117,7 +132,7 @@ void val_batches(const train::Trainer& t, int32_t* out) {
     data::PairBatch batch;
     for (int k = 0; k < t.config().eval_iters; k++) {
       t.pairs().val_batch(k, t.config().batch_size, batch);
-      out = put_pairs(batch, t.config().block_size, pad_token(t), out);
+      out = put_pairs(batch, batch_lengths(t), pad_token(t), out);
     }
     return;
   }

@@ -448,7 +448,7 @@ void Plan::to_cpu_layout(const float* gpu, float* cpu) const {
   for (const ParamSlot& p : params) std::copy(gpu + p.gpu_offset, gpu + p.gpu_offset + p.count, cpu + p.cpu_offset);
 }
 
-Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
+Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table, bool fuse) {
   if (mc.tie_weights) throw Error("gpu plan: the GPT-2 layout (tie_weights 1) trains on the CPU only for now");
   validate_config(mc);
   const Config& tc = mc;  // the optimizer's fields
@@ -459,6 +459,7 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
                 " is above the 65535 rows a WebGPU grid has: this model trains on the CPU");
   Plan plan;
   plan.config = mc;
+  plan.fused = fuse;
   plan.batch_inputs = {"tokens", "targets"};
   plan.batch_size = mc.batch_size;
   plan.head_size = mc.n_embd / mc.n_head;
@@ -499,7 +500,7 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   // the forward pass is shared by train and eval (same regions)
   std::vector<Op> forward_ops;
   std::vector<Op>& train = plan.programs["train"];
-  const bool rows = fused_forward(mc);
+  const bool rows = fuse && fused_forward(mc);
   ForwardActs fw;
   if (rows) {
     // the loss (and dlogits) in the last block_forward; eval's copy of it stops at the logits
@@ -576,7 +577,7 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
   const Region y1 = b.take("decode.attn", C), fc1 = b.take("decode.fc", 4 * C);
   const Region scores = b.take("decode.attn.scores", int64_t(NH) * T);
   const uint32_t uC = uint32_t(C);
-  if (fused_decode(mc)) {
+  if (fuse && fused_decode(mc)) {
     // a small model: each block in one dispatch of one workgroup (decode_layer), the embedding in the first
     const Region all_params{params_buf, 0, plan.gpu_params};
     for (int l = 0; l < L; l++) {
@@ -943,12 +944,20 @@ S2SParams with_buffer(S2SParams p, int buf) {
 
 }  // namespace
 
-Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& table) {
+std::pair<int, int> pair_lengths(int max_source, int max_target, int block_size) {
+  auto up = [&](int n) { return std::min(block_size, std::max(1, (n + kPairLenStep - 1) / kPairLenStep * kPairLenStep)); };
+  return {up(max_source), up(max_target + 1)};
+}
+
+Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& table, int src_len, int tgt_len) {
   validate_config(mc);
   if (mc.model != ModelKind::seq2seq) throw Error("gpu plan: make_seq2seq_plan needs the seq2seq model kind");
   const model::Seq2SeqDims dims = seq2seq_dims(mc);
   if (table.empty() || table.front().name != "src_embed.weight") throw Error("gpu plan: the parameter table is not Seq2Seq's");
-  const int S = dims.block_size, T = dims.block_size;
+  const int S = src_len > 0 ? src_len : dims.block_size, T = tgt_len > 0 ? tgt_len : dims.block_size;
+  if (S > dims.block_size || T > dims.block_size)
+    throw Error("gpu plan: batches of " + std::to_string(S) + " and " + std::to_string(T) + " tokens are longer than block_size " +
+                std::to_string(dims.block_size));
   if (int64_t(dims.vocab_size) + dims.block_size > 65535)
     throw Error("gpu plan: vocab_size " + std::to_string(dims.vocab_size) + " plus block_size " +
                 std::to_string(dims.block_size) + " is above the 65535 rows a WebGPU grid has: this model trains on the CPU");
@@ -1124,6 +1133,7 @@ std::string to_json(const Plan& p) {
   if (s2s) field("n_enc_layer", p.config.n_enc_layer), field("n_dec_layer", p.config.n_dec_layer), field("d_ff", p.config.d_ff);
   o += '}';
   if (s2s) field("srcLen", p.src_len), field("tgtLen", p.tgt_len);
+  else field("fused", p.fused ? 1 : 0);
   key("batchInputs"), list(p.batch_inputs, [&](const std::string& n) { str(n); });
   key("constants"), o += '{';
   for (const auto& [name, values] : p.constants) key(name.c_str()), list(values, [&](float f) { o += float_bits(f); });

@@ -134,7 +134,7 @@ describe('seq2seq training on the GPU', () => {
 
   it('has a plan of the encoder-decoder: batches of src, tgt_in, targets, and the core\'s sinusoidal table', (t) => {
     const s = session();
-    const plan = parsePlan(M.gpuPlan(s));
+    const plan = parsePlan(M.gpuPlan(s, true));
     assert.equal(plan.kind, 'seq2seq');
     assert.deepEqual(plan.batchInputs, ['src', 'tgt_in', 'targets']);
     assert.equal(plan.numParams, s.numParameters());
@@ -165,6 +165,40 @@ describe('seq2seq training on the GPU', () => {
     assert.ok(relErr(ev, cpuEval) < 1e-4, `evaluation: GPU ${ev}, wasm ${cpuEval}`);
     g.destroy();
     host.delete();
+  });
+
+  it('sizes batches by the pairs, not by block_size, and plans again when new pairs are longer', async (t) => {
+    // block_size 24: the reverse task's pairs (sources of up to 8 letters) train as 8 + 16 tokens, not 24 + 24
+    const wide = { ...TINY, block_size: 24 };
+    const cpu = session(wide), host = session(wide);
+    const g = await WebGpuSession.create(M, host, { device });
+    assert.deepEqual([g.plan.srcLen, g.plan.tgtLen], [8, 16]);
+    assert.deepEqual([...M.gpuBatchLengths(host)], [8, 16]);
+    const want = [...cpu.advance(3, 0).losses];
+    const got = [...(await trainSteps(M, host, g, 3)).losses];
+    // then pairs of 13 to 20 letters, in both: the GPU brings its state back, plans 24 + 24 and goes on
+    let tsv = '';
+    for (let i = 0; i < 40; i++) {
+      let w = '';
+      for (let k = 0; k < 13 + (i % 8); k++) w += String.fromCharCode(97 + ((i * 5 + k * 3) % 26));
+      tsv += `${w}\t${[...w].reverse().join('')}\n`;
+    }
+    const longer = new TextEncoder().encode(tsv);
+    cpu.setCorpus(longer);
+    host.setCorpus(longer);
+    want.push(...cpu.advance(3, 0).losses);
+    got.push(...(await trainSteps(M, host, g, 3)).losses);
+    assert.deepEqual([g.plan.srcLen, g.plan.tgtLen], [24, 24]);
+    let worst = 0;
+    got.forEach((l, i) => {
+      worst = Math.max(worst, relErr(l, want[i]));
+      assert.ok(relErr(l, want[i]) < 1e-4, `step ${i}: GPU ${l}, wasm ${want[i]}`);
+    });
+    assert.equal(host.step(), 6);
+    t.diagnostic(`pairs-sized batches: max relative loss difference over 6 steps (a new plan after 3): ${worst.toExponential(2)}`);
+    g.destroy();
+    host.delete();
+    cpu.delete();
   });
 
   it('saves a checkpoint the wasm build continues (GPU -> wasm), with the same logits', async () => {
@@ -272,7 +306,7 @@ describe('a pair read by the translator on the GPU (the alignment panel\'s maps)
 
 describe('a translator\'s fallback to the CPU (the GPT\'s typed errors)', () => {
   it('no adapter: unavailable; a lost device: device-lost on the next call, translation included; the last checkpoint continues on the CPU', async () => {
-    const plan = parsePlan(M.gpuPlan(session()));
+    const plan = parsePlan(M.gpuPlan(session(), true));
     await assert.rejects(GpuExecutor.create(plan, { gpu: { requestAdapter: async () => null } }),
       (e) => e instanceof GpuBackendError && e.kind === 'unavailable');
     const host = session();

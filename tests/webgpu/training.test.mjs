@@ -31,7 +31,7 @@ const relErr = (a, b) => Math.abs(a - b) / Math.max(Math.abs(b), 1e-12);
 describe('the plan from the core', () => {
   it('describes a step the executor can build, with its dispatch and traffic counts', async (t) => {
     const s = session();
-    const plan = parsePlan(M.gpuPlan(s));
+    const plan = parsePlan(M.gpuPlan(s, true));
     assert.equal(plan.model.n_layer, 2);
     assert.equal(plan.numParams, s.numParameters());
     const L = plan.model.n_layer;
@@ -43,7 +43,7 @@ describe('the plan from the core', () => {
     assert.equal(plan.programs.train.filter((op) => op.kernel === 'block_forward').length, L + 1);
     assert.equal(plan.programs.eval.length, L + 1 + 2);
     // wider than block_forward serves: forward 1 + 5L + 1 (each LayerNorm in the next GEMM's prologue), loss 1
-    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_layer: 1, n_embd: 264, block_size: 4, batch_size: 1 })));
+    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_layer: 1, n_embd: 264, block_size: 4, batch_size: 1 }), true));
     assert.equal(wide.programs.train.length, 1 + 5 + 1 + 1 + 2 + 7 + 1 + 3);
     const g = await WebGpuSession.create(M, s, { device });
     t.diagnostic(`adapter: ${g.adapterName}; dispatches per training step ${g.executor.dispatchCount('train')}, ` +
@@ -95,6 +95,27 @@ describe('training on the GPU', () => {
     assert.ok(!g.executor.plan.programs.train.some((op) => op.kernel === 'block_forward'));
     const { losses } = await trainSteps(M, host, g, 3);
     losses.forEach((l, i) => assert.ok(relErr(l, want[i]) < 1e-4, `step ${i}: GPU ${l}, wasm ${want[i]}`));
+    g.destroy();
+    host.delete();
+  });
+
+  it('trains and generates with the wide plan (fuse: false, a real GPU\'s default) like the wasm build', async () => {
+    const host = session();
+    const g = await WebGpuSession.create(M, host, { device, fuse: false });
+    assert.equal(g.plan.fused, 0);
+    assert.ok(!g.plan.programs.train.some((op) => op.kernel === 'block_forward'));
+    assert.ok(!g.plan.programs.decode.some((op) => op.kernel === 'decode_layer'));
+    const { losses } = await trainSteps(M, host, g, 3);
+    losses.forEach((l, i) => assert.ok(relErr(l, cpuLosses[i]) < 1e-4, `step ${i}: GPU ${l}, wasm ${cpuLosses[i]}`));
+    // the same bytes as the wasm build from the same weights
+    const cpu = session();
+    cpu.load(await g.save());
+    const enc = new TextEncoder();
+    const options = { temperature: 0.8, topK: 20, seed: 4 };
+    const want = cpu.generate(enc.encode('To be'), 20, options);
+    const got = await g.generate(enc.encode('To be'), 20, options);
+    assert.equal(new TextDecoder().decode(got.bytes), new TextDecoder().decode(want.bytes));
+    cpu.delete();
     g.destroy();
     host.delete();
   });
@@ -210,7 +231,7 @@ describe('a BPE model on the GPU', () => {
 
 describe('typed errors for the fallback', () => {
   it('no WebGPU, or no adapter: unavailable', async () => {
-    const plan = parsePlan(M.gpuPlan(session()));
+    const plan = parsePlan(M.gpuPlan(session(), true));
     await assert.rejects(GpuExecutor.create(plan, { gpu: { requestAdapter: async () => null } }),
       (e) => e instanceof GpuBackendError && e.kind === 'unavailable');
     if (!globalThis.navigator?.gpu)
@@ -218,11 +239,11 @@ describe('typed errors for the fallback', () => {
   });
 
   it('a model beyond the device\'s limits: limits, before anything is allocated', async () => {
-    const plan = parsePlan(M.gpuPlan(session()));
+    const plan = parsePlan(M.gpuPlan(session(), true));
     const small = { info: {}, limits: { maxBufferSize: 4096, maxStorageBufferBindingSize: 4096, maxComputeWorkgroupsPerDimension: 65535, maxStorageBuffersPerShaderStage: 8 },
       requestDevice: async () => { throw new Error('must not be reached'); } };
     await assert.rejects(GpuExecutor.create(plan, { adapter: small }), (e) => e.kind === 'limits' && /GPU buffer/.test(e.message));
-    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_embd: 512, n_head: 1 })));
+    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_embd: 512, n_head: 1 }), true));
     await assert.rejects(GpuExecutor.create(wide, { gpu }), (e) => e.kind === 'limits' && /head size 512/.test(e.message));
   });
 

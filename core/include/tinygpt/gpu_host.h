@@ -16,13 +16,16 @@
 
 namespace tinygpt::gpu {
 
-// The plan for this trainer's model and training settings.
-Plan plan_for(const train::Trainer& trainer);
+// The plan for this trainer's model and training settings (fuse: make_plan's); a translator's batches
+// are sized by its pairs (pair_lengths), so new pairs may need a new plan.
+Plan plan_for(const train::Trainer& trainer, bool fuse = true);
 
 // Tokens of one batch: x (B, T) and y (B, T) for a language model (2 B T); src (B, S), tgt_in (B, T)
-// and tgt_out (B, T) for the seq2seq translator, padded to S = T = block_size (3 B block_size), the
+// and tgt_out (B, T) for the seq2seq translator, padded to the plan's S and T (batch_lengths), the
 // plan's batch_inputs in order.
 int64_t batch_tokens(const train::Trainer& trainer);
+// A translator's S and T of every batch, the plan's (pair_lengths of its pairs); {0, 0} for a language model.
+std::pair<int, int> batch_lengths(const train::Trainer& trainer);
 // Tokens of the next k training batches, each laid out as batch_tokens says: out holds k of them.
 // Consumes them like k calls of step() would.
 void next_batches(train::Trainer& trainer, int k, int32_t* out);

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tinygpt/config.h"
@@ -209,7 +210,8 @@ constexpr int64_t kRowArenaMaxBytes = int64_t(128) << 20;
 struct Plan {
   std::string kind = "gpt";  // the model: "gpt" or "seq2seq" (the encoder-decoder)
   Config config;        // the run's (model and optimizer fields)
-  int src_len = 0, tgt_len = 0;  // seq2seq: S and T of every batch (block_size: shorter batches are padded)
+  int src_len = 0, tgt_len = 0;  // seq2seq: S and T of every batch (the pairs' longest, rounded up; shorter ones are padded)
+  bool fused = true;    // gpt: block_forward and decode_layer where the model allows them (fused_forward, fused_decode)
   // Regions the host writes before each train / eval step, in order (the batch's token arrays).
   std::vector<std::string> batch_inputs;
   // Regions the host fills once, after creating the buffers (seq2seq: "pe", the sinusoidal table).
@@ -232,7 +234,11 @@ struct Plan {
 
 // The plan for training the model of this config (its param_table()) with its batch and optimizer
 // settings. Throws tinygpt::Error if the configuration is invalid.
-Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table);
+// fuse = false keeps one dispatch per GEMM in training's forward and five per block in decoding
+// even for small models: fusion saves dispatches, which is what a software adapter (SwiftShader)
+// pays most for, but a fused block runs in few workgroups (one when decoding), which leaves a real
+// GPU idle (docs/webgpu.md, "Fused or wide"). The parameters' layout is the same either way.
+Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table, bool fuse = true);
 
 // The plan as JSON (what the WebAssembly module hands to the executor):
 // {"version":1, "model":{...}, "batch":B, "headSize":HS, "align":64, "numParams", "gpuParams", "decayParams",
@@ -244,11 +250,17 @@ Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table)
 std::string to_json(const Plan& plan);
 
 // The plan of the encoder-decoder (seq2seq.h) with its parameter table: programs "train" and "eval"
-// over batches of src (B, S), tgt_in (B, T), targets (B, T) with S = T = block_size, whatever the
-// pairs: a batch is padded to that (PAD tokens, -1 targets), which changes no loss or gradient (padded
-// keys are masked, padded targets ignored), so the plan does not depend on the data; and greedy
+// over batches of src (B, S), tgt_in (B, T), targets (B, T), every batch padded to S = src_len and
+// T = tgt_len (0: block_size; pair_lengths gives a dataset's). Padding (PAD tokens, -1 targets)
+// changes no loss or gradient: padded keys are masked, padded targets ignored. And greedy
 // translation, "translate.encode" then "translate.step" per token (with the cross-attention weights
-// of every decoder layer). Throws tinygpt::Error if invalid.
-Plan make_seq2seq_plan(const Config& config, const std::vector<model::ParamInfo>& table);
+// of every decoder layer), and "pair.inspect", both at block_size. Throws tinygpt::Error if invalid.
+Plan make_seq2seq_plan(const Config& config, const std::vector<model::ParamInfo>& table, int src_len = 0,
+                       int tgt_len = 0);
+// S and T of a seq2seq plan's batches for pairs whose longest source has max_source tokens and
+// longest target max_target (a batch's T is that + 1): rounded up to a multiple of kPairLenStep,
+// at most block_size. Rounding lets a similar dataset keep its plan.
+std::pair<int, int> pair_lengths(int max_source, int max_target, int block_size);
+constexpr int kPairLenStep = 8;
 
 }  // namespace tinygpt::gpu

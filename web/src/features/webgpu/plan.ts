@@ -19,8 +19,9 @@ export interface GpuPlan {
   // seq2seq: n_layer is the decoder's layers; n_enc_layer, n_dec_layer, d_ff as the core's Config
   model: { n_layer: number; n_head: number; n_embd: number; block_size: number; vocab_size: number;
     n_enc_layer?: number; n_dec_layer?: number; d_ff?: number };
-  srcLen?: number; // seq2seq: S and T of every batch
+  srcLen?: number; // seq2seq: S and T of every batch (the pairs' longest, rounded up to 8)
   tgtLen?: number;
+  fused?: number;  // gpt: 1 = block_forward and decode_layer where the model allows them, 0 = a dispatch per GEMM
   // the io regions a train / eval batch fills, in the order of the core's batches (gpu_host.h: next_batches)
   batchInputs?: string[];
   // io regions the executor fills once from the core's numbers (f32 bit patterns), e.g. the sinusoidal table

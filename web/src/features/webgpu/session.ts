@@ -20,7 +20,8 @@ type Rollback = { failedStep: number; restoredStep: number; lrScale: number; mes
 
 // The wasm module's WebGPU block (wasm/webgpu.cpp).
 export interface GpuHostModule {
-  gpuPlan(session: unknown): string;
+  gpuPlan(session: unknown, fuse: boolean): string;
+  gpuBatchLengths(session: unknown): Int32Array; // a translator's [S, T] of every batch (its pairs'), else [0, 0]
   gpuExportState(session: unknown): { params: Float32Array; m: Float32Array; v: Float32Array; step: number; adamT: number };
   gpuImportState(session: unknown, params: Float32Array, m: Float32Array, v: Float32Array, adamT: number, goodState: boolean): void;
   gpuRollBack(session: unknown, reason: string): Rollback;
@@ -105,18 +106,48 @@ export class WebGpuSession {
     exec: GpuExecutor,
     planJson: string,
     private readonly options: ExecutorOptions,
+    private readonly fuse: boolean,
   ) {
     this.exec = exec;
     this.planJson = planJson;
   }
 
   // Plans the session's configuration, builds it on the GPU and uploads the session's state.
-  static async create(M: GpuHostModule, session: HostSession, options: ExecutorOptions = {}): Promise<WebGpuSession> {
-    const json = M.gpuPlan(session);
+  // options.fuse: the plan's fused kernels (make_plan); by default on a software adapter only
+  // (fusedByDefault, docs/webgpu.md "Fused or wide").
+  static async create(M: GpuHostModule, session: HostSession, options: ExecutorOptions & { fuse?: boolean } = {}): Promise<WebGpuSession> {
+    const fuse = options.fuse ?? fusedByDefault(options);
+    const json = M.gpuPlan(session, fuse);
     const exec = await GpuExecutor.create(parsePlan(json), options);
-    const s = new WebGpuSession(M, session, exec, json, options);
+    const s = new WebGpuSession(M, session, exec, json, options, fuse);
     s.upload();
     return s;
+  }
+
+  // A translator's batches are sized by its pairs: new pairs of other lengths need a new plan.
+  private pairsMoved(): boolean {
+    if (this.plan.kind !== 'seq2seq') return false;
+    const [S, T] = this.M.gpuBatchLengths(this.session);
+    return S !== this.plan.srcLen || T !== this.plan.tgtLen;
+  }
+
+  // (inside queue()) The session's state to the host, then a new plan and executor when the plan
+  // changed (another model, other pairs), then the state to the GPU.
+  private async replan(): Promise<void> {
+    if (this.gpuAhead) {
+      const s = await this.exec.downloadState();
+      this.alive();
+      this.M.gpuImportState(this.session, s.params, s.m, s.v, s.adamT, this.submitted === s.step);
+      this.gpuAhead = false;
+    }
+    const json = this.M.gpuPlan(this.session, this.fuse);
+    if (json !== this.planJson) {
+      const exec = await GpuExecutor.create(parsePlan(json), this.options);
+      this.exec.destroy();
+      this.exec = exec;
+      this.planJson = json;
+    }
+    this.upload();
   }
 
   get plan(): GpuPlan {
@@ -190,6 +221,7 @@ export class WebGpuSession {
     let sub: ReturnType<WebGpuSession['submit']>;
     try {
       this.alive();
+      if (this.pairsMoved()) return this.queue(() => this.replan()).then(() => this.steps(k));
       sub = this.submit(k);
     } catch (e) {
       return Promise.reject(e);
@@ -211,7 +243,8 @@ export class WebGpuSession {
     return this.queue(() => this.validationLosses());
   }
 
-  private validationLosses(): Promise<Float32Array> {
+  private async validationLosses(): Promise<Float32Array> {
+    if (this.pairsMoved()) await this.replan();
     const batches = this.M.gpuValBatches(this.session);
     const count = batches.length / this.exec.batchTokens();
     return this.exec.evaluate(batches, count);
@@ -379,14 +412,7 @@ export class WebGpuSession {
       this.session.load(bytes);
       this.gen = null;
       this.gpuAhead = false; // the host holds the checkpoint's state now
-      const json = this.M.gpuPlan(this.session);
-      if (json !== this.planJson) {
-        const exec = await GpuExecutor.create(parsePlan(json), this.options);
-        this.exec.destroy();
-        this.exec = exec;
-        this.planJson = json;
-      }
-      this.upload();
+      await this.replan();
     });
   }
 
@@ -398,6 +424,15 @@ export class WebGpuSession {
   destroy(): void {
     this.exec.destroy();
   }
+}
+
+// Whether a session fuses by default: on a software adapter (SwiftShader, llvmpipe), where each
+// dispatch costs most; on a real GPU the wide plan fills it (bench/webgpu.mjs --fuse both measures both).
+export function fusedByDefault(options: ExecutorOptions): boolean {
+  const info = options.adapter?.info ?? options.device?.adapterInfo;
+  if (!info) return true;
+  if ((info as { isFallbackAdapter?: boolean }).isFallbackAdapter) return true;
+  return /swiftshader|llvmpipe|lavapipe|software|basic render/i.test([info.vendor, info.architecture, info.device, info.description].join(' '));
 }
 
 // (G, rows, S) -> (G, keep, S): the first `keep` rows of each map
