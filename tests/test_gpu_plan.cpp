@@ -195,15 +195,25 @@ TEST_CASE("a small model's training forward is L + 1 block_forward dispatches ov
   auto wide = make_trainer(1, 2, gpu::kRowForwardMaxC + 8, 6, 1);
   CHECK_FALSE(gpu::fused_forward(wide->config()));
   CHECK(gpu::plan_for(*wide).programs.at("train").front().kernel == "embedding_forward");
-  // fuse = false (a real GPU): the same small model keeps a dispatch per GEMM, and five per block decoding
-  const gpu::Plan unfused = gpu::plan_for(*t, false);
-  CHECK_FALSE(unfused.fused);
+  // unfused (a real GPU): the same small model keeps a dispatch per GEMM, and five per block decoding
+  const gpu::Plan unfused = gpu::plan_for(*t, false, false);
+  CHECK_FALSE(unfused.fused_forward);
+  CHECK_FALSE(unfused.fused_decode);
+  CHECK(plan.fused_forward);
+  CHECK(plan.fused_decode);
+  // each on its own: the fused forward with the wide decoding
+  const gpu::Plan mixed = gpu::plan_for(*t, true, false);
+  CHECK(mixed.programs.at("train").size() == plan.programs.at("train").size());
+  CHECK(mixed.programs.at("train").front().kernel == "block_forward");
+  CHECK(mixed.programs.at("decode").size() == unfused.programs.at("decode").size());
   CHECK(unfused.programs.at("train").front().kernel == "embedding_forward");
   CHECK(unfused.programs.at("decode").size() == size_t(1 + 5 * L + 1));
   CHECK(plan.programs.at("decode").size() == size_t(L + 1));
   CHECK(unfused.gpu_params == plan.gpu_params);  // the same parameter layout: state moves between the two
-  CHECK(gpu::to_json(unfused).find("\"fused\":0") != std::string::npos);
-  CHECK(gpu::to_json(plan).find("\"fused\":1") != std::string::npos);
+  CHECK(gpu::to_json(unfused).find("\"fusedForward\":0,\"fusedDecode\":0") != std::string::npos);
+  CHECK(gpu::to_json(mixed).find("\"fusedForward\":1,\"fusedDecode\":0") != std::string::npos);
+  // a model too wide for either is never said to be fused
+  CHECK_FALSE(gpu::plan_for(*wide).fused_forward);
   Config big = t->config();
   big.n_embd = 256, big.n_head = 4, big.block_size = 256, big.batch_size = 64, big.n_layer = 4;
   CHECK_FALSE(gpu::fused_forward(big));

@@ -553,7 +553,7 @@ export interface TinyGPTModule {
 
   // ---- the WebGPU backend's host half (wasm/webgpu.cpp, core/include/tinygpt/gpu_host.h; docs/webgpu.md) ----
   /** The GPU plan of the session's configuration, as JSON (core/include/tinygpt/gpu_plan.h). */
-  gpuPlan(session: Session, fuse: boolean): string;                        // fuse: block_forward and decode_layer where they fit
+  gpuPlan(session: Session, fuseForward: boolean, fuseDecode: boolean): string; // block_forward, decode_layer where they fit
   gpuBatchLengths(session: Session): Int32Array;                            // a translator's [S, T] of every batch; [0, 0] otherwise
   gpuExportState(session: Session): GpuState;
   /** The GPU's state back into the session; with goodState (no step in flight) also the state a rollback returns to. */

@@ -15,9 +15,10 @@ namespace tinygpt::js {
 
 namespace {
 
-// fuse: make_plan's (the page fuses on a software adapter only; a translator's plan has no fused paths)
-std::string gpu_plan_json(Session& s, bool fuse) {
-  return guarded([&] { return gpu::to_json(gpu::plan_for(s.trainer(), fuse)); });
+// fuse_forward, fuse_decode: make_plan's (the page's WebGpuSession picks them: docs/webgpu.md, "Fused
+// or wide"; a translator's plan has no fused paths)
+std::string gpu_plan_json(Session& s, bool fuse_forward, bool fuse_decode) {
+  return guarded([&] { return gpu::to_json(gpu::plan_for(s.trainer(), fuse_forward, fuse_decode)); });
 }
 
 // {params, m, v: Float32Array, step, adamT}

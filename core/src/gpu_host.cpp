@@ -75,14 +75,14 @@ std::pair<int, int> batch_lengths(const train::Trainer& t) {
   return pair_lengths(d.max_source_len(), d.max_target_len(), t.config().block_size);
 }
 
-Plan plan_for(const train::Trainer& t, bool fuse) {
+Plan plan_for(const train::Trainer& t, bool fuse_forward, bool fuse_decode) {
   if (t.kind() == ModelKind::seq2seq) {
     const auto [S, T] = batch_lengths(t);
     return make_seq2seq_plan(t.config(), t.param_table(), S, T);
   }
   if (t.kind() != ModelKind::gpt)
     throw Error(std::string("the WebGPU backend trains the gpt and seq2seq model kinds, not ") + model_kind_name(t.kind()));
-  return make_plan(t.config(), t.param_table(), fuse);
+  return make_plan(t.config(), t.param_table(), fuse_forward, fuse_decode);
 }
 
 int64_t batch_tokens(const train::Trainer& t) {

@@ -448,7 +448,7 @@ void Plan::to_cpu_layout(const float* gpu, float* cpu) const {
   for (const ParamSlot& p : params) std::copy(gpu + p.gpu_offset, gpu + p.gpu_offset + p.count, cpu + p.cpu_offset);
 }
 
-Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table, bool fuse) {
+Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table, bool fuse_forward, bool fuse_decode) {
   if (mc.tie_weights) throw Error("gpu plan: the GPT-2 layout (tie_weights 1) trains on the CPU only for now");
   validate_config(mc);
   const Config& tc = mc;  // the optimizer's fields
@@ -459,7 +459,8 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table, boo
                 " is above the 65535 rows a WebGPU grid has: this model trains on the CPU");
   Plan plan;
   plan.config = mc;
-  plan.fused = fuse;
+  plan.fused_forward = fuse_forward && fused_forward(mc);
+  plan.fused_decode = fuse_decode && fused_decode(mc);
   plan.batch_inputs = {"tokens", "targets"};
   plan.batch_size = mc.batch_size;
   plan.head_size = mc.n_embd / mc.n_head;
@@ -500,7 +501,7 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table, boo
   // the forward pass is shared by train and eval (same regions)
   std::vector<Op> forward_ops;
   std::vector<Op>& train = plan.programs["train"];
-  const bool rows = fuse && fused_forward(mc);
+  const bool rows = plan.fused_forward;
   ForwardActs fw;
   if (rows) {
     // the loss (and dlogits) in the last block_forward; eval's copy of it stops at the logits
@@ -577,7 +578,7 @@ Plan make_plan(const Config& mc, const std::vector<model::ParamInfo>& table, boo
   const Region y1 = b.take("decode.attn", C), fc1 = b.take("decode.fc", 4 * C);
   const Region scores = b.take("decode.attn.scores", int64_t(NH) * T);
   const uint32_t uC = uint32_t(C);
-  if (fuse && fused_decode(mc)) {
+  if (plan.fused_decode) {
     // a small model: each block in one dispatch of one workgroup (decode_layer), the embedding in the first
     const Region all_params{params_buf, 0, plan.gpu_params};
     for (int l = 0; l < L; l++) {
@@ -1133,7 +1134,7 @@ std::string to_json(const Plan& p) {
   if (s2s) field("n_enc_layer", p.config.n_enc_layer), field("n_dec_layer", p.config.n_dec_layer), field("d_ff", p.config.d_ff);
   o += '}';
   if (s2s) field("srcLen", p.src_len), field("tgtLen", p.tgt_len);
-  else field("fused", p.fused ? 1 : 0);
+  else field("fusedForward", p.fused_forward ? 1 : 0), field("fusedDecode", p.fused_decode ? 1 : 0);
   key("batchInputs"), list(p.batch_inputs, [&](const std::string& n) { str(n); });
   key("constants"), o += '{';
   for (const auto& [name, values] : p.constants) key(name.c_str()), list(values, [&](float f) { o += float_bits(f); });

@@ -134,7 +134,7 @@ describe('seq2seq training on the GPU', () => {
 
   it('has a plan of the encoder-decoder: batches of src, tgt_in, targets, and the core\'s sinusoidal table', (t) => {
     const s = session();
-    const plan = parsePlan(M.gpuPlan(s, true));
+    const plan = parsePlan(M.gpuPlan(s, true, true));
     assert.equal(plan.kind, 'seq2seq');
     assert.deepEqual(plan.batchInputs, ['src', 'tgt_in', 'targets']);
     assert.equal(plan.numParams, s.numParameters());
@@ -306,7 +306,7 @@ describe('a pair read by the translator on the GPU (the alignment panel\'s maps)
 
 describe('a translator\'s fallback to the CPU (the GPT\'s typed errors)', () => {
   it('no adapter: unavailable; a lost device: device-lost on the next call, translation included; the last checkpoint continues on the CPU', async () => {
-    const plan = parsePlan(M.gpuPlan(session(), true));
+    const plan = parsePlan(M.gpuPlan(session(), true, true));
     await assert.rejects(GpuExecutor.create(plan, { gpu: { requestAdapter: async () => null } }),
       (e) => e instanceof GpuBackendError && e.kind === 'unavailable');
     const host = session();

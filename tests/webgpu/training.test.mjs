@@ -7,7 +7,7 @@ import { before, describe, it } from 'node:test';
 import { GpuBackendError } from '../../web/src/features/webgpu/errors.ts';
 import { GpuExecutor } from '../../web/src/features/webgpu/executor.ts';
 import { parsePlan } from '../../web/src/features/webgpu/plan.ts';
-import { WebGpuSession } from '../../web/src/features/webgpu/session.ts';
+import { WebGpuSession, timeForward } from '../../web/src/features/webgpu/session.ts';
 import { loadWasm, nodeGpu, shakespeare, sharedDevice, trainSteps } from './helpers.mjs';
 
 const TINY = { n_layer: 2, n_head: 2, n_embd: 32, block_size: 16, batch_size: 2, max_iters: 40, warmup_iters: 3,
@@ -31,7 +31,7 @@ const relErr = (a, b) => Math.abs(a - b) / Math.max(Math.abs(b), 1e-12);
 describe('the plan from the core', () => {
   it('describes a step the executor can build, with its dispatch and traffic counts', async (t) => {
     const s = session();
-    const plan = parsePlan(M.gpuPlan(s, true));
+    const plan = parsePlan(M.gpuPlan(s, true, true));
     assert.equal(plan.model.n_layer, 2);
     assert.equal(plan.numParams, s.numParameters());
     const L = plan.model.n_layer;
@@ -43,7 +43,7 @@ describe('the plan from the core', () => {
     assert.equal(plan.programs.train.filter((op) => op.kernel === 'block_forward').length, L + 1);
     assert.equal(plan.programs.eval.length, L + 1 + 2);
     // wider than block_forward serves: forward 1 + 5L + 1 (each LayerNorm in the next GEMM's prologue), loss 1
-    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_layer: 1, n_embd: 264, block_size: 4, batch_size: 1 }), true));
+    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_layer: 1, n_embd: 264, block_size: 4, batch_size: 1 }), true, true));
     assert.equal(wide.programs.train.length, 1 + 5 + 1 + 1 + 2 + 7 + 1 + 3);
     const g = await WebGpuSession.create(M, s, { device });
     t.diagnostic(`adapter: ${g.adapterName}; dispatches per training step ${g.executor.dispatchCount('train')}, ` +
@@ -101,8 +101,10 @@ describe('training on the GPU', () => {
 
   it('trains and generates with the wide plan (fuse: false, a real GPU\'s default) like the wasm build', async () => {
     const host = session();
-    const g = await WebGpuSession.create(M, host, { device, fuse: false });
-    assert.equal(g.plan.fused, 0);
+    const g = await WebGpuSession.create(M, host, { device, fuse: { forward: false, decode: false } });
+    assert.equal(g.plan.fusedForward, 0);
+    assert.equal(g.plan.fusedDecode, 0);
+    assert.equal(g.fusion.how, 'given');
     assert.ok(!g.plan.programs.train.some((op) => op.kernel === 'block_forward'));
     assert.ok(!g.plan.programs.decode.some((op) => op.kernel === 'decode_layer'));
     const { losses } = await trainSteps(M, host, g, 3);
@@ -118,6 +120,30 @@ describe('training on the GPU', () => {
     cpu.delete();
     g.destroy();
     host.delete();
+  });
+
+  it('on a real GPU times both forwards and keeps the faster plan, decoding wide (timeForward)', async (t) => {
+    const host = session();
+    const { choice, exec } = await timeForward(M, host, { device });
+    assert.equal(choice.how, 'timed');
+    assert.equal(choice.decode, false);
+    assert.ok(choice.forwardMs.fused > 0 && choice.forwardMs.wide > 0);
+    assert.equal(choice.forward, choice.forwardMs.fused < choice.forwardMs.wide);
+    assert.equal(exec.plan.fusedForward, choice.forward ? 1 : 0);
+    assert.equal(exec.plan.fusedDecode, 0);
+    t.diagnostic(`forward of a batch on this adapter: fused ${choice.forwardMs.fused.toFixed(1)} ms, wide ${choice.forwardMs.wide.toFixed(1)} ms`);
+    exec.destroy();
+    // too wide for block_forward: one plan, nothing to time
+    const wideHost = session({ ...TINY, n_layer: 1, n_embd: 264, block_size: 4, batch_size: 1 });
+    const same = await timeForward(M, wideHost, { device });
+    assert.equal(same.choice.how, 'same plan');
+    same.exec.destroy();
+    // this adapter (SwiftShader) is a software one: a session fuses both without timing
+    const g = await WebGpuSession.create(M, host, { device });
+    assert.deepEqual([g.fusion.how, g.fusion.forward, g.fusion.decode], ['software', true, true]);
+    g.destroy();
+    host.delete();
+    wideHost.delete();
   });
 
   it('gives the same bits twice', async () => {
@@ -231,7 +257,7 @@ describe('a BPE model on the GPU', () => {
 
 describe('typed errors for the fallback', () => {
   it('no WebGPU, or no adapter: unavailable', async () => {
-    const plan = parsePlan(M.gpuPlan(session(), true));
+    const plan = parsePlan(M.gpuPlan(session(), true, true));
     await assert.rejects(GpuExecutor.create(plan, { gpu: { requestAdapter: async () => null } }),
       (e) => e instanceof GpuBackendError && e.kind === 'unavailable');
     if (!globalThis.navigator?.gpu)
@@ -239,11 +265,11 @@ describe('typed errors for the fallback', () => {
   });
 
   it('a model beyond the device\'s limits: limits, before anything is allocated', async () => {
-    const plan = parsePlan(M.gpuPlan(session(), true));
+    const plan = parsePlan(M.gpuPlan(session(), true, true));
     const small = { info: {}, limits: { maxBufferSize: 4096, maxStorageBufferBindingSize: 4096, maxComputeWorkgroupsPerDimension: 65535, maxStorageBuffersPerShaderStage: 8 },
       requestDevice: async () => { throw new Error('must not be reached'); } };
     await assert.rejects(GpuExecutor.create(plan, { adapter: small }), (e) => e.kind === 'limits' && /GPU buffer/.test(e.message));
-    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_embd: 512, n_head: 1 }), true));
+    const wide = parsePlan(M.gpuPlan(session({ ...TINY, n_embd: 512, n_head: 1 }), true, true));
     await assert.rejects(GpuExecutor.create(wide, { gpu }), (e) => e.kind === 'limits' && /head size 512/.test(e.message));
   });
 

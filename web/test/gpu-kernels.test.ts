@@ -11,7 +11,7 @@ let plan: GpuPlan;
 let s2s: GpuPlan; // the encoder-decoder's plan (train, eval, translate.*, pair.inspect)
 beforeAll(async () => {
   const M = await loadScalar();
-  const gpuPlan = (s: unknown) => parsePlan((M as unknown as { gpuPlan(s: unknown, fuse: boolean): string }).gpuPlan(s, true));
+  const gpuPlan = (s: unknown) => parsePlan((M as unknown as { gpuPlan(s: unknown, f: boolean, d: boolean): string }).gpuPlan(s, true, true));
   const s = new M.Session({ n_layer: 2, n_head: 2, n_embd: 16, block_size: 8, batch_size: 2, seed: 3, eval_interval: 0 });
   plan = gpuPlan(s);
   s.delete();

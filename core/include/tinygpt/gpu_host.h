@@ -16,9 +16,9 @@
 
 namespace tinygpt::gpu {
 
-// The plan for this trainer's model and training settings (fuse: make_plan's); a translator's batches
-// are sized by its pairs (pair_lengths), so new pairs may need a new plan.
-Plan plan_for(const train::Trainer& trainer, bool fuse = true);
+// The plan for this trainer's model and training settings (fuse_forward, fuse_decode: make_plan's); a
+// translator's batches are sized by its pairs (pair_lengths), so new pairs may need a new plan.
+Plan plan_for(const train::Trainer& trainer, bool fuse_forward = true, bool fuse_decode = true);
 
 // Tokens of one batch: x (B, T) and y (B, T) for a language model (2 B T); src (B, S), tgt_in (B, T)
 // and tgt_out (B, T) for the seq2seq translator, padded to the plan's S and T (batch_lengths), the

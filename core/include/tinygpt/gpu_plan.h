@@ -211,7 +211,8 @@ struct Plan {
   std::string kind = "gpt";  // the model: "gpt" or "seq2seq" (the encoder-decoder)
   Config config;        // the run's (model and optimizer fields)
   int src_len = 0, tgt_len = 0;  // seq2seq: S and T of every batch (the pairs' longest, rounded up; shorter ones are padded)
-  bool fused = true;    // gpt: block_forward and decode_layer where the model allows them (fused_forward, fused_decode)
+  bool fused_forward = true;  // gpt: training's forward as block_forward dispatches where the model allows it (fused_forward)
+  bool fused_decode = true;   // gpt: a byte decoded with decode_layer where the model allows it (fused_decode)
   // Regions the host writes before each train / eval step, in order (the batch's token arrays).
   std::vector<std::string> batch_inputs;
   // Regions the host fills once, after creating the buffers (seq2seq: "pe", the sinusoidal table).
@@ -234,11 +235,12 @@ struct Plan {
 
 // The plan for training the model of this config (its param_table()) with its batch and optimizer
 // settings. Throws tinygpt::Error if the configuration is invalid.
-// fuse = false keeps one dispatch per GEMM in training's forward and five per block in decoding
-// even for small models: fusion saves dispatches, which is what a software adapter (SwiftShader)
-// pays most for, but a fused block runs in few workgroups (one when decoding), which leaves a real
-// GPU idle (docs/webgpu.md, "Fused or wide"). The parameters' layout is the same either way.
-Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table, bool fuse = true);
+// fuse_forward = false keeps one dispatch per GEMM in training's forward, fuse_decode = false five per
+// block in decoding, even for small models: fusion saves dispatches, which is what a software adapter
+// (SwiftShader) pays most for, but a fused block runs in few workgroups (one when decoding), which
+// can leave a real GPU idle (docs/webgpu.md, "Fused or wide"). The parameters' layout is the same.
+Plan make_plan(const Config& config, const std::vector<model::ParamInfo>& table, bool fuse_forward = true,
+               bool fuse_decode = true);
 
 // The plan as JSON (what the WebAssembly module hands to the executor):
 // {"version":1, "model":{...}, "batch":B, "headSize":HS, "align":64, "numParams", "gpuParams", "decayParams",

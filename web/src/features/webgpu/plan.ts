@@ -21,7 +21,8 @@ export interface GpuPlan {
     n_enc_layer?: number; n_dec_layer?: number; d_ff?: number };
   srcLen?: number; // seq2seq: S and T of every batch (the pairs' longest, rounded up to 8)
   tgtLen?: number;
-  fused?: number;  // gpt: 1 = block_forward and decode_layer where the model allows them, 0 = a dispatch per GEMM
+  fusedForward?: number; // gpt: 1 = training's forward as block_forward dispatches, 0 = a dispatch per GEMM
+  fusedDecode?: number;  // gpt: 1 = a byte decoded with decode_layer (a dispatch per block), 0 = five per block
   // the io regions a train / eval batch fills, in the order of the core's batches (gpu_host.h: next_batches)
   batchInputs?: string[];
   // io regions the executor fills once from the core's numbers (f32 bit patterns), e.g. the sinusoidal table
