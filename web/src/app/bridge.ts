@@ -41,6 +41,8 @@ export class Bridge<C, E> implements Port<C, E> {
   constructor(private readonly worker: WorkerLike) {
     worker.onmessage = (e: MessageEvent<FromWorkerWire>) => this.receive(e.data);
     worker.onerror = (e) => {
+      // handled here (the page says it in words): not also an uncaught error of the page
+      e.preventDefault?.();
       const error = { message: `the training worker failed: ${e.message || 'unknown error'}` };
       for (const fn of [...this.rejected, ...this.unhandled]) fn('init', error);
     };
