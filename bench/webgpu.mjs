@@ -188,9 +188,14 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     `${fig.dispatchesPerToken} per translated token (+ ${plan.programs['translate.encode'].length} per source), ${fig.dispatchesPerInspection} per pair inspected`);
   if (withCpu && (!software || preset === 's2s-tiny')) {
     const k = software ? 2 : steps;
-    await g.steps(1); // pipelines warm
+    // the steps recorded in the host as they come back (the tests' trainSteps): the beam below syncs
+    const train = async (n) => {
+      const r = await g.steps(n);
+      M.gpuRecordSteps(session, r.losses, r.gradNorms);
+    };
+    await train(1); // pipelines warm
     const t0 = performance.now();
-    await g.steps(k);
+    await train(k);
     const gms = performance.now() - t0;
     const cpu = new M.Session(c);
     cpu.setCorpus(M.builtinTask('reverse', 1));
@@ -202,6 +207,21 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     fig.timing = { steps: k, gpuStepsPerSecond: k / (gms / 1000), cpuSteps: kc, cpuStepsPerSecond: kc / (cms / 1000), cpuVariant: 'simd, 1 thread' };
     console.log(`    ${k} steps: GPU ${fig.timing.gpuStepsPerSecond.toFixed(2)} steps/s, wasm simd (1 thread) ${fig.timing.cpuStepsPerSecond.toFixed(2)} steps/s ` +
       `(GPU / CPU ${(fig.timing.gpuStepsPerSecond / fig.timing.cpuStepsPerSecond).toFixed(2)}x)`);
+    // a beam of 4 over a source of the task: the GPU decodes each live hypothesis (one submission a
+    // row and a readback a step), the core searches; against the wasm build's beam search
+    const src = new TextEncoder().encode('abcdefg');
+    await g.beamTranslate(src, 4); // warm
+    const b0 = performance.now();
+    const bt = await g.beamTranslate(src, 4);
+    const bms = performance.now() - b0;
+    await g.sync();
+    cpu.load(session.save());
+    const b1 = performance.now();
+    const bc = cpu.translate(src, { beam: 4 });
+    const bcms = performance.now() - b1;
+    fig.beam4 = { tokens: bt.probs.length, gpuMs: bms, cpuMs: bcms, sameOutput: String(bt.text) === String(bc.text) };
+    console.log(`    beam 4 of "abcdefg": ${bt.probs.length} output tokens in ${bms.toFixed(1)} ms on the GPU, ${bcms.toFixed(1)} ms on the wasm build` +
+      ` (${(bcms / bms).toFixed(2)}x); the same output: ${fig.beam4.sameOutput}`);
     cpu.delete();
     if (!software) {
       // where a step's GPU time goes, by kernel (each op dispatched alone, 20 times)

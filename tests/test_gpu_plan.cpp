@@ -515,6 +515,11 @@ TEST_CASE("a translator's batches are sized by its pairs, not by block_size", "[
   // translation and inspection stay at block_size: a source may be longer than any training pair
   CHECK(plan.io.at("translate.src").count == 32);
   CHECK(plan.io.at("pair.src").count == 32);
+  // beam search's program: translate.step without the cross-attention weights and the pick, its logits (32, V)
+  const std::vector<gpu::Op>& beam = plan.programs.at("translate.logits");
+  CHECK(beam.size() == plan.programs.at("translate.step").size() - 1 - size_t(c.n_dec_layer));
+  for (const gpu::Op& op : beam) CHECK((op.kernel != "greedy_pick" && op.kernel != "attention_masked_probs"));
+  CHECK(plan.io.at("translate.logits").count == 32 * int64_t(model::Seq2SeqDims{}.vocab_size));
   std::vector<int32_t> got(size_t(gpu::batch_tokens(*wide)));
   gpu::next_batches(*wide, 1, got.data());
   CHECK(got[size_t(3 * 8)] == model::Seq2SeqDims{}.tokens().bos());  // tgt_in after src (3 x 8): BOS first

@@ -464,6 +464,52 @@ TEST_CASE("greedy and beam-search outputs carry the model's own log-probabilitie
   }
 }
 
+TEST_CASE("a beam search driven from outside, the decoder run again over each row's history, is translate()'s", "[seq2seq]") {
+  // the GPU's way (WebGpuSession.beamTranslate): no cache reordered, each live row's history decoded anew
+  model::Seq2Seq m(small_dims(2, 2, 2, 16, 24, 10, 11));
+  perturb(m, 0.3, 2);
+  for (const std::string src : {"abc", "hello"}) {
+    for (int width : {2, 4}) {
+      INFO("source " << src << " beam " << width);
+      sample::TranslateOptions o;
+      o.beam = width;
+      const sample::Translation want = sample::translate(m, src, o);
+      sample::BeamSearch beam(m, src, o);
+      REQUIRE(beam.rows() == width);
+      std::vector<float> logits(size_t(beam.rows()) * size_t(beam.vocab_size()), NAN);
+      int steps = 0;
+      while (!beam.done()) {
+        int live = 0;
+        for (int r = 0; r < beam.rows(); r++) {
+          const std::vector<int32_t> h = beam.history(r);
+          if (h.empty()) continue;
+          live++;
+          REQUIRE(h.size() == size_t(beam.step() + 1));
+          CHECK(h.front() == m.dims().tokens().bos());
+          model::Seq2SeqCache cache;
+          m.start_decoding(cache, beam.source().data(), int(beam.source().size()), 1, false);
+          const float* z = nullptr;
+          for (int32_t token : h) z = m.decode_step(cache, &token);
+          std::copy(z, z + beam.vocab_size(), logits.begin() + std::ptrdiff_t(size_t(r) * size_t(beam.vocab_size())));
+        }
+        CHECK(live == (steps == 0 ? 1 : live));  // one hypothesis at the start (BOS)
+        beam.advance(logits.data());
+        steps++;
+      }
+      const sample::Translation got = beam.result();
+      CHECK(got.text == want.text);
+      CHECK(got.tokens == want.tokens);
+      CHECK(got.finished == want.finished);
+      REQUIRE(got.probs.size() == want.probs.size());
+      for (size_t i = 0; i < got.probs.size(); i++) CHECK(got.probs[i] == Approx(want.probs[i]).margin(1e-6));
+      CHECK(got.log_prob == Approx(want.log_prob).margin(1e-5));
+      CHECK_THROWS_WITH(beam.advance(logits.data()), Catch::Contains("over"));
+    }
+  }
+  sample::TranslateOptions greedy;
+  CHECK_THROWS_WITH(sample::BeamSearch(m, "abc", greedy), Catch::Contains("at least 2"));
+}
+
 TEST_CASE("sampled translation is reproducible from its seed and respects top-k", "[seq2seq]") {
   model::Seq2Seq m(small_dims(1, 1, 2, 16, 16, 12, 13));
   sample::TranslateOptions o;

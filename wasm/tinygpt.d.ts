@@ -204,6 +204,18 @@ export interface History {
   tokensPerByte: number;        // of the validation text (1 for bytes; 0: not known yet)
 }
 
+/** sample::BeamSearch driven from outside (wasm/webgpu.cpp): histories() to decode, advance() with their logits. */
+export interface GpuBeam {
+  source(block: number): { src: Int32Array; length: number };        // padded with PAD to block
+  histories(block: number): { tokens: Int32Array; lengths: Int32Array }; // (rows, block) BOS first; lengths 0 = not live
+  advance(logits: Float32Array): void;                                 // (rows, vocabSize)
+  done(): boolean;
+  rows(): number;
+  vocabSize(): number;
+  result(): Translation;
+  delete(): void;
+}
+
 export interface TranslateOptions {
   beam?: number;           // 1 = greedy (or sampled with temperature > 0)
   temperature?: number;    // 0 = the most likely token
@@ -581,6 +593,8 @@ export interface TinyGPTModule {
   /** seq2seq: a pair's tokens as inspectTranslation reads them, padded to block_size (the GPU's pair.inspect). */
   gpuTranslationPair(session: Session, source: Uint8Array, target: Uint8Array):
     { src: Int32Array; tgtIn: Int32Array; S: number; T: number; Le: number; Ld: number; NH: number };
+  /** Beam search whose decoder runs on the GPU (sample::BeamSearch: the search stays here). Throws translate()'s errors; delete() it. */
+  gpuBeamStart(session: Session, source: Uint8Array, beam: number, maxLen: number, lengthPenalty: number): GpuBeam;
 }
 
 // ---- the WebGPU backend's host half (wasm/webgpu.cpp) ----

@@ -166,6 +166,67 @@ val gpu_translate_finish(Session& s, const val& picks, const val& probs, int max
   });
 }
 
+// Beam search with the GPU's logits (sample::BeamSearch, WebGpuSession.beamTranslate): the search and
+// its rules stay here, the GPU runs the decoder over each live hypothesis. The caller owns the
+// object (delete()). Throws the CPU's errors for the source and the options.
+sample::BeamSearch* gpu_beam_start(Session& s, const val& source, int beam, int max_len, float length_penalty) {
+  return guarded([&] {
+    train::Trainer& t = s.trainer();
+    const std::vector<uint8_t> b = bytes_from(source, "the source");
+    sample::TranslateOptions o;
+    o.beam = beam, o.max_len = max_len, o.length_penalty = length_penalty;
+    return new sample::BeamSearch(t.seq2seq(), std::string(b.begin(), b.end()), o, t.tokenizer());
+  });
+}
+
+// {src: Int32Array (block), length}: the source's tokens, padded with PAD to block
+val beam_source(const sample::BeamSearch& beam, int block) {
+  return guarded([&] {
+    std::vector<int32_t> src = beam.source();
+    const int length = int(src.size());
+    if (length > block) throw Error("beam: the source is longer than block " + std::to_string(block));
+    src.resize(size_t(block), data::PairTokens::of_model_vocab(beam.vocab_size()).pad());
+    val o = val::object();
+    o.set("src", copy_to_js("Int32Array", src.data(), src.size()));
+    o.set("length", length);
+    return o;
+  });
+}
+
+// {tokens: Int32Array (rows, block), lengths: Int32Array (rows)}: each live row's tokens so far (BOS
+// first), padded with PAD; length 0 for a row that is not live
+val beam_histories(const sample::BeamSearch& beam, int block) {
+  return guarded([&] {
+    const int32_t pad = data::PairTokens::of_model_vocab(beam.vocab_size()).pad();
+    std::vector<int32_t> tokens(size_t(beam.rows()) * size_t(block), pad), lengths(size_t(beam.rows()), 0);
+    for (int r = 0; r < beam.rows(); r++) {
+      const std::vector<int32_t> h = beam.history(r);
+      if (h.size() > size_t(block)) throw Error("beam: a hypothesis is longer than block " + std::to_string(block));
+      std::copy(h.begin(), h.end(), tokens.begin() + std::ptrdiff_t(size_t(r) * size_t(block)));
+      lengths[size_t(r)] = int32_t(h.size());
+    }
+    val o = val::object();
+    o.set("tokens", copy_to_js("Int32Array", tokens.data(), tokens.size()));
+    o.set("lengths", copy_to_js("Int32Array", lengths.data(), lengths.size()));
+    return o;
+  });
+}
+
+// logits: Float32Array (rows, vocab_size), each live row's after its history
+void beam_advance(sample::BeamSearch& beam, const val& logits) {
+  guarded([&] {
+    const std::vector<float> z = vector_from<float>(logits, "Float32Array", size_t(beam.rows()) * size_t(beam.vocab_size()), "logits");
+    beam.advance(z.data());
+  });
+}
+
+bool beam_done(const sample::BeamSearch& beam) { return beam.done(); }
+int beam_rows(const sample::BeamSearch& beam) { return beam.rows(); }
+int beam_vocab_size(const sample::BeamSearch& beam) { return beam.vocab_size(); }
+val beam_result(const sample::BeamSearch& beam) {
+  return guarded([&] { return translation_to_js(beam.result()); });
+}
+
 // The run loop with steps computed on the GPU (tinygpt::Run::plan / record / record_evaluation):
 // {evaluate, steps, keepGoodState, finished}.
 val gpu_run_plan(Session& s, double max_steps) {
@@ -256,4 +317,13 @@ EMSCRIPTEN_BINDINGS(tinygpt_webgpu) {
   emscripten::function("gpuTranslateStart", &gpu_translate_start);
   emscripten::function("gpuTranslateFinish", &gpu_translate_finish);
   emscripten::function("gpuTranslationPair", &gpu_translation_pair);
+  emscripten::function("gpuBeamStart", &gpu_beam_start, emscripten::allow_raw_pointers());
+  emscripten::class_<tinygpt::sample::BeamSearch>("GpuBeam")
+      .function("source", &beam_source)
+      .function("histories", &beam_histories)
+      .function("advance", &beam_advance)
+      .function("done", &beam_done)
+      .function("rows", &beam_rows)
+      .function("vocabSize", &beam_vocab_size)
+      .function("result", &beam_result);
 }

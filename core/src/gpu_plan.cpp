@@ -1050,6 +1050,13 @@ Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& ta
   const data::PairTokens ids = dims.tokens();
   b.op(step, "greedy_pick", "the most likely text token or EOS -> translate.tgt_in", {tr_out, tr_tgt, state, ft.logits},
        {uint32_t(Tmax), V, uint32_t(ids.text), uint32_t(ids.eos())});
+  // beam search (sample::BeamSearch keeps the search on the host): the decoder over one hypothesis's
+  // tokens in translate.tgt_in, its logits (Tmax, V) in translate.logits; translate.step without the
+  // cross-attention weights and the pick
+  std::vector<Op>& beam = plan.programs["translate.logits"];
+  for (const Op& op : step)
+    if (op.kernel != "greedy_pick" && op.kernel != "attention_masked_probs") beam.push_back(op);
+  plan.io["translate.logits"] = ft.logits;
 
   // ---- inspect: a source and a target read by the model (teacher forcing), padded to block_size:
   // every attention map (encoder self, decoder self, cross) and the next-token probabilities

@@ -101,80 +101,15 @@ double normalised(double log_prob, size_t tokens, float length_penalty) {
 
 template <class M>
 Translation beam_search(const M& m, const Vocab& voc, const std::vector<int32_t>& src, int max_len, int N, float length_penalty) {
-  const int V = voc.V;
+  BeamSearch beam(voc.V, voc.ids, voc.tokenizer, src, max_len, N, length_penalty);
   typename M::Cache cache;
   m.start_decoding(cache, src.data(), int(src.size()), N, /*shared_source=*/true);
-  const size_t rows = size_t(N);
-  std::vector<Translation> alive(rows), next(rows), ended;
-  std::vector<double> score(rows, -INFINITY);  // total log-probability of each row's output so far
-  score[0] = 0.0;  // every row starts with BOS; only one of them is a real hypothesis yet
-  std::vector<int32_t> tokens(rows, voc.ids.bos());
-  std::vector<int> parent(rows);
-  std::vector<double> logp(rows * V);
-  struct Candidate {
-    double score;
-    int row, token;
-  };
-  std::vector<Candidate> cands;
-  // ends row r's output here: with EOS (its probability counted), or unfinished
-  auto end_row = [&](int r, bool with_eos) {
-    Translation t = alive[size_t(r)];
-    t.log_prob = score[size_t(r)];
-    if (with_eos) {
-      const double lp_eos = logp[size_t(r) * V + voc.ids.eos()];
-      t.probs.push_back(float(std::exp(lp_eos)));
-      t.log_prob += lp_eos;
-      t.finished = true;
-    }
-    t.score = normalised(t.log_prob, t.probs.size(), length_penalty);
-    ended.push_back(std::move(t));
-  };
-  const double longest = std::pow(double(max_len + 1), double(length_penalty));
-  for (int step = 0; step <= max_len; step++) {
-    const float* logits = m.decode_step(cache, tokens.data());  // (N, V)
-    cands.clear();
-    for (int r = 0; r < N; r++) {
-      if (score[size_t(r)] == -INFINITY) continue;
-      double* lp = &logp[size_t(r) * V];
-      log_softmax_allowed(voc, lp, logits + size_t(r) * V);
-      if (step == max_len) {  // the last position: only EOS can end the output, if the model prefers it
-        end_row(r, argmax_allowed(voc, lp) == voc.ids.eos());
-        continue;
-      }
-      end_row(r, true);  // every hypothesis in the beam may end here
-      for (int v = 0; v < voc.ids.text; v++) cands.push_back({score[size_t(r)] + lp[v], r, v});
-    }
-    if (step == max_len) break;
-    // the N best continuations by one token (ties: lower row, then lower token)
-    const size_t keep = std::min(cands.size(), rows);
-    std::partial_sort(cands.begin(), cands.begin() + keep, cands.end(), [](const Candidate& a, const Candidate& b) {
-      return a.score != b.score ? a.score > b.score : (a.row != b.row ? a.row < b.row : a.token < b.token);
-    });
-    double best_possible = -INFINITY;  // no hypothesis in the beam can score more than this when it ends
-    for (size_t k = 0; k < rows; k++) {
-      if (k < keep) {
-        const Candidate& c = cands[k];
-        Translation t = alive[size_t(c.row)];
-        t.probs.push_back(float(std::exp(logp[size_t(c.row) * V + c.token])));
-        voc.append(t.text, c.token);
-        t.tokens.push_back(c.token);
-        next[k] = std::move(t);
-        parent[k] = c.row, tokens[k] = c.token, score[k] = c.score;
-        // log p only falls as the output grows; the longest output divides it the most
-        best_possible = std::max(best_possible, c.score / longest);
-      } else {  // fewer candidates than rows: the rest stay empty
-        parent[k] = 0, tokens[k] = voc.ids.eos(), score[k] = -INFINITY;
-      }
-    }
-    double best_ended = -INFINITY;
-    for (const Translation& t : ended) best_ended = std::max(best_ended, t.score);
-    if (keep == 0 || best_ended >= best_possible) break;
-    m.reorder_rows(cache, parent.data());
-    alive.swap(next);
+  while (true) {
+    beam.advance(m.decode_step(cache, beam.next_tokens().data()));  // (N, V)
+    if (beam.done()) break;
+    m.reorder_rows(cache, beam.parent().data());
   }
-  // the best score; ties: the one that ended first
-  return *std::max_element(ended.begin(), ended.end(),
-                           [](const Translation& a, const Translation& b) { return a.score < b.score; });
+  return beam.result();
 }
 
 }  // namespace
@@ -300,6 +235,112 @@ data::TranslationScore evaluate_impl(const M& m, const data::PairDataset& pairs,
 }
 
 }  // namespace
+
+BeamSearch::BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src,
+                       int max_len, int beam, float length_penalty)
+    : V_(vocab_size), max_len_(max_len), length_penalty_(length_penalty), ids_(ids), tokenizer_(tokenizer), src_(std::move(src)) {
+  if (beam < 2) throw Error("BeamSearch: a beam of at least 2 (1 is greedy decoding)");
+  const size_t rows = size_t(beam);
+  alive_.assign(rows, Translation{});
+  score_.assign(rows, -INFINITY);
+  score_[0] = 0.0;  // every row starts with BOS; only one of them is a real hypothesis yet
+  tokens_.assign(rows, ids_.bos());
+  parent_.assign(rows, 0);
+}
+
+BeamSearch::BeamSearch(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o,
+                       const tok::Tokenizer* tokenizer)
+    : BeamSearch(vocab_of(m, tokenizer).V, m.dims().tokens(), tokenizer,
+                 (o.validate(m.dims().block_size, m.dims().tokens().text + 1), source_tokens(source, m.dims().block_size, tokenizer)),
+                 o.max_len ? o.max_len : m.dims().block_size - 1, o.beam, o.length_penalty) {}
+
+std::vector<int32_t> BeamSearch::history(int r) const {
+  if (r < 0 || r >= rows() || score_[size_t(r)] == -INFINITY || done_) return {};
+  std::vector<int32_t> h{ids_.bos()};
+  h.insert(h.end(), alive_[size_t(r)].tokens.begin(), alive_[size_t(r)].tokens.end());
+  return h;
+}
+
+// One step of the search: every live row may end here (with EOS), and the N best continuations by
+// one token (ties: lower row, then lower token) make the next beam. It stops at max_len, when no
+// continuation is left, or when no live output can beat the best ended one.
+void BeamSearch::advance(const float* logits) {
+  if (done_) throw Error("BeamSearch: the search is over");
+  const Vocab voc{V_, ids_, tokenizer_};
+  const int V = V_, N = rows();
+  const size_t rows = size_t(N);
+  std::vector<double> logp(rows * size_t(V));
+  struct Candidate {
+    double score;
+    int row, token;
+  };
+  std::vector<Candidate> cands;
+  // ends row r's output here: with EOS (its probability counted), or unfinished
+  auto end_row = [&](int r, bool with_eos) {
+    Translation t = alive_[size_t(r)];
+    t.log_prob = score_[size_t(r)];
+    if (with_eos) {
+      const double lp_eos = logp[size_t(r) * V + voc.ids.eos()];
+      t.probs.push_back(float(std::exp(lp_eos)));
+      t.log_prob += lp_eos;
+      t.finished = true;
+    }
+    t.score = normalised(t.log_prob, t.probs.size(), length_penalty_);
+    ended_.push_back(std::move(t));
+  };
+  const int step = step_;
+  for (int r = 0; r < N; r++) {
+    if (score_[size_t(r)] == -INFINITY) continue;
+    double* lp = &logp[size_t(r) * V];
+    log_softmax_allowed(voc, lp, logits + size_t(r) * V);
+    if (step == max_len_) {  // the last position: only EOS can end the output, if the model prefers it
+      end_row(r, argmax_allowed(voc, lp) == voc.ids.eos());
+      continue;
+    }
+    end_row(r, true);  // every hypothesis in the beam may end here
+    for (int v = 0; v < voc.ids.text; v++) cands.push_back({score_[size_t(r)] + lp[v], r, v});
+  }
+  if (step == max_len_) {
+    done_ = true;
+    return;
+  }
+  const size_t keep = std::min(cands.size(), rows);
+  std::partial_sort(cands.begin(), cands.begin() + std::ptrdiff_t(keep), cands.end(), [](const Candidate& a, const Candidate& b) {
+    return a.score != b.score ? a.score > b.score : (a.row != b.row ? a.row < b.row : a.token < b.token);
+  });
+  const double longest = std::pow(double(max_len_ + 1), double(length_penalty_));
+  std::vector<Translation> next(rows);
+  double best_possible = -INFINITY;  // no hypothesis in the beam can score more than this when it ends
+  for (size_t k = 0; k < rows; k++) {
+    if (k < keep) {
+      const Candidate& c = cands[k];
+      Translation t = alive_[size_t(c.row)];
+      t.probs.push_back(float(std::exp(logp[size_t(c.row) * V + c.token])));
+      voc.append(t.text, c.token);
+      t.tokens.push_back(c.token);
+      next[k] = std::move(t);
+      parent_[k] = c.row, tokens_[k] = c.token, score_[k] = c.score;
+      // log p only falls as the output grows; the longest output divides it the most
+      best_possible = std::max(best_possible, c.score / longest);
+    } else {  // fewer candidates than rows: the rest stay empty
+      parent_[k] = 0, tokens_[k] = voc.ids.eos(), score_[k] = -INFINITY;
+    }
+  }
+  double best_ended = -INFINITY;
+  for (const Translation& t : ended_) best_ended = std::max(best_ended, t.score);
+  if (keep == 0 || best_ended >= best_possible) {
+    done_ = true;
+    return;
+  }
+  alive_.swap(next);
+  step_++;
+}
+
+Translation BeamSearch::result() const {
+  if (!done_ || ended_.empty()) throw Error("BeamSearch: the search is not over");
+  // the best score; ties: the one that ended first
+  return *std::max_element(ended_.begin(), ended_.end(), [](const Translation& a, const Translation& b) { return a.score < b.score; });
+}
 
 Translation translate(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o, const tok::Tokenizer* tokenizer) {
   return translate_impl(m, source, o, tokenizer);

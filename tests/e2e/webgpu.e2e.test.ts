@@ -152,7 +152,7 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     expect(errors).toEqual([]);
   }, SLOW);
 
-  it('trains the translator on WebGPU too: a few steps of the reverse task, a translation and its cross-attention map', async () => {
+  it('trains the translator on WebGPU too: a few steps of the reverse task, a greedy and a beam translation and its cross-attention map', async () => {
     await page.goto(inject('baseURL'));
     await waitState(page, (s) => !!s.ready && !!s.backend);
     expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');
@@ -180,6 +180,14 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     const r = await state(page, (s) => ({ n: s.translation.result.text.length, probs: Array.from(s.translation.result.probs) as number[] }));
     expect(r.probs.length).toBeGreaterThan(0);
     expect(r.probs.every((p: number) => p > 0 && p <= 1)).toBe(true);
+    // a beam of 3: the GPU decodes the hypotheses, the core searches (still on WebGPU after it)
+    await page.fill('#translate-beam', '3');
+    await page.click('#btn-translate');
+    await waitState(page, (s) => s.translation && !s.translation.busy && s.translation.result?.beam === 3, null, SLOW);
+    const b = await state(page, (s) => ({ probs: Array.from(s.translation.result.probs) as number[], finished: s.translation.result.finished }));
+    expect(b.probs.length).toBeGreaterThan(0);
+    expect(b.probs.every((p: number) => p > 0 && p <= 1)).toBe(true);
+    expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');
 
     await page.selectOption('#align-source', 'custom');
     await page.fill('#align-custom-source', 'abc');

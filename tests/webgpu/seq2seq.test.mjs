@@ -274,6 +274,34 @@ describe('seq2seq translation on the GPU', () => {
     g.destroy();
     host.delete();
   });
+
+  it('searches a beam with the GPU\'s decoder as the CPU does (sample::BeamSearch on the host)', async (t) => {
+    const host = session({ ...TINY, learning_rate: 1e-2 });
+    const g = await WebGpuSession.create(M, host, { device });
+    await trainSteps(M, host, g, 10);
+    const enc = new TextEncoder();
+    const cases = [['abc', 3, 1], ['hello', 2, 0], ['zyxw', 4, 1]];
+    const onGpu = [];
+    for (const [src, beam, alpha] of cases) onGpu.push(await g.beamTranslate(enc.encode(src), beam, 0, alpha));
+    await g.sync();
+    let worstP = 0;
+    cases.forEach(([src, beam, alpha], k) => {
+      const cpu = host.translate(enc.encode(src), { beam, lengthPenalty: alpha });
+      const gt = onGpu[k];
+      assert.deepEqual([...gt.tokens], [...cpu.tokens], `"${src}" beam ${beam}: GPU and CPU find the same output`);
+      assert.equal(gt.finished, cpu.finished);
+      assert.equal(gt.probs.length, cpu.probs.length);
+      gt.probs.forEach((p, i) => { worstP = Math.max(worstP, Math.abs(p - cpu.probs[i])); });
+      assert.ok(Math.abs(gt.logProb - cpu.logProb) < 1e-3 * Math.max(1, Math.abs(cpu.logProb)), `log p ${gt.logProb} vs ${cpu.logProb}`);
+    });
+    t.diagnostic(`beam search GPU vs CPU: max |p| difference ${worstP.toExponential(2)}`);
+    assert.ok(worstP < 1e-4, `probabilities differ by ${worstP}`);
+    // the CPU's errors, before anything runs
+    await assert.rejects(g.beamTranslate(new Uint8Array(0), 3), /empty/);
+    await assert.rejects(g.beamTranslate(enc.encode('abc'), 100), /beam width/);
+    g.destroy();
+    host.delete();
+  });
 });
 
 describe('a pair read by the translator on the GPU (the alignment panel\'s maps)', () => {

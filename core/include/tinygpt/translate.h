@@ -69,6 +69,49 @@ std::vector<int32_t> translation_source(const std::string& source, int block_siz
 Translation greedy_translation(const model::Seq2Seq& model, const std::vector<int32_t>& picks,
                                const std::vector<float>& probs, int max_len, const tok::Tokenizer* tokenizer = nullptr);
 
+// Beam search with the logits computed elsewhere (the GPU: WebGpuSession.beamTranslate): the search
+// of translate() with options.beam > 1, step by step. Each step, the caller computes every live row's
+// logits after that row's tokens so far (history: BOS first) and hands them to advance(); the rows'
+// histories already include each new token, so a caller without a KV cache runs the decoder over
+// them again. With the CPU's logits it is exactly translate()'s search (translate() runs it).
+class BeamSearch {
+ public:
+  BeamSearch(const model::Seq2Seq& model, const std::string& source, const TranslateOptions& options,
+             const tok::Tokenizer* tokenizer = nullptr);
+  // The same for a source already read and checked (translate()'s own use, for either translator).
+  BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src, int max_len,
+             int beam, float length_penalty);
+  const std::vector<int32_t>& source() const { return src_; }  // the source's tokens (translation_source)
+  int rows() const { return int(alive_.size()); }                // the beam width N
+  int vocab_size() const { return V_; }                           // logits per row
+  int step() const { return step_; }                              // 0 before the first advance()
+  bool done() const { return done_; }
+  // Row r's tokens so far, BOS first (step() + 1 of them); empty for a row that is not live.
+  std::vector<int32_t> history(int r) const;
+  // The logits (rows(), vocab_size()) after each live row's history (other rows are not read).
+  // Throws once done().
+  void advance(const float* logits);
+  // Row r continues the hypothesis that was row parent()[r] before the last advance() (a KV cache
+  // reorders its rows so).
+  const std::vector<int>& parent() const { return parent_; }
+  // The tokens to feed a KV cache next (the last token of each row's history).
+  const std::vector<int32_t>& next_tokens() const { return tokens_; }
+  // The best-ranked output (once done()).
+  Translation result() const;
+
+ private:
+  int V_ = 0, max_len_ = 0, step_ = 0;
+  float length_penalty_ = 1.0f;
+  data::PairTokens ids_;
+  const tok::Tokenizer* tokenizer_ = nullptr;
+  std::vector<int32_t> src_;
+  std::vector<Translation> alive_, ended_;
+  std::vector<double> score_;
+  std::vector<int32_t> tokens_;
+  std::vector<int> parent_;
+  bool done_ = false;
+};
+
 // Greedy translations of many sources, decoded side by side (one row per source).
 std::vector<Translation> translate_greedy(const model::Seq2Seq& model, const std::vector<std::string>& sources,
                                           int max_len = 0, const tok::Tokenizer* tokenizer = nullptr);

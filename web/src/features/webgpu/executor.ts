@@ -511,6 +511,47 @@ export class GpuExecutor {
     return { picks, probs, S, rows, Ld, NH, cross };
   }
 
+  // Beam search's encoder: the source (block_size tokens: the source, then PAD) through
+  // translate.encode, once; beamLogits then decodes hypotheses against it.
+  beamEncode(src: Int32Array): void {
+    this.check();
+    const Tb = this.plan.model.block_size;
+    if (!this.plan.programs['translate.logits']) throw new Error('beamEncode: this plan has no beam program');
+    if (src.length !== Tb) throw new Error(`beamEncode: a source padded to ${Tb}`);
+    this.write('translate.src', new Uint32Array(src));
+    const enc = this.device.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    this.encode(pass, 'translate.encode');
+    pass.end();
+    this.device.queue.submit([enc.finish()]);
+  }
+
+  // The next-token logits of each live hypothesis (tokens: (rows, block_size), BOS first; lengths:
+  // (rows), 0 for a row that is not live) after beamEncode's source: the decoder over each row's
+  // tokens (translate.logits), one submission a row (each writes translate.tgt_in), read back once.
+  // (rows, V); rows that are not live are 0.
+  async beamLogits(tokens: Int32Array, lengths: Int32Array): Promise<Float32Array> {
+    this.check();
+    const Tb = this.plan.model.block_size, V = this.plan.model.vocab_size, N = lengths.length;
+    if (tokens.length !== N * Tb) throw new Error(`beamLogits: ${N} rows of ${Tb} tokens`);
+    const logits = ioRegion(this.plan, 'translate.logits');
+    const staging = this.device.createBuffer({ size: N * V * 4, usage: GB.MAP_READ | GB.COPY_DST });
+    for (let r = 0; r < N; r++) {
+      const n = lengths[r];
+      if (n === 0) continue;
+      if (n < 1 || n > Tb) throw new Error(`beamLogits: a hypothesis of 1 to ${Tb} tokens`);
+      this.write('translate.tgt_in', new Uint32Array(tokens.subarray(r * Tb, (r + 1) * Tb)));
+      this.writeState(this.plan.state.genLen, n);
+      const enc = this.device.createCommandEncoder();
+      const pass = enc.beginComputePass();
+      this.encode(pass, 'translate.logits');
+      pass.end();
+      enc.copyBufferToBuffer(this.buffer(logits), (logits[1] + (n - 1) * V) * 4, staging, r * V * 4, V * 4);
+      this.device.queue.submit([enc.finish()]);
+    }
+    return new Float32Array(await this.mapped(staging));
+  }
+
   // Every attention map and the next-token probabilities of a pair (tokens padded to block_size; S
   // and T of them real), read back once.
   async inspectPair(p: { src: Int32Array; tgtIn: Int32Array; S: number; T: number; Le: number; Ld: number; NH: number }): Promise<PairInspection> {

@@ -161,6 +161,11 @@ export class GpuBackend {
     return this.exclusive(() => this.g.translate(source, maxLen));
   }
 
+  /** Beam search with the GPU's decoder (WebGpuSession.beamTranslate). */
+  beamTranslate(source: Uint8Array, beam: number, maxLen: number, lengthPenalty: number): Promise<Omit<GpuTranslation, 'cross'>> {
+    return this.exclusive(() => this.g.beamTranslate(source, beam, maxLen, lengthPenalty));
+  }
+
   /** A pair read by the translator on the GPU: its attention maps and next-token probabilities. */
   inspectTranslation(source: Uint8Array, target: Uint8Array): Promise<PairInspection> {
     return this.exclusive(() => this.g.inspectTranslation(source, target));

@@ -29,6 +29,7 @@ export interface GpuHostModule {
   gpuTranslateStart?(session: unknown, source: Uint8Array, maxLen: number): { src: Int32Array; length: number; steps: number; maxLen: number; bos: number };
   gpuTranslateFinish?(session: unknown, picks: Int32Array, probs: Float32Array, maxLen: number): GpuTranslation;
   gpuTranslationPair?(session: unknown, source: Uint8Array, target: Uint8Array): PairTokens;
+  gpuBeamStart?(session: unknown, source: Uint8Array, beam: number, maxLen: number, lengthPenalty: number): GpuBeam;
   gpuNextBatches(session: unknown, k: number): Int32Array;
   gpuStepScalars(session: unknown, step: number, adamT: number, k: number): Float32Array;
   gpuValBatches(session: unknown): Int32Array;
@@ -59,6 +60,16 @@ export interface GpuTranslation {
   score: number;
   finished: boolean;
   cross?: { Ld: number; NH: number; rows: number; S: number; weights: Float32Array }; // (Ld, NH, rows, S)
+}
+
+/** sample::BeamSearch in the wasm module (wasm/webgpu.cpp): the search on the host, the decoder here. */
+export interface GpuBeam {
+  source(block: number): { src: Int32Array; length: number };
+  histories(block: number): { tokens: Int32Array; lengths: Int32Array };
+  advance(logits: Float32Array): void;
+  done(): boolean;
+  result(): Omit<GpuTranslation, 'cross' | 'score'> & { score?: number };
+  delete(): void;
 }
 
 /** A pair's tokens as the core reads them for inspection, padded to block_size (gpuTranslationPair). */
@@ -286,6 +297,36 @@ export class WebGpuSession {
       this.alive();
       const t = this.M.gpuTranslateFinish!(this.session, r.picks, r.probs, start.maxLen);
       return { ...t, cross: { Ld: r.Ld, NH: r.NH, rows: t.probs.length, S: r.S, weights: cropRows(r.cross, r.Ld * r.NH, r.rows, t.probs.length, r.S) } };
+    });
+  }
+
+  // Beam search on the GPU (a seq2seq plan): the core keeps the search (sample::BeamSearch, the CPU's
+  // rules and errors); each step the GPU runs the decoder over every live hypothesis and hands back
+  // their logits. With the CPU's logits it is translate()'s beam search; the GPU's agree to rounding.
+  beamTranslate(source: Uint8Array, beam: number, maxLen = 0, lengthPenalty = 1): Promise<Omit<GpuTranslation, 'cross'>> {
+    if (this.plan.kind !== 'seq2seq' || !this.M.gpuBeamStart)
+      return Promise.reject(new Error('beamTranslate: this model is not a seq2seq translator'));
+    let search: GpuBeam;
+    try {
+      search = this.M.gpuBeamStart(this.session, source, beam, maxLen, lengthPenalty); // validates: the CPU's errors
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.queue(async () => {
+      try {
+        const Tb = this.plan.model.block_size;
+        this.exec.beamEncode(search.source(Tb).src);
+        while (!search.done()) {
+          const h = search.histories(Tb);
+          const logits = await this.exec.beamLogits(h.tokens, h.lengths);
+          this.alive();
+          search.advance(logits);
+        }
+        const r = search.result();
+        return { ...r, score: r.score ?? r.logProb };
+      } finally {
+        search.delete();
+      }
     });
   }
 
