@@ -4,7 +4,7 @@
 // parameters and AdamW moments back into the wasm Session, so a checkpoint (or the CPU build,
 // after a fallback) continues exactly where the GPU was.
 import type { Slice } from '../../../../wasm/tinygpt';
-import { GpuBackendError } from './errors';
+import { GpuBackendError, isGpuBackendError } from './errors';
 import { GpuExecutor, type ExecutorOptions, type GeneratedChunk, type Inspection, type PairInspection } from './executor';
 import { parsePlan, type GpuPlan } from './plan';
 
@@ -107,7 +107,7 @@ export interface Fusion {
 
 /** How the session chose its Fusion: given, the software adapter's default, or timed on this GPU. */
 export interface FusionChoice extends Fusion {
-  how: 'given' | 'software' | 'timed' | 'same plan';
+  how: 'given' | 'software' | 'timed' | 'same plan' | 'one fits';
   forwardMs?: { fused: number; wide: number }; // timed: the best of 3 forwards of a batch each way
 }
 
@@ -514,6 +514,9 @@ export async function timeForward(M: GpuHostModule, session: HostSession, option
   try {
     wide = await GpuExecutor.create(parsePlan(wideJson), options);
   } catch (e) {
+    // no room for both at once (out of memory, limits): the one that was built serves
+    if (isGpuBackendError(e) && (e.kind === 'out-of-memory' || e.kind === 'limits'))
+      return { choice: { forward: true, decode: false, how: 'one fits' }, json: fusedJson, exec: fused };
     fused.destroy();
     throw e;
   }
