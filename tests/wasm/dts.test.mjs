@@ -356,7 +356,8 @@ for (const variant of variantsBuilt()) {
     check('returns the WebGPU host\'s objects of the declared shapes', () => {
       const s = new M.Session(TINY);
       s.setCorpus(corpus);
-      m('gpuPlan', s);
+      m('gpuPlan', s, true, true);
+      m('gpuBatchLengths', s);
       const st = m('gpuExportState', s);
       m('gpuImportState', s, st.params, st.m, st.v, st.adamT, true);
       m('gpuNextBatches', s, 1);
@@ -395,6 +396,19 @@ for (const variant of variantsBuilt()) {
       const picks = Int32Array.from({ length: start.steps }, (_, i) => [99, 98, 97][i] ?? 257);   // then EOS: 257 for bytes
       m('gpuTranslateFinish', s, picks, new Float32Array(start.steps).fill(0.5), start.maxLen);
       m('gpuTranslationPair', s, enc.encode('abc'), enc.encode('cba'));
+      m('gpuBatchLengths', s);
+      // beam search with logits from elsewhere (the GPU's): the search's own objects
+      const beam = m('gpuBeamStart', s, enc.encode('abc'), 2, 0, 1);
+      const b = (name, ...args) => call('GpuBeam', beam, name, ...args);
+      b('source', 9);
+      b('rows');
+      const V = b('vocabSize');
+      while (!b('done')) {
+        b('histories', 9);
+        b('advance', new Float32Array(2 * V));
+      }
+      b('result');
+      b('delete');
       session(s, 'dataReport');
       const tree = m('growGenerationTree', s, enc.encode('abc'), 2);
       call('GenerationTree', tree, 'node', 0);
