@@ -138,7 +138,8 @@ export class WebGpuSession {
   // Plans the session's configuration, builds it on the GPU and uploads the session's state.
   // options.fuse: the plan's fused paths (make_plan). By default (docs/webgpu.md, "Fused or wide"):
   // both on a software adapter, where every dispatch costs most; on a real GPU the decoding is wide
-  // (measured never slower) and the forward is whichever of the two plans runs a batch faster here.
+  // (on an H100 at worst 0.97x, up to 3.3x faster) and the forward is whichever of the two plans runs
+  // a batch faster here.
   static async create(M: GpuHostModule, session: HostSession, options: ExecutorOptions & { fuse?: Fusion } = {}): Promise<WebGpuSession> {
     let choice: FusionChoice;
     let json: string;
@@ -496,10 +497,11 @@ export function softwareAdapter(options: ExecutorOptions): boolean {
   return /swiftshader|llvmpipe|lavapipe|software|basic render/i.test([info.vendor, info.architecture, info.device, info.description].join(' '));
 }
 
-// A real GPU: the decoding wide (on an H100, wide decoding was 0.97x fused for tiny and 2.97x for S:
-// bench/results/webgpu-2026-11-26T163957Z.json), the forward timed. block_forward takes 16 rows
-// a workgroup through a whole block: fewer dispatches, but few workgroups for a small batch (the same
-// run: 1.5x faster than a dispatch per GEMM for tiny's 16 workgroups, 0.6x for S's 48). Both plans
+// A real GPU: the decoding wide (on an H100, 1.37x fused for tiny and 2.36x for S over 1,000 bytes:
+// bench/results/webgpu-2026-11-26T165659Z.json), the forward timed. block_forward takes 16 rows
+// a workgroup through a whole block: fewer dispatches, but few workgroups for a small batch (over
+// 300 training steps the two plans were within 4% of each other for tiny and S; which wins depends
+// on the model and the GPU). Both plans
 // run the forward of 4 batches of zeros (eval, which changes no state) three times, interleaved;
 // the faster plan's executor is kept, the other destroyed. Exported for the tests.
 export async function timeForward(M: GpuHostModule, session: HostSession, options: ExecutorOptions):
