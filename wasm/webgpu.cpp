@@ -220,9 +220,6 @@ void beam_advance(sample::BeamSearch& beam, const val& logits) {
   });
 }
 
-bool beam_done(const sample::BeamSearch& beam) { return beam.done(); }
-int beam_rows(const sample::BeamSearch& beam) { return beam.rows(); }
-int beam_vocab_size(const sample::BeamSearch& beam) { return beam.vocab_size(); }
 val beam_result(const sample::BeamSearch& beam) {
   return guarded([&] { return translation_to_js(beam.result()); });
 }
@@ -322,8 +319,8 @@ EMSCRIPTEN_BINDINGS(tinygpt_webgpu) {
       .function("source", &beam_source)
       .function("histories", &beam_histories)
       .function("advance", &beam_advance)
-      .function("done", &beam_done)
-      .function("rows", &beam_rows)
-      .function("vocabSize", &beam_vocab_size)
+      .function("done", &tinygpt::sample::BeamSearch::done)
+      .function("rows", &tinygpt::sample::BeamSearch::rows)
+      .function("vocabSize", &tinygpt::sample::BeamSearch::vocab_size)
       .function("result", &beam_result);
 }

@@ -100,9 +100,10 @@ void next_batches(train::Trainer& t, int k, int32_t* out) {
     // drawing advances the pairs' generator: the trainer's state, as step() would advance it
     auto& d = const_cast<data::PairDataset&>(t.pairs());
     data::PairBatch batch;
+    const std::pair<int, int> L = batch_lengths(t);
     for (int i = 0; i < k; i++) {
       d.sample_batch(t.config().batch_size, batch);
-      out = put_pairs(batch, batch_lengths(t), pad_token(t), out);
+      out = put_pairs(batch, L, pad_token(t), out);
     }
     return;
   }
@@ -130,9 +131,10 @@ void step_scalars(const train::Trainer& t, int64_t step, int64_t adam_t, int k, 
 void val_batches(const train::Trainer& t, int32_t* out) {
   if (t.kind() == ModelKind::seq2seq) {
     data::PairBatch batch;
+    const std::pair<int, int> L = batch_lengths(t);
     for (int k = 0; k < t.config().eval_iters; k++) {
       t.pairs().val_batch(k, t.config().batch_size, batch);
-      out = put_pairs(batch, batch_lengths(t), pad_token(t), out);
+      out = put_pairs(batch, L, pad_token(t), out);
     }
     return;
   }

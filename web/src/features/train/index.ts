@@ -49,7 +49,8 @@ export interface Train {
 function watchStalls($: MapStore<TrainSlice>): (ms: number) => void {
   let stallMs = STALL_MS;
   let notice: HTMLElement | null = null;
-  if (typeof window === 'undefined') return (ms) => void (stallMs = ms);
+  const setStallMs = (ms: number): void => void (stallMs = ms);
+  if (typeof window === 'undefined') return setStallMs;
   setInterval(() => {
     const quiet = stalledFor($.get(), performance.now(), stallMs);
     if (quiet !== null && !notice?.isConnected) {
@@ -61,7 +62,7 @@ function watchStalls($: MapStore<TrainSlice>): (ms: number) => void {
       notice = null;
     }
   }, 1000);
-  return (ms) => void (stallMs = ms);
+  return setStallMs;
 }
 
 /** How long a keyboard choice waits for Start to become pressable (the data being taken) before it gives up. */

@@ -166,12 +166,7 @@ export class WebGpuSession {
   // (inside queue()) The session's state to the host, then a new plan and executor when the plan
   // changed (another model, other pairs), then the state to the GPU.
   private async replan(): Promise<void> {
-    if (this.gpuAhead) {
-      const s = await this.exec.downloadState();
-      this.alive();
-      this.M.gpuImportState(this.session, s.params, s.m, s.v, s.adamT, this.submitted === s.step);
-      this.gpuAhead = false;
-    }
+    await this.pull();
     const json = this.M.gpuPlan(this.session, this.fusion.forward, this.fusion.decode);
     if (json !== this.planJson) {
       const exec = await GpuExecutor.create(parsePlan(json), this.options);
@@ -401,15 +396,18 @@ export class WebGpuSession {
   // Brings the GPU's parameters and moments into the wasm Session (after every queued step).
   // When no step is in flight, that state is also the one a rollback returns to.
   sync(): Promise<void> {
-    return this.queue(async () => {
-      if (!this.gpuAhead) return;
-      const s = await this.exec.downloadState();
-      this.alive();
-      if (s.step !== this.session.step())
-        throw new Error(`internal: the GPU is at step ${s.step}, the session at ${this.session.step()}`);
-      this.M.gpuImportState(this.session, s.params, s.m, s.v, s.adamT, this.submitted === s.step);
-      this.gpuAhead = false;
-    });
+    return this.queue(() => this.pull());
+  }
+
+  // (inside queue()) sync()'s work: the GPU's state into the host when the GPU is ahead of it.
+  private async pull(): Promise<void> {
+    if (!this.gpuAhead) return;
+    const s = await this.exec.downloadState();
+    this.alive();
+    if (s.step !== this.session.step())
+      throw new Error(`internal: the GPU is at step ${s.step}, the session at ${this.session.step()}`);
+    this.M.gpuImportState(this.session, s.params, s.m, s.v, s.adamT, this.submitted === s.step);
+    this.gpuAhead = false;
   }
 
   // The NaN guard's recovery after a diverged step (train rejected with "training diverged at
