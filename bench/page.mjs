@@ -10,7 +10,11 @@
 //   4. what the run's history costs ("watch it learn": a snapshot at every evaluation): config S,
 //      an evaluation every 100 steps, the same steps timed with the history on and off
 //      (?history=off), alternating, twice each, and the core's own snapshot time in those runs;
-//   5. with the threads build, a second throughput run with the thread pool's counters on
+//   5. what the page's rendering costs the threads (config S, a fixed 2 threads): the page in front
+//      against another tab in front (Chromium stops rendering the page; its worker trains on),
+//      alternating, and the CPU the renderer's main thread and the rest of Chromium took meanwhile
+//      (/proc on Linux); BENCH_ONLY=render runs this part alone, BENCH_RENDER=0 skips it;
+//   6. with the threads build, a second throughput run with the thread pool's counters on
 //      (?poolstats=on; BENCH_POOL=0 skips it): per step, the serial part (the caller alone), the
 //      split part and the caller's barrier wait in it, each thread's busy time, split jobs,
 //      worker sleeps and wake-up latency (tinygpt::PoolStats, docs/simd_and_kernels.md).
@@ -158,6 +162,84 @@ for (const preset of presets) {
       (two ? `; threads build, 2 threads (counters on) ${two.pctOfPeak.toFixed(1)}% (scaling ${(two.tokS / one.tokS).toFixed(2)}x the simd build)` : '') +
       '; issue 26 goals: >= 80% with 1 thread, >= 75% per thread at 2 threads');
   }
+}
+
+// What the page's own rendering costs the training threads: config S at a fixed 2 threads, steps
+// per second over RENDER_SECONDS with the page in front (it renders the progress events: the run's
+// numbers, the loss chart) and with another tab in front (Chromium stops rendering the page; its
+// worker trains on and the page's script still hears every event), alternating, twice each. With
+// threads on every core, any time the page's thread takes comes out of the pool's.
+const RENDER_SECONDS = 10;
+// CPU time of every thread of every process (clock ticks), by thread: Linux's /proc.
+function cpuThreads() {
+  const out = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    let tasks, cmd;
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!/chrom/.test(cmd)) continue;
+    const type = /--type=([a-z-]+)/.exec(cmd)?.[1] ?? 'browser';
+    for (const tid of tasks) {
+      try {
+        const st = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+        const comm = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+        out.set(`${pid}/${tid}`, { type, comm, main: pid === tid, ticks: Number(f[11]) + Number(f[12]) });
+      } catch {
+        // the thread ended
+      }
+    }
+  }
+  return out;
+}
+if (((!only && presets.includes('S') && process.env.BENCH_RENDER !== '0') || only === 'render') && os.cpus().length >= 2 && fs.existsSync('/proc/self/stat')) {
+  const hz = 100;   // USER_HZ
+  const runs = [];
+  for (const mode of ['rendered', 'not rendered', 'rendered', 'not rendered']) {
+    await open('', 0, 'S');
+    await page.selectOption('#threads-select', '2');
+    await page.click('#btn-start');
+    await waitFor((d) => d.step >= 30, 600_000);
+    let other = null;
+    if (mode === 'not rendered') {
+      other = await ctx.newPage();
+      await other.goto('about:blank');
+      await other.bringToFront();
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const s0 = await dbg((d) => d.step);
+    const c0 = cpuThreads();
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, RENDER_SECONDS * 1000));   // no polling meanwhile
+    const c1 = cpuThreads();
+    const sec = (Date.now() - t0) / 1000;
+    const s1 = await dbg((d) => d.step);
+    let workers = 0, pageThread = 0, rest = 0;
+    for (const [k, v] of c1) {
+      const pct = (100 * (v.ticks - (c0.get(k)?.ticks ?? 0))) / hz / sec;
+      if (v.comm.startsWith('DedicatedWorker')) workers += pct;
+      else if (v.type === 'renderer' && v.main) pageThread += pct;
+      else rest += pct;
+    }
+    if (other) {
+      await other.close();
+      await page.bringToFront();
+    }
+    await stop();
+    const msPerStep = (1000 * sec) / (s1 - s0);
+    runs.push({ mode, steps: s1 - s0, msPerStep, cpu: { workers, pageThread, rest } });
+    console.log(`  S, 2 threads, page ${mode.padEnd(12)}: ${msPerStep.toFixed(1)} ms/step (steps ${s0}..${s1}, ${sec.toFixed(1)} s); CPU: workers ${workers.toFixed(0)}%, ` +
+      `the page's thread ${pageThread.toFixed(1)}%, the rest of Chromium ${rest.toFixed(1)}%`);
+  }
+  const mean = (m, k) => { const xs = runs.filter((r) => r.mode === m).map(k); return xs.reduce((a, b) => a + b, 0) / xs.length; };
+  const cost = mean('rendered', (r) => r.msPerStep) / mean('not rendered', (r) => r.msPerStep) - 1;
+  console.log(`  the page's rendering costs training ${(100 * cost).toFixed(1)}% at 2 threads (mean of two runs each); ` +
+    `the page's thread took ${mean('rendered', (r) => r.cpu.pageThread).toFixed(1)}% of a core rendered, ${mean('not rendered', (r) => r.cpu.pageThread).toFixed(1)}% not`);
+  record.set('render', { config: 'S', threads: 2, seconds: RENDER_SECONDS, runs, cost });
 }
 
 // --contended: config S with one core kept busy by a spinning process (pinned to the last CPU when

@@ -304,15 +304,17 @@ TEST_CASE("the pool's counters count split jobs, chunks and inline calls only wh
 }
 
 // The pool hands a job's tasks out by generation: a worker that read a job's description late
-// (the job already finished, the next one being published) must never run a task of one job
-// with another job's function, context or size. Jobs of two kinds alternate, with different
-// sizes; every task checks the context it was given and counts itself. The stale claim this
-// catches ran about once in 30 minutes of training in the page (a trap in a pool thread, in
-// layernorm_forward's task, docs/reliability.md); with more threads than cores, preempted
-// workers wake at the worst moments, so it shows within these jobs.
+// (the job already finished, the next one being published, or the thread count changed) must
+// never run a task of one job with another job's function, context or size. Jobs of three kinds
+// alternate (sizes 7 and 997, with and without a cap on the chunk, with a larger least chunk);
+// every task checks the context it was given and counts itself, and a job's context is marked
+// gone once its job returned. The stale claim this catches ran about once in 30 minutes of
+// training in the page (a trap in a pool thread, in layernorm_forward's task,
+// docs/reliability.md); with more threads than cores, preempted workers wake at the worst
+// moments, so it shows within these jobs.
 namespace {
 struct StressJob {
-  uint32_t tag;
+  volatile uint32_t tag;  // 0 once its job returned
   int n;
   std::vector<int>* hits;
   std::atomic<int>* bad;
@@ -334,16 +336,30 @@ TEST_CASE("a worker that reads a job late never runs another job's task", "[runt
   tinygpt::set_num_threads(tinygpt::max_threads() > 1 ? 3 : 1);
   std::atomic<int> bad{0};
   int missed = 0;
-  std::vector<int> hits_a(7), hits_b(997);
+  std::vector<int> hits_a(7), hits_b(997), hits_c(997);
+  // the jobs' contexts outlive the loop: a finished job's is marked gone (tag 0), so a task run
+  // after its job returned counts as bad (in real code its context would be a dead stack frame)
+  StressJob a{0, 7, &hits_a, &bad}, b{0, 997, &hits_b, &bad}, c{0, 997, &hits_c, &bad};
   for (int round = 0; round < 100000 && bad.load() == 0 && missed == 0; round++) {
+    // now and then a count of threads parks a worker and wakes it again: a worker that wakes
+    // from its parking finds an empty job, never the last one's tasks
+    if (round % 64 == 0 && tinygpt::max_threads() > 1) tinygpt::set_num_threads(round % 128 == 0 ? 2 : 3);
     std::fill(hits_a.begin(), hits_a.end(), 0);
-    StressJob a{0xA, 7, &hits_a, &bad};
+    a.tag = 0xA;
     tinygpt::tp::run(a.n, stress_task<0xA>, &a);
+    a.tag = 0;
     std::fill(hits_b.begin(), hits_b.end(), 0);
-    StressJob b{0xB, 997, &hits_b, &bad};
+    b.tag = 0xB;
     tinygpt::tp::run(b.n, stress_task<0xB>, &b, 1, 3);
+    b.tag = 0;
+    // the same size in chunks of at least 5 tasks
+    std::fill(hits_c.begin(), hits_c.end(), 0);
+    c.tag = 0xC;
+    tinygpt::tp::run(c.n, stress_task<0xC>, &c, 5);
+    c.tag = 0;
     for (int h : hits_a) missed += h != 1;
     for (int h : hits_b) missed += h != 1;
+    for (int h : hits_c) missed += h != 1;
     if (missed || bad.load()) {
       std::string a_hits;
       for (int h : hits_a) a_hits += std::to_string(h) + " ";

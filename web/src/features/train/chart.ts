@@ -195,13 +195,16 @@ export class LossChart {
   private schedule(now = false): void {
     this.dirty = true;
     const wait = now ? 0 : Math.max(0, 200 - (performance.now() - this.lastDraw));
-    setTimeout(() => requestAnimationFrame(() => {
+    const draw = () => {
       if (!this.dirty || !this.u) return;
       this.dirty = false;
       this.lastDraw = performance.now();
       this.u.setData(this.data());
       // the cursor is off the chart: the legend shows the latest values, not "—"
       if (this.u.cursor.idx == null) this.u.setLegend({ idx: null as unknown as number });
-    }), wait);
+    };
+    // no wait: the frame the event's other changes go to (the numbers'), not one of its own
+    if (wait === 0) requestAnimationFrame(draw);
+    else setTimeout(() => requestAnimationFrame(draw), wait);
   }
 }

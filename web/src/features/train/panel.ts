@@ -131,9 +131,12 @@ export class TrainPanel {
     });
     // a validation loss is rare and asked for (Validate now): shown at once
     watch(store, ['valLoss', 'valStep', 'valExactMatch', 'valCer'], () => this.draw());
-    // Numbers change every slice; redrawing them 4 times a second is plenty, and painting is
-    // what the page's main thread spends its time on while training (it shares the CPU).
-    const drawSoon = throttle(() => this.draw(), 250);
+    // Numbers change with every progress event (at most every 250 ms: train/progress.ts);
+    // redrawing them more than 5 times a second would only cost painting, which is what the
+    // page's main thread spends its time on while training (it shares the CPU). Under 250 ms, so
+    // that the numbers of an event are drawn in the frame of its chart (train/chart.ts), not one
+    // of their own.
+    const drawSoon = throttle(() => this.draw(), 200);
     watch(store, ['step', 'lastLoss', 'tokensPerSec', 'lr', 'gradNorm', 'elapsedMs', 'memoryBytes'], drawSoon);
   }
 

@@ -8,22 +8,37 @@ import { codedError } from '../../lib/coded';
 import { type Ctx, handlers, type LoopTask, type WorkerFeature } from '../../worker/registry';
 import { type CoreState, needModule, needSession } from '../../worker/state';
 import { betweenSteps, fallBack, type GpuBackend, isGpuBackendError, onGpuOr, type WebgpuState } from '../webgpu/worker';
-import type { EvalResult, RunState, TrainCalls } from './messages';
+import type { EvalResult, Progress, RunState, TrainCalls } from './messages';
+import { type MergedSlice, ProgressQueue } from './progress';
 
 const SLICE_MS = 70;          // target wall time of one training slice
 
 export interface TrainState extends CoreState, WebgpuState {
   running: boolean;
-  poolStats: boolean;   // the thread pool's counters are on: progress carries them (bench:page)
+  poolStats: boolean;        // the thread pool's counters are on: progress carries them (bench:page)
+  progress: ProgressQueue;   // slices the page has not heard of yet
 }
 
-export const initialTrain = (): Pick<TrainState, 'running' | 'poolStats'> => ({ running: false, poolStats: false });
+export const initialTrain = (): Pick<TrainState, 'running' | 'poolStats' | 'progress'> =>
+  ({ running: false, poolStats: false, progress: new ProgressQueue() });
+
+function emitProgress(ctx: Ctx<TrainState>, p: MergedSlice | null): void {
+  if (!p) return;
+  const M = needModule(ctx.state);
+  ctx.emit('progress', { ...p, memoryBytes: M.memoryBytes(), ...(ctx.state.poolStats ? { pool: M.poolStats() } : {}) } satisfies Progress);
+}
+
+/** Sends the progress that waits, if any (before anything the page must hear after it). */
+function flushProgress(ctx: Ctx<TrainState>): void {
+  emitProgress(ctx, ctx.state.progress.take());
+}
 
 /** Training stops (paused, at its end, or after an error). */
 export function stop(ctx: Ctx<TrainState>, reason: RunState['reason']): void {
   const st = ctx.state;
   if (!st.running) return;
   st.running = false;
+  flushProgress(ctx);
   ctx.emit('state', { running: false, reason, step: st.session ? st.session.step() : 0 } satisfies RunState);
 }
 
@@ -33,16 +48,15 @@ function evalResult(e: EvalResult): EvalResult {
   return { step: e.step, loss: e.loss, ...metrics, snapshotMs: e.snapshotMs };
 }
 
-/** A slice as the page hears of it: progress, then its evaluations; then the features' slice hooks. */
+/** A slice as the page hears of it: progress (merged with the next slices' for up to PROGRESS_MS,
+ *  unless it carries news: evaluations, undone steps, a pause, the end: progress.ts), then its evaluations;
+ *  then the features' slice hooks. The first slice of a run goes at once. */
 function sendSlice(ctx: Ctx<TrainState>, r: Slice): void {
   // a slice of rollbacks only (the NaN guard) is news too: the page drops the undone steps
   if (r.losses.length || r.rollbacks.length || r.paused) {
-    const M = needModule(ctx.state);
-    ctx.emit('progress', {
-      step: r.step, firstStep: r.firstStep, losses: r.losses, rollbacks: r.rollbacks, paused: r.paused,
-      tokensPerSec: r.tokensPerSec, lr: r.lr, gradNorm: r.gradNorm, etaSeconds: r.etaSeconds, memoryBytes: M.memoryBytes(),
-      ...(ctx.state.poolStats ? { pool: M.poolStats() } : {}),
-    });
+    const q = ctx.state.progress;
+    emitProgress(ctx, q.add(r));
+    if (q.due(performance.now())) flushProgress(ctx);
   }
   for (const e of r.evals) ctx.emit('evalResult', evalResult(e));
   void ctx.fire('slice', r);
@@ -116,6 +130,7 @@ export function trainWorker(): WorkerFeature<TrainState> {
         }
         if (!st.running) {
           st.running = true;
+          st.progress.restart();   // the run's first slice is heard at once
           ctx.emit('state', { running: true, reason: 'started', step: s.step() } satisfies RunState);
         }
         ctx.wake();
@@ -125,6 +140,7 @@ export function trainWorker(): WorkerFeature<TrainState> {
       update: (msg, ctx) => betweenSteps(ctx, () => needSession(ctx.state).updateField(msg.name, msg.value)),
       async evaluate(_msg, ctx) {
         const s = needSession(ctx.state);
+        flushProgress(ctx);   // the steps before the evaluation first
         const loss = await onGpuOr(ctx, (b) => b.evaluate(), () => s.evaluate());
         const h = s.history();   // evaluate() recorded the point, with a translator's metrics
         const last = h.valLosses.length - 1;
@@ -137,6 +153,7 @@ export function trainWorker(): WorkerFeature<TrainState> {
       gpuLost(ctx, rewound) {
         // the run went back to its last good state: the page's curves drop what came after it
         const s = ctx.state.session;
+        flushProgress(ctx);
         if (rewound && s) ctx.emit('history', { history: s.history(), step: s.step() });
       },
     },
