@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "test_util.h"
@@ -508,6 +509,51 @@ TEST_CASE("a beam search driven from outside, the decoder run again over each ro
   }
   sample::TranslateOptions greedy;
   CHECK_THROWS_WITH(sample::BeamSearch(m, "abc", greedy), Catch::Contains("at least 2"));
+}
+
+TEST_CASE("a sampled translation driven from outside, the decoder run again over its history, is translate()'s", "[seq2seq]") {
+  // the GPU's way (WebGpuSession.sampledTranslate): one row, its history decoded anew each step
+  model::Seq2Seq m(small_dims(2, 2, 2, 16, 24, 10, 11));
+  perturb(m, 0.6, 3);
+  int differ = 0;  // outputs that differ from the greedy one: the draws matter
+  for (const std::string src : {"abc", "hello"}) {
+    for (const auto& [temperature, top_k, seed] : {std::tuple{1.0f, 0, 1ull}, {0.7f, 5, 2ull}, {2.0f, 0, 3ull}, {1.5f, 3, 4ull}}) {
+      INFO("source " << src << " temperature " << temperature << " top-k " << top_k << " seed " << seed);
+      sample::TranslateOptions o;
+      o.temperature = temperature, o.top_k = top_k, o.seed = seed;
+      const sample::Translation want = sample::translate(m, src, o);
+      differ += want.text != sample::translate(m, src, sample::TranslateOptions{}).text;
+      sample::BeamSearch s(m, src, o);
+      REQUIRE(s.rows() == 1);
+      std::vector<float> logits(size_t(s.vocab_size()), NAN);
+      while (!s.done()) {
+        const std::vector<int32_t> h = s.history(0);
+        REQUIRE(h.size() == size_t(s.step() + 1));
+        model::Seq2SeqCache cache;
+        m.start_decoding(cache, s.source().data(), int(s.source().size()), 1, false);
+        const float* z = nullptr;
+        for (int32_t token : h) z = m.decode_step(cache, &token);
+        std::copy(z, z + s.vocab_size(), logits.begin());
+        s.advance(logits.data());
+      }
+      const sample::Translation got = s.result();
+      CHECK(got.text == want.text);
+      CHECK(got.tokens == want.tokens);
+      CHECK(got.finished == want.finished);
+      REQUIRE(got.probs.size() == want.probs.size());
+      for (size_t i = 0; i < got.probs.size(); i++) CHECK(got.probs[i] == Approx(want.probs[i]).margin(1e-6));
+      CHECK(got.log_prob == Approx(want.log_prob).margin(1e-5));
+      CHECK(got.score == got.log_prob);
+      CHECK_THROWS_WITH(s.advance(logits.data()), Catch::Contains("over"));
+    }
+  }
+  CHECK(differ > 0);
+  // a sampled output stops at max_len like a greedy one: unfinished unless EOS is drawn there
+  sample::TranslateOptions capped;
+  capped.temperature = 1.0f, capped.max_len = 2, capped.seed = 9;
+  const sample::Translation c = sample::translate(m, "hello", capped);
+  CHECK(c.tokens.size() <= 2);
+  CHECK(c.probs.size() == c.tokens.size() + (c.finished ? 1 : 0));
 }
 
 TEST_CASE("sampled translation is reproducible from its seed and respects top-k", "[seq2seq]") {

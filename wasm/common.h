@@ -19,6 +19,7 @@
 
 namespace tinygpt::sample {
 struct Translation;
+struct TranslateOptions;
 }
 
 namespace tinygpt::js {
@@ -28,6 +29,8 @@ using emscripten::val;
 // A translation as JS reads it: {text: Uint8Array, tokens: Int32Array (no EOS), probs: Float32Array,
 // logProb, score, finished} (Session.translate and the WebGPU host's gpuTranslateFinish).
 val translation_to_js(const sample::Translation& t);
+// a translation's options from JS ({beam, temperature, topK, maxLen, lengthPenalty, seed}), validated
+sample::TranslateOptions parse_translate_options(const val& options, int block_size, int tokens);
 
 // A coded message's code and args (error.h) as properties of o, next to its English text: the
 // page words it from them (web/src/i18n/core-messages.ts). Nothing for an uncoded one.

@@ -595,6 +595,9 @@ export interface TinyGPTModule {
     { src: Int32Array; tgtIn: Int32Array; S: number; T: number; Le: number; Ld: number; NH: number };
   /** Beam search whose decoder runs on the GPU (sample::BeamSearch: the search stays here). Throws translate()'s errors; delete() it. */
   gpuBeamStart(session: Session, source: Uint8Array, beam: number, maxLen: number, lengthPenalty: number): GpuBeam;
+  /** Sampled translation (temperature > 0) whose decoder runs on the GPU: the same stepper with one row; the core draws
+   *  each token with the seeded generator, as Session.translate does. Throws translate()'s errors; delete() it. */
+  gpuSampledStart(session: Session, source: Uint8Array, options: TranslateOptions): GpuBeam;
 }
 
 // ---- the WebGPU backend's host half (wasm/webgpu.cpp) ----

@@ -5,8 +5,6 @@
 
 namespace tinygpt::js {
 
-namespace {
-
 // {beam, temperature, topK, maxLen, lengthPenalty, seed}, checked against the model's block_size
 // and vocabulary (top-k at most its text tokens and EOS).
 sample::TranslateOptions parse_translate_options(const val& options, int block_size, int tokens) {
@@ -20,8 +18,6 @@ sample::TranslateOptions parse_translate_options(const val& options, int block_s
   o.validate(block_size, tokens);
   return o;
 }
-
-}  // namespace
 
 val translation_to_js(const sample::Translation& t) {
   val r = val::object();

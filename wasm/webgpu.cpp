@@ -179,6 +179,18 @@ sample::BeamSearch* gpu_beam_start(Session& s, const val& source, int beam, int 
   });
 }
 
+// translate()'s sampled decoding (options: {temperature > 0, topK, seed, maxLen}) driven the same way:
+// one row, each token drawn by the core from the logits the GPU computes for the row's history.
+sample::BeamSearch* gpu_sampled_start(Session& s, const val& source, const val& options) {
+  return guarded([&] {
+    train::Trainer& t = s.trainer();
+    const std::vector<uint8_t> b = bytes_from(source, "the source");
+    const sample::TranslateOptions o = parse_translate_options(options, t.config().block_size, t.config().vocab_size + 1);
+    if (!(o.temperature > 0.0f)) throw Error("gpuSampledStart: a temperature > 0 (greedy: gpuTranslateStart; beam: gpuBeamStart)");
+    return new sample::BeamSearch(t.seq2seq(), std::string(b.begin(), b.end()), o, t.tokenizer());
+  });
+}
+
 // {src: Int32Array (block), length}: the source's tokens, padded with PAD to block
 val beam_source(const sample::BeamSearch& beam, int block) {
   return guarded([&] {
@@ -315,6 +327,7 @@ EMSCRIPTEN_BINDINGS(tinygpt_webgpu) {
   emscripten::function("gpuTranslateFinish", &gpu_translate_finish);
   emscripten::function("gpuTranslationPair", &gpu_translation_pair);
   emscripten::function("gpuBeamStart", &gpu_beam_start, emscripten::allow_raw_pointers());
+  emscripten::function("gpuSampledStart", &gpu_sampled_start, emscripten::allow_raw_pointers());
   emscripten::class_<tinygpt::sample::BeamSearch>("GpuBeam")
       .function("source", &beam_source)
       .function("histories", &beam_histories)

@@ -142,13 +142,18 @@ Translation translate_impl(const M& m, const std::string& source, const Translat
 
   typename M::Cache cache;
   m.start_decoding(cache, src.data(), int(src.size()), 1, false);
-  data::Rng rng(o.seed);
+  if (o.temperature > 0.0f) {
+    // sampled: the stepper the GPU drives too (BeamSearch's sampled decoding), on the KV cache
+    BeamSearch sampled(voc.V, voc.ids, voc.tokenizer, src, max_len, o.temperature, o.top_k, o.seed);
+    while (!sampled.done()) sampled.advance(m.decode_step(cache, sampled.next_tokens().data()));
+    return sampled.result();
+  }
   std::vector<double> logp(static_cast<size_t>(voc.V));
   Translation t;
   int32_t token = voc.ids.bos();
   for (int step = 0; step <= max_len; step++) {
     log_softmax_allowed(voc, logp.data(), m.decode_step(cache, &token));
-    const int v = o.temperature > 0.0f ? sample_allowed(voc, logp.data(), o.temperature, o.top_k, rng) : argmax_allowed(voc, logp.data());
+    const int v = argmax_allowed(voc, logp.data());
     if (step == max_len && v != voc.ids.eos()) break;  // max_len tokens and no end: unfinished
     t.probs.push_back(float(std::exp(logp[size_t(v)])));
     t.log_prob += logp[size_t(v)];
@@ -248,11 +253,57 @@ BeamSearch::BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenize
   parent_.assign(rows, 0);
 }
 
+BeamSearch::BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src,
+                       int max_len, float temperature, int top_k, uint64_t seed)
+    : V_(vocab_size), max_len_(max_len), ids_(ids), tokenizer_(tokenizer), src_(std::move(src)), temperature_(temperature),
+      top_k_(top_k), rng_(seed) {
+  if (!(temperature > 0.0f)) throw Error("BeamSearch: sampled decoding needs a temperature > 0");
+  alive_.assign(1, Translation{});
+  score_.assign(1, 0.0);
+  tokens_.assign(1, ids_.bos());
+  parent_.assign(1, 0);
+}
+
+namespace {
+// the stepper translate() would run for these options: the sampled decoding or the beam search
+BeamSearch stepper(int V, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src, int max_len,
+                   const TranslateOptions& o) {
+  if (o.temperature > 0.0f) return BeamSearch(V, ids, tokenizer, std::move(src), max_len, o.temperature, o.top_k, o.seed);
+  return BeamSearch(V, ids, tokenizer, std::move(src), max_len, o.beam, o.length_penalty);
+}
+}  // namespace
+
 BeamSearch::BeamSearch(const model::Seq2Seq& m, const std::string& source, const TranslateOptions& o,
                        const tok::Tokenizer* tokenizer)
-    : BeamSearch(vocab_of(m, tokenizer).V, m.dims().tokens(), tokenizer,
-                 (o.validate(m.dims().block_size, m.dims().tokens().text + 1), source_tokens(source, m.dims().block_size, tokenizer)),
-                 o.max_len ? o.max_len : m.dims().block_size - 1, o.beam, o.length_penalty) {}
+    : BeamSearch(stepper(vocab_of(m, tokenizer).V, m.dims().tokens(), tokenizer,
+                         (o.validate(m.dims().block_size, m.dims().tokens().text + 1), source_tokens(source, m.dims().block_size, tokenizer)),
+                         o.max_len ? o.max_len : m.dims().block_size - 1, o)) {}
+
+// One step of translate()'s sampled decoding: a token drawn from softmax(logp / temperature) over
+// the top_k most likely; at max_len only EOS can still end the output (else it stays unfinished).
+void BeamSearch::advance_sampled(const float* logits) {
+  const Vocab voc{V_, ids_, tokenizer_};
+  std::vector<double> logp(static_cast<size_t>(V_));
+  log_softmax_allowed(voc, logp.data(), logits);
+  const int v = sample_allowed(voc, logp.data(), temperature_, top_k_, rng_);
+  Translation& t = alive_[0];
+  const bool ends = v == voc.ids.eos();
+  if (step_ < max_len_ || ends) {
+    t.probs.push_back(float(std::exp(logp[size_t(v)])));
+    t.log_prob += logp[size_t(v)];
+  }
+  if (ends || step_ == max_len_) {
+    t.finished = ends;
+    t.score = t.log_prob;
+    ended_.push_back(t);
+    done_ = true;
+    return;
+  }
+  voc.append(t.text, v);
+  t.tokens.push_back(v);
+  tokens_[0] = v;
+  step_++;
+}
 
 std::vector<int32_t> BeamSearch::history(int r) const {
   if (r < 0 || r >= rows() || score_[size_t(r)] == -INFINITY || done_) return {};
@@ -266,6 +317,7 @@ std::vector<int32_t> BeamSearch::history(int r) const {
 // continuation is left, or when no live output can beat the best ended one.
 void BeamSearch::advance(const float* logits) {
   if (done_) throw Error("BeamSearch: the search is over");
+  if (temperature_ > 0.0f) return advance_sampled(logits);
   const Vocab voc{V_, ids_, tokenizer_};
   const int V = V_, N = rows();
   const size_t rows = size_t(N);

@@ -210,6 +210,18 @@ describe('translation in the page', () => {
     await page.click('#btn-translate');
     await waitState(page, (s) => s.translation && !s.translation.busy && s.translation.beam === 3 && !!s.translation.result);
     expect(await text('#translate-info')).toMatch(/beam 3/);
+    // sampling and a beam exclude each other: said before anything runs
+    await page.fill('#translate-temperature', '1');
+    await page.click('#btn-translate');
+    expect(await text('#translate-info')).toMatch(/Sampling \(a temperature above 0\) takes a beam width of 1/);
+    // sampled: a seed drawn per click, shown with the result (the CLI's --seed gives the translation again)
+    await page.fill('#translate-beam', '1');
+    await page.click('#btn-translate');
+    await waitState(page, (s) => s.translation && !s.translation.busy && s.translation.temperature === 1 && !!s.translation.result);
+    const sampled = await state(page, (s) => ({ seed: s.translation.seed as number }));
+    expect(await text('#translate-info')).toContain(`sampled at temperature 1 (seed ${sampled.seed})`);
+    expect(sampled.seed).toBeGreaterThanOrEqual(0);
+    await page.fill('#translate-temperature', '0');
     // the seed's sentence (18 bytes) is longer than this model reads (block_size 9): the core says so
     await page.click('#btn-seed-example');
     expect(await page.inputValue('#translate-source')).toBe('我 爱 吃 火锅');

@@ -152,7 +152,7 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     expect(errors).toEqual([]);
   }, SLOW);
 
-  it('trains the translator on WebGPU too: a few steps of the reverse task, a greedy and a beam translation and its cross-attention map', async () => {
+  it('trains the translator on WebGPU too: a few steps of the reverse task, a greedy, a beam and a sampled translation and its cross-attention map', async () => {
     await page.goto(inject('baseURL'));
     await waitState(page, (s) => !!s.ready && !!s.backend);
     expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');
@@ -188,6 +188,16 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     expect(b.probs.length).toBeGreaterThan(0);
     expect(b.probs.every((p: number) => p > 0 && p <= 1)).toBe(true);
     expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');
+    // sampled at a temperature: the GPU decodes, the core draws with the request's seed (still on WebGPU)
+    await page.fill('#translate-beam', '1');
+    await page.fill('#translate-temperature', '1.5');
+    await page.click('#btn-translate');
+    await waitState(page, (s) => s.translation && !s.translation.busy && s.translation.result?.temperature === 1.5, null, SLOW);
+    const sm = await state(page, (s) => ({ probs: Array.from(s.translation.result.probs) as number[], seed: s.translation.result.seed }));
+    expect(sm.probs.every((p: number) => p > 0 && p <= 1)).toBe(true);
+    expect(await page.textContent('#translate-info')).toContain(`sampled at temperature 1.5 (seed ${sm.seed})`);
+    expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');
+    await page.fill('#translate-temperature', '0');
 
     await page.selectOption('#align-source', 'custom');
     await page.fill('#align-custom-source', 'abc');

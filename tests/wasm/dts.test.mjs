@@ -409,6 +409,16 @@ for (const variant of variantsBuilt()) {
       }
       b('result');
       b('delete');
+      // sampled decoding the same way: one row, the core draws
+      const sampled = m('gpuSampledStart', s, enc.encode('abc'), { temperature: 1, seed: 3 });
+      const sr = (name, ...args) => call('GpuBeam', sampled, name, ...args);
+      assert.equal(sr('rows'), 1);
+      while (!sr('done')) {
+        sr('histories', 9);
+        sr('advance', new Float32Array(V));
+      }
+      sr('result');
+      sr('delete');
       session(s, 'dataReport');
       const tree = m('growGenerationTree', s, enc.encode('abc'), 2);
       call('GenerationTree', tree, 'node', 0);

@@ -302,6 +302,38 @@ describe('seq2seq translation on the GPU', () => {
     g.destroy();
     host.delete();
   });
+
+  it('samples the CPU\'s translation for the same options and seed, the decoder on the GPU', async (t) => {
+    const host = session();
+    const g = await WebGpuSession.create(M, host, { device });
+    await trainSteps(M, host, g, 10);
+    const enc = new TextEncoder();
+    // [source, temperature, topK, seed]: hot enough that the draws matter
+    const cases = [['abc', 1.5, 0, 1], ['hello', 2, 5, 2], ['zyxw', 1, 0, 3], ['abc', 3, 0, 4]];
+    const onGpu = [];
+    for (const [src, temperature, topK, seed] of cases) onGpu.push(await g.sampledTranslate(enc.encode(src), { temperature, topK, seed }));
+    await g.sync();
+    let worstP = 0, differ = 0;
+    cases.forEach(([src, temperature, topK, seed], k) => {
+      const cpu = host.translate(enc.encode(src), { temperature, topK, seed });
+      const gt = onGpu[k];
+      assert.deepEqual([...gt.tokens], [...cpu.tokens], `"${src}" at temperature ${temperature}, seed ${seed}: GPU and CPU draw the same output`);
+      assert.equal(gt.finished, cpu.finished);
+      assert.equal(gt.probs.length, cpu.probs.length);
+      gt.probs.forEach((p, i) => { worstP = Math.max(worstP, Math.abs(p - cpu.probs[i])); });
+      assert.ok(Math.abs(gt.logProb - cpu.logProb) < 1e-3 * Math.max(1, Math.abs(cpu.logProb)), `log p ${gt.logProb} vs ${cpu.logProb}`);
+      differ += [...cpu.tokens].join() !== [...host.translate(enc.encode(src), {}).tokens].join();
+    });
+    t.diagnostic(`sampled translation GPU vs CPU: max |p| difference ${worstP.toExponential(2)}; ${differ} of ${cases.length} differ from greedy`);
+    assert.ok(worstP < 1e-4, `probabilities differ by ${worstP}`);
+    assert.ok(differ > 0, 'the draws changed some output (else the test would not see the sampler)');
+    // the CPU's errors, before anything runs
+    await assert.rejects(g.sampledTranslate(enc.encode('abc'), { temperature: 1, beam: 3 }), /exclude each other/);
+    await assert.rejects(g.sampledTranslate(enc.encode('abc'), { temperature: 1, topK: 10000 }), /top-k/);
+    await assert.rejects(g.sampledTranslate(new Uint8Array(0), { temperature: 1 }), /empty/);
+    g.destroy();
+    host.delete();
+  });
 });
 
 describe('a pair read by the translator on the GPU (the alignment panel\'s maps)', () => {

@@ -232,14 +232,14 @@ describe('the features in translation mode', () => {
     const { settings, translate, inspect } = page;
     settings.setMode('seq2seq');
     worker.emit('model', model(tiny, 7));
-    translate.translate({ source: 'abc', beam: 3 });
+    translate.translate({ source: 'abc', beam: 3, temperature: 0 });
     const t = worker.of('translate').at(-1)!;
     expect(t.options).toEqual({ beam: 3 });
     expect(new TextDecoder().decode(t.source)).toBe('abc');
     expect(translate.$.get().translation?.busy).toBe(true);
     inspect.setAlignSource('translation');
     expect(noteText(inspect.$.get().inspectNote)).toBe('Translate something first.');
-    worker.reply('translate', { step: 7, source: enc.encode('abc'), text: enc.encode('cba'), tokens: new Int32Array([99, 98, 97]), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]), logProb: -1, finished: true, beam: 3 });
+    worker.reply('translate', { step: 7, source: enc.encode('abc'), text: enc.encode('cba'), tokens: new Int32Array([99, 98, 97]), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]), logProb: -1, finished: true, beam: 3, temperature: 0, seed: 0 });
     await settle();
     expect(translate.$.get().translation?.busy).toBe(false);
     expect(alignmentInput({ ...inspect.$.get(), ...translate.$.get() })).toEqual({ source: 'abc', target: 'cba' });
@@ -256,9 +256,16 @@ describe('the features in translation mode', () => {
     await settle();
     expect(inspect.$.get().inspectInFlight).toBe(false);
     expect(noteText(inspect.$.get().inspectNote)).toBe('Give a source text to look inside');
-    translate.translate({ source: 'a much longer one', beam: 1 });
+    translate.translate({ source: 'a much longer one', beam: 1, temperature: 0 });
     worker.fail('translate', { message: 'translate: the source has 18 bytes; this model reads at most 9' });
     await settle();
     expect(noteText(translate.$.get().translation?.note)).toMatch(/^Translate: the source has 18 bytes/);
+    // sampled: a seed drawn for the request, sent with the temperature (no beam), kept with it
+    translate.translate({ source: 'abc', beam: 1, temperature: 0.8 });
+    const sampled = worker.of('translate').at(-1)!;
+    const seed = translate.$.get().translation!.seed;
+    expect(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31).toBe(true);
+    expect(sampled.options).toEqual({ temperature: 0.8, seed });
+    expect(translate.$.get().translation?.temperature).toBe(0.8);
   });
 });

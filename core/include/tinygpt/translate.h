@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tinygpt/pairs.h"
+#include "tinygpt/rng.h"
 #include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/seq2seq.h"
 
@@ -74,6 +75,9 @@ Translation greedy_translation(const model::Seq2Seq& model, const std::vector<in
 // logits after that row's tokens so far (history: BOS first) and hands them to advance(); the rows'
 // histories already include each new token, so a caller without a KV cache runs the decoder over
 // them again. With the CPU's logits it is exactly translate()'s search (translate() runs it).
+// With options.temperature > 0 (beam 1) it is translate()'s sampled decoding instead, step by step
+// (WebGpuSession.sampledTranslate): one row, each token drawn from the row's logits by the same
+// generator, seeded by options.seed; translate() runs it too.
 class BeamSearch {
  public:
   BeamSearch(const model::Seq2Seq& model, const std::string& source, const TranslateOptions& options,
@@ -81,6 +85,9 @@ class BeamSearch {
   // The same for a source already read and checked (translate()'s own use, for either translator).
   BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src, int max_len,
              int beam, float length_penalty);
+  // Sampled decoding (temperature > 0) of a source already read and checked.
+  BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src, int max_len,
+             float temperature, int top_k, uint64_t seed);
   const std::vector<int32_t>& source() const { return src_; }  // the source's tokens (translation_source)
   int rows() const { return int(alive_.size()); }                // the beam width N
   int vocab_size() const { return V_; }                           // logits per row
@@ -100,8 +107,13 @@ class BeamSearch {
   Translation result() const;
 
  private:
+  void advance_sampled(const float* logits);
+
   int V_ = 0, max_len_ = 0, step_ = 0;
   float length_penalty_ = 1.0f;
+  float temperature_ = 0.0f;  // > 0: sampled decoding (one row)
+  int top_k_ = 0;
+  data::Rng rng_;
   data::PairTokens ids_;
   const tok::Tokenizer* tokenizer_ = nullptr;
   std::vector<int32_t> src_;

@@ -32,8 +32,11 @@ export function createTranslate(port: Port<TranslateCalls, object>, d: { setting
     translate(req) {
       if (!d.session.$.get().model || d.settings.$.get().mode !== 'seq2seq') return;
       const id = ($.get().translation?.id ?? 0) + 1;
-      patch($, { translation: { id, source: req.source, beam: req.beam, busy: true, result: null, note: null } });
-      port.call('translate', { source: new TextEncoder().encode(req.source).buffer as ArrayBuffer, options: { beam: req.beam } }).then((result) => {
+      // sampling: a new seed each time (another draw), kept with the result (the CLI's --seed gives it again)
+      const seed = req.temperature > 0 ? Math.floor(Math.random() * 2 ** 31) : 0;
+      patch($, { translation: { id, source: req.source, beam: req.beam, temperature: req.temperature, seed, busy: true, result: null, note: null } });
+      const options = req.temperature > 0 ? { temperature: req.temperature, seed } : { beam: req.beam };
+      port.call('translate', { source: new TextEncoder().encode(req.source).buffer as ArrayBuffer, options }).then((result) => {
         const tr = $.get().translation;
         if (tr && tr.id === id) patch($, { translation: { ...tr, busy: false, result, note: null } });
       }, (e: Coded) => {

@@ -21,6 +21,7 @@ export class TranslatePanel {
   readonly el: HTMLElement;
   readonly source: HTMLTextAreaElement;
   private beam: HTMLInputElement;
+  private temperature: HTMLInputElement;
   private btn: HTMLButtonElement;
   private seedBtn: HTMLButtonElement;
   private dataBtn: HTMLButtonElement;
@@ -38,6 +39,7 @@ export class TranslatePanel {
     const store = this.store;
     this.source = h('textarea', { id: 'translate-source', rows: 2, spellcheck: 'false', placeholder: tr((m) => m.translate.sourcePlaceholder), 'aria-describedby': 'translate-source-help' });
     this.beam = h('input', { id: 'translate-beam', type: 'number', value: '1', min: 1, max: 8, step: 1, 'aria-describedby': 'translate-beam-help' });
+    this.temperature = h('input', { id: 'translate-temperature', type: 'number', value: '0', min: 0, max: 5, step: 0.1, 'aria-describedby': 'translate-temperature-help' });
     this.btn = h('button', { id: 'btn-translate', type: 'button', class: 'primary' }, tr((m) => m.translate.translate));
     this.seedBtn = h('button', { id: 'btn-seed-example', type: 'button' }, tr((m) => m.translate.trySeed), h('span', { translate: 'no' }, SEED_PAIR.source));
     this.dataBtn = h('button', { id: 'btn-data-example', type: 'button' }, tr((m) => m.translate.fromData));
@@ -55,7 +57,9 @@ export class TranslatePanel {
           h('span', { class: 'help', id: 'translate-source-help' }, tr((m) => m.translate.sourceHelpBefore), h('code', {}, 'block_size'), tr((m) => m.translate.sourceHelpAfter))),
         h('div', { class: 'knob-row' },
           h('div', { class: 'knob' }, h('label', { for: 'translate-beam' }, tr((m) => m.translate.beam)), this.beam,
-            h('span', { class: 'help', id: 'translate-beam-help' }, tr((m) => m.translate.beamHelp))))),
+            h('span', { class: 'help', id: 'translate-beam-help' }, tr((m) => m.translate.beamHelp))),
+          h('div', { class: 'knob' }, h('label', { for: 'translate-temperature' }, tr((m) => m.translate.temperature)), this.temperature,
+            h('span', { class: 'help', id: 'translate-temperature-help' }, tr((m) => m.translate.temperatureHelp))))),
       h('div', { class: 'row' }, this.btn, this.seedBtn, this.dataBtn, this.info.el),
       this.output, this.reference.el,
       h('p', { class: 'legend small' }, h('span', { class: 'legend-bar surprise' }), tr((m) => m.translate.legend), h('span', { translate: 'no' }, '⟨end⟩'), tr((m) => m.translate.legendEnd)));
@@ -102,11 +106,20 @@ export class TranslatePanel {
       this.info.set((m) => m.translate.badBeam);
       return;
     }
+    const temperature = Number(this.temperature.value || 0);
+    if (!(temperature >= 0 && temperature <= 5)) {
+      this.info.set((m) => m.translate.badTemperature);
+      return;
+    }
+    if (temperature > 0 && beam > 1) {
+      this.info.set((m) => m.translate.sampleOrBeam);
+      return;
+    }
     if (!this.source.value) {
       this.info.set((m) => m.translate.noSource);
       return;
     }
-    this.handlers.onTranslate({ source: this.source.value, beam });
+    this.handlers.onTranslate({ source: this.source.value, beam, temperature });
   }
 
   private fromData(): void {
@@ -166,7 +179,8 @@ export class TranslatePanel {
     this.output.dataset.done = 'true';
     this.output.dataset.text = text;
     this.output.dataset.bytes = String(r.text.length);
-    this.info.set({ draw: () => withData((slot) => t().translate.result(r.text.length, r.logProb.toFixed(3), r.beam, r.finished, r.step, slot(0)), ['⟨end⟩']) });
+    const how = { beam: r.beam, temperature: r.temperature, seed: r.seed };
+    this.info.set({ draw: () => withData((slot) => t().translate.result(r.text.length, r.logProb.toFixed(3), how, r.finished, r.step, slot(0)), ['⟨end⟩']) });
     // the data's own translation of this source, when the page has seen it
     const c = this.store.get().corpus;
     const ref = c?.kind === 'pairs' ? previewPairs(c.preview, 1000).find((p) => p.source === tn.source)?.target : undefined;

@@ -1,8 +1,8 @@
-// worker.ts (translate) — the seq2seq model translating a source (greedy or beam search). When the
-// model trains on WebGPU, greedy and beam-search translations run there too (the core still reads
-// the source and keeps the decoding rules: the greedy picks, the beam's search); sampling brings the
-// GPU's weights back and runs on the host. A GPU failure falls back to the CPU like every GPU call
-// (webgpu/worker.ts).
+// worker.ts (translate) — the seq2seq model translating a source (greedy, sampled or beam search).
+// When the model trains on WebGPU, every translation runs there too: the GPU decodes, the core
+// still reads the source and keeps the decoding rules (the greedy picks, the sampler and its seeded
+// generator, the beam's search), so the outputs are the CPU's. A GPU failure falls back to the CPU
+// like every GPU call (webgpu/worker.ts).
 import type { TranslateOptions } from '../../../../wasm/tinygpt';
 import { handlers, type WorkerFeature } from '../../worker/registry';
 import { needSession } from '../../worker/state';
@@ -11,8 +11,9 @@ import type { TranslateCalls, Translation } from './messages';
 
 /** Greedy decoding: what the GPU's translate program computes. */
 export const greedy = (o: TranslateOptions): boolean => (o.beam ?? 1) <= 1 && !((o.temperature ?? 0) > 0);
-/** Beam search: the GPU decodes, the core searches (WebGpuSession.beamTranslate). */
-export const beam = (o: TranslateOptions): boolean => (o.beam ?? 1) > 1;
+/** Sampling (temperature > 0): the GPU decodes, the core draws (WebGpuSession.sampledTranslate); else a
+ *  beam search (WebGpuSession.beamTranslate) where not greedy. */
+export const sampled = (o: TranslateOptions): boolean => (o.temperature ?? 0) > 0;
 
 export function translateWorker(): WorkerFeature<WebgpuState> {
   return {
@@ -26,9 +27,12 @@ export function translateWorker(): WorkerFeature<WebgpuState> {
         const cpu = (): R => s.translate(source, o);
         const b = ctx.state.gpu;
         const r: R = !b || !b.translates ? cpu()
+          // sampled first: with a beam too, its options check gives the CPU's error (they exclude each other)
           : await onGpuOr(ctx, (g) => (greedy(o) ? g.translate(source, o.maxLen ?? 0)
-            : beam(o) ? g.beamTranslate(source, o.beam!, o.maxLen ?? 0, o.lengthPenalty ?? 1) : g.syncHost().then(cpu)), cpu);
-        return { step: s.step(), source, text: r.text, tokens: r.tokens, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: o.beam ?? 1 };
+            : sampled(o) ? g.sampledTranslate(source, { ...o, temperature: o.temperature! })
+            : g.beamTranslate(source, o.beam!, o.maxLen ?? 0, o.lengthPenalty ?? 1)), cpu);
+        return { step: s.step(), source, text: r.text, tokens: r.tokens, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: o.beam ?? 1,
+          temperature: o.temperature ?? 0, seed: o.seed ?? 0 };
       },
     }),
   };

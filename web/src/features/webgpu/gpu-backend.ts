@@ -166,6 +166,12 @@ export class GpuBackend {
     return this.exclusive(() => this.g.beamTranslate(source, beam, maxLen, lengthPenalty));
   }
 
+  /** A sampled translation (temperature > 0) with the GPU's decoder (WebGpuSession.sampledTranslate). */
+  sampledTranslate(source: Uint8Array, options: { temperature: number; topK?: number; seed?: number; maxLen?: number }):
+    Promise<Omit<GpuTranslation, 'cross'>> {
+    return this.exclusive(() => this.g.sampledTranslate(source, options));
+  }
+
   /** A pair read by the translator on the GPU: its attention maps and next-token probabilities. */
   inspectTranslation(source: Uint8Array, target: Uint8Array): Promise<PairInspection> {
     return this.exclusive(() => this.g.inspectTranslation(source, target));

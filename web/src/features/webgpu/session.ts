@@ -30,6 +30,7 @@ export interface GpuHostModule {
   gpuTranslateFinish?(session: unknown, picks: Int32Array, probs: Float32Array, maxLen: number): GpuTranslation;
   gpuTranslationPair?(session: unknown, source: Uint8Array, target: Uint8Array): PairTokens;
   gpuBeamStart?(session: unknown, source: Uint8Array, beam: number, maxLen: number, lengthPenalty: number): GpuBeam;
+  gpuSampledStart?(session: unknown, source: Uint8Array, options: object): GpuBeam;
   gpuNextBatches(session: unknown, k: number): Int32Array;
   gpuStepScalars(session: unknown, step: number, adamT: number, k: number): Float32Array;
   gpuValBatches(session: unknown): Int32Array;
@@ -308,6 +309,27 @@ export class WebGpuSession {
     } catch (e) {
       return Promise.reject(e);
     }
+    return this.stepwise(search);
+  }
+
+  // A sampled translation (temperature > 0) as the wasm Session's translate gives it for the same
+  // options and seed: the decoder runs here, the core draws each token (the beam's stepper, one row).
+  sampledTranslate(source: Uint8Array, options: { temperature: number; topK?: number; seed?: number; maxLen?: number }):
+    Promise<Omit<GpuTranslation, 'cross'>> {
+    if (this.plan.kind !== 'seq2seq' || !this.M.gpuSampledStart)
+      return Promise.reject(new Error('sampledTranslate: this model is not a seq2seq translator'));
+    let search: GpuBeam;
+    try {
+      search = this.M.gpuSampledStart(this.session, source, options); // validates: the CPU's errors
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.stepwise(search);
+  }
+
+  // Runs a stepper of the core to its end: each step, every live row's history decoded on the GPU
+  // (one submission per row), the logits handed back to the core.
+  private stepwise(search: GpuBeam): Promise<Omit<GpuTranslation, 'cross'>> {
     return this.queue(async () => {
       try {
         const Tb = this.plan.model.block_size;

@@ -5,7 +5,8 @@ export const translate = {
   title: 'Translate',
   explain: 'The encoder reads the whole source once; the decoder then writes the translation one byte at a time, ' +
     'each from a distribution over the 256 bytes and the end token, reading the source through cross-attention. Greedy (beam 1) takes ' +
-    'the likeliest byte each time; a wider beam keeps that many candidate translations and returns the best. Shading shows how ' +
+    'the likeliest byte each time; a wider beam keeps that many candidate translations and returns the best; a temperature above 0 ' +
+    'draws each byte instead (another translation at each click). Shading shows how ' +
     'sure the model was of each character.',
   source: 'Source',
   sourcePlaceholder: 'A source to translate (Ctrl+Enter)',
@@ -14,6 +15,8 @@ export const translate = {
   sourceHelpAfter: ' bytes of source.',
   beam: 'Beam width',
   beamHelp: '1 = greedy',
+  temperature: 'Temperature',
+  temperatureHelp: '0 = greedy or the beam; above 0 samples (beam 1)',
   translate: 'Translate',
   trySeed: 'Try the seed\'s sentence: ',
   seedTitle: 'The running example of the seed document',
@@ -25,10 +28,13 @@ export const translate = {
   needModelShort: 'Train or load a translator first',
   needModel: 'Train or load a translator to translate with it.',
   badBeam: 'Beam width must be between 1 and 8',
+  badTemperature: 'Temperature must be between 0 and 5',
+  sampleOrBeam: 'Sampling (a temperature above 0) takes a beam width of 1',
   noSource: 'Type a source first.',
   translating: 'Translating…',
-  result: (bytes: number, logProb: string, beam: number, finished: boolean, step: number, end: string) =>
-    `${bytes} bytes, log p ${logProb}, ${beam > 1 ? `beam ${beam}` : 'greedy'}, ${finished ? `ended with ${end}` : 'stopped at the length limit'}; model at step ${step}.`,
+  result: (bytes: number, logProb: string, how: { beam: number; temperature: number; seed: number }, finished: boolean, step: number, end: string) =>
+    `${bytes} bytes, log p ${logProb}, ${how.temperature > 0 ? `sampled at temperature ${how.temperature} (seed ${how.seed})` : how.beam > 1 ? `beam ${how.beam}` : 'greedy'}, ` +
+    `${finished ? `ended with ${end}` : 'stopped at the length limit'}; model at step ${step}.`,
   reference: (fromData: boolean, expected: string, same: boolean) =>
     `${fromData ? 'The data' : 'The seed'} says: “${expected}” — ${same ? 'the same.' : 'not the same.'}`,
   endTip: (end: string) => `${end}: the translation stops here`,

@@ -3,7 +3,8 @@ import type { translate as en } from '../en/translate';
 export const translate: typeof en = {
   title: '翻译',
   explain: '编码器把整段源文本读一遍；解码器随后一次写一个字节的译文，每个字节都从 256 个字节加结束 token 上的分布中得出，' +
-    '并通过交叉注意力读取源文本。贪心解码（束宽 1）每次取最可能的字节；更宽的束搜索同时保留这么多条候选译文，最后返回最好的一条。' +
+    '并通过交叉注意力读取源文本。贪心解码（束宽 1）每次取最可能的字节；更宽的束搜索同时保留这么多条候选译文，最后返回最好的一条；' +
+    '温度大于 0 时则按分布抽取每个字节（每次点击得到另一条译文）。' +
     '底色深浅表示模型对每个字符有多确定。',
   source: '源文本',
   sourcePlaceholder: '要翻译的源文本（Ctrl+Enter）',
@@ -11,6 +12,8 @@ export const translate: typeof en = {
   sourceHelpAfter: ' 个字节的源文本。',
   beam: '束宽',
   beamHelp: '1 = 贪心解码',
+  temperature: '温度',
+  temperatureHelp: '0 = 贪心解码或束搜索；大于 0 则采样（束宽 1）',
   translate: '翻译',
   trySeed: '试试种子文档里的句子：',
   seedTitle: '种子文档贯穿始终的例子',
@@ -22,10 +25,13 @@ export const translate: typeof en = {
   needModelShort: '先训练或加载一个翻译器',
   needModel: '先训练或加载一个翻译器，才能用它翻译。',
   badBeam: '束宽必须在 1 到 8 之间',
+  badTemperature: '温度必须在 0 到 5 之间',
+  sampleOrBeam: '采样（温度大于 0）只能用束宽 1',
   noSource: '请先输入源文本。',
   translating: '翻译中…',
-  result: (bytes, logProb, beam, finished, step, end) =>
-    `${bytes} 个字节，log p ${logProb}，${beam > 1 ? `束宽 ${beam}` : '贪心解码'}，${finished ? `以 ${end} 结束` : '在长度上限处停止'}；模型在第 ${step} 步。`,
+  result: (bytes, logProb, how, finished, step, end) =>
+    `${bytes} 个字节，log p ${logProb}，${how.temperature > 0 ? `以温度 ${how.temperature} 采样（种子 ${how.seed}）` : how.beam > 1 ? `束宽 ${how.beam}` : '贪心解码'}，` +
+    `${finished ? `以 ${end} 结束` : '在长度上限处停止'}；模型在第 ${step} 步。`,
   reference: (fromData, expected, same) =>
     `${fromData ? '数据' : '种子文档'}给出的译文：“${expected}”——${same ? '相同。' : '不相同。'}`,
   endTip: (end) => `${end}：译文到此结束`,
