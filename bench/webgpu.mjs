@@ -215,6 +215,17 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     fig.beam4 = { tokens: bt.probs.length, gpuMs: bms, cpuMs: bcms, sameOutput: String(bt.text) === String(bc.text) };
     console.log(`    beam 4 of "abcdefg": ${bt.probs.length} output tokens in ${bms.toFixed(1)} ms on the GPU, ${bcms.toFixed(1)} ms on the wasm build` +
       ` (${(bcms / bms).toFixed(2)}x); the same output: ${fig.beam4.sameOutput}`);
+    // sampled at temperature 1 (seed 1): one row, the core draws; the same output for the same seed
+    const so = { temperature: 1, seed: 1 };
+    const s0 = performance.now();
+    const st = await g.sampledTranslate(src, so);
+    const sms = performance.now() - s0;
+    const s1 = performance.now();
+    const sc = cpu.translate(src, so);
+    const scms = performance.now() - s1;
+    fig.sampled = { tokens: st.probs.length, gpuMs: sms, cpuMs: scms, sameOutput: String(st.text) === String(sc.text) };
+    console.log(`    sampled (temperature 1, seed 1) of "abcdefg": ${st.probs.length} output tokens in ${sms.toFixed(1)} ms on the GPU, ` +
+      `${scms.toFixed(1)} ms on the wasm build; the same output: ${fig.sampled.sameOutput}`);
     cpu.delete();
     if (!software) {
       // where a step's GPU time goes, by kernel (each op dispatched alone, 20 times)
