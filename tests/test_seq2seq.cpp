@@ -465,6 +465,18 @@ TEST_CASE("greedy and beam-search outputs carry the model's own log-probabilitie
   }
 }
 
+namespace {
+// a translation decoded step by step elsewhere (the GPU's way) against translate()'s
+void check_same_translation(const sample::Translation& got, const sample::Translation& want) {
+  CHECK(got.text == want.text);
+  CHECK(got.tokens == want.tokens);
+  CHECK(got.finished == want.finished);
+  REQUIRE(got.probs.size() == want.probs.size());
+  for (size_t i = 0; i < got.probs.size(); i++) CHECK(got.probs[i] == Approx(want.probs[i]).margin(1e-6));
+  CHECK(got.log_prob == Approx(want.log_prob).margin(1e-5));
+}
+}  // namespace
+
 TEST_CASE("a beam search driven from outside, the decoder run again over each row's history, is translate()'s", "[seq2seq]") {
   // the GPU's way (WebGpuSession.beamTranslate): no cache reordered, each live row's history decoded anew
   model::Seq2Seq m(small_dims(2, 2, 2, 16, 24, 10, 11));
@@ -498,12 +510,7 @@ TEST_CASE("a beam search driven from outside, the decoder run again over each ro
         steps++;
       }
       const sample::Translation got = beam.result();
-      CHECK(got.text == want.text);
-      CHECK(got.tokens == want.tokens);
-      CHECK(got.finished == want.finished);
-      REQUIRE(got.probs.size() == want.probs.size());
-      for (size_t i = 0; i < got.probs.size(); i++) CHECK(got.probs[i] == Approx(want.probs[i]).margin(1e-6));
-      CHECK(got.log_prob == Approx(want.log_prob).margin(1e-5));
+      check_same_translation(got, want);
       CHECK_THROWS_WITH(beam.advance(logits.data()), Catch::Contains("over"));
     }
   }
@@ -537,12 +544,7 @@ TEST_CASE("a sampled translation driven from outside, the decoder run again over
         s.advance(logits.data());
       }
       const sample::Translation got = s.result();
-      CHECK(got.text == want.text);
-      CHECK(got.tokens == want.tokens);
-      CHECK(got.finished == want.finished);
-      REQUIRE(got.probs.size() == want.probs.size());
-      for (size_t i = 0; i < got.probs.size(); i++) CHECK(got.probs[i] == Approx(want.probs[i]).margin(1e-6));
-      CHECK(got.log_prob == Approx(want.log_prob).margin(1e-5));
+      check_same_translation(got, want);
       CHECK(got.score == got.log_prob);
       CHECK_THROWS_WITH(s.advance(logits.data()), Catch::Contains("over"));
     }
