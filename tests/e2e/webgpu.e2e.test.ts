@@ -192,8 +192,8 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     await page.fill('#translate-beam', '1');
     await page.fill('#translate-temperature', '1.5');
     await page.click('#btn-translate');
-    await waitState(page, (s) => s.translation && !s.translation.busy && s.translation.result?.temperature === 1.5, null, SLOW);
-    const sm = await state(page, (s) => ({ probs: Array.from(s.translation.result.probs) as number[], seed: s.translation.result.seed }));
+    await waitState(page, (s) => s.translation && !s.translation.busy && s.translation.temperature === 1.5 && !!s.translation.result, null, SLOW);
+    const sm = await state(page, (s) => ({ probs: Array.from(s.translation.result.probs) as number[], seed: s.translation.seed }));
     expect(sm.probs.every((p: number) => p > 0 && p <= 1)).toBe(true);
     expect(await page.textContent('#translate-info')).toContain(`sampled at temperature 1.5 (seed ${sm.seed})`);
     expect(await state(page, (s) => s.backend.backend)).toBe('webgpu');

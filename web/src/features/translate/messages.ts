@@ -8,8 +8,6 @@ export interface Translation extends Omit<CoreTranslation, 'score'> {
   step: number;             // the model step that translated
   source: Uint8Array;
   beam: number;
-  temperature: number;      // > 0: sampled with `seed`
-  seed: number;
 }
 
 export interface TranslateCalls {

@@ -179,7 +179,7 @@ export class TranslatePanel {
     this.output.dataset.done = 'true';
     this.output.dataset.text = text;
     this.output.dataset.bytes = String(r.text.length);
-    const how = { beam: r.beam, temperature: r.temperature, seed: r.seed };
+    const how = { beam: tn.beam, temperature: tn.temperature, seed: tn.seed };   // as asked (the request's own seed)
     this.info.set({ draw: () => withData((slot) => t().translate.result(r.text.length, r.logProb.toFixed(3), how, r.finished, r.step, slot(0)), ['⟨end⟩']) });
     // the data's own translation of this source, when the page has seen it
     const c = this.store.get().corpus;

@@ -31,8 +31,7 @@ export function translateWorker(): WorkerFeature<WebgpuState> {
           : await onGpuOr(ctx, (g) => (greedy(o) ? g.translate(source, o.maxLen ?? 0)
             : sampled(o) ? g.sampledTranslate(source, { ...o, temperature: o.temperature! })
             : g.beamTranslate(source, o.beam!, o.maxLen ?? 0, o.lengthPenalty ?? 1)), cpu);
-        return { step: s.step(), source, text: r.text, tokens: r.tokens, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: o.beam ?? 1,
-          temperature: o.temperature ?? 0, seed: o.seed ?? 0 };
+        return { step: s.step(), source, text: r.text, tokens: r.tokens, probs: r.probs, logProb: r.logProb, finished: r.finished, beam: o.beam ?? 1 };
       },
     }),
   };
