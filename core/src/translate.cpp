@@ -245,12 +245,16 @@ BeamSearch::BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenize
                        int max_len, int beam, float length_penalty)
     : V_(vocab_size), max_len_(max_len), length_penalty_(length_penalty), ids_(ids), tokenizer_(tokenizer), src_(std::move(src)) {
   if (beam < 2) throw Error("BeamSearch: a beam of at least 2 (1 is greedy decoding)");
-  const size_t rows = size_t(beam);
-  alive_.assign(rows, Translation{});
-  score_.assign(rows, -INFINITY);
-  score_[0] = 0.0;  // every row starts with BOS; only one of them is a real hypothesis yet
-  tokens_.assign(rows, ids_.bos());
-  parent_.assign(rows, 0);
+  start(beam);
+}
+
+// `rows` rows, each starting with BOS; only the first is a real hypothesis yet
+void BeamSearch::start(int rows) {
+  alive_.assign(size_t(rows), Translation{});
+  score_.assign(size_t(rows), -INFINITY);
+  score_[0] = 0.0;
+  tokens_.assign(size_t(rows), ids_.bos());
+  parent_.assign(size_t(rows), 0);
 }
 
 BeamSearch::BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src,
@@ -258,10 +262,7 @@ BeamSearch::BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenize
     : V_(vocab_size), max_len_(max_len), ids_(ids), tokenizer_(tokenizer), src_(std::move(src)), temperature_(temperature),
       top_k_(top_k), rng_(seed) {
   if (!(temperature > 0.0f)) throw Error("BeamSearch: sampled decoding needs a temperature > 0");
-  alive_.assign(1, Translation{});
-  score_.assign(1, 0.0);
-  tokens_.assign(1, ids_.bos());
-  parent_.assign(1, 0);
+  start(1);
 }
 
 namespace {

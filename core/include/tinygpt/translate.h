@@ -107,6 +107,7 @@ class BeamSearch {
   Translation result() const;
 
  private:
+  void start(int rows);
   void advance_sampled(const float* logits);
 
   int V_ = 0, max_len_ = 0, step_ = 0;
