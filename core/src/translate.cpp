@@ -140,33 +140,12 @@ Translation translate_impl(const M& m, const std::string& source, const Translat
   const int max_len = o.max_len ? o.max_len : block_size - 1;
   if (o.beam > 1) return beam_search(m, voc, src, max_len, o.beam, o.length_penalty);
 
+  // greedy or sampled: the one-row stepper (the one the GPU drives for sampling), on the KV cache
   typename M::Cache cache;
   m.start_decoding(cache, src.data(), int(src.size()), 1, false);
-  if (o.temperature > 0.0f) {
-    // sampled: the stepper the GPU drives too (BeamSearch's sampled decoding), on the KV cache
-    BeamSearch sampled(voc.V, voc.ids, voc.tokenizer, src, max_len, o.temperature, o.top_k, o.seed);
-    while (!sampled.done()) sampled.advance(m.decode_step(cache, sampled.next_tokens().data()));
-    return sampled.result();
-  }
-  std::vector<double> logp(static_cast<size_t>(voc.V));
-  Translation t;
-  int32_t token = voc.ids.bos();
-  for (int step = 0; step <= max_len; step++) {
-    log_softmax_allowed(voc, logp.data(), m.decode_step(cache, &token));
-    const int v = argmax_allowed(voc, logp.data());
-    if (step == max_len && v != voc.ids.eos()) break;  // max_len tokens and no end: unfinished
-    t.probs.push_back(float(std::exp(logp[size_t(v)])));
-    t.log_prob += logp[size_t(v)];
-    if (v == voc.ids.eos()) {
-      t.finished = true;
-      break;
-    }
-    voc.append(t.text, v);
-    t.tokens.push_back(v);
-    token = v;
-  }
-  t.score = t.log_prob;
-  return t;
+  BeamSearch one(voc.V, voc.ids, voc.tokenizer, src, max_len, o.temperature, o.top_k, o.seed);
+  while (!one.done()) one.advance(m.decode_step(cache, one.next_tokens().data()));
+  return one.result();
 }
 
 template <class M>
@@ -259,9 +238,9 @@ void BeamSearch::start(int rows) {
 
 BeamSearch::BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src,
                        int max_len, float temperature, int top_k, uint64_t seed)
-    : V_(vocab_size), max_len_(max_len), ids_(ids), tokenizer_(tokenizer), src_(std::move(src)), temperature_(temperature),
-      top_k_(top_k), rng_(seed) {
-  if (!(temperature > 0.0f)) throw Error("BeamSearch: sampled decoding needs a temperature > 0");
+    : V_(vocab_size), max_len_(max_len), one_row_(true), temperature_(temperature), top_k_(top_k), rng_(seed), ids_(ids),
+      tokenizer_(tokenizer), src_(std::move(src)) {
+  if (!(temperature >= 0.0f)) throw Error("BeamSearch: the temperature must be >= 0");
   start(1);
 }
 
@@ -280,13 +259,14 @@ BeamSearch::BeamSearch(const model::Seq2Seq& m, const std::string& source, const
                          (o.validate(m.dims().block_size, m.dims().tokens().text + 1), source_tokens(source, m.dims().block_size, tokenizer)),
                          o.max_len ? o.max_len : m.dims().block_size - 1, o)) {}
 
-// One step of translate()'s sampled decoding: a token drawn from softmax(logp / temperature) over
-// the top_k most likely; at max_len only EOS can still end the output (else it stays unfinished).
-void BeamSearch::advance_sampled(const float* logits) {
+// One step of translate()'s greedy or sampled decoding: the most likely token, or one drawn from
+// softmax(logp / temperature) over the top_k most likely; at max_len only EOS can still end the
+// output (else it stays unfinished).
+void BeamSearch::advance_one_row(const float* logits) {
   const Vocab voc{V_, ids_, tokenizer_};
   std::vector<double> logp(static_cast<size_t>(V_));
   log_softmax_allowed(voc, logp.data(), logits);
-  const int v = sample_allowed(voc, logp.data(), temperature_, top_k_, rng_);
+  const int v = temperature_ > 0.0f ? sample_allowed(voc, logp.data(), temperature_, top_k_, rng_) : argmax_allowed(voc, logp.data());
   Translation& t = alive_[0];
   const bool ends = v == voc.ids.eos();
   if (step_ < max_len_ || ends) {
@@ -318,7 +298,7 @@ std::vector<int32_t> BeamSearch::history(int r) const {
 // continuation is left, or when no live output can beat the best ended one.
 void BeamSearch::advance(const float* logits) {
   if (done_) throw Error("BeamSearch: the search is over");
-  if (temperature_ > 0.0f) return advance_sampled(logits);
+  if (one_row_) return advance_one_row(logits);
   const Vocab voc{V_, ids_, tokenizer_};
   const int V = V_, N = rows();
   const size_t rows = size_t(N);

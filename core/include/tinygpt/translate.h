@@ -77,7 +77,8 @@ Translation greedy_translation(const model::Seq2Seq& model, const std::vector<in
 // them again. With the CPU's logits it is exactly translate()'s search (translate() runs it).
 // With options.temperature > 0 (beam 1) it is translate()'s sampled decoding instead, step by step
 // (WebGpuSession.sampledTranslate): one row, each token drawn from the row's logits by the same
-// generator, seeded by options.seed; translate() runs it too.
+// generator, seeded by options.seed. translate() runs that one-row stepper for greedy and sampled
+// decoding alike (temperature 0: the most likely token).
 class BeamSearch {
  public:
   BeamSearch(const model::Seq2Seq& model, const std::string& source, const TranslateOptions& options,
@@ -85,7 +86,7 @@ class BeamSearch {
   // The same for a source already read and checked (translate()'s own use, for either translator).
   BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src, int max_len,
              int beam, float length_penalty);
-  // Sampled decoding (temperature > 0) of a source already read and checked.
+  // One row, greedy (temperature 0) or sampled, for a source already read and checked.
   BeamSearch(int vocab_size, data::PairTokens ids, const tok::Tokenizer* tokenizer, std::vector<int32_t> src, int max_len,
              float temperature, int top_k, uint64_t seed);
   const std::vector<int32_t>& source() const { return src_; }  // the source's tokens (translation_source)
@@ -108,11 +109,12 @@ class BeamSearch {
 
  private:
   void start(int rows);
-  void advance_sampled(const float* logits);
+  void advance_one_row(const float* logits);
 
   int V_ = 0, max_len_ = 0, step_ = 0;
   float length_penalty_ = 1.0f;
-  float temperature_ = 0.0f;  // > 0: sampled decoding (one row)
+  bool one_row_ = false;      // greedy or sampled decoding (one row), not a beam
+  float temperature_ = 0.0f;  // > 0: sampled
   int top_k_ = 0;
   data::Rng rng_;
   data::PairTokens ids_;
