@@ -301,35 +301,29 @@ export class WebGpuSession {
   // rules and errors); each step the GPU runs the decoder over every live hypothesis and hands back
   // their logits. With the CPU's logits it is translate()'s beam search; the GPU's agree to rounding.
   beamTranslate(source: Uint8Array, beam: number, maxLen = 0, lengthPenalty = 1): Promise<Omit<GpuTranslation, 'cross'>> {
-    if (this.plan.kind !== 'seq2seq' || !this.M.gpuBeamStart)
-      return Promise.reject(new Error('beamTranslate: this model is not a seq2seq translator'));
-    let search: GpuBeam;
-    try {
-      search = this.M.gpuBeamStart(this.session, source, beam, maxLen, lengthPenalty); // validates: the CPU's errors
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.stepwise(search);
+    const start = this.M.gpuBeamStart;
+    return this.stepwise('beamTranslate', start && (() => start(this.session, source, beam, maxLen, lengthPenalty)));
   }
 
   // A sampled translation (temperature > 0) as the wasm Session's translate gives it for the same
   // options and seed: the decoder runs here, the core draws each token (the beam's stepper, one row).
   sampledTranslate(source: Uint8Array, options: { temperature: number; topK?: number; seed?: number; maxLen?: number }):
     Promise<Omit<GpuTranslation, 'cross'>> {
-    if (this.plan.kind !== 'seq2seq' || !this.M.gpuSampledStart)
-      return Promise.reject(new Error('sampledTranslate: this model is not a seq2seq translator'));
-    let search: GpuBeam;
-    try {
-      search = this.M.gpuSampledStart(this.session, source, options); // validates: the CPU's errors
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.stepwise(search);
+    const start = this.M.gpuSampledStart;
+    return this.stepwise('sampledTranslate', start && (() => start(this.session, source, options)));
   }
 
   // Runs a stepper of the core to its end: each step, every live row's history decoded on the GPU
-  // (one submission per row), the logits handed back to the core.
-  private stepwise(search: GpuBeam): Promise<Omit<GpuTranslation, 'cross'>> {
+  // (one submission per row), the logits handed back to the core. `start` makes the stepper (its
+  // checks are the CPU's: their errors reject before anything is queued); absent without a translator.
+  private stepwise(what: string, start: (() => GpuBeam) | undefined): Promise<Omit<GpuTranslation, 'cross'>> {
+    if (this.plan.kind !== 'seq2seq' || !start) return Promise.reject(new Error(`${what}: this model is not a seq2seq translator`));
+    let search: GpuBeam;
+    try {
+      search = start();
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.queue(async () => {
       try {
         const Tb = this.plan.model.block_size;
