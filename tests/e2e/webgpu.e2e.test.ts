@@ -180,6 +180,16 @@ describe('the page on WebGPU (Chromium on SwiftShader)', () => {
     const r = await state(page, (s) => ({ n: s.translation.result.text.length, probs: Array.from(s.translation.result.probs) as number[] }));
     expect(r.probs.length).toBeGreaterThan(0);
     expect(r.probs.every((p: number) => p > 0 && p <= 1)).toBe(true);
+    // the first translation of a mode runs on the GPU, the next on the host's CPU (route.ts): the same output
+    const first = await state(page, (s) => ({ text: Array.from(s.translation.result.text) as number[], where: s.translation.result.where }));
+    expect(first.where.route).toBe('gpu');
+    expect(await page.textContent('#translate-info')).toMatch(/Decoded on the GPU in [0-9.]+ ms \(measuring which route is faster\)/);
+    await page.click('#btn-translate');
+    await waitState(page, (s) => s.translation && !s.translation.busy && s.translation.result?.where.route === 'host', null, SLOW);
+    const again = await state(page, (s) => ({ text: Array.from(s.translation.result.text) as number[], where: s.translation.result.where }));
+    expect(again.text).toEqual(first.text);
+    expect(again.where.syncMs).toBeNull();   // the evaluation at step 3 brought the weights back already
+    expect(await page.textContent('#translate-info')).toMatch(/Decoded on the CPU with the GPU's weights in [0-9.]+ ms \(measuring which route is faster\)/);
     // a beam of 3: the GPU decodes the hypotheses, the core searches (still on WebGPU after it)
     await page.fill('#translate-beam', '3');
     await page.click('#btn-translate');

@@ -239,7 +239,7 @@ describe('the features in translation mode', () => {
     expect(translate.$.get().translation?.busy).toBe(true);
     inspect.setAlignSource('translation');
     expect(noteText(inspect.$.get().inspectNote)).toBe('Translate something first.');
-    worker.reply('translate', { step: 7, source: enc.encode('abc'), text: enc.encode('cba'), tokens: new Int32Array([99, 98, 97]), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]), logProb: -1, finished: true, beam: 3 });
+    worker.reply('translate', { step: 7, source: enc.encode('abc'), text: enc.encode('cba'), tokens: new Int32Array([99, 98, 97]), probs: new Float32Array([0.9, 0.8, 0.7, 0.6]), logProb: -1, finished: true, beam: 3, where: { route: 'host', ms: 2.25, syncMs: 14.5 } });
     await settle();
     expect(translate.$.get().translation?.busy).toBe(false);
     expect(alignmentInput({ ...inspect.$.get(), ...translate.$.get() })).toEqual({ source: 'abc', target: 'cba' });

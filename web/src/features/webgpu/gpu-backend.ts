@@ -11,7 +11,7 @@
 import type { Slice } from '../../../../wasm/tinygpt';
 import { GpuBackendError } from './errors';
 import type { GeneratedChunk, Inspection, PairInspection } from './executor';
-import { type GpuHostModule, type GpuSteps, type GpuTranslation, type HostSession, type SampleOptions, WebGpuSession } from './session';
+import { type GpuHostModule, type GpuSteps, type HostSession, type SampleOptions, WebGpuSession } from './session';
 
 const CHUNK_MS = 70;      // GPU time of one submission: pause and generate are answered within about two
 const MAX_IN_FLIGHT = 2;  // submissions whose losses are not back yet
@@ -148,6 +148,24 @@ export class GpuBackend {
     return this.exclusive(() => this.g.sync());
   }
 
+  /** The host session holds the GPU's weights: nothing ran on the GPU since they last came back. */
+  get hostInSync(): boolean {
+    return this.g.hostInSync;
+  }
+
+  /** f on the host's CPU with no step in flight, the GPU's weights brought back first when the GPU is
+   *  ahead; with how long each took (syncMs null: nothing to bring back). */
+  onHost<T>(f: () => T): Promise<{ value: T; syncMs: number | null; ms: number }> {
+    return this.exclusive(async () => {
+      const due = !this.g.hostInSync, t0 = performance.now();
+      await this.g.sync();
+      this.check();
+      const t1 = performance.now();
+      const value = f();
+      return { value, syncMs: due ? t1 - t0 : null, ms: performance.now() - t1 };
+    });
+  }
+
   evaluate(): Promise<number> {
     return this.exclusive(() => this.g.evaluate());
   }
@@ -156,20 +174,14 @@ export class GpuBackend {
     return this.exclusive(() => this.g.inspect(text));
   }
 
-  /** A translator's greedy translation, on the GPU (with its cross-attention weights). */
-  translate(source: Uint8Array, maxLen: number): Promise<GpuTranslation> {
-    return this.exclusive(() => this.g.translate(source, maxLen));
-  }
-
-  /** Beam search with the GPU's decoder (WebGpuSession.beamTranslate). */
-  beamTranslate(source: Uint8Array, beam: number, maxLen: number, lengthPenalty: number): Promise<Omit<GpuTranslation, 'cross'>> {
-    return this.exclusive(() => this.g.beamTranslate(source, beam, maxLen, lengthPenalty));
-  }
-
-  /** A sampled translation (temperature > 0) with the GPU's decoder (WebGpuSession.sampledTranslate). */
-  sampledTranslate(source: Uint8Array, options: { temperature: number; topK?: number; seed?: number; maxLen?: number }):
-    Promise<Omit<GpuTranslation, 'cross'>> {
-    return this.exclusive(() => this.g.sampledTranslate(source, options));
+  /** f with the GPU's session (a translation: greedy, sampled or the beam) with no step in flight; with the
+   *  ms it took (the wait for the steps in flight not counted: onHost's figures compare with it). */
+  timed<T>(f: (g: WebGpuSession) => Promise<T>): Promise<{ value: T; ms: number }> {
+    return this.exclusive(async () => {
+      const t0 = performance.now();
+      const value = await f(this.g);
+      return { value, ms: performance.now() - t0 };
+    });
   }
 
   /** A pair read by the translator on the GPU: its attention maps and next-token probabilities. */

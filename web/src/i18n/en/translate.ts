@@ -35,6 +35,14 @@ export const translate = {
   result: (bytes: number, logProb: string, how: { beam: number; temperature: number; seed: number }, finished: boolean, step: number, end: string) =>
     `${bytes} bytes, log p ${logProb}, ${how.temperature > 0 ? `sampled at temperature ${how.temperature} (seed ${how.seed})` : how.beam > 1 ? `beam ${how.beam}` : 'greedy'}, ` +
     `${finished ? `ended with ${end}` : 'stopped at the length limit'}; model at step ${step}.`,
+  /** Where the translation ran (features/translate/route.ts) and how long it took. */
+  where: (w: { route: 'cpu' | 'gpu' | 'host'; ms: string; syncMs: string | null; why?: 'measure' | 'faster' }) => {
+    const why = w.why === 'faster' ? 'the faster route for this model, as measured' : 'measuring which route is faster';
+    return w.route === 'gpu' ? ` Decoded on the GPU in ${w.ms} ms (${why}).`
+      : w.route === 'host' ? ` Decoded on the CPU with the GPU's weights in ${w.ms} ms` +
+        `${w.syncMs !== null ? `, after ${w.syncMs} ms bringing them back` : ''} (${why}).`
+      : ` Decoded on the CPU in ${w.ms} ms.`;
+  },
   reference: (fromData: boolean, expected: string, same: boolean) =>
     `${fromData ? 'The data' : 'The seed'} says: “${expected}” — ${same ? 'the same.' : 'not the same.'}`,
   endTip: (end: string) => `${end}: the translation stops here`,
