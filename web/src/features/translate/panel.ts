@@ -180,10 +180,9 @@ export class TranslatePanel {
     this.output.dataset.text = text;
     this.output.dataset.bytes = String(r.text.length);
     const how = { beam: tn.beam, temperature: tn.temperature, seed: tn.seed };   // as asked (the request's own seed)
-    const w = r.where, ms = (x: number) => x.toFixed(x < 10 ? 1 : 0);
-    const where = { route: w.route, ms: ms(w.ms), syncMs: w.syncMs === null ? null : ms(w.syncMs), why: w.why };
+    const w = r.where, ms = (x: number) => x.toFixed(x < 10 ? 1 : 0), syncMs = w.syncMs === null ? null : ms(w.syncMs);
     this.info.set({ draw: () => withData((slot) => t().translate.result(r.text.length, r.logProb.toFixed(3), how, r.finished, r.step, slot(0)) +
-      t().translate.where(where), ['⟨end⟩']) });
+      t().translate.where(w.route, ms(w.ms), syncMs, w.why === 'faster'), ['⟨end⟩']) });
     // the data's own translation of this source, when the page has seen it
     const c = this.store.get().corpus;
     const ref = c?.kind === 'pairs' ? previewPairs(c.preview, 1000).find((p) => p.source === tn.source)?.target : undefined;

@@ -36,12 +36,12 @@ export const translate = {
     `${bytes} bytes, log p ${logProb}, ${how.temperature > 0 ? `sampled at temperature ${how.temperature} (seed ${how.seed})` : how.beam > 1 ? `beam ${how.beam}` : 'greedy'}, ` +
     `${finished ? `ended with ${end}` : 'stopped at the length limit'}; model at step ${step}.`,
   /** Where the translation ran (features/translate/route.ts) and how long it took. */
-  where: (w: { route: 'cpu' | 'gpu' | 'host'; ms: string; syncMs: string | null; why?: 'measure' | 'faster' }) => {
-    const why = w.why === 'faster' ? 'the faster route for this model, as measured' : 'measuring which route is faster';
-    return w.route === 'gpu' ? ` Decoded on the GPU in ${w.ms} ms (${why}).`
-      : w.route === 'host' ? ` Decoded on the CPU with the GPU's weights in ${w.ms} ms` +
-        `${w.syncMs !== null ? `, after ${w.syncMs} ms bringing them back` : ''} (${why}).`
-      : ` Decoded on the CPU in ${w.ms} ms.`;
+  where: (route: 'cpu' | 'gpu' | 'host', ms: string, syncMs: string | null, faster: boolean) => {
+    const why = faster ? 'the faster route for this model, as measured' : 'measuring which route is faster';
+    return route === 'gpu' ? ` Decoded on the GPU in ${ms} ms (${why}).`
+      : route === 'host' ? ` Decoded on the CPU with the GPU's weights in ${ms} ms` +
+        `${syncMs !== null ? `, after ${syncMs} ms bringing them back` : ''} (${why}).`
+      : ` Decoded on the CPU in ${ms} ms.`;
   },
   reference: (fromData: boolean, expected: string, same: boolean) =>
     `${fromData ? 'The data' : 'The seed'} says: “${expected}” — ${same ? 'the same.' : 'not the same.'}`,

@@ -32,13 +32,14 @@ export const translate: typeof en = {
   result: (bytes, logProb, how, finished, step, end) =>
     `${bytes} 个字节，log p ${logProb}，${how.temperature > 0 ? `以温度 ${how.temperature} 采样（种子 ${how.seed}）` : how.beam > 1 ? `束宽 ${how.beam}` : '贪心解码'}，` +
     `${finished ? `以 ${end} 结束` : '在长度上限处停止'}；模型在第 ${step} 步。`,
-  where: (w) => {
-    const why = w.why === 'faster' ? '按测量这是此模型更快的路径' : '正在测量哪条路径更快';
-    return w.route === 'gpu' ? `在 GPU 上解码，用时 ${w.ms} 毫秒（${why}）。`
-      : w.route === 'host' ? `用 GPU 的权重在 CPU 上解码，用时 ${w.ms} 毫秒` +
-        `${w.syncMs !== null ? `，此前用 ${w.syncMs} 毫秒把权重取回` : ''}（${why}）。`
-      : `在 CPU 上解码，用时 ${w.ms} 毫秒。`;
+  where: (route, ms, syncMs, faster) => {
+    const why = faster ? '按测量这是此模型更快的路径' : '正在测量哪条路径更快';
+    return route === 'gpu' ? `在 GPU 上解码，用时 ${ms} 毫秒（${why}）。`
+      : route === 'host' ? `用 GPU 的权重在 CPU 上解码，用时 ${ms} 毫秒` +
+        `${syncMs !== null ? `，此前用 ${syncMs} 毫秒把权重取回` : ''}（${why}）。`
+      : `在 CPU 上解码，用时 ${ms} 毫秒。`;
   },
+
   reference: (fromData, expected, same) =>
     `${fromData ? '数据' : '种子文档'}给出的译文：“${expected}”——${same ? '相同。' : '不相同。'}`,
   endTip: (end) => `${end}：译文到此结束`,
