@@ -17,7 +17,9 @@
 //   6. with the threads build, a second throughput run with the thread pool's counters on
 //      (?poolstats=on; BENCH_POOL=0 skips it): per step, the serial part (the caller alone), the
 //      split part and the caller's barrier wait in it, each thread's busy time, split jobs,
-//      worker sleeps and wake-up latency (tinygpt::PoolStats, docs/simd_and_kernels.md).
+//      worker sleeps and wake-up latency (tinygpt::PoolStats, docs/simd_and_kernels.md);
+//   7. the same builds without the app: a bare worker of the same Chromium trains config S in plain
+//      Session.advance calls (bench/bare-worker.js), the page's figures beside it (BENCH_ONLY=bare).
 // Serves dist/ with `vite preview` (COOP/COEP headers) on a free port. Needs `npm run build`.
 //   BENCH_SKIP_QUALITY=1 skips the (minutes long) time-to-quality run; BENCH_PRESETS=S,M picks the
 //   configs; --contended [--repeat N] adds config S with one core kept busy (issue 11, item 13;
@@ -240,6 +242,51 @@ if (((!only && presets.includes('S') && process.env.BENCH_RENDER !== '0') || onl
   console.log(`  the page's rendering costs training ${(100 * cost).toFixed(1)}% at 2 threads (mean of two runs each); ` +
     `the page's thread took ${mean('rendered', (r) => r.cpu.pageThread).toFixed(1)}% of a core rendered, ${mean('not rendered', (r) => r.cpu.pageThread).toFixed(1)}% not`);
   record.set('render', { config: 'S', threads: 2, seconds: RENDER_SECONDS, runs, cost });
+}
+
+// The same builds without the app: a bare module worker of the same Chromium and origin
+// (bench/bare-worker.js, served by the bench) trains config S in plain Session.advance calls, the
+// single-thread build at 1 thread and the threads build at 1 and 2, one after the other in each of 3 rounds. Its
+// figures against the page's (above, when measured in this run) are what the app costs; its % of
+// the peak is what the kernels reach in Chromium. BENCH_ONLY=bare runs this part alone.
+if ((!only && presets.includes('S')) || only === 'bare') {
+  const worker = fs.readFileSync(path.join(root, 'bench/bare-worker.js'), 'utf8');
+  await ctx.route('**/bench-bare.html*', (r) => r.fulfill({
+    contentType: 'text/html', headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+    body: '<!doctype html><meta charset="utf-8"><title>bare worker</title><script>' +
+      'const w = new Worker("/bench-bare-worker.js" + location.search, { type: "module" });' +
+      'w.onmessage = (e) => { window.result = e.data; }; w.onerror = (e) => { window.result = { error: String(e.message) }; };</script>',
+  }));
+  await ctx.route('**/bench-bare-worker.js*', (r) => r.fulfill({
+    contentType: 'text/javascript', headers: { 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' }, body: worker,
+  }));
+  const bare = {};
+  const runs = [['simd', 1], ['threads', 1], ...(os.cpus().length >= 2 ? [['threads', 2]] : [])];
+  const ms = new Map(runs.map(([v, t]) => [`${v} ${t}`, []]));
+  let info = null;
+  for (let round = 0; round < 3; round++) {
+    // each build and count loaded afresh in every round, one after the other: the machine's
+    // moment weighs on all of them alike
+    for (const [variant, threads] of runs) {
+      await page.goto(`${base}bench-bare.html?variant=${variant}&threads=${threads}&rounds=1&steps=10`);
+      await page.waitForFunction(() => window.result, null, { timeout: 600_000 });
+      const r = await page.evaluate(() => window.result);
+      if (r.error) throw new Error(`bare worker (${variant}): ${r.error}`);
+      ms.get(`${variant} ${threads}`).push(r.rows[0].msPerStep);
+      info = r;
+    }
+  }
+  for (const [variant, t] of runs) {
+    const all = ms.get(`${variant} ${t}`), best = Math.min(...all), tokS = (1000 * info.tokensPerStep) / best;
+    const pct = peak ? (100 * tokS * flopsPerToken(info.config)) / (peak * 1e9 * t) : null;
+    bare[`${variant} ${t}`] = { variant, threads: t, msPerStep: all, tokS, pctOfPeak: pct };
+    const inPage = results[variant === 'simd' ? 'S simd (1 thread)' : 'S threads'];
+    const vsPage = inPage && inPage.threads === t && inPage.variant === variant
+      ? `; the page: ${inPage.tokS.toFixed(0)} tokens/s, ${(tokS / inPage.tokS).toFixed(3)}x of it here` : '';
+    console.log(`  S ${variant} build in a bare worker, ${t} thread(s): best of 3 ${best.toFixed(1)} ms/step (${all.map((x) => x.toFixed(1)).join(', ')}), ` +
+      `${tokS.toFixed(0)} tokens/s` + (pct !== null ? `, ${pct.toFixed(1)}% of the SIMD128 peak per thread` : '') + vsPage);
+  }
+  record.set('bare', bare);
 }
 
 // --contended: config S with one core kept busy by a spinning process (pinned to the last CPU when
