@@ -227,6 +227,30 @@ TEST_CASE("gelu forward and backward match the reference", "[simd]") {
   });
 }
 
+TEST_CASE("gelu's output and slope from one tanh: gelu_forward's and gelu_backward's bits", "[simd]") {
+  for_each_backend([&] {
+    for (int n : kSizes) {
+      std::vector<float> x = random_vector(size_t(n), 1, 3.0f), dy = random_vector(size_t(n), 2);
+      std::vector<float> y(x.size()), slope(x.size()), y_ref(x.size()), slope_ref(x.size());
+      kernels::gelu_forward_slope(y.data(), slope.data(), x.data(), n);
+      kernels::ref::gelu_forward_slope(y_ref.data(), slope_ref.data(), x.data(), n);
+      require_close(y, y_ref, 1e-6, 1e-5, "gelu");
+      require_close(slope, slope_ref, 1e-5, 1e-5, "gelu'");  // the vector tanh saturates to -1 where tanh is -1 + 1e-6
+      // the same bits as the two kernels it replaces: gelu_forward, and gelu_backward into zeros
+      std::vector<float> y1(x.size()), dx(x.size(), 0.0f), g(x.size());
+      kernels::gelu_forward(y1.data(), x.data(), n);
+      kernels::gelu_backward(dx.data(), x.data(), dy.data(), n);
+      kernels::mul_forward(g.data(), slope.data(), dy.data(), n);
+      CHECK(y == y1);
+      CHECK(g == dx);
+      // in place (the slope over its input, as nn::linear_gelu does)
+      std::vector<float> inplace = x;
+      kernels::gelu_forward_slope(y1.data(), inplace.data(), inplace.data(), n);
+      CHECK(inplace == slope);
+    }
+  });
+}
+
 TEST_CASE("softmax and cross-entropy match the reference", "[simd]") {
   for_each_backend([&] {
     for (int V : kSizes) {
@@ -301,6 +325,12 @@ TEST_CASE("the small vector ops match the reference", "[simd]") {
       kernels::add_forward(out.data(), a.data(), b.data(), n);
       kernels::ref::add_forward(out_ref.data(), a.data(), b.data(), n);
       CHECK(out == out_ref);  // one rounding either way: bit-identical
+      kernels::mul_forward(out.data(), a.data(), b.data(), n);
+      kernels::ref::mul_forward(out_ref.data(), a.data(), b.data(), n);
+      CHECK(out == out_ref);
+      kernels::mul_forward(out.data(), out.data(), b.data(), n);  // in place
+      kernels::ref::mul_forward(out_ref.data(), out_ref.data(), b.data(), n);
+      CHECK(out == out_ref);
       std::vector<float> acc = a, acc_ref = a;
       kernels::accumulate(acc.data(), b.data(), n);
       kernels::ref::accumulate(acc_ref.data(), b.data(), n);

@@ -175,6 +175,38 @@ TEST_CASE("gelu backward matches finite differences", "[ops][gradcheck]") {
   CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::gelu(ar, x); }, {x}, 3e-3f, 2e-3, 5e-3));
 }
 
+TEST_CASE("linear_gelu backward matches finite differences, with and without bias", "[ops][gradcheck]") {
+  nn::Arena a;
+  nn::Tensor x = random_tensor(a, {2, 3, 17}, 1), w = random_tensor(a, {17, 9}, 2), b = random_tensor(a, {9}, 3);
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::linear_gelu(ar, x, w, b); }, {x, w, b}, 3e-3f, 2e-3,
+                              5e-3));
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::linear_gelu(ar, x, w, nn::Tensor()); }, {x, w}, 3e-3f,
+                              2e-3, 5e-3));
+}
+
+TEST_CASE("linear_gelu gives gelu(linear)'s bits, forward and backward, and with gradients off", "[ops]") {
+  nn::Arena a;
+  nn::Tensor x = random_tensor(a, {3, 5, 24}, 1), w = random_tensor(a, {24, 40}, 2), b = random_tensor(a, {40}, 3);
+  nn::Tensor dy = random_tensor(a, {3, 5, 40}, 4, false);
+  // loss = sum(y * dy) (weighted_sum): dL/dy = dy
+  auto run = [&](bool fused) {
+    for (nn::Tensor t : {x, w, b})
+      if (t.grad()) std::fill(t.grad(), t.grad() + t.numel(), 0.0f);
+    nn::Arena ar;
+    nn::Tensor y = fused ? nn::linear_gelu(ar, x, w, b) : nn::gelu(ar, nn::linear_lastdim(ar, x, w, b));
+    testutil::weighted_sum(ar, y, dy).backward();
+    std::vector<float> out(y.data(), y.data() + y.numel());
+    for (nn::Tensor t : {x, w, b}) out.insert(out.end(), t.grad(), t.grad() + t.numel());
+    return out;
+  };
+  CHECK(run(true) == run(false));
+  nn::GradMode no_grad(false);
+  nn::Arena ar;
+  nn::Tensor y1 = nn::linear_gelu(ar, x, w, b), y2 = nn::gelu(ar, nn::linear_lastdim(ar, x, w, b));
+  CHECK(std::vector<float>(y1.data(), y1.data() + y1.numel()) == std::vector<float>(y2.data(), y2.data() + y2.numel()));
+  CHECK(!y1.requires_grad());
+}
+
 TEST_CASE("softmax backward matches finite differences", "[ops][gradcheck]") {
   nn::Arena a;
   nn::Tensor x = random_tensor(a, {4, 21}, 1, true, 2.0f);

@@ -63,6 +63,9 @@ TINYGPT_KERNEL(void, layernorm_backward,
 TINYGPT_KERNEL(void, gelu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
 // dinp (n) += gelu'(inp) * dout
 TINYGPT_KERNEL(void, gelu_backward, (float* dinp, const float* inp, const float* dout, int64_t n), (dinp, inp, dout, n))
+// out (n) = gelu(inp) and slope (n) = gelu'(inp), the factor gelu_backward multiplies dout by, from
+// one tanh (either may be inp: in place): nn::linear_gelu keeps the slope for its backward
+TINYGPT_KERNEL(void, gelu_forward_slope, (float* out, float* slope, const float* inp, int64_t n), (out, slope, inp, n))
 
 // ---- softmax over the last dim -------------------------------------------------------------
 // out (N, C) = softmax(inp (N, C)) per row
@@ -101,6 +104,8 @@ TINYGPT_KERNEL(void, attention_decode,
 // ---- small vector ops ----------------------------------------------------------------------
 // out (n) = a + b
 TINYGPT_KERNEL(void, add_forward, (float* out, const float* a, const float* b, int64_t n), (out, a, b, n))
+// out (n) = a * b   (out may be a or b)
+TINYGPT_KERNEL(void, mul_forward, (float* out, const float* a, const float* b, int64_t n), (out, a, b, n))
 // dst (n) += src
 TINYGPT_KERNEL(void, accumulate, (float* dst, const float* src, int64_t n), (dst, src, n))
 // sum of x^2 over x (n), in double, in a fixed order

@@ -233,6 +233,31 @@ void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) 
   });
 }
 
+// gelu_forward's out and gelu_backward's factor from one tanh, with the same operations as each
+// (the same bits: a backward that multiplies dout by the slope equals gelu_backward into zeros)
+void gelu_forward_slope(float* out, float* slope, const float* inp, int64_t n) {
+  for_chunks(n, [&](int64_t b, int64_t e) {
+    int64_t i = b;
+    const vf k = simd::splat(kGeluScale), c = simd::splat(0.044715f), c3 = simd::splat(3.0f * 0.044715f);
+    const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
+    for (; i + W <= e; i += W) {
+      vf x = simd::load(inp + i);
+      vf x2 = x * x;
+      vf t = simd::vtanh(k * simd::fma(c * x, x2, x));
+      vf du = k * simd::fma(c3, x2, one);
+      simd::store(out + i, half * x * (one + t));
+      simd::store(slope + i, half * (one + t) + half * x * (one - t * t) * du);
+    }
+    for (; i < e; i++) {
+      float x = inp[i];
+      float t = std::tanh(kGeluScale * (x + 0.044715f * x * x * x));
+      float du = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
+      out[i] = 0.5f * x * (1.0f + t);
+      slope[i] = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+    }
+  });
+}
+
 // ---- softmax ---------------------------------------------------------------------------------
 
 void softmax_forward(float* out, const float* inp, int N, int C) {
@@ -476,6 +501,14 @@ void add_forward(float* out, const float* a, const float* b, int64_t n) {
     int64_t i = lo;
     for (; i + W <= hi; i += W) simd::store(out + i, simd::load(a + i) + simd::load(b + i));
     for (; i < hi; i++) out[i] = a[i] + b[i];
+  });
+}
+
+void mul_forward(float* out, const float* a, const float* b, int64_t n) {
+  for_chunks(n, [&](int64_t lo, int64_t hi) {
+    int64_t i = lo;
+    for (; i + W <= hi; i += W) simd::store(out + i, simd::load(a + i) * simd::load(b + i));
+    for (; i < hi; i++) out[i] = a[i] * b[i];
   });
 }
 

@@ -107,6 +107,16 @@ void gelu_forward(float* out, const float* inp, int64_t n) {
   }
 }
 
+void gelu_forward_slope(float* out, float* slope, const float* inp, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float x = inp[i];
+    float t = std::tanh(kGeluScale * (x + 0.044715f * x * x * x));
+    float du_dx = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
+    out[i] = 0.5f * x * (1.0f + t);
+    slope[i] = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du_dx;
+  }
+}
+
 void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     float x = inp[i];
@@ -262,6 +272,10 @@ void attention_decode(float* out, const float* qkv, const float* k_cache, const 
 
 void add_forward(float* out, const float* a, const float* b, int64_t n) {
   for (int64_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+
+void mul_forward(float* out, const float* a, const float* b, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] = a[i] * b[i];
 }
 
 void accumulate(float* dst, const float* src, int64_t n) {

@@ -103,7 +103,7 @@ nn::Tensor TinyGPT::forward_logits(nn::Arena& arena, const int32_t* tokens, int 
     x = nn::add(arena, x, nn::linear_lastdim(arena, y, blk.proj_w, blk.proj_b));  // (B, T, C)
     // MLP sublayer: x = x + fc_proj(gelu(fc(LN2(x))))
     h = nn::layernorm_lastdim(arena, x, blk.ln2_g, blk.ln2_b);            // (B, T, C)
-    h = nn::gelu(arena, nn::linear_lastdim(arena, h, blk.fc_w, blk.fc_b)); // (B, T, 4C)
+    h = nn::linear_gelu(arena, h, blk.fc_w, blk.fc_b);                   // (B, T, 4C)
     x = nn::add(arena, x, nn::linear_lastdim(arena, h, blk.fcproj_w, blk.fcproj_b));  // (B, T, C)
   }
   x = nn::layernorm_lastdim(arena, x, lnf_g_, lnf_b_);  // (B, T, C)

@@ -116,30 +116,66 @@ Tensor matmul(Arena& arena, const Tensor& a, const Tensor& b) {
   return out;
 }
 
-Tensor linear_lastdim(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b) {
-  require_defined("linear", x, "x");
-  require_defined("linear", w, "w");
+namespace {
+// x (..., IC) @ w (IC, OC) [+ b]: checked; N rows
+struct LinearDims {
+  int N, IC, OC;
+};
+LinearDims linear_dims(const char* op, const Tensor& x, const Tensor& w, const Tensor& b) {
+  require_defined(op, x, "x");
+  require_defined(op, w, "w");
   if (w.shape().ndim != 2 || x.shape().ndim < 1 || x.shape().last() != w.dim(0))
-    fail("linear", "expects x (..., K) and w (K, N), got " + x.shape().str() + " and " + w.shape().str());
+    fail(op, "expects x (..., K) and w (K, N), got " + x.shape().str() + " and " + w.shape().str());
   const int IC = int(w.dim(0)), OC = int(w.dim(1));
   if (b.defined() && (b.shape().ndim != 1 || b.dim(0) != OC))
-    fail("linear", "bias must be (" + std::to_string(OC) + "), got " + b.shape().str());
-  const int N = int(x.numel() / IC);
-  Tensor out = arena.tensor(with_last(x.shape(), OC));  // (..., OC)
-  kernels::matmul_forward(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, N, IC, OC);
-  if (any_wants_grad({x, w, b})) {
-    attach(arena, out, "linear", {x, w, b}, [=] {
-      // forward: out = x @ w + b
-      bool overwrite;
-      float* dx = grad_to_write(x, &overwrite);
-      if (dx && overwrite) {
-        // the first contribution to dx: dout @ w^T written, not added to a zeroed buffer (the same bits)
-        kernels::sgemm(false, true, N, IC, OC, out.grad(), OC, w.data(), OC, dx, IC, false);
-        dx = nullptr;
-      }
-      kernels::matmul_backward(dx, grad_of(w), grad_of(b), out.grad(), x.data(), w.data(), N, IC, OC);
-    });
+    fail(op, "bias must be (" + std::to_string(OC) + "), got " + b.shape().str());
+  return {int(x.numel() / IC), IC, OC};
+}
+
+// forward: y (N, OC) = x @ w + b  ->  dx += dy @ w^T, dw += x^T @ dy, db += sum of dy's rows
+void linear_backward(const Tensor& x, const Tensor& w, const Tensor& b, const float* dy, LinearDims d) {
+  bool overwrite;
+  float* dx = grad_to_write(x, &overwrite);
+  if (dx && overwrite) {
+    // the first contribution to dx: dy @ w^T written, not added to a zeroed buffer (the same bits)
+    kernels::sgemm(false, true, d.N, d.IC, d.OC, dy, d.OC, w.data(), d.OC, dx, d.IC, false);
+    dx = nullptr;
   }
+  kernels::matmul_backward(dx, grad_of(w), grad_of(b), dy, x.data(), w.data(), d.N, d.IC, d.OC);
+}
+}  // namespace
+
+Tensor linear_lastdim(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b) {
+  const LinearDims d = linear_dims("linear", x, w, b);
+  Tensor out = arena.tensor(with_last(x.shape(), d.OC));  // (..., OC)
+  kernels::matmul_forward(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, d.N, d.IC, d.OC);
+  if (any_wants_grad({x, w, b})) {
+    // forward: out = x @ w + b
+    attach(arena, out, "linear", {x, w, b}, [=] { linear_backward(x, w, b, out.grad(), d); });
+  }
+  return out;
+}
+
+Tensor linear_gelu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b) {
+  const LinearDims d = linear_dims("linear_gelu", x, w, b);
+  Tensor out = arena.tensor(with_last(x.shape(), d.OC));  // (..., OC)
+  const int64_t n = out.numel();
+  const float* bias = b.defined() ? b.data() : nullptr;
+  if (!any_wants_grad({x, w, b})) {
+    kernels::matmul_forward(out.data(), x.data(), w.data(), bias, d.N, d.IC, d.OC);
+    kernels::gelu_forward(out.data(), out.data(), n);
+    return out;
+  }
+  // the pre-activation x @ w + b is read by nothing else: its buffer becomes gelu's slope there
+  float* slope = arena.alloc_floats(n);  // (..., OC)
+  kernels::matmul_forward(slope, x.data(), w.data(), bias, d.N, d.IC, d.OC);
+  kernels::gelu_forward_slope(out.data(), slope, slope, n);
+  attach(arena, out, "linear_gelu", {x, w, b}, [=] {
+    // forward: out = gelu(z), z = x @ w + b  ->  dz = gelu'(z) dout, in place of dout (only this op reads it)
+    float* dz = out.grad();
+    kernels::mul_forward(dz, dz, slope, n);
+    linear_backward(x, w, b, dz, d);
+  });
   return out;
 }
 

@@ -36,6 +36,11 @@ Tensor layernorm_lastdim(Arena& arena, const Tensor& x, const Tensor& gain, cons
 // out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 Tensor gelu(Arena& arena, const Tensor& x);
 
+// out (..., N) = gelu(x (..., K) @ w (K, N) + b (N)): the MLP's first layer as one op, the same bits as
+// gelu(linear_lastdim(x, w, b)). It keeps gelu's slope from the forward (one tanh, not two) in the
+// pre-activation's buffer, and its backward multiplies the output's gradient by it in place.
+Tensor linear_gelu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b);
+
 // out (..., C) = softmax over the last dim
 Tensor softmax_lastdim(Arena& arena, const Tensor& x);
 
