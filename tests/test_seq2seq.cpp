@@ -168,6 +168,29 @@ TEST_CASE("the ReLU feed-forward FF(x) = ReLU(x W1 + b1) W2 + b2 matches finite 
       {x, w1, b1, w2, b2}, 1e-3f, 2e-3, 1e-2));
 }
 
+TEST_CASE("linear_relu matches finite differences and relu(linear)'s values, forward and backward", "[seq2seq][gradcheck]") {
+  nn::Arena a;
+  const int C = 7, F = 11;
+  nn::Tensor x = random_tensor(a, {2, 3, C}, 1);
+  nn::Tensor w1 = random_tensor(a, {C, F}, 2, true, 0.5f), b1 = random_tensor(a, {F}, 3, true, 0.3f);
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::linear_relu(ar, x, w1, b1); }, {x, w1, b1}, 1e-3f, 2e-3,
+                              1e-2));
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::linear_relu(ar, x, w1, nn::Tensor()); }, {x, w1}, 1e-3f,
+                              2e-3, 1e-2));
+  nn::Tensor dy = random_tensor(a, {2, 3, F}, 4, false);
+  auto run = [&](bool fused) {
+    for (nn::Tensor t : {x, w1, b1})
+      if (t.grad()) std::fill(t.grad(), t.grad() + t.numel(), 0.0f);
+    nn::Arena ar;
+    nn::Tensor y = fused ? nn::linear_relu(ar, x, w1, b1) : nn::relu(ar, nn::linear_lastdim(ar, x, w1, b1));
+    testutil::weighted_sum(ar, y, dy).backward();
+    std::vector<float> out(y.data(), y.data() + y.numel());
+    for (nn::Tensor t : {x, w1, b1}) out.insert(out.end(), t.grad(), t.grad() + t.numel());
+    return out;
+  };
+  CHECK(run(true) == run(false));  // == : a zero of either sign is the same value
+}
+
 TEST_CASE("relu is max(x, 0) and passes gradient only where x > 0", "[seq2seq]") {
   nn::Arena a;
   nn::Tensor x = a.from({4}, {-2, -0.5f, 0.5f, 3}, true);

@@ -193,6 +193,13 @@ TEST_CASE("relu forward and backward match the reference", "[seq2seq][simd]") {
       kernels::relu_backward(dx.data(), x.data(), dout.data(), n);
       kernels::ref::relu_backward(dx_ref.data(), x.data(), dout.data(), n);
       require_close(dx, dx_ref, 1e-30, 0, "relu_backward");  // exact
+      // in place from the output: what relu_backward adds to zeros
+      std::vector<float> d = dout, d_ref = dout, zeros(size_t(n), 0.0f);
+      kernels::relu_mask(d.data(), out.data(), n);
+      kernels::ref::relu_mask(d_ref.data(), out.data(), n);
+      CHECK(d == d_ref);
+      kernels::relu_backward(zeros.data(), x.data(), dout.data(), n);
+      CHECK(d == zeros);
     }
   });
 }

@@ -142,6 +142,8 @@ TINYGPT_KERNEL(void, mha_backward,
 // ReLU: out (n) = max(x, 0);  backward: dinp (n) += dout where inp > 0
 TINYGPT_KERNEL(void, relu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
 TINYGPT_KERNEL(void, relu_backward, (float* dinp, const float* inp, const float* dout, int64_t n), (dinp, inp, dout, n))
+// d (n) = d where out > 0, else 0: the ReLU's backward in place of dout, from its output (nn::linear_relu)
+TINYGPT_KERNEL(void, relu_mask, (float* d, const float* out, int64_t n), (d, out, n))
 // Cross-entropy that skips rows whose target is negative (padding): losses[n] = 0 there and
 // probs row n is left untouched; otherwise as crossentropy_forward / crossentropy_backward.
 TINYGPT_KERNEL(void, crossentropy_ignore_forward,

@@ -195,6 +195,16 @@ void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) 
   });
 }
 
+void relu_mask(float* d, const float* out, int64_t n) {
+  // forward: out = max(x, 0), so out > 0 exactly where x > 0
+  for_chunks(n, [&](int64_t b, int64_t e) {
+    int64_t i = b;
+    const vf zero = simd::zero();
+    for (; i + W <= e; i += W) simd::store(d + i, simd::select(simd::load(out + i) > zero, simd::load(d + i), zero));
+    for (; i < e; i++) d[i] = out[i] > 0.0f ? d[i] : 0.0f;
+  });
+}
+
 // ---- cross-entropy with ignored (padding) targets ----------------------------------------------
 
 void crossentropy_ignore_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N,

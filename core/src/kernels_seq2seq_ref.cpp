@@ -95,6 +95,10 @@ void relu_backward(float* dinp, const float* inp, const float* dout, int64_t n) 
   for (int64_t i = 0; i < n; i++) dinp[i] += inp[i] > 0.0f ? dout[i] : 0.0f;
 }
 
+void relu_mask(float* d, const float* out, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = out[i] > 0.0f ? d[i] : 0.0f;
+}
+
 void crossentropy_ignore_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N,
                                  int V) {
   for (int n = 0; n < N; n++) {

@@ -179,6 +179,23 @@ Tensor linear_gelu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor&
   return out;
 }
 
+Tensor linear_relu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b) {
+  const LinearDims d = linear_dims("linear_relu", x, w, b);
+  Tensor out = arena.tensor(with_last(x.shape(), d.OC));  // (..., OC): x @ w + b, then max(., 0) in place
+  const int64_t n = out.numel();
+  kernels::matmul_forward(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, d.N, d.IC, d.OC);
+  kernels::relu_forward(out.data(), out.data(), n);
+  if (any_wants_grad({x, w, b})) {
+    attach(arena, out, "linear_relu", {x, w, b}, [=] {
+      // forward: out = max(z, 0), z = x @ w + b  ->  dz = dout where out > 0, in place of dout (only this op reads it)
+      float* dz = out.grad();
+      kernels::relu_mask(dz, out.data(), n);
+      linear_backward(x, w, b, dz, d);
+    });
+  }
+  return out;
+}
+
 Tensor layernorm_lastdim(Arena& arena, const Tensor& x, const Tensor& gain, const Tensor& bias, float eps) {
   require_defined("layernorm", x, "x");
   require_defined("layernorm", gain, "gain");

@@ -48,13 +48,13 @@ int64_t seq2seq_activation_bytes(const Seq2SeqDims& d, int B) {
   const int64_t N = int64_t(B) * d.block_size, C = d.n_embd, F = d.d_ff, NH = d.n_head, T = d.block_size;
   const int64_t V = d.vocab_size;
   const int64_t ln = C + 2;                          // output + mean + rstd per row
-  const int64_t ff = F + F + C;                      // linear1, relu, linear2
+  const int64_t ff = F + C;                          // linear_relu (the ReLU in place), linear2
   const int64_t enc_row = 3 * C + C + NH * T + C + C + ln + ff + C + ln;
   const int64_t dec_row = (3 * C + C + NH * T + C + C + ln) + (C + 2 * C + C + NH * T + C + C + ln) + (ff + C + ln);
   const int64_t floats = N * (2 * C) * 2                 // embeddings + positions, source and target
                          + d.n_enc_layer * N * enc_row + d.n_dec_layer * N * dec_row
                          + N * (ln + V + V + 1);         // final LayerNorm, logits, probabilities, losses
-  const int64_t ops = 4 + d.n_enc_layer * 16 + d.n_dec_layer * 26;
+  const int64_t ops = 4 + d.n_enc_layer * 15 + d.n_dec_layer * 25;
   return floats * 2 * int64_t(sizeof(float)) + ops * 1024 + 4 * N * 64;
 }
 
@@ -206,7 +206,7 @@ nn::Tensor Seq2Seq::embed(nn::Arena& arena, const nn::Tensor& table, const int32
 
 nn::Tensor Seq2Seq::feed_forward(nn::Arena& arena, const nn::Tensor& x, const nn::Tensor& w1, const nn::Tensor& b1,
                                  const nn::Tensor& w2, const nn::Tensor& b2) const {
-  nn::Tensor h = nn::relu(arena, nn::linear_lastdim(arena, x, w1, b1));  // (B, T, F)
+  nn::Tensor h = nn::linear_relu(arena, x, w1, b1);  // (B, T, F)
   return nn::linear_lastdim(arena, h, w2, b2);                          // (B, T, C)
 }
 

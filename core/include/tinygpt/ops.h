@@ -41,6 +41,11 @@ Tensor gelu(Arena& arena, const Tensor& x);
 // pre-activation's buffer, and its backward multiplies the output's gradient by it in place.
 Tensor linear_gelu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b);
 
+// out (..., N) = max(x (..., K) @ w (K, N) + b (N), 0): the encoder-decoder's feed-forward first layer as
+// one op, the values of relu(linear_lastdim(x, w, b)). The ReLU runs in place on the product and its
+// backward masks the output's gradient in place (where out > 0): no pre-activation kept, no pass to zero.
+Tensor linear_relu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b);
+
 // out (..., C) = softmax over the last dim
 Tensor softmax_lastdim(Arena& arena, const Tensor& x);
 
