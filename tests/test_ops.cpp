@@ -188,18 +188,8 @@ TEST_CASE("linear_gelu gives gelu(linear)'s bits, forward and backward, and with
   nn::Arena a;
   nn::Tensor x = random_tensor(a, {3, 5, 24}, 1), w = random_tensor(a, {24, 40}, 2), b = random_tensor(a, {40}, 3);
   nn::Tensor dy = random_tensor(a, {3, 5, 40}, 4, false);
-  // loss = sum(y * dy) (weighted_sum): dL/dy = dy
-  auto run = [&](bool fused) {
-    for (nn::Tensor t : {x, w, b})
-      if (t.grad()) std::fill(t.grad(), t.grad() + t.numel(), 0.0f);
-    nn::Arena ar;
-    nn::Tensor y = fused ? nn::linear_gelu(ar, x, w, b) : nn::gelu(ar, nn::linear_lastdim(ar, x, w, b));
-    testutil::weighted_sum(ar, y, dy).backward();
-    std::vector<float> out(y.data(), y.data() + y.numel());
-    for (nn::Tensor t : {x, w, b}) out.insert(out.end(), t.grad(), t.grad() + t.numel());
-    return out;
-  };
-  CHECK(run(true) == run(false));
+  CHECK(testutil::values_and_grads([&](nn::Arena& ar) { return nn::linear_gelu(ar, x, w, b); }, {x, w, b}, dy) ==
+        testutil::values_and_grads([&](nn::Arena& ar) { return nn::gelu(ar, nn::linear_lastdim(ar, x, w, b)); }, {x, w, b}, dy));
   nn::GradMode no_grad(false);
   nn::Arena ar;
   nn::Tensor y1 = nn::linear_gelu(ar, x, w, b), y2 = nn::gelu(ar, nn::linear_lastdim(ar, x, w, b));

@@ -68,6 +68,20 @@ inline nn::Tensor weighted_sum(nn::Arena& a, const nn::Tensor& out, const nn::Te
   return nn::reshape(a, nn::matmul(a, row, col), {});
 }
 
+// build(arena)'s values, then the gradients of `inputs` for loss = sum(out * dy) (weighted_sum), each
+// zeroed first: to compare a fused op with the ops it replaces, forward and backward.
+inline std::vector<float> values_and_grads(const std::function<nn::Tensor(nn::Arena&)>& build,
+                                           const std::vector<nn::Tensor>& inputs, const nn::Tensor& dy) {
+  for (const nn::Tensor& t : inputs)
+    if (t.grad()) std::fill(t.grad(), t.grad() + t.numel(), 0.0f);
+  nn::Arena arena;
+  nn::Tensor out = build(arena);
+  weighted_sum(arena, out, dy).backward();
+  std::vector<float> v(out.data(), out.data() + out.numel());
+  for (const nn::Tensor& t : inputs) v.insert(v.end(), t.grad(), t.grad() + t.numel());
+  return v;
+}
+
 struct GradCheckResult {
   double max_abs_err = 0, max_rel_err = 0;
   int checked = 0, failed = 0;

@@ -209,26 +209,39 @@ void gelu_forward(float* out, const float* inp, int64_t n) {
   });
 }
 
+namespace {
+// t = tanh u, u = k (x + c x^3), and gelu'(x) = 0.5 (1 + t) + 0.5 x (1 - t^2) du/dx, du/dx = k (1 + 3 c x^2):
+// what gelu_backward multiplies dout by (vector lanes, and the library tanh for the tails)
+struct GeluSlope {
+  vf t, slope;
+};
+inline GeluSlope gelu_slope(vf x) {
+  const vf k = simd::splat(kGeluScale), c = simd::splat(0.044715f), c3 = simd::splat(3.0f * 0.044715f);
+  const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
+  vf x2 = x * x;
+  vf t = simd::vtanh(k * simd::fma(c * x, x2, x));
+  vf du = k * simd::fma(c3, x2, one);
+  return {t, half * (one + t) + half * x * (one - t * t) * du};
+}
+inline float gelu_slope(float x, float* t_out) {
+  float t = std::tanh(kGeluScale * (x + 0.044715f * x * x * x));
+  float du = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
+  *t_out = t;
+  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+}
+}  // namespace
+
 void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
-  // d/dx [0.5 x (1 + tanh u)] = 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) du/dx,
-  // u = k (x + c x^3), du/dx = k (1 + 3 c x^2)
+  // forward: out = 0.5 x (1 + tanh u)  ->  dinp += gelu'(x) dout
   for_chunks(n, [&](int64_t b, int64_t e) {
     int64_t i = b;
-    const vf k = simd::splat(kGeluScale), c = simd::splat(0.044715f), c3 = simd::splat(3.0f * 0.044715f);
-    const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
     for (; i + W <= e; i += W) {
-      vf x = simd::load(inp + i);
-      vf x2 = x * x;
-      vf t = simd::vtanh(k * simd::fma(c * x, x2, x));
-      vf du = k * simd::fma(c3, x2, one);
-      vf g = half * (one + t) + half * x * (one - t * t) * du;
-      simd::store(dinp + i, simd::fma(g, simd::load(dout + i), simd::load(dinp + i)));
+      const GeluSlope g = gelu_slope(simd::load(inp + i));
+      simd::store(dinp + i, simd::fma(g.slope, simd::load(dout + i), simd::load(dinp + i)));
     }
     for (; i < e; i++) {
-      float x = inp[i];
-      float t = std::tanh(kGeluScale * (x + 0.044715f * x * x * x));
-      float du = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
-      dinp[i] += (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du) * dout[i];
+      float t;
+      dinp[i] += gelu_slope(inp[i], &t) * dout[i];
     }
   });
 }
@@ -238,22 +251,19 @@ void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) 
 void gelu_forward_slope(float* out, float* slope, const float* inp, int64_t n) {
   for_chunks(n, [&](int64_t b, int64_t e) {
     int64_t i = b;
-    const vf k = simd::splat(kGeluScale), c = simd::splat(0.044715f), c3 = simd::splat(3.0f * 0.044715f);
     const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
     for (; i + W <= e; i += W) {
-      vf x = simd::load(inp + i);
-      vf x2 = x * x;
-      vf t = simd::vtanh(k * simd::fma(c * x, x2, x));
-      vf du = k * simd::fma(c3, x2, one);
-      simd::store(out + i, half * x * (one + t));
-      simd::store(slope + i, half * (one + t) + half * x * (one - t * t) * du);
+      const vf x = simd::load(inp + i);
+      const GeluSlope g = gelu_slope(x);
+      simd::store(out + i, half * x * (one + g.t));
+      simd::store(slope + i, g.slope);
     }
     for (; i < e; i++) {
-      float x = inp[i];
-      float t = std::tanh(kGeluScale * (x + 0.044715f * x * x * x));
-      float du = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
+      const float x = inp[i];
+      float t;
+      const float s = gelu_slope(x, &t);
       out[i] = 0.5f * x * (1.0f + t);
-      slope[i] = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+      slope[i] = s;
     }
   });
 }
