@@ -193,56 +193,47 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
 
 static const float kGeluScale = 0.7978845608028654f;  // sqrt(2 / pi)
 
-void gelu_forward(float* out, const float* inp, int64_t n) {
-  for_chunks(n, [&](int64_t b, int64_t e) {
-    int64_t i = b;
-    const vf k = simd::splat(kGeluScale), c = simd::splat(0.044715f), half = simd::splat(0.5f), one = simd::splat(1.0f);
-    for (; i + W <= e; i += W) {
-      vf x = simd::load(inp + i);
-      vf t = simd::vtanh(k * simd::fma(c * x, x * x, x));
-      simd::store(out + i, half * x * (one + t));
-    }
-    for (; i < e; i++) {
-      float x = inp[i];
-      out[i] = 0.5f * x * (1.0f + std::tanh(kGeluScale * (x + 0.044715f * x * x * x)));
-    }
-  });
-}
-
 namespace {
-// t = tanh u, u = k (x + c x^3), and gelu'(x) = 0.5 (1 + t) + 0.5 x (1 - t^2) du/dx, du/dx = k (1 + 3 c x^2):
-// what gelu_backward multiplies dout by (vector lanes, and the library tanh for the tails)
-struct GeluSlope {
-  vf t, slope;
-};
-inline GeluSlope gelu_slope(vf x) {
-  const vf k = simd::splat(kGeluScale), c = simd::splat(0.044715f), c3 = simd::splat(3.0f * 0.044715f);
-  const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
-  vf x2 = x * x;
-  vf t = simd::vtanh(k * simd::fma(c * x, x2, x));
-  vf du = k * simd::fma(c3, x2, one);
-  return {t, half * (one + t) + half * x * (one - t * t) * du};
+// t = tanh u, u = k (x + c x^3): GELU's costly part (vector lanes; the library tanh for the tails)
+inline vf gelu_tanh(vf x) {
+  return simd::vtanh(simd::splat(kGeluScale) * simd::fma(simd::splat(0.044715f) * x, x * x, x));
 }
-inline float gelu_slope(float x, float* t_out) {
-  float t = std::tanh(kGeluScale * (x + 0.044715f * x * x * x));
-  float du = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
-  *t_out = t;
+inline float gelu_tanh(float x) { return std::tanh(kGeluScale * (x + 0.044715f * x * x * x)); }
+
+// gelu'(x) = 0.5 (1 + t) + 0.5 x (1 - t^2) du/dx, du/dx = k (1 + 3 c x^2), from x and t = gelu_tanh(x):
+// what gelu_backward multiplies dout by
+inline vf gelu_slope(vf x, vf t) {
+  const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
+  const vf du = simd::splat(kGeluScale) * simd::fma(simd::splat(3.0f * 0.044715f), x * x, one);
+  return half * (one + t) + half * x * (one - t * t) * du;
+}
+inline float gelu_slope(float x, float t) {
+  const float du = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
   return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
 }
 }  // namespace
+
+void gelu_forward(float* out, const float* inp, int64_t n) {
+  for_chunks(n, [&](int64_t b, int64_t e) {
+    int64_t i = b;
+    const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
+    for (; i + W <= e; i += W) {
+      const vf x = simd::load(inp + i);
+      simd::store(out + i, half * x * (one + gelu_tanh(x)));
+    }
+    for (; i < e; i++) out[i] = 0.5f * inp[i] * (1.0f + gelu_tanh(inp[i]));
+  });
+}
 
 void gelu_backward(float* dinp, const float* inp, const float* dout, int64_t n) {
   // forward: out = 0.5 x (1 + tanh u)  ->  dinp += gelu'(x) dout
   for_chunks(n, [&](int64_t b, int64_t e) {
     int64_t i = b;
     for (; i + W <= e; i += W) {
-      const GeluSlope g = gelu_slope(simd::load(inp + i));
-      simd::store(dinp + i, simd::fma(g.slope, simd::load(dout + i), simd::load(dinp + i)));
+      const vf x = simd::load(inp + i);
+      simd::store(dinp + i, simd::fma(gelu_slope(x, gelu_tanh(x)), simd::load(dout + i), simd::load(dinp + i)));
     }
-    for (; i < e; i++) {
-      float t;
-      dinp[i] += gelu_slope(inp[i], &t) * dout[i];
-    }
+    for (; i < e; i++) dinp[i] += gelu_slope(inp[i], gelu_tanh(inp[i])) * dout[i];
   });
 }
 
@@ -253,17 +244,14 @@ void gelu_forward_slope(float* out, float* slope, const float* inp, int64_t n) {
     int64_t i = b;
     const vf half = simd::splat(0.5f), one = simd::splat(1.0f);
     for (; i + W <= e; i += W) {
-      const vf x = simd::load(inp + i);
-      const GeluSlope g = gelu_slope(x);
-      simd::store(out + i, half * x * (one + g.t));
-      simd::store(slope + i, g.slope);
+      const vf x = simd::load(inp + i), t = gelu_tanh(x);
+      simd::store(out + i, half * x * (one + t));
+      simd::store(slope + i, gelu_slope(x, t));
     }
     for (; i < e; i++) {
-      const float x = inp[i];
-      float t;
-      const float s = gelu_slope(x, &t);
+      const float x = inp[i], t = gelu_tanh(x);
       out[i] = 0.5f * x * (1.0f + t);
-      slope[i] = s;
+      slope[i] = gelu_slope(x, t);
     }
   });
 }

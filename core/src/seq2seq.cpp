@@ -207,7 +207,7 @@ nn::Tensor Seq2Seq::embed(nn::Arena& arena, const nn::Tensor& table, const int32
 nn::Tensor Seq2Seq::feed_forward(nn::Arena& arena, const nn::Tensor& x, const nn::Tensor& w1, const nn::Tensor& b1,
                                  const nn::Tensor& w2, const nn::Tensor& b2) const {
   nn::Tensor h = nn::linear_relu(arena, x, w1, b1);  // (B, T, F)
-  return nn::linear_lastdim(arena, h, w2, b2);                          // (B, T, C)
+  return nn::linear_lastdim(arena, h, w2, b2);       // (B, T, C)
 }
 
 nn::Tensor Seq2Seq::encode_layers(nn::Arena& arena, const int32_t* src, const uint8_t* src_pad, int B, int S,
