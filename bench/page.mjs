@@ -268,11 +268,12 @@ if ((!only && presets.includes('S')) || only === 'bare') {
     // each build and count loaded afresh in every round, one after the other: the machine's
     // moment weighs on all of them alike
     for (const [variant, threads] of runs) {
-      await page.goto(`${base}bench-bare.html?variant=${variant}&threads=${threads}&rounds=1&steps=10`);
+      await page.goto(`${base}bench-bare.html?variant=${variant}&threads=${threads}&steps=10`);
       await page.waitForFunction(() => window.result, null, { timeout: 600_000 });
       const r = await page.evaluate(() => window.result);
       if (r.error) throw new Error(`bare worker (${variant}): ${r.error}`);
-      ms.get(`${variant} ${threads}`).push(r.rows[0].msPerStep);
+      if (r.threads !== threads) throw new Error(`bare worker (${variant}): ${r.threads} threads, asked for ${threads}`);
+      ms.get(`${variant} ${threads}`).push(r.msPerStep);
       info = r;
     }
   }
