@@ -24,6 +24,8 @@ export interface TranslateState extends WebgpuState {
 }
 
 type R = Pick<Translation, 'text' | 'tokens' | 'probs' | 'logProb' | 'finished'>;
+/** A translation and where it ran. */
+type Routed = { value: R; where: TranslationWhere };
 
 export function translateWorker(): WorkerFeature<TranslateState> {
   return {
@@ -35,13 +37,13 @@ export function translateWorker(): WorkerFeature<TranslateState> {
         const s = needSession(st);
         const source = new Uint8Array(msg.source);
         const o = msg.options;
-        const cpu = (): { value: R; where: TranslationWhere } => {
+        const cpu = (): Routed => {
           const t0 = performance.now();
           const value = s.translate(source, o);
           return { value, where: { route: 'cpu', ms: performance.now() - t0, syncMs: null } };
         };
         const b = st.gpu;
-        const r = !b || !b.translates ? cpu() : await onGpuOr(ctx, async (g) => {
+        const r = !b || !b.translates ? cpu() : await onGpuOr(ctx, async (g): Promise<Routed> => {
           let router = st.routers.get(g);
           if (!router) st.routers.set(g, (router = new TranslateRouter()));
           const mode = modeOf(o), n = units(mode === 'beam' ? o.beam! : 1, source.length);
@@ -50,13 +52,13 @@ export function translateWorker(): WorkerFeature<TranslateState> {
             const h = await g.onHost(() => s.translate(source, o));
             router.record('host', mode, h.ms, n);
             if (h.syncMs !== null) router.recordSync(h.syncMs);
-            return { value: h.value, where: { route: 'host', ms: h.ms, syncMs: h.syncMs, why } as TranslationWhere };
+            return { value: h.value, where: { route: 'host', ms: h.ms, syncMs: h.syncMs, why } };
           }
           const t = await g.timed((gs): Promise<R> => (mode === 'greedy' ? gs.translate(source, o.maxLen ?? 0)
             : mode === 'sampled' ? gs.sampledTranslate(source, { ...o, temperature: o.temperature! })
             : gs.beamTranslate(source, o.beam!, o.maxLen ?? 0, o.lengthPenalty ?? 1)));
           router.record('gpu', mode, t.ms, n);
-          return { value: t.value, where: { route: 'gpu', ms: t.ms, syncMs: null, why } as TranslationWhere };
+          return { value: t.value, where: { route: 'gpu', ms: t.ms, syncMs: null, why } };
         }, cpu);
         const v = r.value;
         return { step: s.step(), source, text: v.text, tokens: v.tokens, probs: v.probs, logProb: v.logProb, finished: v.finished,
