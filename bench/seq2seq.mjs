@@ -6,7 +6,8 @@
 // commit, e.g. a `git archive` of the base), alternating the two in every round so that both see
 // the same load; each figure is the best round.
 //   node bench/seq2seq.mjs [--base DIR [--base-commit SHA] [--base-note TEXT]] [--rounds N]
-//                          [--steps N] [--no-wasm] [--no-native] [--backend avx2|sse2]
+//                          [--steps N] [--no-wasm] [--no-native] [--backend avx2|sse2] [--padded]
+// --padded: a batch of pairs of varied lengths, padded to the block (seq2seq_bench --padded).
 // Needs: cmake --build build/native --target seq2seq_bench; for wasm, the tests preset's
 // seq2seq_bench (scripts/build-wasm.sh tests, or its seq2seq_bench target alone).
 // Writes bench/results/seq2seq-<date>.json (bench/results.mjs).
@@ -38,14 +39,15 @@ function measurements(dir) {
   const wasm = path.join(dir, 'build/wasm-tests/seq2seq_bench.cjs');
   const m = [];
   const backend = opt('--backend', null);  // another compiled-in native backend (avx2, sse2)
-  const extra = backend ? ['--backend', backend] : [];
+  const padded = args.includes('--padded') ? ['--padded'] : [];  // pairs of varied lengths (seq2seq_bench --padded)
+  const extra = [...(backend ? ['--backend', backend] : []), ...padded];
   if (!args.includes('--no-native') && fs.existsSync(native)) {
     m.push(['native', native, ['--json', '--steps', steps, ...extra]]);
     m.push(['native cpu-time', native, ['--json', '--steps', steps, '--threads', '1', '--cpu-time', ...extra]]);
   }
   if (!args.includes('--no-wasm') && fs.existsSync(wasm)) {
-    m.push(['wasm (Node)', 'node', ['--no-experimental-fetch', wasm, '--json', '--steps', steps, '--threads', '1']]);
-    m.push(['wasm cpu-time', 'node', ['--no-experimental-fetch', wasm, '--json', '--steps', steps, '--threads', '1', '--cpu-time']]);
+    m.push(['wasm (Node)', 'node', ['--no-experimental-fetch', wasm, '--json', '--steps', steps, '--threads', '1', ...padded]]);
+    m.push(['wasm cpu-time', 'node', ['--no-experimental-fetch', wasm, '--json', '--steps', steps, '--threads', '1', '--cpu-time', ...padded]]);
   }
   return m;
 }

@@ -4,6 +4,10 @@
 //       tokens/s of a training step of config S2S (2 encoder + 2 decoder layers, 4 heads, width
 //       128, d_ff 512, source and target of 32 tokens, batch 16) with 1 and 2 threads (or N),
 //       GFLOP/s and % of the one-thread multiply-add peak times the threads.
+//   seq2seq_bench --padded ...
+//       the same step on a batch of pairs of varied lengths, as real pairs come (sources of 9 to 32
+//       bytes, targets of 8 to 31 + EOS, padded to the block): ms a step and real (not padding)
+//       tokens/s; GFLOP/s and % of peak still count the dense products.
 //   seq2seq_bench [--backend NAME] ...
 //       runs with another compiled-in kernel backend (avx2, sse2) than the best the CPU has.
 //   seq2seq_bench [--cpu-time] ...
@@ -95,8 +99,9 @@ struct Run {
 
 int speed(int argc, char** argv) {
   int steps = 20, only_threads = 0;
-  bool json = false, profile = false, cpu_time = false;
+  bool json = false, profile = false, cpu_time = false, padded = false;
   for (int i = 1; i < argc; i++) {
+    if (!std::strcmp(argv[i], "--padded")) padded = true;
     if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--json")) json = true;
@@ -123,11 +128,15 @@ int speed(int argc, char** argv) {
   model::Seq2SeqDims d;
   d.n_enc_layer = 2, d.n_dec_layer = 2, d.n_head = 4, d.n_embd = 128, d.d_ff = 512, d.block_size = 32;
   const int B = 16, S = 32, T = 32;
-  // every pair fills the block: source 32 bytes, target 31 bytes + EOS
+  // every pair fills the block: source 32 bytes, target 31 bytes + EOS; or (--padded) sources of
+  // 9..32 and targets of 8..31 bytes, spread over the batch
   std::vector<std::string> src, tgt;
   data::Rng rng(1);
+  double real_tokens = 0;
   for (int b = 0; b < B; b++) {
-    std::string s(32, 'a'), t(31, 'a');
+    const int sl = padded ? 9 + (b * 7) % 24 : 32, tl = padded ? 8 + (b * 11) % 24 : 31;
+    real_tokens += sl + tl + 1;
+    std::string s(size_t(sl), 'a'), t(size_t(tl), 'a');
     for (char& c : s) c = char('a' + rng.below(26));
     for (char& c : t) c = char('a' + rng.below(26));
     src.push_back(s), tgt.push_back(t);
@@ -138,11 +147,14 @@ int speed(int argc, char** argv) {
   const std::string backend = kernels::simd_backend();
   const double peak = bench::peak_for(backend);
   std::vector<int> thread_counts = only_threads ? std::vector<int>{only_threads} : std::vector<int>{1, 2};
-  if (json) std::printf("{\"config\":\"S2S\",\"backend\":\"%s\",\"peak_gflops\":%.2f,\"runs\":[", backend.c_str(), peak);
+  if (json)
+    std::printf("{\"config\":\"S2S\",\"padded\":%s,\"backend\":\"%s\",\"peak_gflops\":%.2f,\"runs\":[",
+                padded ? "true" : "false", backend.c_str(), peak);
   else
-    std::printf("seq2seq_bench: config S2S (enc 2, dec 2, heads 4, width 128, d_ff 512, S = T = 32, batch 16): "
+    std::printf("seq2seq_bench: config S2S (enc 2, dec 2, heads 4, width 128, d_ff 512, S = T = 32, batch 16%s): "
                 "%.2f M parameters, %.1f MFLOP per token; %s kernels, peak %.1f GFLOP/s per thread\n",
-                double(d.num_parameters()) / 1e6, flops / (B * (S + T)) / 1e6, backend.c_str(), peak);
+                padded ? ", pairs of varied lengths" : "", double(d.num_parameters()) / 1e6, flops / (B * (S + T)) / 1e6,
+                backend.c_str(), peak);
   for (size_t k = 0; k < thread_counts.size(); k++) {
     const int threads = thread_counts[k];
     tinygpt::set_num_threads(threads);
@@ -175,7 +187,7 @@ int speed(int argc, char** argv) {
       for (int i = 0; i < steps; i++) run.step(batch);
       best = std::min(best, (now() - t0) / steps);
     }
-    const double tokens = double(B) * (S + T) / best, gflops = flops / best / 1e9;
+    const double tokens = real_tokens / best, gflops = flops / best / 1e9;
     if (json)
       std::printf("%s{\"threads\":%d,\"step_ms\":%.3f,\"tokens_per_s\":%.0f,\"gflops\":%.2f,\"percent_of_peak\":%.1f}",
                   k ? "," : "", threads, best * 1e3, tokens, gflops, 100.0 * gflops / (peak * threads));

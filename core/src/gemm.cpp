@@ -53,7 +53,10 @@ namespace {
 constexpr int MR = TINYGPT_GEMM_MR;        // rows of a register tile
 constexpr int NRV = TINYGPT_GEMM_NRV;      // vectors per tile row
 constexpr int NR = NRV * W;                // columns of a register tile
-constexpr int KC = 256;                    // depth of a packed slice (A and B panels stay in L1/L2)
+#if !defined(TINYGPT_GEMM_KC)
+#define TINYGPT_GEMM_KC 256
+#endif
+constexpr int KC = TINYGPT_GEMM_KC;                   // depth of a packed slice (A and B panels stay in L1/L2)
 constexpr int MC = (96 / MR) * MR;         // rows of A packed at once per thread
 constexpr int NC = 128 * NR;               // columns of B packed at once
 
@@ -135,6 +138,23 @@ inline void micro_kernel(int kc, const float* __restrict a, const float* __restr
     for (int j = 0; j < nr; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
 }
 
+// C[0:mr, 0:nr] = [C or bias +] tile[0:mr, 0:nr] (row stride tn): by whole vectors and one
+// partial one, the same operations per element as a whole tile's store (scalar stores here would
+// also keep the next full-vector load of these rows, attention's softmax, from being forwarded)
+__attribute__((noinline)) void store_ragged(const float* tile, int tn, float* C, int ldc, bool accumulate, int mr,
+                                            int nr, const float* bias) {
+  for (int i = 0; i < mr; i++)
+    for (int j = 0; j < nr; j += W) {
+      float* c = C + i * ldc + j;
+      const int n = std::min(W, nr - j);
+      const vf t = simd::load(tile + i * tn + j);
+      const float* from = bias ? bias + j : accumulate ? c : nullptr;  // what the sum adds to
+      const vf r = from ? (n == W ? simd::load(from) : simd::load_n(from, n, 0.0f)) + t : t;
+      if (n == W) simd::store(c, r);
+      else simd::store_n(c, r, n);
+    }
+}
+
 // C[0:mr, 0:nr] (+)= sum_k op(A)(i, k) b[k][0:TR * W]: a TM x TR-vector register tile; a points
 // at op(A)(0, 0) of the tile, b at its first column (row stride ldb)
 // bias (the tile's first column of a row vector, or null): C starts from it instead of from C
@@ -165,12 +185,12 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
       }
     return;
   }
+  // a ragged tile, out of the loop's way (the SIMD128 build's registers are tight: V8 spilled
+  // the accumulators when this was inline)
   float tile[TM * TN];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) simd::store(tile + i * TN + v * W, acc[i][v]);
-  for (int i = 0; i < mr; i++)
-    for (int j = 0; j < nr; j++)
-      C[i * ldc + j] = bias ? bias[j] + tile[i * TN + j] : accumulate ? C[i * ldc + j] + tile[i * TN + j] : tile[i * TN + j];
+  store_ragged(tile, TN, C, ldc, accumulate, mr, nr, bias);
 }
 
 // Whether the threaded path packs A (the GotoBLAS way) or reads it in place. In place, the

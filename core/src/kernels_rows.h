@@ -14,14 +14,22 @@
 namespace tinygpt::kernels::TINYGPT_ISA {
 namespace {
 
+// The softmax's row loops: whole vectors, then the rest. With 8 or 16 lanes the rest (up to 15
+// elements) is one partial vector (simd::load_n, store_n) with neutral lanes: its scalar loop
+// called libm's fmaxf and expf once per element, most of a short attention row's time natively.
+// With 4 lanes the rest stays scalar (at most 3 elements): the partial vector measured slower in
+// the SIMD128 build (the GPT's attention forward 2.56 -> 3.04 ms a step, bench/pool.mjs).
+constexpr bool kVectorTail = simd::W >= 8;
+
 // max over x[0 .. n), n >= 1
 inline float row_max(const float* x, int n) {
   using simd::W;
   int i = 0;
   float m = -INFINITY;
-  if (n >= W) {
-    simd::vf vm = simd::load(x);
-    for (i = W; i + W <= n; i += W) vm = simd::vmax(vm, simd::load(x + i));
+  if (kVectorTail || n >= W) {
+    simd::vf vm = simd::splat(-INFINITY);
+    for (; i + W <= n; i += W) vm = simd::vmax(vm, simd::load(x + i));
+    if (kVectorTail && i < n) vm = simd::vmax(vm, simd::load_n(x + i, n - i, -INFINITY)), i = n;
     m = simd::hmax(vm);
   }
   for (; i < n; i++) m = std::fmax(m, x[i]);
@@ -39,6 +47,13 @@ inline float exp_shift_sum(float* out, const float* x, float shift, int n) {
     simd::store(out + i, e);
     vs = vs + e;
   }
+  if (kVectorTail && i < n) {
+    // padded with the shift: exp(0) = 1 in the lanes past n, left out of the sum
+    const simd::vf e = simd::vexp(simd::load_n(x + i, n - i, shift) - vshift);
+    simd::store_n(out + i, e, n - i);
+    vs = vs + simd::first_n(e, n - i);
+    i = n;
+  }
   float s = simd::hsum(vs);
   for (; i < n; i++) {
     out[i] = std::exp(x[i] - shift);
@@ -53,6 +68,7 @@ inline void scale_row(float* x, float s, int n) {
   int i = 0;
   const simd::vf vsc = simd::splat(s);
   for (; i + W <= n; i += W) simd::store(x + i, simd::load(x + i) * vsc);
+  if (kVectorTail && i < n) simd::store_n(x + i, simd::load_n(x + i, n - i, 0.0f) * vsc, n - i), i = n;
   for (; i < n; i++) x[i] *= s;
 }
 

@@ -86,14 +86,19 @@ void mha_forward(float* out, float* att, const float* q, const float* k, const f
       float* att_bh = att + int64_t(task) * Tq * Tk;     // (Tq, Tk)
       float* out_bh = out + int64_t(b) * Tq * C + h * HS;  // (Tq, HS), row stride C
       const int kend = keys_end(pad_b, Tk);
+      // the softmax masks only padding among the real keys (rare: padding is usually all at the end)
+      const uint8_t* inner_pad = pad_b && std::any_of(pad_b, pad_b + kend, [](uint8_t p) { return p != 0; }) ? pad_b : nullptr;
       for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
         const int i1 = std::min(Tq, i0 + kRowBlock), rows = i1 - i0;
         const int kb = visible_keys(s, kend, i1 - 1);  // the block's last row sees the most keys
-        // scores q_i . k_j for the block's rows and keys [0, kb)
-        sgemm_serial(false, true, rows, kb, HS, q_bh + int64_t(i0) * s.q_row, s.q_row, k_bh, s.kv_row,
+        // scores q_i . k_j for the block's rows and keys [0, kb), and up to a whole vector past kb
+        // (keys the softmax then zeroes): whole-vector stores, which the softmax's loads can take
+        // straight from the store queue
+        const int kw = std::min(Tk, (kb + W - 1) / W * W);
+        sgemm_serial(false, true, rows, kw, HS, q_bh + int64_t(i0) * s.q_row, s.q_row, k_bh, s.kv_row,
                      att_bh + int64_t(i0) * Tk, Tk, false);
         for (int i = i0; i < i1; i++)
-          masked_softmax_row(att_bh + int64_t(i) * Tk, visible_keys(s, kend, i), Tk, scale, pad_b);
+          masked_softmax_row(att_bh + int64_t(i) * Tk, visible_keys(s, kend, i), Tk, scale, inner_pad);
         // out_i = sum_j att_ij v_j   (kb = 0: a zero product)
         sgemm_serial(false, false, rows, HS, kb, att_bh + int64_t(i0) * Tk, Tk, v_bh, s.kv_row,
                      out_bh + int64_t(i0) * C, C, false);

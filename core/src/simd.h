@@ -112,6 +112,38 @@ inline vi as_int(vf v) { vi r; std::memcpy(&r, &v, sizeof r); return r; }
 inline vf as_float(vi v) { vf r; std::memcpy(&r, &v, sizeof r); return r; }
 // mask ? a : b, where mask lanes are all-ones or all-zeros (as comparisons produce)
 inline vf select(vi mask, vf a, vf b) { return as_float((mask & as_int(a)) | (~mask & as_int(b))); }
+// A row's last, partial vector (0 < n < W): lanes [0, n) from p, the rest `fill`; and its store,
+// which writes lanes [0, n) only. One vector op instead of n scalar ones (libm calls, for exp
+// and fmax), and nothing read or written past the row.
+inline vf load_n(const float* p, int n, float fill) {
+#if defined(TINYGPT_SIMD_AVX512)
+  return (vf)_mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << n) - 1), p);
+#else
+  vf v = splat(fill);
+  for (int i = 0; i < W; i++)  // a fixed trip count: unrolled, never a call to memcpy
+    if (i < n) v[i] = p[i];
+  return v;
+#endif
+}
+inline void store_n(float* p, vf v, int n) {
+#if defined(TINYGPT_SIMD_AVX512)
+  _mm512_mask_storeu_ps(p, __mmask16((1u << n) - 1), (__m512)v);
+#else
+  for (int i = 0; i < W; i++)
+    if (i < n) p[i] = v[i];
+#endif
+}
+// v with lanes [n, W) set to 0 (0 < n < W), without a round trip through memory (a load from a
+// masked store is not forwarded: ~20 cycles)
+inline vf first_n(vf v, int n) {
+#if defined(TINYGPT_SIMD_AVX512)
+  return (vf)_mm512_maskz_mov_ps(__mmask16((1u << n) - 1), (__m512)v);
+#else
+  vi lane;
+  for (int i = 0; i < W; i++) lane[i] = i;
+  return as_float(as_int(v) & (lane < n));
+#endif
+}
 #if defined(TINYGPT_SIMD_AVX512)
 // vmaxps/vminps return the second operand when the comparison is false (NaN): same as below
 inline vf vmax(vf a, vf b) { return (vf)_mm512_max_ps((__m512)a, (__m512)b); }
