@@ -185,8 +185,8 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
       }
     return;
   }
-  // a ragged tile, out of the loop's way (the SIMD128 build's registers are tight: V8 spilled
-  // the accumulators when this was inline)
+  // a ragged tile, out of the loop's way (inline here, it made the SIMD128 build's products ~4%
+  // slower in the GPT's step, bench/pool.mjs)
   float tile[TM * TN];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) simd::store(tile + i * TN + v * W, acc[i][v]);
@@ -201,6 +201,18 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
 #define TINYGPT_GEMM_PACK_A 0
 #endif
 constexpr bool kPackA = TINYGPT_GEMM_PACK_A;
+// SIMD128 packs op(A) of the transposed products (the weight gradients, inp^T @ dout) all the
+// same. Read in place, each k step of its 2-row tile touches another line of A, one row stride
+// apart, for 8 multiply-adds; with a stride of 512 floats and more the product ran at ~70% of the
+// bench's peak (S's fcproj weight gradient, (768x512)^T @ 768x128) and 44% for the LSTM's
+// (768x1024)^T @ 768x256; packed, 87% and 93% (kernels_bench in Node). Natively the wider tiles
+// do 24 (AVX-512) or 12 (AVX2) per line, and packing measured slower there.
+#if defined(__wasm_simd128__)
+constexpr bool kPackTransA = true;
+#else
+constexpr bool kPackTransA = kPackA;
+#endif
+constexpr int kPackTransALda = kPackA ? 0 : 256;
 
 struct GemmJob {
   const float* packed_b;  // (NC/NR panels of KC x NR) for the current block
@@ -218,6 +230,8 @@ struct GemmJob {
   const float* bias = nullptr;  // (N) row added to every row of C; in the packed path: in the first K slice
 };
 
+bool packs_a(const GemmJob& g) { return g.transA ? kPackTransA && g.lda >= kPackTransALda : kPackA; }
+
 // The current (jc, pc) block is cut into tasks: blocks of `block_rows` rows of C (MC, or fewer
 // when C has too few rows for the threads) times column blocks of `block_panels` NR-wide panels
 // (task = row_block * col_blocks + col_block). Every task computes its tiles exactly as any
@@ -233,10 +247,17 @@ struct TaskGrid {
 
 // About 8 tasks per thread, so that the pool's chunks balance: first by splitting the columns,
 // and when even single panels are too few (the dW products have few rows), by smaller row blocks.
-TaskGrid task_grid(int M, int n_panels, int threads) {
+// When A is packed, tasks are cut by rows only: a task packs its rows of A once for all its
+// panels (a task per claim, so tasks sharing a row block would each pack it again).
+TaskGrid task_grid(int M, int n_panels, int threads, bool packs_a) {
   TaskGrid grid{MC, (M + MC - 1) / MC, n_panels, 1};
   if (threads == 1) return grid;
   const int target = 8 * threads;
+  if (packs_a) {
+    grid.block_rows = std::max(MR, std::min(MC, (M / target) / MR * MR));
+    grid.row_blocks = (M + grid.block_rows - 1) / grid.block_rows;
+    return grid;
+  }
   if (grid.row_blocks * n_panels < target / 2) {
     const int want_row_blocks = (target / 2 + n_panels - 1) / n_panels;
     grid.block_rows = std::max(MR, (M / want_row_blocks) / MR * MR);
@@ -250,7 +271,7 @@ TaskGrid task_grid(int M, int n_panels, int threads) {
 
 // Tasks [task_begin, task_end): consecutive tasks in one row block share one packing of A.
 void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int task_end) {
-  if (!kPackA) {
+  if (!packs_a(g)) {
     for (int task = task_begin; task < task_end; task++) {
       const int rb = task / grid.col_blocks, cb = task % grid.col_blocks;
       const int ic = rb * grid.block_rows, mc = std::min(grid.block_rows, g.M - ic);
@@ -439,7 +460,7 @@ void gemm(const GemmJob& job, bool parallel) {
   if (g.M <= 0 || g.N <= 0) return;
   // The packed path adds the bias in its first K slice (one split job less than copying it into
   // C first); the others start C from copies of it.
-  const bool fold_bias = g.bias && !kPackA && g.K > 0 && g.M >= 4 && (parallel || !direct_fits(g.N, g.K));
+  const bool fold_bias = g.bias && !packs_a(g) && g.K > 0 && g.M >= 4 && (parallel || !direct_fits(g.N, g.K));
   if (g.bias && !fold_bias) {
     for (int i = 0; i < g.M; i++) std::memcpy(g.C + int64_t(i) * g.ldc, g.bias, size_t(g.N) * sizeof(float));
     g.accumulate = true;
@@ -470,7 +491,7 @@ void gemm(const GemmJob& job, bool parallel) {
   for (int jc = 0; jc < g.N; jc += NC) {
     const int nc = std::min(NC, g.N - jc);
     const int n_panels = (nc + NR - 1) / NR;
-    const TaskGrid grid = task_grid(g.M, n_panels, threads);
+    const TaskGrid grid = task_grid(g.M, n_panels, threads, packs_a(g));
     g.jc = jc, g.nc = nc;
     if (parallel && threads > 1) {
       // The whole depth K in one split job: its first tasks pack every KC slice of B (a few
