@@ -212,7 +212,10 @@ constexpr bool kPackTransA = true;
 #else
 constexpr bool kPackTransA = kPackA;
 #endif
-constexpr int kPackTransALda = kPackA ? 0 : 256;
+#if !defined(TINYGPT_GEMM_PACK_TRANS_A_LDA)
+#define TINYGPT_GEMM_PACK_TRANS_A_LDA 256  // the row stride from which SIMD128 packs op(A) = A^T
+#endif
+constexpr int kPackTransALda = kPackA ? 0 : TINYGPT_GEMM_PACK_TRANS_A_LDA;
 
 struct GemmJob {
   const float* packed_b;  // (NC/NR panels of KC x NR) for the current block
