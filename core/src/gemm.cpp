@@ -56,7 +56,7 @@ constexpr int NR = NRV * W;                // columns of a register tile
 #if !defined(TINYGPT_GEMM_KC)
 #define TINYGPT_GEMM_KC 256
 #endif
-constexpr int KC = TINYGPT_GEMM_KC;                   // depth of a packed slice (A and B panels stay in L1/L2)
+constexpr int KC = TINYGPT_GEMM_KC;        // depth of a packed slice (A and B panels stay in L1/L2)
 constexpr int MC = (96 / MR) * MR;         // rows of A packed at once per thread
 constexpr int NC = 128 * NR;               // columns of B packed at once
 
@@ -201,12 +201,14 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
 #define TINYGPT_GEMM_PACK_A 0
 #endif
 constexpr bool kPackA = TINYGPT_GEMM_PACK_A;
-// SIMD128 packs op(A) of the transposed products (the weight gradients, inp^T @ dout) all the
-// same. Read in place, each k step of its 2-row tile touches another line of A, one row stride
-// apart, for 8 multiply-adds; with a stride of 512 floats and more the product ran at ~70% of the
-// bench's peak (S's fcproj weight gradient, (768x512)^T @ 768x128) and 44% for the LSTM's
-// (768x1024)^T @ 768x256; packed, 87% and 93% (kernels_bench in Node). Natively the wider tiles
-// do 24 (AVX-512) or 12 (AVX2) per line, and packing measured slower there.
+// SIMD128 packs op(A) all the same for the transposed products (the weight gradients, inp^T @ dout)
+// whose stored rows are kPackTransALda floats or more apart. Read in place, each k step of its
+// 2-row tile touches another line of A, a row stride away, for 8 multiply-adds: S's fcproj weight
+// gradient, (768x512)^T @ 768x128, ran at 47 GFLOP/s in Node, 60 packed, and the LSTM's
+// (768x1024)^T @ 768x256 at 29, 61 packed (bench/gemm.mjs). Packed with rows 128 floats apart too,
+// those products moved by -5% to +6% and the GPT's step at two threads got slower (0.95x: the
+// tasks of 8 rows that packing needs). Natively the wider tiles do 24 (AVX-512) or 12 (AVX2)
+// multiply-adds per line of A, and packing measured slower.
 #if defined(__wasm_simd128__)
 constexpr bool kPackTransA = true;
 #else

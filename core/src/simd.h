@@ -133,8 +133,9 @@ inline void store_n(float* p, vf v, int n) {
     if (i < n) p[i] = v[i];
 #endif
 }
-// v with lanes [n, W) set to 0 (0 < n < W), without a round trip through memory (a load from a
-// masked store is not forwarded: ~20 cycles)
+// v with lanes [n, W) set to 0 (0 < n < W), without a round trip through memory (a load that
+// reads a masked store waits for it to reach the cache instead of taking its data from the
+// store queue)
 inline vf first_n(vf v, int n) {
 #if defined(TINYGPT_SIMD_AVX512)
   return (vf)_mm512_maskz_mov_ps(__mmask16((1u << n) - 1), (__m512)v);
