@@ -202,6 +202,16 @@ describe('sample, look inside, the translator and your runs in Chinese (zh-CN br
   it('a sample, the attention maps and the loss of each byte, tooltips included', async () => {
     await p.click('#btn-reset');
     await waitState(p, (s) => !s.model);
+    // the switch comes back once the model is gone; if it does not, say what held it (a CI run
+    // timed out clicking it here once, and passed everywhere else)
+    await p.waitForFunction(() => !(document.querySelector('#mode-gpt') as HTMLInputElement).disabled, null, { timeout: 60_000 })
+      .catch(async () => {
+        const held = await p.evaluate(() => {
+          const s = (window as any).__tinygpt.get();
+          return { ready: !!s.ready, model: !!s.model, creating: s.creating, loading: s.loading, mode: s.mode, running: s.running };
+        });
+        throw new Error(`the language-model switch stayed disabled after Reset: ${JSON.stringify(held)}`);
+      });
     await p.click('label[for=mode-gpt]');
     await waitState(p, (s) => s.mode === 'gpt');
     await expectMineChinese('the language model before a model');
