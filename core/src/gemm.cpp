@@ -109,35 +109,6 @@ void pack_b_panels(float* pb, const float* B, int ldb, bool transB, int k0, int 
   }
 }
 
-// The register tile: C[0:mr, 0:nr] (+)= sum_k a[k][0:MR] (x) b[k][0:NR]
-inline void micro_kernel(int kc, const float* __restrict a, const float* __restrict b, float* C, int ldc,
-                         bool accumulate, int mr, int nr) {
-  vf acc[MR][NRV];
-  for (int i = 0; i < MR; i++)
-    for (int v = 0; v < NRV; v++) acc[i][v] = simd::zero();
-  for (int k = 0; k < kc; k++) {
-    vf bk[NRV];
-    for (int v = 0; v < NRV; v++) bk[v] = simd::load(b + k * NR + v * W);
-    for (int i = 0; i < MR; i++) {
-      const vf ai = simd::splat(a[k * MR + i]);
-      for (int v = 0; v < NRV; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
-    }
-  }
-  if (mr == MR && nr == NR) {
-    for (int i = 0; i < MR; i++)
-      for (int v = 0; v < NRV; v++) {
-        float* c = C + i * ldc + v * W;
-        simd::store(c, accumulate ? simd::load(c) + acc[i][v] : acc[i][v]);
-      }
-    return;
-  }
-  float tile[MR * NR];
-  for (int i = 0; i < MR; i++)
-    for (int v = 0; v < NRV; v++) simd::store(tile + i * NR + v * W, acc[i][v]);
-  for (int i = 0; i < mr; i++)
-    for (int j = 0; j < nr; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + tile[i * NR + j] : tile[i * NR + j];
-}
-
 // C[0:mr, 0:nr] = [C or bias +] tile[0:mr, 0:nr] (row stride tn): by whole vectors and one
 // partial one, the same operations per element as a whole tile's store (scalar stores here would
 // also keep the next full-vector load of these rows, attention's softmax, from being forwarded)
@@ -318,8 +289,10 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
       const float* pb = g.packed_b + jr * g.kc;
       for (int ir = 0; ir < mc; ir += MR) {
         const int mr = std::min(MR, mc - ir);
-        micro_kernel(g.kc, pa + ir * g.kc, pb, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc, g.accumulate, mr,
-                     nr);
+        // a packed panel [k][MR] is op(A)^T stored with a row stride of MR: the in-place kernel's
+        // transposed read, with the same operations (rows past mr are computed, never stored)
+        direct_kernel<true, MR, NRV>(g.kc, pa + ir * g.kc, MR, pb, NR, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc,
+                                     g.accumulate, mr, nr);
       }
     }
   }
