@@ -138,6 +138,30 @@ TEST_CASE("sgemm matches the scalar reference for every transpose and awkward si
   });
 }
 
+// The weight gradients inp^T @ dout whose inp rows are 256 floats or more apart: the SIMD128 build
+// packs their A (gemm.cpp, kPackTransALda) and cuts their tasks by rows only; natively they are read
+// in place. Either way: the reference's values, and the same bits at any thread count.
+TEST_CASE("sgemm's weight gradients with far-apart rows match the reference at any thread count", "[simd]") {
+  for_each_backend([&] {
+    for (int M : {256, 301})           // M = lda: the stored rows' stride; 301: ragged row blocks and tiles
+      for (int N : {17, 130})          // a partial panel; more than two
+        for (int K : {40, 300}) {      // one and two K slices
+          const int lda = M, ldb = N;
+          std::vector<float> A = random_vector(size_t(K) * lda, 1), B = random_vector(size_t(K) * ldb, 2);
+          std::vector<float> C0 = random_vector(size_t(M) * N, 3);
+          INFO("M " << M << " N " << N << " K " << K);
+          std::vector<float> want = C0;
+          kernels::ref::sgemm(true, false, M, N, K, A.data(), lda, B.data(), ldb, want.data(), N, true);
+          require_thread_independent([&] {
+            std::vector<float> got = C0;
+            kernels::sgemm(true, false, M, N, K, A.data(), lda, B.data(), ldb, got.data(), N, true);
+            require_close(got, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm");
+            return got;
+          });
+        }
+  });
+}
+
 // sgemm_serial reads small products in place (no packing) with its own register tile; the
 // products must still be the same bits as sgemm's, so that attention's results do not depend on
 // which path a size takes.
