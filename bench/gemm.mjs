@@ -1,5 +1,5 @@
-// npm run bench:gemm — the GEMM at the models' shapes (kernels_bench's table: S, M, S2S, lstm),
-// one thread, GFLOP/s and % of the backend's peak: native (every compiled-in backend) and SIMD128
+// npm run bench:gemm — the GEMM at the models' shapes (kernels_bench's table: S, M, S2S, lstm) and
+// the attention kernels (kernels_bench's attention rows: the translator's and the GPT's), one thread, GFLOP/s and % of the backend's peak: native (every compiled-in backend) and SIMD128
 // in Node. With --base DIR it runs another build's kernels_bench too (DIR/build/native and
 // DIR/build/wasm-tests, e.g. a worktree of the base commit), alternating the two builds in every
 // round so that both see the same load; each cell is the best round, and the ratio current / base
@@ -60,8 +60,9 @@ for (let r = 0; r < rounds; r++)
         const p = ((peaks[name] ??= {})[b.name] ??= 0);
         peaks[name][b.name] = Math.max(p, b.peak_gflops);
       }
-      for (const g of out.gemm) {
-        const key = `${g.config} ${g.shape}`;
+      // the attention kernels' rows (kernels_bench since 2026-11-27; a base build may not have them)
+      const rows = [...out.gemm.map((g) => [`${g.config} ${g.shape}`, g]), ...(out.attention ?? []).map((a) => [`attn ${a.shape}`, a])];
+      for (const [key, g] of rows) {
         if (!shapes.includes(key)) shapes.push(key);
         for (const b of out.backends) {
           const slot = ((best[name] ??= {})[b.name] ??= {});

@@ -5,7 +5,7 @@
 //
 //   kernels_bench [--threads N] [--json] [--quick] [--cpu-time] [--no-gemm]
 //
-// --no-gemm skips the GEMM table and the recurrent gates (peaks, bandwidth and decoding only).
+// --no-gemm skips the GEMM table, the recurrent gates and attention (peaks, bandwidth and decoding only).
 //
 // Recurrent gates (lstm-S: B 12, T 64, H 256, an LSTM layer): the fused step kernels
 // rnn_forward (h_{t-1} W_hh^T and the cell, step after step) and rnn_backward (dgates W_hh and
@@ -242,6 +242,70 @@ double gemm_gflops(const Shape& s, bool reference, double min_seconds) {
   return 2.0 * s.M * s.N * s.K / best / 1e9;
 }
 
+// ---- attention -------------------------------------------------------------------------------
+// The translator's attention (mha_forward / mha_backward at S2S's shape: batch 16, 32 positions,
+// 4 heads of 32) and the GPT's (attention_forward / attention_backward at S's: batch 12, 64
+// positions, 4 heads of 32), in GFLOP/s of their products: 4 B Tq Tk C forward (scores and
+// weighted values), 8 B Tq Tk C backward, causal rows counted whole (as seq2seq_bench counts them).
+struct AttentionBench {
+  const char* what;
+  bool gpt, backward, causal, cross;  // cross: q (B, T, C) and kv (B, T, 2C) apart, keys padded
+  int B, T, C, NH;
+};
+const AttentionBench kAttention[] = {
+    {"s2s self  causal fwd, 16x32, 4x32", false, false, true, false, 16, 32, 128, 4},
+    {"s2s self  causal bwd, 16x32, 4x32", false, true, true, false, 16, 32, 128, 4},
+    {"s2s cross padded fwd, 16x32, 4x32", false, false, false, true, 16, 32, 128, 4},
+    {"s2s cross padded bwd, 16x32, 4x32", false, true, false, true, 16, 32, 128, 4},
+    {"S   gpt   causal fwd, 12x64, 4x32", true, false, true, false, 12, 64, 128, 4},
+    {"S   gpt   causal bwd, 12x64, 4x32", true, true, true, false, 12, 64, 128, 4},
+};
+
+double attention_gflops(const AttentionBench& a, double min_seconds) {
+  const int B = a.B, T = a.T, C = a.C;
+  data::Rng rng(5);
+  auto fill = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& x : v) x = float(rng.normal());
+    return v;
+  };
+  const std::vector<float> qkv = fill(size_t(B) * T * 3 * C), dout = fill(size_t(B) * T * C);
+  std::vector<float> out(size_t(B) * T * C), att(size_t(B) * a.NH * T * T), dqkv(qkv.size());
+  std::vector<uint8_t> pad(size_t(B) * T, 0);  // cross: batch element b ends in b % 8 padding keys
+  if (a.cross)
+    for (int b = 0; b < B; b++)
+      for (int t = T - b % 8; t < T; t++) pad[size_t(b) * T + t] = 1;
+  kernels::AttentionShape s;
+  s.B = B, s.Tq = T, s.Tk = T, s.C = C, s.NH = a.NH, s.causal = a.causal;
+  // self: q, k, v side by side in (B, T, 3C); cross: q in the first C columns, k and v in the next 2C
+  s.q_row = s.kv_row = 3 * C;
+  s.q_batch = s.kv_batch = int64_t(T) * 3 * C;
+  const float *q = qkv.data(), *k = q + C, *v = q + 2 * C;
+  float *dq = dqkv.data(), *dk = dq + C, *dv = dq + 2 * C;
+  const uint8_t* key_pad = a.cross ? pad.data() : nullptr;
+  auto forward = [&] {
+    if (a.gpt) kernels::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, a.NH);
+    else kernels::mha_forward(out.data(), att.data(), q, k, v, key_pad, s);
+  };
+  auto run = [&] {
+    if (!a.backward) return forward();
+    if (a.gpt) kernels::attention_backward(dqkv.data(), dout.data(), qkv.data(), att.data(), B, T, C, a.NH);
+    else kernels::mha_backward(dq, dk, dv, dout.data(), q, k, v, att.data(), key_pad, s);
+  };
+  forward();
+  run();  // warm-up
+  const double t_one = gemm_clock();
+  run();
+  const int reps = std::max(1, int(min_seconds / 5 / std::max(1e-7, gemm_clock() - t_one)));
+  double best = 1e30;
+  for (int r = 0; r < 9; r++) {
+    const double t0 = gemm_clock();
+    for (int i = 0; i < reps; i++) run();
+    best = std::min(best, (gemm_clock() - t0) / reps);
+  }
+  return (a.backward ? 8.0 : 4.0) * B * T * T * C / best / 1e9;
+}
+
 // ---- KV-cached decoding of config M -----------------------------------------------------------
 
 struct DecodeResult {
@@ -320,6 +384,13 @@ int main(int argc, char** argv) {
       kernels::use_backend(backends[k]);
       rnn[i][k] = rnn_gflops(kRnnShapes[i], min_seconds);
     }
+  const size_t n_att = gemm ? std::size(kAttention) : 0;
+  std::vector<std::vector<double>> attn(n_att, std::vector<double>(backends.size()));
+  for (size_t i = 0; i < n_att; i++)
+    for (size_t k = 0; k < backends.size(); k++) {
+      kernels::use_backend(backends[k]);
+      attn[i][k] = attention_gflops(kAttention[i], min_seconds);
+    }
   kernels::use_backend(best_backend);
   // Bandwidth of this many threads, and of one thread, streaming a buffer far larger than the
   // caches; then over a buffer as large as what one decoded token reads (part of it may stay in
@@ -358,6 +429,12 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), rnn[i][k]);
       std::printf("}");
     }
+    std::printf("],\"attention\":[");
+    for (size_t i = 0; i < n_att; i++) {
+      std::printf("%s{\"shape\":\"%s\"", i ? "," : "", kAttention[i].what);
+      for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), attn[i][k]);
+      std::printf("}");
+    }
     std::printf("],\"bandwidth_gbs\":%.2f,\"bandwidth_1thread_gbs\":%.2f,\"bandwidth_token_gbs\":%.2f,", bw, bw1,
                 bw_token);
     std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f,\"cached_reference_tok_s\":%.1f}}\n",
@@ -387,6 +464,13 @@ int main(int argc, char** argv) {
     std::printf("%-44s", kRnnShapes[i].what);
     for (size_t k = 0; k < backends.size(); k++)
       std::printf(" %7.1f (%4.0f%%)", rnn[i][k], 100.0 * rnn[i][k] / (peaks[k] * threads));
+    std::printf("\n");
+  }
+  if (n_att > 0) std::printf("\n%-45s\n", "Attention kernels (GFLOP/s of their products, % of peak)");
+  for (size_t i = 0; i < n_att; i++) {
+    std::printf("%-44s", kAttention[i].what);
+    for (size_t k = 0; k < backends.size(); k++)
+      std::printf(" %7.1f (%4.0f%%)", attn[i][k], 100.0 * attn[i][k] / (peaks[k] * threads));
     std::printf("\n");
   }
   std::printf("\nmemory read bandwidth, streaming 128 MiB: %.1f GB/s with %d thread(s), %.1f GB/s with 1\n", bw, threads,

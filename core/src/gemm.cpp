@@ -359,40 +359,6 @@ constexpr int DNR = DNRV * W;
 // Products small enough for the direct path: B (one KC slice of it) fits in L1 with room.
 inline bool direct_fits(int N, int K) { return int64_t(std::min(K, KC)) * N <= 64 * 128; }
 
-// dst (kc rows, stride ldp) [k][j] = b[j * ldb + k] for j < n: op(B) rows out of a transposed B (attention's
-// K^T), by 4 x 4 blocks in 128-bit vectors (SSE / SIMD128 / NEON alike) instead of one float at a time.
-using v4 = float __attribute__((vector_size(16)));
-inline v4 load4(const float* p) { v4 v; std::memcpy(&v, p, sizeof v); return v; }
-inline void store4(float* p, v4 v) { std::memcpy(p, &v, sizeof v); }
-#if defined(__clang__)
-#define TINYGPT_SHUFFLE4(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
-#else
-#define TINYGPT_SHUFFLE4(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (__attribute__((vector_size(16))) int){i0, i1, i2, i3})
-#endif
-void copy_transposed(float* dst, int ldp, const float* b, int ldb, int kc, int n) {
-  int j = 0;
-  for (; j + 4 <= n; j += 4) {
-    const float* r0 = b + int64_t(j) * ldb;
-    const float* r1 = r0 + ldb;
-    const float* r2 = r1 + ldb;
-    const float* r3 = r2 + ldb;
-    int k = 0;
-    for (; k + 4 <= kc; k += 4) {
-      const v4 a0 = load4(r0 + k), a1 = load4(r1 + k), a2 = load4(r2 + k), a3 = load4(r3 + k);
-      const v4 t0 = TINYGPT_SHUFFLE4(a0, a1, 0, 4, 1, 5), t1 = TINYGPT_SHUFFLE4(a2, a3, 0, 4, 1, 5);  // k, k+1
-      const v4 t2 = TINYGPT_SHUFFLE4(a0, a1, 2, 6, 3, 7), t3 = TINYGPT_SHUFFLE4(a2, a3, 2, 6, 3, 7);  // k+2, k+3
-      store4(dst + int64_t(k) * ldp + j, TINYGPT_SHUFFLE4(t0, t1, 0, 1, 4, 5));
-      store4(dst + int64_t(k + 1) * ldp + j, TINYGPT_SHUFFLE4(t0, t1, 2, 3, 6, 7));
-      store4(dst + int64_t(k + 2) * ldp + j, TINYGPT_SHUFFLE4(t2, t3, 0, 1, 4, 5));
-      store4(dst + int64_t(k + 3) * ldp + j, TINYGPT_SHUFFLE4(t2, t3, 2, 3, 6, 7));
-    }
-    for (; k < kc; k++)
-      for (int jj = 0; jj < 4; jj++) dst[int64_t(k) * ldp + j + jj] = b[int64_t(j + jj) * ldb + k];
-  }
-  for (; j < n; j++)
-    for (int k = 0; k < kc; k++) dst[int64_t(k) * ldp + j] = b[int64_t(j) * ldb + k];
-}
-#undef TINYGPT_SHUFFLE4
 
 template <bool TransA>
 void gemm_direct_impl(const GemmJob& g) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels_isa.h"
+#include "kernels_attention.h"  // the short rows of attention, fused
 #include "kernels_rows.h"  // row_max, exp_shift_sum, scale_row, dot, axpy
 #include "threadpool.h"
 
@@ -346,6 +347,15 @@ void attention_forward_rows(const Attention& a, float* out, float* att, int b, i
   const float* v = q + 2 * C;
   float* att_bh = att + (int64_t(b) * a.NH + h) * T * T;  // (T, T)
   float* out_bh = out + int64_t(b) * T * C + h * HS;      // (T, HS), row stride C
+  if (fused_attention_fits(i1)) {
+    // rows of a few key vectors: the scores and the softmax fused (kernels_attention.h)
+    float* kt = scratch(kAttentionKeys, size_t(HS) * kFusedKeyVectors * W);  // (HS, keys [0, i1)): K^T
+    transpose_keys(kt, k, C3, HS, i1);
+    fused_scores_softmax(att_bh + int64_t(i0) * T, T, q + int64_t(i0) * C3, C3, kt, key_stride(i1), HS, rows,
+                         [&](int r) { return i0 + r + 1; }, nullptr, a.scale);
+    sgemm_serial(false, false, rows, HS, i1, att_bh + int64_t(i0) * T, T, v, C3, out_bh + int64_t(i0) * C, C, false);
+    return;
+  }
   // s_ij = q_i . k_j  for the block's rows and keys [0, i1)
   sgemm_serial(false, true, rows, i1, HS, q + int64_t(i0) * C3, C3, k, C3, att_bh + int64_t(i0) * T, T, false);
   for (int i = i0; i < i1; i++) {
@@ -370,6 +380,15 @@ void attention_backward_rows(const Attention& a, float* dqkv, const float* dout,
   float* dq = dqkv + int64_t(b) * T * C3 + h * HS;
   const float* att_bh = att + (int64_t(b) * a.NH + h) * T * T;  // (T, T)
   const float* dout_bh = dout + int64_t(b) * T * C + h * HS;    // (T, HS), row stride C
+  if (fused_attention_fits(i1)) {
+    // rows of a few key vectors: datt and the softmax's backward fused (kernels_attention.h)
+    float* vt = scratch(kAttentionKeys, size_t(HS) * kFusedKeyVectors * W);  // (HS, keys [0, i1)): V^T
+    transpose_keys(vt, v, C3, HS, i1);
+    fused_softmax_backward(ds + int64_t(i0) * T, T, i1, att_bh + int64_t(i0) * T, T, dout_bh + int64_t(i0) * C, C, vt,
+                           key_stride(i1), HS, rows, [&](int r) { return i0 + r + 1; }, a.scale);
+    sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
+    return;
+  }
   // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j   (datt goes to ds, then ds in place)
   sgemm_serial(false, true, rows, i1, HS, dout_bh + int64_t(i0) * C, C, v, C3, ds + int64_t(i0) * T, T, false);
   // forward: att_i = softmax(scale s_i)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)

@@ -28,7 +28,7 @@ struct KernelTable {
 // Scratch memory, grown on demand and kept. scratch() is per thread; shared_scratch() is one
 // buffer per slot for all threads, resized only by the calling thread before a parallel
 // region uses it.
-enum ThreadScratch { kGemmAPanels, kAttentionRow, kGemmBPanelsSerial, kThreadScratchSlots };
+enum ThreadScratch { kGemmAPanels, kAttentionRow, kAttentionKeys, kGemmBPanelsSerial, kThreadScratchSlots };
 enum SharedScratch { kGemmBPanels, kAttentionDs, kColumnSums, kRnnWeights, kRnnCarry, kSharedScratchSlots };
 float* scratch(ThreadScratch slot, size_t n);
 float* shared_scratch(SharedScratch slot, size_t n);

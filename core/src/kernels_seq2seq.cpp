@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels_attention.h"
 #include "kernels_isa.h"
 #include "kernels_rows.h"
 #include "threadpool.h"
@@ -77,6 +78,8 @@ void mha_forward(float* out, float* att, const float* q, const float* k, const f
   const float scale = 1.0f / std::sqrt(float(HS));
   const int64_t work = int64_t(B) * Tq * Tk * C * 2;
   tp::parallel_for(B * NH, [&](int task_begin, int task_end, int) {
+    // (HS, <= kFusedKeyVectors * W): this head's K^T, zero past the real keys
+    float* kt = fused_attention_fits(Tk) ? scratch(kAttentionKeys, size_t(HS) * kFusedKeyVectors * W) : nullptr;
     for (int task = task_begin; task < task_end; task++) {
       const int b = task / NH, h = task % NH;
       const float* q_bh = q + b * s.q_batch + h * HS;   // (Tq, HS), row stride q_row
@@ -88,6 +91,23 @@ void mha_forward(float* out, float* att, const float* q, const float* k, const f
       const int kend = keys_end(pad_b, Tk);
       // the softmax masks only padding among the real keys (rare: padding is usually all at the end)
       const uint8_t* inner_pad = pad_b && std::any_of(pad_b, pad_b + kend, [](uint8_t p) { return p != 0; }) ? pad_b : nullptr;
+      if (kt) {  // rows of a few key vectors: the scores and the softmax fused (kernels_attention.h)
+        transpose_keys(kt, k_bh, s.kv_row, HS, kend);
+        simd::vi pad_mask[kFusedKeyVectors];
+        if (inner_pad)
+          for (int v = 0; v * W < kend; v++)
+            for (int l = 0; l < W; l++) pad_mask[v][l] = v * W + l < kend && inner_pad[v * W + l] ? -1 : 0;
+        for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
+          const int i1 = std::min(Tq, i0 + kRowBlock), rows = i1 - i0;
+          fused_scores_softmax(att_bh + int64_t(i0) * Tk, Tk, q_bh + int64_t(i0) * s.q_row, s.q_row, kt, key_stride(kend),
+                               HS, rows, [&](int r) { return visible_keys(s, kend, i0 + r); },
+                               inner_pad ? pad_mask : nullptr, scale);
+          // out_i = sum_j att_ij v_j   (kb = 0: a zero product)
+          sgemm_serial(false, false, rows, HS, visible_keys(s, kend, i1 - 1), att_bh + int64_t(i0) * Tk, Tk, v_bh,
+                       s.kv_row, out_bh + int64_t(i0) * C, C, false);
+        }
+        continue;
+      }
       for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
         const int i1 = std::min(Tq, i0 + kRowBlock), rows = i1 - i0;
         const int kb = visible_keys(s, kend, i1 - 1);  // the block's last row sees the most keys
@@ -114,6 +134,8 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
   const int64_t work = int64_t(B) * Tq * Tk * C * 4;
   tp::parallel_for(B * NH, [&](int task_begin, int task_end, int) {
     float* ds = attn_scratch(size_t(Tq) * Tk);  // (Tq, kend): datt, then ds in place
+    // (HS, <= kFusedKeyVectors * W): this head's V^T, zero past the real keys
+    float* vt = fused_attention_fits(Tk) ? scratch(kAttentionKeys, size_t(HS) * kFusedKeyVectors * W) : nullptr;
     for (int task = task_begin; task < task_end; task++) {
       const int b = task / NH, h = task % NH;
       const float* q_bh = q + b * s.q_batch + h * HS;
@@ -127,28 +149,41 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
       const float* dout_bh = dout + int64_t(b) * Tq * C + h * HS;   // (Tq, HS), row stride C
       const int kend = keys_end(pad_b, Tk);
       if (kend == 0) continue;  // no real key: nothing reached the output
-      for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
-        const int i1 = std::min(Tq, i0 + kRowBlock), rows = i1 - i0;
-        const int kb = visible_keys(s, kend, i1 - 1);
-        // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j
-        sgemm_serial(false, true, rows, kb, HS, dout_bh + int64_t(i0) * C, C, v_bh, s.kv_row, ds + int64_t(i0) * kend,
-                     kend, false);
-        // forward: att_i = softmax(scale s_i + mask)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)
-        // (masked and invisible keys have att_ij = 0, so they get no gradient)
-        for (int i = i0; i < i1; i++) {
-          const float* p = att_bh + int64_t(i) * Tk;
-          float* d = ds + int64_t(i) * kend;
-          const int n = visible_keys(s, kend, i);
-          const float dotp = dot(p, d, n);
-          int j = 0;
-          const vf vd = simd::splat(dotp), vs = simd::splat(scale);
-          for (; j + W <= n; j += W) simd::store(d + j, simd::load(p + j) * (simd::load(d + j) - vd) * vs);
-          for (; j < n; j++) d[j] = p[j] * (d[j] - dotp) * scale;
-          std::memset(d + n, 0, size_t(kend - n) * sizeof(float));
+      if (vt) {  // rows of a few key vectors: datt and the softmax's backward fused (kernels_attention.h)
+        transpose_keys(vt, v_bh, s.kv_row, HS, kend);
+        for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
+          const int i1 = std::min(Tq, i0 + kRowBlock), rows = i1 - i0;
+          fused_softmax_backward(ds + int64_t(i0) * kend, kend, kend, att_bh + int64_t(i0) * Tk, Tk,
+                                 dout_bh + int64_t(i0) * C, C, vt, key_stride(kend), HS, rows,
+                                 [&](int r) { return visible_keys(s, kend, i0 + r); }, scale);
+          // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
+          sgemm_serial(false, false, rows, HS, visible_keys(s, kend, i1 - 1), ds + int64_t(i0) * kend, kend, k_bh,
+                       s.kv_row, dq_bh + int64_t(i0) * s.q_row, s.q_row, true);
         }
-        // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
-        sgemm_serial(false, false, rows, HS, kb, ds + int64_t(i0) * kend, kend, k_bh, s.kv_row,
-                     dq_bh + int64_t(i0) * s.q_row, s.q_row, true);
+      } else {
+        for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
+          const int i1 = std::min(Tq, i0 + kRowBlock), rows = i1 - i0;
+          const int kb = visible_keys(s, kend, i1 - 1);
+          // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j
+          sgemm_serial(false, true, rows, kb, HS, dout_bh + int64_t(i0) * C, C, v_bh, s.kv_row, ds + int64_t(i0) * kend,
+                       kend, false);
+          // forward: att_i = softmax(scale s_i + mask)  ->  ds_ij = scale att_ij (datt_ij - sum_k att_ik datt_ik)
+          // (masked and invisible keys have att_ij = 0, so they get no gradient)
+          for (int i = i0; i < i1; i++) {
+            const float* p = att_bh + int64_t(i) * Tk;
+            float* d = ds + int64_t(i) * kend;
+            const int n = visible_keys(s, kend, i);
+            const float dotp = dot(p, d, n);
+            int j = 0;
+            const vf vd = simd::splat(dotp), vs = simd::splat(scale);
+            for (; j + W <= n; j += W) simd::store(d + j, simd::load(p + j) * (simd::load(d + j) - vd) * vs);
+            for (; j < n; j++) d[j] = p[j] * (d[j] - dotp) * scale;
+            std::memset(d + n, 0, size_t(kend - n) * sizeof(float));
+          }
+          // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
+          sgemm_serial(false, false, rows, HS, kb, ds + int64_t(i0) * kend, kend, k_bh, s.kv_row,
+                       dq_bh + int64_t(i0) * s.q_row, s.q_row, true);
+        }
       }
       // Key blocks [j0, j1) collect from every query that can see them (causal: i >= j0 - (Tk - Tq)):
       //   dk_j += sum_i ds_ij q_i,   dv_j += sum_i att_ij dout_i

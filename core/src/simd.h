@@ -25,9 +25,11 @@
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
     defined(__FMA__)
 // GCC 12's AVX-512 intrinsics initialise their "undefined" operands from themselves and trip
-// -Wmaybe-uninitialized wherever they are inlined; the warning is about the header, not us.
+// -Wmaybe-uninitialized (or, fully unrolled, -Wuninitialized) wherever they are inlined; the
+// warning is about the header, not us.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 #define TINYGPT_SIMD_AVX512 1
