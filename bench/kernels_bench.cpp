@@ -289,8 +289,9 @@ double attention_gflops(const AttentionBench& a, double min_seconds) {
   };
   auto run = [&] {
     if (!a.backward) return forward();
-    if (a.gpt) kernels::attention_backward(dqkv.data(), dout.data(), qkv.data(), att.data(), B, T, C, a.NH);
-    else kernels::mha_backward(dq, dk, dv, dout.data(), q, k, v, att.data(), key_pad, s);
+    // written, as a training step's backward does (ops.cpp: the first contribution to dqkv)
+    if (a.gpt) kernels::attention_backward(dqkv.data(), dout.data(), qkv.data(), att.data(), B, T, C, a.NH, false);
+    else kernels::mha_backward(dq, dk, dv, dout.data(), q, k, v, att.data(), key_pad, s, false);
   };
   forward();
   run();  // warm-up

@@ -316,9 +316,14 @@ TEST_CASE("attention forward and backward match the reference for awkward T and 
         require_close(att, att_ref, 1e-6, 1e-5, "att");
         require_close(out, out_ref, 1e-5, 1e-5, "attention out");
         std::vector<float> dqkv = random_vector(qkv.size(), 10), dqkv_ref = dqkv;
-        kernels::attention_backward(dqkv.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
-        kernels::ref::attention_backward(dqkv_ref.data(), dout.data(), qkv.data(), att_ref.data(), B, T, C, NH);
+        kernels::attention_backward(dqkv.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH, true);
+        kernels::ref::attention_backward(dqkv_ref.data(), dout.data(), qkv.data(), att_ref.data(), B, T, C, NH, true);
         require_close(dqkv, dqkv_ref, 1e-5, 1e-4, "dqkv");
+        // written, not added: every element set (the buffer starts as NaN)
+        std::vector<float> w(qkv.size(), NAN), w_ref(qkv.size(), NAN);
+        kernels::attention_backward(w.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH, false);
+        kernels::ref::attention_backward(w_ref.data(), dout.data(), qkv.data(), att_ref.data(), B, T, C, NH, false);
+        require_close(w, w_ref, 1e-5, 1e-4, "dqkv written");
       }
   });
 }
@@ -432,7 +437,7 @@ TEST_CASE("kernels give bit-identical results with one to four threads", "[simd]
     require_thread_independent([&] {
       std::vector<float> out(size_t(N) * C), att(size_t(B) * NH * T * T), dqkv(qkv.size(), 0.0f);
       kernels::attention_forward(out.data(), att.data(), qkv.data(), B, T, C, NH);
-      kernels::attention_backward(dqkv.data(), out.data(), qkv.data(), att.data(), B, T, C, NH);
+      kernels::attention_backward(dqkv.data(), out.data(), qkv.data(), att.data(), B, T, C, NH, true);
       out.insert(out.end(), dqkv.begin(), dqkv.end());
       return out;
     });

@@ -96,19 +96,26 @@ void compare_attention(const AttentionCase& c, const uint8_t* pad) {
   require_close(out, out_ref, 1e-5, 1e-4, "out");
 
   const std::vector<float> dout = random_vector(n_out, 3);
-  std::vector<float> dq(qbuf.size()), dkv(kvbuf.size());
-  std::vector<float> dq_ref(qbuf.size()), dkv_ref(kvbuf.size());
-  if (c.fused) {
-    kernels::mha_backward(dq.data(), dq.data() + C, dq.data() + 2 * C, dout.data(), q, k, v, att_ref.data(), pad, s);
-    kernels::ref::mha_backward(dq_ref.data(), dq_ref.data() + C, dq_ref.data() + 2 * C, dout.data(), q, k, v,
-                               att_ref.data(), pad, s);
-  } else {
-    kernels::mha_backward(dq.data(), dkv.data(), dkv.data() + C, dout.data(), q, k, v, att_ref.data(), pad, s);
-    kernels::ref::mha_backward(dq_ref.data(), dkv_ref.data(), dkv_ref.data() + C, dout.data(), q, k, v,
-                               att_ref.data(), pad, s);
+  // added to what the buffers hold (random), then written over them (NaN: every element must be set)
+  for (bool accumulate : {true, false}) {
+    INFO("accumulate " << accumulate);
+    std::vector<float> dq = accumulate ? random_vector(qbuf.size(), 4) : std::vector<float>(qbuf.size(), NAN);
+    std::vector<float> dkv = accumulate ? random_vector(kvbuf.size(), 5) : std::vector<float>(kvbuf.size(), NAN);
+    std::vector<float> dq_ref = dq, dkv_ref = dkv;
+    if (c.fused) {
+      kernels::mha_backward(dq.data(), dq.data() + C, dq.data() + 2 * C, dout.data(), q, k, v, att_ref.data(), pad, s,
+                            accumulate);
+      kernels::ref::mha_backward(dq_ref.data(), dq_ref.data() + C, dq_ref.data() + 2 * C, dout.data(), q, k, v,
+                                 att_ref.data(), pad, s, accumulate);
+    } else {
+      kernels::mha_backward(dq.data(), dkv.data(), dkv.data() + C, dout.data(), q, k, v, att_ref.data(), pad, s,
+                            accumulate);
+      kernels::ref::mha_backward(dq_ref.data(), dkv_ref.data(), dkv_ref.data() + C, dout.data(), q, k, v,
+                                 att_ref.data(), pad, s, accumulate);
+    }
+    require_close(dq, dq_ref, 1e-5, 1e-4, "dq (and dk, dv when fused)");
+    require_close(dkv, dkv_ref, 1e-5, 1e-4, "dk, dv");
   }
-  require_close(dq, dq_ref, 1e-5, 1e-4, "dq (and dk, dv when fused)");
-  require_close(dkv, dkv_ref, 1e-5, 1e-4, "dk, dv");
 }
 
 }  // namespace
@@ -173,7 +180,7 @@ TEST_CASE("a query whose keys are all padding gets zero weights and output, not 
     std::vector<float> dq(q.size(), 0.0f), dkv(kv.size(), 0.0f);
     const std::vector<float> dout = random_vector(out.size(), 3);
     kernels::mha_backward(dq.data(), dkv.data(), dkv.data() + s.C, dout.data(), q.data(), kv.data(), kv.data() + s.C,
-                          att.data(), pad.data(), s);
+                          att.data(), pad.data(), s, true);
     for (int i = 0; i < s.Tq * s.C; i++) CHECK(dq[size_t(i)] == 0.0f);
     for (float x : dq) CHECK(std::isfinite(x));
     for (float x : dkv) CHECK(std::isfinite(x));
@@ -242,7 +249,7 @@ TEST_CASE("masked attention gives bit-identical results with one and two threads
     const float* q = qkv.data();
     kernels::mha_forward(out.data(), att.data(), q, q + s.C, q + 2 * s.C, pad.data(), s);
     kernels::mha_backward(dqkv.data(), dqkv.data() + s.C, dqkv.data() + 2 * s.C, dout.data(), q, q + s.C, q + 2 * s.C,
-                          att.data(), pad.data(), s);
+                          att.data(), pad.data(), s, false);
     out.insert(out.end(), att.begin(), att.end());
     out.insert(out.end(), dqkv.begin(), dqkv.end());
     return out;

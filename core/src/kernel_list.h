@@ -90,10 +90,12 @@ TINYGPT_KERNEL(void, crossentropy_backward,
 // out (B, T, C): out_i = sum_j att_ij v_j, heads side by side
 TINYGPT_KERNEL(void, attention_forward, (float* out, float* att, const float* qkv, int B, int T, int C, int NH),
                (out, att, qkv, B, T, C, NH))
-// dqkv (B, T, 3C) += gradient through the attention given dout (B, T, C)
+// dqkv (B, T, 3C) += gradient through the attention given dout (B, T, C); = (every element
+// written, the buffer's old values never read) when accumulate is false
 TINYGPT_KERNEL(void, attention_backward,
-               (float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C, int NH),
-               (dqkv, dout, qkv, att, B, T, C, NH))
+               (float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C, int NH,
+                bool accumulate),
+               (dqkv, dout, qkv, att, B, T, C, NH, accumulate))
 // Decoding n new positions p0 .. p0+n-1 against a KV cache (generation):
 // q from qkv (n, 3C); keys and values of positions 0 .. p0+n-1 in k_cache, v_cache (T, C).
 // out (n, C): out_i = sum_{j <= p0+i} softmax_j(q_i . k_j / sqrt(HS)) v_j per head
@@ -134,11 +136,12 @@ TINYGPT_KERNEL(void, mha_forward,
                 const AttentionShape& s),
                (out, att, q, k, v, key_pad, s))
 // dq (laid out like q) += ..., dk, dv (laid out like k, v) += ... given dout (B, Tq, C) and the
-// forward's att. Requires kv_batch != 0 (keys owned by one batch element each).
+// forward's att; = when accumulate is false (every element of the heads' slices written, masked
+// and padding keys' rows with 0). Requires kv_batch != 0 (keys owned by one batch element each).
 TINYGPT_KERNEL(void, mha_backward,
                (float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
-                const float* att, const uint8_t* key_pad, const AttentionShape& s),
-               (dq, dk, dv, dout, q, k, v, att, key_pad, s))
+                const float* att, const uint8_t* key_pad, const AttentionShape& s, bool accumulate),
+               (dq, dk, dv, dout, q, k, v, att, key_pad, s, accumulate))
 // ReLU: out (n) = max(x, 0);  backward: dinp (n) += dout where inp > 0
 TINYGPT_KERNEL(void, relu_forward, (float* out, const float* inp, int64_t n), (out, inp, n))
 TINYGPT_KERNEL(void, relu_backward, (float* dinp, const float* inp, const float* dout, int64_t n), (dinp, inp, dout, n))

@@ -331,6 +331,7 @@ struct Attention {
   const float* qkv;  // (B, T, 3C)
   int B, T, C, NH, HS, C3;
   float scale;       // 1 / sqrt(HS)
+  bool accumulate = true;  // backward: add to dqkv, or write it (each element gets one product)
   Attention(const float* qkv_, int B_, int T_, int C_, int NH_)
       : qkv(qkv_), B(B_), T(T_), C(C_), NH(NH_), HS(C_ / NH_), C3(3 * C_), scale(1.0f / std::sqrt(float(C_ / NH_))) {}
   int blocks() const { return (T + kRowBlock - 1) / kRowBlock; }
@@ -386,7 +387,7 @@ void attention_backward_rows(const Attention& a, float* dqkv, const float* dout,
     transpose_keys(vt, v, C3, HS, i1);
     fused_softmax_backward(ds + int64_t(i0) * T, T, i1, att_bh + int64_t(i0) * T, T, dout_bh + int64_t(i0) * C, C, vt,
                            key_stride(i1), HS, rows, [&](int r) { return i0 + r + 1; }, a.scale);
-    sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
+    sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, a.accumulate);
     return;
   }
   // forward: out_i = sum_j att_ij v_j  ->  datt_ij = dout_i . v_j   (datt goes to ds, then ds in place)
@@ -404,7 +405,7 @@ void attention_backward_rows(const Attention& a, float* dqkv, const float* dout,
     std::memset(d + n, 0, size_t(i1 - n) * sizeof(float));  // masked: no gradient
   }
   // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
-  sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, true);
+  sgemm_serial(false, false, rows, HS, i1, ds + int64_t(i0) * T, T, k, C3, dq + int64_t(i0) * C3, C3, a.accumulate);
 }
 
 // Backward, keys [j0, j0 + kRowBlock) of head (b, h): dk and dv, from the ds rows of every query
@@ -419,9 +420,9 @@ void attention_backward_keys(const Attention& a, float* dqkv, const float* dout,
   const float* att_bh = att + (int64_t(b) * a.NH + h) * T * T;
   const float* dout_bh = dout + int64_t(b) * T * C + h * HS;
   sgemm_serial(true, false, cols, HS, nq, ds + int64_t(j0) * T + j0, T, q + int64_t(j0) * C3, C3,
-               dk + int64_t(j0) * C3, C3, true);
+               dk + int64_t(j0) * C3, C3, a.accumulate);
   sgemm_serial(true, false, cols, HS, nq, att_bh + int64_t(j0) * T + j0, T, dout_bh + int64_t(j0) * C, C,
-               dv + int64_t(j0) * C3, C3, true);
+               dv + int64_t(j0) * C3, C3, a.accumulate);
 }
 }  // namespace
 
@@ -445,8 +446,9 @@ void attention_forward(float* out, float* att, const float* qkv, int B, int T, i
 }
 
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C,
-                        int NH) {
-  const Attention a(qkv, B, T, C, NH);
+                        int NH, bool accumulate) {
+  Attention a(qkv, B, T, C, NH);
+  a.accumulate = accumulate;
   const int blocks = a.blocks();
   const int64_t work = int64_t(B) * NH * T * T * a.HS;
   if (a.per_head()) {

@@ -1,5 +1,6 @@
 // kernels_ref.cpp — plain scalar loops, one per kernel: the reference every fast kernel is
 // tested against. Written for clarity: each loop reads like the equation in kernels.h.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -201,8 +202,9 @@ void attention_forward(float* out, float* att, const float* qkv, int B, int T, i
 }
 
 void attention_backward(float* dqkv, const float* dout, const float* qkv, const float* att, int B, int T, int C,
-                        int NH) {
+                        int NH, bool accumulate) {
   const int HS = C / NH;
+  if (!accumulate) std::fill(dqkv, dqkv + int64_t(B) * T * 3 * C, 0.0f);
   const float scale = 1.0f / std::sqrt(float(HS));
   std::vector<float> datt(T);
   for (int b = 0; b < B; b++)

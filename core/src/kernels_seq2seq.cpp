@@ -128,7 +128,7 @@ void mha_forward(float* out, float* att, const float* q, const float* k, const f
 }
 
 void mha_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
-                  const float* att, const uint8_t* key_pad, const AttentionShape& s) {
+                  const float* att, const uint8_t* key_pad, const AttentionShape& s, bool accumulate) {
   const int B = s.B, Tq = s.Tq, Tk = s.Tk, C = s.C, NH = s.NH, HS = C / NH;
   const float scale = 1.0f / std::sqrt(float(HS));
   const int64_t work = int64_t(B) * Tq * Tk * C * 4;
@@ -148,7 +148,19 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
       const float* att_bh = att + int64_t(task) * Tq * Tk;          // (Tq, Tk)
       const float* dout_bh = dout + int64_t(b) * Tq * C + h * HS;   // (Tq, HS), row stride C
       const int kend = keys_end(pad_b, Tk);
-      if (kend == 0) continue;  // no real key: nothing reached the output
+      // Writing (accumulate false): rows that get no product are set to 0 here; the products
+      // write the rest, each element once: dq's rows one block's product each, dk's and dv's
+      // rows one key block's product each.
+      auto zero_rows = [&](float* x, int row, int first, int last) {
+        if (!accumulate)
+          for (int i = first; i < last; i++) std::memset(x + int64_t(i) * row, 0, size_t(HS) * sizeof(float));
+      };
+      zero_rows(dk_bh, s.kv_row, kend, Tk);  // padding after the last real key: no gradient
+      zero_rows(dv_bh, s.kv_row, kend, Tk);
+      if (kend == 0) {  // no real key: nothing reached the output
+        zero_rows(dq_bh, s.q_row, 0, Tq);
+        continue;
+      }
       if (vt) {  // rows of a few key vectors: datt and the softmax's backward fused (kernels_attention.h)
         transpose_keys(vt, v_bh, s.kv_row, HS, kend);
         for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
@@ -158,7 +170,7 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
                                  [&](int r) { return visible_keys(s, kend, i0 + r); }, scale);
           // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
           sgemm_serial(false, false, rows, HS, visible_keys(s, kend, i1 - 1), ds + int64_t(i0) * kend, kend, k_bh,
-                       s.kv_row, dq_bh + int64_t(i0) * s.q_row, s.q_row, true);
+                       s.kv_row, dq_bh + int64_t(i0) * s.q_row, s.q_row, accumulate);
         }
       } else {
         for (int i0 = 0; i0 < Tq; i0 += kRowBlock) {
@@ -182,7 +194,7 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
           }
           // forward: s_ij = q_i . k_j  ->  dq_i += sum_j ds_ij k_j
           sgemm_serial(false, false, rows, HS, kb, ds + int64_t(i0) * kend, kend, k_bh, s.kv_row,
-                       dq_bh + int64_t(i0) * s.q_row, s.q_row, true);
+                       dq_bh + int64_t(i0) * s.q_row, s.q_row, accumulate);
         }
       }
       // Key blocks [j0, j1) collect from every query that can see them (causal: i >= j0 - (Tk - Tq)):
@@ -190,11 +202,15 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
       for (int j0 = 0; j0 < kend; j0 += kRowBlock) {
         const int j1 = std::min(kend, j0 + kRowBlock), cols = j1 - j0;
         const int i_first = s.causal ? std::max(0, j0 - (Tk - Tq)) : 0, nq = Tq - i_first;
-        if (nq <= 0) continue;
+        if (nq <= 0) {  // no query sees these keys
+          zero_rows(dk_bh, s.kv_row, j0, j1);
+          zero_rows(dv_bh, s.kv_row, j0, j1);
+          continue;
+        }
         sgemm_serial(true, false, cols, HS, nq, ds + int64_t(i_first) * kend + j0, kend, q_bh + int64_t(i_first) * s.q_row,
-                     s.q_row, dk_bh + int64_t(j0) * s.kv_row, s.kv_row, true);
+                     s.q_row, dk_bh + int64_t(j0) * s.kv_row, s.kv_row, accumulate);
         sgemm_serial(true, false, cols, HS, nq, att_bh + int64_t(i_first) * Tk + j0, Tk, dout_bh + int64_t(i_first) * C,
-                     C, dv_bh + int64_t(j0) * s.kv_row, s.kv_row, true);
+                     C, dv_bh + int64_t(j0) * s.kv_row, s.kv_row, accumulate);
       }
     }
   }, work);

@@ -1,6 +1,7 @@
 // kernels_seq2seq_ref.cpp — plain scalar loops for the encoder-decoder's kernels
 // (kernels_seq2seq.cpp): the reference the fast versions are tested against. Each loop reads
 // like the equation in kernels.h; the mask is literally -inf added to the score.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -49,8 +50,16 @@ void mha_forward(float* out, float* att, const float* q, const float* k, const f
 }
 
 void mha_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k, const float* v,
-                  const float* att, const uint8_t* key_pad, const AttentionShape& s) {
+                  const float* att, const uint8_t* key_pad, const AttentionShape& s, bool accumulate) {
   const int HS = s.C / s.NH;
+  if (!accumulate)
+    for (int b = 0; b < s.B; b++) {
+      for (int i = 0; i < s.Tq; i++) std::fill_n(dq + b * s.q_batch + int64_t(i) * s.q_row, s.C, 0.0f);
+      for (int j = 0; j < s.Tk; j++) {
+        std::fill_n(dk + b * s.kv_batch + int64_t(j) * s.kv_row, s.C, 0.0f);
+        std::fill_n(dv + b * s.kv_batch + int64_t(j) * s.kv_row, s.C, 0.0f);
+      }
+    }
   const float scale = 1.0f / std::sqrt(float(HS));
   std::vector<float> datt(size_t(s.Tk));
   for (int b = 0; b < s.B; b++)

@@ -284,7 +284,9 @@ Tensor causal_attention(Arena& arena, const Tensor& qkv, int n_head, Tensor* att
   if (att_probs) *att_probs = att;
   if (wants_grad(qkv)) {
     attach(arena, out, "causal_attention", {qkv}, [=] {
-      kernels::attention_backward(qkv.grad(), out.grad(), qkv.data(), att.data(), B, T, C, n_head);
+      bool overwrite;  // the first contribution to dqkv: written, not added to a zeroed buffer
+      float* dqkv = grad_to_write(qkv, &overwrite);
+      kernels::attention_backward(dqkv, out.grad(), qkv.data(), att.data(), B, T, C, n_head, !overwrite);
     });
   }
   return out;
@@ -327,9 +329,13 @@ const uint8_t* copy_mask(Arena& arena, const uint8_t* mask, int64_t n) {
   return dst;
 }
 
-// a gradient buffer for an input that does not want one (the kernel writes all three)
-float* grad_or_sink(Arena& arena, const Tensor& t) {
-  return grad_of(t) ? t.grad() : arena.alloc_zeros(t.numel());
+// The gradient buffer of an input that the kernel writes whole (mha_backward writes q's, k's and
+// v's at once): *unset when it holds no contribution yet, as grad_to_write; an input that does not
+// want a gradient gets a scratch buffer, unset as well.
+float* grad_or_sink(Arena& arena, const Tensor& t, bool* unset) {
+  if (grad_of(t)) return grad_to_write(t, unset);
+  *unset = true;
+  return arena.alloc_floats(t.numel());
 }
 }  // namespace
 
@@ -354,8 +360,10 @@ Tensor masked_attention(Arena& arena, const Tensor& qkv, int n_head, const Atten
   if (wants_grad(qkv)) {
     attach(arena, out, "masked_attention", {qkv}, [=] {
       const float* x = qkv.data();
-      float* dx = qkv.grad();
-      kernels::mha_backward(dx, dx + s.C, dx + 2 * s.C, out.grad(), x, x + s.C, x + 2 * s.C, att.data(), pad, s);
+      bool overwrite;  // the first contribution to dqkv: written, not added to a zeroed buffer
+      float* dx = grad_to_write(qkv, &overwrite);
+      kernels::mha_backward(dx, dx + s.C, dx + 2 * s.C, out.grad(), x, x + s.C, x + 2 * s.C, att.data(), pad, s,
+                            !overwrite);
     });
   }
   return out;
@@ -385,10 +393,15 @@ Tensor cross_attention(Arena& arena, const Tensor& q, const Tensor& kv, int n_he
   if (any_wants_grad({q, kv})) {
     Arena* ar = &arena;
     attach(arena, out, "cross_attention", {q, kv}, [=] {
-      float* dq = grad_or_sink(*ar, q);
-      float* dkv = grad_or_sink(*ar, kv);
+      bool q_unset, kv_unset;
+      float* dq = grad_or_sink(*ar, q, &q_unset);
+      float* dkv = grad_or_sink(*ar, kv, &kv_unset);
+      // both first contributions: written; else added, after zeroing the one that was unset
+      const bool overwrite = q_unset && kv_unset;
+      if (!overwrite && q_unset) std::memset(dq, 0, size_t(q.numel()) * sizeof(float));
+      if (!overwrite && kv_unset) std::memset(dkv, 0, size_t(kv.numel()) * sizeof(float));
       const float* x = kv.data();
-      kernels::mha_backward(dq, dkv, dkv + s.C, out.grad(), q.data(), x, x + s.C, att.data(), pad, s);
+      kernels::mha_backward(dq, dkv, dkv + s.C, out.grad(), q.data(), x, x + s.C, att.data(), pad, s, !overwrite);
     });
   }
   return out;

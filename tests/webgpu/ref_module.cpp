@@ -93,7 +93,7 @@ val crossentropy(const val& logits, const val& targets, int N, int V, float dlos
 val attention(const val& qkv, const val& dout, int B, int T, int C, int NH) {
   std::vector<float> x = f32(qkv), dy = f32(dout), o(size_t(B) * T * C), att(size_t(B) * NH * T * T), dx(x.size());
   kernels::ref::attention_forward(o.data(), att.data(), x.data(), B, T, C, NH);
-  kernels::ref::attention_backward(dx.data(), dy.data(), x.data(), att.data(), B, T, C, NH);
+  kernels::ref::attention_backward(dx.data(), dy.data(), x.data(), att.data(), B, T, C, NH, true);
   val r = val::object();
   r.set("out", out(o));
   r.set("att", out(att));
@@ -117,7 +117,7 @@ val mha(const val& qv, const val& kvv, const val& pad, const val& doutv, int B, 
   const uint8_t* m = mask.empty() ? nullptr : mask.data();
   kernels::ref::mha_forward(o.data(), att.data(), q.data() + q_off, kv.data() + k_off, kv.data() + v_off, m, s);
   kernels::ref::mha_backward(dq.data() + q_off, dkv.data() + k_off, dkv.data() + v_off, dy.data(), q.data() + q_off,
-                             kv.data() + k_off, kv.data() + v_off, att.data(), m, s);
+                             kv.data() + k_off, kv.data() + v_off, att.data(), m, s, true);
   val r = val::object();
   r.set("out", out(o));
   r.set("att", out(att));
