@@ -164,6 +164,21 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
   store_ragged(tile, TN, C, ldc, accumulate, mr, nr, bias);
 }
 
+// A panel's tile, narrowed to the vectors its columns need: the last panel of a product whose N is
+// not a multiple of NR (the translator's logits, 259 = 4 x 64 + 3 columns) computed a whole
+// MR x NR tile for its few columns; it reads the first TR vectors of the same packed rows, with
+// the same operations per element (the same bits).
+template <bool TransA, int TM, int TR = 1>
+inline void panel_kernel(int kc, const float* a, int lda, const float* b, int ldb, float* C, int ldc, bool accumulate,
+                         int mr, int nr, const float* bias = nullptr) {
+  if constexpr (TR < NRV) {
+    if (nr <= TR * W) return direct_kernel<TransA, TM, TR>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+    return panel_kernel<TransA, TM, TR + 1>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+  } else {
+    return direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+  }
+}
+
 // Whether the threaded path packs A (the GotoBLAS way) or reads it in place. In place, the
 // micro-kernel broadcasts op(A)(i, k) from the MR rows (or, transposed, from one row) of the
 // stored A, which the rows of a linear layer's products (a few hundred, K up to 512) keep in
@@ -266,9 +281,9 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
           for (int r = 0; r < mr; r++)
             for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
           if (g.transA)
-            direct_kernel<true, MR, NRV>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
+            panel_kernel<true, MR>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
           else
-            direct_kernel<false, MR, NRV>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
+            panel_kernel<false, MR>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
         }
       }
     }
@@ -291,7 +306,7 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
         const int mr = std::min(MR, mc - ir);
         // a packed panel [k][MR] is op(A)^T stored with a row stride of MR: the in-place kernel's
         // transposed read, with the same operations (rows past mr are computed, never stored)
-        direct_kernel<true, MR, NRV>(g.kc, pa + ir * g.kc, MR, pb, NR, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc,
+        panel_kernel<true, MR>(g.kc, pa + ir * g.kc, MR, pb, NR, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc,
                                      g.accumulate, mr, nr);
       }
     }
