@@ -167,16 +167,22 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
 // A panel's tile, narrowed to the vectors its columns need: the last panel of a product whose N is
 // not a multiple of NR (the translator's logits, 259 = 4 x 64 + 3 columns) computed a whole
 // MR x NR tile for its few columns; it reads the first TR vectors of the same packed rows, with
-// the same operations per element (the same bits).
+// the same operations per element (the same bits). Out of line: with the narrow kernels inlined
+// beside the full one, the SIMD128 build's transposed products ran ~20% slower (kernels_bench).
 template <bool TransA, int TM, int TR = 1>
-inline void panel_kernel(int kc, const float* a, int lda, const float* b, int ldb, float* C, int ldc, bool accumulate,
-                         int mr, int nr, const float* bias = nullptr) {
-  if constexpr (TR < NRV) {
-    if (nr <= TR * W) return direct_kernel<TransA, TM, TR>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
-    return panel_kernel<TransA, TM, TR + 1>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
-  } else {
-    return direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+__attribute__((noinline)) void narrow_panel(int kc, const float* a, int lda, const float* b, int ldb, float* C, int ldc,
+                                            bool accumulate, int mr, int nr, const float* bias) {
+  if constexpr (TR + 1 < NRV) {
+    if (nr > TR * W) return narrow_panel<TransA, TM, TR + 1>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
   }
+  direct_kernel<TransA, TM, TR>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+}
+template <bool TransA, int TM>
+__attribute__((always_inline)) inline void panel_kernel(int kc, const float* a, int lda, const float* b, int ldb, float* C,
+                                                        int ldc, bool accumulate, int mr, int nr,
+                                                        const float* bias = nullptr) {
+  if (NRV == 1 || nr > (NRV - 1) * W) direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+  else if constexpr (NRV > 1) narrow_panel<TransA, TM>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
 }
 
 // Whether the threaded path packs A (the GotoBLAS way) or reads it in place. In place, the
