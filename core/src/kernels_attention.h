@@ -10,7 +10,8 @@
 //             chains side by side), masks as lane comparisons, each weight row stored once;
 //   backward: datt = dout V^T the same way, then ds = scale p (datt - p . datt).
 // The forward does the unfused path's operations (the product's multiply-adds in the same order,
-// then scale, max, exp, the same sum, 1/sum): the same bits. The backward's p . datt is one vector
+// then scale, max, exp, the same sum, 1/sum): the same bits, except in a block of fewer than 4
+// query rows (T = 33's last), whose scores the unfused GEMM summed as dot products. The backward's p . datt is one vector
 // dot over the row's whole key vectors (0 past its keys), where the unfused path's dot takes the
 // vectors, then a scalar tail: results agree to rounding. Neither depends on the thread count.
 //
