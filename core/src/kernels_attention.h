@@ -55,6 +55,26 @@ struct KeyVectors {  // a compile-time count of key vectors (no std:: templates 
   static constexpr int value = N;
 };
 
+// acc[r] (KV vectors of keys) = sum_d x_r[d] * kt[d][0, KV * W): rows r < G of x (row stride ldx;
+// rows past `rows` repeat the last one), against a transposed K or V (HS rows of stride ldk), by
+// broadcasts of x: the multiply-adds of the GEMM's direct kernel, in its order.
+template <int G, int KV>
+inline void rows_times_keys(simd::vf (&acc)[G][KV], const float* x, int ldx, int rows, const float* kt, int ldk, int HS) {
+  using simd::vf;
+  const float* xr[G];
+  for (int r = 0; r < G; r++) xr[r] = x + int64_t(std::min(r, rows - 1)) * ldx;
+  for (int r = 0; r < G; r++)
+    for (int v = 0; v < KV; v++) acc[r][v] = simd::zero();
+  for (int d = 0; d < HS; d++) {
+    vf kd[KV];
+    for (int v = 0; v < KV; v++) kd[v] = simd::load(kt + int64_t(d) * ldk + v * simd::W);
+    for (int r = 0; r < G; r++) {
+      const vf a = simd::splat(xr[r][d]);
+      for (int v = 0; v < KV; v++) acc[r][v] = simd::fma(a, kd[v], acc[r][v]);
+    }
+  }
+}
+
 // Rows [0, rows) (rows <= group_rows<KV>()) of att (row stride Tk, written over [0, Tk)): the
 // masked softmax of scale * q_i . k_j over keys [0, visible[r]) that are not padding (pad_mask:
 // KV vectors, all-ones lanes on padding, or null), exactly 0 elsewhere. kt: K^T, row stride ldk,
@@ -66,19 +86,8 @@ __attribute__((noinline)) void scores_softmax(float* att, int Tk, const float* q
   using simd::vf;
   using simd::W;
   constexpr int G = group_rows<KV>();
-  const float* qr[G];
-  for (int r = 0; r < G; r++) qr[r] = q + int64_t(std::min(r, rows - 1)) * q_row;
   vf acc[G][KV];  // (G, KV * W): the scores
-  for (int r = 0; r < G; r++)
-    for (int v = 0; v < KV; v++) acc[r][v] = simd::zero();
-  for (int d = 0; d < HS; d++) {
-    vf kd[KV];
-    for (int v = 0; v < KV; v++) kd[v] = simd::load(kt + int64_t(d) * ldk + v * W);
-    for (int r = 0; r < G; r++) {
-      const vf a = simd::splat(qr[r][d]);
-      for (int v = 0; v < KV; v++) acc[r][v] = simd::fma(a, kd[v], acc[r][v]);
-    }
-  }
+  rows_times_keys<G, KV>(acc, q, q_row, rows, kt, ldk, HS);
   simd::vi lane;
   for (int l = 0; l < W; l++) lane[l] = l;
   const vf vscale = simd::splat(scale), neg_inf = simd::splat(-INFINITY);
@@ -128,19 +137,8 @@ __attribute__((noinline)) void softmax_backward_rows(float* ds, int ld_ds, int w
   using simd::vf;
   using simd::W;
   constexpr int G = group_rows<KV>();
-  const float* dr[G];
-  for (int r = 0; r < G; r++) dr[r] = dout + int64_t(std::min(r, rows - 1)) * ld_dout;
   vf acc[G][KV];  // (G, KV * W): datt
-  for (int r = 0; r < G; r++)
-    for (int v = 0; v < KV; v++) acc[r][v] = simd::zero();
-  for (int d = 0; d < HS; d++) {
-    vf vd[KV];
-    for (int v = 0; v < KV; v++) vd[v] = simd::load(vt + int64_t(d) * ldv + v * W);
-    for (int r = 0; r < G; r++) {
-      const vf a = simd::splat(dr[r][d]);
-      for (int v = 0; v < KV; v++) acc[r][v] = simd::fma(a, vd[v], acc[r][v]);
-    }
-  }
+  rows_times_keys<G, KV>(acc, dout, ld_dout, rows, vt, ldv, HS);
   simd::vi lane;
   for (int l = 0; l < W; l++) lane[l] = l;
   vf p[G][KV];
