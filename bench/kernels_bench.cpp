@@ -61,6 +61,24 @@ double gemm_clock() {
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
 
+// Seconds per call of run(): one warm-up call (packing buffers, caches, JIT tier-up), then
+// `samples` short samples of enough calls for min_seconds / 5 each; the best one, the least
+// disturbed by other processes.
+template <class F>
+double best_seconds(F&& run, double min_seconds, int samples) {
+  run();
+  const double t_one = gemm_clock();
+  run();
+  const int reps = std::max(1, int(min_seconds / 5 / std::max(1e-7, gemm_clock() - t_one)));
+  double best = 1e30;
+  for (int r = 0; r < samples; r++) {
+    const double t0 = gemm_clock();
+    for (int i = 0; i < reps; i++) run();
+    best = std::min(best, (gemm_clock() - t0) / reps);
+  }
+  return best;
+}
+
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
   std::string cur;
@@ -203,16 +221,7 @@ double rnn_gflops(const RnnShape& s, double min_seconds) {
                           s.cell, s.B, s.T, s.H);
   };
   forward();
-  run();  // warm-up
-  double best = 1e30;
-  const double t_one = gemm_clock();
-  run();
-  const int reps = std::max(1, int(min_seconds / 5 / std::max(1e-7, gemm_clock() - t_one)));
-  for (int r = 0; r < 9; r++) {
-    const double t0 = gemm_clock();
-    for (int i = 0; i < reps; i++) run();
-    best = std::min(best, (gemm_clock() - t0) / reps);
-  }
+  const double best = best_seconds(run, min_seconds, 9);
   return 2.0 * double(N) * GH * s.H / best / 1e9;
 }
 
@@ -228,17 +237,7 @@ double gemm_gflops(const Shape& s, bool reference, double min_seconds) {
     else
       kernels::sgemm(s.transA, s.transB, s.M, s.N, s.K, A.data(), lda, B.data(), ldb, C.data(), s.N, false);
   };
-  run();  // warm-up: packing buffers, caches, JIT tier-up
-  const double t_one = gemm_clock();
-  run();
-  // several short samples, the best one: the least disturbed by other processes
-  const int reps = std::max(1, int(min_seconds / 5 / std::max(1e-7, gemm_clock() - t_one)));
-  double best = 1e30;
-  for (int r = 0; r < 15; r++) {
-    const double t0 = gemm_clock();
-    for (int i = 0; i < reps; i++) run();
-    best = std::min(best, (gemm_clock() - t0) / reps);
-  }
+  const double best = best_seconds(run, min_seconds, 15);
   return 2.0 * s.M * s.N * s.K / best / 1e9;
 }
 
@@ -294,16 +293,7 @@ double attention_gflops(const AttentionBench& a, double min_seconds) {
     else kernels::mha_backward(dq, dk, dv, dout.data(), q, k, v, att.data(), key_pad, s, false);
   };
   forward();
-  run();  // warm-up
-  const double t_one = gemm_clock();
-  run();
-  const int reps = std::max(1, int(min_seconds / 5 / std::max(1e-7, gemm_clock() - t_one)));
-  double best = 1e30;
-  for (int r = 0; r < 9; r++) {
-    const double t0 = gemm_clock();
-    for (int i = 0; i < reps; i++) run();
-    best = std::min(best, (gemm_clock() - t0) / reps);
-  }
+  const double best = best_seconds(run, min_seconds, 9);
   return (a.backward ? 8.0 : 4.0) * B * T * T * C / best / 1e9;
 }
 
@@ -378,20 +368,19 @@ int main(int argc, char** argv) {
       gf[i][k] = gemm_gflops(s, false, min_seconds);
     }
   }
-  const size_t n_rnn = gemm ? std::size(kRnnShapes) : 0;
-  std::vector<std::vector<double>> rnn(n_rnn, std::vector<double>(backends.size()));
-  for (size_t i = 0; i < n_rnn; i++)
-    for (size_t k = 0; k < backends.size(); k++) {
-      kernels::use_backend(backends[k]);
-      rnn[i][k] = rnn_gflops(kRnnShapes[i], min_seconds);
-    }
-  const size_t n_att = gemm ? std::size(kAttention) : 0;
-  std::vector<std::vector<double>> attn(n_att, std::vector<double>(backends.size()));
-  for (size_t i = 0; i < n_att; i++)
-    for (size_t k = 0; k < backends.size(); k++) {
-      kernels::use_backend(backends[k]);
-      attn[i][k] = attention_gflops(kAttention[i], min_seconds);
-    }
+  // table[i][k]: f(i), row i of a table, with backend k
+  auto per_backend = [&](size_t rows, auto&& f) {
+    std::vector<std::vector<double>> table(rows, std::vector<double>(backends.size()));
+    for (size_t i = 0; i < rows; i++)
+      for (size_t k = 0; k < backends.size(); k++) {
+        kernels::use_backend(backends[k]);
+        table[i][k] = f(i);
+      }
+    return table;
+  };
+  const size_t n_rnn = gemm ? std::size(kRnnShapes) : 0, n_att = gemm ? std::size(kAttention) : 0;
+  const auto rnn = per_backend(n_rnn, [&](size_t i) { return rnn_gflops(kRnnShapes[i], min_seconds); });
+  const auto attn = per_backend(n_att, [&](size_t i) { return attention_gflops(kAttention[i], min_seconds); });
   kernels::use_backend(best_backend);
   // Bandwidth of this many threads, and of one thread, streaming a buffer far larger than the
   // caches; then over a buffer as large as what one decoded token reads (part of it may stay in
@@ -424,18 +413,18 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), gf[i][k]);
       std::printf("}");
     }
+    // rows of {"shape": name(i), backend: GFLOP/s, ...}
+    auto json_rows = [&](const std::vector<std::vector<double>>& table, auto&& name) {
+      for (size_t i = 0; i < table.size(); i++) {
+        std::printf("%s{\"shape\":\"%s\"", i ? "," : "", name(i));
+        for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), table[i][k]);
+        std::printf("}");
+      }
+    };
     std::printf("],\"rnn\":[");
-    for (size_t i = 0; i < n_rnn; i++) {
-      std::printf("%s{\"shape\":\"%s\"", i ? "," : "", kRnnShapes[i].what);
-      for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), rnn[i][k]);
-      std::printf("}");
-    }
+    json_rows(rnn, [](size_t i) { return kRnnShapes[i].what; });
     std::printf("],\"attention\":[");
-    for (size_t i = 0; i < n_att; i++) {
-      std::printf("%s{\"shape\":\"%s\"", i ? "," : "", kAttention[i].what);
-      for (size_t k = 0; k < backends.size(); k++) std::printf(",\"%s\":%.2f", backends[k].c_str(), attn[i][k]);
-      std::printf("}");
-    }
+    json_rows(attn, [](size_t i) { return kAttention[i].what; });
     std::printf("],\"bandwidth_gbs\":%.2f,\"bandwidth_1thread_gbs\":%.2f,\"bandwidth_token_gbs\":%.2f,", bw, bw1,
                 bw_token);
     std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f,\"cached_reference_tok_s\":%.1f}}\n",
@@ -460,20 +449,19 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   if (n_shapes > 0) std::printf("(%% of peak: of the backend's one-thread peak x %d thread(s))\n", threads);
-  if (n_rnn > 0) std::printf("\n%-45s\n", "Recurrent step kernels (GFLOP/s of the W_hh products, % of peak)");
-  for (size_t i = 0; i < n_rnn; i++) {
-    std::printf("%-44s", kRnnShapes[i].what);
-    for (size_t k = 0; k < backends.size(); k++)
-      std::printf(" %7.1f (%4.0f%%)", rnn[i][k], 100.0 * rnn[i][k] / (peaks[k] * threads));
-    std::printf("\n");
-  }
-  if (n_att > 0) std::printf("\n%-45s\n", "Attention kernels (GFLOP/s of their products, % of peak)");
-  for (size_t i = 0; i < n_att; i++) {
-    std::printf("%-44s", kAttention[i].what);
-    for (size_t k = 0; k < backends.size(); k++)
-      std::printf(" %7.1f (%4.0f%%)", attn[i][k], 100.0 * attn[i][k] / (peaks[k] * threads));
-    std::printf("\n");
-  }
+  // a table of GFLOP/s per backend, with % of each backend's peak; name(i) labels row i
+  auto print_table = [&](const char* title, const std::vector<std::vector<double>>& table, auto&& name) {
+    if (!table.empty()) std::printf("\n%-45s\n", title);
+    for (size_t i = 0; i < table.size(); i++) {
+      std::printf("%-44s", name(i));
+      for (size_t k = 0; k < backends.size(); k++)
+        std::printf(" %7.1f (%4.0f%%)", table[i][k], 100.0 * table[i][k] / (peaks[k] * threads));
+      std::printf("\n");
+    }
+  };
+  print_table("Recurrent step kernels (GFLOP/s of the W_hh products, % of peak)", rnn,
+              [](size_t i) { return kRnnShapes[i].what; });
+  print_table("Attention kernels (GFLOP/s of their products, % of peak)", attn, [](size_t i) { return kAttention[i].what; });
   std::printf("\nmemory read bandwidth, streaming 128 MiB: %.1f GB/s with %d thread(s), %.1f GB/s with 1\n", bw, threads,
               bw1);
   std::printf("  over %.1f MB (what one decoded token of M reads): %.1f GB/s with %d thread(s)\n",
