@@ -1,5 +1,6 @@
 // npm run bench:gemm — the GEMM at the models' shapes (kernels_bench's table: S, M, S2S, lstm) and
-// the attention kernels (kernels_bench's attention rows: the translator's and the GPT's), one thread, GFLOP/s and % of the backend's peak: native (every compiled-in backend) and SIMD128
+// the attention kernels (kernels_bench's attention rows: the translator's and the GPT's), one
+// thread, GFLOP/s and % of the backend's peak: native (every compiled-in backend) and SIMD128
 // in Node. With --base DIR it runs another build's kernels_bench too (DIR/build/native and
 // DIR/build/wasm-tests, e.g. a worktree of the base commit), alternating the two builds in every
 // round so that both see the same load; each cell is the best round, and the ratio current / base

@@ -313,7 +313,7 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
         // a packed panel [k][MR] is op(A)^T stored with a row stride of MR: the in-place kernel's
         // transposed read, with the same operations (rows past mr are computed, never stored)
         panel_kernel<true, MR>(g.kc, pa + ir * g.kc, MR, pb, NR, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc,
-                                     g.accumulate, mr, nr);
+                               g.accumulate, mr, nr);
       }
     }
   }
@@ -379,7 +379,6 @@ constexpr int DNR = DNRV * W;
 
 // Products small enough for the direct path: B (one KC slice of it) fits in L1 with room.
 inline bool direct_fits(int N, int K) { return int64_t(std::min(K, KC)) * N <= 64 * 128; }
-
 
 template <bool TransA>
 void gemm_direct_impl(const GemmJob& g) {

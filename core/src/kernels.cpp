@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels_isa.h"
 #include "kernels_attention.h"  // the short rows of attention, fused
+#include "kernels_isa.h"
 #include "kernels_rows.h"  // row_max, exp_shift_sum, scale_row, dot, axpy
 #include "threadpool.h"
 
