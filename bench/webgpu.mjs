@@ -178,10 +178,12 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     srcLen: plan.srcLen, tgtLen: plan.tgtLen,
     parameters: plan.numParams, dispatchesPerStep: plan.programs.train.length, dispatchesPerEval: plan.programs.eval.length,
     dispatchesPerToken: plan.programs['translate.step'].length, dispatchesPerInspection: plan.programs['pair.inspect'].length,
+    dispatchesPerBeamStep: plan.programs['translate.beam.step'].length, beamRows: plan.io['translate.beam.tokens'][2],
   };
   console.log(`  ${preset} (${c.n_enc_layer} + ${c.n_dec_layer} layers, width ${c.n_embd}, batch ${c.batch_size} pairs of ${plan.srcLen} + ${plan.tgtLen} tokens, block_size ${c.block_size}): ` +
     `${fig.dispatchesPerStep} dispatches per training step, ${fig.dispatchesPerEval} per evaluation batch, ` +
-    `${fig.dispatchesPerToken} per translated token (+ ${plan.programs['translate.encode'].length} per source), ${fig.dispatchesPerInspection} per pair inspected`);
+    `${fig.dispatchesPerToken} per translated token (+ ${plan.programs['translate.encode'].length} per source), ${fig.dispatchesPerInspection} per pair inspected, ` +
+    `${fig.dispatchesPerBeamStep} per step of a beam of up to ${fig.beamRows} (+ ${plan.programs['translate.beam.start'].length} per source)`);
   if (withCpu && (!software || preset === 's2s-tiny')) {
     const k = software ? 2 : steps;
     // the steps recorded in the host as they come back: the beam below syncs
@@ -200,13 +202,19 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     fig.timing = { steps: k, gpuStepsPerSecond: k / (gms / 1000), cpuSteps: kc, cpuStepsPerSecond: kc / (cms / 1000), cpuVariant: 'simd, 1 thread' };
     console.log(`    ${k} steps: GPU ${fig.timing.gpuStepsPerSecond.toFixed(2)} steps/s, wasm simd (1 thread) ${fig.timing.cpuStepsPerSecond.toFixed(2)} steps/s ` +
       `(GPU / CPU ${(fig.timing.gpuStepsPerSecond / fig.timing.cpuStepsPerSecond).toFixed(2)}x)`);
-    // a beam of 4 over a source of the task: the GPU decodes each live hypothesis (one submission a
-    // row and a readback a step), the core searches; against the wasm build's beam search
+    // a beam of 4 over a source of the task: the GPU decodes the hypotheses, the core searches; with
+    // the KV cache (all rows one position further: one submission and a readback a step) and without
+    // it (each live row's whole history again, one submission a row); against the wasm build's beam search
     const src = new TextEncoder().encode('abcdefg');
-    await g.beamTranslate(src, 4); // warm
-    const b0 = performance.now();
-    const bt = await g.beamTranslate(src, 4);
-    const bms = performance.now() - b0;
+    const beamMs = async (cached) => {
+      g.beamCache = cached;
+      await g.beamTranslate(src, 4); // warm
+      const b0 = performance.now();
+      const out = await g.beamTranslate(src, 4);
+      return { out, ms: performance.now() - b0 };
+    };
+    const { ms: bmsFull, out: btFull } = await beamMs(false);
+    const { ms: bms, out: bt } = await beamMs(true);
     // what the host route would pay first: the GPU's state brought back into the page's session
     const y0 = performance.now();
     await g.sync();
@@ -215,8 +223,10 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     const b1 = performance.now();
     const bc = cpu.translate(src, { beam: 4 });
     const bcms = performance.now() - b1;
-    fig.beam4 = { tokens: bt.probs.length, gpuMs: bms, cpuMs: bcms, syncMs, sameOutput: String(bt.text) === String(bc.text) };
-    console.log(`    beam 4 of "abcdefg": ${bt.probs.length} output tokens in ${bms.toFixed(1)} ms on the GPU, ${bcms.toFixed(1)} ms on the wasm build` +
+    fig.beam4 = { tokens: bt.probs.length, gpuMs: bms, gpuMsWithoutCache: bmsFull, cpuMs: bcms, syncMs,
+      sameOutput: String(bt.text) === String(bc.text) && String(btFull.text) === String(bc.text) };
+    console.log(`    beam 4 of "abcdefg": ${bt.probs.length} output tokens in ${bms.toFixed(1)} ms on the GPU with the KV cache ` +
+      `(${bmsFull.toFixed(1)} ms without: ${(bmsFull / bms).toFixed(2)}x), ${bcms.toFixed(1)} ms on the wasm build` +
       ` (${(bcms / bms).toFixed(2)}x); the same output: ${fig.beam4.sameOutput}; bringing the GPU's state back first: ${syncMs.toFixed(1)} ms`);
     // sampled at temperature 1 (seed 1): one row, the core draws; the same output for the same seed
     const so = { temperature: 1, seed: 1 };

@@ -50,6 +50,7 @@ std::vector<int> written_args(const std::string& kernel) {
   if (kernel == "block_forward") return {0, 3, 5};
   if (kernel == "sample") return {0, 1, 2};
   if (kernel == "attention_decode") return {0, 3};
+  if (kernel == "attention_beam") return {0, 1, 2};
   if (kernel == "attention_masked_forward" || kernel == "attention_masked_backward" || kernel == "crossentropy_masked")
     return {0, 1};
   return {0};
@@ -520,6 +521,17 @@ TEST_CASE("a translator's batches are sized by its pairs, not by block_size", "[
   CHECK(beam.size() == plan.programs.at("translate.step").size() - 1 - size_t(c.n_dec_layer));
   for (const gpu::Op& op : beam) CHECK((op.kernel != "greedy_pick" && op.kernel != "attention_masked_probs"));
   CHECK(plan.io.at("translate.logits").count == 32 * int64_t(model::Seq2SeqDims{}.vocab_size));
+  // the cached beam: the encoder and the cross-attention's keys and values once, then per step kBeamRows
+  // rows at one position (an embedding, 11 ops a layer, the final norm and the logits)
+  const std::vector<gpu::Op>& start = plan.programs.at("translate.beam.start");
+  CHECK(start.size() == plan.programs.at("translate.encode").size() + size_t(c.n_dec_layer));
+  const std::vector<gpu::Op>& step = plan.programs.at("translate.beam.step");
+  CHECK(step.size() == 3 + 11 * size_t(c.n_dec_layer));
+  CHECK(std::count_if(step.begin(), step.end(), [](const gpu::Op& op) { return op.kernel == "attention_beam"; }) == c.n_dec_layer);
+  CHECK(plan.io.at("translate.beam.tokens").count == gpu::kBeamRows);
+  CHECK(plan.io.at("translate.beam.slots").count == gpu::kBeamRows * 32);
+  CHECK(plan.io.at("translate.beam.pe").count == c.n_embd);
+  CHECK(plan.io.at("translate.beam.logits").count == gpu::kBeamRows * int64_t(model::Seq2SeqDims{}.vocab_size));
   std::vector<int32_t> got(size_t(gpu::batch_tokens(*wide)));
   gpu::next_batches(*wide, 1, got.data());
   CHECK(got[size_t(3 * 8)] == model::Seq2SeqDims{}.tokens().bos());  // tgt_in after src (3 x 8): BOS first

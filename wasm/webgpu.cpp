@@ -224,6 +224,19 @@ val beam_histories(const sample::BeamSearch& beam, int block) {
   });
 }
 
+// {tokens, parent: Int32Array (rows), step}: what a KV cache needs for the next step: each row's newest
+// token, the row it continues (its cache to keep), and its position (step(): 0 is BOS)
+val beam_next(const sample::BeamSearch& beam) {
+  return guarded([&] {
+    val o = val::object();
+    o.set("tokens", copy_to_js("Int32Array", beam.next_tokens().data(), beam.next_tokens().size()));
+    const std::vector<int32_t> parent(beam.parent().begin(), beam.parent().end());
+    o.set("parent", copy_to_js("Int32Array", parent.data(), parent.size()));
+    o.set("step", beam.step());
+    return o;
+  });
+}
+
 // logits: Float32Array (rows, vocab_size), each live row's after its history
 void beam_advance(sample::BeamSearch& beam, const val& logits) {
   guarded([&] {
@@ -331,6 +344,7 @@ EMSCRIPTEN_BINDINGS(tinygpt_webgpu) {
   emscripten::class_<tinygpt::sample::BeamSearch>("GpuBeam")
       .function("source", &beam_source)
       .function("histories", &beam_histories)
+      .function("next", &beam_next)
       .function("advance", &beam_advance)
       .function("done", &tinygpt::sample::BeamSearch::done)
       .function("rows", &tinygpt::sample::BeamSearch::rows)

@@ -830,6 +830,66 @@ class S2SBuilder {
     linear(prog, "proj forward", f.logits, f.lnf.out, P_.proj_w, P_.proj_b, kNone, Nt, V, C);
   }
 
+  // Beam search's cached decoder, its start: the keys and values of the cross-attention (per layer
+  // (S, 2C)) from the encoder's output f.enc_out (B = 1), once per source.
+  std::vector<Region> cross_kv(std::vector<Op>& prog, const S2SForward& f) {
+    std::vector<Region> kv;
+    for (size_t l = 0; l < P_.dec.size(); l++) {
+      b_.at("decoder.layers." + std::to_string(l) + ".");
+      kv.push_back(take("dec." + std::to_string(l) + ".cross.kv", int64_t(S_) * 2 * C_));
+      linear(prog, "cross_attn.kv forward", kv.back(), f.enc_out, P_.dec[l].kv_w, kNone, kNone, S_, 2 * C_, C_);
+    }
+    b_.at("");
+    return kv;
+  }
+
+  // Beam search's cached decoder, one step: the decoder over R rows at one position p =
+  // state[gen_len] - 1 (every row of a beam is as long as the others). tokens (R): each row's newest
+  // token; pe_row (C): PE[p]; slots (R, T): where each row's ancestors sit in the cache (see
+  // attention_beam); src (S): the source, for its padding. Returns the logits (R, V). The same
+  // arithmetic as decode() for a row's last position, with the self-attention's keys and values of the
+  // earlier positions kept from earlier steps instead of computed again.
+  Region beam_step(std::vector<Op>& prog, const std::vector<Region>& cross_kv, Region src, Region tokens, Region pe_row,
+                   Region slots, Region state, uint32_t R) {
+    const uint32_t C = C_, NH = NH_, V = V_, T = T_;
+    Region x = take("dec.x", int64_t(R) * C);  // (R, C)
+    b_.op(prog, "embedding_forward", "tgt_embed[token] + PE[p]", {x, tokens, P_.tgt_emb, pe_row}, {R, 1, C});
+    const Region scores = take("scores", int64_t(R) * NH * T);  // (R, NH, T)
+    for (size_t l = 0; l < P_.dec.size(); l++) {
+      const DecW& w = P_.dec[l];
+      const std::string n = "dec." + std::to_string(l) + ".";
+      b_.at("decoder.layers." + std::to_string(l) + ".");
+      // y = LN1(self_attn(x over the cache) + x)
+      const Region qkv = take(n + "qkv", int64_t(R) * 3 * C), att = take(n + "attn", int64_t(R) * C);
+      const Region cache = take(n + "cache", int64_t(T) * R * 2 * C);  // (T, R, 2C): k, v
+      linear(prog, "self_attn.qkv forward", qkv, x, w.qkv_w, kNone, kNone, R, 3 * C, C);
+      b_.op(prog, "attention_beam", "self_attn over the KV cache", {att, cache, scores, qkv, slots, state}, {R, T, C, NH});
+      LN ln1 = ln_regions(n + "norm1", take(n + "norm1.in", int64_t(R) * C), R);
+      linear(prog, "self_attn.out_proj forward + residual", ln1.in, att, w.out_w, kNone, x, R, C, C);
+      ln_forward(prog, "norm1", ln1, w.ln1_w, w.ln1_b, R);
+      // u = LN2(cross_attn(q = y, k = v = enc, source padding) + y): the R queries share one source
+      const Region q = take(n + "cross.q", int64_t(R) * C), cross = take(n + "cross", int64_t(R) * C);
+      const Region lse = take(n + "cross.lse", int64_t(NH) * R);
+      linear(prog, "cross_attn.q forward", q, ln1.out, w.q_w, kNone, kNone, R, C, C);
+      b_.op(prog, "attention_masked_forward", "cross_attn (source padding masked)", {cross, lse, q, cross_kv[l], src},
+            attn(1, R, S_, C, 0, 2 * C, 0, C, false));
+      LN ln2 = ln_regions(n + "norm2", take(n + "norm2.in", int64_t(R) * C), R);
+      linear(prog, "cross_attn.out_proj forward + residual", ln2.in, cross, w.cout_w, kNone, ln1.out, R, C, C);
+      ln_forward(prog, "norm2", ln2, w.ln2_w, w.ln2_b, R);
+      // x = LN3(FF(u) + u)
+      Region ff;
+      LN ln3;
+      feed_forward(prog, n, "norm3", ln2.out, R, w.fc1_w, w.fc1_b, w.fc2_w, w.fc2_b, w.ln3_w, w.ln3_b, ff, ln3);
+      x = ln3.out;
+    }
+    b_.at("");
+    LN lnf = ln_regions("dec.norm", x, R);
+    ln_forward(prog, "decoder.norm", lnf, P_.lnf_w, P_.lnf_b, R);
+    const Region logits = take("logits", int64_t(R) * V);  // (R, V)
+    linear(prog, "proj forward", logits, lnf.out, P_.proj_w, P_.proj_b, kNone, R, V, C);
+    return logits;
+  }
+
   void backward(std::vector<Op>& prog, const S2SParams& G, const S2SForward& f, Region src, Region tgt_in) {
     const uint32_t B = B_, S = S_, T = T_, C = C_, NH = NH_, F = F_, V = V_;
     const uint32_t Ns = B * S, Nt = B * T;
@@ -1057,6 +1117,22 @@ Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& ta
   for (const Op& op : step)
     if (op.kernel != "greedy_pick" && op.kernel != "attention_masked_probs") beam.push_back(op);
   plan.io["translate.logits"] = ft.logits;
+  // beam search with a KV cache (kBeamRows rows, one position per step; see attention_beam):
+  // translate.beam.start encodes the source and computes the cross-attention's keys and values once;
+  // translate.beam.step takes every row one token further. The host writes each row's newest token,
+  // the cache slots of its ancestors and gen_len = p + 1, and copies PE[p] into translate.beam.pe.
+  {
+    const uint32_t R = kBeamRows;
+    const Region bt = b.take("translate.beam.tokens", R, DType::u32), bpe = b.take("translate.beam.pe", C);
+    const Region slots = b.take("translate.beam.slots", int64_t(R) * Tmax, DType::u32);  // (R, T)
+    plan.io["translate.beam.tokens"] = bt, plan.io["translate.beam.pe"] = bpe, plan.io["translate.beam.slots"] = slots;
+    S2SBuilder kb(b, mc, P, 1, Tmax, Tmax, "translate.beam.");
+    kb.set_pad(uint32_t(dims.tokens().pad()));
+    std::vector<Op>& start = plan.programs["translate.beam.start"];
+    start = plan.programs["translate.encode"];
+    const std::vector<Region> kv = kb.cross_kv(start, ft);
+    plan.io["translate.beam.logits"] = kb.beam_step(plan.programs["translate.beam.step"], kv, tr_src, bt, bpe, slots, state, R);
+  }
 
   // ---- inspect: a source and a target read by the model (teacher forcing), padded to block_size:
   // every attention map (encoder self, decoder self, cross) and the next-token probabilities

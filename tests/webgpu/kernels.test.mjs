@@ -296,6 +296,32 @@ describe('attention', () => {
     const [out] = await gpu('attention_decode', [C, cache, state, NH * T], [T, C, NH], [], HS);
     expectClose(out, want, 1e-6, 1e-4, 'decode attention');
   });
+
+  it('a beam\'s rows at one position against a KV cache shared through slots (attention_beam)', async () => {
+    const R = 3, T = 9, NH = 2, HS = 5, C = NH * HS, p = 6;
+    const cache = randoms(T * R * 2 * C, 11, 2), qkv = randoms(R * 3 * C, 12, 2); // cache (T, R, 2C)
+    const slots = new Uint32Array(R * T);
+    for (let r = 0; r < R; r++) for (let j = 0; j < p; j++) slots[r * T + j] = (r * 7 + j * 5) % R; // ancestors anywhere
+    const state = new Uint32Array(16);
+    state[10] = p + 1; // gen_len
+    const [out, after] = await gpu('attention_beam', [R * C, cache, R * NH * T, qkv, slots, state], [R, T, C, NH], [], HS);
+    for (let r = 0; r < R; r++) {
+      // row r's keys and values in order: its ancestors' from the cache, then its own
+      const k = new Float32Array(T * C), v = new Float32Array(T * C);
+      for (let j = 0; j < p; j++) {
+        const at = (j * R + slots[r * T + j]) * 2 * C;
+        k.set(cache.subarray(at, at + C), j * C);
+        v.set(cache.subarray(at + C, at + 2 * C), j * C);
+      }
+      const row = qkv.subarray(r * 3 * C, (r + 1) * 3 * C);
+      k.set(row.subarray(C, 2 * C), p * C);
+      v.set(row.subarray(2 * C), p * C);
+      expectClose(out.subarray(r * C, (r + 1) * C), ref.attention_decode(row, k, v, p, C, NH), 1e-6, 1e-4, `row ${r}`);
+      // the row's k, v are appended at (p, r); the other rows' slots are left alone
+      assert.deepEqual([...after.subarray((p * R + r) * 2 * C, (p * R + r + 1) * 2 * C)], [...row.subarray(C)], `cache[${p}, ${r}]`);
+    }
+    assert.deepEqual([...after.subarray(0, p * R * 2 * C)], [...cache.subarray(0, p * R * 2 * C)], 'the cache before p');
+  });
 });
 
 describe('optimizer', () => {

@@ -280,9 +280,17 @@ describe('seq2seq translation on the GPU', () => {
     const g = await WebGpuSession.create(M, host, { device });
     await trainSteps(M, host, g, 10);
     const enc = new TextEncoder();
-    const cases = [['abc', 3, 1], ['hello', 2, 0], ['zyxw', 4, 1]];
+    // up to kBeamRows (8) rows decode with the KV cache; a wider beam runs each row's history again
+    const rows = g.plan.io['translate.beam.tokens'][2];
+    assert.equal(rows, 8);
+    const cases = [['abc', 3, 1], ['hello', 2, 0], ['zyxw', 4, 1], ['abcdefg', rows, 1], ['abcdefg', rows + 1, 1]];
     const onGpu = [];
     for (const [src, beam, alpha] of cases) onGpu.push(await g.beamTranslate(enc.encode(src), beam, 0, alpha));
+    // the cache off: the same search without it
+    g.beamCache = false;
+    const full = await g.beamTranslate(enc.encode('zyxw'), 4, 0, 1);
+    g.beamCache = true;
+    assert.deepEqual([...full.tokens], [...onGpu[2].tokens], 'with and without the KV cache');
     await g.sync();
     let worstP = 0;
     cases.forEach(([src, beam, alpha], k) => {

@@ -123,7 +123,12 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   /* tokens are in tgt_in; of row t - 1 of the logits, the most likely token v < text or v == eos (ties: the lower) */ \
   /* and its probability among those go to out[2 (t - 1)], out[2 (t - 1) + 1] (f32 bits); v becomes tgt_in[t]    */ \
   /* (when t < T) and gen_len t + 1                                                                               */ \
-  X(greedy_pick, 4)
+  X(greedy_pick, 4)                                                                                                 \
+  /* out(R,C)= cache(T,R,2C) rw scores(R,NH,T)= qkv(R,3C) slots(R,T) state   dims R T C NH: beam search's decoder */ \
+  /* self-attention with a KV cache, R rows at position p = state[gen_len] - 1: row r's k, v go to cache[p, r];  */ \
+  /* its query attends to cache[j, slots[r, j]] for j < p (the row that held its hypothesis's ancestor at step  */ \
+  /* j) and to cache[p, r]                                                                                        */ \
+  X(attention_beam, 6)
 
 struct KernelInfo {
   const char* name;
@@ -206,6 +211,10 @@ constexpr int kFusedDecodeMaxC = 256;
 // or larger runs keep one dispatch per GEMM, which spreads over the GPU.
 constexpr int kRowForwardMaxC = 256;
 constexpr int64_t kRowArenaMaxBytes = int64_t(128) << 20;
+// Rows of the translator's cached beam decoder (translate.beam.*): a beam of up to this many decodes
+// one position per step for all its rows in one submission; a wider beam (the core allows 64) runs
+// translate.logits per row instead.
+constexpr int kBeamRows = 8;
 
 struct Plan {
   std::string kind = "gpt";  // the model: "gpt" or "seq2seq" (the encoder-decoder)

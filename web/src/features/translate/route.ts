@@ -3,7 +3,8 @@
 // Two routes give the same decoding (the core keeps the rules either way; the GPU's logits agree
 // with the CPU's to rounding):
 //   - 'gpu':  the GPU's decoder. Greedy runs in one submission; sampling and the beam cost a
-//             submission and a readback per token (one submission per live row).
+//             submission and a readback per token (all rows at once on the KV cache; a beam wider
+//             than the plan's rows, one submission per live row).
 //   - 'host': the GPU's weights come back to the wasm Session (only when the GPU has stepped
 //             since they last came back), which translates on the CPU.
 // For the s2s presets on an H100 the host was 2–10× faster for sampling and the beam

@@ -552,6 +552,52 @@ export class GpuExecutor {
     return new Float32Array(await this.mapped(staging));
   }
 
+  // ---- beam search with a KV cache (translate.beam.*: kBeamRows rows, one position a step) ----
+
+  /** The rows the cached beam decodes side by side (0: this plan has none). */
+  beamRows(): number {
+    return this.plan.programs['translate.beam.step'] ? ioRegion(this.plan, 'translate.beam.tokens')[2] : 0;
+  }
+
+  // The source (block_size tokens: the source, then PAD) through the encoder, and the cross-attention's
+  // keys and values, once (translate.beam.start); beamStep then decodes against them.
+  beamStart(src: Int32Array): void {
+    this.check();
+    const Tb = this.plan.model.block_size;
+    if (this.beamRows() === 0) throw new Error('beamStart: this plan has no cached beam');
+    if (src.length !== Tb) throw new Error(`beamStart: a source padded to ${Tb}`);
+    this.write('translate.src', new Uint32Array(src));
+    this.submitProgram('translate.beam.start');
+  }
+
+  // Every row one token further at position p (0 for BOS): tokens (up to beamRows): each row's newest
+  // token; slots (rows, block_size): for j < p, the cache row that holds the row's ancestor at step j
+  // (attention_beam). Returns the next-token logits (rows, V), in one submission and one readback.
+  async beamStep(tokens: Int32Array, slots: Uint32Array, p: number): Promise<Float32Array> {
+    this.check();
+    const R = this.beamRows(), Tb = this.plan.model.block_size, V = this.plan.model.vocab_size, C = this.plan.model.n_embd;
+    const N = tokens.length;
+    if (N < 1 || N > R) throw new Error(`beamStep: 1 to ${R} rows`);
+    if (slots.length !== N * Tb) throw new Error(`beamStep: ${N} rows of ${Tb} slots`);
+    if (!(p >= 0 && p < Tb)) throw new Error(`beamStep: a position in 0..${Tb - 1}`);
+    const t = new Uint32Array(R), s = new Uint32Array(R * Tb);
+    t.set(tokens), s.set(slots);  // rows past N: token 0 and slots 0, decoded and never read
+    this.write('translate.beam.tokens', t);
+    this.write('translate.beam.slots', s);
+    this.writeState(this.plan.state.genLen, p + 1);
+    const pe = ioRegion(this.plan, 'pe'), row = ioRegion(this.plan, 'translate.beam.pe');
+    const logits = ioRegion(this.plan, 'translate.beam.logits');
+    const staging = this.device.createBuffer({ size: N * V * 4, usage: GB.MAP_READ | GB.COPY_DST });
+    const enc = this.device.createCommandEncoder();
+    enc.copyBufferToBuffer(this.buffer(pe), (pe[1] + p * C) * 4, this.buffer(row), row[1] * 4, C * 4);  // PE[p]
+    const pass = enc.beginComputePass();
+    this.encode(pass, 'translate.beam.step');
+    pass.end();
+    enc.copyBufferToBuffer(this.buffer(logits), logits[1] * 4, staging, 0, N * V * 4);
+    this.device.queue.submit([enc.finish()]);
+    return new Float32Array(await this.mapped(staging));
+  }
+
   // Every attention map and the next-token probabilities of a pair (tokens padded to block_size; S
   // and T of them real), read back once.
   async inspectPair(p: { src: Int32Array; tgtIn: Int32Array; S: number; T: number; Le: number; Ld: number; NH: number }): Promise<PairInspection> {

@@ -1365,6 +1365,58 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   grid: (d) => [d[2], 1, 1],
 };
 
+const attention_beam: KernelDef = {
+  args: ['rw', 'rw', 'rw', 'r', 'r u32', 'r u32'],
+  source: (c) => PRELUDE + bindings(['rw', 'rw', 'rw', 'r', 'r u32', 'r u32'], ['out', 'cache', 'scores', 'qkv', 'slots', 'state']) +
+    STATE + attentionHead(c.HS) + reductions(64) + /* wgsl */ `
+// Beam search's self-attention with a KV cache: head h of row r (one workgroup) at the newest position
+// p = gen_len - 1. The row's k, v go to cache[p, r] (cache (T, R, 2C)); its query attends to
+// cache[j, slots[r, j]] for j < p, the row that held its hypothesis's ancestor at step j, and to
+// cache[p, r]: out[r] (C) = sum_j softmax_j(q . k_j / sqrt(HS)) v_j
+var<workgroup> newest: u32;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let R = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
+  let h = wid.x; let r = wid.y;
+  if (lid == 0u) { newest = state[GEN_LEN] - 1u; }
+  let p = workgroupUniformLoad(&newest);
+  let C2 = 2u * C; let C3 = 3u * C;
+  let q0 = r * C3 + h * HS;
+  for (var d = lid; d < HS; d += 64u) {
+    cache[(p * R + r) * C2 + h * HS + d] = qkv[q0 + C + d];
+    cache[(p * R + r) * C2 + C + h * HS + d] = qkv[q0 + 2u * C + d];
+  }
+  storageBarrier();
+  let sc = (r * NH + h) * T;
+  let scale = 1.0 / sqrt(f32(HS));
+  var mx = -3.0e38;
+  for (var j = lid; j <= p; j += 64u) {
+    let k0 = (j * R + select(slots[r * T + j], r, j == p)) * C2 + h * HS;
+    var s = 0.0;
+    for (var d = 0u; d < HS; d++) { s += qkv[q0 + d] * cache[k0 + d]; }
+    scores[sc + j] = s * scale;
+    mx = max(mx, s * scale);
+  }
+  mx = wg_max(lid, mx);
+  var sum = 0.0;
+  for (var j = lid; j <= p; j += 64u) {
+    let e = exp(scores[sc + j] - mx);
+    scores[sc + j] = e;
+    sum += e;
+  }
+  sum = wg_sum(lid, sum);
+  storageBarrier();
+  for (var d = lid; d < HS; d += 64u) {
+    var acc = 0.0;
+    for (var j = 0u; j <= p; j++) {
+      acc += scores[sc + j] * cache[(j * R + select(slots[r * T + j], r, j == p)) * C2 + C + h * HS + d];
+    }
+    out[r * C + h * HS + d] = acc / sum;
+  }
+}`,
+  grid: (d) => [d[3], d[0], 1],
+};
+
 // The largest width the one-workgroup decoding kernel serves (its vectors live in workgroup memory).
 export const DECODE_LAYER_MAX_C = 256;
 
@@ -1598,7 +1650,7 @@ fn main(@builtin(local_invocation_index) v: u32) {
 export const KERNELS: Record<string, KernelDef> = {
   embedding_forward, embedding_backward, layernorm_forward, layernorm_backward_all, matmul, matmul_ln, block_forward, linear_backward, attention_forward, attention_backward, attention_probs,
   crossentropy, mean_loss, softmax, grad_norm_partials, optimizer_scalars, adamw,
-  attention_masked_forward, attention_masked_backward, attention_masked_probs, crossentropy_masked, greedy_pick,
+  attention_masked_forward, attention_masked_backward, attention_masked_probs, crossentropy_masked, greedy_pick, attention_beam,
   embedding_decode, matvec, attention_decode, decode_layer, sample,
 };
 
