@@ -538,17 +538,24 @@ void accumulate(float* dst, const float* src, int64_t n) {
 }
 
 double sum_squares(const float* x, int64_t n) {
-  // fixed order and double partial sums per 4096-element block: same answer for any thread count
+  // a double partial sum per 4096-element block, the blocks in parallel, then their sum in block
+  // order: the same answer for any thread count
+  const int blocks = int((n + kChunk - 1) / kChunk);
+  if (blocks <= 0) return 0.0;
+  double* partial = reinterpret_cast<double*>(shared_scratch(kColumnSums, 2 * size_t(blocks)));  // (blocks)
+  tp::parallel_for(blocks, [&](int b0, int b1, int) {
+    for (int blk = b0; blk < b1; blk++) {
+      const int64_t b = int64_t(blk) * kChunk, e = std::min(n, b + kChunk);
+      vf acc = simd::zero();
+      int64_t i = b;
+      for (; i + W <= e; i += W) acc = simd::fma(simd::load(x + i), simd::load(x + i), acc);
+      double s = simd::hsum(acc);
+      for (; i < e; i++) s += double(x[i]) * x[i];
+      partial[blk] = s;
+    }
+  }, 2 * n);
   double total = 0.0;
-  for (int64_t b = 0; b < n; b += kChunk) {
-    const int64_t e = std::min(n, b + kChunk);
-    vf acc = simd::zero();
-    int64_t i = b;
-    for (; i + W <= e; i += W) acc = simd::fma(simd::load(x + i), simd::load(x + i), acc);
-    double s = simd::hsum(acc);
-    for (; i < e; i++) s += double(x[i]) * x[i];
-    total += s;
-  }
+  for (int blk = 0; blk < blocks; blk++) total += partial[blk];
   return total;
 }
 
