@@ -225,12 +225,24 @@ TEST_CASE("layernorm forward and backward match the reference", "[simd]") {
         std::vector<float> dy = random_vector(x.size(), 4);
         std::vector<float> dx = random_vector(x.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
         std::vector<float> dx_ref = dx, dw_ref = dw, db_ref = db;
-        kernels::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C);
+        kernels::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N, C,
+                                    true);
         kernels::ref::layernorm_backward(dx_ref.data(), dw_ref.data(), db_ref.data(), dy.data(), x.data(), w.data(), mean.data(),
-                                         rstd.data(), N, C);
+                                         rstd.data(), N, C, true);
         require_close(dx, dx_ref, 1e-5, 1e-4, "dinp");
         require_close(dw, dw_ref, 1e-5, 1e-4, "dweight");
         require_close(db, db_ref, 1e-5, 1e-5, "dbias");
+        // dinp written, not added to (its first contribution): every element set, the same bits as on zeros
+        std::vector<float> dx_new(x.size(), std::nanf("")), dx_zero(x.size(), 0.0f);
+        kernels::layernorm_backward(dx_new.data(), nullptr, nullptr, dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N,
+                                    C, false);
+        kernels::layernorm_backward(dx_zero.data(), nullptr, nullptr, dy.data(), x.data(), w.data(), mean.data(), rstd.data(), N,
+                                    C, true);
+        for (size_t i = 0; i < dx_new.size(); i++) REQUIRE(dx_new[i] == dx_zero[i]);
+        std::vector<float> dx_new_ref(x.size(), std::nanf(""));
+        kernels::ref::layernorm_backward(dx_new_ref.data(), nullptr, nullptr, dy.data(), x.data(), w.data(), mean.data(),
+                                         rstd.data(), N, C, false);
+        require_close(dx_new, dx_new_ref, 1e-5, 1e-4, "dinp written");
       }
   });
 }
@@ -445,7 +457,8 @@ TEST_CASE("kernels give bit-identical results with one to four threads", "[simd]
       std::vector<float> y(x.size()), mean(N), rstd(N), dx(x.size(), 0.0f), dg(C, 0.0f), db(C, 0.0f);
       std::vector<float> g = random_vector(size_t(C), 3), b = random_vector(size_t(C), 4);
       kernels::layernorm_forward(y.data(), mean.data(), rstd.data(), x.data(), g.data(), b.data(), N, C, 1e-5f);
-      kernels::layernorm_backward(dx.data(), dg.data(), db.data(), y.data(), x.data(), g.data(), mean.data(), rstd.data(), N, C);
+      kernels::layernorm_backward(dx.data(), dg.data(), db.data(), y.data(), x.data(), g.data(), mean.data(), rstd.data(), N, C,
+                                  false);
       y.insert(y.end(), dx.begin(), dx.end());
       y.insert(y.end(), dg.begin(), dg.end());
       return y;

@@ -52,11 +52,12 @@ TINYGPT_KERNEL(void, layernorm_forward,
                (float* out, float* mean, float* rstd, const float* inp, const float* weight, const float* bias, int N,
                 int C, float eps),
                (out, mean, rstd, inp, weight, bias, N, C, eps))
-// dinp (N, C), dweight (C), dbias (C) += gradients given dout (N, C); any may be nullptr
+// dweight (C), dbias (C) += gradients given dout (N, C); dinp (N, C) += its gradient, or = with
+// accumulate false (its first contribution: nothing to zero first); any may be nullptr
 TINYGPT_KERNEL(void, layernorm_backward,
                (float* dinp, float* dweight, float* dbias, const float* dout, const float* inp, const float* weight,
-                const float* mean, const float* rstd, int N, int C),
-               (dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C))
+                const float* mean, const float* rstd, int N, int C, bool accumulate),
+               (dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C, accumulate))
 
 // ---- GELU (tanh approximation) -----------------------------------------------------------
 // out (n) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))   (out may be inp: in place)

@@ -114,7 +114,7 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
 }
 
 void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
-                        const float* weight, const float* mean, const float* rstd, int N, int C) {
+                        const float* weight, const float* mean, const float* rstd, int N, int C, bool add_to_dinp) {
   // forward: y = xhat * w + b, xhat = (x - mean) * rstd
   // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)),  dxhat = dy * w
   // dw = sum_n dy * xhat,  db = sum_n dy: partial sums per block of kSumRows rows, computed in
@@ -168,11 +168,14 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
         for (; c + W <= C; c += W) {
           vf xhat = (simd::load(x + c) - vm) * vs;
           vf dxhat = simd::load(dy + c) * simd::load(weight + c);
-          simd::store(dx + c, simd::fma(vs, dxhat - v1 - xhat * v2, simd::load(dx + c)));
+          // written: vs * t, the bits of fma(vs, t, 0) on a zeroed buffer
+          const vf t = dxhat - v1 - xhat * v2;
+          simd::store(dx + c, add_to_dinp ? simd::fma(vs, t, simd::load(dx + c)) : vs * t);
         }
         for (; c < C; c++) {
           float xhat = (x[c] - m) * s, dxhat = dy[c] * weight[c];
-          dx[c] += s * (dxhat - dxhat_mean - xhat * dxhat_xhat_mean);
+          const float g = s * (dxhat - dxhat_mean - xhat * dxhat_xhat_mean);
+          dx[c] = add_to_dinp ? dx[c] + g : g;
         }
       }
     }

@@ -74,7 +74,7 @@ void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, c
 }
 
 void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
-                        const float* weight, const float* mean, const float* rstd, int N, int C) {
+                        const float* weight, const float* mean, const float* rstd, int N, int C, bool accumulate) {
   for (int n = 0; n < N; n++) {
     const float* x = inp + n * C;
     const float* dy = dout + n * C;
@@ -92,7 +92,10 @@ void layernorm_backward(float* dinp, float* dweight, float* dbias, const float* 
     for (int c = 0; c < C; c++) {
       float xhat = (x[c] - mean[n]) * rstd[n];
       float dxhat = dy[c] * weight[c];
-      if (dinp) dinp[n * C + c] += rstd[n] * (dxhat - dxhat_mean - xhat * dxhat_xhat_mean);
+      if (dinp) {
+        const float g = rstd[n] * (dxhat - dxhat_mean - xhat * dxhat_xhat_mean);
+        dinp[n * C + c] = accumulate ? dinp[n * C + c] + g : g;
+      }
       if (dweight) dweight[c] += dy[c] * xhat;
       if (dbias) dbias[c] += dy[c];
     }

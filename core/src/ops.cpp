@@ -210,9 +210,11 @@ Tensor layernorm_lastdim(Arena& arena, const Tensor& x, const Tensor& gain, cons
   kernels::layernorm_forward(out.data(), mean, rstd, x.data(), gain.data(), bias.data(), N, C, eps);
   if (any_wants_grad({x, gain, bias})) {
     attach(arena, out, "layernorm", {x, gain, bias}, [=] {
-      // forward: out = (x - mean) * rstd * gain + bias
-      kernels::layernorm_backward(grad_of(x), grad_of(gain), grad_of(bias), out.grad(), x.data(), gain.data(), mean,
-                                  rstd, N, C);
+      // forward: out = (x - mean) * rstd * gain + bias; dx written where it holds nothing yet
+      bool overwrite;
+      float* dx = grad_to_write(x, &overwrite);
+      kernels::layernorm_backward(dx, grad_of(gain), grad_of(bias), out.grad(), x.data(), gain.data(), mean, rstd, N, C,
+                                  !overwrite);
     });
   }
   return out;

@@ -47,7 +47,7 @@ val layernorm_forward(const val& inp, const val& w, const val& b, int N, int C) 
 val layernorm_backward(const val& dout, const val& inp, const val& w, const val& mean, const val& rstd, int N, int C) {
   std::vector<float> dy = f32(dout), x = f32(inp), ww = f32(w), m = f32(mean), s = f32(rstd);
   std::vector<float> dx(x.size()), dw(static_cast<size_t>(C)), db(static_cast<size_t>(C));
-  kernels::ref::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), ww.data(), m.data(), s.data(), N, C);
+  kernels::ref::layernorm_backward(dx.data(), dw.data(), db.data(), dy.data(), x.data(), ww.data(), m.data(), s.data(), N, C, true);
   val r = val::object();
   r.set("dinp", out(dx));
   r.set("dweight", out(dw));
