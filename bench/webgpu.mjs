@@ -179,10 +179,11 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     parameters: plan.numParams, dispatchesPerStep: plan.programs.train.length, dispatchesPerEval: plan.programs.eval.length,
     dispatchesPerToken: plan.programs['translate.step'].length, dispatchesPerInspection: plan.programs['pair.inspect'].length,
     dispatchesPerBeamStep: plan.programs['translate.beam.step'].length, beamRows: plan.io['translate.beam.tokens'][2],
+    dispatchesPerCachedToken: plan.programs['translate.beam.step'].length + plan.programs['translate.beam.pick'].length,
   };
   console.log(`  ${preset} (${c.n_enc_layer} + ${c.n_dec_layer} layers, width ${c.n_embd}, batch ${c.batch_size} pairs of ${plan.srcLen} + ${plan.tgtLen} tokens, block_size ${c.block_size}): ` +
     `${fig.dispatchesPerStep} dispatches per training step, ${fig.dispatchesPerEval} per evaluation batch, ` +
-    `${fig.dispatchesPerToken} per translated token (+ ${plan.programs['translate.encode'].length} per source), ${fig.dispatchesPerInspection} per pair inspected, ` +
+    `${fig.dispatchesPerToken} per translated token (+ ${plan.programs['translate.encode'].length} per source; ${fig.dispatchesPerCachedToken} on the KV cache), ${fig.dispatchesPerInspection} per pair inspected, ` +
     `${fig.dispatchesPerBeamStep} per step of a beam of up to ${fig.beamRows} (+ ${plan.programs['translate.beam.start'].length} per source)`);
   if (withCpu && (!software || preset === 's2s-tiny')) {
     const k = software ? 2 : steps;
@@ -207,7 +208,7 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     // it (each live row's whole history again, one submission a row); against the wasm build's beam search
     const src = new TextEncoder().encode('abcdefg');
     const beamMs = async (cached) => {
-      g.beamCache = cached;
+      g.translateCache = cached;
       await g.beamTranslate(src, 4); // warm
       const b0 = performance.now();
       const out = await g.beamTranslate(src, 4);
@@ -215,6 +216,20 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     };
     const { ms: bmsFull, out: btFull } = await beamMs(false);
     const { ms: bms, out: bt } = await beamMs(true);
+    // greedy (one submission either way): on the KV cache, and over the whole prefix each step
+    const greedyMs = async (cached) => {
+      g.translateCache = cached;
+      await g.translate(src); // warm
+      const t0 = performance.now();
+      const out = await g.translate(src);
+      return { out, ms: performance.now() - t0 };
+    };
+    const { ms: gmsFull, out: gtFull } = await greedyMs(false);
+    const { ms: gmsCached, out: gtCached } = await greedyMs(true);
+    fig.greedy = { tokens: gtCached.probs.length, gpuMs: gmsCached, gpuMsWithoutCache: gmsFull,
+      sameOutput: String(gtCached.text) === String(gtFull.text) };
+    console.log(`    greedy of "abcdefg": ${gtCached.probs.length} output tokens in ${gmsCached.toFixed(1)} ms on the GPU with the KV cache ` +
+      `(${gmsFull.toFixed(1)} ms without: ${(gmsFull / gmsCached).toFixed(2)}x); the same output: ${fig.greedy.sameOutput}`);
     // what the host route would pay first: the GPU's state brought back into the page's session
     const y0 = performance.now();
     await g.sync();

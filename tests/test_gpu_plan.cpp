@@ -532,6 +532,12 @@ TEST_CASE("a translator's batches are sized by its pairs, not by block_size", "[
   CHECK(plan.io.at("translate.beam.slots").count == gpu::kBeamRows * 32);
   CHECK(plan.io.at("translate.beam.pe").count == c.n_embd);
   CHECK(plan.io.at("translate.beam.logits").count == gpu::kBeamRows * int64_t(model::Seq2SeqDims{}.vocab_size));
+  // greedy on the same cache: each step's cross-attention weights, then the pick of row 0
+  const std::vector<gpu::Op>& pick = plan.programs.at("translate.beam.pick");
+  CHECK(pick.size() == size_t(c.n_dec_layer) + 1);
+  CHECK(pick.back().kernel == "greedy_pick");
+  CHECK(pick.back().dims.at(4) == 1);
+  CHECK(plan.io.at("translate.beam.cross.0").count == int64_t(c.n_head) * gpu::kBeamRows * 32);
   std::vector<int32_t> got(size_t(gpu::batch_tokens(*wide)));
   gpu::next_batches(*wide, 1, got.data());
   CHECK(got[size_t(3 * 8)] == model::Seq2SeqDims{}.tokens().bos());  // tgt_in after src (3 x 8): BOS first

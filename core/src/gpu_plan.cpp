@@ -850,7 +850,7 @@ class S2SBuilder {
   // arithmetic as decode() for a row's last position, with the self-attention's keys and values of the
   // earlier positions kept from earlier steps instead of computed again.
   Region beam_step(std::vector<Op>& prog, const std::vector<Region>& cross_kv, Region src, Region tokens, Region pe_row,
-                   Region slots, Region state, uint32_t R) {
+                   Region slots, Region state, uint32_t R, std::vector<std::pair<Region, Region>>* cross_q_lse = nullptr) {
     const uint32_t C = C_, NH = NH_, V = V_, T = T_;
     Region x = take("dec.x", int64_t(R) * C);  // (R, C)
     b_.op(prog, "embedding_forward", "tgt_embed[token] + PE[p]", {x, tokens, P_.tgt_emb, pe_row}, {R, 1, C});
@@ -873,6 +873,7 @@ class S2SBuilder {
       linear(prog, "cross_attn.q forward", q, ln1.out, w.q_w, kNone, kNone, R, C, C);
       b_.op(prog, "attention_masked_forward", "cross_attn (source padding masked)", {cross, lse, q, cross_kv[l], src},
             attn(1, R, S_, C, 0, 2 * C, 0, C, false));
+      if (cross_q_lse) cross_q_lse->push_back({q, lse});
       LN ln2 = ln_regions(n + "norm2", take(n + "norm2.in", int64_t(R) * C), R);
       linear(prog, "cross_attn.out_proj forward + residual", ln2.in, cross, w.cout_w, kNone, ln1.out, R, C, C);
       ln_forward(prog, "norm2", ln2, w.ln2_w, w.ln2_b, R);
@@ -1109,7 +1110,7 @@ Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& ta
   tb.decode(step, ft, tr_src, tr_tgt, pe, &cross);
   const data::PairTokens ids = dims.tokens();
   b.op(step, "greedy_pick", "the most likely text token or EOS -> translate.tgt_in", {tr_out, tr_tgt, state, ft.logits},
-       {uint32_t(Tmax), V, uint32_t(ids.text), uint32_t(ids.eos())});
+       {uint32_t(Tmax), V, uint32_t(ids.text), uint32_t(ids.eos()), 0});
   // beam search (sample::BeamSearch keeps the search on the host): the decoder over one hypothesis's
   // tokens in translate.tgt_in, its logits (Tmax, V) in translate.logits; translate.step without the
   // cross-attention weights and the pick
@@ -1131,7 +1132,24 @@ Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& ta
     std::vector<Op>& start = plan.programs["translate.beam.start"];
     start = plan.programs["translate.encode"];
     const std::vector<Region> kv = kb.cross_kv(start, ft);
-    plan.io["translate.beam.logits"] = kb.beam_step(plan.programs["translate.beam.step"], kv, tr_src, bt, bpe, slots, state, R);
+    std::vector<std::pair<Region, Region>> q_lse;
+    const Region logits = kb.beam_step(plan.programs["translate.beam.step"], kv, tr_src, bt, bpe, slots, state, R, &q_lse);
+    plan.io["translate.beam.logits"] = logits;
+    // greedy translation on the same cache (one row; slots all 0): after each translate.beam.step,
+    // translate.beam.pick writes row 0's cross-attention weights (per layer (NH, R, S): the host copies
+    // row 0 into translate.cross.l's row p) and greedy_pick's token into translate.beam.tokens
+    std::vector<Op>& pick = plan.programs["translate.beam.pick"];
+    for (int l = 0; l < dims.n_dec_layer; l++) {
+      const std::string name = "translate.beam.cross." + std::to_string(l);
+      const Region probs = b.take(name, int64_t(mc.n_head) * R * Tmax);  // (NH, R, S)
+      plan.io[name] = probs;
+      b.op(pick, "attention_masked_probs", "cross_attn weights", {probs, q_lse[size_t(l)].first, kv[size_t(l)],
+                                                                 q_lse[size_t(l)].second, tr_src},
+           attn_dims(1, R, uint32_t(Tmax), uint32_t(C), uint32_t(mc.n_head), uint32_t(C), 0, 2 * uint32_t(C), 0, uint32_t(C),
+                     false, uint32_t(dims.tokens().pad())));
+    }
+    b.op(pick, "greedy_pick", "the most likely text token or EOS (row 0) -> translate.beam.tokens",
+         {tr_out, bt, state, logits}, {uint32_t(Tmax), V, uint32_t(ids.text), uint32_t(ids.eos()), 1});
   }
 
   // ---- inspect: a source and a target read by the model (teacher forcing), padded to block_size:

@@ -244,6 +244,12 @@ describe('seq2seq translation on the GPU', () => {
     const sources = ['abc', 'hello', 'zyxwvuts'];
     const onGpu = [];
     for (const src of sources) onGpu.push(await g.translate(enc.encode(src)));
+    // on the KV cache (the default) and over the whole prefix each step: the same picks and maps
+    g.translateCache = false;
+    const full = await g.translate(enc.encode('hello'));
+    g.translateCache = true;
+    assert.deepEqual([...full.tokens], [...onGpu[1].tokens], 'with and without the KV cache');
+    expectClose(full.cross.weights, onGpu[1].cross.weights, 1e-6, 1e-4, 'cross-attention with and without the KV cache');
     await g.sync(); // the host's parameters are the GPU's
     let worstP = 0, worstA = 0;
     sources.forEach((src, k) => {
@@ -287,9 +293,9 @@ describe('seq2seq translation on the GPU', () => {
     const onGpu = [];
     for (const [src, beam, alpha] of cases) onGpu.push(await g.beamTranslate(enc.encode(src), beam, 0, alpha));
     // the cache off: the same search without it
-    g.beamCache = false;
+    g.translateCache = false;
     const full = await g.beamTranslate(enc.encode('zyxw'), 4, 0, 1);
-    g.beamCache = true;
+    g.translateCache = true;
     assert.deepEqual([...full.tokens], [...onGpu[2].tokens], 'with and without the KV cache');
     await g.sync();
     let worstP = 0;

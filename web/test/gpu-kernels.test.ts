@@ -41,7 +41,7 @@ describe('the WebGPU kernels', () => {
         ops++;
       }
     expect(ops).toBeGreaterThan(50);
-    expect(Object.keys(s2s.programs).sort()).toEqual(['eval', 'pair.inspect', 'train', 'translate.beam.start', 'translate.beam.step', 'translate.encode', 'translate.logits', 'translate.step']);
+    expect(Object.keys(s2s.programs).sort()).toEqual(['eval', 'pair.inspect', 'train', 'translate.beam.pick', 'translate.beam.start', 'translate.beam.step', 'translate.encode', 'translate.logits', 'translate.step']);
     expect(s2s.batchInputs).toEqual(['src', 'tgt_in', 'targets']);
   });
 });

@@ -119,10 +119,10 @@ constexpr int64_t kAlign = 64;  // elements (256 bytes)
   /* below V (-1: padding) are ignored; the mean runs over the others (count): losses = loss * N / count, so a mean */ \
   /* over N is the CPU's mean, and the gradient is (softmax - onehot) / count                                     */ \
   X(crossentropy_masked, 3)                                                                                         \
-  /* out(2T) rw tgt_in(T) rw state logits(T,V)   dims T V text eos: greedy decoding's step. t = state[gen_len]    */ \
-  /* tokens are in tgt_in; of row t - 1 of the logits, the most likely token v < text or v == eos (ties: the lower) */ \
-  /* and its probability among those go to out[2 (t - 1)], out[2 (t - 1) + 1] (f32 bits); v becomes tgt_in[t]    */ \
-  /* (when t < T) and gen_len t + 1                                                                               */ \
+  /* out(2T) rw tgt_in(T) rw state logits(T,V)   dims T V text eos cached: greedy decoding's step. t =          */ \
+  /* state[gen_len] tokens are in tgt_in; of row t - 1 of the logits, the most likely token v < text or v == eos  */ \
+  /* (ties: the lower) and its probability among those go to out[2 (t - 1)], out[2 (t - 1) + 1] (f32 bits); v    */ \
+  /* becomes tgt_in[t] (when t < T) and gen_len t + 1. cached 1 (the KV cache's step): logits row 0, v -> tgt_in[0] */ \
   X(greedy_pick, 4)                                                                                                 \
   /* out(R,C)= cache(T,R,2C) rw scores(R,NH,T)= qkv(R,3C) slots(R,T) state   dims R T C NH: beam search's decoder */ \
   /* self-attention with a KV cache, R rows at position p = state[gen_len] - 1: row r's k, v go to cache[p, r];  */ \

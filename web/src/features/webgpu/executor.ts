@@ -478,23 +478,51 @@ export class GpuExecutor {
   // ---- translation (seq2seq) ----
 
   // Greedy decoding of one source: src (block_size tokens: the source, then PAD), `length` of them
-  // real; BOS first; `steps` picks (max_len + 1), all in one command buffer, read back once.
-  async translate(src: Int32Array, length: number, bos: number, steps: number): Promise<GpuTranslationSteps> {
+  // real; BOS first; `steps` picks (max_len + 1), all in one command buffer, read back once. Cached
+  // (where the plan has the beam's KV cache): translate.beam.start, then per step translate.beam.step
+  // over one position and translate.beam.pick, row 0 of the beam's rows; else translate.encode, then
+  // translate.step over the whole prefix each step.
+  async translate(src: Int32Array, length: number, bos: number, steps: number, cached = true): Promise<GpuTranslationSteps> {
     this.check();
     const Tb = this.plan.model.block_size, NH = this.plan.model.n_head, Ld = this.plan.model.n_dec_layer ?? 0;
     if (!this.plan.programs['translate.step']) throw new Error('translate: this plan has no translation programs');
     if (src.length !== Tb || length < 1 || length > Tb) throw new Error(`translate: a source of 1 to ${Tb} tokens, padded to ${Tb}`);
     if (steps < 1 || steps > Tb) throw new Error(`translate: 1 to ${Tb} steps`);
     this.write('translate.src', new Uint32Array(src));
-    const tgt = new Uint32Array(Tb); // past the tokens so far: hidden by the causal mask
-    tgt[0] = bos;
-    this.write('translate.tgt_in', tgt);
     this.writeState(this.plan.state.genLen, 1);
     const enc = this.device.createCommandEncoder();
-    const pass = enc.beginComputePass();
-    this.encode(pass, 'translate.encode');
-    for (let i = 0; i < steps; i++) this.encode(pass, 'translate.step');
-    pass.end();
+    if (cached && this.beamRows() > 0) {
+      const R = this.beamRows(), C = this.plan.model.n_embd;
+      const first = new Uint32Array(R);
+      first[0] = bos;
+      this.write('translate.beam.tokens', first);
+      this.write('translate.beam.slots', new Uint32Array(R * Tb)); // row 0's ancestors are row 0
+      const pe = ioRegion(this.plan, 'pe'), row = ioRegion(this.plan, 'translate.beam.pe');
+      const start = enc.beginComputePass();
+      this.encode(start, 'translate.beam.start');
+      start.end();
+      for (let p = 0; p < steps; p++) {
+        enc.copyBufferToBuffer(this.buffer(pe), (pe[1] + p * C) * 4, this.buffer(row), row[1] * 4, C * 4); // PE[p]
+        const pass = enc.beginComputePass();
+        this.encode(pass, 'translate.beam.step');
+        this.encode(pass, 'translate.beam.pick');
+        pass.end();
+        // row 0's cross-attention weights, (NH, R, S) per layer -> row p of translate.cross.l (NH, Tb, Tb)
+        for (let l = 0; l < Ld; l++) {
+          const from = ioRegion(this.plan, `translate.beam.cross.${l}`), to = ioRegion(this.plan, `translate.cross.${l}`);
+          for (let h = 0; h < NH; h++)
+            enc.copyBufferToBuffer(this.buffer(from), (from[1] + h * R * Tb) * 4, this.buffer(to), (to[1] + (h * Tb + p) * Tb) * 4, Tb * 4);
+        }
+      }
+    } else {
+      const tgt = new Uint32Array(Tb); // past the tokens so far: hidden by the causal mask
+      tgt[0] = bos;
+      this.write('translate.tgt_in', tgt);
+      const pass = enc.beginComputePass();
+      this.encode(pass, 'translate.encode');
+      for (let i = 0; i < steps; i++) this.encode(pass, 'translate.step');
+      pass.end();
+    }
     this.device.queue.submit([enc.finish()]);
     const parts = await this.read([ioRegion(this.plan, 'translate.out'),
       ...[...Array(Ld).keys()].map((l) => ioRegion(this.plan, `translate.cross.${l}`))]);

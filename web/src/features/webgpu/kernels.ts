@@ -1536,13 +1536,14 @@ const greedy_pick: KernelDef = {
 // Greedy decoding's step (translate.cpp's argmax_allowed): t = state[GEN_LEN] tokens are in tgt_in;
 // of logits row t - 1, the most likely allowed token (text tokens v < text, and EOS; ties: the lower
 // v) and its probability among the allowed ones go to out[2 (t - 1)] and out[2 (t - 1) + 1] (f32
-// bits); the token becomes tgt_in[t] (t < T) and GEN_LEN t + 1. One invocation: V is small, and
-// the scan in token order is the CPU's.
+// bits); the token becomes tgt_in[t] (t < T) and GEN_LEN t + 1. With cached (the KV cache's step:
+// one position, its logits row 0) the token becomes tgt_in[0], the next step's input. One invocation:
+// V is small, and the scan in token order is the CPU's.
 @compute @workgroup_size(1)
 fn main() {
-  let T = dim(0u); let V = dim(1u); let text = dim(2u); let eos = dim(3u);
+  let T = dim(0u); let V = dim(1u); let text = dim(2u); let eos = dim(3u); let cached = dim(4u) != 0u;
   let t = state[GEN_LEN];
-  let z = (t - 1u) * V;
+  let z = select((t - 1u) * V, 0u, cached);
   var best = eos; var m = logits[z + eos];
   for (var v = 0u; v < text; v++) {
     if (logits[z + v] > m || (logits[z + v] == m && v < best)) { m = logits[z + v]; best = v; }
@@ -1551,7 +1552,7 @@ fn main() {
   for (var v = 0u; v < text; v++) { sum += exp(logits[z + v] - m); }
   out[2u * (t - 1u)] = best;
   out[2u * (t - 1u) + 1u] = bitcast<u32>(1.0 / sum);
-  if (t < T) { tgt_in[t] = best; }
+  if (cached) { tgt_in[0] = best; } else if (t < T) { tgt_in[t] = best; }
   state[GEN_LEN] = t + 1u;
 }`),
   grid: () => [1, 1, 1],

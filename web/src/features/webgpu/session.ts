@@ -126,9 +126,9 @@ export class WebGpuSession {
   private gen: { seed: number; drawn: number; greedy: boolean; step: number } | null = null;
   private lastDone = 0; // performance.now() when the last queued operation finished
   private abandoned: GpuBackendError | null = null;
-  /** Beam search and sampled translation decode with the KV cache where the beam fits it (false: every
-   *  row's whole history each step, as a beam wider than the plan's rows does; the benchmark's before). */
-  beamCache = true;
+  /** Translations decode with the KV cache (greedy, sampled, and a beam that fits the plan's rows; false:
+   *  every row's whole history each step, as a beam wider than the plan's rows does; the benchmark's before). */
+  translateCache = true;
 
   private constructor(
     private readonly M: GpuHostModule,
@@ -296,7 +296,7 @@ export class WebGpuSession {
       return Promise.reject(e);
     }
     return this.queue(async () => {
-      const r = await this.exec.translate(start.src, start.length, start.bos, start.steps);
+      const r = await this.exec.translate(start.src, start.length, start.bos, start.steps, this.translateCache);
       this.alive();
       const t = this.M.gpuTranslateFinish!(this.session, r.picks, r.probs, start.maxLen);
       return { ...t, cross: { Ld: r.Ld, NH: r.NH, rows: t.probs.length, S: r.S, weights: cropRows(r.cross, r.Ld * r.NH, r.rows, t.probs.length, r.S) } };
@@ -336,7 +336,7 @@ export class WebGpuSession {
     return this.queue(async () => {
       try {
         const Tb = this.plan.model.block_size, N = search.rows();
-        if (this.beamCache && N <= this.exec.beamRows()) {
+        if (this.translateCache && N <= this.exec.beamRows()) {
           this.exec.beamStart(search.source(Tb).src);
           // slots (N, Tb): for each row and position j, the cache row holding its hypothesis's token j
           let slots = new Uint32Array(N * Tb);
