@@ -336,11 +336,14 @@ export class WebGpuSession {
     return this.queue(async () => {
       try {
         const Tb = this.plan.model.block_size, N = search.rows();
-        if (this.translateCache && N <= this.exec.beamRows()) {
-          this.exec.beamStart(search.source(Tb).src);
-          // slots (N, Tb): for each row and position j, the cache row holding its hypothesis's token j
-          let slots = new Uint32Array(N * Tb);
-          while (!search.done()) {
+        const cached = this.translateCache && N <= this.exec.beamRows();
+        if (cached) this.exec.beamStart(search.source(Tb).src);
+        else this.exec.beamEncode(search.source(Tb).src);
+        // cached: slots (N, Tb), for each row and position j the cache row holding its hypothesis's token j
+        let slots = new Uint32Array(N * Tb);
+        while (!search.done()) {
+          let logits: Float32Array;
+          if (cached) {
             const { tokens, parent, step: p } = search.next();
             const next = new Uint32Array(N * Tb);
             for (let r = 0; r < N; r++) {
@@ -348,17 +351,11 @@ export class WebGpuSession {
               next[r * Tb + p] = r;
             }
             slots = next;
-            const logits = await this.exec.beamStep(tokens, slots, p);
-            this.alive();
-            search.advance(logits);
+            logits = await this.exec.beamStep(tokens, slots, p);
+          } else {
+            const h = search.histories(Tb);
+            logits = await this.exec.beamLogits(h.tokens, h.lengths);
           }
-          const r = search.result();
-          return { ...r, score: r.score ?? r.logProb };
-        }
-        this.exec.beamEncode(search.source(Tb).src);
-        while (!search.done()) {
-          const h = search.histories(Tb);
-          const logits = await this.exec.beamLogits(h.tokens, h.lengths);
           this.alive();
           search.advance(logits);
         }
