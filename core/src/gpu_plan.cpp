@@ -830,7 +830,7 @@ class S2SBuilder {
     linear(prog, "proj forward", f.logits, f.lnf.out, P_.proj_w, P_.proj_b, kNone, Nt, V, C);
   }
 
-  // Beam search's cached decoder, its start: the keys and values of the cross-attention (per layer
+  // The cached decoder (translation: greedy, sampled, beam), its start: the keys and values of the cross-attention (per layer
   // (S, 2C)) from the encoder's output f.enc_out (B = 1), once per source.
   std::vector<Region> cross_kv(std::vector<Op>& prog, const S2SForward& f) {
     std::vector<Region> kv;
@@ -843,12 +843,13 @@ class S2SBuilder {
     return kv;
   }
 
-  // Beam search's cached decoder, one step: the decoder over R rows at one position p =
+  // The cached decoder, one step: the decoder over R rows at one position p =
   // state[gen_len] - 1 (every row of a beam is as long as the others). tokens (R): each row's newest
   // token; pe_row (C): PE[p]; slots (R, T): where each row's ancestors sit in the cache (see
   // attention_beam); src (S): the source, for its padding. Returns the logits (R, V). The same
   // arithmetic as decode() for a row's last position, with the self-attention's keys and values of the
-  // earlier positions kept from earlier steps instead of computed again.
+  // earlier positions kept from earlier steps instead of computed again. cross_q_lse gets each layer's
+  // cross-attention queries and lse (for its weights: translate.beam.pick).
   Region beam_step(std::vector<Op>& prog, const std::vector<Region>& cross_kv, Region src, Region tokens, Region pe_row,
                    Region slots, Region state, uint32_t R, std::vector<std::pair<Region, Region>>* cross_q_lse = nullptr) {
     const uint32_t C = C_, NH = NH_, V = V_, T = T_;
@@ -1118,7 +1119,7 @@ Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& ta
   for (const Op& op : step)
     if (op.kernel != "greedy_pick" && op.kernel != "attention_masked_probs") beam.push_back(op);
   plan.io["translate.logits"] = ft.logits;
-  // beam search with a KV cache (kBeamRows rows, one position per step; see attention_beam):
+  // translation with a KV cache (kBeamRows rows, one position per step; see attention_beam):
   // translate.beam.start encodes the source and computes the cross-attention's keys and values once;
   // translate.beam.step takes every row one token further. The host writes each row's newest token,
   // the cache slots of its ancestors and gen_len = p + 1, and copies PE[p] into translate.beam.pe.
