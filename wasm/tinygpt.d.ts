@@ -208,6 +208,8 @@ export interface History {
 export interface GpuBeam {
   source(block: number): { src: Int32Array; length: number };        // padded with PAD to block
   histories(block: number): { tokens: Int32Array; lengths: Int32Array }; // (rows, block) BOS first; lengths 0 = not live
+  // for a KV cache: each row's newest token, the row it continues (parent), its position (step: 0 = BOS)
+  next(): { tokens: Int32Array; parent: Int32Array; step: number };
   advance(logits: Float32Array): void;                                 // (rows, vocabSize)
   done(): boolean;
   rows(): number;
