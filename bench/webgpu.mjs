@@ -207,25 +207,21 @@ for (const preset of ['s2s-tiny', 's2s-small', 's2s-base']) {
     // the KV cache (all rows one position further: one submission and a readback a step) and without
     // it (each live row's whole history again, one submission a row); against the wasm build's beam search
     const src = new TextEncoder().encode('abcdefg');
-    const beamMs = async (cached) => {
+    // a translation with the KV cache on or off, timed after a warm-up run
+    const timed = async (cached, translate) => {
       g.translateCache = cached;
-      await g.beamTranslate(src, 4); // warm
-      const b0 = performance.now();
-      const out = await g.beamTranslate(src, 4);
-      return { out, ms: performance.now() - b0 };
-    };
-    const { ms: bmsFull, out: btFull } = await beamMs(false);
-    const { ms: bms, out: bt } = await beamMs(true);
-    // greedy (one submission either way): on the KV cache, and over the whole prefix each step
-    const greedyMs = async (cached) => {
-      g.translateCache = cached;
-      await g.translate(src); // warm
+      await translate(); // warm
       const t0 = performance.now();
-      const out = await g.translate(src);
+      const out = await translate();
       return { out, ms: performance.now() - t0 };
     };
-    const { ms: gmsFull, out: gtFull } = await greedyMs(false);
-    const { ms: gmsCached, out: gtCached } = await greedyMs(true);
+    const beam = () => g.beamTranslate(src, 4);
+    const { ms: bmsFull, out: btFull } = await timed(false, beam);
+    const { ms: bms, out: bt } = await timed(true, beam);
+    // greedy (one submission either way): on the KV cache, and over the whole prefix each step
+    const greedy = () => g.translate(src);
+    const { ms: gmsFull, out: gtFull } = await timed(false, greedy);
+    const { ms: gmsCached, out: gtCached } = await timed(true, greedy);
     fig.greedy = { tokens: gtCached.probs.length, gpuMs: gmsCached, gpuMsWithoutCache: gmsFull,
       sameOutput: String(gtCached.text) === String(gtFull.text) };
     console.log(`    greedy of "abcdefg": ${gtCached.probs.length} output tokens in ${gmsCached.toFixed(1)} ms on the GPU with the KV cache ` +

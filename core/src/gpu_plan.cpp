@@ -892,6 +892,15 @@ class S2SBuilder {
     return logits;
   }
 
+  // The cached step's cross-attention weights of layer l, probs (NH, R, S), from the queries, keys and
+  // values and lse the step used (beam_step's cross_q_lse, cross_kv).
+  void beam_cross_probs(std::vector<Op>& prog, size_t l, Region probs, Region q, Region kv, Region lse, Region src,
+                        uint32_t R) {
+    b_.at("decoder.layers." + std::to_string(l) + ".");
+    b_.op(prog, "attention_masked_probs", "cross_attn weights", {probs, q, kv, lse, src}, attn(1, R, S_, C_, 0, 2 * C_, 0, C_, false));
+    b_.at("");
+  }
+
   void backward(std::vector<Op>& prog, const S2SParams& G, const S2SForward& f, Region src, Region tgt_in) {
     const uint32_t B = B_, S = S_, T = T_, C = C_, NH = NH_, F = F_, V = V_;
     const uint32_t Ns = B * S, Nt = B * T;
@@ -1144,10 +1153,7 @@ Plan make_seq2seq_plan(const Config& mc, const std::vector<model::ParamInfo>& ta
       const std::string name = "translate.beam.cross." + std::to_string(l);
       const Region probs = b.take(name, int64_t(mc.n_head) * R * Tmax);  // (NH, R, S)
       plan.io[name] = probs;
-      b.op(pick, "attention_masked_probs", "cross_attn weights", {probs, q_lse[size_t(l)].first, kv[size_t(l)],
-                                                                 q_lse[size_t(l)].second, tr_src},
-           attn_dims(1, R, uint32_t(Tmax), uint32_t(C), uint32_t(mc.n_head), uint32_t(C), 0, 2 * uint32_t(C), 0, uint32_t(C),
-                     false, uint32_t(dims.tokens().pad())));
+      kb.beam_cross_probs(pick, size_t(l), probs, q_lse[size_t(l)].first, kv[size_t(l)], q_lse[size_t(l)].second, tr_src, R);
     }
     b.op(pick, "greedy_pick", "the most likely text token or EOS (row 0) -> translate.beam.tokens",
          {tr_out, bt, state, logits}, {uint32_t(Tmax), V, uint32_t(ids.text), uint32_t(ids.eos()), 1});

@@ -492,17 +492,16 @@ export class GpuExecutor {
     this.writeState(this.plan.state.genLen, 1);
     const enc = this.device.createCommandEncoder();
     if (cached && this.beamRows() > 0) {
-      const R = this.beamRows(), C = this.plan.model.n_embd;
+      const R = this.beamRows();
       const first = new Uint32Array(R);
       first[0] = bos;
       this.write('translate.beam.tokens', first);
       this.write('translate.beam.slots', new Uint32Array(R * Tb)); // row 0's ancestors are row 0
-      const pe = ioRegion(this.plan, 'pe'), row = ioRegion(this.plan, 'translate.beam.pe');
       const start = enc.beginComputePass();
       this.encode(start, 'translate.beam.start');
       start.end();
       for (let p = 0; p < steps; p++) {
-        enc.copyBufferToBuffer(this.buffer(pe), (pe[1] + p * C) * 4, this.buffer(row), row[1] * 4, C * 4); // PE[p]
+        this.copyPositionRow(enc, p);
         const pass = enc.beginComputePass();
         this.encode(pass, 'translate.beam.step');
         this.encode(pass, 'translate.beam.pick');
@@ -598,12 +597,19 @@ export class GpuExecutor {
     this.submitProgram('translate.beam.start');
   }
 
+  // PE[p] into translate.beam.pe, in the command buffer of the step at position p (the cached
+  // decoder's embedding reads one row of the sinusoidal table).
+  private copyPositionRow(enc: GPUCommandEncoder, p: number): void {
+    const C = this.plan.model.n_embd, pe = ioRegion(this.plan, 'pe'), row = ioRegion(this.plan, 'translate.beam.pe');
+    enc.copyBufferToBuffer(this.buffer(pe), (pe[1] + p * C) * 4, this.buffer(row), row[1] * 4, C * 4);
+  }
+
   // Every row one token further at position p (0 for BOS): tokens (up to beamRows): each row's newest
   // token; slots (rows, block_size): for j < p, the cache row that holds the row's ancestor at step j
   // (attention_beam). Returns the next-token logits (rows, V), in one submission and one readback.
   async beamStep(tokens: Int32Array, slots: Uint32Array, p: number): Promise<Float32Array> {
     this.check();
-    const R = this.beamRows(), Tb = this.plan.model.block_size, V = this.plan.model.vocab_size, C = this.plan.model.n_embd;
+    const R = this.beamRows(), Tb = this.plan.model.block_size, V = this.plan.model.vocab_size;
     const N = tokens.length;
     if (N < 1 || N > R) throw new Error(`beamStep: 1 to ${R} rows`);
     if (slots.length !== N * Tb) throw new Error(`beamStep: ${N} rows of ${Tb} slots`);
@@ -613,11 +619,10 @@ export class GpuExecutor {
     this.write('translate.beam.tokens', t);
     this.write('translate.beam.slots', s);
     this.writeState(this.plan.state.genLen, p + 1);
-    const pe = ioRegion(this.plan, 'pe'), row = ioRegion(this.plan, 'translate.beam.pe');
     const logits = ioRegion(this.plan, 'translate.beam.logits');
     const staging = this.device.createBuffer({ size: N * V * 4, usage: GB.MAP_READ | GB.COPY_DST });
     const enc = this.device.createCommandEncoder();
-    enc.copyBufferToBuffer(this.buffer(pe), (pe[1] + p * C) * 4, this.buffer(row), row[1] * 4, C * 4);  // PE[p]
+    this.copyPositionRow(enc, p);
     const pass = enc.beginComputePass();
     this.encode(pass, 'translate.beam.step');
     pass.end();

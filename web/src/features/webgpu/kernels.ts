@@ -1374,6 +1374,8 @@ const attention_beam: KernelDef = {
 // cache[j, slots[r, j]] for j < p, the row that held its hypothesis's ancestor at step j, and to
 // cache[p, r]: out[r] (C) = sum_j softmax_j(q . k_j / sqrt(HS)) v_j
 var<workgroup> newest: u32;
+// the cache row (position j, beam row) that holds row r's key and value of position j
+fn cache_row(r: u32, j: u32, p: u32, R: u32, T: u32) -> u32 { return j * R + select(slots[r * T + j], r, j == p); }
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
   let R = dim(0u); let T = dim(1u); let C = dim(2u); let NH = dim(3u);
@@ -1382,16 +1384,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let p = workgroupUniformLoad(&newest);
   let C2 = 2u * C; let C3 = 3u * C;
   let q0 = r * C3 + h * HS;
+  let own = (p * R + r) * C2 + h * HS;
   for (var d = lid; d < HS; d += 64u) {
-    cache[(p * R + r) * C2 + h * HS + d] = qkv[q0 + C + d];
-    cache[(p * R + r) * C2 + C + h * HS + d] = qkv[q0 + 2u * C + d];
+    cache[own + d] = qkv[q0 + C + d];
+    cache[own + C + d] = qkv[q0 + 2u * C + d];
   }
   storageBarrier();
   let sc = (r * NH + h) * T;
   let scale = 1.0 / sqrt(f32(HS));
   var mx = -3.0e38;
   for (var j = lid; j <= p; j += 64u) {
-    let k0 = (j * R + select(slots[r * T + j], r, j == p)) * C2 + h * HS;
+    let k0 = cache_row(r, j, p, R, T) * C2 + h * HS;
     var s = 0.0;
     for (var d = 0u; d < HS; d++) { s += qkv[q0 + d] * cache[k0 + d]; }
     scores[sc + j] = s * scale;
@@ -1409,7 +1412,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   for (var d = lid; d < HS; d += 64u) {
     var acc = 0.0;
     for (var j = 0u; j <= p; j++) {
-      acc += scores[sc + j] * cache[(j * R + select(slots[r * T + j], r, j == p)) * C2 + C + h * HS + d];
+      acc += scores[sc + j] * cache[cache_row(r, j, p, R, T) * C2 + C + h * HS + d];
     }
     out[r * C + h * HS + d] = acc / sum;
   }
