@@ -89,7 +89,7 @@ struct Run {
     arena.reset();
     model.zero_grad();
     nn::Tensor loss = model.loss(arena, batch);
-    loss.backward();
+    loss.backward(nn::Tensor::GradBuffers::recycle);  // as the trainer does
     optim::clip_grad_norm(model.grads(), model.num_parameters(), 1.0f);
     opt.step(model.params(), model.grads(), schedule.lr_at(opt.t()));
     kernels::share_scratch_sizes();

@@ -30,7 +30,7 @@ void check_no_allocations(int threads) {
     arena.reset();
     m.zero_grad();
     nn::Tensor loss = m.loss(arena, batch);
-    loss.backward();
+    loss.backward(nn::Tensor::GradBuffers::recycle);  // as the trainer does
     optim::clip_grad_norm(m.grads(), m.num_parameters(), 1.0f);
     opt.step(m.params(), m.grads(), 1e-3f);
     kernels::share_scratch_sizes();

@@ -2,12 +2,17 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "kernels.h"
 #include "test_util.h"
+#include "tinygpt/model.h"
 #include "tinygpt/ops.h"
+#include "tinygpt/pairs.h"
+#include "tinygpt/rnn.h"
+#include "tinygpt/seq2seq.h"
 #include "tinygpt/tensor.h"
 
 using namespace tinygpt;
@@ -156,4 +161,76 @@ TEST_CASE("an arena reused for identical passes stops allocating after the first
   CHECK(a.chunk_allocations() == after_two);
   a.reset();
   CHECK(a.bytes_used() == 0);
+}
+
+TEST_CASE("a recycling backward frees each op's output gradient once its backward has run", "[autograd][recycle]") {
+  nn::Arena a;
+  nn::Tensor x = a.from({4}, {1, -2, 3, 0.5f}, true);
+  nn::Tensor w = a.from({4}, {0.5f, -1, 2, 3});
+  nn::Tensor y = nn::add(a, x, x);   // (4): 2x
+  nn::Tensor z = nn::add(a, y, x);   // (4): 3x
+  nn::Tensor loss = testutil::weighted_sum(a, z, w);
+  loss.backward(nn::Tensor::GradBuffers::recycle);
+  for (int i = 0; i < 4; i++) CHECK(x.grad()[i] == 3 * w.data()[i]);  // the leaf keeps its gradient
+  CHECK(y.impl()->grad == nullptr);                                    // the intermediates' are gone
+  CHECK(z.impl()->grad == nullptr);
+  CHECK(!a.free_grads.empty());  // y's and z's buffers, for the next backward's gradients
+  a.reset();
+  CHECK(a.free_grads.empty());   // they belonged to the pass that reset() forgot
+}
+
+namespace {
+// Every parameter's gradient after one backward, kept and recycled, on the same model and batch:
+// the same ops in the same order read and write the same values, only in other buffers, so the
+// gradients must agree bit for bit, while the arena holds less.
+// max_fraction: the arena's bytes recycled over kept, at most (the forward's activations stay)
+template <class Model, class Loss>
+void check_recycled_gradients(Model& m, Loss loss, double max_fraction) {
+  nn::Arena keep_arena, recycle_arena;
+  m.zero_grad();
+  loss(keep_arena).backward(nn::Tensor::GradBuffers::keep);
+  const std::vector<float> kept(m.grads(), m.grads() + m.num_parameters());
+  m.zero_grad();
+  loss(recycle_arena).backward(nn::Tensor::GradBuffers::recycle);
+  int64_t differ = 0, nonzero = 0;
+  for (int64_t i = 0; i < m.num_parameters(); i++) {
+    differ += std::memcmp(&kept[size_t(i)], m.grads() + i, sizeof(float)) != 0;
+    nonzero += kept[size_t(i)] != 0.0f;
+  }
+  CHECK(differ == 0);
+  CHECK(nonzero > m.num_parameters() / 2);  // the comparison covers real gradients
+  INFO("arena bytes: kept " << keep_arena.bytes_used() << ", recycled " << recycle_arena.bytes_used());
+  CHECK(double(recycle_arena.bytes_used()) <= max_fraction * double(keep_arena.bytes_used()));
+}
+}  // namespace
+
+TEST_CASE("recycled gradient buffers give every model the same gradients in less memory", "[autograd][recycle]") {
+  SECTION("the GPT") {
+    Config c;
+    c.n_layer = 2, c.n_head = 2, c.n_embd = 16, c.block_size = 8;
+    model::TinyGPT m(c);
+    std::vector<int32_t> x(2 * 8), y(2 * 8);
+    for (size_t i = 0; i < x.size(); i++) x[i] = int32_t(i * 37 % 256), y[i] = int32_t(i * 11 % 256);
+    check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, x.data(), y.data(), 2, 8); }, 0.85);
+  }
+  SECTION("the encoder-decoder") {
+    model::Seq2SeqDims d;
+    d.n_enc_layer = 2, d.n_dec_layer = 2, d.n_head = 2, d.n_embd = 16, d.d_ff = 32, d.block_size = 16;
+    data::PairDataset pairs(data::builtin_task("dates", 3, 100), d.block_size, 3);
+    model::Seq2Seq m(d);
+    data::PairBatch batch;
+    pairs.sample_batch(4, batch);
+    check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, batch); }, 0.8);
+  }
+  SECTION("the LSTM (its node has two outputs, h and c)") {
+    Config c;
+    c.model = ModelKind::lstm;
+    c.n_layer = 2, c.n_embd = 8, c.n_hidden = 12, c.block_size = 8;
+    model::Recurrent m(c);
+    std::vector<int32_t> x(3 * 8), y(3 * 8);
+    for (size_t i = 0; i < x.size(); i++) x[i] = int32_t(i * 29 % 256), y[i] = int32_t(i * 13 % 256);
+    // every gradient here has another size than the buffers freed before it: nothing to reuse,
+    // and nothing may break
+    check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, x.data(), y.data(), 3, 8); }, 1.0);
+  }
 }

@@ -127,6 +127,7 @@ void Arena::reset() {
   current_ = 0;
   offset_ = 0;
   used_before_current_ = 0;
+  free_grads.clear();
 }
 
 void Arena::reserve(size_t bytes) {
@@ -158,7 +159,7 @@ static void ensure_grad(const Tensor& t) {
   TensorImpl* p = t.impl();
   if (p->grad) return;
   if (!p->arena) throw tinygpt::Error("backward: a tensor that requires grad has no gradient buffer");
-  p->grad = p->arena->alloc_floats(p->shape.numel());
+  p->grad = p->arena->take_grad_buffer(p->shape.numel());
   p->grad_unset = true;  // zeroed by the first reader, or overwritten by the first writer
 }
 
@@ -167,7 +168,17 @@ void Tensor::zero_unset_grad() const {
   p_->grad_unset = false;
 }
 
-void Tensor::backward() const {
+float* Arena::take_grad_buffer(int64_t n) {
+  for (size_t i = free_grads.size(); i-- > 0;)
+    if (free_grads[i].first == n) {
+      float* p = free_grads[i].second;
+      free_grads.erase(free_grads.begin() + std::ptrdiff_t(i));
+      return p;
+    }
+  return alloc_floats(n);
+}
+
+void Tensor::backward(GradBuffers buffers) const {
   if (!p_) throw tinygpt::Error("backward() on an undefined tensor");
   if (numel() != 1) throw tinygpt::Error("backward() needs a scalar (one-element) tensor, got shape " + shape().str());
   if (!p_->requires_grad) throw tinygpt::Error("backward() on a tensor that does not require grad");
@@ -207,6 +218,12 @@ void Tensor::backward() const {
     for (int i = 0; i < node->n_parents; i++)
       if (node->parents[i].requires_grad()) ensure_grad(node->parents[i]);
     node->backward();
+    // every reader of node->out ran before it (children first): its gradient is dead now
+    TensorImpl* out = node->out.impl();
+    if (buffers == GradBuffers::recycle && out != p_ && out->arena && out->grad) {
+      out->arena->free_grads.push_back({out->shape.numel(), out->grad});
+      out->grad = nullptr;
+    }
   }
 }
 

@@ -572,7 +572,7 @@ float Trainer::step() {
   arena_.reset();
   learner_->zero_grad();
   nn::Tensor loss = learner_->train_loss(arena_, config_.batch_size, step_);
-  loss.backward();
+  loss.backward(nn::Tensor::GradBuffers::recycle);
   const float value = loss.item();
   const int64_t P = learner_->num_parameters();
   if (inject_nan_ > 0) {

@@ -85,7 +85,14 @@ class Tensor {
 
   // Reverse-mode differentiation from this scalar: seeds 1 and accumulates (+=) into the
   // gradient of every tensor that requires grad and that this one depends on.
-  void backward() const;
+  //   GradBuffers::keep:    every gradient stays readable afterwards (tests, learn-by-hand);
+  //   GradBuffers::recycle: an op's output gradient is complete when its backward runs and dead
+  //     after it; its buffer goes back to the arena, and a later gradient of the same size takes
+  //     it (a training step: only the leaves' gradients are read afterwards). The gradients then
+  //     live in the buffers the backward just used, still in cache, instead of as many fresh
+  //     ones as there are activations. Intermediate gradients are unreadable (null) afterwards.
+  enum class GradBuffers { keep, recycle };
+  void backward(GradBuffers buffers = GradBuffers::keep) const;
 
  private:
   void zero_unset_grad() const;
@@ -161,6 +168,10 @@ class Arena {
   std::vector<Node*> topo_order;
   std::vector<std::pair<Node*, int>> dfs_stack;
   uint32_t visit_epoch = 0;
+  // Gradient buffers that a recycling backward gave back (GradBuffers::recycle): (floats, buffer),
+  // taken last-in first-out by the next gradient of exactly that size; emptied by reset().
+  std::vector<std::pair<int64_t, float*>> free_grads;
+  float* take_grad_buffer(int64_t n);  // a freed buffer of n floats, or a new one
 
  private:
   struct Chunk {
