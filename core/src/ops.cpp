@@ -11,7 +11,8 @@ namespace tinygpt::nn {
 
 namespace {
 
-using graph::any_wants_grad, graph::attach, graph::fail, graph::grad_of, graph::grad_to_write, graph::require_defined;
+using graph::any_wants_grad, graph::attach, graph::fail, graph::grad_of, graph::grad_to_write, graph::require_defined,
+    graph::take_output_grad;
 
 int32_t* copy_ints(Arena& arena, const int32_t* src, int64_t n) {
   auto* dst = static_cast<int32_t*>(arena.alloc_bytes(size_t(n) * sizeof(int32_t)));
@@ -83,15 +84,18 @@ Tensor add(Arena& arena, const Tensor& a, const Tensor& b) {
     attach(arena, out, "add", {a, b}, [=] {
       // forward: out = a + b  ->  da += dout, db += dout (a first contribution is a copy; a later
       // one add_forward(da, da, dout): da + dout as accumulate computes it, split across the
-      // threads: a residual's gradient is large)
+      // threads: a residual's gradient is large). In a recycling backward, a (else b) whose
+      // gradient is still empty takes dout's buffer itself, no copy (graph::take_output_grad).
+      const float* dout = out.grad();  // (n); stays valid when a buffer changes hands
+      const bool a_took = take_output_grad(a, out), b_took = !a_took && take_output_grad(b, out);
       bool overwrite;
-      if (float* da = grad_to_write(a, &overwrite)) {
-        if (overwrite) std::memcpy(da, out.grad(), size_t(n) * sizeof(float));
-        else kernels::add_forward(da, da, out.grad(), n);
+      if (float* da = a_took ? nullptr : grad_to_write(a, &overwrite)) {
+        if (overwrite) std::memcpy(da, dout, size_t(n) * sizeof(float));
+        else kernels::add_forward(da, da, dout, n);
       }
-      if (float* db = grad_to_write(b, &overwrite)) {
-        if (overwrite) std::memcpy(db, out.grad(), size_t(n) * sizeof(float));
-        else kernels::add_forward(db, db, out.grad(), n);
+      if (float* db = b_took ? nullptr : grad_to_write(b, &overwrite)) {
+        if (overwrite) std::memcpy(db, dout, size_t(n) * sizeof(float));
+        else kernels::add_forward(db, db, dout, n);
       }
     });
   }

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "tinygpt/error.h"
 #include "tinygpt/tensor.h"
@@ -44,6 +45,24 @@ inline float* grad_of(const Tensor& t) { return t.defined() && t.requires_grad()
 inline float* grad_to_write(const Tensor& t, bool* overwrite) {
   *overwrite = false;
   return t.defined() && t.requires_grad() ? t.grad_to_write(overwrite) : nullptr;
+}
+
+// In a recycling backward (Tensor::GradBuffers::recycle) an op's output gradient is dead once the
+// op's backward returns. An input whose gradient buffer holds nothing yet can take the output's
+// buffer instead of a copy of it: the two swap, and the input's untouched buffer is recycled in
+// the output's place. True when it did (t's gradient now holds out's); else the caller copies or
+// adds as usual. Never a parameter's gradient (it is not the arena's, and never unset).
+inline bool take_output_grad(const Tensor& t, const Tensor& out) {
+  if (!t.defined() || !t.requires_grad()) return false;
+  TensorImpl* in = t.impl();
+  TensorImpl* o = out.impl();
+  if (!o->arena || !o->arena->recycling_grads || in->arena != o->arena || !in->grad || !in->grad_unset || !o->grad ||
+      o->grad_unset || in->shape.numel() != o->shape.numel())
+    return false;
+  std::swap(in->grad, o->grad);
+  in->grad_unset = false;
+  o->grad_unset = true;
+  return true;
 }
 
 }  // namespace tinygpt::nn::graph

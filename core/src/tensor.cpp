@@ -211,6 +211,11 @@ void Tensor::backward(GradBuffers buffers) const {
   }
 
   // Seed: d(loss)/d(loss) = 1, then run the nodes children-first.
+  struct Recycling {  // arena.recycling_grads for this pass, whichever way it ends
+    Arena& arena;
+    ~Recycling() { arena.recycling_grads = false; }
+  } recycling{arena};
+  arena.recycling_grads = buffers == GradBuffers::recycle;
   ensure_grad(*this);
   grad()[0] += 1.0f;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {

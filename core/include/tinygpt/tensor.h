@@ -171,6 +171,7 @@ class Arena {
   // Gradient buffers that a recycling backward gave back (GradBuffers::recycle): (floats, buffer),
   // taken last-in first-out by the next gradient of exactly that size; emptied by reset().
   std::vector<std::pair<int64_t, float*>> free_grads;
+  bool recycling_grads = false;  // while a GradBuffers::recycle backward runs (graph::take_output_grad)
   float* take_grad_buffer(int64_t n);  // a freed buffer of n floats, or a new one
 
  private:
