@@ -200,6 +200,16 @@ TEST_CASE("matmul forward and backward match the reference", "[simd]") {
       kernels::matmul_forward(out.data(), inp.data(), w.data(), b.data(), N, IC, OC);
       kernels::ref::matmul_forward(out_ref.data(), inp.data(), w.data(), b.data(), N, IC, OC);
       require_close(out, out_ref, 1e-5, 1e-5, "matmul_forward");
+      // with the residual: the reference's sum, and this backend's own matmul_forward + residual bit for bit
+      const std::vector<float> res = random_vector(out.size(), 8);
+      std::vector<float> out_res(out.size()), out_res_ref(out.size()), out_res_bare(out.size());
+      kernels::matmul_forward_residual(out_res.data(), inp.data(), w.data(), b.data(), res.data(), N, IC, OC);
+      kernels::ref::matmul_forward_residual(out_res_ref.data(), inp.data(), w.data(), b.data(), res.data(), N, IC, OC);
+      require_close(out_res, out_res_ref, 1e-5, 1e-5, "matmul_forward_residual");
+      for (size_t i = 0; i < out.size(); i++) REQUIRE(out_res[i] == out[i] + res[i]);
+      kernels::matmul_forward_residual(out_res_bare.data(), inp.data(), w.data(), nullptr, res.data(), N, IC, OC);
+      kernels::matmul_forward(out_res.data(), inp.data(), w.data(), nullptr, N, IC, OC);
+      for (size_t i = 0; i < out.size(); i++) REQUIRE(out_res_bare[i] == out_res[i] + res[i]);
       std::vector<float> dinp = random_vector(inp.size(), 5), dw = random_vector(w.size(), 6), db = random_vector(b.size(), 7);
       std::vector<float> dinp_ref = dinp, dw_ref = dw, db_ref = db;
       kernels::matmul_backward(dinp.data(), dw.data(), db.data(), dout.data(), inp.data(), w.data(), N, IC, OC);

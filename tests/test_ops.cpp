@@ -6,6 +6,7 @@
 
 #include "test_util.h"
 #include "tinygpt/ops.h"
+#include "tinygpt/runtime.h"
 
 using namespace tinygpt;
 
@@ -195,6 +196,51 @@ TEST_CASE("linear_gelu gives gelu(linear)'s bits, forward and backward, and with
   nn::Tensor y1 = nn::linear_gelu(ar, x, w, b), y2 = nn::gelu(ar, nn::linear_lastdim(ar, x, w, b));
   CHECK(std::vector<float>(y1.data(), y1.data() + y1.numel()) == std::vector<float>(y2.data(), y2.data() + y2.numel()));
   CHECK(!y1.requires_grad());
+}
+
+TEST_CASE("linear_residual backward matches finite differences, with and without bias", "[ops][gradcheck]") {
+  nn::Arena a;
+  nn::Tensor x = random_tensor(a, {2, 3, 17}, 1), w = random_tensor(a, {17, 9}, 2), b = random_tensor(a, {9}, 3);
+  nn::Tensor r = random_tensor(a, {2, 3, 9}, 4);
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::linear_residual(ar, x, w, b, r); }, {x, w, b, r}, 3e-3f,
+                              2e-3, 5e-3));
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::linear_residual(ar, x, w, nn::Tensor(), r); }, {x, w, r},
+                              3e-3f, 2e-3, 5e-3));
+  // the residual stream's own input as the residual: x + x @ w (square w)
+  nn::Tensor ws = random_tensor(a, {17, 17}, 5);
+  CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::linear_residual(ar, x, ws, nn::Tensor(), x); }, {x, ws},
+                              3e-3f, 2e-3, 5e-3));
+}
+
+TEST_CASE("linear_residual gives add(linear, res)'s bits, forward and backward, kept and recycled", "[ops][threads]") {
+  // shapes for each path of the GEMM: one K slice; two (K > 256: the residual goes with the last);
+  // a ragged last panel (N = 67); fewer than 4 rows (added after the product)
+  struct Case { int64_t rows, K, N; };
+  for (const Case c : {Case{40, 24, 40}, Case{37, 300, 70}, Case{50, 64, 67}, Case{3, 32, 48}})
+    for (int threads : {1, std::min(2, tinygpt::max_threads())}) {
+      tinygpt::set_num_threads(threads);
+      INFO("rows " << c.rows << ", K " << c.K << ", N " << c.N << ", threads " << threads);
+      nn::Arena a;
+      nn::Tensor x = random_tensor(a, {c.rows, c.K}, 1), w = random_tensor(a, {c.K, c.N}, 2);
+      nn::Tensor b = random_tensor(a, {c.N}, 3), r = random_tensor(a, {c.rows, c.N}, 4);
+      nn::Tensor dy = random_tensor(a, {c.rows, c.N}, 5, false);
+      auto unfused = [&](nn::Arena& ar) { return nn::add(ar, nn::linear_lastdim(ar, x, w, b), r); };
+      const std::vector<float> want = testutil::values_and_grads(unfused, {x, w, b, r}, dy);
+      for (auto buffers : {nn::Tensor::GradBuffers::keep, nn::Tensor::GradBuffers::recycle}) {
+        CHECK(testutil::values_and_grads([&](nn::Arena& ar) { return nn::linear_residual(ar, x, w, b, r); },
+                                         {x, w, b, r}, dy, buffers) == want);
+        CHECK(testutil::values_and_grads(unfused, {x, w, b, r}, dy, buffers) == want);
+      }
+      // the residual's gradient added to one it already holds (r used twice)
+      auto twice = [&](nn::Arena& ar) { return nn::add(ar, nn::linear_residual(ar, x, w, b, r), r); };
+      auto twice_unfused = [&](nn::Arena& ar) { return nn::add(ar, unfused(ar), r); };
+      CHECK(testutil::values_and_grads(twice, {x, w, b, r}, dy, nn::Tensor::GradBuffers::recycle) ==
+            testutil::values_and_grads(twice_unfused, {x, w, b, r}, dy));
+    }
+  tinygpt::set_num_threads(1);
+  nn::Arena a;
+  nn::Tensor x = random_tensor(a, {4, 8}, 1), w = random_tensor(a, {8, 6}, 2), r = random_tensor(a, {4, 5}, 3);
+  CHECK_THROWS_WITH(nn::linear_residual(a, x, w, nn::Tensor(), r), Catch::Contains("res must be (4, 6), got (4, 5)"));
 }
 
 TEST_CASE("softmax backward matches finite differences", "[ops][gradcheck]") {

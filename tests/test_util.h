@@ -71,12 +71,13 @@ inline nn::Tensor weighted_sum(nn::Arena& a, const nn::Tensor& out, const nn::Te
 // build(arena)'s values, then the gradients of `inputs` for loss = sum(out * dy) (weighted_sum), each
 // zeroed first: to compare a fused op with the ops it replaces, forward and backward.
 inline std::vector<float> values_and_grads(const std::function<nn::Tensor(nn::Arena&)>& build,
-                                           const std::vector<nn::Tensor>& inputs, const nn::Tensor& dy) {
+                                           const std::vector<nn::Tensor>& inputs, const nn::Tensor& dy,
+                                           nn::Tensor::GradBuffers buffers = nn::Tensor::GradBuffers::keep) {
   for (const nn::Tensor& t : inputs)
     if (t.grad()) std::fill(t.grad(), t.grad() + t.numel(), 0.0f);
   nn::Arena arena;
   nn::Tensor out = build(arena);
-  weighted_sum(arena, out, dy).backward();
+  weighted_sum(arena, out, dy).backward(buffers);
   std::vector<float> v(out.data(), out.data() + out.numel());
   for (const nn::Tensor& t : inputs) v.insert(v.end(), t.grad(), t.grad() + t.numel());
   return v;

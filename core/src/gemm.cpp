@@ -109,30 +109,44 @@ void pack_b_panels(float* pb, const float* B, int ldb, bool transB, int k0, int 
   }
 }
 
-// C[0:mr, 0:nr] = [C or bias +] tile[0:mr, 0:nr] (row stride tn): by whole vectors and one
+// What a tile's store adds besides its products, both optional:
+//   bias (the tile's first column of a row vector): C starts from it instead of from C or zero;
+//     bias[j] + sum is the same operation as C = bias first and C += sum after;
+//   res (the tile's corner in a matrix of row stride ldr, only in the product's last K slice): added
+//     to the finished sum, C = sum + res, as a separate addition after the product would.
+struct Epilogue {
+  const float* bias = nullptr;
+  const float* res = nullptr;
+  int ldr = 0;
+};
+
+// C[0:mr, 0:nr] = [C or bias +] tile[0:mr, 0:nr] [+ res] (row stride tn): by whole vectors and one
 // partial one, the same operations per element as a whole tile's store (scalar stores here would
 // also keep the next full-vector load of these rows, attention's softmax, from being forwarded)
 __attribute__((noinline)) void store_ragged(const float* tile, int tn, float* C, int ldc, bool accumulate, int mr,
-                                            int nr, const float* bias) {
+                                            int nr, Epilogue ep) {
   for (int i = 0; i < mr; i++)
     for (int j = 0; j < nr; j += W) {
       float* c = C + i * ldc + j;
       const int n = std::min(W, nr - j);
       const vf t = simd::load(tile + i * tn + j);
-      const float* from = bias ? bias + j : accumulate ? c : nullptr;  // what the sum adds to
-      const vf r = from ? (n == W ? simd::load(from) : simd::load_n(from, n, 0.0f)) + t : t;
+      const float* from = ep.bias ? ep.bias + j : accumulate ? c : nullptr;  // what the sum adds to
+      vf r = from ? (n == W ? simd::load(from) : simd::load_n(from, n, 0.0f)) + t : t;
+      if (ep.res) {
+        const float* res = ep.res + i * ep.ldr + j;
+        r = r + (n == W ? simd::load(res) : simd::load_n(res, n, 0.0f));
+      }
       if (n == W) simd::store(c, r);
       else simd::store_n(c, r, n);
     }
 }
 
 // C[0:mr, 0:nr] (+)= sum_k op(A)(i, k) b[k][0:TR * W]: a TM x TR-vector register tile; a points
-// at op(A)(0, 0) of the tile, b at its first column (row stride ldb)
-// bias (the tile's first column of a row vector, or null): C starts from it instead of from C
-// or zero; bias[j] + sum is the same operation as C = bias first and C += sum after.
+// at op(A)(0, 0) of the tile, b at its first column (row stride ldb); ep: the store's bias and
+// residual (Epilogue)
 template <bool TransA, int TM, int TR>
 inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
-                          int ldc, bool accumulate, int mr, int nr, const float* bias = nullptr) {
+                          int ldc, bool accumulate, int mr, int nr, Epilogue ep = {}) {
   constexpr int TN = TR * W;
   const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
   for (int i = 0; i < TM; i++) ar[i] = TransA ? a + std::min(i, mr - 1) : a + std::min(i, mr - 1) * lda;
@@ -151,8 +165,9 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
     for (int i = 0; i < TM; i++)
       for (int v = 0; v < TR; v++) {
         float* c = C + i * ldc + v * W;
-        if (bias) simd::store(c, simd::load(bias + v * W) + acc[i][v]);
-        else simd::store(c, accumulate ? simd::load(c) + acc[i][v] : acc[i][v]);
+        vf r = ep.bias ? simd::load(ep.bias + v * W) + acc[i][v] : accumulate ? simd::load(c) + acc[i][v] : acc[i][v];
+        if (ep.res) r = r + simd::load(ep.res + i * ep.ldr + v * W);
+        simd::store(c, r);
       }
     return;
   }
@@ -161,7 +176,7 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
   float tile[TM * TN];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) simd::store(tile + i * TN + v * W, acc[i][v]);
-  store_ragged(tile, TN, C, ldc, accumulate, mr, nr, bias);
+  store_ragged(tile, TN, C, ldc, accumulate, mr, nr, ep);
 }
 
 // A panel's tile, narrowed to the vectors its columns need: the last panel of a product whose N is
@@ -171,18 +186,18 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
 // beside the full one, the SIMD128 build's transposed products ran ~20% slower (kernels_bench).
 template <bool TransA, int TM, int TR = 1>
 __attribute__((noinline)) void narrow_panel(int kc, const float* a, int lda, const float* b, int ldb, float* C, int ldc,
-                                            bool accumulate, int mr, int nr, const float* bias) {
+                                            bool accumulate, int mr, int nr, Epilogue ep) {
   if constexpr (TR + 1 < NRV) {
-    if (nr > TR * W) return narrow_panel<TransA, TM, TR + 1>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+    if (nr > TR * W) return narrow_panel<TransA, TM, TR + 1>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
   }
-  direct_kernel<TransA, TM, TR>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+  direct_kernel<TransA, TM, TR>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
 }
 template <bool TransA, int TM>
 __attribute__((always_inline)) inline void panel_kernel(int kc, const float* a, int lda, const float* b, int ldb, float* C,
                                                         int ldc, bool accumulate, int mr, int nr,
-                                                        const float* bias = nullptr) {
-  if (NRV == 1 || nr > (NRV - 1) * W) direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
-  else if constexpr (NRV > 1) narrow_panel<TransA, TM>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, bias);
+                                                        Epilogue ep = {}) {
+  if (NRV == 1 || nr > (NRV - 1) * W) direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
+  else if constexpr (NRV > 1) narrow_panel<TransA, TM>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
 }
 
 // Whether the threaded path packs A (the GotoBLAS way) or reads it in place. In place, the
@@ -225,6 +240,8 @@ struct GemmJob {
   int jc, nc, pc, kc;
   bool accumulate;
   const float* bias = nullptr;  // (N) row added to every row of C; in the packed path: in the first K slice
+  const float* residual = nullptr;  // (M, N), row stride ldr, added to the finished C; in the packed path: in the last K slice
+  int ldr = 0;
 };
 
 bool packs_a(const GemmJob& g) { return g.transA ? kPackTransA && g.lda >= kPackTransALda : kPackA; }
@@ -277,6 +294,7 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
         const int nr = std::min(NR, g.nc - jr);
         const float* pb = g.packed_b + jr * g.kc;
         const float* bias = g.bias ? g.bias + g.jc + jr : nullptr;
+        const float* res = g.residual ? g.residual + g.jc + jr : nullptr;
         for (int ir = 0; ir < mc; ir += MR) {
           const int mr = std::min(MR, mc - ir), i = ic + ir;
           float* c = g.C + i * g.ldc + g.jc + jr;
@@ -286,10 +304,11 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
           // 20% faster on the forward products (K = 128). No-op where there is no prefetch (wasm).
           for (int r = 0; r < mr; r++)
             for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
+          const Epilogue ep{bias, res ? res + int64_t(i) * g.ldr : nullptr, g.ldr};
           if (g.transA)
-            panel_kernel<true, MR>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
+            panel_kernel<true, MR>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
           else
-            panel_kernel<false, MR>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, bias);
+            panel_kernel<false, MR>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
         }
       }
     }
@@ -416,15 +435,21 @@ void gemm_direct(const GemmJob& g) {
   else gemm_direct_impl<false>(g);
 }
 
+// Whether the product goes through compute_tasks' in-place path, whose tile stores add a bias and
+// a residual (Epilogue)
+bool stores_tiles(const GemmJob& g, bool parallel) {
+  return !packs_a(g) && g.K > 0 && g.M >= 4 && (parallel || !direct_fits(g.N, g.K));
+}
+
 // The whole product; `parallel` splits it across the thread pool (B panels in the shared
 // buffer), otherwise it runs on the calling thread with its own buffers (for kernels that are
 // themselves split across threads, such as attention).
-void gemm(const GemmJob& job, bool parallel) {
+void gemm_product(const GemmJob& job, bool parallel) {
   GemmJob g = job;
   if (g.M <= 0 || g.N <= 0) return;
   // The packed path adds the bias in its first K slice (one split job less than copying it into
   // C first); the others start C from copies of it.
-  const bool fold_bias = g.bias && !packs_a(g) && g.K > 0 && g.M >= 4 && (parallel || !direct_fits(g.N, g.K));
+  const bool fold_bias = g.bias && stores_tiles(g, parallel);
   if (g.bias && !fold_bias) {
     for (int i = 0; i < g.M; i++) std::memcpy(g.C + int64_t(i) * g.ldc, g.bias, size_t(g.N) * sizeof(float));
     g.accumulate = true;
@@ -490,6 +515,7 @@ void gemm(const GemmJob& job, bool parallel) {
             gs.pc = slice * KC, gs.kc = std::min(KC, g.K - gs.pc);
             gs.accumulate = accumulate || slice > 0;
             gs.bias = fold_bias && slice == 0 ? job.bias : nullptr;
+            gs.residual = slice == slices - 1 ? job.residual : nullptr;
             gs.packed_b = packed + slice_floats * size_t(slice);
             compute_tasks(gs, grid, task - pack_tasks, e - pack_tasks);
           }
@@ -503,12 +529,29 @@ void gemm(const GemmJob& job, bool parallel) {
       g.pc = pc, g.kc = kc;
       g.accumulate = accumulate || pc > 0;
       g.bias = fold_bias && pc == 0 ? job.bias : nullptr;
+      g.residual = pc + kc >= g.K ? job.residual : nullptr;
       const size_t panels_size = size_t(n_panels) * NR * kc;
       float* packed_b = parallel ? shared_scratch(kGemmBPanels, panels_size) : scratch(kGemmBPanelsSerial, panels_size);
       g.packed_b = packed_b;
       pack_b_panels(packed_b, g.B, g.ldb, g.transB, pc, kc, jc, nc, 0, n_panels);
       compute_tasks(g, grid, 0, grid.tasks());
     }
+  }
+}
+
+// gemm_product, and the residual: in the last K slice's stores where the path stores tiles, else
+// added to C after the product (C = C + R, the same sums)
+void gemm(const GemmJob& job, bool parallel) {
+  if (!job.residual || job.M <= 0 || job.N <= 0 || stores_tiles(job, parallel)) return gemm_product(job, parallel);
+  GemmJob g = job;
+  g.residual = nullptr;
+  gemm_product(g, parallel);
+  for (int i = 0; i < g.M; i++) {
+    float* c = g.C + int64_t(i) * g.ldc;
+    const float* r = job.residual + int64_t(i) * job.ldr;
+    int j = 0;
+    for (; j + W <= g.N; j += W) simd::store(c + j, simd::load(c + j) + simd::load(r + j));
+    for (; j < g.N; j++) c[j] = c[j] + r[j];
   }
 }
 
@@ -520,9 +563,11 @@ void sgemm(bool transA, bool transB, int M, int N, int K, const float* A, int ld
 }
 
 void sgemm_bias(int M, int N, int K, const float* A, int lda, const float* B, int ldb, const float* bias, float* C,
-                int ldc) {
+                int ldc, const float* residual, int ldr) {
   GemmJob g{nullptr, false, false, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, false};
   g.bias = bias;
+  g.residual = residual;
+  g.ldr = ldr;
   gemm(g, true);
 }
 

@@ -39,6 +39,13 @@ TINYGPT_KERNEL(void, sgemm_serial,
 TINYGPT_KERNEL(void, matmul_forward,
                (float* out, const float* inp, const float* weight, const float* bias, int N, int IC, int OC),
                (out, inp, weight, bias, N, IC, OC))
+// out (N, OC) = inp @ weight [+ bias] + residual (N, OC): a linear layer and the residual connection
+// after it in one pass (the sum added by the product's stores), the same bits as matmul_forward
+// then out + residual. out must not alias residual.
+TINYGPT_KERNEL(void, matmul_forward_residual,
+               (float* out, const float* inp, const float* weight, const float* bias, const float* residual, int N,
+                int IC, int OC),
+               (out, inp, weight, bias, residual, N, IC, OC))
 // dinp (N, IC) += dout @ weight^T;  dweight (IC, OC) += inp^T @ dout;  dbias (OC) += sum_n dout
 // any of dinp / dweight / dbias may be nullptr (not wanted)
 TINYGPT_KERNEL(void, matmul_backward,

@@ -50,6 +50,12 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   else sgemm(false, false, N, OC, IC, inp, IC, weight, OC, out, OC, false);
 }
 
+void matmul_forward_residual(float* out, const float* inp, const float* weight, const float* bias,
+                             const float* residual, int N, int IC, int OC) {
+  // out (N, OC) = [bias +] inp (N, IC) @ weight (IC, OC) + residual (N, OC)
+  sgemm_bias(N, OC, IC, inp, IC, weight, OC, bias, out, OC, residual, OC);
+}
+
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, int N, int IC, int OC) {
   // forward: out = inp @ weight + bias

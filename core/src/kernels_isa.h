@@ -38,10 +38,12 @@ namespace TINYGPT_ISA {
 #define TINYGPT_KERNEL(ret, name, params, args) ret name params;
 #include "kernel_list.h"
 const KernelTable& table();
-// C (M, N) = bias (N, every row) + A (M, K) @ B (K, N): sgemm with the bias folded into the
-// product's stores (matmul_forward), the same bits as copying it into C and accumulating.
+// C (M, N) = [bias (N, every row) +] A (M, K) @ B (K, N) [+ residual (M, N), row stride ldr]:
+// sgemm with the bias and the residual folded into the product's stores (matmul_forward,
+// matmul_forward_residual), the same bits as copying the bias into C and accumulating, then
+// adding the residual. bias and residual may be null.
 void sgemm_bias(int M, int N, int K, const float* A, int lda, const float* B, int ldb, const float* bias, float* C,
-                int ldc);
+                int ldc, const float* residual = nullptr, int ldr = 0);
 }  // namespace TINYGPT_ISA
 
 }  // namespace tinygpt::kernels

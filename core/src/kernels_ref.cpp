@@ -38,6 +38,12 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   }
 }
 
+void matmul_forward_residual(float* out, const float* inp, const float* weight, const float* bias,
+                             const float* residual, int N, int IC, int OC) {
+  matmul_forward(out, inp, weight, bias, N, IC, OC);
+  for (int64_t i = 0; i < int64_t(N) * OC; i++) out[i] = out[i] + residual[i];
+}
+
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, int N, int IC, int OC) {
   for (int n = 0; n < N; n++) {

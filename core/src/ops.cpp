@@ -160,6 +160,32 @@ Tensor linear_lastdim(Arena& arena, const Tensor& x, const Tensor& w, const Tens
   return out;
 }
 
+Tensor linear_residual(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& res) {
+  const LinearDims d = linear_dims("linear_residual", x, w, b);
+  require_defined("linear_residual", res, "res");
+  const nn::Shape shape = with_last(x.shape(), d.OC);
+  if (res.shape() != shape) fail("linear_residual", "res must be " + shape.str() + ", got " + res.shape().str());
+  Tensor out = arena.tensor(shape);  // (..., OC)
+  kernels::matmul_forward_residual(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, res.data(), d.N,
+                                   d.IC, d.OC);
+  if (any_wants_grad({x, w, b, res})) {
+    // forward: out = x @ w + b + res  ->  the linear layer's gradients from dout, then dres += dout
+    // (after them: res may be x itself, and a buffer res takes over must not change under them)
+    attach(arena, out, "linear_residual", {x, w, b, res}, [=] {
+      const float* dout = out.grad();  // (N, OC)
+      linear_backward(x, w, b, dout, d);
+      const int64_t n = out.numel();
+      bool overwrite;
+      if (take_output_grad(res, out)) return;
+      if (float* dres = grad_to_write(res, &overwrite)) {
+        if (overwrite) std::memcpy(dres, dout, size_t(n) * sizeof(float));
+        else kernels::add_forward(dres, dres, dout, n);
+      }
+    });
+  }
+  return out;
+}
+
 Tensor linear_gelu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b) {
   const LinearDims d = linear_dims("linear_gelu", x, w, b);
   Tensor out = arena.tensor(with_last(x.shape(), d.OC));  // (..., OC)

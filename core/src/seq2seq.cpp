@@ -204,10 +204,10 @@ nn::Tensor Seq2Seq::embed(nn::Arena& arena, const nn::Tensor& table, const int32
   return nn::add_positional(arena, x, nn::Tensor(const_cast<nn::TensorImpl*>(&pe_view_)));  // + PE[0:T], no gradient to PE
 }
 
-nn::Tensor Seq2Seq::feed_forward(nn::Arena& arena, const nn::Tensor& x, const nn::Tensor& w1, const nn::Tensor& b1,
-                                 const nn::Tensor& w2, const nn::Tensor& b2) const {
+nn::Tensor Seq2Seq::feed_forward_residual(nn::Arena& arena, const nn::Tensor& x, const nn::Tensor& w1,
+                                          const nn::Tensor& b1, const nn::Tensor& w2, const nn::Tensor& b2) const {
   nn::Tensor h = nn::linear_relu(arena, x, w1, b1);  // (B, T, F)
-  return nn::linear_lastdim(arena, h, w2, b2);       // (B, T, C)
+  return nn::linear_residual(arena, h, w2, b2, x);   // (B, T, C): FF(x) + x
 }
 
 nn::Tensor Seq2Seq::encode_layers(nn::Arena& arena, const int32_t* src, const uint8_t* src_pad, int B, int S,
@@ -220,11 +220,11 @@ nn::Tensor Seq2Seq::encode_layers(nn::Arena& arena, const int32_t* src, const ui
     // y = LN1(self_attn(x) + x)
     nn::Tensor qkv = nn::linear_lastdim(arena, x, e.qkv_w, none);  // (B, S, 3C)
     nn::Tensor a = nn::masked_attention(arena, qkv, NH, {false, src_pad}, att ? &(*att)[l] : nullptr);  // (B, S, C)
-    a = nn::linear_lastdim(arena, a, e.out_w, none);                // (B, S, C)
-    nn::Tensor y = nn::layernorm_lastdim(arena, nn::add(arena, a, x), e.ln1_g, e.ln1_b);
+    a = nn::linear_residual(arena, a, e.out_w, none, x);            // (B, S, C): out-projection + x
+    nn::Tensor y = nn::layernorm_lastdim(arena, a, e.ln1_g, e.ln1_b);
     // x = LN2(FF(y) + y)
-    nn::Tensor f = feed_forward(arena, y, e.fc1_w, e.fc1_b, e.fc2_w, e.fc2_b);
-    x = nn::layernorm_lastdim(arena, nn::add(arena, f, y), e.ln2_g, e.ln2_b);  // (B, S, C)
+    nn::Tensor f = feed_forward_residual(arena, y, e.fc1_w, e.fc1_b, e.fc2_w, e.fc2_b);  // (B, S, C)
+    x = nn::layernorm_lastdim(arena, f, e.ln2_g, e.ln2_b);                             // (B, S, C)
   }
   return x;
 }
@@ -247,17 +247,17 @@ nn::Tensor Seq2Seq::forward_logits(nn::Arena& arena, const int32_t* src, const i
     // y = LN1(self_attn(z, causal mask) + z)
     nn::Tensor qkv = nn::linear_lastdim(arena, z, d.qkv_w, none);                    // (B, T, 3C)
     nn::Tensor a = nn::masked_attention(arena, qkv, NH, {true, tgt_pad}, &dec_att_[l]);  // (B, T, C)
-    a = nn::linear_lastdim(arena, a, d.out_w, none);
-    nn::Tensor y = nn::layernorm_lastdim(arena, nn::add(arena, a, z), d.ln1_g, d.ln1_b);  // (B, T, C)
+    a = nn::linear_residual(arena, a, d.out_w, none, z);                             // (B, T, C): + z
+    nn::Tensor y = nn::layernorm_lastdim(arena, a, d.ln1_g, d.ln1_b);                 // (B, T, C)
     // u = LN2(cross_attn(q = y, k = v = enc) + y)
     nn::Tensor q = nn::linear_lastdim(arena, y, d.q_w, none);      // (B, T, C)
     nn::Tensor kv = nn::linear_lastdim(arena, enc, d.kv_w, none);  // (B, S, 2C)
     nn::Tensor c = nn::cross_attention(arena, q, kv, NH, {false, src_pad}, &cross_att_[l]);  // (B, T, C)
-    c = nn::linear_lastdim(arena, c, d.cross_out_w, none);
-    nn::Tensor u = nn::layernorm_lastdim(arena, nn::add(arena, c, y), d.ln2_g, d.ln2_b);  // (B, T, C)
+    c = nn::linear_residual(arena, c, d.cross_out_w, none, y);  // (B, T, C): + y
+    nn::Tensor u = nn::layernorm_lastdim(arena, c, d.ln2_g, d.ln2_b);  // (B, T, C)
     // z = LN3(FF(u) + u)
-    nn::Tensor f = feed_forward(arena, u, d.fc1_w, d.fc1_b, d.fc2_w, d.fc2_b);
-    z = nn::layernorm_lastdim(arena, nn::add(arena, f, u), d.ln3_g, d.ln3_b);  // (B, T, C)
+    nn::Tensor f = feed_forward_residual(arena, u, d.fc1_w, d.fc1_b, d.fc2_w, d.fc2_b);  // (B, T, C)
+    z = nn::layernorm_lastdim(arena, f, d.ln3_g, d.ln3_b);                             // (B, T, C)
   }
   z = nn::layernorm_lastdim(arena, z, lnf_g_, lnf_b_);  // (B, T, C)
   return nn::linear_lastdim(arena, z, proj_w_, proj_b_);  // (B, T, V)

@@ -46,6 +46,12 @@ Tensor linear_gelu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor&
 // backward masks the output's gradient in place (where out > 0): no pre-activation kept, no pass to zero.
 Tensor linear_relu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b);
 
+// out (..., N) = x (..., K) @ w (K, N) + b (N) + res (..., N): a linear layer and the residual connection
+// after it (a Transformer's attention and feed-forward outputs) as one op, the same bits as
+// add(linear_lastdim(x, w, b), res). The sum is added by the product's stores: no pass over memory,
+// and no (..., N) tensor for the layer's output alone. b may be undefined.
+Tensor linear_residual(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& res);
+
 // out (..., C) = softmax over the last dim
 Tensor softmax_lastdim(Arena& arena, const Tensor& x);
 

@@ -142,8 +142,9 @@ class Seq2Seq : public ModelParameters {  // params(), grads(), param_table(), p
     nn::Tensor ln3_g, ln3_b;          // (C), (C)
   };
   nn::Tensor embed(nn::Arena& arena, const nn::Tensor& table, const int32_t* tokens, int B, int T) const;
-  nn::Tensor feed_forward(nn::Arena& arena, const nn::Tensor& x, const nn::Tensor& w1, const nn::Tensor& b1,
-                          const nn::Tensor& w2, const nn::Tensor& b2) const;
+  // FF(x) + x: the feed-forward block and its residual connection
+  nn::Tensor feed_forward_residual(nn::Arena& arena, const nn::Tensor& x, const nn::Tensor& w1, const nn::Tensor& b1,
+                                   const nn::Tensor& w2, const nn::Tensor& b2) const;
   nn::Tensor encode_layers(nn::Arena& arena, const int32_t* src, const uint8_t* src_pad, int B, int S,
                            std::vector<nn::Tensor>* att) const;
 
