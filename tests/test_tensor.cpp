@@ -12,6 +12,7 @@
 #include "tinygpt/ops.h"
 #include "tinygpt/pairs.h"
 #include "tinygpt/rnn.h"
+#include "tinygpt/rnn_seq2seq.h"
 #include "tinygpt/seq2seq.h"
 #include "tinygpt/tensor.h"
 
@@ -221,6 +222,15 @@ TEST_CASE("recycled gradient buffers give every model the same gradients in less
     data::PairBatch batch;
     pairs.sample_batch(4, batch);
     check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, batch); }, 0.8);
+  }
+  SECTION("the LSTM translator (attention over the encoder's states, the encoder's last state to the decoder)") {
+    model::LstmSeq2SeqDims d;
+    d.n_enc_layer = 2, d.n_dec_layer = 2, d.n_embd = 8, d.n_hidden = 12, d.block_size = 16;
+    data::PairDataset pairs(data::builtin_task("dates", 3, 100), d.block_size, 3);
+    model::LstmSeq2Seq m(d);
+    data::PairBatch batch;
+    pairs.sample_batch(4, batch);
+    check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, batch); }, 1.0);
   }
   SECTION("the LSTM (its node has two outputs, h and c)") {
     Config c;
