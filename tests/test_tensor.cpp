@@ -203,6 +203,15 @@ void check_recycled_gradients(Model& m, Loss loss, double max_fraction) {
   INFO("arena bytes: kept " << keep_arena.bytes_used() << ", recycled " << recycle_arena.bytes_used());
   CHECK(double(recycle_arena.bytes_used()) <= max_fraction * double(keep_arena.bytes_used()));
 }
+// A translator of dims d on a batch of the built-in dates task
+template <class Model, class Dims>
+void check_recycled_translator(const Dims& d, double max_fraction) {
+  data::PairDataset pairs(data::builtin_task("dates", 3, 100), d.block_size, 3);
+  Model m(d);
+  data::PairBatch batch;
+  pairs.sample_batch(4, batch);
+  check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, batch); }, max_fraction);
+}
 }  // namespace
 
 TEST_CASE("recycled gradient buffers give every model the same gradients in less memory", "[autograd][recycle]") {
@@ -217,20 +226,12 @@ TEST_CASE("recycled gradient buffers give every model the same gradients in less
   SECTION("the encoder-decoder") {
     model::Seq2SeqDims d;
     d.n_enc_layer = 2, d.n_dec_layer = 2, d.n_head = 2, d.n_embd = 16, d.d_ff = 32, d.block_size = 16;
-    data::PairDataset pairs(data::builtin_task("dates", 3, 100), d.block_size, 3);
-    model::Seq2Seq m(d);
-    data::PairBatch batch;
-    pairs.sample_batch(4, batch);
-    check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, batch); }, 0.8);
+    check_recycled_translator<model::Seq2Seq>(d, 0.8);
   }
   SECTION("the LSTM translator (attention over the encoder's states, the encoder's last state to the decoder)") {
     model::LstmSeq2SeqDims d;
     d.n_enc_layer = 2, d.n_dec_layer = 2, d.n_embd = 8, d.n_hidden = 12, d.block_size = 16;
-    data::PairDataset pairs(data::builtin_task("dates", 3, 100), d.block_size, 3);
-    model::LstmSeq2Seq m(d);
-    data::PairBatch batch;
-    pairs.sample_batch(4, batch);
-    check_recycled_gradients(m, [&](nn::Arena& a) { return m.loss(a, batch); }, 1.0);
+    check_recycled_translator<model::LstmSeq2Seq>(d, 1.0);
   }
   SECTION("the LSTM (its node has two outputs, h and c)") {
     Config c;
