@@ -14,6 +14,19 @@ namespace {
 using graph::any_wants_grad, graph::attach, graph::fail, graph::grad_of, graph::grad_to_write, graph::require_defined,
     graph::take_output_grad;
 
+// dt += dout (n floats), the gradient of an input that out = ... + t passes on whole: in a recycling
+// backward t takes out's buffer when it holds nothing yet (graph::take_output_grad); else a first
+// contribution is a copy, a later one add_forward(dt, dt, dout) (split across the threads: a
+// residual's gradient is large). dout is read before any buffer changes hands.
+void pass_output_grad(const Tensor& t, const Tensor& out, const float* dout, int64_t n) {
+  if (take_output_grad(t, out)) return;
+  bool overwrite;
+  if (float* dt = grad_to_write(t, &overwrite)) {
+    if (overwrite) std::memcpy(dt, dout, size_t(n) * sizeof(float));
+    else kernels::add_forward(dt, dt, dout, n);
+  }
+}
+
 int32_t* copy_ints(Arena& arena, const int32_t* src, int64_t n) {
   auto* dst = static_cast<int32_t*>(arena.alloc_bytes(size_t(n) * sizeof(int32_t)));
   std::memcpy(dst, src, size_t(n) * sizeof(int32_t));
@@ -82,21 +95,11 @@ Tensor add(Arena& arena, const Tensor& a, const Tensor& b) {
   if (any_wants_grad({a, b})) {
     const int64_t n = a.numel();
     attach(arena, out, "add", {a, b}, [=] {
-      // forward: out = a + b  ->  da += dout, db += dout (a first contribution is a copy; a later
-      // one add_forward(da, da, dout): da + dout as accumulate computes it, split across the
-      // threads: a residual's gradient is large). In a recycling backward, a (else b) whose
-      // gradient is still empty takes dout's buffer itself, no copy (graph::take_output_grad).
+      // forward: out = a + b  ->  da += dout, db += dout. Once a has taken out's buffer, out's
+      // gradient reads as unset and b copies or adds (pass_output_grad).
       const float* dout = out.grad();  // (n); stays valid when a buffer changes hands
-      const bool a_took = take_output_grad(a, out), b_took = !a_took && take_output_grad(b, out);
-      bool overwrite;
-      if (float* da = a_took ? nullptr : grad_to_write(a, &overwrite)) {
-        if (overwrite) std::memcpy(da, dout, size_t(n) * sizeof(float));
-        else kernels::add_forward(da, da, dout, n);
-      }
-      if (float* db = b_took ? nullptr : grad_to_write(b, &overwrite)) {
-        if (overwrite) std::memcpy(db, dout, size_t(n) * sizeof(float));
-        else kernels::add_forward(db, db, dout, n);
-      }
+      pass_output_grad(a, out, dout, n);
+      pass_output_grad(b, out, dout, n);
     });
   }
   return out;
@@ -163,7 +166,7 @@ Tensor linear_lastdim(Arena& arena, const Tensor& x, const Tensor& w, const Tens
 Tensor linear_residual(Arena& arena, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& res) {
   const LinearDims d = linear_dims("linear_residual", x, w, b);
   require_defined("linear_residual", res, "res");
-  const nn::Shape shape = with_last(x.shape(), d.OC);
+  const Shape shape = with_last(x.shape(), d.OC);
   if (res.shape() != shape) fail("linear_residual", "res must be " + shape.str() + ", got " + res.shape().str());
   Tensor out = arena.tensor(shape);  // (..., OC)
   kernels::matmul_forward_residual(out.data(), x.data(), w.data(), b.defined() ? b.data() : nullptr, res.data(), d.N,
@@ -174,13 +177,7 @@ Tensor linear_residual(Arena& arena, const Tensor& x, const Tensor& w, const Ten
     attach(arena, out, "linear_residual", {x, w, b, res}, [=] {
       const float* dout = out.grad();  // (N, OC)
       linear_backward(x, w, b, dout, d);
-      const int64_t n = out.numel();
-      bool overwrite;
-      if (take_output_grad(res, out)) return;
-      if (float* dres = grad_to_write(res, &overwrite)) {
-        if (overwrite) std::memcpy(dres, dout, size_t(n) * sizeof(float));
-        else kernels::add_forward(dres, dres, dout, n);
-      }
+      pass_output_grad(res, out, dout, out.numel());
     });
   }
   return out;
