@@ -156,6 +156,7 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
   for (int k = 0; k < kc; k++) {
     vf bk[TR];
     for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
+    if constexpr (TransA) __builtin_prefetch(a + int64_t(k) * lda + TM, 0);
     for (int i = 0; i < TM; i++) {
       const vf ai = simd::splat(TransA ? ar[i][k * lda] : ar[i][k]);
       for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);

@@ -441,8 +441,11 @@ void attention_forward(float* out, float* att, const float* qkv, int B, int T, i
   const int64_t work = int64_t(B) * NH * T * T * a.HS;
   if (a.per_head()) {
     tp::parallel_for(B * NH, [&](int bh_begin, int bh_end, int) {
-      for (int bh = bh_begin; bh < bh_end; bh++)
+      for (int bh = bh_begin; bh < bh_end; bh++) {
+        if (bh + 1 < bh_end)  // the next head's q, k and v, while this one computes
+          for (int part = 0; part < 3; part++) prefetch_rows(a.q((bh + 1) / NH, (bh + 1) % NH) + part * C, a.C3, T, a.HS);
         for (int blk = 0; blk < blocks; blk++) attention_forward_rows(a, out, att, bh / NH, bh % NH, blk * kRowBlock);
+      }
     }, work);
     return;
   }
@@ -465,6 +468,12 @@ void attention_backward(float* dqkv, const float* dout, const float* qkv, const 
       float* ds = scratch(kAttentionRow, size_t(T) * T);  // (T, T): this head's datt, then ds
       for (int bh = bh_begin; bh < bh_end; bh++) {
         const int b = bh / NH, h = bh % NH;
+        if (bh + 1 < bh_end) {  // the next head's q, k, v, dout and att, while this one computes
+          const int nb = (bh + 1) / NH, nh = (bh + 1) % NH;
+          for (int part = 0; part < 3; part++) prefetch_rows(a.q(nb, nh) + part * C, a.C3, T, a.HS);
+          prefetch_rows(dout + int64_t(nb) * T * C + nh * a.HS, C, T, a.HS);
+          prefetch_rows(att + int64_t(bh + 1) * T * T, T, T, T);
+        }
         for (int blk = 0; blk < blocks; blk++) attention_backward_rows(a, dqkv, dout, att, ds, b, h, blk * kRowBlock);
         for (int blk = 0; blk < blocks; blk++) attention_backward_keys(a, dqkv, dout, att, ds, b, h, blk * kRowBlock);
       }

@@ -89,6 +89,12 @@ void mha_forward(float* out, float* att, const float* q, const float* k, const f
       float* att_bh = att + int64_t(task) * Tq * Tk;     // (Tq, Tk)
       float* out_bh = out + int64_t(b) * Tq * C + h * HS;  // (Tq, HS), row stride C
       const int kend = keys_end(pad_b, Tk);
+      if (task + 1 < task_end) {  // the next head's inputs, while this one computes
+        const int nb = (task + 1) / NH, nh = (task + 1) % NH;
+        prefetch_rows(q + nb * s.q_batch + nh * HS, s.q_row, Tq, HS);
+        prefetch_rows(k + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
+        prefetch_rows(v + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
+      }
       // the softmax masks only padding among the real keys (rare: padding is usually all at the end)
       const uint8_t* inner_pad = pad_b && std::any_of(pad_b, pad_b + kend, [](uint8_t p) { return p != 0; }) ? pad_b : nullptr;
       if (kt) {  // rows of a few key vectors: the scores and the softmax fused (kernels_attention.h)
@@ -148,6 +154,14 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
       const float* att_bh = att + int64_t(task) * Tq * Tk;          // (Tq, Tk)
       const float* dout_bh = dout + int64_t(b) * Tq * C + h * HS;   // (Tq, HS), row stride C
       const int kend = keys_end(pad_b, Tk);
+      if (task + 1 < task_end) {  // the next head's inputs, while this one computes
+        const int nb = (task + 1) / NH, nh = (task + 1) % NH;
+        prefetch_rows(q + nb * s.q_batch + nh * HS, s.q_row, Tq, HS);
+        prefetch_rows(k + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
+        prefetch_rows(v + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
+        prefetch_rows(dout + int64_t(nb) * Tq * C + nh * HS, C, Tq, HS);
+        prefetch_rows(att + int64_t(task + 1) * Tq * Tk, Tk, Tq, Tk);
+      }
       // Writing (accumulate false): rows that get no product are set to 0 here; the products
       // write the rest, each element once: dq's rows one block's product each, dk's and dv's
       // rows one key block's product each.
