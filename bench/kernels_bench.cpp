@@ -6,6 +6,15 @@
 //   kernels_bench [--threads N] [--json] [--quick] [--cpu-time] [--no-gemm]
 //
 // --no-gemm skips the GEMM table, the recurrent gates and attention (peaks, bandwidth and decoding only).
+// --cross-core runs only the two-core figures (below) and prints them (as JSON with --json).
+//
+// Cross-core (natively, with 2 or more hardware threads): two threads pinned to CPUs 0 and 1 (Linux)
+// pass a counter back and forth (the round trip, in ns), and one reads 1 MiB that the other has just
+// written, against 1 MiB it wrote itself (GB/s). Cores that share a last-level cache answer in well
+// under 100 ns and read the other's data at a large fraction of their own; cores on different dies
+// (a VM's vCPUs can be placed so, and moved) take several hundred ns and read it at memory speed.
+// Every kernel split across threads reads data another thread wrote, so the two-thread figures of
+// the other benchmarks follow these.
 //
 // Recurrent gates (lstm-S: B 12, T 64, H 256, an LSTM layer): the fused step kernels
 // rnn_forward (h_{t-1} W_hh^T and the cell, step after step) and rnn_backward (dgates W_hh and
@@ -27,12 +36,19 @@
 // the rate of reading a buffer of one token's bytes over and over (part of it stays in L3, as
 // part of the weights does between tokens).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #include "kernels.h"
 #include "peak.h"
@@ -130,6 +146,121 @@ double read_bandwidth_gbs(const std::vector<float>& buf) {
   int64_t read = 0;
   for (int p = 0; p < P; p++) read += (n * (p + 1) / P - n * p / P) / (kStreams * simd::W) * simd::W * kStreams;
   return double(read) * sizeof(float) / best / 1e9;
+}
+
+// ---- cross-core --------------------------------------------------------------------------------
+
+struct CrossCore {
+  bool measured = false;
+  bool pinned = false;         // the two threads ran on CPUs 0 and 1
+  double round_trip_ns = 0;    // one message there and back
+  double other_gbs = 0;        // reading 1 MiB the other thread has just written
+  double own_gbs = 0;          // reading 1 MiB this thread has just written
+};
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+CrossCore cross_core() { return {}; }
+#else
+bool pin_to_cpu(int cpu) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+#else
+  (void)cpu;
+  return false;
+#endif
+}
+
+__attribute__((noinline)) float sum_floats(const float* p, size_t n) {
+  simd::vf s[4] = {};
+  for (size_t i = 0; i + 4 * simd::W <= n; i += 4 * simd::W)
+    for (int k = 0; k < 4; k++) s[k] = s[k] + simd::load(p + i + k * simd::W);
+  return simd::hsum(s[0] + s[1] + s[2] + s[3]);
+}
+
+CrossCore cross_core() {
+  CrossCore r;
+  if (std::thread::hardware_concurrency() < 2) return r;
+  r.measured = true;
+  // the caller's affinity is restored at the end (the pool's threads keep theirs)
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  cpu_set_t saved;
+  const bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
+#endif
+  // Ping-pong: the caller writes odd values, the other thread answers with the next even one.
+  std::atomic<int64_t> flag{0};
+  std::atomic<int> helper_pinned{-1};
+  constexpr int kRounds = 20000, kTrips = 3;
+  std::thread other([&] {
+    helper_pinned.store(pin_to_cpu(1) ? 1 : 0);
+    for (int64_t i = 0; i < int64_t(kRounds) * kTrips; i++) {
+      while (flag.load(std::memory_order_acquire) != 2 * i + 1) {
+      }
+      flag.store(2 * i + 2, std::memory_order_release);
+    }
+  });
+  const bool self_pinned = pin_to_cpu(0);
+  while (helper_pinned.load() < 0) {
+  }
+  r.pinned = self_pinned && helper_pinned.load() == 1;
+  double best = 1e30;
+  for (int t = 0; t < kTrips; t++) {
+    const auto t0 = Clock::now();
+    for (int64_t i = int64_t(t) * kRounds; i < int64_t(t + 1) * kRounds; i++) {
+      flag.store(2 * i + 1, std::memory_order_release);
+      while (flag.load(std::memory_order_acquire) != 2 * i + 2) {
+      }
+    }
+    best = std::min(best, seconds_since(t0) / kRounds);
+  }
+  other.join();
+  r.round_trip_ns = best * 1e9;
+  // Reading 1 MiB written by the other core, then by this one: best of several passes each.
+  std::vector<float> buf(size_t(1) << 18);
+  double best_other = 1e30, best_own = 1e30;
+  float sink = 0;
+  for (int rep = 0; rep < 20; rep++) {
+    std::thread writer([&] {
+      pin_to_cpu(1);
+      for (size_t i = 0; i < buf.size(); i++) buf[i] = float(i & 7);
+    });
+    writer.join();
+    auto t0 = Clock::now();
+    sink += sum_floats(buf.data(), buf.size());
+    best_other = std::min(best_other, seconds_since(t0));
+    for (size_t i = 0; i < buf.size(); i++) buf[i] = float(i & 3);
+    t0 = Clock::now();
+    sink += sum_floats(buf.data(), buf.size());
+    best_own = std::min(best_own, seconds_since(t0));
+  }
+  if (sink == 12345.0f) std::printf("!");
+  const double bytes = double(buf.size()) * sizeof(float);
+  r.other_gbs = bytes / best_other / 1e9;
+  r.own_gbs = bytes / best_own / 1e9;
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  if (have_saved) pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+#endif
+  return r;
+}
+#endif
+
+void print_cross_core(const CrossCore& c) {
+  if (!c.measured) return;
+  std::printf("cross-core (%s): round trip %.0f ns; reading 1 MiB the other core wrote %.1f GB/s, that this core "
+              "wrote %.1f GB/s (%.2fx)\n",
+              c.pinned ? "threads on CPUs 0 and 1" : "two threads, not pinned", c.round_trip_ns, c.other_gbs, c.own_gbs,
+              c.other_gbs / c.own_gbs);
+}
+
+void json_cross_core(const CrossCore& c) {
+  if (!c.measured) {
+    std::printf("null");
+    return;
+  }
+  std::printf("{\"pinned\":%s,\"round_trip_ns\":%.1f,\"other_gbs\":%.2f,\"own_gbs\":%.2f}", c.pinned ? "true" : "false",
+              c.round_trip_ns, c.other_gbs, c.own_gbs);
 }
 
 // ---- GEMM ------------------------------------------------------------------------------------
@@ -338,13 +469,26 @@ DecodeResult decode_m() {
 
 int main(int argc, char** argv) {
   int threads = 1;
-  bool json = false, quick = false, gemm = true;
+  bool json = false, quick = false, gemm = true, only_cross_core = false;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--json")) json = true;
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
     if (!std::strcmp(argv[i], "--no-gemm")) gemm = false;
+    if (!std::strcmp(argv[i], "--cross-core")) only_cross_core = true;
+  }
+  if (only_cross_core) {
+    const CrossCore c = cross_core();
+    if (json) {
+      json_cross_core(c);
+      std::printf("\n");
+    } else if (c.measured) {
+      print_cross_core(c);
+    } else {
+      std::printf("cross-core: not measured (one hardware thread, or a build without threads)\n");
+    }
+    return 0;
   }
   if (g_cpu_time && threads != 1) {
     std::fprintf(stderr, "kernels_bench: --cpu-time measures one thread only\n");
@@ -401,6 +545,7 @@ int main(int argc, char** argv) {
   // in L3 as it can: an upper reference rather than a bound.
   const double bound = bw * 1e9 / dec.bytes_per_token;
   const double bound_cached = bw_token * 1e9 / dec.bytes_per_token;
+  const CrossCore cross = cross_core();
 
   if (json) {
     std::printf("{\"threads\":%d,\"backend\":\"%s\",\"backends\":[", threads, best_backend.c_str());
@@ -427,8 +572,11 @@ int main(int argc, char** argv) {
     json_rows(attn, [](size_t i) { return kAttention[i].what; });
     std::printf("],\"bandwidth_gbs\":%.2f,\"bandwidth_1thread_gbs\":%.2f,\"bandwidth_token_gbs\":%.2f,", bw, bw1,
                 bw_token);
-    std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f,\"cached_reference_tok_s\":%.1f}}\n",
+    std::printf("\"decode_m\":{\"tok_s\":%.1f,\"bytes_per_token\":%.0f,\"bound_tok_s\":%.1f,\"cached_reference_tok_s\":%.1f},",
                 dec.tok_s, dec.bytes_per_token, bound, bound_cached);
+    std::printf("\"cross_core\":");
+    json_cross_core(cross);
+    std::printf("}\n");
     return 0;
   }
   std::printf("kernels_bench: %d thread(s), %s kernels by default\n", threads, best_backend.c_str());
@@ -472,5 +620,6 @@ int main(int argc, char** argv) {
               "over (L3 keeps part of it): %.0f tok/s -> %.0f%%\n",
               bw, dec.bytes_per_token / 1e6, bound, 100.0 * dec.tok_s / bound, bound_cached,
               100.0 * dec.tok_s / bound_cached);
+  print_cross_core(cross);
   return 0;
 }

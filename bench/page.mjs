@@ -33,7 +33,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { root } from '../tests/wasm/helpers.mjs';
 
 import { openBenchPage } from './page-harness.mjs';
-import { benchResults } from './results.mjs';
+import { benchResults, describeCrossCore } from './results.mjs';
 
 
 const record = benchResults('page');
@@ -62,6 +62,7 @@ async function stop() {
 }
 
 console.log(`bench:page — headless Chromium (${(await ctx.browser()?.version()) ?? 'chromium'}), ${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)}`);
+console.log(`  ${describeCrossCore(record.crossCore)}`);
 const results = {};
 // training FLOPs per token (as bench/run.mjs): 6 x matmul weights + causal attention fwd + bwd
 const flopsPerToken = (c) => 6 * (c.n_layer * 12 * c.n_embd * c.n_embd + c.n_embd * 256) + 6 * c.n_layer * c.block_size * c.n_embd;

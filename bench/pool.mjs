@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { root } from '../tests/wasm/helpers.mjs';
-import { benchResults } from './results.mjs';
+import { benchResults, describeCrossCore } from './results.mjs';
 
 const modulePath = path.join(root, 'build/wasm-node/tinygpt-threads-node.cjs');
 if (!fs.existsSync(modulePath)) throw new Error('build the Node pthreads build first: scripts/build-wasm.sh threads-node');
@@ -38,6 +38,7 @@ if (fs.existsSync(kernelsWasm)) {
 }
 console.log(`bench:pool — config S, wasm pthreads build in Node ${process.versions.node}, ${steps} steps x ${rounds} rounds, threads ${counts.join(', ')}, ` +
   `${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(`  ${describeCrossCore(record.crossCore)}`);
 console.log(peak ? `  SIMD128 peak, one thread: ${peak.toFixed(1)} GFLOP/s` : '  (no SIMD128 peak: scripts/build-wasm.sh tests builds build/wasm-tests/kernels_bench.cjs)');
 
 // BENCH_BASE=DIR: a second build (DIR/tinygpt-threads-node.cjs, .wasm, .worker.js: a copy of an

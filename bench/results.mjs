@@ -8,6 +8,10 @@
 //   results.figures.training = rows;         // whatever the bench measured, as plain JSON
 //   results.write();                         // at the end: the load again; prints the file's path
 //
+// When build/native/kernels_bench is built and there are 2 cores or more, the machine record also
+// holds the two cores' cross-core figures at the start and at the end (crossCore() below): on a VM
+// whose two vCPUs the host places on one die or on two, and moves between, every two-thread
+// figure follows them.
 // TINYGPT_BENCH_RESULTS_DIR writes elsewhere (the unit test does).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +39,27 @@ export function machine() {
     os: `${os.type()} ${os.release()}`,
     node: process.versions.node,
   };
+}
+
+// Two threads pinned to CPUs 0 and 1 (kernels_bench --cross-core): the round trip of a message
+// between them (ns) and the rate at which one reads 1 MiB the other has just written, against
+// 1 MiB it wrote itself (GB/s); null without the native kernels_bench or a second core. Some 0.05 s.
+export function crossCore() {
+  const exe = path.join(root, 'build/native/kernels_bench');
+  if (os.cpus().length < 2 || !fs.existsSync(exe)) return null;
+  try {
+    const r = JSON.parse(execFileSync(exe, ['--cross-core', '--json'], { encoding: 'utf8', timeout: 20_000 }));
+    return r && { pinned: r.pinned, roundTripNs: r.round_trip_ns, otherGBs: r.other_gbs, ownGBs: r.own_gbs };
+  } catch {
+    return null;  // an older kernels_bench without --cross-core
+  }
+}
+
+// One line for a bench's header: "cross-core: round trip 92 ns, the other core's data at 0.98x (94.6 of 96.9 GB/s)"
+export function describeCrossCore(c) {
+  if (!c) return 'cross-core: not measured (build/native/kernels_bench, 2 cores)';
+  return `cross-core: round trip ${c.roundTripNs.toFixed(0)} ns, the other core's data at ${(c.otherGBs / c.ownGBs).toFixed(2)}x ` +
+    `(${c.otherGBs.toFixed(1)} of ${c.ownGBs.toFixed(1)} GB/s)${c.roundTripNs > 250 ? ': the two cores are far apart (two dies)' : ''}`;
 }
 
 // The commit the figures were measured at, and whether the working tree differed from it (earlier
@@ -77,6 +102,7 @@ export function benchResults(name, { argv = process.argv, env = process.env } = 
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new Error(`bench results name '${name}': lower case, digits and '-'`);
   const started = new Date();
   const loadStart = os.loadavg();
+  const crossStart = crossCore();
   const head = { name, date: started.toISOString(), ...invocation(argv, env), git: gitState(root, env), machine: machine() };
   const figures = {};
   let written = null;
@@ -93,7 +119,11 @@ export function benchResults(name, { argv = process.argv, env = process.env } = 
       const data = {
         ...head,
         seconds: Number(((finished - started) / 1000).toFixed(1)),
-        machine: { ...head.machine, loadAverage: { start: load(loadStart), end: load(os.loadavg()) } },
+        machine: {
+          ...head.machine,
+          loadAverage: { start: load(loadStart), end: load(os.loadavg()) },
+          ...(crossStart ? { crossCore: { start: crossStart, end: crossCore() } } : {}),
+        },
         figures,
       };
       const dir = env.TINYGPT_BENCH_RESULTS_DIR || path.join(root, 'bench/results');
@@ -104,6 +134,8 @@ export function benchResults(name, { argv = process.argv, env = process.env } = 
       console.log(`\nresults: ${shown.startsWith('..') ? written : shown}`);
       return written;
     },
+    // the cross-core figures measured when the bench started (null where not measured)
+    crossCore: crossStart,
     get file() {
       return written;
     },

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { benchResults, gitState, root } from './results.mjs';
+import { benchResults, describeCrossCore, gitState, root } from './results.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -57,6 +57,7 @@ const results = benchResults('seq2seq');
 const gitOf = (name, dir) => (name === 'base' && opt('--base-commit', null) ? { commit: opt('--base-commit', null), note: opt('--base-note', undefined) } : gitState(dir));
 results.set('options', { rounds, steps: Number(steps), builds: Object.fromEntries(builds.map(([n, d]) => [n, { dir: d, git: gitOf(n, d) }])) });
 console.log(`seq2seq bench — ${os.cpus()[0].model}, ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(`  ${describeCrossCore(results.crossCore)}`);
 const best = {};  // best[build][label][threads] = run with the lowest step time
 const all = [];
 for (let r = 0; r < rounds; r++)

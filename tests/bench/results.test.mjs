@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 
-import { benchResults, invocation, machine, root } from '../../bench/results.mjs';
+import { benchResults, crossCore, describeCrossCore, invocation, machine, root } from '../../bench/results.mjs';
 
 describe('a benchmark results file', () => {
   it('records the machine, the load, the command, the commit and the figures', () => {
@@ -35,6 +35,27 @@ describe('a benchmark results file', () => {
     }
     assert.deepEqual(data.figures, { training: [{ config: 'S', threads: 1, tokS: 123.5 }] });
     fs.rmSync(dir, { recursive: true });
+  });
+
+  it('records how far apart two cores are, at the start and the end, where kernels_bench is built', (t) => {
+    const c = crossCore();
+    if (os.cpus().length < 2 || !fs.existsSync(path.join(root, 'build/native/kernels_bench'))) {
+      assert.equal(c, null);
+      return;
+    }
+    // a message there and back takes more than a few ns and less than a tenth of a second; both
+    // reads of 1 MiB move data
+    assert.ok(c.roundTripNs > 5 && c.roundTripNs < 1e8, JSON.stringify(c));
+    assert.ok(c.otherGBs > 0 && c.ownGBs > 0, JSON.stringify(c));
+    assert.equal(typeof c.pinned, 'boolean');
+    assert.match(describeCrossCore(c), /^cross-core: round trip \d+ ns, the other core's data at \d+\.\d\dx/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tinygpt-bench-results-'));
+    const r = benchResults('unit-check', { argv: [process.execPath, 'bench/pool.mjs'], env: { TINYGPT_BENCH_RESULTS_DIR: dir } });
+    assert.ok(r.crossCore.roundTripNs > 5);
+    const data = JSON.parse(fs.readFileSync(r.write(), 'utf8'));
+    for (const when of ['start', 'end']) assert.deepEqual(Object.keys(data.machine.crossCore[when]).sort(), ['otherGBs', 'ownGBs', 'pinned', 'roundTripNs']);
+    fs.rmSync(dir, { recursive: true });
+    t.diagnostic(describeCrossCore(c));
   });
 
   it('quotes arguments that a shell would split', () => {
