@@ -3,6 +3,8 @@
 // config S in plain Session.advance calls, with no app around it (no page script, no worker
 // registry, no slices, no progress events): what the same build does in the same Chromium.
 // ?variant=threads|simd&threads=N&steps=N; posts { msPerStep, threads, tokensPerStep, config } or { error }.
+// &kernels=1: then `steps` more steps with the kernels' timers on (Session's setKernelProfiling), and
+// their per-kernel wall ms a step in `kernels` ([{ name, calls, ms }], as bench/pool-child.cjs reads them in Node).
 // The bench loads it afresh for every measurement, alternating builds and counts.
 globalThis.importScripts ??= () => { throw new Error('importScripts is not available in a module worker'); };
 const S = { n_layer: 4, n_head: 4, n_embd: 128, block_size: 64, batch_size: 12, max_iters: 100000, warmup_iters: 10, eval_interval: 0 };
@@ -20,7 +22,15 @@ const threads = Number(q.get('threads') ?? 1), steps = Number(q.get('steps') ?? 
     const t0 = performance.now();
     s.advance(steps, 0);
     const msPerStep = (performance.now() - t0) / steps;
-    postMessage({ msPerStep, threads: M.numThreads(), tokensPerStep: S.batch_size * S.block_size, config: S });
+    let kernels;
+    if (q.get('kernels') === '1') {
+      M.setKernelProfiling(true);
+      M.kernelTimings();  // resets them
+      s.advance(steps, 0);
+      kernels = M.kernelTimings().map((k) => ({ name: k.name, calls: k.calls / steps, ms: k.ms / steps }));
+      M.setKernelProfiling(false);
+    }
+    postMessage({ msPerStep, threads: M.numThreads(), tokensPerStep: S.batch_size * S.block_size, config: S, kernels });
     s.delete();
   } catch (e) {
     postMessage({ error: String((e && e.stack) || e) });

@@ -19,7 +19,11 @@
 //      split part and the caller's barrier wait in it, each thread's busy time, split jobs,
 //      worker sleeps and wake-up latency (tinygpt::PoolStats, docs/simd_and_kernels.md);
 //   7. the same builds without the app: a bare worker of the same Chromium trains config S in plain
-//      Session.advance calls (bench/bare-worker.js), the page's figures beside it (BENCH_ONLY=bare).
+//      Session.advance calls (bench/bare-worker.js), the page's figures beside it (BENCH_ONLY=bare);
+//   8. BENCH_ONLY=kernels: the threads build at 2 threads in that bare worker against the same
+//      source's Node pthreads build (build/wasm-node, bench/pool-child.cjs), alternating over 3
+//      rounds: each kernel's wall ms a step in each engine, and their ratio (where Chromium's
+//      step differs from Node's, and whether it is the kernels or around them). Not in the default run.
 // Serves dist/ with `vite preview` (COOP/COEP headers) on a free port. Needs `npm run build`.
 //   BENCH_SKIP_QUALITY=1 skips the (minutes long) time-to-quality run; BENCH_PRESETS=S,M picks the
 //   configs; --contended [--repeat N] adds config S with one core kept busy (issue 11, item 13;
@@ -289,6 +293,55 @@ if ((!only && presets.includes('S')) || only === 'bare') {
       `${tokS.toFixed(0)} tokens/s` + (pct !== null ? `, ${pct.toFixed(1)}% of the SIMD128 peak per thread` : '') + vsPage);
   }
   record.set('bare', bare);
+}
+
+// Part 8 (BENCH_ONLY=kernels): the kernels' wall ms a step at 2 threads, Chromium's bare worker against
+// Node's pthreads build of the same source, alternating, best round per kernel.
+if (only === 'kernels') {
+  const worker = fs.readFileSync(path.join(root, 'bench/bare-worker.js'), 'utf8');
+  const nodeBuild = path.join(root, 'build/wasm-node/tinygpt-threads-node.cjs');
+  if (!fs.existsSync(nodeBuild)) throw new Error('BENCH_ONLY=kernels needs build/wasm-node: scripts/build-wasm.sh threads-node');
+  if (os.cpus().length < 2) throw new Error('BENCH_ONLY=kernels needs 2 cores');
+  await ctx.route('**/bench-bare.html*', (r) => r.fulfill({
+    contentType: 'text/html', headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+    body: '<!doctype html><meta charset="utf-8"><title>bare worker</title><script>' +
+      'const w = new Worker("/bench-bare-worker.js" + location.search, { type: "module" });' +
+      'w.onmessage = (e) => { window.result = e.data; }; w.onerror = (e) => { window.result = { error: String(e.message) }; };</script>',
+  }));
+  await ctx.route('**/bench-bare-worker.js*', (r) => r.fulfill({
+    contentType: 'text/javascript', headers: { 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' }, body: worker,
+  }));
+  const steps = 10, rows = new Map(), step = { chromium: [], node: [] };
+  const add = (engine, kernels) => {
+    for (const k of kernels) {
+      if (!rows.has(k.name)) rows.set(k.name, { calls: k.calls, chromium: [], node: [] });
+      rows.get(k.name)[engine].push(k.ms);
+    }
+  };
+  for (let round = 0; round < 3; round++) {
+    await page.goto(`${base}bench-bare.html?variant=threads&threads=2&steps=${steps}&kernels=1`);
+    await page.waitForFunction(() => window.result, null, { timeout: 600_000 });
+    const r = await page.evaluate(() => window.result);
+    if (r.error) throw new Error(`bare worker: ${r.error}`);
+    step.chromium.push(r.msPerStep);
+    add('chromium', r.kernels);
+    const n = JSON.parse(execFileSync('node', [path.join(root, 'bench/pool-child.cjs'), String(steps), '1', '2'], { encoding: 'utf8' })).runs[0];
+    step.node.push(n.plain.wallMs / steps);
+    add('node', n.profiled.kernels.map((k) => ({ name: k.name, calls: k.calls / steps, ms: k.ms / steps })));
+  }
+  const best = (xs) => (xs.length ? Math.min(...xs) : NaN);
+  const table = [...rows].map(([name, r]) => ({ kernel: name, callsPerStep: r.calls, chromiumMs: best(r.chromium), nodeMs: best(r.node) }))
+    .filter((r) => r.chromiumMs > 0.005 || r.nodeMs > 0.005)
+    .sort((a, b) => b.chromiumMs - a.chromiumMs);
+  const cs = best(step.chromium), ns = best(step.node);
+  console.log(`  config S, threads build, 2 threads, best of 3 alternating rounds: Chromium ${cs.toFixed(1)} ms a step ` +
+    `(${step.chromium.map((x) => x.toFixed(1)).join(', ')}), Node ${ns.toFixed(1)} (${step.node.map((x) => x.toFixed(1)).join(', ')}): ${(cs / ns).toFixed(3)}x`);
+  console.log('    kernel, wall ms a step (timers on)      Chromium     Node   ratio');
+  for (const r of table)
+    console.log(`    ${`${r.kernel} (${r.callsPerStep.toFixed(0)})`.padEnd(36)} ${r.chromiumMs.toFixed(2).padStart(8)} ${r.nodeMs.toFixed(2).padStart(8)}   ${(r.chromiumMs / r.nodeMs).toFixed(2)}x`);
+  const sum = (k) => table.reduce((a, r) => a + (Number.isFinite(r[k]) ? r[k] : 0), 0);
+  console.log(`    all kernels                          ${sum('chromiumMs').toFixed(2).padStart(8)} ${sum('nodeMs').toFixed(2).padStart(8)}   ${(sum('chromiumMs') / sum('nodeMs')).toFixed(2)}x`);
+  record.set('kernels', { config: 'S', threads: 2, steps, rounds: 3, msPerStep: step, table });
 }
 
 // --contended: config S with one core kept busy by a spinning process (pinned to the last CPU when
