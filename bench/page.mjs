@@ -249,12 +249,9 @@ if (((!only && presets.includes('S') && process.env.BENCH_RENDER !== '0') || onl
   record.set('render', { config: 'S', threads: 2, seconds: RENDER_SECONDS, runs, cost });
 }
 
-// The same builds without the app: a bare module worker of the same Chromium and origin
-// (bench/bare-worker.js, served by the bench) trains config S in plain Session.advance calls, the
-// single-thread build at 1 thread and the threads build at 1 and 2, one after the other in each of 3 rounds. Its
-// figures against the page's (above, when measured in this run) are what the app costs; its % of
-// the peak is what the kernels reach in Chromium. BENCH_ONLY=bare runs this part alone.
-if ((!only && presets.includes('S')) || only === 'bare') {
+// Serves bench/bare-worker.js and a page that starts it (/bench-bare.html?...: window.result gets its message),
+// cross-origin isolated like the app, from the app's origin (parts 7 and 8).
+async function serveBareWorker() {
   const worker = fs.readFileSync(path.join(root, 'bench/bare-worker.js'), 'utf8');
   await ctx.route('**/bench-bare.html*', (r) => r.fulfill({
     contentType: 'text/html', headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
@@ -265,6 +262,15 @@ if ((!only && presets.includes('S')) || only === 'bare') {
   await ctx.route('**/bench-bare-worker.js*', (r) => r.fulfill({
     contentType: 'text/javascript', headers: { 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' }, body: worker,
   }));
+}
+
+// The same builds without the app: a bare module worker of the same Chromium and origin
+// (bench/bare-worker.js, served by the bench) trains config S in plain Session.advance calls, the
+// single-thread build at 1 thread and the threads build at 1 and 2, one after the other in each of 3 rounds. Its
+// figures against the page's (above, when measured in this run) are what the app costs; its % of
+// the peak is what the kernels reach in Chromium. BENCH_ONLY=bare runs this part alone.
+if ((!only && presets.includes('S')) || only === 'bare') {
+  await serveBareWorker();
   const bare = {};
   const runs = [['simd', 1], ['threads', 1], ...(os.cpus().length >= 2 ? [['threads', 2]] : [])];
   const ms = new Map(runs.map(([v, t]) => [`${v} ${t}`, []]));
@@ -298,19 +304,9 @@ if ((!only && presets.includes('S')) || only === 'bare') {
 // Part 8 (BENCH_ONLY=kernels): the kernels' wall ms a step at 2 threads, Chromium's bare worker against
 // Node's pthreads build of the same source, alternating, best round per kernel.
 if (only === 'kernels') {
-  const worker = fs.readFileSync(path.join(root, 'bench/bare-worker.js'), 'utf8');
-  const nodeBuild = path.join(root, 'build/wasm-node/tinygpt-threads-node.cjs');
-  if (!fs.existsSync(nodeBuild)) throw new Error('BENCH_ONLY=kernels needs build/wasm-node: scripts/build-wasm.sh threads-node');
+  if (!fs.existsSync(path.join(root, 'build/wasm-node/tinygpt-threads-node.cjs'))) throw new Error('BENCH_ONLY=kernels needs build/wasm-node: scripts/build-wasm.sh threads-node');
   if (os.cpus().length < 2) throw new Error('BENCH_ONLY=kernels needs 2 cores');
-  await ctx.route('**/bench-bare.html*', (r) => r.fulfill({
-    contentType: 'text/html', headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
-    body: '<!doctype html><meta charset="utf-8"><title>bare worker</title><script>' +
-      'const w = new Worker("/bench-bare-worker.js" + location.search, { type: "module" });' +
-      'w.onmessage = (e) => { window.result = e.data; }; w.onerror = (e) => { window.result = { error: String(e.message) }; };</script>',
-  }));
-  await ctx.route('**/bench-bare-worker.js*', (r) => r.fulfill({
-    contentType: 'text/javascript', headers: { 'Cross-Origin-Embedder-Policy': 'require-corp', 'Cross-Origin-Resource-Policy': 'same-origin' }, body: worker,
-  }));
+  await serveBareWorker();
   const steps = 10, rows = new Map(), step = { chromium: [], node: [] };
   const add = (engine, kernels) => {
     for (const k of kernels) {
