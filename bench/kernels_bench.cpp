@@ -189,32 +189,39 @@ CrossCore cross_core() {
   cpu_set_t saved;
   const bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
 #endif
-  // Ping-pong: the caller writes odd values, the other thread answers with the next even one.
+  // Ping-pong: the caller writes an odd value, the other thread answers with the next even one;
+  // -1 tells it to stop. Each trip is cut short after 50 ms: on a loaded machine (a test suite
+  // beside it) a round can wait for a scheduler's time slice.
   std::atomic<int64_t> flag{0};
   std::atomic<int> helper_pinned{-1};
-  constexpr int kRounds = 20000, kTrips = 3;
   std::thread other([&] {
     helper_pinned.store(pin_to_cpu(1) ? 1 : 0);
-    for (int64_t i = 0; i < int64_t(kRounds) * kTrips; i++) {
-      while (flag.load(std::memory_order_acquire) != 2 * i + 1) {
-      }
-      flag.store(2 * i + 2, std::memory_order_release);
+    for (;;) {
+      const int64_t f = flag.load(std::memory_order_acquire);
+      if (f < 0) return;
+      if (f & 1) flag.store(f + 1, std::memory_order_release);
     }
   });
   const bool self_pinned = pin_to_cpu(0);
   while (helper_pinned.load() < 0) {
   }
   r.pinned = self_pinned && helper_pinned.load() == 1;
+  constexpr int kRounds = 20000, kTrips = 3;
   double best = 1e30;
+  int64_t seq = 0;
   for (int t = 0; t < kTrips; t++) {
     const auto t0 = Clock::now();
-    for (int64_t i = int64_t(t) * kRounds; i < int64_t(t + 1) * kRounds; i++) {
-      flag.store(2 * i + 1, std::memory_order_release);
-      while (flag.load(std::memory_order_acquire) != 2 * i + 2) {
+    int rounds = 0;
+    while (rounds < kRounds) {
+      seq += 2;
+      flag.store(seq - 1, std::memory_order_release);
+      while (flag.load(std::memory_order_acquire) != seq) {
       }
+      if ((++rounds & 63) == 0 && seconds_since(t0) > 0.05) break;
     }
-    best = std::min(best, seconds_since(t0) / kRounds);
+    best = std::min(best, seconds_since(t0) / rounds);
   }
+  flag.store(-1, std::memory_order_release);
   other.join();
   r.round_trip_ns = best * 1e9;
   // Reading 1 MiB written by the other core, then by this one: best of several passes each.
