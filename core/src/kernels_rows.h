@@ -27,8 +27,8 @@ constexpr bool kVectorTail = simd::W >= 8;
 // Attention's heads read slices of 32 rows of 128 bytes, 1.5 KB apart in a training step's
 // (B, T, 3C) activations: a stride the hardware's prefetchers do not follow across pages, and a
 // step's activations (tens of MB) are out of the caches when its backward reads them. Asked for
-// while the previous head computes (natively, S2S's attention backward 2.05 -> 1.74 ms a step with
-// one thread). A no-op where there is no prefetch (wasm).
+// while the previous head computes (natively, S2S's attention backward 1.90 -> 1.62 ms a step with
+// one thread, docs/simd_and_kernels.md). A no-op where there is no prefetch (wasm).
 inline void prefetch_rows(const float* x, int64_t ld, int rows, int width) {
   for (int r = 0; r < rows; r++)
     for (int c = 0; c < width; c += 16) __builtin_prefetch(x + r * ld + c, 0);

@@ -70,6 +70,15 @@ inline void masked_softmax_row(float* row, int n, int Tk, float scale, const uin
 }
 
 float* attn_scratch(size_t n) { return scratch(kAttentionRow, n); }
+
+// Asks for head `task`'s (b * NH + h) rows of q, k and v while the head before it computes
+// (prefetch_rows, kernels_rows.h)
+void prefetch_head(const float* q, const float* k, const float* v, const AttentionShape& s, int task) {
+  const int b = task / s.NH, h = task % s.NH, HS = s.C / s.NH;
+  prefetch_rows(q + b * s.q_batch + h * HS, s.q_row, s.Tq, HS);
+  prefetch_rows(k + b * s.kv_batch + h * HS, s.kv_row, s.Tk, HS);
+  prefetch_rows(v + b * s.kv_batch + h * HS, s.kv_row, s.Tk, HS);
+}
 }  // namespace
 
 void mha_forward(float* out, float* att, const float* q, const float* k, const float* v, const uint8_t* key_pad,
@@ -89,12 +98,7 @@ void mha_forward(float* out, float* att, const float* q, const float* k, const f
       float* att_bh = att + int64_t(task) * Tq * Tk;     // (Tq, Tk)
       float* out_bh = out + int64_t(b) * Tq * C + h * HS;  // (Tq, HS), row stride C
       const int kend = keys_end(pad_b, Tk);
-      if (task + 1 < task_end) {  // the next head's inputs, while this one computes
-        const int nb = (task + 1) / NH, nh = (task + 1) % NH;
-        prefetch_rows(q + nb * s.q_batch + nh * HS, s.q_row, Tq, HS);
-        prefetch_rows(k + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
-        prefetch_rows(v + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
-      }
+      if (task + 1 < task_end) prefetch_head(q, k, v, s, task + 1);
       // the softmax masks only padding among the real keys (rare: padding is usually all at the end)
       const uint8_t* inner_pad = pad_b && std::any_of(pad_b, pad_b + kend, [](uint8_t p) { return p != 0; }) ? pad_b : nullptr;
       if (kt) {  // rows of a few key vectors: the scores and the softmax fused (kernels_attention.h)
@@ -154,11 +158,9 @@ void mha_backward(float* dq, float* dk, float* dv, const float* dout, const floa
       const float* att_bh = att + int64_t(task) * Tq * Tk;          // (Tq, Tk)
       const float* dout_bh = dout + int64_t(b) * Tq * C + h * HS;   // (Tq, HS), row stride C
       const int kend = keys_end(pad_b, Tk);
-      if (task + 1 < task_end) {  // the next head's inputs, while this one computes
+      if (task + 1 < task_end) {  // the next head's inputs, with its dout and attention weights
+        prefetch_head(q, k, v, s, task + 1);
         const int nb = (task + 1) / NH, nh = (task + 1) % NH;
-        prefetch_rows(q + nb * s.q_batch + nh * HS, s.q_row, Tq, HS);
-        prefetch_rows(k + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
-        prefetch_rows(v + nb * s.kv_batch + nh * HS, s.kv_row, Tk, HS);
         prefetch_rows(dout + int64_t(nb) * Tq * C + nh * HS, C, Tq, HS);
         prefetch_rows(att + int64_t(task + 1) * Tq * Tk, Tk, Tq, Tk);
       }
