@@ -403,12 +403,33 @@ TEST_CASE("adamw update matches the reference", "[simd]") {
       std::vector<float> m = random_vector(size_t(n), 3, 0.1f), v = random_vector(size_t(n), 4, 0.1f);
       for (float& x : v) x = x * x;
       std::vector<float> p_ref = p, m_ref = m, v_ref = v;
-      kernels::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.271f, 0.0297f);
+      kernels::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.271f, 0.0297f,
+                            0.37f);
       kernels::ref::adamw_update(p_ref.data(), g.data(), m_ref.data(), v_ref.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f,
-                                 0.271f, 0.0297f);
+                                 0.271f, 0.0297f, 0.37f);
       require_close(p, p_ref, 1e-7, 1e-6, "params");
       require_close(m, m_ref, 1e-8, 1e-6, "m");
       require_close(v, v_ref, 1e-8, 1e-6, "v");
+    }
+  });
+}
+
+TEST_CASE("adamw's grad_scale gives the same bits as scaling the gradients in place first", "[simd]") {
+  // the trainer hands the clip's factor to AdamW instead of running kernels::scale over the gradients
+  for_each_backend([&] {
+    for (int n : kSizes) {
+      std::vector<float> p = random_vector(size_t(n), 1), g = random_vector(size_t(n), 2);
+      std::vector<float> m = random_vector(size_t(n), 3, 0.1f), v = random_vector(size_t(n), 4, 0.1f);
+      for (float& x : v) x = x * x;
+      std::vector<float> p2 = p, m2 = m, v2 = v, g2 = g;
+      const float s = 0.4137f;
+      kernels::adamw_update(p.data(), g.data(), m.data(), v.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.271f, 0.0297f, s);
+      kernels::scale(g2.data(), s, n);
+      kernels::adamw_update(p2.data(), g2.data(), m2.data(), v2.data(), n, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.271f,
+                            0.0297f, 1.0f);
+      CHECK(std::memcmp(p.data(), p2.data(), size_t(n) * sizeof(float)) == 0);
+      CHECK(std::memcmp(m.data(), m2.data(), size_t(n) * sizeof(float)) == 0);
+      CHECK(std::memcmp(v.data(), v2.data(), size_t(n) * sizeof(float)) == 0);
     }
   });
 }

@@ -1,6 +1,9 @@
 // test_optim.cpp — AdamW against hand-computed steps, the schedule, and clipping.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <vector>
+
 #include "tinygpt/optim.h"
 
 using namespace tinygpt;
@@ -49,6 +52,31 @@ TEST_CASE("gradient clipping scales to the maximum norm and reports the norm bef
   CHECK(h[0] == 3.0f);
   CHECK(optim::clip_grad_norm(h, 2, 0.0f) == Approx(5.0f));  // 0 = off
   CHECK(h[1] == 4.0f);
+}
+
+TEST_CASE("the clip's factor handed to AdamW updates as clipping in place first does, to the bit", "[optim]") {
+  // train::Trainer::step: grad_norm, then step(..., clip_factor(norm, clip)), one pass over the gradients less
+  const int64_t n = 1000;
+  std::vector<float> g(static_cast<size_t>(n)), p(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i++) {
+    g[size_t(i)] = 0.01f * float((i * 37) % 101 - 50);
+    p[size_t(i)] = 0.001f * float((i * 13) % 71 - 35);
+  }
+  for (float clip : {0.0f, 0.5f, 100.0f}) {  // off, clipping, not clipping
+    optim::AdamW fused(n, {}, {{0, 600, true}, {600, 400, false}}), in_place(n, {}, {{0, 600, true}, {600, 400, false}});
+    std::vector<float> pf = p, pi = p;
+    for (int step = 0; step < 3; step++) {
+      std::vector<float> gi = g;
+      const float norm = optim::grad_norm(g.data(), n);
+      CHECK(optim::clip_grad_norm(gi.data(), n, clip) == norm);
+      fused.step(pf.data(), g.data(), 1e-2f, optim::clip_factor(norm, clip));
+      in_place.step(pi.data(), gi.data(), 1e-2f);
+    }
+    CHECK((clip == 0.5f) == (optim::clip_factor(optim::grad_norm(g.data(), n), clip) < 1.0f));
+    CHECK(std::memcmp(pf.data(), pi.data(), size_t(n) * sizeof(float)) == 0);
+    CHECK(std::memcmp(fused.m().data(), in_place.m().data(), size_t(n) * sizeof(float)) == 0);
+    CHECK(std::memcmp(fused.v().data(), in_place.v().data(), size_t(n) * sizeof(float)) == 0);
+  }
 }
 
 TEST_CASE("AdamW rejects decay segments that do not tile the parameters", "[optim][errors]") {

@@ -124,12 +124,15 @@ TINYGPT_KERNEL(double, sum_squares, (const float* x, int64_t n), (x, n))
 TINYGPT_KERNEL(void, scale, (float* x, float s, int64_t n), (x, s, n))
 
 // ---- AdamW (one flat loop over a parameter range) ----------------------------------------
+// g = grads * grad_scale (the clip's factor, 1 when it does not clip: the same bits as scaling the
+// gradients in place first, without that pass over them)
 // m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
 // p = p (1 - lr wd) - lr (m / bc1) / (sqrt(v / bc2) + eps)    with bc_i = 1 - b_i^t
 TINYGPT_KERNEL(void, adamw_update,
                (float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
-                float eps, float weight_decay, float bias_correction1, float bias_correction2),
-               (params, grads, m, v, n, lr, beta1, beta2, eps, weight_decay, bias_correction1, bias_correction2))
+                float eps, float weight_decay, float bias_correction1, float bias_correction2, float grad_scale),
+               (params, grads, m, v, n, lr, beta1, beta2, eps, weight_decay, bias_correction1, bias_correction2,
+                grad_scale))
 
 // ---- encoder-decoder (seq2seq): kernels_seq2seq.cpp, twins in kernels_seq2seq_ref.cpp -------
 // General multi-head attention over separate query and key/value inputs, with an optional

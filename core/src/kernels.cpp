@@ -584,15 +584,17 @@ void scale(float* x, float s, int64_t n) {
 // ---- AdamW ---------------------------------------------------------------------------------
 
 void adamw_update(float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1,
-                  float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2) {
+                  float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2,
+                  float grad_scale) {
   for_chunks(n, [&](int64_t b, int64_t e) {
     const vf b1 = simd::splat(beta1), b2 = simd::splat(beta2);
     const vf omb1 = simd::splat(1.0f - beta1), omb2 = simd::splat(1.0f - beta2);
     const vf decay = simd::splat(1.0f - lr * weight_decay), vlr = simd::splat(lr), veps = simd::splat(eps);
     const vf rbc1 = simd::splat(1.0f / bias_correction1), rbc2 = simd::splat(1.0f / bias_correction2);
+    const vf gs = simd::splat(grad_scale);
     int64_t i = b;
     for (; i + W <= e; i += W) {
-      vf g = simd::load(grads + i);
+      vf g = simd::load(grads + i) * gs;
       vf mi = b1 * simd::load(m + i) + omb1 * g;
       vf vi = b2 * simd::load(v + i) + omb2 * g * g;
       simd::store(m + i, mi);
@@ -601,7 +603,7 @@ void adamw_update(float* params, const float* grads, float* m, float* v, int64_t
       simd::store(params + i, simd::load(params + i) * decay - vlr * update);
     }
     for (; i < e; i++) {
-      float g = grads[i];
+      float g = grads[i] * grad_scale;
       m[i] = beta1 * m[i] + (1.0f - beta1) * g;
       v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
       float update = (m[i] * (1.0f / bias_correction1)) / (std::sqrt(v[i] * (1.0f / bias_correction2)) + eps);

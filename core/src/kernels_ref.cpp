@@ -304,9 +304,10 @@ void scale(float* x, float s, int64_t n) {
 }
 
 void adamw_update(float* params, const float* grads, float* m, float* v, int64_t n, float lr, float beta1,
-                  float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2) {
+                  float beta2, float eps, float weight_decay, float bias_correction1, float bias_correction2,
+                  float grad_scale) {
   for (int64_t i = 0; i < n; i++) {
-    float g = grads[i];
+    float g = grads[i] * grad_scale;
     m[i] = beta1 * m[i] + (1.0f - beta1) * g;
     v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
     float mhat = m[i] / bias_correction1;

@@ -20,7 +20,7 @@ AdamW::AdamW(int64_t num_params, const AdamWConfig& config, std::vector<DecaySeg
   if (covered != num_params) throw tinygpt::Error("AdamW: decay segments do not cover every parameter");
 }
 
-void AdamW::step(float* params, const float* grads, float lr) {
+void AdamW::step(float* params, const float* grads, float lr, float grad_scale) {
   t_++;
   const float bc1 = 1.0f - std::pow(config_.beta1, float(t_));
   const float bc2 = 1.0f - std::pow(config_.beta2, float(t_));
@@ -40,7 +40,7 @@ void AdamW::step(float* params, const float* grads, float lr) {
         const int64_t lo = c0 * kChunk, hi = std::min(s.count, c1 * kChunk);
         const int64_t at = s.offset + lo;
         kernels::adamw_update(params + at, grads + at, m_.data() + at, v_.data() + at, hi - lo, lr, config_.beta1,
-                              config_.beta2, config_.eps, s.decay ? config_.weight_decay : 0.0f, bc1, bc2);
+                              config_.beta2, config_.eps, s.decay ? config_.weight_decay : 0.0f, bc1, bc2, grad_scale);
       }
       first += n;
       if (first >= e) break;
@@ -48,9 +48,15 @@ void AdamW::step(float* params, const float* grads, float lr) {
   }, 8 * int64_t(m_.size()));
 }
 
+float grad_norm(const float* grads, int64_t n) { return float(std::sqrt(kernels::sum_squares(grads, n))); }
+
+float clip_factor(float norm, float max_norm) {
+  return max_norm > 0.0f && norm > max_norm ? max_norm / (norm + 1e-6f) : 1.0f;
+}
+
 float clip_grad_norm(float* grads, int64_t n, float max_norm) {
-  const float norm = float(std::sqrt(kernels::sum_squares(grads, n)));
-  if (max_norm > 0.0f && norm > max_norm) kernels::scale(grads, max_norm / (norm + 1e-6f), n);
+  const float norm = grad_norm(grads, n);
+  if (max_norm > 0.0f && norm > max_norm) kernels::scale(grads, clip_factor(norm, max_norm), n);
   return norm;
 }
 

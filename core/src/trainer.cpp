@@ -585,12 +585,13 @@ float Trainer::step() {
       inject_nan_at_.erase(inject_nan_at_.begin() + std::ptrdiff_t(i));
       break;
     }
-  const float norm = optim::clip_grad_norm(learner_->grads(), P, config_.grad_clip);
+  // the clip's factor goes to AdamW, which scales each gradient as it reads it (one pass less)
+  const float norm = optim::grad_norm(learner_->grads(), P);
   if (!std::isfinite(value) || !std::isfinite(norm) || value > kDivergedLoss) {
     throw Diverged(diverged_message(step_ + 1, value, norm));
   }
   last_grad_norm_ = norm;
-  optimizer_.step(learner_->params(), learner_->grads(), learning_rate());
+  optimizer_.step(learner_->params(), learner_->grads(), learning_rate(), optim::clip_factor(norm, config_.grad_clip));
   kernels::share_scratch_sizes();  // so that no thread first meets a scratch need in a later step
   step_++;
   train_losses_.push_back(value);

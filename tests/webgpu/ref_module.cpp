@@ -167,7 +167,7 @@ val attention_decode(const val& qkv_row, const val& k_cache, const val& v_cache,
 val adamw(const val& params, const val& grads, const val& m, const val& v, float lr, float b1, float b2, float eps,
           float wd, float bc1, float bc2) {
   std::vector<float> p = f32(params), g = f32(grads), mm = f32(m), vv = f32(v);
-  kernels::ref::adamw_update(p.data(), g.data(), mm.data(), vv.data(), int64_t(p.size()), lr, b1, b2, eps, wd, bc1, bc2);
+  kernels::ref::adamw_update(p.data(), g.data(), mm.data(), vv.data(), int64_t(p.size()), lr, b1, b2, eps, wd, bc1, bc2, 1.0f);
   val r = val::object();
   r.set("params", out(p));
   r.set("m", out(mm));

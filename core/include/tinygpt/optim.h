@@ -30,8 +30,9 @@ class AdamW {
  public:
   AdamW(int64_t num_params, const AdamWConfig& config, std::vector<DecaySegment> segments);
 
-  // One update with learning rate lr: advances t, then updates params from grads.
-  void step(float* params, const float* grads, float lr);
+  // One update with learning rate lr: advances t, then updates params from grads * grad_scale
+  // (clip_factor's: the clipped gradients without a pass that scales them in place first).
+  void step(float* params, const float* grads, float lr, float grad_scale = 1.0f);
 
   const AdamWConfig& config() const { return config_; }
   int64_t t() const { return t_; }  // updates done so far
@@ -51,6 +52,11 @@ class AdamW {
 // Scales grads so that their global L2 norm is at most max_norm (no-op if max_norm <= 0).
 // Returns the norm before clipping.
 float clip_grad_norm(float* grads, int64_t n, float max_norm);
+// The same in two parts, for a caller that hands the factor to AdamW::step instead of scaling the
+// gradients in place: their global L2 norm, and the factor clip_grad_norm scales them by (1 when
+// it leaves them alone). Together the same bits as clip_grad_norm then step.
+float grad_norm(const float* grads, int64_t n);
+float clip_factor(float norm, float max_norm);
 
 // Learning rate at step s (0-based): linear warmup over `warmup` steps to max_lr, then cosine
 // decay to min_lr at step `total`, min_lr afterwards.
