@@ -90,8 +90,8 @@ struct Run {
     model.zero_grad();
     nn::Tensor loss = model.loss(arena, batch);
     loss.backward(nn::Tensor::GradBuffers::recycle);  // as the trainer does
-    optim::clip_grad_norm(model.grads(), model.num_parameters(), 1.0f);
-    opt.step(model.params(), model.grads(), schedule.lr_at(opt.t()));
+    const float norm = optim::grad_norm(model.grads(), model.num_parameters());  // clipped by AdamW, as the trainer does
+    opt.step(model.params(), model.grads(), schedule.lr_at(opt.t()), optim::clip_factor(norm, 1.0f));
     kernels::share_scratch_sizes();
     return loss.item();
   }

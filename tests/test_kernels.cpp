@@ -221,6 +221,63 @@ TEST_CASE("matmul forward and backward match the reference", "[simd]") {
   });
 }
 
+TEST_CASE("the feed-forward's activations in the products' stores match the reference and the separate kernels' bits",
+          "[simd]") {
+  // matmul_forward_act = matmul_forward, then relu_forward or gelu_forward_slope; matmul_backward_dinp_act
+  // = dout @ w^T written, then relu_mask or mul_forward by the slope. Shapes for each path of the
+  // GEMM: fewer than 4 rows (the activation after the product), one K slice, two (IC = 300), a
+  // ragged last panel. GELU's separate kernel takes the library tanh for its last n % W elements,
+  // the stores the vector one: those are compared to the reference only.
+  for_each_backend([&] {
+    for (int threads : {1, std::min(2, tp::max_threads())}) {
+      tp::set_num_threads(threads);
+      for (int N : {3, 16, 37, 97})
+        for (int IC : {17, 300})
+          for (int OC : {32, 67})
+            for (int act : {int(kernels::kActRelu), int(kernels::kActGelu)}) {
+              INFO("N " << N << " IC " << IC << " OC " << OC << " act " << act << " threads " << threads);
+              const int64_t n = int64_t(N) * OC;
+              const int64_t exact = act == kernels::kActGelu ? n - n % 16 : n;  // compared bit for bit (16: the widest W)
+              std::vector<float> inp = random_vector(size_t(N) * IC, 1), w = random_vector(size_t(IC) * OC, 2, 0.3f),
+                                 b = random_vector(size_t(OC), 3);
+              std::vector<float> out(static_cast<size_t>(n)), slope(static_cast<size_t>(n)), out_ref(static_cast<size_t>(n)), slope_ref(static_cast<size_t>(n));
+              kernels::matmul_forward_act(out.data(), slope.data(), inp.data(), w.data(), b.data(), N, IC, OC, act);
+              kernels::ref::matmul_forward_act(out_ref.data(), slope_ref.data(), inp.data(), w.data(), b.data(), N, IC,
+                                               OC, act);
+              require_close(out, out_ref, 1e-5, 1e-4, "matmul_forward_act out");
+              if (act == kernels::kActGelu) require_close(slope, slope_ref, 1e-5, 1e-4, "matmul_forward_act slope");
+              std::vector<float> sep(static_cast<size_t>(n)), sep_slope(static_cast<size_t>(n));
+              kernels::matmul_forward(sep.data(), inp.data(), w.data(), b.data(), N, IC, OC);
+              if (act == kernels::kActRelu) kernels::relu_forward(sep.data(), sep.data(), n);
+              else kernels::gelu_forward_slope(sep.data(), sep_slope.data(), sep.data(), n);
+              REQUIRE(std::memcmp(out.data(), sep.data(), size_t(exact) * sizeof(float)) == 0);
+              if (act == kernels::kActGelu)
+                REQUIRE(std::memcmp(slope.data(), sep_slope.data(), size_t(exact) * sizeof(float)) == 0);
+              // without the slope (inference): the same outputs
+              std::vector<float> bare(static_cast<size_t>(n));
+              kernels::matmul_forward_act(bare.data(), nullptr, inp.data(), w.data(), b.data(), N, IC, OC, act);
+              REQUIRE(bare == out);
+
+              // backward to the hidden activation: dz (N, IC) from dout (N, OC), through w (IC, OC)
+              const std::vector<float> aux = act == kernels::kActRelu ? std::vector<float>(inp.size()) : random_vector(inp.size(), 6);
+              std::vector<float> relu_out = aux;
+              if (act == kernels::kActRelu) kernels::relu_forward(relu_out.data(), inp.data(), int64_t(inp.size()));
+              const std::vector<float>& factor = act == kernels::kActRelu ? relu_out : aux;
+              const std::vector<float> dout = random_vector(size_t(n), 4);
+              std::vector<float> dz = random_vector(inp.size(), 5), dz_ref(inp.size()), dz_sep(inp.size());
+              kernels::matmul_backward_dinp_act(dz.data(), factor.data(), dout.data(), w.data(), N, IC, OC, act);
+              kernels::ref::matmul_backward_dinp_act(dz_ref.data(), factor.data(), dout.data(), w.data(), N, IC, OC, act);
+              require_close(dz, dz_ref, 1e-4, 1e-4, "matmul_backward_dinp_act");
+              kernels::sgemm(false, true, N, IC, OC, dout.data(), OC, w.data(), OC, dz_sep.data(), IC, false);
+              if (act == kernels::kActRelu) kernels::relu_mask(dz_sep.data(), factor.data(), int64_t(dz_sep.size()));
+              else kernels::mul_forward(dz_sep.data(), dz_sep.data(), factor.data(), int64_t(dz_sep.size()));
+              REQUIRE(dz == dz_sep);  // ==: a zero of either sign is the same value
+            }
+    }
+    tp::set_num_threads(1);
+  });
+}
+
 TEST_CASE("layernorm forward and backward match the reference", "[simd]") {
   for_each_backend([&] {
     for (int C : kSizes)

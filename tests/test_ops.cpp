@@ -243,6 +243,64 @@ TEST_CASE("linear_residual gives add(linear, res)'s bits, forward and backward, 
   CHECK_THROWS_WITH(nn::linear_residual(a, x, w, nn::Tensor(), r), Catch::Contains("res must be (4, 6), got (4, 5)"));
 }
 
+TEST_CASE("feed_forward_residual backward matches finite differences: ReLU and GELU, with and without biases",
+          "[ops][gradcheck]") {
+  nn::Arena a;
+  const int C = 7, F = 11;
+  nn::Tensor x = random_tensor(a, {2, 3, C}, 1), r = random_tensor(a, {2, 3, C}, 2);
+  nn::Tensor w1 = random_tensor(a, {C, F}, 3, true, 0.5f), b1 = random_tensor(a, {F}, 4, true, 0.3f);
+  nn::Tensor w2 = random_tensor(a, {F, C}, 5, true, 0.5f), b2 = random_tensor(a, {C}, 6, true, 0.3f);
+  for (nn::Activation act : {nn::Activation::relu, nn::Activation::gelu}) {
+    INFO("act " << int(act));
+    CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::feed_forward_residual(ar, x, w1, b1, w2, b2, r, act); },
+                                {x, w1, b1, w2, b2, r}, 1e-3f, 2e-3, 1e-2));
+    // the sublayer's own input as the residual (the encoder-decoder), and no biases
+    CHECK_GRADS(check_gradients([&](nn::Arena& ar) { return nn::feed_forward_residual(ar, x, w1, {}, w2, {}, x, act); },
+                                {x, w1, w2}, 1e-3f, 2e-3, 1e-2));
+  }
+}
+
+TEST_CASE("feed_forward_residual gives linear_residual(linear_relu or linear_gelu)'s bits, kept and recycled", "[ops][threads]") {
+  // shapes for each path of the GEMMs: one K slice; the second product over two (F = 304 > 256); a
+  // ragged last panel (F = 67: ReLU only, GELU's separate kernel takes the library tanh for its last
+  // N * F % W elements); fewer than 4 rows (the activation applied after the product)
+  struct Case { int64_t rows, C, F; bool gelu; };
+  for (const Case c : {Case{40, 24, 96, true}, Case{37, 20, 304, true}, Case{50, 16, 67, false}, Case{3, 32, 48, true}})
+    for (int threads : {1, std::min(2, tinygpt::max_threads())})
+      for (bool own_residual : {false, true}) {
+        tinygpt::set_num_threads(threads);
+        INFO("rows " << c.rows << ", C " << c.C << ", F " << c.F << ", threads " << threads << ", res = x " << own_residual);
+        nn::Arena a;
+        nn::Tensor x = random_tensor(a, {c.rows, c.C}, 1), r = own_residual ? x : random_tensor(a, {c.rows, c.C}, 2);
+        nn::Tensor w1 = random_tensor(a, {c.C, c.F}, 3), b1 = random_tensor(a, {c.F}, 4);
+        nn::Tensor w2 = random_tensor(a, {c.F, c.C}, 5), b2 = random_tensor(a, {c.C}, 6);
+        nn::Tensor dy = random_tensor(a, {c.rows, c.C}, 7, false);
+        const std::vector<nn::Tensor> inputs = own_residual ? std::vector<nn::Tensor>{x, w1, b1, w2, b2}
+                                                            : std::vector<nn::Tensor>{x, w1, b1, w2, b2, r};
+        for (nn::Activation act : {nn::Activation::relu, nn::Activation::gelu}) {
+          if (act == nn::Activation::gelu && !c.gelu) continue;
+          auto unfused = [&](nn::Arena& ar) {
+            nn::Tensor h = act == nn::Activation::relu ? nn::linear_relu(ar, x, w1, b1) : nn::linear_gelu(ar, x, w1, b1);
+            return nn::linear_residual(ar, h, w2, b2, r);
+          };
+          const std::vector<float> want = testutil::values_and_grads(unfused, inputs, dy);
+          for (auto buffers : {nn::Tensor::GradBuffers::keep, nn::Tensor::GradBuffers::recycle})
+            CHECK(testutil::values_and_grads([&](nn::Arena& ar) { return nn::feed_forward_residual(ar, x, w1, b1, w2, b2, r, act); },
+                                             inputs, dy, buffers) == want);
+          nn::GradMode no_grad(false);
+          nn::Arena ar;
+          nn::Tensor y1 = nn::feed_forward_residual(ar, x, w1, b1, w2, b2, r, act), y2 = unfused(ar);
+          CHECK(std::vector<float>(y1.data(), y1.data() + y1.numel()) == std::vector<float>(y2.data(), y2.data() + y2.numel()));
+          CHECK(!y1.requires_grad());
+        }
+      }
+  tinygpt::set_num_threads(1);
+  nn::Arena a;
+  nn::Tensor x = random_tensor(a, {4, 8}, 1), w1 = random_tensor(a, {8, 6}, 2), w2 = random_tensor(a, {5, 8}, 3);
+  CHECK_THROWS_WITH(nn::feed_forward_residual(a, x, w1, {}, w2, {}, x, nn::Activation::relu),
+                    Catch::Contains("w2 must be (6, C), got (5, 8)"));
+}
+
 TEST_CASE("softmax backward matches finite differences", "[ops][gradcheck]") {
   nn::Arena a;
   nn::Tensor x = random_tensor(a, {4, 21}, 1, true, 2.0f);

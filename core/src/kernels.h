@@ -49,6 +49,10 @@ struct AttentionShape {
   bool causal = false;                 // query i sees keys j <= i + (Tk - Tq) (Tq == Tk: j <= i)
 };
 
+// The activations a linear layer's product applies in its stores (matmul_forward_act,
+// matmul_backward_dinp_act): max(z, 0), and GELU's tanh approximation.
+enum Act : int { kActRelu = 1, kActGelu = 2 };
+
 #define TINYGPT_KERNEL(ret, name, params, args) ret name params;
 #include "kernel_list.h"
 

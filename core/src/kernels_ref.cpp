@@ -44,6 +44,25 @@ void matmul_forward_residual(float* out, const float* inp, const float* weight, 
   for (int64_t i = 0; i < int64_t(N) * OC; i++) out[i] = out[i] + residual[i];
 }
 
+void matmul_forward_act(float* out, float* slope, const float* inp, const float* weight, const float* bias, int N,
+                        int IC, int OC, int act) {
+  matmul_forward(out, inp, weight, bias, N, IC, OC);
+  const int64_t n = int64_t(N) * OC;
+  if (act == kActRelu) relu_forward(out, out, n);
+  else if (slope) gelu_forward_slope(out, slope, out, n);
+  else gelu_forward(out, out, n);
+}
+
+void matmul_backward_dinp_act(float* dinp, const float* aux, const float* dout, const float* weight, int N, int IC,
+                              int OC, int act) {
+  const int64_t n = int64_t(N) * IC;
+  for (int64_t i = 0; i < n; i++) dinp[i] = 0.0f;
+  matmul_backward(dinp, nullptr, nullptr, dout, nullptr, weight, N, IC, OC);
+  if (act == kActRelu) relu_mask(dinp, aux, n);
+  else
+    for (int64_t i = 0; i < n; i++) dinp[i] = dinp[i] * aux[i];
+}
+
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, int N, int IC, int OC) {
   for (int n = 0; n < N; n++) {

@@ -102,9 +102,9 @@ nn::Tensor TinyGPT::forward_logits(nn::Arena& arena, const int32_t* tokens, int 
     nn::Tensor y = nn::causal_attention(arena, qkv, NH, &last_att_[l]);   // (B, T, C); att (B, NH, T, T)
     x = nn::linear_residual(arena, y, blk.proj_w, blk.proj_b, x);  // (B, T, C): x + proj(y)
     // MLP sublayer: x = x + fc_proj(gelu(fc(LN2(x))))
-    h = nn::layernorm_lastdim(arena, x, blk.ln2_g, blk.ln2_b);            // (B, T, C)
-    h = nn::linear_gelu(arena, h, blk.fc_w, blk.fc_b);                   // (B, T, 4C)
-    x = nn::linear_residual(arena, h, blk.fcproj_w, blk.fcproj_b, x);  // (B, T, C): x + fcproj(h)
+    h = nn::layernorm_lastdim(arena, x, blk.ln2_g, blk.ln2_b);  // (B, T, C)
+    // (B, T, C): x + fcproj(gelu(fc(h))), the (B, T, 4C) hidden activation inside the op
+    x = nn::feed_forward_residual(arena, h, blk.fc_w, blk.fc_b, blk.fcproj_w, blk.fcproj_b, x, nn::Activation::gelu);
   }
   x = nn::layernorm_lastdim(arena, x, lnf_g_, lnf_b_);  // (B, T, C)
   if (config_.tie_weights) return nn::tied_head(arena, x, wte_);  // (B, T, V) = x wte^T

@@ -223,6 +223,45 @@ Tensor linear_relu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor&
   return out;
 }
 
+Tensor feed_forward_residual(Arena& arena, const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
+                             const Tensor& b2, const Tensor& res, Activation act) {
+  const char* op = "feed_forward_residual";
+  const LinearDims d1 = linear_dims(op, x, w1, b1);
+  require_defined(op, w2, "w2");
+  if (w2.shape().ndim != 2 || w2.dim(0) != d1.OC)
+    fail(op, "w2 must be (" + std::to_string(d1.OC) + ", C), got " + w2.shape().str());
+  const int N = d1.N, F = d1.OC, C = int(w2.dim(1));
+  if (b2.defined() && (b2.shape().ndim != 1 || b2.dim(0) != C))
+    fail(op, "b2 must be (" + std::to_string(C) + "), got " + b2.shape().str());
+  require_defined(op, res, "res");
+  const Shape shape = with_last(x.shape(), C);
+  if (res.shape() != shape) fail(op, "res must be " + shape.str() + ", got " + res.shape().str());
+  const int kact = act == Activation::relu ? kernels::kActRelu : kernels::kActGelu;
+  const bool grad = any_wants_grad({x, w1, b1, w2, b2, res});
+  float* h = arena.alloc_floats(int64_t(N) * F);  // (N, F): act(z), z = x @ w1 + b1
+  // (N, F): GELU's slope gelu'(z), kept for the backward (the ReLU's mask is h > 0, from h itself)
+  float* slope = grad && act == Activation::gelu ? arena.alloc_floats(int64_t(N) * F) : nullptr;
+  kernels::matmul_forward_act(h, slope, x.data(), w1.data(), b1.defined() ? b1.data() : nullptr, N, d1.IC, F, kact);
+  Tensor out = arena.tensor(shape);  // (..., C)
+  kernels::matmul_forward_residual(out.data(), h, w2.data(), b2.defined() ? b2.data() : nullptr, res.data(), N, F, C);
+  if (grad) {
+    attach(arena, out, op, {x, w1, b1, w2, b2, res}, [=] {
+      // forward: out = h @ w2 + b2 + res, h = act(z), z = x @ w1 + b1
+      Arena& a = *out.impl()->arena;
+      const float* dout = out.grad();  // (N, C)
+      // dz (N, F) = act'(z) * (dout @ w2^T), written in one product: h's gradient never exists
+      // apart from it. In a buffer from the arena's gradients, back to them when done.
+      float* dz = a.take_grad_buffer(int64_t(N) * F);
+      kernels::matmul_backward_dinp_act(dz, act == Activation::relu ? h : slope, dout, w2.data(), N, F, C, kact);
+      kernels::matmul_backward(nullptr, grad_of(w2), grad_of(b2), dout, h, w2.data(), N, F, C);
+      pass_output_grad(res, out, dout, out.numel());  // after dout's last reader here: res may take its buffer
+      linear_backward(x, w1, b1, dz, d1);
+      if (a.recycling_grads) a.free_grads.push_back({int64_t(N) * F, dz});
+    });
+  }
+  return out;
+}
+
 Tensor layernorm_lastdim(Arena& arena, const Tensor& x, const Tensor& gain, const Tensor& bias, float eps) {
   require_defined("layernorm", x, "x");
   require_defined("layernorm", gain, "gain");

@@ -206,8 +206,8 @@ nn::Tensor Seq2Seq::embed(nn::Arena& arena, const nn::Tensor& table, const int32
 
 nn::Tensor Seq2Seq::feed_forward_residual(nn::Arena& arena, const nn::Tensor& x, const nn::Tensor& w1,
                                           const nn::Tensor& b1, const nn::Tensor& w2, const nn::Tensor& b2) const {
-  nn::Tensor h = nn::linear_relu(arena, x, w1, b1);  // (B, T, F)
-  return nn::linear_residual(arena, h, w2, b2, x);   // (B, T, C): FF(x) + x
+  // (B, T, C): FF(x) + x, FF(x) = relu(x w1 + b1) w2 + b2, the (B, T, F) hidden activation inside the op
+  return nn::feed_forward_residual(arena, x, w1, b1, w2, b2, x, nn::Activation::relu);
 }
 
 nn::Tensor Seq2Seq::encode_layers(nn::Arena& arena, const int32_t* src, const uint8_t* src_pad, int B, int S,
