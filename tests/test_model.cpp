@@ -133,6 +133,37 @@ TEST_CASE("the whole model's loss gradient matches finite differences for every 
   CHECK(checked > 200);
 }
 
+TEST_CASE("zero_grad leaves the gradient block to the backward: the same gradients as zeroing it first", "[model]") {
+  // zero_grad marks each view unset: the weights' first products write their gradients, the other
+  // ops zero theirs when they first read them, grads() zeroes the views nothing reached
+  model::TinyGPT m(small_config());
+  const int B = 2, T = 6;
+  std::vector<int32_t> x = {1, 5, 9, 200, 3, 7, 42, 42, 17, 255, 0, 8};
+  std::vector<int32_t> y = {5, 9, 200, 3, 7, 1, 42, 17, 255, 0, 8, 3};
+  std::vector<int32_t> x2 = {4, 4, 8, 100, 30, 70, 2, 2, 7, 25, 10, 80};
+  const size_t P = size_t(m.num_parameters());
+  auto backward = [&](const std::vector<int32_t>& in) {
+    nn::Arena a;
+    m.loss(a, in.data(), y.data(), B, T).backward(nn::Tensor::GradBuffers::recycle);
+  };
+  backward(x);  // a step's gradients left in the block
+  m.zero_grad();
+  backward(x2);
+  const std::vector<float> lazy(m.grads(), m.grads() + P);
+  backward(x);
+  std::memset(m.grads(), 0, P * sizeof(float));  // the block zeroed first: every op adds to zeros
+  backward(x2);
+  const std::vector<float> zeroed(m.grads(), m.grads() + P);
+  CHECK(lazy == zeroed);  // ==: a zero of either sign is the same value
+  int64_t nonzero = 0;
+  for (float g : lazy) nonzero += g != 0.0f;
+  CHECK(nonzero > int64_t(P) / 2);
+  // a view no op reaches reads zero after zero_grad, not the last step's gradient
+  backward(x);
+  m.zero_grad();
+  for (size_t i = 0; i < P; i++) REQUIRE(m.grads()[i] == 0.0f);
+}
+
 TEST_CASE("a tiny corpus is memorised (loss < 0.05)", "[model][train]") {
   // exactly one window of context + 1 bytes: every prediction is determined by its position,
   // so a model that memorises the text can drive the loss to zero

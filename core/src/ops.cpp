@@ -139,16 +139,26 @@ LinearDims linear_dims(const char* op, const Tensor& x, const Tensor& w, const T
   return {int(x.numel() / IC), IC, OC};
 }
 
-// forward: y (N, OC) = x @ w + b  ->  dx += dy @ w^T, dw += x^T @ dy, db += sum of dy's rows
+// forward: y (N, OC) = x @ w + b  ->  dw += x^T @ dy, db += sum of dy's rows (x: (N, IC))
+void weight_backward(const float* x, const Tensor& w, const Tensor& b, const float* dy, LinearDims d) {
+  bool overwrite;
+  float* dw = grad_to_write(w, &overwrite);
+  if (dw && overwrite) {
+    // the weight's first contribution this step (model::ParameterBlock::zero_grad leaves it unset):
+    // x^T @ dy written, not added to zeros (the same values)
+    kernels::sgemm(true, false, d.IC, d.OC, d.N, x, d.IC, dy, d.OC, dw, d.OC, false);
+    dw = nullptr;
+  }
+  kernels::matmul_backward(nullptr, dw, grad_of(b), dy, x, w.data(), d.N, d.IC, d.OC);
+}
+
+// the same, and dx += dy @ w^T
 void linear_backward(const Tensor& x, const Tensor& w, const Tensor& b, const float* dy, LinearDims d) {
   bool overwrite;
-  float* dx = grad_to_write(x, &overwrite);
-  if (dx && overwrite) {
+  if (float* dx = grad_to_write(x, &overwrite))
     // the first contribution to dx: dy @ w^T written, not added to a zeroed buffer (the same bits)
-    kernels::sgemm(false, true, d.N, d.IC, d.OC, dy, d.OC, w.data(), d.OC, dx, d.IC, false);
-    dx = nullptr;
-  }
-  kernels::matmul_backward(dx, grad_of(w), grad_of(b), dy, x.data(), w.data(), d.N, d.IC, d.OC);
+    kernels::sgemm(false, true, d.N, d.IC, d.OC, dy, d.OC, w.data(), d.OC, dx, d.IC, !overwrite);
+  weight_backward(x.data(), w, b, dy, d);
 }
 }  // namespace
 
@@ -253,7 +263,7 @@ Tensor feed_forward_residual(Arena& arena, const Tensor& x, const Tensor& w1, co
       // apart from it. In a buffer from the arena's gradients, back to them when done.
       float* dz = a.take_grad_buffer(int64_t(N) * F);
       kernels::matmul_backward_dinp_act(dz, act == Activation::relu ? h : slope, dout, w2.data(), N, F, C, kact);
-      kernels::matmul_backward(nullptr, grad_of(w2), grad_of(b2), dout, h, w2.data(), N, F, C);
+      weight_backward(h, w2, b2, dout, {N, F, C});
       pass_output_grad(res, out, dout, out.numel());  // after dout's last reader here: res may take its buffer
       linear_backward(x, w1, b1, dz, d1);
       if (a.recycling_grads) a.free_grads.push_back({int64_t(N) * F, dz});

@@ -52,7 +52,17 @@ nn::Tensor ParameterBlock::tensor(size_t index) const {
   return nn::Tensor(const_cast<nn::TensorImpl*>(&views_.at(index)));
 }
 
-void ParameterBlock::zero_grad() { std::memset(grads_.data(), 0, grads_.size() * sizeof(float)); }
+void ParameterBlock::zero_grad() {
+  for (nn::TensorImpl& v : views_) v.grad_unset = true;
+}
+
+void ParameterBlock::settle_grads() const {
+  for (nn::TensorImpl& v : views_)
+    if (v.grad_unset) {
+      std::memset(v.grad, 0, size_t(v.shape.numel()) * sizeof(float));
+      v.grad_unset = false;
+    }
+}
 
 std::vector<optim::DecaySegment> ParameterBlock::decay_segments() const {
   std::vector<optim::DecaySegment> segments;

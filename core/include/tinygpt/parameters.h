@@ -35,13 +35,26 @@ class ParameterBlock {
   int64_t size() const { return int64_t(params_.size()); }
   float* params() { return params_.data(); }
   const float* params() const { return params_.data(); }
-  float* grads() { return grads_.data(); }
-  const float* grads() const { return grads_.data(); }
+  // The gradient block, every view's share of it settled (settle_grads)
+  float* grads() {
+    settle_grads();
+    return grads_.data();
+  }
+  const float* grads() const {
+    settle_grads();
+    return grads_.data();
+  }
   const std::vector<ParamInfo>& table() const { return table_; }
   const ParamInfo& info(const std::string& name) const;  // throws if unknown
   nn::Tensor tensor(const std::string& name) const;      // throws if unknown
   nn::Tensor tensor(size_t index) const;                 // the index-th entry of the table
+  // Zero gradients, lazily: each view's gradient is marked unset (nn::TensorImpl::grad_unset), not
+  // cleared. A backward's first writer of a whole view (a weight's x^T @ dy) writes it instead of
+  // adding to zeros, any other first reader zeroes it (nn::Tensor::grad), and grads() zeroes what no
+  // op touched: the same values as a memset first, without that pass over the block.
   void zero_grad();
+  // Zeroes the views still unset (no gradient reached them since zero_grad).
+  void settle_grads() const;
   // Runs of the block with one weight-decay setting, in order (for optim::AdamW).
   std::vector<optim::DecaySegment> decay_segments() const;
 
@@ -49,7 +62,7 @@ class ParameterBlock {
   std::vector<float> params_;          // all parameters, one block
   std::vector<float> grads_;           // their gradients, same layout
   std::vector<ParamInfo> table_;
-  std::vector<nn::TensorImpl> views_;  // one per table entry; never resized after allocate()
+  mutable std::vector<nn::TensorImpl> views_;  // one per table entry; never resized after allocate()
 };
 
 // What every model shows of its parameters (TinyGPT and Seq2Seq derive from it): the blocks
