@@ -375,8 +375,11 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
           // 20% faster on the forward products (K = 128). No-op where there is no prefetch (wasm).
           for (int r = 0; r < mr; r++)
             for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
-          const Epilogue ep{bias, res ? res + int64_t(i) * g.ldr : nullptr, g.ldr, g.act,
-                            g.aux ? g.aux + int64_t(i) * g.ldx + g.jc + jr : nullptr, g.ldx};
+          float* aux = g.aux && g.act != kStoreNone ? g.aux + int64_t(i) * g.ldx + g.jc + jr : nullptr;
+          if (aux)  // the activation's slope (written) or mask (read) too, by the same stores
+            for (int r = 0; r < mr; r++)
+              for (int v = 0; v < nr; v += 16) __builtin_prefetch(aux + int64_t(r) * g.ldx + v, 1);
+          const Epilogue ep{bias, res ? res + int64_t(i) * g.ldr : nullptr, g.ldr, g.act, aux, g.ldx};
           if (g.transA)
             panel_kernel<true, MR>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
           else
