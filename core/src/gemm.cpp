@@ -209,8 +209,11 @@ __attribute__((noinline)) void store_ragged(const float* tile, int tn, float* C,
 
 // C[0:mr, 0:nr] (+)= sum_k op(A)(i, k) b[k][0:TR * W]: a TM x TR-vector register tile; a points
 // at op(A)(0, 0) of the tile, b at its first column (row stride ldb); ep: the store's bias and
-// residual (Epilogue)
-template <bool TransA, int TM, int TR>
+// residual (Epilogue), and with Act its activation. Act is a template parameter so that the
+// products without one compile to the same code as before the activations existed: with ep.act
+// read after the loop, the SIMD128 build's products ran ~15% slower in V8 (bench/pool.mjs), an
+// extra value live across the multiply-adds of a tile that already spills there.
+template <bool TransA, int TM, int TR, bool Act = false>
 inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
                           int ldc, bool accumulate, int mr, int nr, Epilogue ep = {}) {
   constexpr int TN = TR * W;
@@ -228,7 +231,7 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
       for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
     }
   }
-  if (mr == TM && nr == TN && ep.act == kStoreNone) {
+  if (!Act && mr == TM && nr == TN) {
     for (int i = 0; i < TM; i++)
       for (int v = 0; v < TR; v++) {
         float* c = C + i * ldc + v * W;
@@ -243,7 +246,7 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
   float tile[TM * TN];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) simd::store(tile + i * TN + v * W, acc[i][v]);
-  if (mr == TM && nr == TN) store_tile_act<TM, TN>(tile, C, ldc, accumulate, ep);
+  if (Act && mr == TM && nr == TN) store_tile_act<TM, TN>(tile, C, ldc, accumulate, ep);
   else store_ragged(tile, TN, C, ldc, accumulate, mr, nr, ep);
 }
 
@@ -260,11 +263,20 @@ __attribute__((noinline)) void narrow_panel(int kc, const float* a, int lda, con
   }
   direct_kernel<TransA, TM, TR>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
 }
+// A panel's tile with an activation in its store (the feed-forward's products): out of line, the
+// whole panel's width (B's packed panels are zero-padded past nr), through store_tile_act or, ragged,
+// store_ragged
+template <bool TransA, int TM>
+__attribute__((noinline)) void act_panel(int kc, const float* a, int lda, const float* b, int ldb, float* C, int ldc,
+                                         bool accumulate, int mr, int nr, Epilogue ep) {
+  direct_kernel<TransA, TM, NRV, true>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
+}
 template <bool TransA, int TM>
 __attribute__((always_inline)) inline void panel_kernel(int kc, const float* a, int lda, const float* b, int ldb, float* C,
                                                         int ldc, bool accumulate, int mr, int nr,
                                                         Epilogue ep = {}) {
-  if (NRV == 1 || nr > (NRV - 1) * W) direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
+  if (ep.act != kStoreNone) act_panel<TransA, TM>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
+  else if (NRV == 1 || nr > (NRV - 1) * W) direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
   else if constexpr (NRV > 1) narrow_panel<TransA, TM>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
 }
 
