@@ -109,81 +109,16 @@ void pack_b_panels(float* pb, const float* B, int ldb, bool transB, int k0, int 
   }
 }
 
-// What a tile's store adds besides its products, all optional:
+// What a tile's store adds besides its products, both optional:
 //   bias (the tile's first column of a row vector): C starts from it instead of from C or zero;
 //     bias[j] + sum is the same operation as C = bias first and C += sum after;
 //   res (the tile's corner in a matrix of row stride ldr, only in the product's last K slice): added
-//     to the finished sum, C = sum + res, as a separate addition after the product would;
-//   act (StoreAct, only in the last K slice) with aux (the tile's corner in a matrix of row stride
-//     ldx): an activation, or its derivative, applied to the finished value (activate).
+//     to the finished sum, C = sum + res, as a separate addition after the product would.
 struct Epilogue {
   const float* bias = nullptr;
   const float* res = nullptr;
   int ldr = 0;
-  int act = kStoreNone;
-  float* aux = nullptr;
-  int ldx = 0;
 };
-
-// A finished vector r of C, of which the first n lanes are stored, through the epilogue's
-// activation Act; aux: the same n elements' place in the epilogue's aux. The operations per element
-// are those of the kernels a separate pass would run (relu_forward, gelu_forward_slope, relu_mask,
-// mul_forward's dz * slope): the same bits, without that pass over C in memory.
-template <int Act>
-inline vf activate_as(vf r, float* aux, int n) {
-  const vf zero = simd::zero();
-  if constexpr (Act == kStoreRelu) {
-    return simd::vmax(r, zero);
-  } else if constexpr (Act == kStoreGelu) {  // C = gelu(r), aux (if any) = gelu'(r)
-    const vf half = simd::splat(0.5f), one = simd::splat(1.0f), t = gelu_tanh(r);  // kernels_rows.h
-    if (aux) {
-      if (n == W) simd::store(aux, gelu_slope(r, t));
-      else simd::store_n(aux, gelu_slope(r, t), n);
-    }
-    return half * r * (one + t);
-  } else if constexpr (Act == kStoreReluMask) {  // aux: the ReLU's output; dz = dh where it is > 0
-    return simd::select((n == W ? simd::load(aux) : simd::load_n(aux, n, 0.0f)) > zero, r, zero);
-  } else if constexpr (Act == kStoreMul) {  // aux: GELU's slope; dz = dh * slope
-    return r * (n == W ? simd::load(aux) : simd::load_n(aux, n, 0.0f));
-  } else {
-    return r;
-  }
-}
-inline vf activate(vf r, int act, float* aux, int n) {
-  switch (act) {
-    case kStoreRelu: return activate_as<kStoreRelu>(r, aux, n);
-    case kStoreGelu: return activate_as<kStoreGelu>(r, aux, n);
-    case kStoreReluMask: return activate_as<kStoreReluMask>(r, aux, n);
-    case kStoreMul: return activate_as<kStoreMul>(r, aux, n);
-    default: return r;
-  }
-}
-
-// A whole TM x TN tile's store with an activation: the tile's sums in `tile` (row stride TN), the
-// same operations per element as store_ragged's, with the activation chosen once per tile instead
-// of once per vector (through store_ragged, the products with an activation ran ~13% slower than
-// without: natively, seq2seq_bench --profile)
-template <int TM, int TN, int Act>
-inline void store_tile_as(const float* tile, float* C, int ldc, bool accumulate, const Epilogue& ep) {
-  for (int i = 0; i < TM; i++)
-    for (int j = 0; j < TN; j += W) {
-      float* c = C + i * ldc + j;
-      const vf t = simd::load(tile + i * TN + j);
-      vf r = ep.bias ? simd::load(ep.bias + j) + t : accumulate ? simd::load(c) + t : t;
-      if (ep.res) r = r + simd::load(ep.res + i * ep.ldr + j);
-      simd::store(c, activate_as<Act>(r, ep.aux ? ep.aux + i * ep.ldx + j : nullptr, W));
-    }
-}
-template <int TM, int TN>
-__attribute__((noinline)) void store_tile_act(const float* tile, float* C, int ldc, bool accumulate, Epilogue ep) {
-  switch (ep.act) {
-    case kStoreRelu: return store_tile_as<TM, TN, kStoreRelu>(tile, C, ldc, accumulate, ep);
-    case kStoreGelu: return store_tile_as<TM, TN, kStoreGelu>(tile, C, ldc, accumulate, ep);
-    case kStoreReluMask: return store_tile_as<TM, TN, kStoreReluMask>(tile, C, ldc, accumulate, ep);
-    case kStoreMul: return store_tile_as<TM, TN, kStoreMul>(tile, C, ldc, accumulate, ep);
-    default: return;
-  }
-}
 
 // C[0:mr, 0:nr] = [C or bias +] tile[0:mr, 0:nr] [+ res] (row stride tn): by whole vectors and one
 // partial one, the same operations per element as a whole tile's store (scalar stores here would
@@ -201,7 +136,6 @@ __attribute__((noinline)) void store_ragged(const float* tile, int tn, float* C,
         const float* res = ep.res + i * ep.ldr + j;
         r = r + (n == W ? simd::load(res) : simd::load_n(res, n, 0.0f));
       }
-      if (ep.act != kStoreNone) r = activate(r, ep.act, ep.aux ? ep.aux + i * ep.ldx + j : nullptr, n);
       if (n == W) simd::store(c, r);
       else simd::store_n(c, r, n);
     }
@@ -209,11 +143,8 @@ __attribute__((noinline)) void store_ragged(const float* tile, int tn, float* C,
 
 // C[0:mr, 0:nr] (+)= sum_k op(A)(i, k) b[k][0:TR * W]: a TM x TR-vector register tile; a points
 // at op(A)(0, 0) of the tile, b at its first column (row stride ldb); ep: the store's bias and
-// residual (Epilogue), and with Act its activation. Act is a template parameter so that the
-// products without one compile to the same code as before the activations existed: with ep.act
-// read after the loop, the SIMD128 build's products ran ~15% slower in V8 (bench/pool.mjs), an
-// extra value live across the multiply-adds of a tile that already spills there.
-template <bool TransA, int TM, int TR, bool Act = false>
+// residual (Epilogue)
+template <bool TransA, int TM, int TR>
 inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
                           int ldc, bool accumulate, int mr, int nr, Epilogue ep = {}) {
   constexpr int TN = TR * W;
@@ -231,7 +162,7 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
       for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
     }
   }
-  if (!Act && mr == TM && nr == TN) {
+  if (mr == TM && nr == TN) {
     for (int i = 0; i < TM; i++)
       for (int v = 0; v < TR; v++) {
         float* c = C + i * ldc + v * W;
@@ -241,13 +172,12 @@ inline void direct_kernel(int kc, const float* __restrict a, int lda, const floa
       }
     return;
   }
-  // a ragged tile, or one with an activation, out of the loop's way (inline here, it made the
-  // SIMD128 build's products ~4% slower in the GPT's step, bench/pool.mjs)
+  // a ragged tile, out of the loop's way (inline here, it made the SIMD128 build's products ~4%
+  // slower in the GPT's step, bench/pool.mjs)
   float tile[TM * TN];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) simd::store(tile + i * TN + v * W, acc[i][v]);
-  if (Act && mr == TM && nr == TN) store_tile_act<TM, TN>(tile, C, ldc, accumulate, ep);
-  else store_ragged(tile, TN, C, ldc, accumulate, mr, nr, ep);
+  store_ragged(tile, TN, C, ldc, accumulate, mr, nr, ep);
 }
 
 // A panel's tile, narrowed to the vectors its columns need: the last panel of a product whose N is
@@ -263,20 +193,11 @@ __attribute__((noinline)) void narrow_panel(int kc, const float* a, int lda, con
   }
   direct_kernel<TransA, TM, TR>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
 }
-// A panel's tile with an activation in its store (the feed-forward's products): out of line, the
-// whole panel's width (B's packed panels are zero-padded past nr), through store_tile_act or, ragged,
-// store_ragged
-template <bool TransA, int TM>
-__attribute__((noinline)) void act_panel(int kc, const float* a, int lda, const float* b, int ldb, float* C, int ldc,
-                                         bool accumulate, int mr, int nr, Epilogue ep) {
-  direct_kernel<TransA, TM, NRV, true>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
-}
 template <bool TransA, int TM>
 __attribute__((always_inline)) inline void panel_kernel(int kc, const float* a, int lda, const float* b, int ldb, float* C,
                                                         int ldc, bool accumulate, int mr, int nr,
                                                         Epilogue ep = {}) {
-  if (ep.act != kStoreNone) act_panel<TransA, TM>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
-  else if (NRV == 1 || nr > (NRV - 1) * W) direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
+  if (NRV == 1 || nr > (NRV - 1) * W) direct_kernel<TransA, TM, NRV>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
   else if constexpr (NRV > 1) narrow_panel<TransA, TM>(kc, a, lda, b, ldb, C, ldc, accumulate, mr, nr, ep);
 }
 
@@ -322,9 +243,6 @@ struct GemmJob {
   const float* bias = nullptr;  // (N) row added to every row of C; in the packed path: in the first K slice
   const float* residual = nullptr;  // (M, N), row stride ldr, added to the finished C; in the packed path: in the last K slice
   int ldr = 0;
-  int act = kStoreNone;  // applied to the finished C (Epilogue), with aux (M, N), row stride ldx; in the last K slice
-  float* aux = nullptr;
-  int ldx = 0;
 };
 
 bool packs_a(const GemmJob& g) { return g.transA ? kPackTransA && g.lda >= kPackTransALda : kPackA; }
@@ -387,11 +305,7 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
           // 20% faster on the forward products (K = 128). No-op where there is no prefetch (wasm).
           for (int r = 0; r < mr; r++)
             for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
-          float* aux = g.aux && g.act != kStoreNone ? g.aux + int64_t(i) * g.ldx + g.jc + jr : nullptr;
-          if (aux)  // the activation's slope (written) or mask (read) too, by the same stores
-            for (int r = 0; r < mr; r++)
-              for (int v = 0; v < nr; v += 16) __builtin_prefetch(aux + int64_t(r) * g.ldx + v, 1);
-          const Epilogue ep{bias, res ? res + int64_t(i) * g.ldr : nullptr, g.ldr, g.act, aux, g.ldx};
+          const Epilogue ep{bias, res ? res + int64_t(i) * g.ldr : nullptr, g.ldr};
           if (g.transA)
             panel_kernel<true, MR>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
           else
@@ -603,7 +517,6 @@ void gemm_product(const GemmJob& job, bool parallel) {
             gs.accumulate = accumulate || slice > 0;
             gs.bias = fold_bias && slice == 0 ? job.bias : nullptr;
             gs.residual = slice == slices - 1 ? job.residual : nullptr;
-            gs.act = slice == slices - 1 ? job.act : kStoreNone;
             gs.packed_b = packed + slice_floats * size_t(slice);
             compute_tasks(gs, grid, task - pack_tasks, e - pack_tasks);
           }
@@ -618,7 +531,6 @@ void gemm_product(const GemmJob& job, bool parallel) {
       g.accumulate = accumulate || pc > 0;
       g.bias = fold_bias && pc == 0 ? job.bias : nullptr;
       g.residual = pc + kc >= g.K ? job.residual : nullptr;
-      g.act = pc + kc >= g.K ? job.act : kStoreNone;
       const size_t panels_size = size_t(n_panels) * NR * kc;
       float* packed_b = parallel ? shared_scratch(kGemmBPanels, panels_size) : scratch(kGemmBPanelsSerial, panels_size);
       g.packed_b = packed_b;
@@ -628,28 +540,19 @@ void gemm_product(const GemmJob& job, bool parallel) {
   }
 }
 
-// gemm_product, and the residual and the activation: in the last K slice's stores where the path
-// stores tiles, else applied to C after the product (C = C + R, then the activation: the same
-// operations, in the same order)
+// gemm_product, and the residual: in the last K slice's stores where the path stores tiles, else
+// added to C after the product (C = C + R, the same sums)
 void gemm(const GemmJob& job, bool parallel) {
-  if ((!job.residual && job.act == kStoreNone) || job.M <= 0 || job.N <= 0 || stores_tiles(job, parallel))
-    return gemm_product(job, parallel);
+  if (!job.residual || job.M <= 0 || job.N <= 0 || stores_tiles(job, parallel)) return gemm_product(job, parallel);
   GemmJob g = job;
   g.residual = nullptr;
-  g.act = kStoreNone;
   gemm_product(g, parallel);
   for (int i = 0; i < g.M; i++) {
     float* c = g.C + int64_t(i) * g.ldc;
-    const float* r = job.residual ? job.residual + int64_t(i) * job.ldr : nullptr;
-    float* aux = job.aux ? job.aux + int64_t(i) * job.ldx : nullptr;
-    for (int j = 0; j < g.N; j += W) {
-      const int n = std::min(W, g.N - j);
-      vf v = n == W ? simd::load(c + j) : simd::load_n(c + j, n, 0.0f);
-      if (r) v = v + (n == W ? simd::load(r + j) : simd::load_n(r + j, n, 0.0f));
-      if (job.act != kStoreNone) v = activate(v, job.act, aux ? aux + j : nullptr, n);
-      if (n == W) simd::store(c + j, v);
-      else simd::store_n(c + j, v, n);
-    }
+    const float* r = job.residual + int64_t(i) * job.ldr;
+    int j = 0;
+    for (; j + W <= g.N; j += W) simd::store(c + j, simd::load(c + j) + simd::load(r + j));
+    for (; j < g.N; j++) c[j] = c[j] + r[j];
   }
 }
 
@@ -666,16 +569,6 @@ void sgemm_bias(int M, int N, int K, const float* A, int lda, const float* B, in
   g.bias = bias;
   g.residual = residual;
   g.ldr = ldr;
-  gemm(g, true);
-}
-
-void sgemm_epilogue(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
-                    const float* bias, float* C, int ldc, int act, float* aux, int ldx) {
-  GemmJob g{nullptr, transA, transB, M, N, K, A, lda, B, ldb, C, ldc, 0, 0, 0, 0, false};
-  g.bias = bias;
-  g.act = act;
-  g.aux = aux;
-  g.ldx = ldx;
   gemm(g, true);
 }
 

@@ -46,19 +46,17 @@ TINYGPT_KERNEL(void, matmul_forward_residual,
                (float* out, const float* inp, const float* weight, const float* bias, const float* residual, int N,
                 int IC, int OC),
                (out, inp, weight, bias, residual, N, IC, OC))
-// out (N, OC) = act(inp @ weight [+ bias]), act kActRelu or kActGelu (kernels.h), applied by the
-// product's stores; with kActGelu, slope (N, OC) (may be nullptr) = gelu'(inp @ weight + bias), what
-// the backward multiplies by. The same bits as matmul_forward then relu_forward or
-// gelu_forward_slope, save that GELU's vector lanes cover a last partial vector too (the separate
-// kernel takes the library tanh for the last N * OC % W elements). The feed-forward's first layer.
+// out (N, OC) = act(inp @ weight [+ bias]), act kActRelu or kActGelu (kernels.h); with kActGelu,
+// slope (N, OC) (may be nullptr) = gelu'(inp @ weight + bias), what the backward multiplies by:
+// matmul_forward, then relu_forward or gelu_forward_slope in place. The feed-forward's first layer.
 TINYGPT_KERNEL(void, matmul_forward_act,
                (float* out, float* slope, const float* inp, const float* weight, const float* bias, int N, int IC,
                 int OC, int act),
                (out, slope, inp, weight, bias, N, IC, OC, act))
-// dinp (N, IC) = (dout @ weight^T) * act'(z), WRITTEN (the first and only contribution), by the
-// product's stores: kActRelu: where aux (N, IC), the forward's ReLU output, is > 0, else 0;
-// kActGelu: times aux, the forward's GELU slope. The same bits as sgemm then relu_mask or
-// mul_forward. The feed-forward's gradient through its second layer to its hidden activation.
+// dinp (N, IC) = (dout @ weight^T) * act'(z), WRITTEN (the first and only contribution): kActRelu:
+// where aux (N, IC), the forward's ReLU output, is > 0, else 0; kActGelu: times aux, the forward's
+// GELU slope. sgemm, then relu_mask or mul_forward in place. The feed-forward's gradient through
+// its second layer to its hidden activation.
 TINYGPT_KERNEL(void, matmul_backward_dinp_act,
                (float* dinp, const float* aux, const float* dout, const float* weight, int N, int IC, int OC, int act),
                (dinp, aux, dout, weight, N, IC, OC, act))

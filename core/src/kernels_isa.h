@@ -28,10 +28,6 @@ struct KernelTable {
 // Scratch memory, grown on demand and kept. scratch() is per thread; shared_scratch() is one
 // buffer per slot for all threads, resized only by the calling thread before a parallel
 // region uses it.
-// What sgemm_epilogue's stores do to the finished C (gemm.cpp's activate): max(C, 0); GELU (and
-// its slope into aux); C where aux > 0, else 0 (the ReLU's backward); C * aux (GELU's backward).
-enum StoreAct { kStoreNone, kStoreRelu, kStoreGelu, kStoreReluMask, kStoreMul };
-
 enum ThreadScratch { kGemmAPanels, kAttentionRow, kAttentionKeys, kGemmBPanelsSerial, kThreadScratchSlots };
 enum SharedScratch { kGemmBPanels, kAttentionDs, kColumnSums, kRnnWeights, kRnnCarry, kSharedScratchSlots };
 float* scratch(ThreadScratch slot, size_t n);
@@ -48,11 +44,6 @@ const KernelTable& table();
 // adding the residual. bias and residual may be null.
 void sgemm_bias(int M, int N, int K, const float* A, int lda, const float* B, int ldb, const float* bias, float* C,
                 int ldc, const float* residual = nullptr, int ldr = 0);
-// C (M, N) = act([bias +] op(A) @ op(B)), the activation (StoreAct) applied by the product's
-// stores, with aux (M, N), row stride ldx: gemm.cpp's activate says what each one reads or writes.
-// The same bits as the product, then the separate kernel that pass would be.
-void sgemm_epilogue(bool transA, bool transB, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
-                    const float* bias, float* C, int ldc, int act, float* aux, int ldx);
 }  // namespace TINYGPT_ISA
 
 }  // namespace tinygpt::kernels

@@ -140,26 +140,5 @@ inline void copy_transposed(float* dst, int ldp, const float* b, int ldb, int kc
 }
 #undef TINYGPT_SHUFFLE4
 
-// ---- GELU's pieces: the GELU kernels (kernels.cpp) and the GEMM's activation epilogue (gemm.cpp)
-constexpr float kGeluScale = 0.7978845608028654f;  // sqrt(2 / pi)
-
-// t = tanh u, u = k (x + c x^3): GELU's costly part (vector lanes; the library tanh for the tails)
-inline simd::vf gelu_tanh(simd::vf x) {
-  return simd::vtanh(simd::splat(kGeluScale) * simd::fma(simd::splat(0.044715f) * x, x * x, x));
-}
-inline float gelu_tanh(float x) { return std::tanh(kGeluScale * (x + 0.044715f * x * x * x)); }
-
-// gelu'(x) = 0.5 (1 + t) + 0.5 x (1 - t^2) du/dx, du/dx = k (1 + 3 c x^2), from x and t = gelu_tanh(x):
-// what gelu_backward multiplies dout by
-inline simd::vf gelu_slope(simd::vf x, simd::vf t) {
-  const simd::vf half = simd::splat(0.5f), one = simd::splat(1.0f);
-  const simd::vf du = simd::splat(kGeluScale) * simd::fma(simd::splat(3.0f * 0.044715f), x * x, one);
-  return half * (one + t) + half * x * (one - t * t) * du;
-}
-inline float gelu_slope(float x, float t) {
-  const float du = kGeluScale * (1.0f + 3.0f * 0.044715f * x * x);
-  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
-}
-
 }  // namespace
 }  // namespace tinygpt::kernels::TINYGPT_ISA

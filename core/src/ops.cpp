@@ -259,8 +259,8 @@ Tensor feed_forward_residual(Arena& arena, const Tensor& x, const Tensor& w1, co
       // forward: out = h @ w2 + b2 + res, h = act(z), z = x @ w1 + b1
       Arena& a = *out.impl()->arena;
       const float* dout = out.grad();  // (N, C)
-      // dz (N, F) = act'(z) * (dout @ w2^T), written in one product: h's gradient never exists
-      // apart from it. In a buffer from the arena's gradients, back to them when done.
+      // dz (N, F) = act'(z) * (dout @ w2^T), written (h's gradient never exists apart from it), in a
+      // buffer from the arena's gradients, back to them when done
       float* dz = a.take_grad_buffer(int64_t(N) * F);
       kernels::matmul_backward_dinp_act(dz, act == Activation::relu ? h : slope, dout, w2.data(), N, F, C, kact);
       weight_backward(h, w2, b2, dout, {N, F, C});

@@ -48,11 +48,11 @@ Tensor linear_relu(Arena& arena, const Tensor& x, const Tensor& w, const Tensor&
 
 // out (..., C) = act(x (..., K) @ w1 (K, F) + b1 (F)) @ w2 (F, C) + b2 (C) + res (..., C): a Transformer's
 // feed-forward sublayer and its residual connection as one op (act: ReLU for the encoder-decoder,
-// GELU for the GPT). The values of linear_residual(linear_relu or linear_gelu(x, w1, b1), w2, b2, res),
-// the same bits but for GELU's last N * F % W elements (kernels::matmul_forward_act). The activation
-// runs in the first product's stores, and its derivative in the stores of the backward's product
-// dh = dout @ w2^T: two passes over the (..., F) hidden activations less each way. The hidden
-// activation has no tensor of its own (no other op reads it). b1, b2 may be undefined.
+// GELU for the GPT): the same bits as linear_residual(linear_relu or linear_gelu(x, w1, b1), w2, b2,
+// res). The hidden activation (..., F) has no tensor of its own (no other op reads it): its gradient
+// dz = act'(z) * (dout @ w2^T) is written once (kernels::matmul_backward_dinp_act) into a buffer the
+// backward lends and takes back, and the weights' gradients are written by their first product
+// (weight_backward). b1, b2 may be undefined.
 enum class Activation { relu, gelu };
 Tensor feed_forward_residual(Arena& arena, const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
                              const Tensor& b2, const Tensor& res, Activation act);
