@@ -49,7 +49,7 @@ struct AttentionShape {
   bool causal = false;                 // query i sees keys j <= i + (Tk - Tq) (Tq == Tk: j <= i)
 };
 
-// The activations a linear layer's product applies in its stores (matmul_forward_act,
+// The activations a linear layer's kernels apply after its product (matmul_forward_act,
 // matmul_backward_dinp_act): max(z, 0), and GELU's tanh approximation.
 enum Act : int { kActRelu = 1, kActGelu = 2 };
 

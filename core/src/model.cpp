@@ -162,8 +162,7 @@ const float* TinyGPT::decode(KVCache& c, const int32_t* tokens, int n) const {
     kernels::matmul_forward(h, y, blk.proj_w.data(), blk.proj_b.data(), n, C, C);
     kernels::accumulate(x, h, int64_t(n) * C);
     kernels::layernorm_forward(h, mean, rstd, x, blk.ln2_g.data(), blk.ln2_b.data(), n, C, 1e-5f);
-    kernels::matmul_forward(fc, h, blk.fc_w.data(), blk.fc_b.data(), n, C, 4 * C);
-    kernels::gelu_forward(fc, fc, int64_t(n) * 4 * C);
+    kernels::matmul_forward_act(fc, nullptr, h, blk.fc_w.data(), blk.fc_b.data(), n, C, 4 * C, kernels::kActGelu);
     kernels::matmul_forward(h, fc, blk.fcproj_w.data(), blk.fcproj_b.data(), n, 4 * C, C);
     kernels::accumulate(x, h, int64_t(n) * C);
   }

@@ -56,7 +56,8 @@ float clip_factor(float norm, float max_norm) {
 
 float clip_grad_norm(float* grads, int64_t n, float max_norm) {
   const float norm = grad_norm(grads, n);
-  if (max_norm > 0.0f && norm > max_norm) kernels::scale(grads, clip_factor(norm, max_norm), n);
+  const float factor = clip_factor(norm, max_norm);
+  if (factor != 1.0f) kernels::scale(grads, factor, n);
   return norm;
 }
 

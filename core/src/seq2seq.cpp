@@ -48,7 +48,7 @@ int64_t seq2seq_activation_bytes(const Seq2SeqDims& d, int B) {
   const int64_t N = int64_t(B) * d.block_size, C = d.n_embd, F = d.d_ff, NH = d.n_head, T = d.block_size;
   const int64_t V = d.vocab_size;
   const int64_t ln = C + 2;                          // output + mean + rstd per row
-  const int64_t ff = F + C;                          // linear_relu (the ReLU in place), linear2
+  const int64_t ff = F + C;                          // feed_forward_residual: the hidden activation, the output
   const int64_t enc_row = 3 * C + C + NH * T + C + C + ln + ff + C + ln;
   const int64_t dec_row = (3 * C + C + NH * T + C + C + ln) + (C + 2 * C + C + NH * T + C + C + ln) + (ff + C + ln);
   const int64_t floats = N * (2 * C) * 2                 // embeddings + positions, source and target
@@ -358,8 +358,7 @@ const float* Seq2Seq::decode_step(Seq2SeqCache& c, const int32_t* tokens) const 
     kernels::add_forward(h, h, x, int64_t(R) * C);
     kernels::layernorm_forward(x, mean, rstd, h, d.ln2_g.data(), d.ln2_b.data(), R, C, eps);
     // z = LN3(FF(u) + u)
-    kernels::matmul_forward(ff, x, d.fc1_w.data(), d.fc1_b.data(), R, C, F);
-    kernels::relu_forward(ff, ff, int64_t(R) * F);
+    kernels::matmul_forward_act(ff, nullptr, x, d.fc1_w.data(), d.fc1_b.data(), R, C, F, kernels::kActRelu);
     kernels::matmul_forward(h, ff, d.fc2_w.data(), d.fc2_b.data(), R, F, C);
     kernels::add_forward(h, h, x, int64_t(R) * C);
     kernels::layernorm_forward(x, mean, rstd, h, d.ln3_g.data(), d.ln3_b.data(), R, C, eps);
