@@ -3,10 +3,11 @@
 // bound; natively (every compiled-in backend: SSE2, AVX2+FMA, AVX-512) and, built with
 // Emscripten, in SIMD128.
 //
-//   kernels_bench [--threads N] [--json] [--quick] [--cpu-time] [--no-gemm]
+//   kernels_bench [--threads N] [--json] [--quick] [--cpu-time] [--no-gemm] [--cross-core] [--peak]
 //
 // --no-gemm skips the GEMM table, the recurrent gates and attention (peaks, bandwidth and decoding only).
 // --cross-core runs only the two-core figures (below) and prints them (as JSON with --json).
+// --peak runs only the peaks (bench/page.mjs reads the SIMD128 one around each timed part).
 //
 // Cross-core (natively, with 2 or more hardware threads): two threads pinned to CPUs 0 and 1 (Linux)
 // pass a counter back and forth (the round trip, in ns), and one reads 1 MiB that the other has just
@@ -476,7 +477,7 @@ DecodeResult decode_m() {
 
 int main(int argc, char** argv) {
   int threads = 1;
-  bool json = false, quick = false, gemm = true, only_cross_core = false;
+  bool json = false, quick = false, gemm = true, only_cross_core = false, only_peak = false;
   for (int i = 1; i < argc; i++) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--json")) json = true;
@@ -484,6 +485,18 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--cpu-time")) g_cpu_time = true;
     if (!std::strcmp(argv[i], "--no-gemm")) gemm = false;
     if (!std::strcmp(argv[i], "--cross-core")) only_cross_core = true;
+    if (!std::strcmp(argv[i], "--peak")) only_peak = true;
+  }
+  if (only_peak) {  // the peaks alone (~0.1 s each): benchmarks that read them again around each timed part
+    const std::vector<std::string> backends = split(kernels::available_backends());
+    if (json) std::printf("{\"backends\":[");
+    for (size_t k = 0; k < backends.size(); k++) {
+      const double peak = peak_for(backends[k]);
+      if (json) std::printf("%s{\"name\":\"%s\",\"peak_gflops\":%.2f}", k ? "," : "", backends[k].c_str(), peak);
+      else std::printf("peak %-8s (1 thread, independent %s chains): %.1f GFLOP/s\n", backends[k].c_str(), peak_kind(backends[k]), peak);
+    }
+    if (json) std::printf("]}\n");
+    return 0;
   }
   if (only_cross_core) {
     const CrossCore c = cross_core();

@@ -2,7 +2,8 @@
 //   1. configs S and M tokens/s with the single-thread SIMD build and the threaded build (its
 //      default: up to every core, count picked by the core's thread tuner), measured in steady
 //      state (after warm-up) from the page's own step counter, and as % of the SIMD128 peak per
-//      thread (the peak measured in Node by build/wasm-tests/kernels_bench.cjs when it is built);
+//      thread (the peak measured in Node by build/wasm-tests/kernels_bench.cjs --peak when it is
+//      built, right before and right after each timed part: the part's % is against their mean);
 //   2. time to quality: from clicking Start to a validation loss <= 1.90 nats per byte with the
 //      default build (threads when cross-origin isolated): the page's default setup, then config S
 //      (nanoGPT's CPU schedule) in the same run (BENCH_QUALITY=S,... picks those; BENCH_ONLY=quality);
@@ -71,10 +72,23 @@ const results = {};
 // training FLOPs per token (as bench/run.mjs): 6 x matmul weights + causal attention fwd + bwd
 const flopsPerToken = (c) => 6 * (c.n_layer * 12 * c.n_embd * c.n_embd + c.n_embd * 256) + 6 * c.n_layer * c.block_size * c.n_embd;
 const kernelsWasm = path.join(root, 'build/wasm-tests/kernels_bench.cjs');
-let peak = null;   // SIMD128 GFLOP/s of one thread (V8 in Node: the same engine as Chromium)
-if (fs.existsSync(kernelsWasm)) {
-  const k = JSON.parse(execFileSync('node', ['--no-experimental-fetch', kernelsWasm, '--json', '--no-gemm', '--quick'], { encoding: 'utf8' }));
-  peak = k.backends.find((b) => b.name === 'simd128')?.peak_gflops ?? null;
+// SIMD128 GFLOP/s of one thread (V8 in Node: the same engine as Chromium), read now; null without the build.
+// This host's clock moves between minutes (the reading has ranged from 58 to 67 GFLOP/s between
+// runs an hour apart, the step's own speed unchanged), so every timed part is compared with the
+// mean of a reading right before it and one right after it (`bracket`), not with one taken at the start.
+const readPeak = () => fs.existsSync(kernelsWasm)
+  ? JSON.parse(execFileSync('node', ['--no-experimental-fetch', kernelsWasm, '--json', '--peak'], { encoding: 'utf8' }))
+    .backends.find((b) => b.name === 'simd128')?.peak_gflops ?? null
+  : null;
+const peak = readPeak();   // the first reading, recorded as simd128PeakGflops
+const peakReadings = [];   // every reading: { part, before, after }
+// The peak a timed part is compared with: the mean of the readings around it (run by `fn`).
+async function bracket(part, fn) {
+  const before = readPeak();
+  const out = await fn();
+  const after = readPeak();
+  peakReadings.push({ part, before, after });
+  return { out, peak: before !== null && after !== null ? (before + after) / 2 : null };
 }
 record.set('chromium', (await ctx.browser()?.version()) ?? null);
 record.set('simd128PeakGflops', peak);
@@ -135,8 +149,11 @@ function printPool(p, steps) {
 for (const preset of presets) {
   const { warm, measure, gen } = PLAN[preset];
   for (const [label, query] of [['simd (1 thread)', '?variant=simd'], ['threads', '']]) {
-    const { ready, config, s0, s1, tokS, core, threads, reason } = await measureTraining(preset, query, warm, measure);
-    await stop();
+    const { out: { ready, config, s0, s1, tokS, core, threads, reason }, peak: partPeak } = await bracket(`${preset} ${label}`, async () => {
+      const m = await measureTraining(preset, query, warm, measure);
+      await stop();
+      return m;
+    });
     // generation from the trained model, streamed
     await page.fill('#sample-length', String(gen));
     const g0 = Date.now();
@@ -144,20 +161,23 @@ for (const preset of presets) {
     await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 300_000 });
     const genS = (Date.now() - g0) / 1000;
     const generated = Number(await page.getAttribute('#sample-output', 'data-bytes'));
-    const pct = peak ? (100 * tokS * flopsPerToken(config)) / (peak * 1e9 * threads) : null;
-    results[`${preset} ${label}`] = { variant: ready.variant, threads, tokS, coreTokS: core, genBS: generated / genS, pctOfPeak: pct };
+    const pct = partPeak ? (100 * tokS * flopsPerToken(config)) / (partPeak * 1e9 * threads) : null;
+    results[`${preset} ${label}`] = { variant: ready.variant, threads, tokS, coreTokS: core, genBS: generated / genS, pctOfPeak: pct, peakGflops: partPeak };
     console.log(`  ${preset} ${label.padEnd(16)} ${ready.variant}, ${threads} thread(s): ${tokS.toFixed(0)} tokens/s` +
-      (pct !== null ? ` (${pct.toFixed(0)}% of the SIMD128 peak per thread)` : '') +
+      (pct !== null ? ` (${pct.toFixed(1)}% of the SIMD128 peak per thread, ${partPeak.toFixed(1)} GFLOP/s around it)` : '') +
       ` (wall clock, steps ${s0}..${s1}, validation off; the page's display: ${core.toFixed(0)}); generation ${(generated / genS).toFixed(0)} bytes/s (${generated} bytes)` +
       (reason ? `\n      thread tuner: ${reason}` : ''));
     // the threads build once more at a fixed 2 threads (issue 26's goal is per thread at 2; the
     // tuner above may pick 1 on a busy machine), with the pool's counters on (they read the
     // clock per chunk, so the figures above are measured without them); BENCH_POOL=0 skips it
     if (label === 'threads' && process.env.BENCH_POOL !== '0' && os.cpus().length >= 2) {
-      const p = await measureTraining(preset, '?poolstats=on', warm, Math.ceil(measure / 2), 2);
-      await stop();
-      const pctP = peak ? (100 * p.tokS * flopsPerToken(p.config)) / (peak * 1e9 * p.threads) : null;
-      results[`${preset} threads, fixed 2, pool counters on`] = { threads: p.threads, tokS: p.tokS, pctOfPeak: pctP, steps: p.s1 - p.s0, pool: p.pool };
+      const { out: p, peak: peakP } = await bracket(`${preset} threads, fixed 2`, async () => {
+        const m = await measureTraining(preset, '?poolstats=on', warm, Math.ceil(measure / 2), 2);
+        await stop();
+        return m;
+      });
+      const pctP = peakP ? (100 * p.tokS * flopsPerToken(p.config)) / (peakP * 1e9 * p.threads) : null;
+      results[`${preset} threads, fixed 2, pool counters on`] = { threads: p.threads, tokS: p.tokS, pctOfPeak: pctP, peakGflops: peakP, steps: p.s1 - p.s0, pool: p.pool };
       console.log(`  ${preset} threads, fixed 2, counters on: ${p.threads} thread(s), ${p.tokS.toFixed(0)} tokens/s` + (pctP !== null ? ` (${pctP.toFixed(1)}% of the SIMD128 peak per thread)` : ''));
       if (p.pool) printPool(p.pool, p.s1 - p.s0);
     }
@@ -279,23 +299,27 @@ if ((!only && presets.includes('S')) || only === 'bare') {
     // each build and count loaded afresh in every round, one after the other: the machine's
     // moment weighs on all of them alike
     for (const [variant, threads] of runs) {
-      await page.goto(`${base}bench-bare.html?variant=${variant}&threads=${threads}&steps=10`);
-      await page.waitForFunction(() => window.result, null, { timeout: 600_000 });
-      const r = await page.evaluate(() => window.result);
+      const { out: r, peak: p } = await bracket(`bare ${variant} ${threads}`, async () => {
+        await page.goto(`${base}bench-bare.html?variant=${variant}&threads=${threads}&steps=10`);
+        await page.waitForFunction(() => window.result, null, { timeout: 600_000 });
+        return page.evaluate(() => window.result);
+      });
       if (r.error) throw new Error(`bare worker (${variant}): ${r.error}`);
       if (r.threads !== threads) throw new Error(`bare worker (${variant}): ${r.threads} threads, asked for ${threads}`);
-      ms.get(`${variant} ${threads}`).push(r.msPerStep);
+      ms.get(`${variant} ${threads}`).push({ ms: r.msPerStep, peak: p });
       info = r;
     }
   }
   for (const [variant, t] of runs) {
-    const all = ms.get(`${variant} ${t}`), best = Math.min(...all), tokS = (1000 * info.tokensPerStep) / best;
-    const pct = peak ? (100 * tokS * flopsPerToken(info.config)) / (peak * 1e9 * t) : null;
-    bare[`${variant} ${t}`] = { variant, threads: t, msPerStep: all, tokS, pctOfPeak: pct };
+    // the best round, against the peak read around that round
+    const all = ms.get(`${variant} ${t}`), top = all.reduce((a, b) => (b.ms < a.ms ? b : a)), best = top.ms;
+    const tokS = (1000 * info.tokensPerStep) / best;
+    const pct = top.peak ? (100 * tokS * flopsPerToken(info.config)) / (top.peak * 1e9 * t) : null;
+    bare[`${variant} ${t}`] = { variant, threads: t, msPerStep: all.map((x) => x.ms), peaks: all.map((x) => x.peak), tokS, pctOfPeak: pct };
     const inPage = results[variant === 'simd' ? 'S simd (1 thread)' : 'S threads'];
     const vsPage = inPage && inPage.threads === t && inPage.variant === variant
       ? `; the page: ${inPage.tokS.toFixed(0)} tokens/s, ${(tokS / inPage.tokS).toFixed(3)}x of it here` : '';
-    console.log(`  S ${variant} build in a bare worker, ${t} thread(s): best of 3 ${best.toFixed(1)} ms/step (${all.map((x) => x.toFixed(1)).join(', ')}), ` +
+    console.log(`  S ${variant} build in a bare worker, ${t} thread(s): best of 3 ${best.toFixed(1)} ms/step (${all.map((x) => x.ms.toFixed(1)).join(', ')}), ` +
       `${tokS.toFixed(0)} tokens/s` + (pct !== null ? `, ${pct.toFixed(1)}% of the SIMD128 peak per thread` : '') + vsPage);
   }
   record.set('bare', bare);
@@ -463,5 +487,6 @@ if (!only || only === 'history') {
 }
 
 await close();
+record.set('simd128PeakReadings', peakReadings);
 record.write();
 process.exit(0);
