@@ -116,13 +116,15 @@ float* scratch(ThreadScratch slot, size_t n) {
 }
 
 void share_scratch_sizes() {
-  // also when the pool has more threads than at the last share: a worker started after the
-  // needs were met (a run on one thread, then two) may do no task before the measured steps
+  // also when the pool has more threads than at the last call: a worker started or woken after
+  // the needs were met (a run on one thread, then two) may do no task before the measured steps.
+  // shared_with follows the count down too: a worker parked while a mark rose missed that share
+  // (it held the marks of before), so it is brought up to date when it is active again.
   static int shared_with = 1;
   const int threads = tp::num_threads();
   const bool more_threads = threads > shared_with;
+  shared_with = threads;
   if (!g_scratch_grew.exchange(false, std::memory_order_acq_rel) && !more_threads) return;
-  if (more_threads) shared_with = threads;
   tp::run_on_each_thread(
       [](void*, int, int, int) {
         for (int slot = 0; slot < kScratchSlots; slot++)
