@@ -346,7 +346,7 @@ void crossentropy_backward(float* dlogits, const float* probs, const int32_t* ta
 // [i0, i1) only meet keys [0, i1), so the blocks above the diagonal are never computed (for
 // T = 64: 3/8 of the full product, 3/4 of the masked part). 16 rows rather than 32: in SIMD128,
 // where only blocks of up to 16 keys take the fused path, the GPT's step in Node measured 1.010x and
-// 1.018x with one thread (bench/pool.mjs, pool-2026-11-27T203342Z.json and ...203415Z.json; the backward's products
+// 1.018x with one thread (bench/pool.mjs, pool-2026-11-27T203415Z.json; the backward's products
 // shrink more than the forward's extra copies of K^T cost); natively no change beyond the noise.
 //
 // Tasks: one per (batch, head) while there are plenty of those for the threads (4 per thread:
