@@ -344,19 +344,16 @@ void crossentropy_backward(float* dlogits, const float* probs, const int32_t* ta
 // Inside a task the products are small GEMMs on the calling thread (sgemm_serial) over the
 // head's strided slices of qkv. Causality is used by blocks of kRowBlock query rows: rows
 // [i0, i1) only meet keys [0, i1), so the blocks above the diagonal are never computed (for
-// T = 64: 3/8 of the full product, 3/4 of the masked part). 16 rows rather than 32: in SIMD128,
-// where only blocks of up to 16 keys take the fused path, the GPT's step in Node measured 1.010x and
-// 1.018x with one thread (bench/pool.mjs, pool-2026-11-27T203415Z.json; the backward's products
-// shrink more than the forward's extra copies of K^T cost); natively no change beyond the noise.
+// T = 64: a quarter of the full product, half the masked part).
 //
 // Tasks: one per (batch, head) while there are plenty of those for the threads (4 per thread:
 // a head's (T, T) gradient then stays in this thread's cache); otherwise, for many threads, one
-// per (batch, head, block of rows): B * NH * T / 16 of them (M: 384), and the backward pass runs
+// per (batch, head, block of rows): B * NH * T / 32 of them (M: 192), and the backward pass runs
 // in two passes (keys collect from queries of every later block). Every output element gets the
 // same operations in the same order either way.
 
 namespace {
-constexpr int kRowBlock = 16;
+constexpr int kRowBlock = 32;
 
 struct Attention {
   const float* qkv;  // (B, T, 3C)
