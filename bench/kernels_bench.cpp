@@ -473,6 +473,19 @@ DecodeResult decode_m() {
   return {T / total, (double(weights) + cache_avg) * sizeof(float)};
 }
 
+// Each backend's one-thread peak: "backends":[{"name":..,"peak_gflops":..},...] (JSON), or a line each.
+void json_peaks(const std::vector<std::string>& backends, const std::vector<double>& peaks) {
+  std::printf("\"backends\":[");
+  for (size_t k = 0; k < backends.size(); k++)
+    std::printf("%s{\"name\":\"%s\",\"peak_gflops\":%.2f}", k ? "," : "", backends[k].c_str(), peaks[k]);
+  std::printf("]");
+}
+void print_peaks(const std::vector<std::string>& backends, const std::vector<double>& peaks) {
+  for (size_t k = 0; k < backends.size(); k++)
+    std::printf("peak %-8s (1 thread, independent %s chains): %.1f GFLOP/s\n", backends[k].c_str(),
+                peak_kind(backends[k]), peaks[k]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -489,13 +502,15 @@ int main(int argc, char** argv) {
   }
   if (only_peak) {  // the peaks alone (~0.1 s each): benchmarks that read them again around each timed part
     const std::vector<std::string> backends = split(kernels::available_backends());
-    if (json) std::printf("{\"backends\":[");
-    for (size_t k = 0; k < backends.size(); k++) {
-      const double peak = peak_for(backends[k]);
-      if (json) std::printf("%s{\"name\":\"%s\",\"peak_gflops\":%.2f}", k ? "," : "", backends[k].c_str(), peak);
-      else std::printf("peak %-8s (1 thread, independent %s chains): %.1f GFLOP/s\n", backends[k].c_str(), peak_kind(backends[k]), peak);
+    std::vector<double> peaks;
+    for (const std::string& b : backends) peaks.push_back(peak_for(b));
+    if (json) {
+      std::printf("{");
+      json_peaks(backends, peaks);
+      std::printf("}\n");
+    } else {
+      print_peaks(backends, peaks);
     }
-    if (json) std::printf("]}\n");
     return 0;
   }
   if (only_cross_core) {
@@ -568,10 +583,9 @@ int main(int argc, char** argv) {
   const CrossCore cross = cross_core();
 
   if (json) {
-    std::printf("{\"threads\":%d,\"backend\":\"%s\",\"backends\":[", threads, best_backend.c_str());
-    for (size_t k = 0; k < backends.size(); k++)
-      std::printf("%s{\"name\":\"%s\",\"peak_gflops\":%.2f}", k ? "," : "", backends[k].c_str(), peaks[k]);
-    std::printf("],\"gemm\":[");
+    std::printf("{\"threads\":%d,\"backend\":\"%s\",", threads, best_backend.c_str());
+    json_peaks(backends, peaks);
+    std::printf(",\"gemm\":[");
     for (size_t i = 0; i < n_shapes; i++) {
       std::printf("%s{\"config\":\"%s\",\"shape\":\"%s\",\"scalar\":%.2f", i ? "," : "", kShapes[i].config,
                   kShapes[i].what, ref[i]);
@@ -600,9 +614,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("kernels_bench: %d thread(s), %s kernels by default\n", threads, best_backend.c_str());
-  for (size_t k = 0; k < backends.size(); k++)
-    std::printf("peak %-8s (1 thread, independent %s chains): %.1f GFLOP/s\n", backends[k].c_str(),
-                peak_kind(backends[k]), peaks[k]);
+  print_peaks(backends, peaks);
   if (n_shapes > 0) {
     std::printf("\n%-36s %8s", "GEMM shape (GFLOP/s, % of peak)", "scalar");
     for (const std::string& b : backends) std::printf(" %15s", b.c_str());

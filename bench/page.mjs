@@ -71,6 +71,8 @@ console.log(`  ${describeCrossCore(record.crossCore)}`);
 const results = {};
 // training FLOPs per token (as bench/run.mjs): 6 x matmul weights + causal attention fwd + bwd
 const flopsPerToken = (c) => 6 * (c.n_layer * 12 * c.n_embd * c.n_embd + c.n_embd * 256) + 6 * c.n_layer * c.block_size * c.n_embd;
+// % of the SIMD128 peak per thread (peakGflops: one thread's), or null without a peak
+const pctOfPeak = (tokS, config, threads, peakGflops) => (peakGflops ? (100 * tokS * flopsPerToken(config)) / (peakGflops * 1e9 * threads) : null);
 const kernelsWasm = path.join(root, 'build/wasm-tests/kernels_bench.cjs');
 // SIMD128 GFLOP/s of one thread (V8 in Node: the same engine as Chromium), read now; null without the build.
 // This host's clock moves between minutes (the reading has ranged from 58 to 67 GFLOP/s between
@@ -123,6 +125,12 @@ async function measureTraining(preset, query, warm, measure, fixedThreads = null
   if (fixedThreads !== null) await page.selectOption('#threads-select', 'auto');   // the page remembers it
   return out;
 }
+// measureTraining, then the run stopped (what bracket times between its peak readings)
+async function measureStopped(...args) {
+  const out = await measureTraining(...args);
+  await stop();
+  return out;
+}
 
 // The pool's counters between two readings, per step: where a step's wall time goes with threads.
 // The progress events carry them cumulatively; the readings fall between slices, so a step's
@@ -149,11 +157,8 @@ function printPool(p, steps) {
 for (const preset of presets) {
   const { warm, measure, gen } = PLAN[preset];
   for (const [label, query] of [['simd (1 thread)', '?variant=simd'], ['threads', '']]) {
-    const { out: { ready, config, s0, s1, tokS, core, threads, reason }, peak: partPeak } = await bracket(`${preset} ${label}`, async () => {
-      const m = await measureTraining(preset, query, warm, measure);
-      await stop();
-      return m;
-    });
+    const { out: { ready, config, s0, s1, tokS, core, threads, reason }, peak: partPeak } = await bracket(`${preset} ${label}`,
+      () => measureStopped(preset, query, warm, measure));
     // generation from the trained model, streamed
     await page.fill('#sample-length', String(gen));
     const g0 = Date.now();
@@ -161,7 +166,7 @@ for (const preset of presets) {
     await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 300_000 });
     const genS = (Date.now() - g0) / 1000;
     const generated = Number(await page.getAttribute('#sample-output', 'data-bytes'));
-    const pct = partPeak ? (100 * tokS * flopsPerToken(config)) / (partPeak * 1e9 * threads) : null;
+    const pct = pctOfPeak(tokS, config, threads, partPeak);
     results[`${preset} ${label}`] = { variant: ready.variant, threads, tokS, coreTokS: core, genBS: generated / genS, pctOfPeak: pct, peakGflops: partPeak };
     console.log(`  ${preset} ${label.padEnd(16)} ${ready.variant}, ${threads} thread(s): ${tokS.toFixed(0)} tokens/s` +
       (pct !== null ? ` (${pct.toFixed(1)}% of the SIMD128 peak per thread, ${partPeak.toFixed(1)} GFLOP/s around it)` : '') +
@@ -171,12 +176,9 @@ for (const preset of presets) {
     // tuner above may pick 1 on a busy machine), with the pool's counters on (they read the
     // clock per chunk, so the figures above are measured without them); BENCH_POOL=0 skips it
     if (label === 'threads' && process.env.BENCH_POOL !== '0' && os.cpus().length >= 2) {
-      const { out: p, peak: peakP } = await bracket(`${preset} threads, fixed 2`, async () => {
-        const m = await measureTraining(preset, '?poolstats=on', warm, Math.ceil(measure / 2), 2);
-        await stop();
-        return m;
-      });
-      const pctP = peakP ? (100 * p.tokS * flopsPerToken(p.config)) / (peakP * 1e9 * p.threads) : null;
+      const { out: p, peak: peakP } = await bracket(`${preset} threads, fixed 2`,
+        () => measureStopped(preset, '?poolstats=on', warm, Math.ceil(measure / 2), 2));
+      const pctP = pctOfPeak(p.tokS, p.config, p.threads, peakP);
       results[`${preset} threads, fixed 2, pool counters on`] = { threads: p.threads, tokS: p.tokS, pctOfPeak: pctP, peakGflops: peakP, steps: p.s1 - p.s0, pool: p.pool };
       console.log(`  ${preset} threads, fixed 2, counters on: ${p.threads} thread(s), ${p.tokS.toFixed(0)} tokens/s` + (pctP !== null ? ` (${pctP.toFixed(1)}% of the SIMD128 peak per thread)` : ''));
       if (p.pool) printPool(p.pool, p.s1 - p.s0);
@@ -314,7 +316,7 @@ if ((!only && presets.includes('S')) || only === 'bare') {
     // the best round, against the peak read around that round
     const all = ms.get(`${variant} ${t}`), top = all.reduce((a, b) => (b.ms < a.ms ? b : a)), best = top.ms;
     const tokS = (1000 * info.tokensPerStep) / best;
-    const pct = top.peak ? (100 * tokS * flopsPerToken(info.config)) / (top.peak * 1e9 * t) : null;
+    const pct = pctOfPeak(tokS, info.config, t, top.peak);
     bare[`${variant} ${t}`] = { variant, threads: t, msPerStep: all.map((x) => x.ms), peaks: all.map((x) => x.peak), tokS, pctOfPeak: pct };
     const inPage = results[variant === 'simd' ? 'S simd (1 thread)' : 'S threads'];
     const vsPage = inPage && inPage.threads === t && inPage.variant === variant
