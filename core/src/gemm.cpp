@@ -93,15 +93,7 @@ void pack_b_panels(float* pb, const float* B, int ldb, bool transB, int k0, int 
       // line at a time, and written down a column of the panel; by 16 k so that the 16 panel rows
       // being written and the NR source lines stay in L1. (Element by element in k order, with
       // a bounds test per element, this copy took ~6% of a seq2seq step.)
-      const float* src = B + int64_t(j0 + jr) * ldb + k0;
-      for (int kb = 0; kb < kc; kb += 16) {
-        const int ke = std::min(kc, kb + 16);
-        for (int j = 0; j < NR; j++) {
-          const float* __restrict s = src + int64_t(j) * ldb;
-          float* __restrict d = dst + j;
-          for (int k = kb; k < ke; k++) d[k * NR] = s[k];
-        }
-      }
+      copy_transposed(dst, NR, B + int64_t(j0 + jr) * ldb + k0, ldb, kc, NR);
       continue;
     }
     for (int k = 0; k < kc; k++)
