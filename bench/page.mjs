@@ -3,7 +3,9 @@
 //      default: up to every core, count picked by the core's thread tuner), measured in steady
 //      state (after warm-up) from the page's own step counter, and as % of the SIMD128 peak per
 //      thread (the peak measured in Node by build/wasm-tests/kernels_bench.cjs --peak when it is
-//      built, right before and right after each timed part: the part's % is against their mean);
+//      built, right before and right after each timed part: the part's % is against their mean),
+//      and beside it as % of the same 128-bit multiplies and adds' peak read natively
+//      (build/native/kernels_bench --peak, its SSE2 row: steadier than the reading in V8);
 //   2. time to quality: from clicking Start to a validation loss <= 1.90 nats per byte with the
 //      default build (threads when cross-origin isolated): the page's default setup, then config S
 //      (nanoGPT's CPU schedule) in the same run (BENCH_QUALITY=S,... picks those; BENCH_ONLY=quality);
@@ -82,16 +84,27 @@ const readPeak = () => fs.existsSync(kernelsWasm)
   ? JSON.parse(execFileSync('node', ['--no-experimental-fetch', kernelsWasm, '--json', '--peak'], { encoding: 'utf8' }))
     .backends.find((b) => b.name === 'simd128')?.peak_gflops ?? null
   : null;
+// The same 128-bit multiplies and adds natively (build/native/kernels_bench --peak, its SSE2 row): the
+// instructions V8 compiles SIMD128's f32x4.mul and f32x4.add to, so the hardware's ceiling for them. It
+// reads steadily (66.8-68.6 GFLOP/s in eight runs within a minute, 2026-11-27) where the reading in V8
+// moved from 59 to 67 (the same minute): a second, steadier reference, printed beside the first.
+const kernelsNative = path.join(root, 'build/native/kernels_bench');
+const readSse2Peak = () => fs.existsSync(kernelsNative)
+  ? JSON.parse(execFileSync(kernelsNative, ['--json', '--peak'], { encoding: 'utf8' })).backends.find((b) => b.name === 'sse2')?.peak_gflops ?? null
+  : null;
 const peak = readPeak();   // the first reading, recorded as simd128PeakGflops
-const peakReadings = [];   // every reading: { part, before, after }
-// The peak a timed part is compared with: the mean of the readings around it (run by `fn`).
+const peakReadings = [];   // every reading: { part, before, after, sse2Before, sse2After }
+const mean2 = (a, b) => (a !== null && b !== null ? (a + b) / 2 : null);
+// The peaks a timed part is compared with: the means of the readings around it (run by `fn`).
 async function bracket(part, fn) {
-  const before = readPeak();
+  const before = readPeak(), sse2Before = readSse2Peak();
   const out = await fn();
-  const after = readPeak();
-  peakReadings.push({ part, before, after });
-  return { out, peak: before !== null && after !== null ? (before + after) / 2 : null };
+  const after = readPeak(), sse2After = readSse2Peak();
+  peakReadings.push({ part, before, after, sse2Before, sse2After });
+  return { out, peak: mean2(before, after), sse2Peak: mean2(sse2Before, sse2After) };
 }
+// ", and x% of the 128-bit mul+add peak natively (y GFLOP/s)", or nothing without that reading
+const sse2Note = (pct, gflops) => (pct !== null ? `; ${pct.toFixed(1)}% of the 128-bit mul+add peak read natively (${gflops.toFixed(1)} GFLOP/s)` : '');
 record.set('chromium', (await ctx.browser()?.version()) ?? null);
 record.set('simd128PeakGflops', peak);
 record.set('training', results);  // "<preset> <build>": tokens/s, threads, generation bytes/s, % of peak
@@ -157,7 +170,7 @@ function printPool(p, steps) {
 for (const preset of presets) {
   const { warm, measure, gen } = PLAN[preset];
   for (const [label, query] of [['simd (1 thread)', '?variant=simd'], ['threads', '']]) {
-    const { out: { ready, config, s0, s1, tokS, core, threads, reason }, peak: partPeak } = await bracket(`${preset} ${label}`,
+    const { out: { ready, config, s0, s1, tokS, core, threads, reason }, peak: partPeak, sse2Peak } = await bracket(`${preset} ${label}`,
       () => measureStopped(preset, query, warm, measure));
     // generation from the trained model, streamed
     await page.fill('#sample-length', String(gen));
@@ -166,21 +179,24 @@ for (const preset of presets) {
     await page.waitForFunction(() => document.querySelector('#sample-output')?.getAttribute('data-done') === 'true', null, { timeout: 300_000 });
     const genS = (Date.now() - g0) / 1000;
     const generated = Number(await page.getAttribute('#sample-output', 'data-bytes'));
-    const pct = pctOfPeak(tokS, config, threads, partPeak);
-    results[`${preset} ${label}`] = { variant: ready.variant, threads, tokS, coreTokS: core, genBS: generated / genS, pctOfPeak: pct, peakGflops: partPeak };
+    const pct = pctOfPeak(tokS, config, threads, partPeak), pctSse2 = pctOfPeak(tokS, config, threads, sse2Peak);
+    results[`${preset} ${label}`] = { variant: ready.variant, threads, tokS, coreTokS: core, genBS: generated / genS, pctOfPeak: pct, peakGflops: partPeak,
+      pctOfSse2Peak: pctSse2, sse2PeakGflops: sse2Peak };
     console.log(`  ${preset} ${label.padEnd(16)} ${ready.variant}, ${threads} thread(s): ${tokS.toFixed(0)} tokens/s` +
-      (pct !== null ? ` (${pct.toFixed(1)}% of the SIMD128 peak per thread, ${partPeak.toFixed(1)} GFLOP/s around it)` : '') +
+      (pct !== null ? ` (${pct.toFixed(1)}% of the SIMD128 peak per thread, ${partPeak.toFixed(1)} GFLOP/s around it${sse2Note(pctSse2, sse2Peak)})` : '') +
       ` (wall clock, steps ${s0}..${s1}, validation off; the page's display: ${core.toFixed(0)}); generation ${(generated / genS).toFixed(0)} bytes/s (${generated} bytes)` +
       (reason ? `\n      thread tuner: ${reason}` : ''));
     // the threads build once more at a fixed 2 threads (issue 26's goal is per thread at 2; the
     // tuner above may pick 1 on a busy machine), with the pool's counters on (they read the
     // clock per chunk, so the figures above are measured without them); BENCH_POOL=0 skips it
     if (label === 'threads' && process.env.BENCH_POOL !== '0' && os.cpus().length >= 2) {
-      const { out: p, peak: peakP } = await bracket(`${preset} threads, fixed 2`,
+      const { out: p, peak: peakP, sse2Peak: sse2P } = await bracket(`${preset} threads, fixed 2`,
         () => measureStopped(preset, '?poolstats=on', warm, Math.ceil(measure / 2), 2));
-      const pctP = pctOfPeak(p.tokS, p.config, p.threads, peakP);
-      results[`${preset} threads, fixed 2, pool counters on`] = { threads: p.threads, tokS: p.tokS, pctOfPeak: pctP, peakGflops: peakP, steps: p.s1 - p.s0, pool: p.pool };
-      console.log(`  ${preset} threads, fixed 2, counters on: ${p.threads} thread(s), ${p.tokS.toFixed(0)} tokens/s` + (pctP !== null ? ` (${pctP.toFixed(1)}% of the SIMD128 peak per thread)` : ''));
+      const pctP = pctOfPeak(p.tokS, p.config, p.threads, peakP), pctPSse2 = pctOfPeak(p.tokS, p.config, p.threads, sse2P);
+      results[`${preset} threads, fixed 2, pool counters on`] = { threads: p.threads, tokS: p.tokS, pctOfPeak: pctP, peakGflops: peakP,
+        pctOfSse2Peak: pctPSse2, sse2PeakGflops: sse2P, steps: p.s1 - p.s0, pool: p.pool };
+      console.log(`  ${preset} threads, fixed 2, counters on: ${p.threads} thread(s), ${p.tokS.toFixed(0)} tokens/s` +
+        (pctP !== null ? ` (${pctP.toFixed(1)}% of the SIMD128 peak per thread${sse2Note(pctPSse2, sse2P)})` : ''));
       if (p.pool) printPool(p.pool, p.s1 - p.s0);
     }
   }
@@ -190,6 +206,9 @@ for (const preset of presets) {
       `threads build, tuned (${many.threads} thread${many.threads > 1 ? 's' : ''}) ${many.pctOfPeak.toFixed(1)}%` +
       (two ? `; threads build, 2 threads (counters on) ${two.pctOfPeak.toFixed(1)}% (scaling ${(two.tokS / one.tokS).toFixed(2)}x the simd build)` : '') +
       '; issue 26 goals: >= 80% with 1 thread, >= 75% per thread at 2 threads');
+    if (one.pctOfSse2Peak !== null)
+      console.log(`  ${preset} the same against the 128-bit mul+add peak read natively: ${one.pctOfSse2Peak.toFixed(1)}%; ${many.pctOfSse2Peak.toFixed(1)}%` +
+        (two ? `; ${two.pctOfSse2Peak.toFixed(1)}%` : ''));
   }
 }
 
@@ -301,14 +320,14 @@ if ((!only && presets.includes('S')) || only === 'bare') {
     // each build and count loaded afresh in every round, one after the other: the machine's
     // moment weighs on all of them alike
     for (const [variant, threads] of runs) {
-      const { out: r, peak: p } = await bracket(`bare ${variant} ${threads}`, async () => {
+      const { out: r, peak: p, sse2Peak: p2 } = await bracket(`bare ${variant} ${threads}`, async () => {
         await page.goto(`${base}bench-bare.html?variant=${variant}&threads=${threads}&steps=10`);
         await page.waitForFunction(() => window.result, null, { timeout: 600_000 });
         return page.evaluate(() => window.result);
       });
       if (r.error) throw new Error(`bare worker (${variant}): ${r.error}`);
       if (r.threads !== threads) throw new Error(`bare worker (${variant}): ${r.threads} threads, asked for ${threads}`);
-      ms.get(`${variant} ${threads}`).push({ ms: r.msPerStep, peak: p });
+      ms.get(`${variant} ${threads}`).push({ ms: r.msPerStep, peak: p, sse2Peak: p2 });
       info = r;
     }
   }
@@ -316,13 +335,15 @@ if ((!only && presets.includes('S')) || only === 'bare') {
     // the best round, against the peak read around that round
     const all = ms.get(`${variant} ${t}`), top = all.reduce((a, b) => (b.ms < a.ms ? b : a)), best = top.ms;
     const tokS = (1000 * info.tokensPerStep) / best;
-    const pct = pctOfPeak(tokS, info.config, t, top.peak);
-    bare[`${variant} ${t}`] = { variant, threads: t, msPerStep: all.map((x) => x.ms), peaks: all.map((x) => x.peak), tokS, pctOfPeak: pct };
+    const pct = pctOfPeak(tokS, info.config, t, top.peak), pctSse2 = pctOfPeak(tokS, info.config, t, top.sse2Peak);
+    bare[`${variant} ${t}`] = { variant, threads: t, msPerStep: all.map((x) => x.ms), peaks: all.map((x) => x.peak), tokS, pctOfPeak: pct,
+      sse2Peaks: all.map((x) => x.sse2Peak), pctOfSse2Peak: pctSse2 };
     const inPage = results[variant === 'simd' ? 'S simd (1 thread)' : 'S threads'];
     const vsPage = inPage && inPage.threads === t && inPage.variant === variant
       ? `; the page: ${inPage.tokS.toFixed(0)} tokens/s, ${(tokS / inPage.tokS).toFixed(3)}x of it here` : '';
     console.log(`  S ${variant} build in a bare worker, ${t} thread(s): best of 3 ${best.toFixed(1)} ms/step (${all.map((x) => x.ms.toFixed(1)).join(', ')}), ` +
-      `${tokS.toFixed(0)} tokens/s` + (pct !== null ? `, ${pct.toFixed(1)}% of the SIMD128 peak per thread` : '') + vsPage);
+      `${tokS.toFixed(0)} tokens/s` + (pct !== null ? `, ${pct.toFixed(1)}% of the SIMD128 peak per thread` : '') +
+      (pctSse2 !== null ? ` (${pctSse2.toFixed(1)}% of the 128-bit peak read natively)` : '') + vsPage);
   }
   record.set('bare', bare);
 }
