@@ -52,6 +52,13 @@ function measurements(dir) {
   return m;
 }
 
+// The 128-bit multiply-add peak read natively (kernels_bench --peak, its SSE2 row): the instructions V8
+// compiles SIMD128's f32x4.mul and f32x4.add to. The wasm rows are also given against it, read around
+// each of their runs: it reads steadier than the peak seq2seq_bench.cjs reads in V8 (bench/page.mjs).
+const kernelsNative = path.join(root, 'build/native/kernels_bench');
+const readSse2Peak = () => (fs.existsSync(kernelsNative)
+  ? run(kernelsNative, ['--json', '--peak']).backends.find((b) => b.name === 'sse2')?.peak_gflops ?? null : null);
+
 const results = benchResults('seq2seq');
 // a base exported with `git archive` is no repository: its commit comes from --base-commit
 const gitOf = (name, dir) => (name === 'base' && opt('--base-commit', null) ? { commit: opt('--base-commit', null), note: opt('--base-note', undefined) } : gitState(dir));
@@ -63,7 +70,15 @@ const all = [];
 for (let r = 0; r < rounds; r++)
   for (const [name, dir] of builds)
     for (const [label, cmd, argv] of measurements(dir)) {
+      const wasm = label.startsWith('wasm');
+      const sse2Before = wasm ? readSse2Peak() : null;
       const out = run(cmd, argv);
+      const sse2After = wasm ? readSse2Peak() : null;
+      if (sse2Before !== null && sse2After !== null)
+        for (const x of out.runs) {
+          x.sse2_peak = (sse2Before + sse2After) / 2;
+          x.percent_of_sse2_peak = (100 * x.gflops) / (x.sse2_peak * x.threads);
+        }
       all.push({ round: r, build: name, label, ...out });
       for (const x of out.runs) {
         const slot = ((best[name] ??= {})[label] ??= {});
@@ -73,11 +88,12 @@ for (let r = 0; r < rounds; r++)
 results.set('runs', all);
 results.set('best', best);
 console.log('config S2S (enc 2, dec 2, heads 4, width 128, d_ff 512, S = T = 32, batch 16); best of', rounds, 'rounds');
-console.log(`  ${'build'.padEnd(8)} ${'measure'.padEnd(16)} ${'backend'.padEnd(8)} threads  ms/step   tokens/s  GFLOP/s  % of peak`);
+console.log(`  ${'build'.padEnd(8)} ${'measure'.padEnd(16)} ${'backend'.padEnd(8)} threads  ms/step   tokens/s  GFLOP/s  % of peak  (wasm: % of the 128-bit peak read natively)`);
 for (const [name] of builds)
   for (const [label, byThreads] of Object.entries(best[name] ?? {}))
     for (const x of Object.values(byThreads))
-      console.log(`  ${name.padEnd(8)} ${label.padEnd(16)} ${x.backend.padEnd(8)} ${String(x.threads).padStart(7)} ${x.step_ms.toFixed(2).padStart(8)} ${String(x.tokens_per_s).padStart(10)} ${x.gflops.toFixed(1).padStart(8)} ${x.percent_of_peak.toFixed(1).padStart(10)}`);
+      console.log(`  ${name.padEnd(8)} ${label.padEnd(16)} ${x.backend.padEnd(8)} ${String(x.threads).padStart(7)} ${x.step_ms.toFixed(2).padStart(8)} ${String(x.tokens_per_s).padStart(10)} ${x.gflops.toFixed(1).padStart(8)} ${x.percent_of_peak.toFixed(1).padStart(10)}` +
+        (x.percent_of_sse2_peak !== undefined ? `  (${x.percent_of_sse2_peak.toFixed(1)}%)` : ''));
 if (best.base) {
   const speedup = {};
   for (const [label, byThreads] of Object.entries(best.current ?? {}))
