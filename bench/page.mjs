@@ -39,6 +39,7 @@ import { execFileSync, spawn } from 'node:child_process';
 
 import { root } from '../tests/wasm/helpers.mjs';
 
+import { nativeSse2Peak } from './measure.mjs';
 import { openBenchPage } from './page-harness.mjs';
 import { benchResults, describeCrossCore } from './results.mjs';
 
@@ -84,22 +85,14 @@ const readPeak = () => fs.existsSync(kernelsWasm)
   ? JSON.parse(execFileSync('node', ['--no-experimental-fetch', kernelsWasm, '--json', '--peak'], { encoding: 'utf8' }))
     .backends.find((b) => b.name === 'simd128')?.peak_gflops ?? null
   : null;
-// The same 128-bit multiplies and adds natively (build/native/kernels_bench --peak, its SSE2 row): the
-// instructions V8 compiles SIMD128's f32x4.mul and f32x4.add to, so the hardware's ceiling for them. It
-// reads steadily (66.8-68.6 GFLOP/s in eight runs within a minute, 2026-11-27) where the reading in V8
-// moved from 59 to 67 (the same minute): a second, steadier reference, printed beside the first.
-const kernelsNative = path.join(root, 'build/native/kernels_bench');
-const readSse2Peak = () => fs.existsSync(kernelsNative)
-  ? JSON.parse(execFileSync(kernelsNative, ['--json', '--peak'], { encoding: 'utf8' })).backends.find((b) => b.name === 'sse2')?.peak_gflops ?? null
-  : null;
 const peak = readPeak();   // the first reading, recorded as simd128PeakGflops
 const peakReadings = [];   // every reading: { part, before, after, sse2Before, sse2After }
 const mean2 = (a, b) => (a !== null && b !== null ? (a + b) / 2 : null);
 // The peaks a timed part is compared with: the means of the readings around it (run by `fn`).
 async function bracket(part, fn) {
-  const before = readPeak(), sse2Before = readSse2Peak();
+  const before = readPeak(), sse2Before = nativeSse2Peak();  // V8's reading, and the steadier native one (measure.mjs)
   const out = await fn();
-  const after = readPeak(), sse2After = readSse2Peak();
+  const after = readPeak(), sse2After = nativeSse2Peak();
   peakReadings.push({ part, before, after, sse2Before, sse2After });
   return { out, peak: mean2(before, after), sse2Peak: mean2(sse2Before, sse2After) };
 }

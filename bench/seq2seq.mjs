@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { nativeSse2Peak } from './measure.mjs';
 import { benchResults, describeCrossCore, gitState, root } from './results.mjs';
 
 const args = process.argv.slice(2);
@@ -52,13 +53,6 @@ function measurements(dir) {
   return m;
 }
 
-// The 128-bit multiply-add peak read natively (kernels_bench --peak, its SSE2 row): the instructions V8
-// compiles SIMD128's f32x4.mul and f32x4.add to. The wasm rows are also given against it, read around
-// each of their runs: it reads steadier than the peak seq2seq_bench.cjs reads in V8 (bench/page.mjs).
-const kernelsNative = path.join(root, 'build/native/kernels_bench');
-const readSse2Peak = () => (fs.existsSync(kernelsNative)
-  ? run(kernelsNative, ['--json', '--peak']).backends.find((b) => b.name === 'sse2')?.peak_gflops ?? null : null);
-
 const results = benchResults('seq2seq');
 // a base exported with `git archive` is no repository: its commit comes from --base-commit
 const gitOf = (name, dir) => (name === 'base' && opt('--base-commit', null) ? { commit: opt('--base-commit', null), note: opt('--base-note', undefined) } : gitState(dir));
@@ -70,10 +64,11 @@ const all = [];
 for (let r = 0; r < rounds; r++)
   for (const [name, dir] of builds)
     for (const [label, cmd, argv] of measurements(dir)) {
+      // the wasm rows also against the 128-bit peak read natively around each run (measure.mjs)
       const wasm = label.startsWith('wasm');
-      const sse2Before = wasm ? readSse2Peak() : null;
+      const sse2Before = wasm ? nativeSse2Peak() : null;
       const out = run(cmd, argv);
-      const sse2After = wasm ? readSse2Peak() : null;
+      const sse2After = wasm ? nativeSse2Peak() : null;
       if (sse2Before !== null && sse2After !== null)
         for (const x of out.runs) {
           x.sse2_peak = (sse2Before + sse2After) / 2;
