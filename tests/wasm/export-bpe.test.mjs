@@ -14,7 +14,7 @@ import { describe, it, before, after } from 'node:test';
 import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';
 import { getLlama } from 'node-llama-cpp';
 
-import { loadModule, runCli, shakespeare, tmpPath } from './helpers.mjs';
+import { loadModule, maxAbsDiff, runCli, shakespeare, tmpPath } from './helpers.mjs';
 
 env.allowRemoteModels = false;
 env.useFSCache = false;
@@ -82,8 +82,7 @@ describe('a BPE model exported: transformers.js and llama.cpp against the core',
     const { logits } = await model(inputs);
     const core = M.exportLogits(s, Int32Array.from(promptIds));
     assert.equal(logits.data.length, promptIds.length * V);
-    let worst = 0;
-    for (let i = 0; i < core.length; i++) worst = Math.max(worst, Math.abs(core[i] - logits.data[i]));
+    const worst = maxAbsDiff(core, logits.data);
     t.diagnostic(`max |transformers.js - core| logits = ${worst}`);
     assert.ok(worst < 1e-4, `max |transformers.js - core| = ${worst}`);
     const out = await model.generate({ ...inputs, max_new_tokens: NEW, do_sample: false });

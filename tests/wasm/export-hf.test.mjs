@@ -14,7 +14,7 @@ import { describe, it, before } from 'node:test';
 
 import { AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';
 
-import { cliPath, loadModule, runCli, shakespeare, tmpPath } from './helpers.mjs';
+import { cliPath, loadModule, maxAbsDiff, runCli, shakespeare, tmpPath } from './helpers.mjs';
 
 env.allowRemoteModels = false;
 env.useFSCache = false;
@@ -74,8 +74,7 @@ describe('Hugging Face GPT-2 folder: transformers.js against the core', () => {
     // the logits of the prompt's forward pass first: the core's within 1e-4
     const { logits } = await model(inputs);
     const core = M.exportLogits(s, Int32Array.from(enc.encode(PROMPT)));
-    let worst = 0;
-    for (let i = 0; i < core.length; i++) worst = Math.max(worst, Math.abs(core[i] - logits.data[i]));
+    const worst = maxAbsDiff(core, logits.data);
     t.diagnostic(`max |transformers.js - core| logits = ${worst}`);
     assert.ok(worst < 1e-4, `max |transformers.js - core| = ${worst}`);
     const out = await model.generate({ ...inputs, max_new_tokens: NEW, do_sample: false });
@@ -95,8 +94,7 @@ describe('Hugging Face GPT-2 folder: transformers.js against the core', () => {
     const coreFull = M.exportLogits(s, Int32Array.from(passage));
     assert.equal(full.data.length, coreFull.length);
     assert.equal(coreFull.length, 64 * 256);
-    let worstFull = 0;
-    for (let i = 0; i < coreFull.length; i++) worstFull = Math.max(worstFull, Math.abs(coreFull[i] - full.data[i]));
+    const worstFull = maxAbsDiff(coreFull, full.data);
     t.diagnostic(`over 64 positions of held-out text: max |transformers.js - core| logits = ${worstFull}`);
     assert.ok(worstFull < 1e-4, `max |transformers.js - core| over the passage = ${worstFull}`);
     await model.dispose();

@@ -80,6 +80,13 @@ export function readCheckpoint(bytes) {
   };
 }
 
+// max |a[i] - b[i]| over a's elements (two logits arrays, say)
+export function maxAbsDiff(a, b) {
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst;
+}
+
 export function relErr(a, b) {
   return Math.abs(a - b) / Math.max(Math.abs(b), 1e-12);
 }
