@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { before, describe, it } from 'node:test';
 
-import { loadModule, readCheckpoint, relErr, runCli, shakespeare, tmpPath, variantsBuilt } from './helpers.mjs';
+import { loadModule, maxAbsDiff, readCheckpoint, relErr, runCli, shakespeare, tmpPath, variantsBuilt } from './helpers.mjs';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -95,8 +95,7 @@ describe('recurrent language models in the module', () => {
     const text = enc.encode('To be, or not to be, that is the question.\n');
     const a = new M.Session(config), b = new scalar.Session(config);
     const x = M.hiddenTrace(a, text).h, y = scalar.hiddenTrace(b, text).h;
-    let worst = 0;
-    for (let i = 0; i < x.length; i++) worst = Math.max(worst, Math.abs(x[i] - y[i]));
+    const worst = maxAbsDiff(x, y);
     assert.ok(worst < 1e-5, `max |simd - scalar| ${worst}`);
     a.delete();
     b.delete();
