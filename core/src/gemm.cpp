@@ -140,18 +140,36 @@ template <bool TransA, int TM, int TR>
 inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
                           int ldc, bool accumulate, int mr, int nr, Epilogue ep = {}) {
   constexpr int TN = TR * W;
-  const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
-  for (int i = 0; i < TM; i++) ar[i] = TransA ? a + std::min(i, mr - 1) : a + std::min(i, mr - 1) * lda;
   vf acc[TM][TR];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) acc[i][v] = simd::zero();
-  for (int k = 0; k < kc; k++) {
-    vf bk[TR];
-    for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
-    if constexpr (TransA) __builtin_prefetch(a + int64_t(k) * lda + TM, 0);
-    for (int i = 0; i < TM; i++) {
-      const vf ai = simd::splat(TransA ? ar[i][k * lda] : ar[i][k]);
-      for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
+  if constexpr (TransA) {
+    // op(A)(i, k) = a[k * lda + i]: one pointer steps down the stored rows and the tile's rows are
+    // fixed offsets from it (rows past mr repeat the last one: computed, never stored). With a
+    // pointer per row, each k step also advanced six pointers, and on a Zen 3 (AVX2) this loop
+    // ran ~30% slower per multiply-add than the untransposed one (perf).
+    int off[TM];
+    for (int i = 0; i < TM; i++) off[i] = std::min(i, mr - 1);
+    const float* ak = a;
+    for (int k = 0; k < kc; k++, ak += lda) {
+      vf bk[TR];
+      for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
+      __builtin_prefetch(ak + TM, 0);
+      for (int i = 0; i < TM; i++) {
+        const vf ai = simd::splat(ak[off[i]]);
+        for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
+      }
+    }
+  } else {
+    const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
+    for (int i = 0; i < TM; i++) ar[i] = a + std::min(i, mr - 1) * lda;
+    for (int k = 0; k < kc; k++) {
+      vf bk[TR];
+      for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
+      for (int i = 0; i < TM; i++) {
+        const vf ai = simd::splat(ar[i][k]);
+        for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
+      }
     }
   }
   if (mr == TM && nr == TN) {
@@ -207,15 +225,24 @@ constexpr bool kPackA = TINYGPT_GEMM_PACK_A;
 // gradient, (768x512)^T @ 768x128, ran at 47 GFLOP/s in Node, 60 packed, and the LSTM's
 // (768x1024)^T @ 768x256 at 29, 61 packed (bench/gemm.mjs). Packed with rows 128 floats apart too,
 // those products moved by -5% to +6% and the GPT's step at two threads got slower (0.95x: the
-// tasks of 8 rows that packing needs). Natively the wider tiles do 24 (AVX-512) or 12 (AVX2)
-// multiply-adds per line of A, and packing measured slower.
-#if defined(__wasm_simd128__)
+// tasks of 8 rows that packing needs).
+// AVX2 packs it too, at any stride. In place, a 6 x 16 tile's kc = 256 steps touch 256 lines of A
+// (16 KB) beside its 16 KB B panel: a 32 KB L1 (Zen 3) holds only one of them, and the next tile
+// fetches the same lines again. On such a machine the seq2seq step measured ~9% faster packed
+// (median of 16 alternating runs by CPU time, 60.3 -> 54.7 ms; docs/seq2seq_transformer.md).
+// AVX-512's 6 x 64 tile does 24 multiply-adds per line of A, and on the 48 KB L1 where it was
+// measured packing was slower: it reads A in place.
+#if defined(__wasm_simd128__) || defined(TINYGPT_SIMD_AVX2)
 constexpr bool kPackTransA = true;
 #else
 constexpr bool kPackTransA = kPackA;
 #endif
 #if !defined(TINYGPT_GEMM_PACK_TRANS_A_LDA)
+#if defined(__wasm_simd128__)
 #define TINYGPT_GEMM_PACK_TRANS_A_LDA 256  // the row stride from which SIMD128 packs op(A) = A^T
+#else
+#define TINYGPT_GEMM_PACK_TRANS_A_LDA 0
+#endif
 #endif
 constexpr int kPackTransALda = kPackA ? 0 : TINYGPT_GEMM_PACK_TRANS_A_LDA;
 
