@@ -140,36 +140,18 @@ template <bool TransA, int TM, int TR>
 inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
                           int ldc, bool accumulate, int mr, int nr, Epilogue ep = {}) {
   constexpr int TN = TR * W;
+  const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
+  for (int i = 0; i < TM; i++) ar[i] = TransA ? a + std::min(i, mr - 1) : a + std::min(i, mr - 1) * lda;
   vf acc[TM][TR];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) acc[i][v] = simd::zero();
-  if constexpr (TransA) {
-    // op(A)(i, k) = a[k * lda + i]: one pointer steps down the stored rows and the tile's rows are
-    // fixed offsets from it (rows past mr repeat the last one: computed, never stored). With a
-    // pointer per row, each k step also advanced six pointers, and on a Zen 3 (AVX2) this loop
-    // ran ~30% slower per multiply-add than the untransposed one (perf).
-    int off[TM];
-    for (int i = 0; i < TM; i++) off[i] = std::min(i, mr - 1);
-    const float* ak = a;
-    for (int k = 0; k < kc; k++, ak += lda) {
-      vf bk[TR];
-      for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
-      __builtin_prefetch(ak + TM, 0);
-      for (int i = 0; i < TM; i++) {
-        const vf ai = simd::splat(ak[off[i]]);
-        for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
-      }
-    }
-  } else {
-    const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
-    for (int i = 0; i < TM; i++) ar[i] = a + std::min(i, mr - 1) * lda;
-    for (int k = 0; k < kc; k++) {
-      vf bk[TR];
-      for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
-      for (int i = 0; i < TM; i++) {
-        const vf ai = simd::splat(ar[i][k]);
-        for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
-      }
+  for (int k = 0; k < kc; k++) {
+    vf bk[TR];
+    for (int v = 0; v < TR; v++) bk[v] = simd::load(b + k * ldb + v * W);
+    if constexpr (TransA) __builtin_prefetch(a + int64_t(k) * lda + TM, 0);
+    for (int i = 0; i < TM; i++) {
+      const vf ai = simd::splat(TransA ? ar[i][k * lda] : ar[i][k]);
+      for (int v = 0; v < TR; v++) acc[i][v] = simd::fma(ai, bk[v], acc[i][v]);
     }
   }
   if (mr == TM && nr == TN) {
