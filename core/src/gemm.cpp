@@ -208,23 +208,20 @@ constexpr bool kPackA = TINYGPT_GEMM_PACK_A;
 // (768x1024)^T @ 768x256 at 29, 61 packed (bench/gemm.mjs). Packed with rows 128 floats apart too,
 // those products moved by -5% to +6% and the GPT's step at two threads got slower (0.95x: the
 // tasks of 8 rows that packing needs).
-// AVX2 packs it too, at any stride. In place, a 6 x 16 tile's kc = 256 steps touch 256 lines of A
-// (16 KB) beside its 16 KB B panel: a 32 KB L1 (Zen 3) holds only one of them, and the next tile
-// fetches the same lines again. On such a machine the seq2seq step measured ~9% faster packed
-// (median of 16 alternating runs by CPU time, 60.3 -> 54.7 ms; docs/seq2seq_transformer.md).
-// AVX-512's 6 x 64 tile does 24 multiply-adds per line of A, and on the 48 KB L1 where it was
-// measured packing was slower: it reads A in place.
+// AVX2 packs them too. In place, a 6 x 16 tile's kc = 256 steps touch 256 lines of A (16 KB)
+// beside its 16 KB B panel: a 32 KB L1 (Zen 3) does not hold both, and the next tile fetches the
+// same lines again. On such a machine, packed: S's (768x512)^T @ 768x128 1.56x, the LSTM's
+// (768x1024)^T @ 768x256 1.37x, S2S's step 1.04-1.07x with one thread and 1.24x with two; with rows
+// 128 floats apart the products were 0.92-0.99x (bench/results/gemm-2026-11-28T023005Z.json,
+// seq2seq-2026-11-28T022152Z.json). AVX-512's 6 x 64 tile does 24 multiply-adds per line of A, and
+// on the 48 KB L1 where it was measured packing was slower: it reads A in place.
 #if defined(__wasm_simd128__) || defined(TINYGPT_SIMD_AVX2)
 constexpr bool kPackTransA = true;
 #else
 constexpr bool kPackTransA = kPackA;
 #endif
 #if !defined(TINYGPT_GEMM_PACK_TRANS_A_LDA)
-#if defined(__wasm_simd128__)
-#define TINYGPT_GEMM_PACK_TRANS_A_LDA 256  // the row stride from which SIMD128 packs op(A) = A^T
-#else
-#define TINYGPT_GEMM_PACK_TRANS_A_LDA 0
-#endif
+#define TINYGPT_GEMM_PACK_TRANS_A_LDA 256  // the row stride from which SIMD128 and AVX2 pack op(A) = A^T
 #endif
 constexpr int kPackTransALda = kPackA ? 0 : TINYGPT_GEMM_PACK_TRANS_A_LDA;
 
