@@ -213,8 +213,9 @@ constexpr bool kPackA = TINYGPT_GEMM_PACK_A;
 // same lines again. On such a machine, packed: S's (768x512)^T @ 768x128 1.56x, the LSTM's
 // (768x1024)^T @ 768x256 1.37x; with rows 128 floats apart 0.92-0.99x, so those stay in place
 // (bench/results/gemm-2026-11-28T023005Z.json). S2S's step 1.06x with one thread (1.11x by CPU
-// time) and 1.10x with two (seq2seq-2026-11-28T023850Z.json). AVX-512's 6 x 64 tile does 24 multiply-adds per line of A, and
-// on the 48 KB L1 where it was measured packing was slower: it reads A in place.
+// time) and 1.10x with two (seq2seq-2026-11-28T023850Z.json). AVX-512's 6 x 64 tile does 24
+// multiply-adds per line of A, and on the 48 KB L1 where it was measured packing was slower: it
+// reads A in place.
 #if defined(__wasm_simd128__) || defined(TINYGPT_SIMD_AVX2)
 constexpr bool kPackTransA = true;
 #else
