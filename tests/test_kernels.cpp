@@ -162,6 +162,32 @@ TEST_CASE("sgemm's weight gradients with far-apart rows match the reference at a
   });
 }
 
+// Wide products: where a task's tiles run row strip after row strip, B's panels are visited in
+// groups of at most 128 KB (gemm.cpp, for_tiles): N = 300 (19 panels of 16) is three groups at
+// kc = 256 and one at the last slice's kc = 44. Every transpose, A in place and packed, any thread
+// count.
+TEST_CASE("sgemm over several groups of B panels matches the reference at any thread count", "[simd]") {
+  for_each_backend([&] {
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++)
+        for (int M : {97, 260}) {  // 260 rows transposed: rows 260 floats apart, the packed path
+          const bool transA = ta, transB = tb;
+          const int N = 300, K = 300, lda = transA ? M : K, ldb = transB ? K : N;
+          std::vector<float> A = random_vector(size_t(M) * K, 4), B = random_vector(size_t(K) * N, 5);
+          std::vector<float> C0 = random_vector(size_t(M) * N, 6);
+          INFO("transA " << transA << " transB " << transB << " M " << M);
+          std::vector<float> want = C0;
+          kernels::ref::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, want.data(), N, true);
+          require_thread_independent([&] {
+            std::vector<float> got = C0;
+            kernels::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, got.data(), N, true);
+            require_close(got, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm");
+            return got;
+          });
+        }
+  });
+}
+
 // sgemm_serial reads small products in place (no packing) with its own register tile; the
 // products must still be the same bits as sgemm's, so that attention's results do not depend on
 // which path a size takes.

@@ -225,6 +225,39 @@ constexpr bool kPackTransA = kPackA;
 #define TINYGPT_GEMM_PACK_TRANS_A_LDA 256  // the row stride from which SIMD128 and AVX2 pack op(A) = A^T
 #endif
 constexpr int kPackTransALda = kPackA ? 0 : TINYGPT_GEMM_PACK_TRANS_A_LDA;
+// The order of a task's tiles. AVX2 runs each MR-row strip of op(A) against the task's B panels
+// in turn (rows outer): the strip (6 rows x kc, 3-6 KB) stays in L1 while the packed panels,
+// contiguous, stream from L2 as one sequential read, in groups of at most kRowsOuterGroup floats
+// (128 KB, half of L2) so that the next strip finds them there. Columns outer (each panel against
+// every strip of the task's MC = 96 rows), the panel stays in L1 and op(A) streams from L2 as six
+// rows read in place: on a Zen 3 (32 KB L1) the S2S step ran ~5% slower that way
+// (bench/results/seq2seq-2026-11-28T*.json, the eighth round in docs/seq2seq_transformer.md);
+// SIMD128 in Node did not move either way, and AVX-512 (a 6 x 64 tile) was measured columns outer,
+// so they keep it. Each tile computes the same sums whatever the order: the bits do not change.
+#if !defined(TINYGPT_GEMM_ROWS_OUTER)
+#if defined(TINYGPT_SIMD_AVX2)
+#define TINYGPT_GEMM_ROWS_OUTER 1
+#else
+#define TINYGPT_GEMM_ROWS_OUTER 0
+#endif
+#endif
+constexpr bool kRowsOuter = TINYGPT_GEMM_ROWS_OUTER;
+constexpr int kRowsOuterGroup = 32 * 1024;
+
+// Calls tile(ir, jr) for the tiles of rows [0, mc) x columns [j_begin, j_end) of a task's block,
+// in the order above.
+template <class Tile>
+__attribute__((always_inline)) inline void for_tiles(int mc, int j_begin, int j_end, int kc, Tile&& tile) {
+  if constexpr (kRowsOuter) {
+    const int group = std::max(1, kRowsOuterGroup / (kc * NR)) * NR;  // columns of B per group
+    for (int jg = j_begin; jg < j_end; jg += group)
+      for (int ir = 0; ir < mc; ir += MR)
+        for (int jr = jg; jr < std::min(j_end, jg + group); jr += NR) tile(ir, jr);
+  } else {
+    for (int jr = j_begin; jr < j_end; jr += NR)
+      for (int ir = 0; ir < mc; ir += MR) tile(ir, jr);
+  }
+}
 
 struct GemmJob {
   const float* packed_b;  // (NC/NR panels of KC x NR) for the current block
@@ -290,27 +323,25 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
       const int rb = task / grid.col_blocks, cb = task % grid.col_blocks;
       const int ic = rb * grid.block_rows, mc = std::min(grid.block_rows, g.M - ic);
       const int j_begin = cb * grid.block_panels * NR, j_end = std::min(g.nc, j_begin + grid.block_panels * NR);
-      for (int jr = j_begin; jr < j_end; jr += NR) {
+      for_tiles(mc, j_begin, j_end, g.kc, [&](int ir, int jr) {
         const int nr = std::min(NR, g.nc - jr);
         const float* pb = g.packed_b + jr * g.kc;
         const float* bias = g.bias ? g.bias + g.jc + jr : nullptr;
         const float* res = g.residual ? g.residual + g.jc + jr : nullptr;
-        for (int ir = 0; ir < mc; ir += MR) {
-          const int mr = std::min(MR, mc - ir), i = ic + ir;
-          float* c = g.C + i * g.ldc + g.jc + jr;
-          // The tile of C is stored (or read and stored) after its kc multiply-adds: ask for its
-          // lines now so that they arrive meanwhile. A seq2seq step's activations (~50 MB with
-          // their gradients) do not stay in the caches; with C out of cache this measured up to
-          // 20% faster on the forward products (K = 128). No-op where there is no prefetch (wasm).
-          for (int r = 0; r < mr; r++)
-            for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
-          const Epilogue ep{bias, res ? res + int64_t(i) * g.ldr : nullptr, g.ldr};
-          if (g.transA)
-            panel_kernel<true, MR>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
-          else
-            panel_kernel<false, MR>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
-        }
-      }
+        const int mr = std::min(MR, mc - ir), i = ic + ir;
+        float* c = g.C + i * g.ldc + g.jc + jr;
+        // The tile of C is stored (or read and stored) after its kc multiply-adds: ask for its
+        // lines now so that they arrive meanwhile. A seq2seq step's activations (~50 MB with
+        // their gradients) do not stay in the caches; with C out of cache this measured up to
+        // 20% faster on the forward products (K = 128). No-op where there is no prefetch (wasm).
+        for (int r = 0; r < mr; r++)
+          for (int v = 0; v < nr; v += 16) __builtin_prefetch(c + int64_t(r) * g.ldc + v, 1);
+        const Epilogue ep{bias, res ? res + int64_t(i) * g.ldr : nullptr, g.ldr};
+        if (g.transA)
+          panel_kernel<true, MR>(g.kc, g.A + int64_t(g.pc) * g.lda + i, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
+        else
+          panel_kernel<false, MR>(g.kc, g.A + int64_t(i) * g.lda + g.pc, g.lda, pb, NR, c, g.ldc, g.accumulate, mr, nr, ep);
+      });
     }
     return;
   }
@@ -324,17 +355,13 @@ void compute_tasks(const GemmJob& g, const TaskGrid& grid, int task_begin, int t
       packed_row_block = rb;
     }
     const int j_begin = cb * grid.block_panels * NR, j_end = std::min(g.nc, j_begin + grid.block_panels * NR);
-    for (int jr = j_begin; jr < j_end; jr += NR) {
-      const int nr = std::min(NR, g.nc - jr);
-      const float* pb = g.packed_b + jr * g.kc;
-      for (int ir = 0; ir < mc; ir += MR) {
-        const int mr = std::min(MR, mc - ir);
-        // a packed panel [k][MR] is op(A)^T stored with a row stride of MR: the in-place kernel's
-        // transposed read, with the same operations (rows past mr are computed, never stored)
-        panel_kernel<true, MR>(g.kc, pa + ir * g.kc, MR, pb, NR, g.C + (ic + ir) * g.ldc + g.jc + jr, g.ldc,
-                               g.accumulate, mr, nr);
-      }
-    }
+    for_tiles(mc, j_begin, j_end, g.kc, [&](int ir, int jr) {
+      const int nr = std::min(NR, g.nc - jr), mr = std::min(MR, mc - ir);
+      // a packed panel [k][MR] is op(A)^T stored with a row stride of MR: the in-place kernel's
+      // transposed read, with the same operations (rows past mr are computed, never stored)
+      panel_kernel<true, MR>(g.kc, pa + ir * g.kc, MR, g.packed_b + jr * g.kc, NR, g.C + (ic + ir) * g.ldc + g.jc + jr,
+                             g.ldc, g.accumulate, mr, nr);
+    });
   }
 }
 
