@@ -230,10 +230,11 @@ constexpr int kPackTransALda = kPackA ? 0 : TINYGPT_GEMM_PACK_TRANS_A_LDA;
 // contiguous, stream from L2 as one sequential read, in groups of at most kRowsOuterGroup floats
 // (128 KB, half of L2) so that the next strip finds them there. Columns outer (each panel against
 // every strip of the task's MC = 96 rows), the panel stays in L1 and op(A) streams from L2 as six
-// rows read in place: on a Zen 3 (32 KB L1) the S2S step ran ~5% slower that way
-// (bench/results/seq2seq-2026-11-28T*.json, the eighth round in docs/seq2seq_transformer.md);
-// SIMD128 in Node did not move either way, and AVX-512 (a 6 x 64 tile) was measured columns outer,
-// so they keep it. Each tile computes the same sums whatever the order: the bits do not change.
+// rows read in place. On a Zen 3 (32 KB L1), rows outer: the S2S step 1.03x with one thread and
+// 1.05x with two (best of 7, bench/results/seq2seq-2026-11-28T051913Z.json), 1.13x and 1.07x
+// timed step by step in one process (docs/simd_and_kernels.md). SIMD128 in Node did not move
+// either way, and AVX-512 (a 6 x 64 tile) was measured columns outer, so they keep it. Each tile
+// computes the same sums whatever the order: the bits do not change.
 #if !defined(TINYGPT_GEMM_ROWS_OUTER)
 #if defined(TINYGPT_SIMD_AVX2)
 #define TINYGPT_GEMM_ROWS_OUTER 1
