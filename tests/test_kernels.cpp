@@ -139,8 +139,9 @@ TEST_CASE("sgemm matches the scalar reference for every transpose and awkward si
 }
 
 // The weight gradients inp^T @ dout whose inp rows are 256 floats or more apart: the SIMD128 build
-// packs their A (gemm.cpp, kPackTransALda) and cuts their tasks by rows only; natively they are read
-// in place. Either way: the reference's values, and the same bits at any thread count.
+// packs their A (gemm.cpp, kPackTransALda) and cuts their tasks by rows only, AVX2 packs a
+// transposed A at any stride, AVX-512 reads it in place. Either way: the reference's values, and
+// the same bits at any thread count.
 TEST_CASE("sgemm's weight gradients with far-apart rows match the reference at any thread count", "[simd]") {
   for_each_backend([&] {
     for (int M : {256, 301})           // M = lda: the stored rows' stride; 301: ragged row blocks and tiles

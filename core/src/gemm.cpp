@@ -213,16 +213,22 @@ constexpr bool kPackA = TINYGPT_GEMM_PACK_A;
 // same lines again. On such a machine, packed: S's (768x512)^T @ 768x128 1.56x, the LSTM's
 // (768x1024)^T @ 768x256 1.37x; with rows 128 floats apart 0.92-0.99x, so those stay in place
 // (bench/results/gemm-2026-11-28T023005Z.json). S2S's step 1.06x with one thread (1.11x by CPU
-// time) and 1.10x with two (seq2seq-2026-11-28T023850Z.json). AVX-512's 6 x 64 tile does 24
-// multiply-adds per line of A, and on the 48 KB L1 where it was measured packing was slower: it
-// reads A in place.
+// time) and 1.10x with two (seq2seq-2026-11-28T023850Z.json). Since AVX2 runs a task's tiles row
+// strip after row strip (for_tiles, below), it packs them at any stride: timed step by step in one
+// process against packing from 256 floats apart, S2S's step 1.02-1.04x and GPT S's 1.04x (1 thread)
+// and 1.03x (2 threads; docs/simd_and_kernels.md). AVX-512's 6 x 64 tile does 24 multiply-adds
+// per line of A, and on the 48 KB L1 where it was measured packing was slower: it reads A in place.
 #if defined(__wasm_simd128__) || defined(TINYGPT_SIMD_AVX2)
 constexpr bool kPackTransA = true;
 #else
 constexpr bool kPackTransA = kPackA;
 #endif
-#if !defined(TINYGPT_GEMM_PACK_TRANS_A_LDA)
-#define TINYGPT_GEMM_PACK_TRANS_A_LDA 256  // the row stride from which SIMD128 and AVX2 pack op(A) = A^T
+#if !defined(TINYGPT_GEMM_PACK_TRANS_A_LDA)  // the row stride from which op(A) = A^T is packed
+#if defined(TINYGPT_SIMD_AVX2)
+#define TINYGPT_GEMM_PACK_TRANS_A_LDA 0
+#else
+#define TINYGPT_GEMM_PACK_TRANS_A_LDA 256
+#endif
 #endif
 constexpr int kPackTransALda = kPackA ? 0 : TINYGPT_GEMM_PACK_TRANS_A_LDA;
 // The order of a task's tiles. AVX2 runs each MR-row strip of op(A) against the task's B panels
