@@ -138,28 +138,33 @@ TEST_CASE("sgemm matches the scalar reference for every transpose and awkward si
   });
 }
 
+// C0 (M, N) + op(A) @ op(B) with the stored matrices' row strides lda and ldb, from random values:
+// the reference's values, and the same bits at any thread count
+static void require_sgemm_matches_at_any_thread_count(bool transA, bool transB, int M, int N, int K, int lda, int ldb) {
+  const int a_rows = transA ? K : M, b_rows = transB ? N : K;
+  std::vector<float> A = random_vector(size_t(a_rows) * lda, 1), B = random_vector(size_t(b_rows) * ldb, 2);
+  std::vector<float> C0 = random_vector(size_t(M) * N, 3);
+  INFO("transA " << transA << " transB " << transB << " M " << M << " N " << N << " K " << K);
+  std::vector<float> want = C0;
+  kernels::ref::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, want.data(), N, true);
+  require_thread_independent([&] {
+    std::vector<float> got = C0;
+    kernels::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, got.data(), N, true);
+    require_close(got, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm");
+    return got;
+  });
+}
+
 // The weight gradients inp^T @ dout whose inp rows are 256 floats or more apart: the SIMD128 build
 // packs their A (gemm.cpp, kPackTransALda) and cuts their tasks by rows only, AVX2 packs a
 // transposed A at any stride, AVX-512 reads it in place. Either way: the reference's values, and
 // the same bits at any thread count.
 TEST_CASE("sgemm's weight gradients with far-apart rows match the reference at any thread count", "[simd]") {
   for_each_backend([&] {
-    for (int M : {256, 301})           // M = lda: the stored rows' stride; 301: ragged row blocks and tiles
-      for (int N : {17, 130})          // a partial panel; more than two
-        for (int K : {40, 300}) {      // one and two K slices
-          const int lda = M, ldb = N;
-          std::vector<float> A = random_vector(size_t(K) * lda, 1), B = random_vector(size_t(K) * ldb, 2);
-          std::vector<float> C0 = random_vector(size_t(M) * N, 3);
-          INFO("M " << M << " N " << N << " K " << K);
-          std::vector<float> want = C0;
-          kernels::ref::sgemm(true, false, M, N, K, A.data(), lda, B.data(), ldb, want.data(), N, true);
-          require_thread_independent([&] {
-            std::vector<float> got = C0;
-            kernels::sgemm(true, false, M, N, K, A.data(), lda, B.data(), ldb, got.data(), N, true);
-            require_close(got, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm");
-            return got;
-          });
-        }
+    for (int M : {256, 301})       // M = lda: the stored rows' stride; 301: ragged row blocks and tiles
+      for (int N : {17, 130})      // a partial panel; more than two
+        for (int K : {40, 300})    // one and two K slices
+          require_sgemm_matches_at_any_thread_count(true, false, M, N, K, M, N);
   });
 }
 
@@ -169,22 +174,11 @@ TEST_CASE("sgemm's weight gradients with far-apart rows match the reference at a
 // count.
 TEST_CASE("sgemm over several groups of B panels matches the reference at any thread count", "[simd]") {
   for_each_backend([&] {
-    for (int ta = 0; ta < 2; ta++)
-      for (int tb = 0; tb < 2; tb++)
-        for (int M : {97, 260}) {  // 260 rows transposed: rows 260 floats apart, the packed path
-          const bool transA = ta, transB = tb;
-          const int N = 300, K = 300, lda = transA ? M : K, ldb = transB ? K : N;
-          std::vector<float> A = random_vector(size_t(M) * K, 4), B = random_vector(size_t(K) * N, 5);
-          std::vector<float> C0 = random_vector(size_t(M) * N, 6);
-          INFO("transA " << transA << " transB " << transB << " M " << M);
-          std::vector<float> want = C0;
-          kernels::ref::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, want.data(), N, true);
-          require_thread_independent([&] {
-            std::vector<float> got = C0;
-            kernels::sgemm(transA, transB, M, N, K, A.data(), lda, B.data(), ldb, got.data(), N, true);
-            require_close(got, want, 1e-4 * std::sqrt(double(K)), 1e-5, "sgemm");
-            return got;
-          });
+    for (bool transA : {false, true})
+      for (bool transB : {false, true})
+        for (int M : {97, 260}) {  // 260 rows transposed: rows 260 floats apart
+          const int N = 300, K = 300;
+          require_sgemm_matches_at_any_thread_count(transA, transB, M, N, K, transA ? M : K, transB ? K : N);
         }
   });
 }
