@@ -141,6 +141,7 @@ function torchTokS(config, threads) {
 
 const table = [];
 let torchInfo = '';
+let torchBlas = '';  // the folder of the libblas PyTorch loaded: blas (Debian's netlib reference), openblas-openmp, ...
 let backend = '';
 for (const config of configNames)
   for (const threads of threadCounts) {
@@ -151,7 +152,8 @@ for (const config of configNames)
       cell.ours.push(ours.tokS);
       if (torchOk) {
         const t = torchTokS(config, threads);
-        torchInfo = `PyTorch ${t.torch} with ${path.basename(path.dirname(t.blas))}`;
+        torchBlas = path.basename(path.dirname(t.blas));
+        torchInfo = `PyTorch ${t.torch} with ${torchBlas}`;
         cell.torch.push(t.tok_s);
       }
     }
@@ -161,7 +163,7 @@ const best = (xs) => (xs.length ? Math.max(...xs) : NaN);
 console.log(`\nTraining tokens/s (best of ${repeat}, runs alternating): tinygpt ${backend} kernels vs ${torchInfo || 'PyTorch (skipped)'}`);
 // Debian's default libblas is the netlib reference, ~20x slower than OpenBLAS for PyTorch's Linear
 // layers: ratios against it say nothing about tinygpt, so say so where they are printed and kept
-const referenceBlas = / with blas$/.test(torchInfo);
+const referenceBlas = torchBlas === 'blas';
 if (referenceBlas)
   console.log('  warning: PyTorch ran on the netlib reference BLAS, not OpenBLAS: the ratios below are not a fair comparison.\n' +
     '  Install libopenblas0-openmp, or unpack it under build/openblas (bench/torch-env.mjs), and run again.');
