@@ -140,20 +140,20 @@ template <bool TransA, int TM, int TR>
 inline void direct_kernel(int kc, const float* __restrict a, int lda, const float* __restrict b, int ldb, float* C,
                           int ldc, bool accumulate, int mr, int nr, Epilogue ep = {}) {
   constexpr int TN = TR * W;
-  const float* ar[TM];  // rows past mr repeat the last one (computed, never stored)
-  for (int i = 0; i < TM; i++) ar[i] = TransA ? a + std::min(i, mr - 1) : a + std::min(i, mr - 1) * lda;
+  // op(A)(i, k) of the tile's row i, moved a step per k below; rows past mr repeat the last one
+  // (computed, never stored)
+  const float* ap[TM];
+  for (int i = 0; i < TM; i++) ap[i] = TransA ? a + std::min(i, mr - 1) : a + std::min(i, mr - 1) * lda;
   vf acc[TM][TR];
   for (int i = 0; i < TM; i++)
     for (int v = 0; v < TR; v++) acc[i][v] = simd::zero();
   // The loop moves a pointer into B and op(A)'s pointers a step per k, reads at constant offsets
   // from them and ends on B's pointer: wasm loads take only constant offsets, and indexed by k
-  // (k * ldb, ar[i][k]) the SIMD128 build's loop spent 8 integer instructions a k beside its 22
+  // (k * ldb, row[k]) the SIMD128 build's loop spent 8 integer instructions a k beside its 22
   // vector ones (V8 on a Zen 3 issues ~6 a cycle for 4 multiply/add units); this way 4, and its
   // products ran 1.03-1.11x faster, the same bits (docs/simd_and_kernels.md). Unrolled by 2 or 4,
   // clang hoisted the products ahead of their additions and they ran 0.6-0.9x.
   const float* bp = b;
-  const float* ap[TM];
-  for (int i = 0; i < TM; i++) ap[i] = ar[i];
   const int da = TransA ? lda : 1;  // op(A)(i, k) -> op(A)(i, k + 1)
   for (const float* const b_end = b + int64_t(kc) * ldb; bp != b_end;) {
     vf bk[TR];
