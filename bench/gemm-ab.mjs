@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { benchResults, root } from './results.mjs';
+import { benchResults, machine, root } from './results.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -32,18 +32,12 @@ fs.mkdirSync(dir, { recursive: true });
 const baseSource = path.join(dir, 'gemm_base.cpp');
 fs.writeFileSync(baseSource, execFileSync('git', ['show', `${baseCommit}:core/src/gemm.cpp`], { cwd: root }));
 
-const cpuFlags = (() => {
-  try {
-    return new Set((/^flags\s*:\s*(.*)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '').split(/\s+/));
-  } catch {
-    return new Set();
-  }
-})();
 const includes = ['-I', path.join(root, 'core/src'), '-I', path.join(root, 'core/include')];
 const common = ['-O3', '-DNDEBUG', '-fno-math-errno', '-ffp-contract=off', '-std=c++20', ...includes];
 // [label, isa, compiler, flags (as CMakeLists.txt's kernel copy / the wasm build), core library, link flags, run]
 const backends = [];
-if (!args.includes('--no-native') && cpuFlags.has('avx2') && cpuFlags.has('fma'))
+const simd = machine().simd;
+if (!args.includes('--no-native') && simd.includes('avx2') && simd.includes('fma'))
   backends.push({ label: 'native', isa: 'avx2', cxx: 'c++', flags: [...common, '-fPIC', '-mavx2', '-mfma'],
     lib: 'build/native/libtinygpt_core.a', link: ['-lpthread'], exe: 'gemm_ab_avx2', run: (exe) => [exe, []] });
 if (!args.includes('--no-wasm'))
@@ -72,7 +66,7 @@ for (const b of backends) {
   execFileSync(b.cxx, [...b.flags, `-DAB_ISA=${b.isa}`, path.join(root, 'bench/gemm_ab.cpp'), ...objs, lib, ...b.link, '-o', exe],
     { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const [cmd, pre] = b.run(exe);
-  const result = JSON.parse(execFileSync(cmd, [...pre, '--rounds', String(rounds), '--json'], { encoding: 'utf8' }));
+  const result = JSON.parse(execFileSync(cmd, [...pre, '--rounds', String(rounds)], { encoding: 'utf8' }));
   console.log(`  ${b.label}, ${result.isa}:`);
   for (const s of result.shapes)
     console.log(`    ${s.shape.padEnd(34)} base ${s.base_gflops.toFixed(1).padStart(6)}  this ${s.gflops.toFixed(1).padStart(6)} GFLOP/s` +

@@ -4,8 +4,9 @@
 // beside this tree's core (scratch memory, the pool). They run in the same process, on the same
 // buffers, alternating call by call: on a machine shared with other tenants, whose load moves by
 // +-15% between processes, both see the same moments. Per shape: GFLOP/s of each (median and best
-// over the rounds), their ratio, and whether the two wrote the same bits.
-//   gemm_ab [--rounds N] [--json]      (one thread)
+// over the rounds), their ratio, and whether the two wrote the same bits, as one line of JSON
+// (bench/gemm-ab.mjs prints it as a table).
+//   gemm_ab [--rounds N]      (one thread)
 // Built with -DAB_ISA=<isa> (the namespace gemm.cpp's copies were renamed from).
 #include <algorithm>
 #include <chrono>
@@ -59,20 +60,15 @@ double seconds(std::chrono::steady_clock::time_point t0) {
 
 int main(int argc, char** argv) {
   int rounds = 15;
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i++)
     if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
-    if (!std::strcmp(argv[i], "--json")) json = true;
-  }
   tinygpt::tp::set_num_threads(1);
   namespace k = tinygpt::kernels;
   const Sgemm fns[2] = {k::AB_CAT(AB_ISA, _base)::sgemm, k::AB_CAT(AB_ISA, _this)::sgemm};  // base, this tree
   const int kCalls = 8;  // calls per timing
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  if (json) std::printf("{\"isa\": \"%s\", \"rounds\": %d, \"shapes\": [", AB_STR(AB_ISA), rounds);
-  else std::printf("gemm_ab: %s, one thread, %d rounds of %d calls each, alternating base and this tree\n",
-                   AB_STR(AB_ISA), rounds, kCalls);
+  std::printf("{\"isa\": \"%s\", \"rounds\": %d, \"calls_per_timing\": %d, \"shapes\": [", AB_STR(AB_ISA), rounds, kCalls);
   bool first = true;
   for (const Shape& s : kShapes) {
     std::vector<float> A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);  // (M, K), (K, N), (M, N)
@@ -98,18 +94,12 @@ int main(int argc, char** argv) {
       best[v] = t[v][0];
     }
     const bool same = out[0] == out[1];
-    if (json) {
-      std::printf("%s{\"shape\": \"%s\", \"base_gflops\": %.2f, \"gflops\": %.2f, \"base_best_gflops\": %.2f, "
-                  "\"best_gflops\": %.2f, \"ratio_median\": %.4f, \"ratio_best\": %.4f, \"same_bits\": %s}",
-                  first ? "" : ", ", s.name, gflop / median[0], gflop / median[1], gflop / best[0], gflop / best[1],
-                  median[0] / median[1], best[0] / best[1], same ? "true" : "false");
-    } else {
-      std::printf("  %-34s base %6.1f  this %6.1f GFLOP/s (median)  this/base %.3f (median) %.3f (best)%s\n", s.name,
-                  gflop / median[0], gflop / median[1], median[0] / median[1], best[0] / best[1],
-                  same ? "" : "  BITS DIFFER");
-    }
+    std::printf("%s{\"shape\": \"%s\", \"base_gflops\": %.2f, \"gflops\": %.2f, \"base_best_gflops\": %.2f, "
+                "\"best_gflops\": %.2f, \"ratio_median\": %.4f, \"ratio_best\": %.4f, \"same_bits\": %s}",
+                first ? "" : ", ", s.name, gflop / median[0], gflop / median[1], gflop / best[0], gflop / best[1],
+                median[0] / median[1], best[0] / best[1], same ? "true" : "false");
     first = false;
   }
-  if (json) std::printf("]}\n");
+  std::printf("]}\n");
   return 0;
 }
