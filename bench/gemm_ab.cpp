@@ -50,6 +50,9 @@ const Shape kShapes[] = {
     {"S dW      (768x128)^T @ 768x384", true, false, 128, 384, 768},
     {"S2S kv    512x128 @ 128x256", false, false, 512, 256, 128},
     {"S2S logits 512x128 @ 128x259", false, false, 512, 259, 128},
+    {"S2S dinp  512x128 @ (128x128)^T", false, true, 512, 128, 128},
+    {"S2S dW    (512x128)^T @ 512x128", true, false, 128, 128, 512},
+    {"S2S dW    (512x128)^T @ 512x259", true, false, 128, 259, 512},
     {"S2S dW    (512x512)^T @ 512x128", true, false, 512, 128, 512},
 };
 

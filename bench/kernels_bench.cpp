@@ -24,7 +24,8 @@
 //
 // --cpu-time times the GEMMs by this thread's CPU time instead of the wall clock (one thread
 // only): on a machine shared with other busy processes it measures the kernel, not the share
-// of the CPU it got. Reported figures use the wall clock.
+// of the CPU it got (in wasm, Node's process CPU time: bench/cpu_clock.h). Reported figures use
+// the wall clock.
 //
 // Peak: many independent multiply-add chains on registers (no memory traffic), at the vector
 // width of each backend. With FMA (AVX2, AVX-512) a chain step is one fused instruction; SSE2
@@ -41,7 +42,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +51,7 @@
 #include <sched.h>
 #endif
 
+#include "cpu_clock.h"
 #include "kernels.h"
 #include "peak.h"
 #include "simd.h"
@@ -70,11 +71,7 @@ using bench::seconds_since;
 
 bool g_cpu_time = false;  // --cpu-time
 double gemm_clock() {
-  if (g_cpu_time) {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-  }
+  if (g_cpu_time) return bench::cpu_seconds(bench::CpuClock::thread);
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
 

@@ -17,6 +17,8 @@
 //   seq2seq_bench --profile [--threads N] [--steps N] [--cpu-time]
 //       where a step's time goes: the wall time of each kernel (kernels::set_profiling), summed
 //       over the steps, and the rest (graph, arena, gradient zeroing, batch) as "outside kernels".
+//       With --cpu-time, each kernel's thread CPU time (natively only: wasm has no per-thread CPU
+//       clock, and says so).
 //   seq2seq_bench --learn TASK [--steps N] [--batch B] [--lr X] [--enc L] [--dec L] [--heads H]
 //                 [--embd C] [--ff F] [--block T] [--threads N] [--eval-every N] [--seed S]
 //       trains on a built-in task (data::builtin_task) and reports, at each evaluation, the
@@ -31,14 +33,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <vector>
 
-#if defined(__EMSCRIPTEN__)
-#include <emscripten.h>
-#endif
-
+#include "cpu_clock.h"
 #include "kernels.h"
 #include "peak.h"
 #include "tinygpt/optim.h"
@@ -51,14 +49,6 @@ using namespace tinygpt;
 using bench::Clock;
 using bench::seconds_since;
 
-#if defined(__EMSCRIPTEN__)
-// Emscripten's clocks are all the wall clock; Node's process.cpuUsage() is the process's CPU time
-// (this thread, and V8's helper threads, which are idle once the code is compiled and warm).
-EM_JS(double, node_cpu_seconds, (), {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-});
-#endif
 
 namespace {
 
@@ -116,14 +106,14 @@ int speed(int argc, char** argv) {
     std::fprintf(stderr, "seq2seq_bench: --cpu-time needs --threads 1\n");
     return 2;
   }
+  if (cpu_time && profile && !kernels::has_thread_cpu_clock()) {
+    std::fprintf(stderr, "seq2seq_bench: --profile times each kernel by its thread's CPU time, and this build (wasm) "
+                         "has no per-thread CPU clock: run --profile without --cpu-time\n");
+    return 2;
+  }
   auto now = [&] {
     if (!cpu_time) return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-#if defined(__EMSCRIPTEN__)
-    return node_cpu_seconds();
-#endif
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+    return bench::cpu_seconds(bench::CpuClock::process);
   };
   model::Seq2SeqDims d;
   d.n_enc_layer = 2, d.n_dec_layer = 2, d.n_head = 4, d.n_embd = 128, d.d_ff = 512, d.block_size = 32;

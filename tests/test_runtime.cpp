@@ -12,6 +12,7 @@
 #include <vector>
 #include <string>
 
+#include "kernels.h"
 #include "threadpool.h"
 #include "tinygpt/runtime.h"
 
@@ -301,6 +302,41 @@ TEST_CASE("the pool's counters count split jobs, chunks and inline calls only wh
   CHECK(after.chunks == s.chunks);
   CHECK(after.inline_jobs == s.inline_jobs);
   tinygpt::set_num_threads(saved);
+}
+
+// kernels::set_profiling(on, cpu_time): natively each call adds its thread's CPU time; wasm has
+// no per-thread CPU clock (Emscripten's clock_gettime fails for it, and the times were garbage
+// from an unset timespec), so there asking for it fails with a message and changes nothing.
+TEST_CASE("kernel timings by CPU time: counted natively, refused with a message in wasm", "[runtime]") {
+  std::vector<float> a(64 * 64, 0.5f), b(64 * 64, 0.25f), c(64 * 64);  // (64, 64) each
+  auto product = [&] { kernels::sgemm(false, false, 64, 64, 64, a.data(), 64, b.data(), 64, c.data(), 64, false); };
+  auto sgemm_row = [] {
+    for (const kernels::KernelTime& t : kernels::kernel_times())
+      if (std::string(t.name) == "sgemm") return t;
+    return kernels::KernelTime{"sgemm", -1, -1.0};
+  };
+  kernels::kernel_times();  // reset
+#if defined(__EMSCRIPTEN__)
+  CHECK_FALSE(kernels::has_thread_cpu_clock());
+  CHECK_THROWS_WITH(kernels::set_profiling(true, true), Catch::Contains("no per-thread CPU clock"));
+  product();  // profiling stayed off
+  CHECK(sgemm_row().calls == 0);
+#else
+  CHECK(kernels::has_thread_cpu_clock());
+  kernels::set_profiling(true, true);
+  for (int i = 0; i < 3; i++) product();
+  kernels::set_profiling(false);
+  const kernels::KernelTime t = sgemm_row();
+  CHECK(t.calls == 3);
+  CHECK(t.seconds >= 0.0);
+  CHECK(t.seconds < 1.0);  // 3 products of 0.5 MFLOP: microseconds, not an unset clock's garbage
+  CHECK(c[0] == 64 * 0.5f * 0.25f);
+#endif
+  // the wall clock works everywhere
+  kernels::set_profiling(true);
+  product();
+  kernels::set_profiling(false);
+  CHECK(sgemm_row().calls == 1);
 }
 
 // The pool hands a job's tasks out by generation: a worker that read a job's description late

@@ -9,6 +9,7 @@
 
 #include "kernels_isa.h"
 #include "threadpool.h"
+#include "tinygpt/error.h"
 
 namespace tinygpt::kernels {
 
@@ -178,8 +179,16 @@ struct CallTimer {
 };
 }  // namespace
 
+bool has_thread_cpu_clock() {
+  timespec ts;
+  return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0;
+}
+
 void set_profiling(bool on, bool cpu_time) {
-  g_profile_cpu.store(cpu_time, std::memory_order_relaxed);
+  // Emscripten's clock_gettime knows the wall clocks only: every reading would fail and the
+  // times would be garbage (uninitialised), so say so instead
+  if (on && cpu_time && !has_thread_cpu_clock())
+    throw tinygpt::Error("kernel profiling by CPU time: this build has no per-thread CPU clock (wasm); profile by the wall clock");
   g_profiling.store(on, std::memory_order_relaxed);
 }
 

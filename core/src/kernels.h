@@ -35,7 +35,9 @@ struct KernelTime {
   int64_t calls;
   double seconds;
 };
+// Throws tinygpt::Error for cpu_time where there is no per-thread CPU clock (wasm).
 void set_profiling(bool on, bool cpu_time = false);
+bool has_thread_cpu_clock();
 std::vector<KernelTime> kernel_times();  // and resets them
 
 // Shape of a general multi-head attention (the encoder-decoder's mha_forward / mha_backward):
