@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernel_checks.h"
 #include "kernels.h"
 #include "simd.h"
 #include "test_util.h"
@@ -14,47 +15,12 @@
 
 using namespace tinygpt;
 
+using testutil::for_each_backend;
+using testutil::kSizes;
 using testutil::random_vector;
+using testutil::require_close;
 
 namespace {
-
-const int kSizes[] = {1, 3, 15, 16, 17, 63, 64, 65};
-
-// max |a - b| / (atol + rtol |b|) must stay <= 1
-void require_close(const std::vector<float>& got, const std::vector<float>& want, double atol, double rtol,
-                   const char* what) {
-  REQUIRE(got.size() == want.size());
-  double worst = 0;
-  size_t at = 0;
-  for (size_t i = 0; i < got.size(); i++) {
-    const double r = std::fabs(double(got[i]) - want[i]) / (atol + rtol * std::fabs(double(want[i])));
-    if (!(r <= worst)) {  // also catches NaN
-      worst = r;
-      at = i;
-    }
-  }
-  INFO(what << ": worst element " << at << " got " << got[at] << " want " << want[at]);
-  CHECK(worst <= 1.0);
-}
-
-// Runs body once per SIMD backend this build carries (a portable x86-64 build: avx2 and sse2),
-// then restores the default.
-template <class F>
-void for_each_backend(F body) {
-  const std::string saved = kernels::simd_backend();
-  std::string all = kernels::available_backends(), name;
-  for (size_t i = 0; i <= all.size(); i++) {
-    if (i < all.size() && all[i] != ' ') {
-      name += all[i];
-      continue;
-    }
-    REQUIRE(kernels::use_backend(name));
-    INFO("backend " << name);
-    body();
-    name.clear();
-  }
-  kernels::use_backend(saved);
-}
 
 // Runs the same computation with 1, 2, 3 and 4 threads (more than this machine's cores only
 // oversubscribes; the kernels split their work differently for each count) and checks the

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernel_checks.h"
 #include "kernels.h"
 #include "test_util.h"
 #include "threadpool.h"
@@ -18,8 +19,10 @@
 using namespace tinygpt;
 
 using testutil::check_gradients;
+using testutil::for_each_backend;
 using testutil::random_tensor;
 using testutil::random_vector;
+using testutil::require_close;
 
 namespace {
 
@@ -33,41 +36,6 @@ namespace {
   } while (0)
 
 const char* kCellNames[] = {"rnn", "gru", "lstm"};
-
-double worst_ratio(const std::vector<float>& got, const std::vector<float>& want, double atol, double rtol, size_t* at) {
-  double worst = 0;
-  for (size_t i = 0; i < got.size(); i++) {
-    const double r = std::fabs(double(got[i]) - want[i]) / (atol + rtol * std::fabs(double(want[i])));
-    if (!(r <= worst)) worst = r, *at = i;  // NaN counts as worst
-  }
-  return worst;
-}
-
-#define REQUIRE_CLOSE(got, want, atol, rtol, what)                                                 \
-  do {                                                                                             \
-    REQUIRE((got).size() == (want).size());                                                        \
-    size_t at_ = 0;                                                                                \
-    const double w_ = worst_ratio(got, want, atol, rtol, &at_);                                    \
-    INFO(what << ": element " << at_ << " got " << (got)[at_] << " want " << (want)[at_]);         \
-    CHECK(w_ <= 1.0);                                                                              \
-  } while (0)
-
-template <class F>
-void for_each_backend(F body) {
-  const std::string saved = kernels::simd_backend();
-  std::string all = kernels::available_backends() + " ", name;
-  for (char ch : all) {
-    if (ch != ' ') {
-      name += ch;
-      continue;
-    }
-    REQUIRE(kernels::use_backend(name));
-    INFO("backend " << name);
-    body();
-    name.clear();
-  }
-  kernels::use_backend(saved);
-}
 
 // One layer's inputs for the kernels: xg (B, T, G*H), w_hh (G*H, H), b_hh, h0, c0 (B, H), and the
 // gradients from outside, dh and dc (B, T, H).
@@ -121,7 +89,7 @@ TEST_CASE("the fused recurrent kernels match their scalar twins for every cell a
             for (bool with_h0 : {false, true}) {
               INFO("initial state " << (with_h0 ? "given" : "zeros"));
               const std::vector<float> got = lc.run(false, with_h0), want = lc.run(true, with_h0);
-              REQUIRE_CLOSE(got, want, 2e-6, 2e-5, "h, c, gates, dgx, dgh, dh0, dc0");
+              require_close(got, want, 2e-6, 2e-5, "h, c, gates, dgx, dgh, dh0, dc0");
             }
           }
   });
@@ -289,7 +257,7 @@ TEST_CASE("two windows carried statefully compute what one window of twice the l
           const nn::Tensor& part = t < T ? one : two;
           got.push_back(part.data()[(size_t(b) * T + t % T) * 256 + v]);
         }
-    REQUIRE_CLOSE(got, want, 1e-6, 1e-5, "logits");
+    require_close(got, want, 1e-6, 1e-5, "logits");
     SECTION("the first window of a stateful run is the stateless window") {
       for (size_t i = 0; i < size_t(B) * T * 256; i++) {
         const size_t b = i / (size_t(T) * 256), r = i % (size_t(T) * 256);

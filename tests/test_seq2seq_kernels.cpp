@@ -8,51 +8,19 @@
 #include <cstring>
 #include <vector>
 
+#include "kernel_checks.h"
 #include "kernels.h"
 #include "test_util.h"
 #include "threadpool.h"
 
 using namespace tinygpt;
 
+using testutil::for_each_backend;
+using testutil::kSizes;
 using testutil::random_vector;
+using testutil::require_close;
 
 namespace {
-
-const int kSizes[] = {1, 3, 15, 16, 17, 63, 64, 65};
-
-void require_close(const std::vector<float>& got, const std::vector<float>& want, double atol, double rtol,
-                   const char* what) {
-  REQUIRE(got.size() == want.size());
-  if (got.empty()) return;
-  double worst = 0;
-  size_t at = 0;
-  for (size_t i = 0; i < got.size(); i++) {
-    const double r = std::fabs(double(got[i]) - want[i]) / (atol + rtol * std::fabs(double(want[i])));
-    if (!(r <= worst)) {  // also catches NaN
-      worst = r;
-      at = i;
-    }
-  }
-  INFO(what << ": worst element " << at << " got " << got[at] << " want " << want[at]);
-  CHECK(worst <= 1.0);
-}
-
-template <class F>
-void for_each_backend(F body) {
-  const std::string saved = kernels::simd_backend();
-  std::string all = kernels::available_backends(), name;
-  for (size_t i = 0; i <= all.size(); i++) {
-    if (i < all.size() && all[i] != ' ') {
-      name += all[i];
-      continue;
-    }
-    REQUIRE(kernels::use_backend(name));
-    INFO("backend " << name);
-    body();
-    name.clear();
-  }
-  kernels::use_backend(saved);
-}
 
 // A key-padding mask (B, Tk): element b has its last b % 3 keys padded (at least one real key),
 // and, for b % 4 == 3, a padding key in the middle too (masks need not be right-aligned).
