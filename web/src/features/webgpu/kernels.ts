@@ -926,6 +926,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 // ---- softmax and cross-entropy ----------------------------------------------------------------
 
+// A row's max and its sum of exp(x - max), over a 256-wide workgroup: row z of V elements of
+// `buf`; mx and sum for the row's softmax (crossentropy, crossentropy_masked, softmax).
+const rowMaxSum = (buf: string) => /* wgsl */ `  var mx = -3.0e38;
+  for (var v = lid; v < V; v += 256u) { mx = max(mx, ${buf}[z + v]); }
+  mx = wg_max(lid, mx);
+  var s = 0.0;
+  for (var v = lid; v < V; v += 256u) { s += exp(${buf}[z + v] - mx); }
+  let sum = wg_sum(lid, s);`;
+
 const crossentropy: KernelDef = {
   args: ['rw', 'rw', 'r u32'],
   source: kernel(['rw', 'rw', 'r u32'], ['logits', 'losses', 'targets'], /* wgsl */ `
@@ -940,12 +949,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let z = row * V;
   let y = targets[row];
   let zy = logits[z + y];
-  var mx = -3.0e38;
-  for (var v = lid; v < V; v += 256u) { mx = max(mx, logits[z + v]); }
-  mx = wg_max(lid, mx);
-  var s = 0.0;
-  for (var v = lid; v < V; v += 256u) { s += exp(logits[z + v] - mx); }
-  let sum = wg_sum(lid, s);
+${rowMaxSum('logits')}
   if (lid == 0u) { losses[row] = log(sum) - (zy - mx); }
   if (write_grad) {
     for (var v = lid; v < V; v += 256u) {
@@ -1123,12 +1127,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let valid = targets[row] < V;
   let y = select(0u, targets[row], valid);
   let zy = logits[z + y];
-  var mx = -3.0e38;
-  for (var v = lid; v < V; v += 256u) { mx = max(mx, logits[z + v]); }
-  mx = wg_max(lid, mx);
-  var s = 0.0;
-  for (var v = lid; v < V; v += 256u) { s += exp(logits[z + v] - mx); }
-  let sum = wg_sum(lid, s);
+${rowMaxSum('logits')}
   if (lid == 0u) { losses[row] = select(0.0, (log(sum) - (zy - mx)) * (f32(N) / count), valid); }
   if (write_grad) {
     let dloss = 1.0 / count;
@@ -1152,12 +1151,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let row = row_of(wid, nwg);
   if (row >= N) { return; }
   let z = row * V;
-  var mx = -3.0e38;
-  for (var v = lid; v < V; v += 256u) { mx = max(mx, inp[z + v]); }
-  mx = wg_max(lid, mx);
-  var s = 0.0;
-  for (var v = lid; v < V; v += 256u) { s += exp(inp[z + v] - mx); }
-  let sum = wg_sum(lid, s);
+${rowMaxSum('inp')}
   for (var v = lid; v < V; v += 256u) { out[z + v] = exp(inp[z + v] - mx) / sum; }
 }`, reductions(256)),
   grid: (d) => rowsGrid(d[0]),
