@@ -929,6 +929,27 @@ class S2SBuilder {
       b_.op(prog, "linear_backward", what, {dx, dy, w, aux, gw, x, gb},
             {N, n_in, n_out, epilogue, gb.defined() ? 1u : 0u, accumulate ? 1u : 0u});
     };
+    // feed_forward's backward from the gradient at LN's input (cur): linear2 into dff through the
+    // ReLU, then linear1 adds its input's gradient to cur (the residual's); y: the sub-layer's input
+    auto feed_forward_back = [&](const auto& w, const auto& g, const auto& a, Region y, Region dff, uint32_t N) {
+      lin_back("linear2 backward: dinp + relu backward; dweight, dbias", dff, cur, w.fc2_w, a.ff, g.fc2_w, a.ff, g.fc2_b,
+               N, F, C, 3, false);
+      lin_back("linear1 backward: dinp += (residual); dweight, dbias", cur, dff, w.fc1_w, kNone, g.fc1_w, y, g.fc1_b, N, C,
+               F, 0, true);
+    };
+    // self_attention's backward likewise: out_proj into datt, the attention into dqkv, and qkv adds
+    // its input's gradient to cur; x: the sub-layer's input, L its rows per sequence, mask its tokens
+    auto self_attention_back = [&](const auto& w, const auto& g, const auto& a, Region x, Region datt, Region dqkv,
+                                   uint32_t L, bool causal, Region mask) {
+      const uint32_t N = B * L;
+      lin_back("self_attn.out_proj backward", datt, cur, w.out_w, kNone, g.out_w, a.att, kNone, N, C, C, 0, false);
+      std::vector<uint32_t> d = attn(B, L, L, 3 * C, 0, 3 * C, C, 2 * C, causal);
+      d.insert(d.end(), {3 * C, 0, 3 * C, C, 2 * C, 0});
+      b_.op(prog, "attention_masked_backward", "self_attn backward: dq; dk, dv",
+            {kNone, dqkv, datt, a.att, a.qkv, a.qkv, a.lse, mask}, std::move(d));
+      lin_back("self_attn.qkv backward: dinp += (residual); dweight", cur, dqkv, w.qkv_w, kNone, g.qkv_w, x, kNone, N, C,
+               3 * C, 0, true);
+    };
     // logits = LN_f(z) @ proj_w + proj_b
     lin_back("proj backward: dinp; dweight, dbias", tB, f.logits, P_.proj_w, kNone, G.proj_w, f.lnf.out, G.proj_b, Nt, C,
              V, 0, false);
@@ -940,10 +961,7 @@ class S2SBuilder {
       const DecActs& a = f.dec[li];
       b_.at("decoder.layers." + std::to_string(li) + ".");
       ln_back("norm3 backward", a.ln3, w.ln3_w, g.ln3_w, g.ln3_b, Nt, tA, tB);
-      lin_back("linear2 backward: dinp + relu backward; dweight, dbias", dff_t, cur, w.fc2_w, a.ff, g.fc2_w, a.ff, g.fc2_b,
-               Nt, F, C, 3, false);
-      lin_back("linear1 backward: dinp += (residual); dweight, dbias", cur, dff_t, w.fc1_w, kNone, g.fc1_w, a.ln2.out,
-               g.fc1_b, Nt, C, F, 0, true);
+      feed_forward_back(w, g, a, a.ln2.out, dff_t, Nt);
       ln_back("norm2 backward", a.ln2, w.ln2_w, g.ln2_w, g.ln2_b, Nt, tA, tB);
       lin_back("cross_attn.out_proj backward", datt_t, cur, w.cout_w, kNone, g.cout_w, a.cross, kNone, Nt, C, C, 0, false);
       std::vector<uint32_t> d = attn(B, T, S, C, 0, 2 * C, 0, C, false);
@@ -956,13 +974,7 @@ class S2SBuilder {
       lin_back("cross_attn.q backward: dinp += (residual); dweight", cur, dq, w.q_w, kNone, g.q_w, a.ln1.out, kNone, Nt,
                C, C, 0, true);
       ln_back("norm1 backward", a.ln1, w.ln1_w, g.ln1_w, g.ln1_b, Nt, tA, tB);
-      lin_back("self_attn.out_proj backward", datt_t, cur, w.out_w, kNone, g.out_w, a.att, kNone, Nt, C, C, 0, false);
-      d = attn(B, T, T, 3 * C, 0, 3 * C, C, 2 * C, true);
-      d.insert(d.end(), {3 * C, 0, 3 * C, C, 2 * C, 0});
-      b_.op(prog, "attention_masked_backward", "self_attn backward: dq; dk, dv", {kNone, dqkv_t, datt_t, a.att, a.qkv,
-                                                                               a.qkv, a.lse, tgt_in}, std::move(d));
-      lin_back("self_attn.qkv backward: dinp += (residual); dweight", cur, dqkv_t, w.qkv_w, kNone, g.qkv_w, a.z, kNone,
-               Nt, C, 3 * C, 0, true);
+      self_attention_back(w, g, a, a.z, datt_t, dqkv_t, T, true, tgt_in);
     }
     b_.at("");
     b_.op(prog, "embedding_backward", "tgt_embed backward", {G.tgt_emb, dpe_t, cur, tgt_in}, {B, T, C, V});
@@ -973,18 +985,9 @@ class S2SBuilder {
       const EncActs& a = f.enc[li];
       b_.at("encoder.layers." + std::to_string(li) + ".");
       ln_back("norm2 backward", a.ln2, w.ln2_w, g.ln2_w, g.ln2_b, Ns, sA, sB);
-      lin_back("linear2 backward: dinp + relu backward; dweight, dbias", dff_s, cur, w.fc2_w, a.ff, g.fc2_w, a.ff, g.fc2_b,
-               Ns, F, C, 3, false);
-      lin_back("linear1 backward: dinp += (residual); dweight, dbias", cur, dff_s, w.fc1_w, kNone, g.fc1_w, a.ln1.out,
-               g.fc1_b, Ns, C, F, 0, true);
+      feed_forward_back(w, g, a, a.ln1.out, dff_s, Ns);
       ln_back("norm1 backward", a.ln1, w.ln1_w, g.ln1_w, g.ln1_b, Ns, sA, sB);
-      lin_back("self_attn.out_proj backward", datt_s, cur, w.out_w, kNone, g.out_w, a.att, kNone, Ns, C, C, 0, false);
-      std::vector<uint32_t> d = attn(B, S, S, 3 * C, 0, 3 * C, C, 2 * C, false);
-      d.insert(d.end(), {3 * C, 0, 3 * C, C, 2 * C, 0});
-      b_.op(prog, "attention_masked_backward", "self_attn backward: dq; dk, dv", {kNone, dqkv_s, datt_s, a.att, a.qkv,
-                                                                               a.qkv, a.lse, src}, std::move(d));
-      lin_back("self_attn.qkv backward: dinp += (residual); dweight", cur, dqkv_s, w.qkv_w, kNone, g.qkv_w, a.x, kNone, Ns,
-               C, 3 * C, 0, true);
+      self_attention_back(w, g, a, a.x, datt_s, dqkv_s, S, false, src);
     }
     b_.at("");
     b_.op(prog, "embedding_backward", "src_embed backward", {G.src_emb, dpe_s, cur, src}, {B, S, C, V});
