@@ -751,6 +751,38 @@ Snapshot language_model_snapshot(M& m, const data::Dataset& data, nn::Arena& are
   return s;
 }
 
+// The same for a translator (the encoder-decoder, the LSTM one): the probe pair's target losses,
+// probe_done(snapshot) while the probe's attention is the model's last (cross-attention first), the
+// per-position losses over held-out pairs (positions past a target's EOS do not count), and the map
+// of the source embedding.
+template <class M, class ProbeDone>
+Snapshot translator_snapshot(M& m, const data::PairDataset& pairs, nn::Arena& arena, const History& h, ProbeDone&& probe_done) {
+  const Layout& lay = h.layout();
+  const int S = lay.S, T = lay.T, V = data::kPairVocab;
+  nn::GradMode no_grad(false);
+  Snapshot s;
+  std::vector<int32_t> src(h.probe_source().begin(), h.probe_source().end());
+  std::vector<int32_t> tgt_in{data::kBos}, tgt_out;
+  for (uint8_t b : h.probe()) tgt_in.push_back(b), tgt_out.push_back(b);
+  tgt_out.push_back(data::kEos);
+  arena.reset();
+  nn::Tensor logits = m.forward_logits(arena, src.data(), tgt_in.data(), 1, S, T);  // (1, T, V)
+  probe_done(s);
+  s.probe_loss.resize(size_t(T));
+  token_losses(s.probe_loss.data(), logits.data(), tgt_out.data(), T, V);
+  data::PairBatch batch;
+  pairs.val_batch(0, std::min(kPositionWindows, std::max(1, int(pairs.val_size()))), batch);
+  arena.reset();
+  nn::Tensor val_logits = m.forward_logits(arena, batch.src.data(), batch.tgt_in.data(), batch.B, batch.S, batch.T);  // (B, T, V)
+  std::vector<float> losses(size_t(batch.B) * batch.T);  // (B, T)
+  token_losses(losses.data(), val_logits.data(), batch.tgt_out.data(), batch.B * batch.T, V);
+  arena.reset();
+  s.position_loss.resize(size_t(lay.P));
+  mean_positions(s.position_loss.data(), losses.data(), batch.B, batch.T, lay.P);
+  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.map_tokens(), h);
+  return s;
+}
+
 }  // namespace
 
 Snapshot take_snapshot(model::TinyGPT& m, const data::Dataset& data, nn::Arena& arena, const History& h) {
@@ -765,37 +797,16 @@ Snapshot take_snapshot(model::TinyGPT& m, const data::Dataset& data, nn::Arena& 
 
 Snapshot take_snapshot(model::Seq2Seq& m, const data::PairDataset& pairs, nn::Arena& arena, const History& h) {
   const Layout& lay = h.layout();
-  const int S = lay.S, T = lay.T, NH = lay.NH, V = data::kPairVocab;
-  nn::GradMode no_grad(false);
-  Snapshot s;
-  std::vector<int32_t> src(h.probe_source().begin(), h.probe_source().end());
-  std::vector<int32_t> tgt_in{data::kBos}, tgt_out;
-  for (uint8_t b : h.probe()) tgt_in.push_back(b), tgt_out.push_back(b);
-  tgt_out.push_back(data::kEos);
-  arena.reset();
-  nn::Tensor logits = m.forward_logits(arena, src.data(), tgt_in.data(), 1, S, T);  // (1, T, V)
-  s.attention.reserve(size_t(lay.attention_bytes()));
-  for (int l = 0; l < lay.L; l++) append_full(s.attention, m.last_attention(model::AttentionKind::cross, l).data(), size_t(NH) * T * S);
-  for (int l = 0; l < lay.L; l++)
-    for (int hd = 0; hd < NH; hd++)
-      append_causal(s.attention, m.last_attention(model::AttentionKind::decoder_self, l).data() + size_t(hd) * T * T, T);
-  for (int l = 0; l < lay.Le; l++)
-    append_full(s.attention, m.last_attention(model::AttentionKind::encoder_self, l).data(), size_t(NH) * S * S);
-  s.probe_loss.resize(size_t(T));
-  token_losses(s.probe_loss.data(), logits.data(), tgt_out.data(), T, V);
-  // per decoder position, over held-out pairs (positions past a target's EOS do not count)
-  data::PairBatch batch;
-  const int rows = std::min(kPositionWindows, m.dims().block_size > 0 ? std::max(1, int(pairs.val_size())) : 1);
-  pairs.val_batch(0, rows, batch);
-  arena.reset();
-  nn::Tensor val_logits = m.forward_logits(arena, batch.src.data(), batch.tgt_in.data(), batch.B, batch.S, batch.T);  // (B, T, V)
-  std::vector<float> losses(size_t(batch.B) * batch.T);  // (B, T)
-  token_losses(losses.data(), val_logits.data(), batch.tgt_out.data(), batch.B * batch.T, V);
-  arena.reset();
-  s.position_loss.resize(size_t(lay.P));
-  mean_positions(s.position_loss.data(), losses.data(), batch.B, batch.T, lay.P);
-  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.map_tokens(), h);
-  return s;
+  return translator_snapshot(m, pairs, arena, h, [&](Snapshot& s) {
+    const int S = lay.S, T = lay.T, NH = lay.NH;
+    s.attention.reserve(size_t(lay.attention_bytes()));
+    for (int l = 0; l < lay.L; l++) append_full(s.attention, m.last_attention(model::AttentionKind::cross, l).data(), size_t(NH) * T * S);
+    for (int l = 0; l < lay.L; l++)
+      for (int hd = 0; hd < NH; hd++)
+        append_causal(s.attention, m.last_attention(model::AttentionKind::decoder_self, l).data() + size_t(hd) * T * T, T);
+    for (int l = 0; l < lay.Le; l++)
+      append_full(s.attention, m.last_attention(model::AttentionKind::encoder_self, l).data(), size_t(NH) * S * S);
+  });
 }
 
 Snapshot take_snapshot(model::Recurrent& m, const data::Dataset& data, nn::Arena& arena, const History& h) {
@@ -805,29 +816,9 @@ Snapshot take_snapshot(model::Recurrent& m, const data::Dataset& data, nn::Arena
 
 Snapshot take_snapshot(model::LstmSeq2Seq& m, const data::PairDataset& pairs, nn::Arena& arena, const History& h) {
   const Layout& lay = h.layout();
-  const int S = lay.S, T = lay.T, V = data::kPairVocab;
-  nn::GradMode no_grad(false);
-  Snapshot s;
-  std::vector<int32_t> src(h.probe_source().begin(), h.probe_source().end());
-  std::vector<int32_t> tgt_in{data::kBos}, tgt_out;
-  for (uint8_t b : h.probe()) tgt_in.push_back(b), tgt_out.push_back(b);
-  tgt_out.push_back(data::kEos);
-  arena.reset();
-  nn::Tensor logits = m.forward_logits(arena, src.data(), tgt_in.data(), 1, S, T);  // (1, T, V)
-  append_full(s.attention, m.last_attention().data(), size_t(T) * S);              // (1, 1, T, S)
-  s.probe_loss.resize(size_t(T));
-  token_losses(s.probe_loss.data(), logits.data(), tgt_out.data(), T, V);
-  data::PairBatch batch;
-  pairs.val_batch(0, std::min(kPositionWindows, std::max(1, int(pairs.val_size()))), batch);
-  arena.reset();
-  nn::Tensor val_logits = m.forward_logits(arena, batch.src.data(), batch.tgt_in.data(), batch.B, batch.S, batch.T);
-  std::vector<float> losses(size_t(batch.B) * batch.T);  // (B, T)
-  token_losses(losses.data(), val_logits.data(), batch.tgt_out.data(), batch.B * batch.T, V);
-  arena.reset();
-  s.position_loss.resize(size_t(lay.P));
-  mean_positions(s.position_loss.data(), losses.data(), batch.B, batch.T, lay.P);
-  s.embedding = embedding_map(m.params() + m.param_info("src_embed.weight").offset, m.dims().n_embd, h.map_tokens(), h);
-  return s;
+  return translator_snapshot(m, pairs, arena, h, [&](Snapshot& s) {
+    append_full(s.attention, m.last_attention().data(), size_t(lay.T) * lay.S);  // (1, 1, T, S)
+  });
 }
 
 // ---- the branch tree -----------------------------------------------------------------------------
