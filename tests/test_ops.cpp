@@ -119,15 +119,6 @@ TEST_CASE("softmax rows are positive and sum to one, even for large logits", "[o
 
 // ---- finite differences for every op ---------------------------------------------------------
 
-#define CHECK_GRADS(result)                                      \
-  do {                                                           \
-    const auto& r_ = (result);                                   \
-    INFO("checked " << r_.checked << ", worst: " << r_.worst);   \
-    INFO("max abs err " << r_.max_abs_err);                      \
-    CHECK(r_.checked > 0);                                       \
-    CHECK(r_.failed == 0);                                       \
-  } while (0)
-
 TEST_CASE("embedding backward matches finite differences (repeated tokens accumulate)", "[ops][gradcheck]") {
   nn::Arena a;
   nn::Tensor table = random_tensor(a, {7, 5}, 1);

@@ -26,15 +26,6 @@ using testutil::require_close;
 
 namespace {
 
-#define CHECK_GRADS(result)                                    \
-  do {                                                         \
-    const auto& r_ = (result);                                 \
-    INFO("checked " << r_.checked << ", worst: " << r_.worst); \
-    INFO("max abs err " << r_.max_abs_err);                    \
-    CHECK(r_.checked > 0);                                     \
-    CHECK(r_.failed == 0);                                     \
-  } while (0)
-
 const char* kCellNames[] = {"rnn", "gru", "lstm"};
 
 // One layer's inputs for the kernels: xg (B, T, G*H), w_hh (G*H, H), b_hh, h0, c0 (B, H), and the

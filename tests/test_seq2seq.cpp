@@ -21,15 +21,6 @@ using namespace tinygpt;
 using testutil::check_gradients;
 using testutil::random_tensor;
 
-#define CHECK_GRADS(result)                                    \
-  do {                                                         \
-    const auto& r_ = (result);                                 \
-    INFO("checked " << r_.checked << ", worst: " << r_.worst); \
-    INFO("max abs err " << r_.max_abs_err);                    \
-    CHECK(r_.checked > 0);                                     \
-    CHECK(r_.failed == 0);                                     \
-  } while (0)
-
 namespace {
 
 model::Seq2SeqDims small_dims(int Le = 2, int Ld = 2, int NH = 2, int C = 8, int F = 12, int block = 8,

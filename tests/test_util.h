@@ -145,6 +145,17 @@ inline GradCheckResult check_gradients(const std::function<nn::Tensor(nn::Arena&
   return r;
 }
 
+// A check_gradients result in a test: something was checked and nothing failed; the worst element
+// and the largest error are printed when it fails. (A macro: Catch2 reports the caller's line.)
+#define CHECK_GRADS(result)                                    \
+  do {                                                         \
+    const auto& r_ = (result);                                 \
+    INFO("checked " << r_.checked << ", worst: " << r_.worst); \
+    INFO("max abs err " << r_.max_abs_err);                    \
+    CHECK(r_.checked > 0);                                     \
+    CHECK(r_.failed == 0);                                     \
+  } while (0)
+
 // A corpus of n numbered copies of a line ("<line> 0.\n<line> 1.\n..."), for tests that need text.
 inline std::vector<uint8_t> numbered_lines(const std::string& line, int n) {
   std::string s;
