@@ -7,7 +7,7 @@
 
 #include "kernels_attention.h"  // the short rows of attention, fused
 #include "kernels_isa.h"
-#include "kernels_rows.h"  // row_max, exp_shift_sum, scale_row, dot, axpy
+#include "kernels_rows.h"  // row_max, exp_shift_sum, scale_row, softmax_crossentropy_row, dot, axpy
 #include "threadpool.h"
 
 namespace tinygpt::kernels::TINYGPT_ISA {
@@ -319,13 +319,7 @@ void softmax_backward(float* dinp, const float* out, const float* dout, int N, i
 void crossentropy_forward(float* losses, float* probs, const float* logits, const int32_t* targets, int N, int V) {
   tp::parallel_for(N, [&](int b, int e, int) {
     for (int n = b; n < e; n++) {
-      const float* z = logits + int64_t(n) * V;
-      float* p = probs + int64_t(n) * V;
-      const float maxv = row_max(z, V);
-      const float sum = exp_shift_sum(p, z, maxv, V);
-      scale_row(p, 1.0f / sum, V);
-      // -log p_y = log(sum) - (z_y - max): exact even where p_y underflows
-      losses[n] = std::log(sum) - (z[targets[n]] - maxv);
+      losses[n] = softmax_crossentropy_row(probs + int64_t(n) * V, logits + int64_t(n) * V, targets[n], V);
     }
   }, int64_t(N) * V);
 }

@@ -85,6 +85,15 @@ inline void scale_row(float* x, float s, int n) {
   for (; i < n; i++) x[i] *= s;
 }
 
+// p[0 .. V) = softmax(z) and the cross-entropy of target y: -log p_y = log(sum) - (z_y - max),
+// exact even where p_y underflows
+inline float softmax_crossentropy_row(float* p, const float* z, int y, int V) {
+  const float maxv = row_max(z, V);
+  const float sum = exp_shift_sum(p, z, maxv, V);
+  scale_row(p, 1.0f / sum, V);
+  return std::log(sum) - (z[y] - maxv);
+}
+
 inline float dot(const float* a, const float* b, int n) {
   using simd::W;
   int i = 0;

@@ -287,13 +287,7 @@ void crossentropy_ignore_forward(float* losses, float* probs, const float* logit
         losses[n] = 0.0f;
         continue;
       }
-      const float* z = logits + int64_t(n) * V;
-      float* p = probs + int64_t(n) * V;
-      const float maxv = row_max(z, V);
-      const float sum = exp_shift_sum(p, z, maxv, V);
-      scale_row(p, 1.0f / sum, V);
-      // -log p_y = log(sum) - (z_y - max): exact even where p_y underflows
-      losses[n] = std::log(sum) - (z[targets[n]] - maxv);
+      losses[n] = softmax_crossentropy_row(probs + int64_t(n) * V, logits + int64_t(n) * V, targets[n], V);
     }
   }, int64_t(N) * V);
 }
