@@ -49,7 +49,6 @@ using namespace tinygpt;
 using bench::Clock;
 using bench::seconds_since;
 
-
 namespace {
 
 // Multiply-adds x 2 of one training step (forward + backward = 3 x forward), counting every

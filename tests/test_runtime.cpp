@@ -319,11 +319,13 @@ TEST_CASE("kernel timings by CPU time: counted natively, refused with a message 
 #if defined(__EMSCRIPTEN__)
   CHECK_FALSE(kernels::has_thread_cpu_clock());
   CHECK_THROWS_WITH(kernels::set_profiling(true, true), Catch::Contains("no per-thread CPU clock"));
+  CHECK_FALSE(kernels::profiling_cpu_time());
   product();  // profiling stayed off
   CHECK(sgemm_row().calls == 0);
 #else
   CHECK(kernels::has_thread_cpu_clock());
   kernels::set_profiling(true, true);
+  CHECK(kernels::profiling_cpu_time());
   for (int i = 0; i < 3; i++) product();
   kernels::set_profiling(false);
   const kernels::KernelTime t = sgemm_row();
@@ -334,6 +336,7 @@ TEST_CASE("kernel timings by CPU time: counted natively, refused with a message 
 #endif
   // the wall clock works everywhere
   kernels::set_profiling(true);
+  CHECK_FALSE(kernels::profiling_cpu_time());
   product();
   kernels::set_profiling(false);
   CHECK(sgemm_row().calls == 1);

@@ -189,8 +189,11 @@ void set_profiling(bool on, bool cpu_time) {
   // times would be garbage (uninitialised), so say so instead
   if (on && cpu_time && !has_thread_cpu_clock())
     throw tinygpt::Error("kernel profiling by CPU time: this build has no per-thread CPU clock (wasm); profile by the wall clock");
+  g_profile_cpu.store(cpu_time, std::memory_order_relaxed);
   g_profiling.store(on, std::memory_order_relaxed);
 }
+
+bool profiling_cpu_time() { return g_profile_cpu.load(std::memory_order_relaxed); }
 
 std::vector<KernelTime> kernel_times() {
   std::vector<KernelTime> out;

@@ -37,6 +37,7 @@ struct KernelTime {
 };
 // Throws tinygpt::Error for cpu_time where there is no per-thread CPU clock (wasm).
 void set_profiling(bool on, bool cpu_time = false);
+bool profiling_cpu_time();  // the clock set_profiling chose: the thread's CPU time (true) or the wall clock
 bool has_thread_cpu_clock();
 std::vector<KernelTime> kernel_times();  // and resets them
 
