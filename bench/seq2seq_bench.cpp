@@ -16,7 +16,9 @@
 //       in wasm, Node's process.cpuUsage()).
 //   seq2seq_bench --profile [--threads N] [--steps N] [--cpu-time]
 //       where a step's time goes: the wall time of each kernel (kernels::set_profiling), summed
-//       over the steps, and the rest (graph, arena, gradient zeroing, batch) as "outside kernels".
+//       over the steps, and the rest (graph, arena, gradient zeroing, batch) as "outside kernels";
+//       with 2 or more threads, the pool's counters too (tinygpt::pool_stats: split jobs, the
+//       wait at their ends, wake-up latency, each thread's busy time).
 //       With --cpu-time, each kernel's thread CPU time (natively only: wasm has no per-thread CPU
 //       clock, and says so).
 //   seq2seq_bench --learn TASK [--steps N] [--batch B] [--lr X] [--enc L] [--dec L] [--heads H]
@@ -86,6 +88,20 @@ struct Run {
   }
 };
 
+// Where the threads of a profiled run waited (tinygpt::pool_stats, summed over the steps): the
+// split jobs, the caller's wait for the other threads at their ends, the workers' wake-up from a
+// job's publication to their first claim, and each thread's time inside tasks.
+void print_pool(const tinygpt::PoolStats& p, int steps) {
+  if (p.threads < 2) return;
+  std::printf("    pool, per step: %.1f split jobs (%.1f run inline), %.0f chunks; %.3f ms in split jobs, of which "
+              "%.3f ms waiting at their ends; wake-up %.1f us on average (%.1f sleeps)\n",
+              double(p.jobs) / steps, double(p.inline_jobs) / steps, double(p.chunks) / steps, p.parallel_ms / steps,
+              p.barrier_ms / steps, p.joined ? p.wake_ms * 1e3 / double(p.joined) : 0.0, double(p.sleeps) / steps);
+  std::printf("    busy in tasks, per step:");
+  for (int t = 0; t < std::min(p.threads, 8); t++) std::printf(" thread %d %.3f ms%s", t, p.busy_ms[t] / steps,
+                                                                t + 1 < std::min(p.threads, 8) ? "," : "\n");
+}
+
 int speed(int argc, char** argv) {
   int steps = 20, only_threads = 0;
   bool json = false, profile = false, cpu_time = false, padded = false;
@@ -152,9 +168,13 @@ int speed(int argc, char** argv) {
     if (profile) {
       kernels::kernel_times();  // reset
       kernels::set_profiling(true, cpu_time);
+      tinygpt::set_pool_profiling(true);
+      tinygpt::reset_pool_stats();
       const double t0 = now();
       for (int i = 0; i < steps; i++) run.step(batch);
       const double total = now() - t0;
+      const tinygpt::PoolStats pool = tinygpt::pool_stats();
+      tinygpt::set_pool_profiling(false);
       kernels::set_profiling(false);
       std::vector<kernels::KernelTime> times = kernels::kernel_times();
       std::sort(times.begin(), times.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
@@ -168,6 +188,7 @@ int speed(int argc, char** argv) {
       }
       std::printf("    %-30s %5s       %8.3f ms %5.1f%%\n", "outside kernels", "", (total - in_kernels) / steps * 1e3,
                   100 * (total - in_kernels) / total);
+      print_pool(pool, steps);
       continue;
     }
     // The peak is measured again right before and right after the timed rounds, and the run is

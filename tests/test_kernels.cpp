@@ -22,16 +22,14 @@ using testutil::require_close;
 
 namespace {
 
-// Runs the same computation with 1, 2, 3 and 4 threads (more than this machine's cores only
-// oversubscribes; the kernels split their work differently for each count) and checks the
-// results are bit-identical.
+// Runs the same computation with 1 thread and with 2, 3 and 4 (testutil::thread_counts) and
+// checks the results are bit-identical.
 template <class F>
 void require_thread_independent(F compute) {
   const int saved = tp::num_threads();
   tp::set_num_threads(1);
   const std::vector<float> one = compute();
-  const int most = tp::max_threads() > 1 ? 4 : 1;  // 1: a build without threads
-  for (int threads = 2; threads <= most; threads++) {
+  for (int threads : testutil::thread_counts(4)) {
     tp::set_num_threads(threads);
     const std::vector<float> many = compute();
     INFO(threads << " threads");
@@ -214,7 +212,7 @@ TEST_CASE("the feed-forward's layer kernels with their activation match the refe
   // = dout @ w^T written, then relu_mask or mul_forward by the slope. Shapes for each path of the
   // GEMM: fewer than 4 rows, one K slice, two (IC = 300), a ragged last panel.
   for_each_backend([&] {
-    for (int threads : {1, std::min(2, tp::max_threads())}) {
+    for (int threads : testutil::one_and_thread_counts(2)) {
       tp::set_num_threads(threads);
       for (int N : {3, 16, 37, 97})
         for (int IC : {17, 300})

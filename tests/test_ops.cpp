@@ -208,7 +208,7 @@ TEST_CASE("linear_residual gives add(linear, res)'s bits, forward and backward, 
   // a ragged last panel (N = 67); fewer than 4 rows (added after the product)
   struct Case { int64_t rows, K, N; };
   for (const Case c : {Case{40, 24, 40}, Case{37, 300, 70}, Case{50, 64, 67}, Case{3, 32, 48}})
-    for (int threads : {1, std::min(2, tinygpt::max_threads())}) {
+    for (int threads : testutil::one_and_thread_counts(2)) {
       tinygpt::set_num_threads(threads);
       INFO("rows " << c.rows << ", K " << c.K << ", N " << c.N << ", threads " << threads);
       nn::Arena a;
@@ -256,7 +256,7 @@ TEST_CASE("feed_forward_residual gives linear_residual(linear_relu or linear_gel
   // ragged last panel (F = 67); fewer than 4 rows
   struct Case { int64_t rows, C, F; };
   for (const Case c : {Case{40, 24, 96}, Case{37, 20, 304}, Case{50, 16, 67}, Case{3, 32, 48}})
-    for (int threads : {1, std::min(2, tinygpt::max_threads())})
+    for (int threads : testutil::one_and_thread_counts(2))
       for (bool own_residual : {false, true}) {
         tinygpt::set_num_threads(threads);
         INFO("rows " << c.rows << ", C " << c.C << ", F " << c.F << ", threads " << threads << ", res = x " << own_residual);

@@ -94,7 +94,7 @@ TEST_CASE("the recurrent kernels give bit-identical results with one to four thr
       const int saved = tp::num_threads();
       tp::set_num_threads(1);
       const std::vector<float> one = lc.run(false, true);
-      for (int threads = 2; threads <= (tp::max_threads() > 1 ? 4 : 1); threads++) {
+      for (int threads : testutil::thread_counts(4)) {
         tp::set_num_threads(threads);
         const std::vector<float> many = lc.run(false, true);
         INFO(threads << " threads");

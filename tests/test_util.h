@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "tinygpt/ops.h"
 #include "tinygpt/rng.h"
+#include "tinygpt/runtime.h"
 #include "tinygpt/tensor.h"
 
 using namespace tinygpt;
@@ -25,6 +27,26 @@ namespace testutil {
 extern std::atomic<long> g_allocations;  // every operator new in the test binary (test_main.cpp)
 
 inline long allocations() { return g_allocations.load(); }
+
+// The thread counts a test compares with one thread: 2 .. `usual`, or 2 .. TINYGPT_TEST_THREADS
+// where that is set (on a many-core machine: `TINYGPT_TEST_THREADS=16 tinygpt_tests "[threads]"`).
+// The kernels split their work differently for every count (the products cut about 8 tasks a
+// thread); more threads than cores only oversubscribes. {1} in a build without threads.
+inline std::vector<int> thread_counts(int usual) {
+  if (tinygpt::max_threads() < 2) return {1};
+  int most = usual;
+  if (const char* env = std::getenv("TINYGPT_TEST_THREADS"); env && std::atoi(env) >= 2)
+    most = std::min(256, std::atoi(env));
+  std::vector<int> counts;
+  for (int t = 2; t <= most; t++) counts.push_back(t);
+  return counts;
+}
+// 1, then thread_counts(usual) (for tests that check each count against a reference)
+inline std::vector<int> one_and_thread_counts(int usual) {
+  std::vector<int> counts = thread_counts(usual);
+  if (counts.front() != 1) counts.insert(counts.begin(), 1);
+  return counts;
+}
 
 // A fresh directory under the system's temporary one, removed at the end of the test. Its name
 // holds the process id and the clock too: under Node (Emscripten) getpid() is always 42, and two

@@ -14,8 +14,8 @@ int max_threads();           // hardware threads available (1 in a build without
 int num_threads();           // threads the kernels use now (default 1)
 void set_num_threads(int n); // 1 .. 256; throws tinygpt::Error otherwise (or if the build has no threads)
 
-// The thread pool's own counters, for finding where threads wait (bench/wasm.mjs, `tinygpt bench
-// --pool-stats`). Off by default: switched on, every split job and every chunk of it reads the
+// The thread pool's own counters, for finding where threads wait (bench/pool.mjs, the page's
+// worker, `seq2seq_bench --profile --threads N`). Off by default: switched on, every split job and every chunk of it reads the
 // clock (a few hundred ns each in wasm). Times are summed since reset_pool_stats().
 struct PoolStats {
   int threads = 1;          // the pool's thread count when read
