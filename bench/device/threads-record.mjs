@@ -1,12 +1,12 @@
-// Turns the log of bench/device/threads-run.sh (run on the lent GPU machine's CPU) into a
-// bench/results file: node bench/device/threads-record.mjs LOG [BASE_NOTE]
-// BASE_NOTE: what the A/B's base build is (when the log has one).
+// Turns the log of bench/device/threads-run.sh or variants-run.sh (run on the lent GPU machine's
+// CPU) into a bench/results file: node bench/device/threads-record.mjs LOG [NOTE]
+// NOTE: what the builds compared are (an A/B's base, the variants' -D settings).
 // The file's `machine` is this machine's (where it was recorded); `device` holds the CPU the
 // figures come from (its lscpu lines), and `git` the commit of this build.
 import fs from 'node:fs';
 import { benchResults } from '../results.mjs';
 
-const [log, baseNote = null] = process.argv.slice(2);
+const [log, note = null] = process.argv.slice(2);
 if (!log) throw new Error('usage: node bench/device/threads-record.mjs LOG');
 const lines = fs.readFileSync(log, 'utf8').split('\n');
 const results = benchResults('device-threads');
@@ -18,17 +18,17 @@ let tests = null;
 for (let i = 0; i < lines.length; i++) {
   let m;
   if (lines[i] === '== tests') tests = lines[i + 1];
-  // "== seq2seq [BUILD] BACKEND THREADS" (BUILD, base or this, in an A/B's log)
-  if ((m = /^== seq2seq (?:(base|this) )?(\S+) (\d+)/.exec(lines[i]))) {
+  // "== seq2seq [BUILD] BACKEND THREADS" (BUILD: base or this in an A/B, a variant's name)
+  if ((m = /^== seq2seq (?:(\S+) )?(\S+) (\d+)$/.exec(lines[i]))) {
     const r = JSON.parse(lines[i + 1]);
     seq2seq.push({ build: m[1] || 'this', backend: r.backend, peak_gflops: r.peak_gflops, ...r.runs[0] });
   }
-  if ((m = /^== profile (?:(base|this) )?(\S+) (\d+)/.exec(lines[i]))) {
+  if ((m = /^== profile (?:(\S+) )?(\S+) (\d+)$/.exec(lines[i]))) {
     const text = [];
     for (let j = i + 1; j < lines.length && lines[j] !== '== end profile'; j++) text.push(lines[j]);
     profiles.push({ build: m[1] || 'this', backend: m[2], threads: Number(m[3]), text });
   }
-  if ((m = /^== train (?:(base|this) )?(\S+) (\d+)/.exec(lines[i]))) train.push({ build: m[1] || 'this', ...JSON.parse(lines[i + 1]) });
+  if ((m = /^== train (?:(\S+) )?(\S+) (\d+)$/.exec(lines[i]))) train.push({ build: m[1] || 'this', ...JSON.parse(lines[i + 1]) });
 }
 // speed-up over one thread of the same build, backend or config and round (the n-th such row)
 const speedup = (rows, key, group, value) =>
@@ -36,10 +36,11 @@ const speedup = (rows, key, group, value) =>
     const same = rows.filter((x) => x.build === r.build && x[group] === r[group]);
     const ones = same.filter((x) => Number(x.threads) === 1), these = same.filter((x) => Number(x.threads) === Number(r.threads));
     const one = ones[Math.min(ones.length - 1, these.indexOf(r))];
+    if (!one) return null;
     return { build: r.build, [group]: r[group], threads: Number(r.threads), [key]: Number((r[value] / one[value]).toFixed(2)) };
   });
 results.set('tests', tests);
-if (baseNote) results.set('base', baseNote);
+if (note) results.set('note', note);
 results.set('seq2seq', { rows: seq2seq, speedup: speedup(seq2seq, 'speedup', 'backend', 'tokens_per_s') });
 results.set('profiles', profiles);
 results.set('train', { rows: train, speedup: speedup(train, 'speedup', 'config', 'tok_s') });
