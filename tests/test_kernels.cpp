@@ -20,26 +20,11 @@ using testutil::kSizes;
 using testutil::random_vector;
 using testutil::require_close;
 
-namespace {
-
-// Runs the same computation with 1 thread and with 2, 3 and 4 (testutil::thread_counts) and
-// checks the results are bit-identical.
+// the same computation with 1 thread and with 2, 3 and 4 (testutil::thread_counts): the same bits
 template <class F>
 void require_thread_independent(F compute) {
-  const int saved = tp::num_threads();
-  tp::set_num_threads(1);
-  const std::vector<float> one = compute();
-  for (int threads : testutil::thread_counts(4)) {
-    tp::set_num_threads(threads);
-    const std::vector<float> many = compute();
-    INFO(threads << " threads");
-    REQUIRE(one.size() == many.size());
-    CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
-  }
-  tp::set_num_threads(saved);
+  testutil::require_thread_independent(compute, 4);
 }
-
-}  // namespace
 
 TEST_CASE("the SIMD backend is the best one the build and the CPU offer", "[simd]") {
   const std::string b = kernels::simd_backend();

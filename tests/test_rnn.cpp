@@ -11,7 +11,6 @@
 #include "kernel_checks.h"
 #include "kernels.h"
 #include "test_util.h"
-#include "threadpool.h"
 #include "tinygpt/rnn.h"
 #include "tinygpt/sample.h"
 #include "tinygpt/trainer.h"
@@ -91,17 +90,7 @@ TEST_CASE("the recurrent kernels give bit-identical results with one to four thr
     for (int cell = 0; cell < 3; cell++) {
       INFO(kCellNames[cell]);
       const LayerCase lc(cell, 9, 6, 70, uint64_t(7 + cell));  // 70 units: several blocks and a tail
-      const int saved = tp::num_threads();
-      tp::set_num_threads(1);
-      const std::vector<float> one = lc.run(false, true);
-      for (int threads : testutil::thread_counts(4)) {
-        tp::set_num_threads(threads);
-        const std::vector<float> many = lc.run(false, true);
-        INFO(threads << " threads");
-        REQUIRE(one.size() == many.size());
-        CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
-      }
-      tp::set_num_threads(saved);
+      testutil::require_thread_independent([&] { return lc.run(false, true); }, 4);
     }
   });
 }

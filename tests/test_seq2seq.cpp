@@ -686,8 +686,7 @@ TEST_CASE("bad seq2seq dimensions are refused with the field's name", "[seq2seq]
 TEST_CASE("a seq2seq training step gives bit-identical loss and gradients with one and two threads",
           "[seq2seq][threads]") {
   const data::PairBatch batch = three_pairs();
-  auto run = [&](int threads) {
-    tinygpt::set_num_threads(threads);
+  testutil::require_thread_independent([&] {
     model::Seq2Seq m(small_dims(2, 2, 4, 32, 48, 8, 23));
     nn::Arena arena;
     m.zero_grad();
@@ -696,15 +695,7 @@ TEST_CASE("a seq2seq training step gives bit-identical loss and gradients with o
     std::vector<float> out(m.grads(), m.grads() + m.num_parameters());
     out.push_back(loss.item());
     return out;
-  };
-  const std::vector<float> one = run(1);
-  for (int threads : testutil::thread_counts(2)) {
-    const std::vector<float> many = run(threads);
-    INFO(threads << " threads");
-    REQUIRE(one.size() == many.size());
-    CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
-  }
-  tinygpt::set_num_threads(1);
+  }, 2);
 }
 
 TEST_CASE("the activation estimate bounds what a training step at the largest shapes uses", "[seq2seq]") {

@@ -11,7 +11,6 @@
 #include "kernel_checks.h"
 #include "kernels.h"
 #include "test_util.h"
-#include "threadpool.h"
 
 using namespace tinygpt;
 
@@ -222,15 +221,5 @@ TEST_CASE("masked attention gives bit-identical results with one and two threads
     out.insert(out.end(), dqkv.begin(), dqkv.end());
     return out;
   };
-  const int saved = tp::num_threads();
-  tp::set_num_threads(1);
-  const std::vector<float> one = run();
-  for (int threads : testutil::thread_counts(2)) {
-    tp::set_num_threads(threads);
-    const std::vector<float> many = run();
-    INFO(threads << " threads");
-    REQUIRE(one.size() == many.size());
-    CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
-  }
-  tp::set_num_threads(saved);
+  testutil::require_thread_independent(run, 2);
 }

@@ -4,12 +4,15 @@
 
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -40,6 +43,22 @@ inline std::vector<int> thread_counts(int usual) {
   std::vector<int> counts;
   for (int t = 2; t <= most; t++) counts.push_back(t);
   return counts;
+}
+// Runs compute() with 1 thread and with each of thread_counts(usual), and checks that every run
+// gives the same bits; restores the thread count.
+template <class F>
+void require_thread_independent(F compute, int usual) {
+  const int saved = tinygpt::num_threads();
+  tinygpt::set_num_threads(1);
+  const std::vector<float> one = compute();
+  for (int threads : thread_counts(usual)) {
+    tinygpt::set_num_threads(threads);
+    const std::vector<float> many = compute();
+    INFO(threads << " threads");
+    REQUIRE(one.size() == many.size());
+    CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
+  }
+  tinygpt::set_num_threads(saved);
 }
 // 1, then thread_counts(usual) (for tests that check each count against a reference)
 inline std::vector<int> one_and_thread_counts(int usual) {
