@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { benchResults } from '../results.mjs';
 
 const [log, note = null] = process.argv.slice(2);
-if (!log) throw new Error('usage: node bench/device/threads-record.mjs LOG');
+if (!log) throw new Error('usage: node bench/device/threads-record.mjs LOG [NOTE]');
 const lines = fs.readFileSync(log, 'utf8').split('\n');
 const results = benchResults('device-threads');
 results.set('device', {
@@ -30,14 +30,14 @@ for (let i = 0; i < lines.length; i++) {
   }
   if ((m = /^== train (?:(\S+) )?(\S+) (\d+)$/.exec(lines[i]))) train.push({ build: m[1] || 'this', ...JSON.parse(lines[i + 1]) });
 }
-// speed-up over one thread of the same build, backend or config and round (the n-th such row)
+// speed-up over one thread of the same build, backend or config and round (the n-th such row);
+// rows of a build, backend or config that was not run with one thread have none
 const speedup = (rows, key, group, value) =>
-  rows.map((r) => {
+  rows.flatMap((r) => {
     const same = rows.filter((x) => x.build === r.build && x[group] === r[group]);
     const ones = same.filter((x) => Number(x.threads) === 1), these = same.filter((x) => Number(x.threads) === Number(r.threads));
     const one = ones[Math.min(ones.length - 1, these.indexOf(r))];
-    if (!one) return null;
-    return { build: r.build, [group]: r[group], threads: Number(r.threads), [key]: Number((r[value] / one[value]).toFixed(2)) };
+    return one ? [{ build: r.build, [group]: r[group], threads: Number(r.threads), [key]: Number((r[value] / one[value]).toFixed(2)) }] : [];
   });
 results.set('tests', tests);
 if (note) results.set('note', note);
